@@ -1,0 +1,14 @@
+// Files are written whole or not at all: into a temporary file beside the target, then
+// renamed over it, so that a killed run never leaves a half-written report.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+namespace benchhost {
+
+/// Writes `content` to `path` atomically; creates missing parent folders. Throws
+/// std::runtime_error naming the path and the system error on failure.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace benchhost

@@ -1,0 +1,20 @@
+// benchhost: see cli.hpp for the commands and runner.hpp for what they do.
+#include <variant>
+
+#include "cli.hpp"
+#include "runner.hpp"
+#include "worker.hpp"
+
+int main(int argc, char** argv) {
+    using namespace benchhost;
+    ParsedCommandLine parsed = parse_command_line(argc, argv);
+    if (!parsed.command) return parsed.exit_code;
+    return std::visit(
+        [](auto& command) -> int {
+            using T = std::decay_t<decltype(command)>;
+            if constexpr (std::is_same_v<T, RunCommand>) return run_benchmarks(command.options);
+            else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
+            else return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level);
+        },
+        *parsed.command);
+}

@@ -1,0 +1,122 @@
+#include "plan.hpp"
+
+#include <algorithm>
+#include <fnmatch.h>
+
+#include <bench/axes.hpp>
+
+namespace benchhost {
+
+namespace {
+
+bool matches_any(std::string_view id, const std::vector<std::string>& patterns) {
+    return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) { return matches_pattern(id, p); });
+}
+
+bool contains(const std::vector<std::string>& items, std::string_view item) {
+    return std::find(items.begin(), items.end(), item) != items.end();
+}
+
+/// The scenario config before axes: identity and the plugin's settings.
+bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const DiscoveredBenchmark& benchmark,
+                                  const ScenarioSettings& settings) {
+    bench::ScenarioConfig config;
+    config.category = plugin.category;
+    config.plugin = plugin.name;
+    config.benchmark = benchmark.name;
+    config.scenario_name = benchmark.name;
+    config.warmup_iterations = settings.warmup_iterations.value_or(config.warmup_iterations);
+    config.measurement_iterations = settings.measurement_iterations.value_or(config.measurement_iterations);
+    config.num_tokens_to_generate = settings.num_tokens_to_generate.value_or(config.num_tokens_to_generate);
+    config.model_id = settings.model_id.value_or("");
+    config.params = settings.params;
+    return config;
+}
+
+/// The axes a plugin's scenarios are expanded over: its declared axes that have
+/// values, and custom axes set in its own section of the config.
+std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const ScenarioSettings& settings,
+                                        const RunOptions& options) {
+    std::vector<bench::Axis> axes;
+    for (const std::string& axis : plugin.axes) {
+        auto it = settings.axes.find(axis);
+        if (it != settings.axes.end()) axes.push_back({axis, it->second});
+    }
+    if (auto own = options.plugin_settings.find(plugin.name); own != options.plugin_settings.end()) {
+        for (const auto& [axis, values] : own->second.axes)
+            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis)) axes.push_back({axis, values});
+    }
+    return axes;
+}
+
+}  // namespace
+
+bool matches_pattern(std::string_view id, std::string_view pattern) {
+    if (pattern.find_first_of("*?[") != std::string_view::npos)
+        return fnmatch(std::string(pattern).c_str(), std::string(id).c_str(), 0) == 0;
+    return id.find(pattern) != std::string_view::npos;
+}
+
+Plan make_plan(const Discovery& discovery, const RunOptions& options) {
+    Plan plan;
+    std::vector<std::string> all_ids;
+    std::vector<bool> include_used(options.include.size(), false);
+
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        if (!options.categories.empty() && !contains(options.categories, plugin.category)) continue;
+        const ScenarioSettings settings = options.effective_for(plugin.name);
+
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
+            const std::string id = plugin.id(benchmark);
+            all_ids.push_back(id);
+            if (!options.include.empty()) {
+                bool included = false;
+                for (std::size_t i = 0; i < options.include.size(); ++i) {
+                    if (matches_pattern(id, options.include[i])) include_used[i] = included = true;
+                }
+                if (!included) continue;
+            }
+            if (matches_any(id, options.exclude)) continue;
+
+            bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
+            // Axes the plugin does not vary over still set its config: their first value.
+            for (const auto& [axis, values] : settings.axes) {
+                if (bench::is_builtin_axis(axis) && !values.empty() && !contains(plugin.axes, axis)) {
+                    try {
+                        bench::apply_axis_value(config, axis, values.front());
+                    } catch (const std::invalid_argument& e) {
+                        throw ConfigError(id + ": " + e.what());
+                    }
+                }
+            }
+
+            PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}};
+            if (plugin.mock() && !options.enable_mock) {
+                planned.skip_reason = "mock plugin: run with --enable-mock to include it";
+                plan.scenarios.push_back(std::move(planned));
+                continue;
+            }
+            for (const bench::AxisPoint& point : bench::cartesian_product(expansion_axes(plugin, settings, options))) {
+                PlannedScenario scenario = planned;
+                try {
+                    scenario.config = bench::apply_axis_point(config, point);
+                } catch (const std::invalid_argument& e) {
+                    throw ConfigError(id + ": " + e.what());
+                }
+                scenario.config.scenario_name = bench::scenario_name(benchmark.name, point);
+                plan.scenarios.push_back(std::move(scenario));
+            }
+        }
+    }
+
+    for (std::size_t i = 0; i < options.include.size(); ++i) {
+        if (include_used[i]) continue;
+        std::string known;
+        for (const std::string& id : all_ids) known += (known.empty() ? "" : ", ") + id;
+        plan.warnings.push_back("--include '" + options.include[i] + "' matches no benchmark" +
+                                (known.empty() ? std::string(" (no benchmarks were found)") : "; benchmarks are: " + known));
+    }
+    return plan;
+}
+
+}  // namespace benchhost

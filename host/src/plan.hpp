@@ -1,0 +1,37 @@
+// Plan: from discovered plugins and the run options to the list of scenarios to run.
+// Each benchmark is expanded over the axes its plugin declares (the cartesian
+// product of the configured values); --category, --include and --exclude select.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <bench/config.hpp>
+
+#include "discovery.hpp"
+#include "run_config.hpp"
+
+namespace benchhost {
+
+struct PlannedScenario {
+    bench::ScenarioConfig config;
+    std::filesystem::path plugin_path;
+    std::string plugin_version;
+    std::string symbol;       // the entry point to call
+    std::string skip_reason;  // non-empty: recorded as skipped without running
+};
+
+struct Plan {
+    std::vector<PlannedScenario> scenarios;
+    std::vector<std::string> warnings;  // e.g. an --include pattern that matched nothing
+};
+
+/// Throws ConfigError when a configured axis value is invalid for the plugin.
+Plan make_plan(const Discovery& discovery, const RunOptions& options);
+
+/// A pattern with *, ? or [ is a glob over the whole id; any other is a substring.
+bool matches_pattern(std::string_view id, std::string_view pattern);
+
+}  // namespace benchhost

@@ -1,0 +1,27 @@
+// Writes a run's files (DESIGN.md, "Output"), each atomically:
+//   <plugin>/<plugin>_<timestamp>.json   one per plugin
+//   benchmark_summary.json
+//   benchmark_results_<timestamp>.csv
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "run_record.hpp"
+
+namespace benchhost {
+
+struct WrittenReports {
+    std::map<std::string, std::filesystem::path> plugin_reports;  // plugin name -> path
+    std::filesystem::path summary;
+    std::filesystem::path csv;
+};
+
+/// Throws std::runtime_error naming the file that could not be written.
+WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir);
+
+/// The report file of one plugin, relative to the output folder.
+std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp);
+
+}  // namespace benchhost

@@ -1,0 +1,102 @@
+// The options of a run, layered: built-in defaults, then the YAML config, then the
+// command line. Scenario settings can also be set per plugin in the YAML.
+//
+// YAML layout (every key optional; see configs/*.yaml):
+//   warmup_iterations: 3          # scenario settings, for every plugin ...
+//   measurement_iterations: 10
+//   num_tokens_to_generate: 20
+//   model_id: gpt2-tiny
+//   variants: [eager, compiled]   # built-in axes: variants, batch_sizes, dtypes,
+//   batch_sizes: [1, 8]           #   devices, threads, compile_modes
+//   axes: {seq_len: [128, 512]}   # custom axes, set as parameters
+//   params: {sizes: [128, 512]}   # free-form parameters
+//   timeout: 600                  # run settings ...
+//   isolation: process
+//   enable_mock: false
+//   include: [mock]
+//   exclude: []
+//   categories: [performance]
+//   output_dir: results/
+//   plugins_dir: build/plugins
+//   log_level: info
+//   plugins:                      # ... and per plugin, any scenario setting
+//     resnet50: {batch_sizes: [1, 8], params: {image_size: 224}}
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <bench/params.hpp>
+
+namespace benchhost {
+
+enum class Isolation { process, none };
+
+/// Invalid configuration or arguments: the run does not start (exit status 2). The
+/// message says where: "configs/x.yaml:4:3: unknown key 'warmup' (did you mean ...)".
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Settings that shape each scenario. Unset fields fall through to the layer below.
+struct ScenarioSettings {
+    std::optional<int> warmup_iterations;
+    std::optional<int> measurement_iterations;
+    std::optional<int> num_tokens_to_generate;
+    std::optional<std::string> model_id;
+    /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
+    std::map<std::string, std::vector<std::string>> axes;
+    bench::Params params;
+
+    /// Lays `over` on top: its set fields, axes and parameters replace these.
+    void overlay(const ScenarioSettings& over);
+};
+
+struct RunOptions {
+    std::filesystem::path plugins_dir;
+    std::optional<std::filesystem::path> config_file;
+    std::optional<std::filesystem::path> output_dir;
+    std::vector<std::string> include;
+    std::vector<std::string> exclude;
+    std::vector<std::string> categories;
+    bool enable_mock = false;
+    Isolation isolation = Isolation::process;
+    double timeout_s = 600;  // per scenario; 0 disables
+    std::string log_level = "info";
+
+    ScenarioSettings defaults;                                // built in
+    ScenarioSettings config;                                  // the YAML's top level
+    std::map<std::string, ScenarioSettings> plugin_settings;  // the YAML's plugins: section
+    ScenarioSettings command_line;                            // options given on the command line
+
+    /// defaults, then config, then plugin_settings[plugin], then command_line.
+    ScenarioSettings effective_for(const std::string& plugin) const;
+};
+
+/// The built-in defaults: warmup 3, measurement 10, 20 tokens, variants eager,
+/// compiled and kernelized, batch size 1, float32 on cpu.
+ScenarioSettings builtin_scenario_defaults();
+
+/// Reads a YAML config file onto `options`: what the file sets replaces what is there.
+void load_config_file(const std::filesystem::path& file, RunOptions& options);
+/// The same for YAML text; `origin` names it in error messages.
+void load_config_text(std::string_view yaml, const std::string& origin, RunOptions& options);
+
+/// Checks a list of values for a built-in axis; throws ConfigError prefixed by `where`.
+void validate_axis_values(const std::string& axis, const std::vector<std::string>& values, const std::string& where);
+
+/// The YAML key of a built-in axis ("batch_sizes" for "batch_size"), and back.
+std::string axis_config_key(const std::string& axis);
+
+/// The closest of `candidates` to `word` when it is a likely typo, else empty.
+std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
+
+std::string_view to_string(Isolation isolation);
+
+}  // namespace benchhost

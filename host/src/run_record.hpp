@@ -1,0 +1,53 @@
+// What a run produced, as the reporters read it: data flows from the executor into a
+// RunRecord, and every reporter (JSON, CSV, console) only reads it.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <bench/config.hpp>
+#include <bench/result.hpp>
+
+namespace benchhost {
+
+/// Facts about the machine and the build, as key -> value text, grouped by section
+/// ("cpu", "memory", "os", "build", ...). Written as nested JSON objects.
+using HardwareInfo = std::map<std::string, std::map<std::string, std::string>>;
+
+struct ScenarioOutcome {
+    bench::ScenarioConfig config;
+    bench::ScenarioResult result;       // status and reason included
+    std::filesystem::path plugin_path;  // the .so it came from
+    std::string plugin_version;
+    std::string started_at;  // ISO 8601 UTC, e.g. "2026-11-22T11:50:00Z"
+    double wall_time_s = 0;  // worker start to end, as the host saw it
+    std::string log_tail;    // last lines the worker printed, kept for failures
+};
+
+struct RunRecord {
+    std::string timestamp;   // YYYYmmdd_HHMMSS, local time: names the files
+    std::string started_at;  // ISO 8601 UTC
+    std::string finished_at;
+    std::string host_name;
+    std::string commit_id;   // git commit of benchhost, "unknown" if not known
+    std::string host_version;
+    HardwareInfo hardware;
+    std::map<std::string, std::string> run_config;  // effective run options, for the record
+    bool interrupted = false;
+    std::vector<ScenarioOutcome> outcomes;
+};
+
+/// failed counts every status other than success and skipped (failed, crashed,
+/// timed_out, exited).
+struct RunTotals {
+    int total = 0, successful = 0, failed = 0, skipped = 0;
+    /// successful / total, in [0, 1]; 0 when total is 0. Skipped scenarios count in the
+    /// denominator (the seed framework's successful_runs / total_benchmarks).
+    double success_rate() const;
+};
+
+RunTotals count_totals(const RunRecord& record);
+
+}  // namespace benchhost

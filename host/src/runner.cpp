@@ -1,0 +1,217 @@
+#include "runner.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <bench/statistics.hpp>
+
+#include "console_table.hpp"
+#include "discovery.hpp"
+#include "executor.hpp"
+#include "hardware_info.hpp"
+#include "plan.hpp"
+#include "report_writer.hpp"
+
+namespace benchhost {
+
+extern const char* const build_git_commit;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string format_time(std::time_t when, const char* format, bool utc) {
+    std::tm tm{};
+    if (utc) gmtime_r(&when, &tm);
+    else localtime_r(&when, &tm);
+    char text[64];
+    std::strftime(text, sizeof text, format, &tm);
+    return text;
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
+/// Creates the run's output folder and checks that it is writable, before anything
+/// runs. Without --output-dir: benchmark_results/<timestamp>/ and a `latest` link.
+fs::path prepare_output_dir(const RunOptions& options, const std::string& timestamp) {
+    fs::path dir = options.output_dir ? *options.output_dir : fs::path("benchmark_results") / timestamp;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw ConfigError("cannot create output folder " + dir.string() + ": " + ec.message());
+    if (access(dir.c_str(), W_OK) != 0)
+        throw ConfigError("output folder " + dir.string() + " is not writable: " + std::strerror(errno));
+    if (!options.output_dir) {
+        // Replace the link atomically: a new link beside it, renamed over it.
+        const fs::path latest = dir.parent_path() / "latest";
+        const fs::path temporary = dir.parent_path() / (".latest." + std::to_string(getpid()));
+        fs::remove(temporary, ec);
+        fs::create_directory_symlink(timestamp, temporary, ec);
+        if (!ec) fs::rename(temporary, latest, ec);
+    }
+    return dir;
+}
+
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std::string& level) {
+    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    console->set_level(spdlog::level::from_str(level));
+    console->set_pattern("%^[%l]%$ %v");
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), true);
+    file->set_level(spdlog::level::debug);
+    file->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
+    auto logger = std::make_shared<spdlog::logger>("benchhost", spdlog::sinks_init_list{console, file});
+    logger->set_level(spdlog::level::debug);
+    logger->flush_on(spdlog::level::debug);
+    return logger;
+}
+
+std::map<std::string, std::string> describe_options(const RunOptions& options) {
+    std::map<std::string, std::string> out;
+    out["plugins_dir"] = options.plugins_dir.string();
+    out["config_file"] = options.config_file ? options.config_file->string() : "";
+    out["include"] = join(options.include);
+    out["exclude"] = join(options.exclude);
+    out["categories"] = join(options.categories);
+    out["enable_mock"] = options.enable_mock ? "true" : "false";
+    out["isolation"] = std::string(to_string(options.isolation));
+    std::ostringstream timeout;
+    timeout << options.timeout_s;
+    out["timeout_s"] = timeout.str();
+    return out;
+}
+
+std::string headline(const ScenarioOutcome& outcome) {
+    const bench::ScenarioResult& result = outcome.result;
+    std::ostringstream text;
+    text << to_string(result.status);
+    if (const bench::Series* latency = result.find_series("latency"); latency && !latency->samples.empty()) {
+        const bench::Summary summary = bench::summarize(latency->samples);
+        text << ", median " << summary.median << " " << latency->unit;
+    }
+    if (!result.reason.empty()) text << ": " << result.reason;
+    return text.str();
+}
+
+}  // namespace
+
+int run_benchmarks(const RunOptions& options) {
+    const std::time_t start_time = std::time(nullptr);
+    const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
+
+    // Everything that can be wrong with the invocation is found before anything runs.
+    Discovery discovery;
+    Plan plan;
+    fs::path output_dir;
+    try {
+        discovery = discover_plugins(options.plugins_dir);
+        plan = make_plan(discovery, options);
+        output_dir = prepare_output_dir(options, timestamp);
+    } catch (const std::exception& e) {
+        std::cerr << "benchhost: error: " << e.what() << "\n";
+        return 2;
+    }
+
+    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level);
+    log->info("benchhost {}: {} plugins in {}, {} scenarios planned, reports in {}", BENCHHOST_VERSION,
+              discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(), output_dir.string());
+    for (const RejectedFile& file : discovery.rejected) log->debug("not a plugin: {}: {}", file.path.string(), file.reason);
+    for (const std::string& warning : plan.warnings) log->warn("{}", warning);
+
+    char scratch_template[] = "/tmp/benchhost-XXXXXX";
+    const char* scratch = mkdtemp(scratch_template);
+    if (scratch == nullptr) {
+        log->error("cannot create a scratch folder in /tmp: {}", std::strerror(errno));
+        return 2;
+    }
+    ExecutionOptions execution;
+    execution.isolation = options.isolation;
+    execution.timeout_s = options.timeout_s;
+    execution.scratch_dir = scratch;
+    execution.worker_log_level = options.log_level;
+
+    RunRecord record;
+    record.timestamp = timestamp;
+    record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
+    record.commit_id = build_git_commit;
+    record.host_version = BENCHHOST_VERSION;
+    record.hardware = collect_hardware_info();
+    record.host_name = record.hardware["host"]["hostname"];
+    record.run_config = describe_options(options);
+
+    install_interrupt_handlers();
+    const std::size_t total = plan.scenarios.size();
+    for (std::size_t i = 0; i < total; ++i) {
+        const PlannedScenario& scenario = plan.scenarios[i];
+        log->info("[{}/{}] {}", i + 1, total, scenario.config.scenario_id());
+        ScenarioOutcome outcome = execute_scenario(scenario, execution, *log);
+        if (interrupt_requested()) {
+            log->warn("interrupted: {} was stopped; writing the {} finished scenarios", scenario.config.scenario_id(),
+                      record.outcomes.size());
+            record.interrupted = true;
+            break;
+        }
+        const bool ok = outcome.result.status == bench::Status::success || outcome.result.status == bench::Status::skipped;
+        log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {} ({:.2f} s)", i + 1, total,
+                 headline(outcome), outcome.wall_time_s);
+        if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
+        record.outcomes.push_back(std::move(outcome));
+    }
+    record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+
+    try {
+        const WrittenReports written = write_reports(record, output_dir);
+        log->info("summary: {}", written.summary.string());
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        std::cout << format_summary_table(record);
+        return 1;
+    }
+    std::cout << format_summary_table(record) << std::flush;
+
+    if (record.interrupted) return 130;
+    const RunTotals totals = count_totals(record);
+    return totals.failed > 0 ? 1 : 0;
+}
+
+int list_plugins(const ListCommand& command) {
+    Discovery discovery;
+    try {
+        discovery = discover_plugins(command.plugins_dir);
+    } catch (const std::exception& e) {
+        std::cerr << "benchhost: error: " << e.what() << "\n";
+        return 2;
+    }
+    std::cout << "Plugins in " << command.plugins_dir.string() << ":\n";
+    if (discovery.plugins.empty()) std::cout << "  (none)\n";
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        std::cout << "  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version << ", SDK "
+                  << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "." << plugin.info.abi_minor << ")"
+                  << (plugin.axes.empty() ? "" : ", axes: " + join(plugin.axes)) << (plugin.mock() ? ", mock (run with --enable-mock)" : "")
+                  << "\n";
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks)
+            std::cout << "    " << plugin.id(benchmark) << "\n";
+    }
+    if (!discovery.rejected.empty()) {
+        std::cout << "Not plugins:\n";
+        for (const RejectedFile& file : discovery.rejected)
+            std::cout << "  " << file.path.string() << ": " << file.reason << "\n";
+    }
+    return 0;
+}
+
+}  // namespace benchhost

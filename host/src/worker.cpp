@@ -1,0 +1,131 @@
+#include "worker.hpp"
+
+#include <cxxabi.h>
+#include <sys/resource.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include <boost/dll/shared_library.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <bench/abi.hpp>
+#include <bench/context.hpp>
+
+#include "atomic_file.hpp"
+#include "discovery.hpp"
+#include "result_json.hpp"
+
+namespace benchhost {
+
+namespace {
+
+bench::ScenarioResult failure(std::string reason) {
+    bench::ScenarioResult result;
+    result.status = bench::Status::failed;
+    result.reason = std::move(reason);
+    return result;
+}
+
+/// The name of the exception being handled, demangled: "std::runtime_error".
+std::string current_exception_type() {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    if (type == nullptr) return "unknown exception";
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type->name(), nullptr, nullptr, &status),
+                                                     std::free);
+    return status == 0 && demangled ? demangled.get() : type->name();
+}
+
+/// Libraries stay loaded for the life of the process.
+boost::dll::shared_library& load(const std::filesystem::path& plugin) {
+    static std::mutex mutex;
+    static std::vector<std::unique_ptr<boost::dll::shared_library>> loaded;
+    std::lock_guard lock(mutex);
+    for (auto& library : loaded)
+        if (library->location() == boost::dll::fs::path(plugin.string())) return *library;
+    loaded.push_back(std::make_unique<boost::dll::shared_library>(
+        plugin.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local));
+    return *loaded.back();
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger) {
+    bench::EntryPoint* entry = nullptr;
+    try {
+        boost::dll::shared_library& library = load(plugin);
+        if (!library.has(bench::plugin_info_symbol))
+            return failure(plugin.string() + ": bench_plugin_info is not exported (no BENCH_PLUGIN)");
+        const auto& info = library.get<const bench::PluginInfo>(bench::plugin_info_symbol);
+        if (std::string problem = abi_problem(info); !problem.empty()) return failure(plugin.string() + ": " + problem);
+        if (!library.has(symbol)) return failure(plugin.string() + ": entry point " + symbol + " is not exported");
+        entry = &library.get<bench::EntryPoint>(symbol);
+    } catch (const std::exception& e) {
+        return failure(plugin.string() + ": cannot load: " + e.what());
+    }
+
+    bench::Context context(config, std::move(logger));
+    try {
+        entry(context);
+    } catch (const bench::SkipScenario& skip) {
+        bench::ScenarioResult result = context.take_result();
+        result.status = bench::Status::skipped;
+        result.reason = skip.what();
+        return result;
+    } catch (const std::exception& e) {
+        bench::ScenarioResult result = context.take_result();
+        result.status = bench::Status::failed;
+        result.reason = "threw " + current_exception_type() + ": " + e.what();
+        return result;
+    } catch (...) {
+        bench::ScenarioResult result = context.take_result();
+        result.status = bench::Status::failed;
+        result.reason = "threw " + current_exception_type();
+        return result;
+    }
+    bench::ScenarioResult result = context.take_result();
+    result.status = bench::Status::success;
+    return result;
+}
+
+int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
+                const std::filesystem::path& config_file, const std::filesystem::path& result_file,
+                const std::string& log_level) {
+    // The host reads these lines from the worker's stderr into its log.
+    auto logger = std::make_shared<spdlog::logger>("plugin", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    logger->set_pattern("[%l] %v");
+    logger->set_level(spdlog::level::from_str(log_level));
+
+    bench::ScenarioResult result;
+    try {
+        const bench::ScenarioConfig config = config_from_json(read_file(config_file));
+        result = run_entry_point(plugin, symbol, config, logger);
+    } catch (const std::exception& e) {
+        result = failure(std::string("worker: ") + e.what());
+    }
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0)
+        result.scalars.push_back({"peak_rss", static_cast<double>(usage.ru_maxrss) / 1024.0, "MiB"});
+    logger->flush();
+    try {
+        write_file_atomically(result_file, result_to_json(result));
+    } catch (const std::exception& e) {
+        logger->error("{}", e.what());
+        return 70;  // EX_SOFTWARE: the host reports that no result came back
+    }
+    return 0;
+}
+
+}  // namespace benchhost

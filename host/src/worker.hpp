@@ -1,0 +1,32 @@
+// The worker side: loading a plugin with Boost.DLL and calling one entry point. In
+// process isolation this runs in a child process (`benchhost worker ...`); with
+// --isolation none, in the host itself.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <spdlog/logger.h>
+
+#include <bench/config.hpp>
+#include <bench/result.hpp>
+
+namespace benchhost {
+
+/// Loads `plugin` (RTLD_NOW, so a missing symbol fails here and not at first call),
+/// checks its handshake, and calls `symbol` with a Context for `config`. Never throws:
+/// a load failure, a handshake mismatch or an exception from the plugin becomes a
+/// failed result with the reason; bench::SkipScenario becomes a skipped one. The
+/// library stays loaded until the process ends (unloading LibTorch is not safe).
+bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger);
+
+/// main() of a worker process: reads the scenario config (JSON) from `config_file`,
+/// runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`.
+/// Returns the process exit status: 0 when a result was written.
+int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
+                const std::filesystem::path& config_file, const std::filesystem::path& result_file,
+                const std::string& log_level);
+
+}  // namespace benchhost

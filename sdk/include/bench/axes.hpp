@@ -1,0 +1,41 @@
+// Parameter axes and their cartesian product (the seed framework's
+// create_config_variants): each combination of one value per axis is a scenario.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <bench/config.hpp>
+#include <bench/export.hpp>
+
+namespace bench {
+
+struct Axis {
+    std::string name;                 // "variant", "batch_size", ... or a parameter name
+    std::vector<std::string> values;  // in the order they are run
+};
+
+/// One value per axis, in the axes' order.
+using AxisPoint = std::vector<std::pair<std::string, std::string>>;
+
+/// Every combination of values, the last axis varying fastest. An axis with no values
+/// contributes nothing; no axes at all give one empty point.
+BENCH_EXPORT std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes);
+
+/// The axes that map onto ScenarioConfig fields; any other axis name sets a parameter.
+BENCH_EXPORT bool is_builtin_axis(std::string_view name);
+BENCH_EXPORT const std::vector<std::string>& builtin_axis_names();
+
+/// Sets one axis value on a config. Throws std::invalid_argument with the axis name and
+/// the offending value when it does not parse (unknown variant, batch size 0, ...).
+BENCH_EXPORT void apply_axis_value(ScenarioConfig& config, std::string_view axis, std::string_view value);
+
+/// Sets every value of `point` and returns `config` changed accordingly.
+BENCH_EXPORT ScenarioConfig apply_axis_point(ScenarioConfig config, const AxisPoint& point);
+
+/// "name[axis=value,...]": the scenario name of a benchmark at an axis point.
+BENCH_EXPORT std::string scenario_name(std::string_view benchmark, const AxisPoint& point);
+
+}  // namespace bench

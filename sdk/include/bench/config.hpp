@@ -1,0 +1,56 @@
+// The configuration of one scenario: one point of a benchmark's axes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <bench/export.hpp>
+#include <bench/params.hpp>
+
+namespace bench {
+
+/// The three execution paths of the same model that benchhost compares.
+enum class Variant {
+    eager,       // the module as written
+    compiled,    // captured as a graph (TorchScript), frozen and optimized
+    kernelized,  // layers replaced by optimized kernels
+};
+
+BENCH_EXPORT std::string_view to_string(Variant variant);
+BENCH_EXPORT std::optional<Variant> parse_variant(std::string_view text);
+
+struct ScenarioConfig {
+    // Identity, filled in by the host's planner.
+    std::string category;       // unit, integration or performance
+    std::string plugin;         // plugin name
+    std::string benchmark;      // benchmark name
+    std::string scenario_name;  // benchmark name plus its axis values
+
+    // The axes every plugin may vary over.
+    Variant variant = Variant::eager;
+    std::string compile_mode = "default";
+    int batch_size = 1;
+    std::string dtype = "float32";
+    std::string device = "cpu";
+    int threads = 0;  // intra-op threads; 0 keeps the library's default
+
+    // How to measure.
+    int warmup_iterations = 3;
+    int measurement_iterations = 10;
+
+    // Generative models.
+    int num_tokens_to_generate = 20;
+    std::string model_id;
+
+    Params params;
+
+    /// "category/plugin/benchmark": what --include and --exclude match.
+    std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
+    /// benchmark_id() plus the scenario's axis values: unique within a run.
+    std::string scenario_id() const { return category + "/" + plugin + "/" + scenario_name; }
+
+    friend bool operator==(const ScenarioConfig&, const ScenarioConfig&) = default;
+};
+
+}  // namespace bench

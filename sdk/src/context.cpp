@@ -1,0 +1,86 @@
+#include <bench/context.hpp>
+
+#include <stdexcept>
+
+namespace bench {
+
+struct Context::Impl {
+    ScenarioConfig config;
+    std::shared_ptr<spdlog::logger> logger;
+    ScenarioResult result;
+
+    Series& series_named(std::string_view name, std::string_view unit) {
+        for (Series& s : result.series) {
+            if (s.name != name) continue;
+            if (s.unit != unit)
+                throw std::invalid_argument("series '" + std::string(name) + "' is recorded in '" + s.unit +
+                                            "', cannot add samples in '" + std::string(unit) + "'");
+            return s;
+        }
+        result.series.push_back(Series{std::string(name), std::string(unit), {}, 1});
+        return result.series.back();
+    }
+};
+
+Context::Context(ScenarioConfig config, std::shared_ptr<spdlog::logger> logger)
+    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}})) {
+    if (!impl_->logger) throw std::invalid_argument("bench::Context needs a logger");
+}
+
+Context::~Context() = default;
+
+const ScenarioConfig& Context::config() const { return impl_->config; }
+spdlog::logger& Context::log() const { return *impl_->logger; }
+
+TimingOptions Context::timing_options() const {
+    TimingOptions options;
+    options.warmup_iterations = impl_->config.warmup_iterations;
+    options.measurement_iterations = impl_->config.measurement_iterations;
+    return options;
+}
+
+Series Context::record_series(std::string_view name, std::vector<double> samples, std::string_view unit,
+                              long long inner_iterations) {
+    if (name.empty()) throw std::invalid_argument("a series needs a name");
+    Series& series = impl_->series_named(name, unit);
+    if (series.samples.empty()) series.inner_iterations = inner_iterations;
+    series.samples.insert(series.samples.end(), samples.begin(), samples.end());
+    return series;
+}
+
+void Context::add_sample(std::string_view name, double value, std::string_view unit) {
+    impl_->series_named(name, unit).samples.push_back(value);
+}
+
+Series Context::record_throughput(std::string_view name, const Series& latency_ms, double items_per_call,
+                                  std::string_view unit) {
+    if (latency_ms.unit != "ms")
+        throw std::invalid_argument("record_throughput: series '" + latency_ms.name + "' is in '" + latency_ms.unit +
+                                    "', expected ms");
+    std::vector<double> rates;
+    rates.reserve(latency_ms.samples.size());
+    for (double ms : latency_ms.samples) rates.push_back(ms > 0 ? items_per_call / (ms / 1000.0) : 0.0);
+    return record_series(name, std::move(rates), unit);
+}
+
+void Context::record_scalar(std::string_view name, double value, std::string_view unit) {
+    for (Scalar& s : impl_->result.scalars) {
+        if (s.name == name) {
+            s.value = value;
+            s.unit = std::string(unit);
+            return;
+        }
+    }
+    impl_->result.scalars.push_back(Scalar{std::string(name), value, std::string(unit)});
+}
+
+void Context::set_info(std::string_view key, std::string_view value) {
+    impl_->result.info[std::string(key)] = std::string(value);
+}
+
+void Context::skip(std::string_view reason) { throw SkipScenario(std::string(reason)); }
+
+const ScenarioResult& Context::result() const { return impl_->result; }
+ScenarioResult Context::take_result() { return std::move(impl_->result); }
+
+}  // namespace bench

@@ -1,0 +1,24 @@
+#include <bench/timer.hpp>
+
+#include <limits>
+
+namespace bench {
+
+double clock_resolution_ns() {
+    // Catch2's approach: the smallest nonzero difference between consecutive reads.
+    static const double resolution = [] {
+        double best = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < 1000; ++i) {
+            const auto first = Clock::now();
+            auto next = Clock::now();
+            while (next == first) next = Clock::now();
+            best = std::min(best, detail::elapsed_ns(first, next));
+        }
+        return best;
+    }();
+    return resolution;
+}
+
+double default_min_sample_ns() { return std::max(1000.0 * clock_resolution_ns(), 10'000.0); }
+
+}  // namespace bench

@@ -16,7 +16,7 @@ namespace benchhost {
 struct ElfInfo {
     std::string machine;  // e_machine as a name: "x86_64", "aarch64", "i386", ... or "machine 0x1234"
     int bits = 0;         // 32 or 64 (ELF class)
-    bool shared_object = false;  // e_type == ET_DYN
+    bool shared_object = false;  // ET_DYN and not a PIE executable (DF_1_PIE), which dlopen refuses
     /// Defined, exported (global or weak, default or protected visibility) function
     /// symbols of .dynsym named "run_benchmark" or "benchmark_<name>", sorted.
     std::vector<std::string> entry_points;

@@ -28,16 +28,18 @@ inline constexpr char plugin_info_symbol[] = "bench_plugin_info";
 /// Layout is fixed for an ABI major; `magic`, `abi_major` and `abi_minor` stay the
 /// first eight bytes in every major so that any host can read them.
 struct PluginInfo {
-    std::uint32_t magic;
-    std::uint16_t abi_major;
-    std::uint16_t abi_minor;
-    std::uint32_t info_size;   // sizeof(PluginInfo) as the plugin saw it
-    char sdk_version[16];      // SDK release the plugin was built with, e.g. "0.1.0"
-    char name[64];             // plugin name, e.g. "resnet50"
-    char version[32];          // the plugin's own version
-    char axes[128];            // comma-separated axes the plugin varies, e.g. "variant,batch_size"
-    std::uint8_t mock;         // 1: a framework self-test, run only with --enable-mock
-    std::uint8_t reserved[7];
+    // Default member initializers let BENCH_PLUGIN leave optional fields out without
+    // -Wmissing-field-initializers; the struct stays an aggregate of plain bytes.
+    std::uint32_t magic{};
+    std::uint16_t abi_major{};
+    std::uint16_t abi_minor{};
+    std::uint32_t info_size{};   // sizeof(PluginInfo) as the plugin saw it
+    char sdk_version[16]{};      // SDK release the plugin was built with, e.g. "0.1.0"
+    char name[64]{};             // plugin name, e.g. "resnet50"
+    char version[32]{};          // the plugin's own version
+    char axes[128]{};            // comma-separated axes the plugin varies, e.g. "variant,batch_size"
+    std::uint8_t mock{};         // 1: a framework self-test, run only with --enable-mock
+    std::uint8_t reserved[7]{};
 };
 
 static_assert(sizeof(PluginInfo) == 260, "PluginInfo layout is part of the ABI");

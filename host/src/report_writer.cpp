@@ -1,0 +1,485 @@
+// The run's report files (DESIGN.md, "Output").
+//
+// The reports are strict JSON: a number that is not finite (the statistics of an empty
+// series, a NaN sample) is written as null, and text that is not valid UTF-8 (a worker's
+// log tail, an exception message) has each bad byte replaced by U+FFFD, so that any JSON
+// reader (Python's json, jq, a browser) can read every report.
+//
+// Order of writing: the plugin reports, then the CSV, then benchmark_summary.json last,
+// so that a summary on disk always points at reports that exist.
+
+#include "report_writer.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <bench/statistics.hpp>
+
+#include "atomic_file.hpp"
+#include "result_json.hpp"
+
+namespace benchhost {
+namespace {
+
+constexpr int schema_version = 1;
+
+// Series that make the headline figures of a scenario in the summary, in this order.
+constexpr const char* headline_series[] = {"latency", "time_to_first_token", "time_per_output_token",
+                                           "tokens_per_second", "throughput"};
+
+// Replaces each byte that does not belong to a well-formed UTF-8 sequence (overlong
+// forms, surrogates and code points above U+10FFFF included) with U+FFFD.
+std::string valid_utf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char lead = byte(i);
+        std::size_t length = 0;
+        unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+        if (lead < 0x80) {
+            length = 1;
+        } else if (lead >= 0xC2 && lead <= 0xDF) {
+            length = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            length = 3;
+            if (lead == 0xE0) low = 0xA0;
+            if (lead == 0xED) high = 0x9F;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            length = 4;
+            if (lead == 0xF0) low = 0x90;
+            if (lead == 0xF4) high = 0x8F;
+        }
+        bool ok = length > 0 && i + length <= text.size();
+        for (std::size_t k = 1; ok && k < length; ++k) {
+            const unsigned char c = byte(i + k);
+            ok = k == 1 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
+        }
+        if (ok) {
+            out.append(text.substr(i, length));
+            i += length;
+        } else {
+            out.append("\xEF\xBF\xBD");
+            ++i;
+        }
+    }
+    return out;
+}
+
+// A pretty-printed (indent 2) strict JSON document, written event by event.
+class JsonOut {
+public:
+    JsonOut() : writer_(buffer_) { writer_.SetIndent(' ', 2); }
+
+    void key(std::string_view name) {
+        const std::string text = valid_utf8(name);
+        writer_.Key(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    }
+    void string(std::string_view value) {
+        const std::string text = valid_utf8(value);
+        writer_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    }
+    void number(double value) {
+        if (std::isfinite(value)) {
+            writer_.Double(value);
+        } else {
+            writer_.Null();
+        }
+    }
+    void integer(long long value) { writer_.Int64(value); }
+    void boolean(bool value) { writer_.Bool(value); }
+    void null() { writer_.Null(); }
+    void start_object() { writer_.StartObject(); }
+    void end_object() { writer_.EndObject(); }
+    void start_array() { writer_.StartArray(); }
+    void end_array() { writer_.EndArray(); }
+
+    void field(std::string_view name, std::string_view value) {
+        key(name);
+        string(value);
+    }
+    void field(std::string_view name, const char* value) { field(name, std::string_view(value)); }
+    void field(std::string_view name, const std::string& value) { field(name, std::string_view(value)); }
+    void field(std::string_view name, double value) {
+        key(name);
+        number(value);
+    }
+    void field(std::string_view name, int value) {
+        key(name);
+        integer(value);
+    }
+    void field(std::string_view name, long long value) {
+        key(name);
+        integer(value);
+    }
+    void field(std::string_view name, std::size_t value) {
+        key(name);
+        writer_.Uint64(value);
+    }
+    void field(std::string_view name, bool value) {
+        key(name);
+        boolean(value);
+    }
+
+    // Copies a parsed value, through the same string and number rules.
+    void value(const rapidjson::Value& v) {
+        switch (v.GetType()) {
+            case rapidjson::kNullType: null(); break;
+            case rapidjson::kFalseType: boolean(false); break;
+            case rapidjson::kTrueType: boolean(true); break;
+            case rapidjson::kStringType: string({v.GetString(), v.GetStringLength()}); break;
+            case rapidjson::kNumberType:
+                if (v.IsInt64()) {
+                    integer(v.GetInt64());
+                } else if (v.IsUint64()) {
+                    writer_.Uint64(v.GetUint64());
+                } else {
+                    number(v.GetDouble());
+                }
+                break;
+            case rapidjson::kArrayType:
+                start_array();
+                for (const auto& element : v.GetArray()) value(element);
+                end_array();
+                break;
+            case rapidjson::kObjectType:
+                start_object();
+                for (const auto& member : v.GetObject()) {
+                    key({member.name.GetString(), member.name.GetStringLength()});
+                    value(member.value);
+                }
+                end_object();
+                break;
+        }
+    }
+
+    std::string text() const { return std::string(buffer_.GetString(), buffer_.GetSize()) + "\n"; }
+
+private:
+    rapidjson::StringBuffer buffer_;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer_;
+};
+
+void write_string_map(JsonOut& out, const std::map<std::string, std::string>& map) {
+    out.start_object();
+    for (const auto& [key, value] : map) out.field(key, value);
+    out.end_object();
+}
+
+void write_hardware(JsonOut& out, const HardwareInfo& hardware) {
+    out.start_object();
+    for (const auto& [section, facts] : hardware) {
+        out.key(section);
+        write_string_map(out, facts);
+    }
+    out.end_object();
+}
+
+void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
+    rapidjson::Document document;
+    const std::string json = config_to_json(config);
+    document.Parse(json.data(), json.size());
+    out.value(document);  // config_to_json always writes valid JSON
+}
+
+bench::Summary summary_of(const bench::Series& series) {
+    return bench::summarize(std::span<const double>(series.samples));
+}
+
+void write_series(JsonOut& out, const bench::Series& series) {
+    const bench::Summary s = summary_of(series);
+    out.start_object();
+    out.field("mean", s.mean);
+    out.field("median", s.median);
+    out.field("std", s.std);
+    out.field("min", s.min);
+    out.field("max", s.max);
+    out.field("p25", s.p25);
+    out.field("p75", s.p75);
+    out.field("p90", s.p90);
+    out.field("p95", s.p95);
+    out.field("p99", s.p99);
+    out.field("count", s.count);
+    out.field("unit", series.unit);
+    out.field("inner_iterations", series.inner_iterations);
+    out.key("measurements");
+    out.start_array();
+    for (const double sample : series.samples) out.number(sample);
+    out.end_array();
+    out.end_object();
+}
+
+void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecord& record) {
+    const auto& config = outcome.config;
+    const auto& result = outcome.result;
+    const bool success = result.status == bench::Status::success;
+
+    out.start_object();
+    out.field("scenario_name", config.scenario_name);
+    out.field("scenario_id", config.scenario_id());
+    out.field("benchmark", config.benchmark);
+    out.field("status", bench::to_string(result.status));
+    if (!result.reason.empty()) out.field("reason", result.reason);
+
+    out.key("metadata");
+    out.start_object();
+    out.field("timestamp", outcome.started_at);
+    out.field("commit_id", record.commit_id);
+    out.key("hardware_info");
+    write_hardware(out, record.hardware);
+    out.key("config");
+    write_config(out, config);
+    out.field("plugin_version", outcome.plugin_version);
+    out.field("plugin_path", outcome.plugin_path.string());
+    out.end_object();
+
+    // Series and scalars share one namespace; the first of a name wins.
+    std::set<std::string, std::less<>> written;
+    out.key("measurements");
+    out.start_object();
+    for (const auto& series : result.series) {
+        if (!written.insert(series.name).second) continue;
+        out.key(series.name);
+        write_series(out, series);
+    }
+    for (const auto& scalar : result.scalars) {
+        if (!written.insert(scalar.name).second) continue;
+        out.key(scalar.name);
+        out.start_object();
+        out.field("value", scalar.value);
+        out.field("unit", scalar.unit);
+        out.end_object();
+    }
+    out.end_object();
+
+    out.key("info");
+    write_string_map(out, result.info);
+    out.field("wall_time_s", outcome.wall_time_s);
+    if (!success && !outcome.log_tail.empty()) out.field("log_tail", outcome.log_tail);
+    out.end_object();
+}
+
+std::string plugin_report(const std::string& plugin, const std::vector<const ScenarioOutcome*>& outcomes,
+                          const RunRecord& record) {
+    JsonOut out;
+    out.start_object();
+    out.field("model_name", plugin);
+    out.field("schema_version", schema_version);
+    out.key("benchmark_scenarios");
+    out.start_array();
+    for (const ScenarioOutcome* outcome : outcomes) write_scenario(out, *outcome, record);
+    out.end_array();
+    out.end_object();
+    return out.text();
+}
+
+std::string summary_report(const RunRecord& record) {
+    const RunTotals totals = count_totals(record);
+    JsonOut out;
+    out.start_object();
+    out.field("schema_version", schema_version);
+
+    out.key("run_metadata");
+    out.start_object();
+    out.field("timestamp", record.timestamp);
+    out.field("started_at", record.started_at);
+    out.field("finished_at", record.finished_at);
+    out.field("host", record.host_name);
+    out.field("commit_id", record.commit_id);
+    out.field("host_version", record.host_version);
+    out.field("interrupted", record.interrupted);
+    out.key("config");
+    write_string_map(out, record.run_config);
+    out.field("total_benchmarks", totals.total);
+    out.field("successful_runs", totals.successful);
+    out.field("failed_runs", totals.failed);
+    out.field("skipped_runs", totals.skipped);
+    out.field("success_rate", totals.success_rate());
+    out.end_object();
+
+    out.key("context");
+    write_hardware(out, record.hardware);
+
+    out.key("results");
+    out.start_array();
+    for (const auto& outcome : record.outcomes) {
+        const auto& config = outcome.config;
+        const auto& result = outcome.result;
+        out.start_object();
+        out.field("scenario_id", config.scenario_id());
+        out.field("category", config.category);
+        out.field("plugin", config.plugin);
+        out.field("benchmark", config.benchmark);
+        out.field("scenario_name", config.scenario_name);
+        out.field("status", bench::to_string(result.status));
+        out.field("reason", result.reason);
+        out.field("variant", bench::to_string(config.variant));
+        out.field("batch_size", config.batch_size);
+        out.field("dtype", config.dtype);
+        out.field("device", config.device);
+        out.field("report", plugin_report_path(config.plugin, record.timestamp).generic_string());
+        out.key("headline");
+        out.start_object();
+        for (const char* name : headline_series) {
+            const bench::Series* series = result.find_series(name);
+            if (series == nullptr) continue;
+            const bench::Summary s = summary_of(*series);
+            out.key(name);
+            out.start_object();
+            out.field("median", s.median);
+            out.field("mean", s.mean);
+            out.field("p95", s.p95);
+            out.field("unit", series->unit);
+            out.end_object();
+        }
+        out.end_object();
+        out.field("wall_time_s", outcome.wall_time_s);
+        out.end_object();
+    }
+    out.end_array();
+    out.end_object();
+    return out.text();
+}
+
+// ---- CSV -------------------------------------------------------------------------
+
+// RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled.
+std::string csv_field(std::string_view text) {
+    if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+// Shortest text that reads back as the same double; empty when not finite.
+std::string csv_number(double value) {
+    if (!std::isfinite(value)) return {};
+    char buffer[64];
+    const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    if (error != std::errc{}) return {};
+    return std::string(buffer, end);
+}
+
+// Factor from a time unit to milliseconds; NaN for a unit that is not a time.
+double to_ms_factor(std::string_view unit) {
+    if (unit == "ms") return 1.0;
+    if (unit == "s") return 1e3;
+    if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") return 1e-3;
+    if (unit == "ns") return 1e-6;
+    return std::nan("");
+}
+
+// Factor from a memory unit to MiB; NaN for a unit that is not a size.
+double to_mib_factor(std::string_view unit) {
+    if (unit == "MiB" || unit == "MB") return 1.0;
+    if (unit == "GiB" || unit == "GB") return 1024.0;
+    if (unit == "KiB" || unit == "kB" || unit == "KB") return 1.0 / 1024.0;
+    if (unit == "B" || unit == "bytes") return 1.0 / (1024.0 * 1024.0);
+    return std::nan("");
+}
+
+constexpr const char* csv_header =
+    "framework,model,scenario,variant,device,batch_size,dtype,status,latency_mean_ms,latency_p50_ms,"
+    "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
+    "git_commit";
+
+std::string csv_report(const RunRecord& record) {
+    std::string csv = csv_header;
+    csv += '\n';
+    for (const auto& outcome : record.outcomes) {
+        const auto& config = outcome.config;
+        const auto& result = outcome.result;
+        const auto info = [&](const char* key) -> std::string {
+            const auto it = result.info.find(key);
+            return it == result.info.end() ? std::string() : it->second;
+        };
+        std::string model = info("model");
+        if (model.empty()) model = config.plugin;
+
+        std::vector<std::string> row;
+        row.push_back(info("framework"));
+        row.push_back(model);
+        row.push_back(config.scenario_id());
+        row.emplace_back(bench::to_string(config.variant));
+        row.push_back(config.device);
+        row.push_back(std::to_string(config.batch_size));
+        row.push_back(config.dtype);
+        row.emplace_back(bench::to_string(result.status));
+
+        if (const bench::Series* latency = result.find_series("latency")) {
+            const bench::Summary s = summary_of(*latency);
+            const double factor = to_ms_factor(latency->unit);
+            for (const double v : {s.mean, s.median, s.p90, s.p95, s.p99}) row.push_back(csv_number(v * factor));
+        } else {
+            row.insert(row.end(), 5, std::string());
+        }
+
+        const bench::Series* throughput = result.find_series("throughput");
+        if (throughput == nullptr) throughput = result.find_series("tokens_per_second");
+        if (throughput != nullptr) {
+            row.push_back(csv_number(summary_of(*throughput).median));
+            row.push_back(throughput->unit);
+        } else {
+            row.insert(row.end(), 2, std::string());
+        }
+
+        const bench::Scalar* peak = result.find_scalar("peak_rss");
+        row.push_back(peak != nullptr ? csv_number(peak->value * to_mib_factor(peak->unit)) : std::string());
+        row.push_back(outcome.started_at.empty() ? record.started_at : outcome.started_at);
+        row.push_back(record.commit_id);
+
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i > 0) csv += ',';
+            csv += csv_field(row[i]);
+        }
+        csv += '\n';
+    }
+    return csv;
+}
+
+}  // namespace
+
+std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp) {
+    return std::filesystem::path(plugin) / (plugin + "_" + timestamp + ".json");
+}
+
+WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir) {
+    // Group per plugin, plugins in order of first appearance.
+    std::vector<std::string> plugins;
+    std::map<std::string, std::vector<const ScenarioOutcome*>> by_plugin;
+    for (const auto& outcome : record.outcomes) {
+        auto& group = by_plugin[outcome.config.plugin];
+        if (group.empty()) plugins.push_back(outcome.config.plugin);
+        group.push_back(&outcome);
+    }
+
+    WrittenReports written;
+    for (const auto& plugin : plugins) {
+        const std::filesystem::path path = output_dir / plugin_report_path(plugin, record.timestamp);
+        write_file_atomically(path, plugin_report(plugin, by_plugin[plugin], record));
+        written.plugin_reports[plugin] = path;
+    }
+
+    written.csv = output_dir / ("benchmark_results_" + record.timestamp + ".csv");
+    write_file_atomically(written.csv, csv_report(record));
+
+    written.summary = output_dir / "benchmark_summary.json";
+    write_file_atomically(written.summary, summary_report(record));
+    return written;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,25 @@
+#include "run_record.hpp"
+
+namespace benchhost {
+
+double RunTotals::success_rate() const {
+    return total > 0 ? static_cast<double>(successful) / static_cast<double>(total) : 0.0;
+}
+
+RunTotals count_totals(const RunRecord& record) {
+    RunTotals totals;
+    for (const auto& outcome : record.outcomes) {
+        ++totals.total;
+        switch (outcome.result.status) {
+            case bench::Status::success: ++totals.successful; break;
+            case bench::Status::skipped: ++totals.skipped; break;
+            case bench::Status::failed:
+            case bench::Status::crashed:
+            case bench::Status::timed_out:
+            case bench::Status::exited: ++totals.failed; break;
+        }
+    }
+    return totals;
+}
+
+}  // namespace benchhost

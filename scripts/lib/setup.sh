@@ -1,0 +1,39 @@
+# Sourced by scripts/bench and scripts/test: installs the Debian packages that are
+# missing, then configures and builds benchhost (Release) into build/.
+# Idempotent: with everything installed and built, it only checks and returns.
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build_dir=${BENCH_BUILD_DIR:-$repo_root/build}
+
+# Everything benchhost needs, from Debian 12's own packages.
+bench_packages=(
+  cmake ninja-build g++ pkg-config git ca-certificates
+  libtorch-dev libopenblas0-openmp  # LibTorch, and a fast BLAS behind it
+  libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
+  libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+bench_install_packages() {
+  local missing=() package
+  for package in "${bench_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+  done
+  if ((${#missing[@]} == 0)); then return 0; fi
+  echo "benchhost: installing ${missing[*]}"
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+bench_build() {
+  if [[ ! -f $build_dir/build.ninja ]]; then
+    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  fi
+  cmake --build "$build_dir" -j "$(nproc)"
+}
+
+bench_setup() {
+  bench_install_packages
+  bench_build
+}

@@ -1,0 +1,242 @@
+// End to end: the real benchhost binary over real plugins, checking the files a user
+// gets. The mock plugin does work of known cost, so the measured figures can be
+// checked too.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+
+class RunTest : public ::testing::Test {
+protected:
+    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
+
+    ProcessResult run(std::vector<std::string> args) {
+        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                         "--output-dir", output.string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_process(argv, work.path());
+    }
+
+    /// Median latency of each scenario in the summary, by scenario name.
+    std::map<std::string, double> medians() {
+        std::map<std::string, double> out;
+        const auto summary = read_json(output / "benchmark_summary.json");
+        for (const auto& entry : summary["results"].GetArray())
+            out[entry["scenario_name"].GetString()] = entry["headline"]["latency"]["median"].GetDouble();
+        return out;
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+    fs::path output = work / "out";
+};
+
+TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
+    const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--warmup-iterations", "1",
+                                      "--measurement-iterations", "7", "--batch-sizes", "1,2", "--variants", "eager"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+
+    // The console summary table.
+    EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=2]"), std::string::npos);
+    EXPECT_NE(result.out.find("2 scenarios: 2 succeeded, 0 failed, 0 skipped"), std::string::npos) << result.out;
+
+    const auto reports = files_matching(output / "mock_benchmark", "mock_benchmark_", ".json");
+    ASSERT_EQ(reports.size(), 1u);
+    const auto report = read_json(reports[0]);
+    EXPECT_STREQ(report["model_name"].GetString(), "mock_benchmark");
+    const auto& scenarios = report["benchmark_scenarios"];
+    ASSERT_EQ(scenarios.Size(), 2u);
+    for (const auto& scenario : scenarios.GetArray()) {
+        EXPECT_STREQ(scenario["status"].GetString(), "success");
+        for (const char* key : {"timestamp", "commit_id", "hardware_info", "config"})
+            EXPECT_TRUE(scenario["metadata"].HasMember(key)) << key;
+        const auto& latency = scenario["measurements"]["latency"];
+        for (const char* key : {"mean", "median", "std", "min", "max", "p25", "p75", "p90", "p95", "p99", "unit"})
+            EXPECT_TRUE(latency.HasMember(key)) << key;
+        EXPECT_STREQ(latency["unit"].GetString(), "ms");
+        EXPECT_EQ(latency["measurements"].Size(), 7u);
+        EXPECT_GT(latency["min"].GetDouble(), 0.0);
+        EXPECT_LE(latency["min"].GetDouble(), latency["median"].GetDouble());
+        EXPECT_LE(latency["median"].GetDouble(), latency["max"].GetDouble());
+        EXPECT_TRUE(scenario["measurements"].HasMember("throughput"));
+        EXPECT_TRUE(scenario["measurements"].HasMember("peak_rss"));
+    }
+
+    const auto summary = read_json(output / "benchmark_summary.json");
+    const auto& meta = summary["run_metadata"];
+    EXPECT_EQ(meta["total_benchmarks"].GetInt(), 2);
+    EXPECT_EQ(meta["successful_runs"].GetInt(), 2);
+    EXPECT_EQ(meta["failed_runs"].GetInt(), 0);
+    EXPECT_EQ(meta["skipped_runs"].GetInt(), 0);
+    EXPECT_DOUBLE_EQ(meta["success_rate"].GetDouble(), 1.0);
+    ASSERT_EQ(summary["results"].Size(), 2u);
+    const std::string report_path = summary["results"][0]["report"].GetString();
+    EXPECT_TRUE(fs::exists(output / report_path)) << report_path;
+
+    const auto csv = files_matching(output, "benchmark_results_", ".csv");
+    ASSERT_EQ(csv.size(), 1u);
+    const std::string csv_text = read_file(csv[0]);
+    EXPECT_EQ(std::count(csv_text.begin(), csv_text.end(), '\n'), 3);  // header and two rows
+    EXPECT_EQ(csv_text.rfind("framework,model,", 0), 0u);
+
+    const auto logs = files_matching(output, "benchmark_run_", ".log");
+    ASSERT_EQ(logs.size(), 1u);
+    EXPECT_NE(read_file(logs[0]).find("[2/2]"), std::string::npos);
+}
+
+TEST_F(RunTest, MockIsSkippedWithoutEnableMock) {
+    const ProcessResult result = run({});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto summary = read_json(output / "benchmark_summary.json");
+    EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 2);  // one per benchmark, not expanded
+    EXPECT_EQ(summary["run_metadata"]["skipped_runs"].GetInt(), 2);
+    for (const auto& entry : summary["results"].GetArray()) {
+        EXPECT_STREQ(entry["status"].GetString(), "skipped");
+        EXPECT_NE(std::string(entry["reason"].GetString()).find("--enable-mock"), std::string::npos);
+    }
+}
+
+TEST_F(RunTest, IncludeAndExcludeSelectBenchmarks) {
+    ProcessResult result = run({"--enable-mock", "--include", "generate", "--variants", "eager",
+                                "--measurement-iterations", "2", "--num-tokens-to-generate", "3"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    auto names = medians();
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names.begin()->first, "generate[variant=eager,batch_size=1]");
+    const auto report = read_json(files_matching(output / "mock_benchmark", "mock_benchmark_", ".json").at(0));
+    const auto& measurements = report["benchmark_scenarios"][0]["measurements"];
+    for (const char* series : {"time_to_first_token", "tokens_per_second", "time_per_output_token", "latency"})
+        EXPECT_TRUE(measurements.HasMember(series)) << series;
+
+    fs::remove_all(output);
+    result = run({"--enable-mock", "--exclude", "*/generate", "--variants", "eager", "--measurement-iterations", "2"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    names = medians();
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names.begin()->first, "mock_benchmark[variant=eager,batch_size=1]");
+}
+
+// The mock's compiled variant does 0.8 and its kernelized 0.6 of the eager work: the
+// host's measurements must show it.
+TEST_F(RunTest, MeasuredVariantRatiosMatchTheMocksKnownCost) {
+    const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                      "--warmup-iterations", "3", "--measurement-iterations", "31"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto m = medians();
+    const double eager = m.at("mock_benchmark[variant=eager,batch_size=1]");
+    const double compiled = m.at("mock_benchmark[variant=compiled,batch_size=1]");
+    const double kernelized = m.at("mock_benchmark[variant=kernelized,batch_size=1]");
+    EXPECT_NEAR(compiled / eager, 0.8, 0.08) << "eager " << eager << " ms, compiled " << compiled << " ms";
+    EXPECT_NEAR(kernelized / eager, 0.6, 0.08) << "eager " << eager << " ms, kernelized " << kernelized << " ms";
+}
+
+TEST_F(RunTest, InProcessIsolationGivesTheSameResults) {
+    const ProcessResult result = run({"--enable-mock", "--isolation", "none", "--variants", "eager",
+                                      "--measurement-iterations", "3", "--num-tokens-to-generate", "2"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(medians().size(), 2u);
+}
+
+TEST_F(RunTest, DefaultOutputFolderIsTimestampedWithALatestLink) {
+    const ProcessResult result = run_process({benchhost_binary().string(), "--plugins-dir", plugins.string(),
+                                              "--enable-mock", "--variants", "eager", "--measurement-iterations", "2",
+                                              "--include", "mock_benchmark/mock_benchmark"},
+                                             work.path());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const fs::path latest = work / "benchmark_results/latest";
+    ASSERT_TRUE(fs::is_symlink(latest));
+    const std::string target = fs::read_symlink(latest).string();
+    EXPECT_EQ(target.size(), 15u) << target;  // YYYYmmdd_HHMMSS
+    EXPECT_TRUE(fs::exists(latest / "benchmark_summary.json"));
+}
+
+TEST_F(RunTest, BadConfigurationExitsWithTwoAndRunsNothing) {
+    write_file(work / "bad.yaml", "warmup_iterations: 1\nbatch_sizes: [1, 0]\n");
+    ProcessResult result = run({"--enable-mock", "--config", (work / "bad.yaml").string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("bad.yaml:2:14: 'batch_sizes': axis 'batch_size': '0' is not an integer >= 1"),
+              std::string::npos)
+        << result.err;
+    EXPECT_FALSE(fs::exists(output));
+
+    result = run({"--variants", "eager,jit"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("option --variants: axis 'variant': 'jit' is not a variant"), std::string::npos) << result.err;
+
+    result = run({"--no-such-option"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("--no-such-option"), std::string::npos) << result.err;
+
+    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "missing").string()}, work.path());
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("does not exist"), std::string::npos) << result.err;
+}
+
+TEST_F(RunTest, ListShowsPluginsAndBenchmarkIds) {
+    write_file(plugins / "unit/notes.txt", "not a plugin");
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "list", "--plugins-dir", plugins.string()}, work.path());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("performance/mock_benchmark/generate"), std::string::npos);
+    EXPECT_NE(result.out.find("mock (run with --enable-mock)"), std::string::npos);
+    EXPECT_NE(result.out.find("notes.txt: not a plugin"), std::string::npos) << result.out;
+}
+
+}  // namespace
+
+namespace {
+
+// Each way a scenario can end, as the user sees it in the summary.
+TEST(Isolation, EveryEndOfAWorkerIsClassified) {
+    TempDir work;
+    const fs::path plugins = work / "plugins";
+    const fs::path output = work / "out";
+    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins, "integration");
+    install_plugin(mock_plugin, plugins, "performance");
+    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                              "--output-dir", output.string(), "--timeout", "2", "--enable-mock",
+                                              "--variants", "eager", "--measurement-iterations", "3",
+                                              "--exclude", "generate"},
+                                             work.path());
+    EXPECT_EQ(result.exit_code, 1) << result.err;  // some failed
+
+    std::map<std::string, std::pair<std::string, std::string>> outcomes;  // benchmark -> status, reason
+    const auto summary = read_json(output / "benchmark_summary.json");
+    for (const auto& entry : summary["results"].GetArray())
+        outcomes[entry["benchmark"].GetString()] = {entry["status"].GetString(), entry["reason"].GetString()};
+
+    using Outcome = std::pair<std::string, std::string>;
+    EXPECT_EQ(outcomes["ok"], Outcome("success", ""));
+    EXPECT_EQ(outcomes["skips"], Outcome("skipped", "bfloat16 is not supported here"));
+    EXPECT_EQ(outcomes["throws"], Outcome("failed", "threw std::runtime_error: model file is corrupt"));
+    EXPECT_EQ(outcomes["segfaults"], Outcome("crashed", "crashed with SIGSEGV (Segmentation fault)"));
+    EXPECT_EQ(outcomes["aborts"], Outcome("crashed", "crashed with SIGABRT (Aborted)"));
+    EXPECT_EQ(outcomes["exits"], Outcome("exited", "the worker exited with status 3 before reporting a result"));
+    EXPECT_EQ(outcomes["hangs"], Outcome("timed_out", "timed out after 2 s; the worker was killed"));
+    // The good plugin beside them ran and was measured.
+    EXPECT_EQ(outcomes["mock_benchmark"].first, "success");
+
+    const auto& meta = summary["run_metadata"];
+    EXPECT_EQ(meta["total_benchmarks"].GetInt(), 8);
+    EXPECT_EQ(meta["successful_runs"].GetInt(), 2);
+    EXPECT_EQ(meta["skipped_runs"].GetInt(), 1);
+    EXPECT_EQ(meta["failed_runs"].GetInt(), 5);
+
+    // A failed scenario's report keeps what the plugin said.
+    const auto report = read_json(files_matching(output / "fixture_faults", "fixture_faults_", ".json").at(0));
+    bool found_exit_output = false;
+    for (const auto& scenario : report["benchmark_scenarios"].GetArray())
+        if (std::string(scenario["benchmark"].GetString()) == "exits")
+            found_exit_output = std::string(scenario["log_tail"].GetString()).find("giving up") != std::string::npos;
+    EXPECT_TRUE(found_exit_output);
+}
+
+}  // namespace

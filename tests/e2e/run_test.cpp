@@ -124,17 +124,27 @@ TEST_F(RunTest, IncludeAndExcludeSelectBenchmarks) {
 }
 
 // The mock's compiled variant does 0.8 and its kernelized 0.6 of the eager work: the
-// host's measurements must show it.
+// host's measurements must show it. The machine is shared, so each variant runs in two
+// runs, in opposite orders, and its fastest sample is compared: interference only ever
+// adds time, and drift of the machine cannot favour one variant.
 TEST_F(RunTest, MeasuredVariantRatiosMatchTheMocksKnownCost) {
-    const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                      "--warmup-iterations", "3", "--measurement-iterations", "31"});
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-    const auto m = medians();
-    const double eager = m.at("mock_benchmark[variant=eager,batch_size=1]");
-    const double compiled = m.at("mock_benchmark[variant=compiled,batch_size=1]");
-    const double kernelized = m.at("mock_benchmark[variant=kernelized,batch_size=1]");
-    EXPECT_NEAR(compiled / eager, 0.8, 0.08) << "eager " << eager << " ms, compiled " << compiled << " ms";
-    EXPECT_NEAR(kernelized / eager, 0.6, 0.08) << "eager " << eager << " ms, kernelized " << kernelized << " ms";
+    std::map<std::string, double> fastest;
+    for (const char* order : {"eager,compiled,kernelized", "kernelized,compiled,eager"}) {
+        fs::remove_all(output);
+        const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                          "--variants", order, "--warmup-iterations", "3",
+                                          "--measurement-iterations", "31"});
+        ASSERT_EQ(result.exit_code, 0) << result.err;
+        const auto report = read_json(files_matching(output / "mock_benchmark", "mock_benchmark_", ".json").at(0));
+        for (const auto& scenario : report["benchmark_scenarios"].GetArray()) {
+            const std::string variant = scenario["metadata"]["config"]["variant"].GetString();
+            const double min = scenario["measurements"]["latency"]["min"].GetDouble();
+            fastest[variant] = fastest.count(variant) ? std::min(fastest[variant], min) : min;
+        }
+    }
+    const double eager = fastest.at("eager"), compiled = fastest.at("compiled"), kernelized = fastest.at("kernelized");
+    EXPECT_NEAR(compiled / eager, 0.8, 0.06) << "eager " << eager << " ms, compiled " << compiled << " ms";
+    EXPECT_NEAR(kernelized / eager, 0.6, 0.06) << "eager " << eager << " ms, kernelized " << kernelized << " ms";
 }
 
 TEST_F(RunTest, InProcessIsolationGivesTheSameResults) {

@@ -18,9 +18,10 @@ namespace {
 struct RunArguments {
     std::string plugins_dir, config, output_dir, isolation, log_level, model_id;
     std::vector<std::string> include, exclude, categories;
-    std::vector<std::string> variants, batch_sizes, dtypes, devices, threads, compile_modes;
-    bool enable_mock = false;
-    int warmup = 0, measurement = 0, tokens = 0;
+    std::vector<std::string> variants, batch_sizes, dtypes, devices, threads, compile_modes, params;
+    std::string resume;
+    bool enable_mock = false, retry_failed = false, allow_untrusted = false;
+    int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0;
     double timeout = 0;
 };
 
@@ -51,6 +52,17 @@ void add_run_options(CLI::App& run, RunArguments& args) {
         ->delimiter(',');
     run.add_option("--timeout", args.timeout, "Seconds a scenario may run before its worker is killed; 0: no limit")
         ->check(CLI::NonNegativeNumber);
+    run.add_option("--memory-limit", args.memory_limit,
+                   "MiB of address space a worker may use (RLIMIT_AS); past it the scenario fails as out of memory")
+        ->check(CLI::Range(0, 1 << 30));
+    run.add_option("--param", args.params, "A plugin parameter KEY=VALUE (VALUE may be a comma-separated list); repeatable")
+        ->take_all();
+    run.add_option("--resume", args.resume,
+                   "Continue the interrupted run in this folder: scenarios it already reported are not run again")
+        ->check(CLI::ExistingDirectory);
+    run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
+    run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
+                 "Load plugins from folders or files that others than their owner can write");
     run.add_option("--isolation", args.isolation, "process: each scenario in a worker process; none: in the host (for gdb)")
         ->check(CLI::IsMember({"process", "none"}));
     run.add_option("--log-level", args.log_level, "trace, debug, info, warn, error, critical or off")
@@ -69,12 +81,35 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--timeout")) options.timeout_s = args.timeout;
     if (given("--isolation")) options.isolation = args.isolation == "none" ? Isolation::none : Isolation::process;
     if (given("--log-level")) options.log_level = args.log_level;
+    if (given("--memory-limit")) options.memory_limit_mib = static_cast<std::size_t>(args.memory_limit);
+    if (given("--retry-failed")) options.retry_failed = args.retry_failed;
+    if (given("--allow-untrusted-plugins")) options.allow_untrusted = args.allow_untrusted;
+    if (given("--resume")) {
+        if (given("--output-dir") && fs::path(args.output_dir) != fs::path(args.resume))
+            throw ConfigError("--resume writes into the folder it resumes; leave out --output-dir");
+        options.resume_dir = args.resume;
+        options.output_dir = args.resume;
+    }
 
     ScenarioSettings& cli = options.command_line;
     if (given("--warmup-iterations")) cli.warmup_iterations = args.warmup;
     if (given("--measurement-iterations")) cli.measurement_iterations = args.measurement;
     if (given("--num-tokens-to-generate")) cli.num_tokens_to_generate = args.tokens;
     if (given("--model-id")) cli.model_id = args.model_id;
+    for (const std::string& param : args.params) {
+        const auto equals = param.find('=');
+        if (equals == std::string::npos || equals == 0)
+            throw ConfigError("option --param: '" + param + "' is not KEY=VALUE");
+        std::vector<std::string> values;
+        const std::string value = param.substr(equals + 1);
+        for (std::size_t start = 0;;) {
+            const auto comma = value.find(',', start);
+            values.push_back(value.substr(start, comma - start));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        cli.params.set(param.substr(0, equals), values);
+    }
     const std::pair<const char*, const std::vector<std::string>*> axes[] = {
         {"variant", &args.variants}, {"batch_size", &args.batch_sizes}, {"dtype", &args.dtypes},
         {"device", &args.devices},   {"threads", &args.threads},         {"compile_mode", &args.compile_modes}};

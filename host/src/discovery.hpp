@@ -33,6 +33,12 @@ struct DiscoveredPlugin {
 struct RejectedFile {
     std::filesystem::path path;
     std::string reason;
+    /// For a `.so` file in a category folder: a plugin that is broken, not just a
+    /// stray file. A run reports it as a rejected scenario and fails.
+    std::string category;
+    std::string plugin_name;  // the file name without "lib" and ".so", made safe for paths
+
+    bool is_broken_plugin() const { return !plugin_name.empty(); }
 };
 
 struct Discovery {
@@ -46,15 +52,36 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+struct DiscoveryOptions {
+    /// Load plugins from folders and files that others than their owner may write.
+    bool allow_untrusted = false;
+};
+
 /// Scans <plugins_dir>/{unit,integration,performance}/. Throws DiscoveryError when
-/// the folder does not exist or cannot be read; every file that is not a usable plugin
-/// is in `rejected` with the reason.
-Discovery discover_plugins(const std::filesystem::path& plugins_dir);
+/// the folder does not exist, cannot be read, or is writable by others (unless
+/// allowed); every file that is not a usable plugin is in `rejected` with the reason.
+/// A later plugin declaring a benchmark id an earlier one declared is rejected.
+Discovery discover_plugins(const std::filesystem::path& plugins_dir, const DiscoveryOptions& options = {});
+
+class PluginRegistry;
+
+/// Moves every plugin that the registry remembers as crashing while loading (and
+/// that has not changed since) from `plugins` to `rejected`.
+void apply_crash_registry(Discovery& discovery, const PluginRegistry& registry);
+
+/// Empty when `path` may hold code this process runs: owned by root or by us, and
+/// writable by no one else (a group that is the owner's private group is fine).
+/// Otherwise what is wrong, e.g. "is writable by everyone (mode 0777)".
+std::string trust_problem(const std::filesystem::path& path);
 
 /// Empty when `info` can be run by this host; otherwise why not, naming both ABIs.
 std::string abi_problem(const bench::PluginInfo& info);
 
 /// Plugin and benchmark names end up in file names: only [A-Za-z0-9_.-], not "." or "..".
 bool is_safe_name(std::string_view name);
+
+/// `name` with every character outside [A-Za-z0-9_.-] replaced by '_'; "plugin" when
+/// nothing usable is left.
+std::string safe_name(std::string_view name);
 
 }  // namespace benchhost

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -111,6 +113,18 @@ std::string read_whole_file(const fs::path& path) {
     return text.str();
 }
 
+/// Whether a worker that ran under a memory limit failed for lack of memory: it threw
+/// std::bad_alloc, or died after saying so (an allocation failure in a noexcept path).
+bool ran_out_of_memory(const ScenarioOutcome& outcome) {
+    const bench::ScenarioResult& result = outcome.result;
+    if (result.status == bench::Status::failed) return result.reason.find("std::bad_alloc") != std::string::npos;
+    if (result.status == bench::Status::crashed || result.status == bench::Status::exited)
+        return outcome.log_tail.find("bad_alloc") != std::string::npos ||
+               outcome.log_tail.find("Cannot allocate memory") != std::string::npos ||
+               outcome.log_tail.find("out of memory") != std::string::npos;
+    return false;
+}
+
 /// Runs the scenario in a worker process; fills the outcome's result and log tail.
 void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log,
                    ScenarioOutcome& outcome) {
@@ -123,6 +137,13 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
 
     int output[2];
     if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+
+    static const std::vector<std::string> environment = worker_environment();
+    std::vector<const char*> envp;
+    for (const std::string& variable : environment) envp.push_back(variable.c_str());
+    envp.push_back(nullptr);
+    const fs::path loaded_marker = result_file.string() + ".loaded";
+    fs::remove(loaded_marker);
 
     const std::string plugin = scenario.plugin_path.string();
     const std::string config = config_file.string(), result = result_file.string();
@@ -142,7 +163,12 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
         dup2(output[1], STDERR_FILENO);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        execv("/proc/self/exe", const_cast<char* const*>(argv.data()));
+        if (options.memory_limit_mib > 0) {
+            const rlim_t bytes = static_cast<rlim_t>(options.memory_limit_mib) << 20;
+            const rlimit limit{bytes, bytes};
+            setrlimit(RLIMIT_AS, &limit);
+        }
+        execve("/proc/self/exe", const_cast<char* const*>(argv.data()), const_cast<char* const*>(envp.data()));
         _exit(127);
     }
     setpgid(pid, pid);  // also here, so that the group exists before we may kill it
@@ -194,16 +220,20 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.log_tail = collector.tail();
 
+    const bool loaded = fs::exists(loaded_marker);
+    const std::string while_loading = loaded ? "" : " while loading " + scenario.plugin_path.string();
     if (timed_out) {
         std::ostringstream reason;
-        reason << "timed out after " << options.timeout_s << " s; the worker was killed";
+        reason << "timed out after " << options.timeout_s << " s" << while_loading << "; the worker was killed";
         outcome.result = ended(bench::Status::timed_out, reason.str());
     } else if (WIFSIGNALED(wait_status)) {
-        outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(wait_status)));
+        outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(wait_status)) + while_loading);
+        outcome.crashed_while_loading = !loaded;
     } else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
         outcome.result = ended(bench::Status::exited, "the worker exited with status " +
                                                           std::to_string(WEXITSTATUS(wait_status)) +
-                                                          " before reporting a result");
+                                                          (loaded ? " before reporting a result" : while_loading));
+        outcome.crashed_while_loading = !loaded;
     } else if (!fs::exists(result_file)) {
         outcome.result = ended(bench::Status::exited, "the worker exited with status 0 before reporting a result");
     } else {
@@ -213,9 +243,15 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
             outcome.result = ended(bench::Status::failed, std::string("unreadable worker result: ") + e.what());
         }
     }
+    if (options.memory_limit_mib > 0 && ran_out_of_memory(outcome)) {
+        outcome.result.status = bench::Status::failed;
+        outcome.result.reason = "out of memory: the worker exceeded --memory-limit " +
+                                std::to_string(options.memory_limit_mib) + " MiB (" + outcome.result.reason + ")";
+    }
     std::error_code ignored;
     fs::remove(config_file, ignored);
     fs::remove(result_file, ignored);
+    fs::remove(loaded_marker, ignored);
 }
 
 }  // namespace
@@ -226,6 +262,24 @@ std::string describe_signal(int signal_number) {
     std::string text = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal_number);
     if (description) text += std::string(" (") + description + ")";
     return text;
+}
+
+std::vector<std::string> worker_environment() {
+    static const char* const names[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM",
+                                        "LD_LIBRARY_PATH", "XDG_CACHE_HOME"};
+    static const char* const prefixes[] = {"LC_",   "OMP_",  "KMP_",  "MKL_",    "OPENBLAS_", "GOTO_", "DNNL_",
+                                           "ONEDNN_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_",  "NCCL_", "TORCH_",
+                                           "PYTORCH_", "BENCH_", "ASAN_", "UBSAN_", "LSAN_"};
+    std::vector<std::string> kept;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string variable = *entry;
+        const std::string name = variable.substr(0, variable.find('='));
+        bool keep = std::find(std::begin(names), std::end(names), name) != std::end(names);
+        for (const char* prefix : prefixes) keep = keep || name.starts_with(prefix);
+        if (keep) kept.push_back(variable);
+    }
+    kept.emplace_back("BENCHHOST_WORKER=1");
+    return kept;
 }
 
 void install_interrupt_handlers() {
@@ -245,6 +299,10 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     outcome.plugin_path = scenario.plugin_path;
     outcome.plugin_version = scenario.plugin_version;
     outcome.started_at = iso_now();
+    if (!scenario.reject_reason.empty()) {
+        outcome.result = ended(bench::Status::rejected, scenario.reject_reason);
+        return outcome;
+    }
     if (!scenario.skip_reason.empty()) {
         outcome.result = ended(bench::Status::skipped, scenario.skip_reason);
         return outcome;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <spdlog/logger.h>
 
@@ -19,11 +20,12 @@ namespace benchhost {
 struct ExecutionOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;           // 0: no limit
+    std::size_t memory_limit_mib = 0;  // address space of a worker (RLIMIT_AS); 0: no limit
     std::filesystem::path scratch_dir;  // where request and result files go
     std::string worker_log_level = "info";
 };
 
-/// Runs `scenario`. A scenario planned as skipped is returned as skipped unrun.
+/// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.
 ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const ExecutionOptions& options,
                                  spdlog::logger& log);
 
@@ -35,5 +37,12 @@ bool interrupt_requested();
 
 /// "SIGSEGV (Segmentation fault)".
 std::string describe_signal(int signal_number);
+
+/// The environment a worker gets: the host's variables that configure the system,
+/// the libraries and the hardware (PATH, HOME, LANG and LC_*, TZ, TMPDIR,
+/// LD_LIBRARY_PATH, XDG_CACHE_HOME, and those starting OMP_, KMP_, MKL_, OPENBLAS_,
+/// GOTO_, DNNL_, ONEDNN_, CUDA_, NVIDIA_, CUBLAS_, CUDNN_, NCCL_, TORCH_, PYTORCH_,
+/// BENCH_, ASAN_, UBSAN_, LSAN_), nothing else, plus BENCHHOST_WORKER=1.
+std::vector<std::string> worker_environment();
 
 }  // namespace benchhost

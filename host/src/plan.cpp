@@ -17,6 +17,14 @@ bool contains(const std::vector<std::string>& items, std::string_view item) {
     return std::find(items.begin(), items.end(), item) != items.end();
 }
 
+/// Whether --include and --exclude select `id`; marks the include patterns it matched.
+bool selected(const std::string& id, const RunOptions& options, std::vector<bool>& include_used) {
+    bool included = options.include.empty();
+    for (std::size_t i = 0; i < options.include.size(); ++i)
+        if (matches_pattern(id, options.include[i])) include_used[i] = included = true;
+    return included && !matches_any(id, options.exclude);
+}
+
 /// The scenario config before axes: identity and the plugin's settings.
 bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const DiscoveredBenchmark& benchmark,
                                   const ScenarioSettings& settings) {
@@ -69,14 +77,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
             const std::string id = plugin.id(benchmark);
             all_ids.push_back(id);
-            if (!options.include.empty()) {
-                bool included = false;
-                for (std::size_t i = 0; i < options.include.size(); ++i) {
-                    if (matches_pattern(id, options.include[i])) include_used[i] = included = true;
-                }
-                if (!included) continue;
-            }
-            if (matches_any(id, options.exclude)) continue;
+            if (!selected(id, options, include_used)) continue;
 
             bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
             // Axes the plugin does not vary over still set its config: their first value.
@@ -90,7 +91,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
                 }
             }
 
-            PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}};
+            PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}, {}};
             if (plugin.mock() && !options.enable_mock) {
                 planned.skip_reason = "mock plugin: run with --enable-mock to include it";
                 plan.scenarios.push_back(std::move(planned));
@@ -107,6 +108,21 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
                 plan.scenarios.push_back(std::move(scenario));
             }
         }
+    }
+
+    // Broken plugin files, selected like the benchmarks they would have had.
+    for (const RejectedFile& file : discovery.rejected) {
+        if (!file.is_broken_plugin()) continue;
+        if (!options.categories.empty() && !contains(options.categories, file.category)) continue;
+        bench::ScenarioConfig config;
+        config.category = file.category;
+        config.plugin = config.benchmark = config.scenario_name = file.plugin_name;
+        const std::string id = config.benchmark_id();
+        all_ids.push_back(id);
+        if (!selected(id, options, include_used)) continue;
+        PlannedScenario planned{config, file.path, "", "", "", {}};
+        planned.reject_reason = file.path.string() + ": " + file.reason;
+        plan.scenarios.push_back(std::move(planned));
     }
 
     for (std::size_t i = 0; i < options.include.size(); ++i) {

@@ -20,7 +20,8 @@ struct PlannedScenario {
     std::filesystem::path plugin_path;
     std::string plugin_version;
     std::string symbol;       // the entry point to call
-    std::string skip_reason;  // non-empty: recorded as skipped without running
+    std::string skip_reason;    // non-empty: recorded as skipped without running
+    std::string reject_reason;  // non-empty: a broken plugin file, recorded as rejected
 };
 
 struct Plan {
@@ -28,6 +29,8 @@ struct Plan {
     std::vector<std::string> warnings;  // e.g. an --include pattern that matched nothing
 };
 
+/// Broken plugin files (RejectedFile::is_broken_plugin) are planned too, as one
+/// rejected scenario each, so that the run reports them and fails.
 /// Throws ConfigError when a configured axis value is invalid for the plugin.
 Plan make_plan(const Discovery& discovery, const RunOptions& options);
 

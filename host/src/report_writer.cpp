@@ -298,6 +298,7 @@ std::string summary_report(const RunRecord& record) {
     out.field("commit_id", record.commit_id);
     out.field("host_version", record.host_version);
     out.field("interrupted", record.interrupted);
+    out.field("state", record.interrupted ? "interrupted" : record.finished ? "complete" : "running");
     out.key("config");
     write_string_map(out, record.run_config);
     out.field("total_benchmarks", totals.total);
@@ -457,7 +458,8 @@ std::filesystem::path plugin_report_path(const std::string& plugin, const std::s
     return std::filesystem::path(plugin) / (plugin + "_" + timestamp + ".json");
 }
 
-WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir) {
+WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir,
+                             const std::string* only_plugin) {
     // Group per plugin, plugins in order of first appearance.
     std::vector<std::string> plugins;
     std::map<std::string, std::vector<const ScenarioOutcome*>> by_plugin;
@@ -469,6 +471,7 @@ WrittenReports write_reports(const RunRecord& record, const std::filesystem::pat
 
     WrittenReports written;
     for (const auto& plugin : plugins) {
+        if (only_plugin != nullptr && plugin != *only_plugin) continue;
         const std::filesystem::path path = output_dir / plugin_report_path(plugin, record.timestamp);
         write_file_atomically(path, plugin_report(plugin, by_plugin[plugin], record));
         written.plugin_reports[plugin] = path;

@@ -18,8 +18,11 @@ struct WrittenReports {
     std::filesystem::path csv;
 };
 
-/// Throws std::runtime_error naming the file that could not be written.
-WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir);
+/// Throws std::runtime_error naming the file that could not be written. With
+/// `only_plugin`, writes that plugin's report (and the CSV and summary): what changed
+/// after one more scenario, so that a run killed at any point leaves complete files.
+WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir,
+                             const std::string* only_plugin = nullptr);
 
 /// The report file of one plugin, relative to the output folder.
 std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp);

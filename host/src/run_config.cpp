@@ -21,7 +21,8 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
-                                           "enable_mock", "timeout", "isolation", "log_level", "plugins"};
+                                           "enable_mock", "timeout", "memory_limit", "isolation", "log_level",
+                                           "plugins"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -219,6 +220,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 auto seconds = bench::parse_double(text);
                 if (!seconds || *seconds < 0) fail(origin, value, "'timeout' must be seconds >= 0, got '" + text + "'");
                 options.timeout_s = *seconds;
+            } else if (key == "memory_limit") {
+                options.memory_limit_mib = static_cast<std::size_t>(int_value(origin, key, value, 0));
             } else if (key == "isolation") {
                 const std::string text = scalar_text(origin, key, value);
                 if (text == "process") options.isolation = Isolation::process;

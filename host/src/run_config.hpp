@@ -11,6 +11,7 @@
 //   axes: {seq_len: [128, 512]}   # custom axes, set as parameters
 //   params: {sizes: [128, 512]}   # free-form parameters
 //   timeout: 600                  # run settings ...
+//   memory_limit: 4096            # MiB of address space per worker
 //   isolation: process
 //   enable_mock: false
 //   include: [mock]
@@ -68,7 +69,11 @@ struct RunOptions {
     bool enable_mock = false;
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
+    std::size_t memory_limit_mib = 0;  // address space of each worker; 0 disables
     std::string log_level = "info";
+    bool retry_failed = false;     // load plugins the registry remembers as crashing
+    bool allow_untrusted = false;  // load plugins others than their owner may write
+    std::optional<std::filesystem::path> resume_dir;  // continue the run in this folder
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level

@@ -16,7 +16,8 @@ RunTotals count_totals(const RunRecord& record) {
             case bench::Status::failed:
             case bench::Status::crashed:
             case bench::Status::timed_out:
-            case bench::Status::exited: ++totals.failed; break;
+            case bench::Status::exited:
+            case bench::Status::rejected: ++totals.failed; break;
         }
     }
     return totals;

@@ -24,6 +24,7 @@ struct ScenarioOutcome {
     std::string started_at;  // ISO 8601 UTC, e.g. "2026-11-22T11:50:00Z"
     double wall_time_s = 0;  // worker start to end, as the host saw it
     std::string log_tail;    // last lines the worker printed, kept for failures
+    bool crashed_while_loading = false;  // the worker died before the plugin was loaded
 };
 
 struct RunRecord {
@@ -36,11 +37,12 @@ struct RunRecord {
     HardwareInfo hardware;
     std::map<std::string, std::string> run_config;  // effective run options, for the record
     bool interrupted = false;
+    bool finished = false;  // every planned scenario has run; the summary says "complete"
     std::vector<ScenarioOutcome> outcomes;
 };
 
 /// failed counts every status other than success and skipped (failed, crashed,
-/// timed_out, exited).
+/// timed_out, exited, rejected).
 struct RunTotals {
     int total = 0, successful = 0, failed = 0, skipped = 0;
     /// successful / total, in [0, 1]; 0 when total is 0. Skipped scenarios count in the

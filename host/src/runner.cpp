@@ -7,6 +7,8 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <spdlog/sinks/basic_file_sink.h>
@@ -20,6 +22,8 @@
 #include "executor.hpp"
 #include "hardware_info.hpp"
 #include "plan.hpp"
+#include "plugin_registry.hpp"
+#include "report_reader.hpp"
 #include "report_writer.hpp"
 
 namespace benchhost {
@@ -65,11 +69,11 @@ fs::path prepare_output_dir(const RunOptions& options, const std::string& timest
     return dir;
 }
 
-std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std::string& level) {
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std::string& level, bool append) {
     auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     console->set_level(spdlog::level::from_str(level));
     console->set_pattern("%^[%l]%$ %v");
-    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), true);
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), !append);
     file->set_level(spdlog::level::debug);
     file->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
     auto logger = std::make_shared<spdlog::logger>("benchhost", spdlog::sinks_init_list{console, file});
@@ -109,14 +113,21 @@ std::string headline(const ScenarioOutcome& outcome) {
 
 int run_benchmarks(const RunOptions& options) {
     const std::time_t start_time = std::time(nullptr);
-    const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
+    std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
 
     // Everything that can be wrong with the invocation is found before anything runs.
+    RunRecord record;
     Discovery discovery;
     Plan plan;
     fs::path output_dir;
+    PluginRegistry registry(PluginRegistry::default_path());
     try {
-        discovery = discover_plugins(options.plugins_dir);
+        if (options.resume_dir) {
+            record = read_run(*options.resume_dir);
+            timestamp = record.timestamp;  // the resumed run keeps its file names
+        }
+        discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
+        if (!options.retry_failed) apply_crash_registry(discovery, registry);
         plan = make_plan(discovery, options);
         output_dir = prepare_output_dir(options, timestamp);
     } catch (const std::exception& e) {
@@ -124,10 +135,13 @@ int run_benchmarks(const RunOptions& options) {
         return 2;
     }
 
-    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level);
+    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level,
+                           options.resume_dir.has_value());
     log->info("benchhost {}: {} plugins in {}, {} scenarios planned, reports in {}", BENCHHOST_VERSION,
               discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(), output_dir.string());
-    for (const RejectedFile& file : discovery.rejected) log->debug("not a plugin: {}: {}", file.path.string(), file.reason);
+    for (const RejectedFile& file : discovery.rejected)
+        log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
+                 file.path.string(), file.reason);
     for (const std::string& warning : plan.warnings) log->warn("{}", warning);
 
     char scratch_template[] = "/tmp/benchhost-XXXXXX";
@@ -139,59 +153,94 @@ int run_benchmarks(const RunOptions& options) {
     ExecutionOptions execution;
     execution.isolation = options.isolation;
     execution.timeout_s = options.timeout_s;
+    execution.memory_limit_mib = options.memory_limit_mib;
     execution.scratch_dir = scratch;
     execution.worker_log_level = options.log_level;
 
-    RunRecord record;
-    record.timestamp = timestamp;
-    record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
+    std::set<std::string> already_reported;
+    for (const ScenarioOutcome& outcome : record.outcomes) already_reported.insert(outcome.config.scenario_id());
+    if (!options.resume_dir) {
+        record.timestamp = timestamp;
+        record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
+    }
+    record.interrupted = false;
+    record.finished = false;
     record.commit_id = build_git_commit;
     record.host_version = BENCHHOST_VERSION;
     record.hardware = collect_hardware_info();
     record.host_name = record.hardware["host"]["hostname"];
     record.run_config = describe_options(options);
 
+    // Writes what changed after each scenario, so that a run killed at any point
+    // leaves complete reports of everything it finished.
+    auto write_progress = [&](const std::string* plugin) {
+        try {
+            write_reports(record, output_dir, plugin);
+        } catch (const std::exception& e) {
+            log->error("{}", e.what());
+            return false;
+        }
+        return true;
+    };
+
     install_interrupt_handlers();
+    std::map<fs::path, std::string> crashed_while_loading;  // in this run
     const std::size_t total = plan.scenarios.size();
     for (std::size_t i = 0; i < total; ++i) {
-        const PlannedScenario& scenario = plan.scenarios[i];
-        log->info("[{}/{}] {}", i + 1, total, scenario.config.scenario_id());
+        PlannedScenario scenario = plan.scenarios[i];
+        const std::string id = scenario.config.scenario_id();
+        if (already_reported.count(id) > 0) {
+            log->info("[{}/{}] {}: already reported in {}", i + 1, total, id, output_dir.string());
+            continue;
+        }
+        if (auto crash = crashed_while_loading.find(scenario.plugin_path); crash != crashed_while_loading.end())
+            scenario.reject_reason = scenario.plugin_path.string() + ": " + crash->second +
+                                     "; its other scenarios are not run";
+        log->info("[{}/{}] {}", i + 1, total, id);
         ScenarioOutcome outcome = execute_scenario(scenario, execution, *log);
         if (interrupt_requested()) {
-            log->warn("interrupted: {} was stopped; writing the {} finished scenarios", scenario.config.scenario_id(),
-                      record.outcomes.size());
+            log->warn("interrupted: {} was stopped; writing the {} finished scenarios", id, record.outcomes.size());
             record.interrupted = true;
             break;
+        }
+        if (outcome.crashed_while_loading) {
+            crashed_while_loading[scenario.plugin_path] = outcome.result.reason;
+            registry.record_crash(scenario.plugin_path, outcome.result.reason);
+        } else if (outcome.result.status != bench::Status::rejected && options.retry_failed) {
+            registry.forget(scenario.plugin_path);  // it loads now
         }
         const bool ok = outcome.result.status == bench::Status::success || outcome.result.status == bench::Status::skipped;
         log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {} ({:.2f} s)", i + 1, total,
                  headline(outcome), outcome.wall_time_s);
         if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
         record.outcomes.push_back(std::move(outcome));
+        if (!write_progress(&record.outcomes.back().config.plugin)) {
+            ScenarioOutcome& written = record.outcomes.back();
+            if (written.result.status == bench::Status::success) {
+                written.result.status = bench::Status::failed;
+                written.result.reason = "measured, but its report could not be written (see the log)";
+            }
+        }
     }
+    record.finished = !record.interrupted;
     record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
+    if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
 
-    try {
-        const WrittenReports written = write_reports(record, output_dir);
-        log->info("summary: {}", written.summary.string());
-    } catch (const std::exception& e) {
-        log->error("{}", e.what());
-        std::cout << format_summary_table(record);
-        return 1;
-    }
+    const bool written = write_progress(nullptr);
     std::cout << format_summary_table(record) << std::flush;
+    if (written) log->info("summary: {}", (output_dir / "benchmark_summary.json").string());
 
     if (record.interrupted) return 130;
-    const RunTotals totals = count_totals(record);
-    return totals.failed > 0 ? 1 : 0;
+    return !written || count_totals(record).failed > 0 ? 1 : 0;
 }
 
 int list_plugins(const ListCommand& command) {
     Discovery discovery;
     try {
         discovery = discover_plugins(command.plugins_dir);
+        apply_crash_registry(discovery, PluginRegistry(PluginRegistry::default_path()));
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;

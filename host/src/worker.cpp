@@ -39,6 +39,7 @@ std::string current_exception_type() {
     return status == 0 && demangled ? demangled.get() : type->name();
 }
 
+
 /// Libraries stay loaded for the life of the process.
 boost::dll::shared_library& load(const std::filesystem::path& plugin) {
     static std::mutex mutex;
@@ -59,45 +60,66 @@ std::string read_file(const std::filesystem::path& path) {
     return text.str();
 }
 
+/// The loader's own words from a Boost.DLL exception: "<path>: undefined symbol: f".
+std::string loader_message(const std::string& what, const std::filesystem::path& plugin) {
+    const std::string marker = "(dlerror system message: ";
+    std::string message = what;
+    if (auto start = what.find(marker); start != std::string::npos) {
+        start += marker.size();
+        const auto end = what.rfind("): ");
+        message = what.substr(start, end != std::string::npos && end > start ? end - start : std::string::npos);
+    }
+    const std::string prefix = plugin.string() + ": ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    return message;
+}
+
 }  // namespace
 
-bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
-                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger) {
-    bench::EntryPoint* entry = nullptr;
+LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol) {
+    const std::string where = plugin.string() + ": ";
     try {
         boost::dll::shared_library& library = load(plugin);
         if (!library.has(bench::plugin_info_symbol))
-            return failure(plugin.string() + ": bench_plugin_info is not exported (no BENCH_PLUGIN)");
+            return {nullptr, where + "bench_plugin_info is not exported (no BENCH_PLUGIN)"};
         const auto& info = library.get<const bench::PluginInfo>(bench::plugin_info_symbol);
-        if (std::string problem = abi_problem(info); !problem.empty()) return failure(plugin.string() + ": " + problem);
-        if (!library.has(symbol)) return failure(plugin.string() + ": entry point " + symbol + " is not exported");
-        entry = &library.get<bench::EntryPoint>(symbol);
+        if (std::string problem = abi_problem(info); !problem.empty()) return {nullptr, where + problem};
+        if (!library.has(symbol)) return {nullptr, where + "entry point " + symbol + " is not exported"};
+        return {&library.get<bench::EntryPoint>(symbol), {}};
     } catch (const std::exception& e) {
-        return failure(plugin.string() + ": cannot load: " + e.what());
+        return {nullptr, where + "cannot load: " + loader_message(e.what(), plugin)};
     }
+}
 
+bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
+                                       std::shared_ptr<spdlog::logger> logger) {
     bench::Context context(config, std::move(logger));
+    bench::ScenarioResult result;
     try {
         entry(context);
+        result = context.take_result();
+        result.status = bench::Status::success;
     } catch (const bench::SkipScenario& skip) {
-        bench::ScenarioResult result = context.take_result();
+        result = context.take_result();
         result.status = bench::Status::skipped;
         result.reason = skip.what();
-        return result;
     } catch (const std::exception& e) {
-        bench::ScenarioResult result = context.take_result();
+        result = context.take_result();
         result.status = bench::Status::failed;
         result.reason = "threw " + current_exception_type() + ": " + e.what();
-        return result;
     } catch (...) {
-        bench::ScenarioResult result = context.take_result();
+        result = context.take_result();
         result.status = bench::Status::failed;
         result.reason = "threw " + current_exception_type();
-        return result;
     }
-    bench::ScenarioResult result = context.take_result();
-    result.status = bench::Status::success;
     return result;
+}
+
+bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger) {
+    const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+    if (loaded.entry == nullptr) return failure(loaded.error);
+    return call_entry_point(loaded.entry, config, std::move(logger));
 }
 
 int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
@@ -111,7 +133,13 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
     bench::ScenarioResult result;
     try {
         const bench::ScenarioConfig config = config_from_json(read_file(config_file));
-        result = run_entry_point(plugin, symbol, config, logger);
+        const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+        if (loaded.entry == nullptr) {
+            result = failure(loaded.error);
+        } else {
+            write_file_atomically(std::filesystem::path(result_file.string() + ".loaded"), "");
+            result = call_entry_point(loaded.entry, config, logger);
+        }
     } catch (const std::exception& e) {
         result = failure(std::string("worker: ") + e.what());
     }

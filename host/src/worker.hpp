@@ -9,10 +9,27 @@
 
 #include <spdlog/logger.h>
 
+#include <bench/abi.hpp>
 #include <bench/config.hpp>
 #include <bench/result.hpp>
 
 namespace benchhost {
+
+/// An entry point of a loaded plugin, or why it could not be had: "<path>: cannot
+/// load: libfoo.so.1: cannot open shared object file: ...", a handshake mismatch, ...
+struct LoadedEntryPoint {
+    bench::EntryPoint* entry = nullptr;
+    std::string error;
+};
+
+/// Loads `plugin` (RTLD_NOW) and looks up `symbol` after checking the handshake.
+/// Never throws. The library stays loaded until the process ends.
+LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol);
+
+/// Calls a loaded entry point with a Context for `config`; an exception becomes a
+/// failed result, bench::SkipScenario a skipped one. Never throws.
+bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
+                                       std::shared_ptr<spdlog::logger> logger);
 
 /// Loads `plugin` (RTLD_NOW, so a missing symbol fails here and not at first call),
 /// checks its handshake, and calls `symbol` with a Context for `config`. Never throws:
@@ -24,6 +41,8 @@ bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const
 
 /// main() of a worker process: reads the scenario config (JSON) from `config_file`,
 /// runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`.
+/// Once the plugin is loaded it creates `<result_file>.loaded`, so that the host can
+/// tell a crash while loading (a static initializer) from one while running.
 /// Returns the process exit status: 0 when a result was written.
 int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
                 const std::filesystem::path& config_file, const std::filesystem::path& result_file,

@@ -12,13 +12,14 @@ std::string_view to_string(Status status) {
         case Status::crashed: return "crashed";
         case Status::timed_out: return "timed_out";
         case Status::exited: return "exited";
+        case Status::rejected: return "rejected";
     }
     return "unknown";
 }
 
 std::optional<Status> parse_status(std::string_view text) {
     for (Status s : {Status::success, Status::skipped, Status::failed, Status::crashed, Status::timed_out,
-                     Status::exited})
+                     Status::exited, Status::rejected})
         if (text == to_string(s)) return s;
     return std::nullopt;
 }

@@ -41,6 +41,7 @@ enum class Status {
     crashed,    // the worker died on a signal
     timed_out,  // the worker ran past --timeout and was killed
     exited,     // the worker exited on its own before reporting (exit(N) in a plugin)
+    rejected,   // the host refused the plugin file before running it (see the reason)
 };
 
 BENCH_EXPORT std::string_view to_string(Status status);

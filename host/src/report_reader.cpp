@@ -89,8 +89,9 @@ std::string serialize(const Value& value) {
 ScenarioOutcome read_scenario(const Reader& scenario) {
     ScenarioOutcome outcome;
     const Reader metadata = scenario.object("metadata");
+    const Reader config = metadata.object("config");
     try {
-        outcome.config = config_from_json(serialize(metadata.object("config").value()));
+        outcome.config = config_from_json(serialize(config.value()));
     } catch (const std::runtime_error& e) {
         metadata.fail("config", e.what());
     }

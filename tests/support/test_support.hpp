@@ -66,13 +66,30 @@ struct ProcessResult {
     std::string out, err;
 };
 
-/// Runs `argv` in `cwd`, with stdout and stderr captured, and waits for it.
-inline ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& cwd = fs::current_path()) {
+/// Runs `argv` in `cwd`, with stdout and stderr captured, and waits for it. `extra_env`
+/// holds "KEY=VALUE" entries added to the child's environment, replacing a variable of
+/// the same name.
+inline ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& cwd = fs::current_path(),
+                                 const std::vector<std::string>& extra_env = {}) {
     TempDir capture;
     const fs::path out_file = capture / "stdout", err_file = capture / "stderr";
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    // The child's environment, built before fork: ours, less what extra_env replaces.
+    std::vector<std::string> environment;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string variable = *entry;
+        const std::size_t equals = variable.find('=');
+        bool replaced = false;
+        for (const auto& extra : extra_env)
+            replaced = replaced || (equals != std::string::npos && extra.starts_with(variable.substr(0, equals + 1)));
+        if (!replaced) environment.push_back(variable);
+    }
+    environment.insert(environment.end(), extra_env.begin(), extra_env.end());
+    std::vector<char*> env;
+    for (auto& e : environment) env.push_back(e.data());
+    env.push_back(nullptr);
     const pid_t pid = fork();
     if (pid == 0) {
         if (chdir(cwd.c_str()) != 0) _exit(126);
@@ -80,7 +97,7 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, const fs:
         const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(out, 1);
         dup2(err, 2);
-        execv(args[0], args.data());
+        execve(args[0], args.data(), env.data());
         _exit(127);
     }
     int status = 0;

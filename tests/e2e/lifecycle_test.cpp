@@ -1,0 +1,264 @@
+// The life of a run around its scenarios: interruption by Ctrl-C, a host killed with
+// kill -9, resuming an interrupted run, and refusing untrusted plugin folders.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <thread>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+using namespace std::chrono_literals;
+
+const fs::path fixtures = BENCH_TEST_FIXTURE_PLUGIN_DIR;
+
+/// A running host, started in the background with its output in files.
+class BackgroundHost {
+public:
+    BackgroundHost(const std::vector<std::string>& args, const fs::path& cwd) {
+        std::vector<std::string> argv = {benchhost_binary().string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        std::vector<char*> raw;
+        for (auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+        raw.push_back(nullptr);
+        const fs::path out = cwd / "host.stdout", err = cwd / "host.stderr";
+        pid_ = fork();
+        if (pid_ == 0) {
+            if (chdir(cwd.c_str()) != 0) _exit(126);
+            freopen(out.c_str(), "w", stdout);
+            freopen(err.c_str(), "w", stderr);
+            execv(raw[0], raw.data());
+            _exit(127);
+        }
+    }
+    ~BackgroundHost() {
+        if (pid_ > 0 && !exited_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    pid_t pid() const { return pid_; }
+    /// Exit code, -signal when killed; -1000 when it did not end within `limit`.
+    int wait(std::chrono::milliseconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        int status = 0;
+        while (std::chrono::steady_clock::now() < deadline) {
+            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+                exited_ = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+            }
+            std::this_thread::sleep_for(20ms);
+        }
+        return -1000;
+    }
+
+private:
+    pid_t pid_ = -1;
+    bool exited_ = false;
+};
+
+/// Waits until `file` contains `text`.
+bool wait_for_text(const fs::path& file, const std::string& text, std::chrono::milliseconds limit = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (fs::exists(file) && read_file(file).find(text) != std::string::npos) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+/// Children of `parent`, from /proc.
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> found;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string stat;
+        try {
+            stat = read_file(entry.path() / "stat");
+        } catch (...) {
+            continue;
+        }
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(stat.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == parent) found.push_back(std::stoi(name));
+    }
+    return found;
+}
+
+bool process_gone(pid_t pid, std::chrono::milliseconds limit = 3s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (kill(pid, 0) != 0) return true;
+        try {  // a zombie waiting for init to reap it is gone as well
+            const std::string stat = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
+            if (stat.substr(stat.rfind(')') + 2, 1) == "Z") return true;
+        } catch (...) {
+            return true;
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+class LifecycleTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        install_plugin(fixtures / "unit/libfixture_multi.so", plugins, "unit");
+        install_plugin(fixtures / "integration/libfixture_faults.so", plugins, "integration");
+    }
+    std::vector<std::string> run_args(std::vector<std::string> extra) {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
+                                         "--measurement-iterations", "3", "--include", "fixture_multi",
+                                         "--include", "hangs"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    }
+    fs::path log_file() {
+        const auto logs = files_matching(output, "benchmark_run_", ".log");
+        return logs.empty() ? output / "missing.log" : logs[0];
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+    fs::path output = work / "out";
+};
+
+TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishesTheRun) {
+    BackgroundHost host(run_args({}), work.path());
+    ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // three finished
+    ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
+    std::this_thread::sleep_for(200ms);  // the worker is hanging now
+    const std::vector<pid_t> workers = children_of(host.pid());
+    kill(host.pid(), SIGINT);
+    EXPECT_EQ(host.wait(10s), 130);
+    for (pid_t worker : workers) EXPECT_TRUE(process_gone(worker)) << "worker " << worker << " outlived the run";
+
+    auto summary = read_json(output / "benchmark_summary.json");
+    EXPECT_TRUE(summary["run_metadata"]["interrupted"].GetBool());
+    EXPECT_STREQ(summary["run_metadata"]["state"].GetString(), "interrupted");
+    EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 3);
+    EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
+    const std::string first_timestamp = summary["run_metadata"]["timestamp"].GetString();
+
+    // Resuming runs only what is missing, into the same folder and files.
+    const ProcessResult resumed = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
+         "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
+        work.path());
+    EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang now times out
+    EXPECT_NE(resumed.err.find("unit/fixture_multi/alpha: already reported"), std::string::npos) << resumed.err;
+    summary = read_json(output / "benchmark_summary.json");
+    EXPECT_FALSE(summary["run_metadata"]["interrupted"].GetBool());
+    EXPECT_STREQ(summary["run_metadata"]["state"].GetString(), "complete");
+    EXPECT_EQ(summary["run_metadata"]["timestamp"].GetString(), first_timestamp);
+    EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 4);
+    EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
+    EXPECT_EQ(summary["run_metadata"]["failed_runs"].GetInt(), 1);
+    EXPECT_EQ(files_matching(output / "fixture_multi", "fixture_multi_", ".json").size(), 1u);
+    const auto multi = read_json(files_matching(output / "fixture_multi", "fixture_multi_", ".json")[0]);
+    EXPECT_EQ(multi["benchmark_scenarios"].Size(), 3u);
+    EXPECT_EQ(multi["benchmark_scenarios"][0]["measurements"]["latency"]["measurements"].Size(), 3u);
+}
+
+TEST_F(LifecycleTest, SecondCtrlCExitsAtOnce) {
+    BackgroundHost host(run_args({}), work.path());
+    ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // the log exists from here on
+    ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
+    kill(host.pid(), SIGINT);
+    kill(host.pid(), SIGINT);
+    const int code = host.wait(5s);
+    EXPECT_TRUE(code == 130) << code;
+}
+
+TEST_F(LifecycleTest, KillMinusNineLeavesCompleteFilesAndNoWorker) {
+    BackgroundHost host(run_args({}), work.path());
+    ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));
+    ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
+    std::this_thread::sleep_for(200ms);
+    const std::vector<pid_t> workers = children_of(host.pid());
+    ASSERT_FALSE(workers.empty());
+    kill(host.pid(), SIGKILL);
+    EXPECT_EQ(host.wait(5s), -SIGKILL);
+    for (pid_t worker : workers) EXPECT_TRUE(process_gone(worker)) << "worker " << worker << " outlived the host";
+
+    // What was written is whole: every JSON file parses, no temporary file is left.
+    const auto summary = read_json(output / "benchmark_summary.json");
+    EXPECT_STREQ(summary["run_metadata"]["state"].GetString(), "running");
+    EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
+    for (const auto& entry : fs::recursive_directory_iterator(output)) {
+        const std::string name = entry.path().filename().string();
+        EXPECT_EQ(name.find(".tmp."), std::string::npos) << name;
+        if (name.ends_with(".json")) {
+            EXPECT_NO_THROW(read_json(entry.path())) << name;
+        }
+    }
+}
+
+TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
+    // A folder anyone can write: nothing runs.
+    fs::permissions(plugins, fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);
+    ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                        "--output-dir", output.string()},
+                                       work.path());
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("is writable by everyone (mode 0757)"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("--allow-untrusted-plugins"), std::string::npos) << result.err;
+
+    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                          output.string(), "--allow-untrusted-plugins", "--include", "fixture_multi",
+                          "--measurement-iterations", "2"},
+                         work.path());
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    fs::permissions(plugins, fs::perms::others_write, fs::perm_options::remove);
+
+    // A plugin file anyone can write: that plugin is rejected, the others run.
+    fs::remove_all(output);
+    const fs::path plugin = plugins / "unit/libfixture_multi.so";
+    fs::permissions(plugin, fs::perms::others_write, fs::perm_options::add);
+    install_plugin(fixtures / "performance/libfixture_single.so", plugins, "performance");
+    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                          output.string(), "--exclude", "fixture_faults", "--measurement-iterations", "2"},
+                         work.path());
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    const auto summary = read_json(output / "benchmark_summary.json");
+    std::map<std::string, std::pair<std::string, std::string>> by_plugin;
+    for (const auto& entry : summary["results"].GetArray())
+        by_plugin[entry["plugin"].GetString()] = {entry["status"].GetString(), entry["reason"].GetString()};
+    EXPECT_EQ(by_plugin["fixture_single"].first, "success");
+    EXPECT_EQ(by_plugin["fixture_multi"].first, "rejected");
+    EXPECT_EQ(by_plugin["fixture_multi"].second.rfind(plugin.string() + ": the file is writable by everyone", 0), 0u)
+        << by_plugin["fixture_multi"].second;
+}
+
+TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                     output.string(), "--include", "fixture_multi/alpha", "--measurement-iterations", "2",
+                     "--param", "sizes=1,2,3", "--param", "label=x=y"},
+                    work.path());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto report = read_json(files_matching(output / "fixture_multi", "fixture_multi_", ".json").at(0));
+    const auto& params = report["benchmark_scenarios"][0]["metadata"]["config"]["params"];
+    ASSERT_TRUE(params.HasMember("sizes"));
+    EXPECT_EQ(params["sizes"].Size(), 3u);
+    EXPECT_STREQ(params["label"][0].GetString(), "x=y");
+
+    const ProcessResult bad = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                           "--param", "novalue"},
+                                          work.path());
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("option --param: 'novalue' is not KEY=VALUE"), std::string::npos) << bad.err;
+}
+
+}  // namespace

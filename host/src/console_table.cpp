@@ -177,6 +177,8 @@ std::string plural(int count, const char* singular, const char* plural_form) {
 
 }  // namespace
 
+std::string format_figure(double value, std::string_view unit) { return format_time(value, unit); }
+
 std::string format_summary_table(const RunRecord& record) {
     std::vector<Row> rows;
     rows.reserve(record.outcomes.size());
@@ -195,6 +197,20 @@ std::string format_summary_table(const RunRecord& record) {
     std::string out;
     append_row(out, header, widths);
     for (const auto& row : rows) append_row(out, row, widths);
+
+    // The table cuts notes short; what went wrong is worth reading in full.
+    bool first_problem = true;
+    for (const auto& outcome : record.outcomes) {
+        const bench::Status status = outcome.result.status;
+        if (status == bench::Status::success || status == bench::Status::skipped) continue;
+        if (first_problem) out += "\nProblems:\n";
+        first_problem = false;
+        std::string reason = outcome.result.reason;  // continuation lines indented under it
+        for (std::size_t at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at + 5))
+            reason.replace(at, 1, "\n    ");
+        out += "  " + outcome.config.scenario_id() + " (" + std::string(bench::to_string(status)) + "): " + reason +
+               "\n";
+    }
 
     const RunTotals totals = count_totals(record);
     char rate[32];

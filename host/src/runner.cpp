@@ -103,7 +103,7 @@ std::string headline(const ScenarioOutcome& outcome) {
     text << to_string(result.status);
     if (const bench::Series* latency = result.find_series("latency"); latency && !latency->samples.empty()) {
         const bench::Summary summary = bench::summarize(latency->samples);
-        text << ", median " << summary.median << " " << latency->unit;
+        text << ", median " << format_figure(summary.median, latency->unit);
     }
     if (!result.reason.empty()) text << ": " << result.reason;
     return text.str();

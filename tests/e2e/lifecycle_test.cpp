@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -259,6 +260,81 @@ TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
                                           work.path());
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("option --param: 'novalue' is not KEY=VALUE"), std::string::npos) << bad.err;
+}
+
+TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
+    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                              "--output-dir", output.string(), "--include", "environment"},
+                                             work.path(), {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto report = read_json(files_matching(output / "fixture_faults", "fixture_faults_", ".json").at(0));
+    const auto& info = report["benchmark_scenarios"][0]["info"];
+    EXPECT_STREQ(info["BENCHHOST_WORKER"].GetString(), "1");
+    EXPECT_STREQ(info["OMP_NUM_THREADS"].GetString(), "3");
+    EXPECT_STREQ(info["SECRET_TOKEN"].GetString(), "(unset)");
+}
+
+TEST_F(LifecycleTest, OutputFolderThatCannotBeCreatedStopsTheRunBeforeItStarts) {
+    write_file(work / "a_file", "x");
+    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                              "--output-dir", (work / "a_file/out").string()},
+                                             work.path());
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("cannot create output folder " + (work / "a_file/out").string()), std::string::npos)
+        << result.err;
+}
+
+// A full disk, simulated with a file size limit: writing a report fails, the scenario
+// is marked failed, and the run goes on to the end.
+TEST_F(LifecycleTest, FullDiskFailsTheScenarioAndTheRunGoesOn) {
+    const std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                           "--output-dir", output.string(), "--include", "fixture_multi",
+                                           "--measurement-iterations", "300"};
+    std::vector<char*> raw;
+    for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
+    raw.push_back(nullptr);
+    const fs::path err_file = work / "host.stderr";
+    const pid_t pid = fork();
+    if (pid == 0) {
+        freopen(err_file.c_str(), "w", stderr);
+        freopen("/dev/null", "w", stdout);
+        signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+        const rlimit limit{12 * 1024, 12 * 1024};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        execv(raw[0], raw.data());
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const std::string err = read_file(err_file);
+    ASSERT_TRUE(WIFEXITED(status)) << err;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+    EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+    EXPECT_NE(err.find("[3/3] success"), std::string::npos) << err;  // the run went on to the end
+}
+
+TEST_F(LifecycleTest, PluginNamesCannotEscapeTheOutputFolder) {
+    const std::string bytes = read_file(fixtures / "performance/libfixture_single.so");
+    write_file(plugins / "performance/lib..so", bytes);
+    write_file(plugins / "performance/lib\x01evil.so", bytes);
+    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                              "--output-dir", output.string(), "--category", "performance"},
+                                             work.path());
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    const auto summary = read_json(output / "benchmark_summary.json");
+    ASSERT_EQ(summary["results"].Size(), 2u);
+    for (const auto& entry : summary["results"].GetArray()) {
+        EXPECT_STREQ(entry["status"].GetString(), "rejected");
+        EXPECT_NE(std::string(entry["reason"].GetString()).find("may only use letters, digits"), std::string::npos);
+        const fs::path report = output / entry["report"].GetString();
+        EXPECT_TRUE(fs::exists(report)) << report;
+        EXPECT_EQ(fs::weakly_canonical(report).string().rfind(fs::weakly_canonical(output).string(), 0), 0u) << report;
+    }
+    // Nothing was written beside the output folder.
+    for (const auto& entry : fs::directory_iterator(work.path())) {
+        const std::string name = entry.path().filename().string();
+        EXPECT_TRUE(name == "plugins" || name == "out" || name.starts_with("host.")) << name;
+    }
 }
 
 }  // namespace

@@ -214,7 +214,7 @@ TEST(Isolation, EveryEndOfAWorkerIsClassified) {
     const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
                                               "--output-dir", output.string(), "--timeout", "2", "--enable-mock",
                                               "--variants", "eager", "--measurement-iterations", "3",
-                                              "--exclude", "generate"},
+                                              "--exclude", "generate", "--exclude", "environment"},
                                              work.path());
     EXPECT_EQ(result.exit_code, 1) << result.err;  // some failed
 

@@ -54,13 +54,18 @@ RunRecord sample_record() {
 
 TEST(ConsoleTable, HeaderAndOneRowPerScenario) {
     const auto lines = lines_of(benchhost::format_summary_table(sample_record()));
-    ASSERT_EQ(lines.size(), 1u + 5u + 2u);  // header, rows, blank line, totals
+    // header, rows, blank line, the problems in full (two lines for a two-line reason),
+    // blank line, totals
+    ASSERT_EQ(lines.size(), 1u + 5u + 1u + 3u + 2u);
     EXPECT_EQ(lines[0].rfind("SCENARIO", 0), 0u);
     for (const char* title : {"STATUS", "MEDIAN", "P95", "THROUGHPUT", "NOTE"}) {
         EXPECT_NE(lines[0].find(title), std::string::npos) << title;
     }
     EXPECT_EQ(lines[1].rfind("unit/mock/fast_kernel_with_a_long_name", 0), 0u);
     EXPECT_EQ(lines[6], "");
+    EXPECT_EQ(lines[7], "Problems:");
+    EXPECT_EQ(lines[8], "  unit/mock/boom (failed): error: the output differs");
+    EXPECT_EQ(lines[9], "    from the reference at element 17 of the tensor named weights, and many more words");
 }
 
 TEST(ConsoleTable, ColumnsAreAligned) {

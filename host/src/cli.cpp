@@ -19,7 +19,7 @@ struct RunArguments {
     std::string plugins_dir, config, output_dir, isolation, log_level, model_id;
     std::vector<std::string> include, exclude, categories;
     std::vector<std::string> variants, batch_sizes, dtypes, devices, threads, compile_modes, params;
-    std::string resume;
+    std::string resume, model_path;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0;
     double timeout = 0;
@@ -42,6 +42,8 @@ void add_run_options(CLI::App& run, RunArguments& args) {
         ->check(CLI::Range(1, 100000000));
     run.add_option("--num-tokens-to-generate", args.tokens, "Tokens generative models produce")->check(CLI::Range(1, 1000000));
     run.add_option("--model-id", args.model_id, "Model configuration for plugins that offer several (e.g. gpt2, gpt2-tiny)");
+    run.add_option("--model-path", args.model_path, "A model file for plugins that load one (torchscript_model)")
+        ->check(CLI::ExistingFile);
     run.add_option("--variants", args.variants, "Variants: eager, compiled, kernelized (comma-separated)")->delimiter(',');
     run.add_option("--batch-sizes", args.batch_sizes, "Batch sizes (comma-separated)")->delimiter(',');
     run.add_option("--dtypes", args.dtypes, "Data types: float32, bfloat16, float16, ... (comma-separated)")->delimiter(',');
@@ -96,6 +98,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--measurement-iterations")) cli.measurement_iterations = args.measurement;
     if (given("--num-tokens-to-generate")) cli.num_tokens_to_generate = args.tokens;
     if (given("--model-id")) cli.model_id = args.model_id;
+    if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {
         const auto equals = param.find('=');
         if (equals == std::string::npos || equals == 0)

@@ -8,10 +8,10 @@
 #include <stdexcept>
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json_parse.hpp"
 #include "result_json.hpp"
 
 namespace benchhost {
@@ -131,10 +131,8 @@ ScenarioOutcome read_scenario(const Reader& scenario) {
 
 rapidjson::Document parse(std::string_view json, const std::string& origin) {
     rapidjson::Document document;
-    document.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
-    if (document.HasParseError())
-        throw std::runtime_error(origin + ": invalid JSON at offset " + std::to_string(document.GetErrorOffset()) + ": " +
-                                 rapidjson::GetParseError_En(document.GetParseError()));
+    if (const std::string error = parse_json(json, document); !error.empty())
+        throw std::runtime_error(origin + ": invalid JSON: " + error);
     return document;
 }
 

@@ -81,13 +81,30 @@ void check_key(const std::string& origin, const YAML::Node& key_node, const std:
     fail(origin, key_node, message);
 }
 
-/// Flattens a params map: nested maps become "outer.inner".
-void read_params(const std::string& origin, const YAML::Node& node, const std::string& prefix, bench::Params& params) {
+/// Limits on params, found by tests/fuzz. YAML aliases let a small file name the same map
+/// exponentially often ("a: &a {x: 1, y: 1}, b: &b {p: *a, q: *a}, c: {p: *b, q: *b}, ...",
+/// each level doubling the work: 24 levels in 700 bytes kept the loader busy past the
+/// fuzzer's 10 s limit), and an alias may name the map it is in ("a: &a {p: *a}"), which
+/// recursed until the stack overflowed.
+constexpr std::size_t max_params_entries = 10'000;  // in the whole file, nested maps included
+constexpr int max_params_depth = 32;
+
+/// Flattens a params map: nested maps become "outer.inner". `entries_left` counts down
+/// across the whole file.
+void read_params(const std::string& origin, const YAML::Node& node, const std::string& prefix, bench::Params& params,
+                 std::size_t& entries_left, int depth = 0) {
     if (!node.IsMap()) fail(origin, node, "'" + (prefix.empty() ? std::string("params") : prefix) + "' must be a map");
+    if (depth > max_params_depth)
+        fail(origin, node, "'" + prefix + "' nests maps more than " + std::to_string(max_params_depth) +
+                               " deep (a YAML alias inside the map it names?)");
     for (const auto& entry : node) {
+        if (entries_left == 0)
+            fail(origin, entry.first, "more than " + std::to_string(max_params_entries) +
+                                          " params entries (YAML aliases that nest each other?)");
+        --entries_left;
         const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
         if (entry.second.IsMap())
-            read_params(origin, entry.second, key, params);
+            read_params(origin, entry.second, key, params, entries_left, depth + 1);
         else
             params.set(key, list_value(origin, key, entry.second));
     }
@@ -95,7 +112,7 @@ void read_params(const std::string& origin, const YAML::Node& node, const std::s
 
 /// Reads one scenario key into `settings`; false when `key` is not a scenario key.
 bool read_scenario_key(const std::string& origin, const std::string& key, const YAML::Node& value,
-                       ScenarioSettings& settings) {
+                       ScenarioSettings& settings, std::size_t& params_entries_left) {
     if (key == "warmup_iterations") {
         settings.warmup_iterations = int_value(origin, key, value, 0);
     } else if (key == "measurement_iterations") {
@@ -105,7 +122,7 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
     } else if (key == "model_id") {
         settings.model_id = scalar_text(origin, key, value);
     } else if (key == "params") {
-        read_params(origin, value, "", settings.params);
+        read_params(origin, value, "", settings.params, params_entries_left);
     } else if (key == "axes") {
         if (!value.IsMap()) fail(origin, value, "'axes' must map axis names to lists of values");
         for (const auto& axis : value) {
@@ -194,12 +211,13 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
 
     std::vector<std::string> allowed = scenario_keys;
     allowed.insert(allowed.end(), run_keys.begin(), run_keys.end());
+    std::size_t params_entries_left = max_params_entries;
     try {
         for (const auto& entry : root) {
             const std::string key = entry.first.Scalar();
             const YAML::Node& value = entry.second;
             check_key(origin, entry.first, key, allowed, "");
-            if (read_scenario_key(origin, key, value, options.config)) continue;
+            if (read_scenario_key(origin, key, value, options.config, params_entries_left)) continue;
             if (key == "plugins_dir") {
                 options.plugins_dir = scalar_text(origin, key, value);
             } else if (key == "output_dir") {
@@ -242,7 +260,7 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                     for (const auto& setting : plugin.second) {
                         const std::string setting_key = setting.first.Scalar();
                         check_key(origin, setting.first, setting_key, scenario_keys, "plugins." + name);
-                        read_scenario_key(origin, setting_key, setting.second, settings);
+                        read_scenario_key(origin, setting_key, setting.second, settings, params_entries_left);
                     }
                 }
             }

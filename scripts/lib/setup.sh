@@ -11,6 +11,7 @@ bench_packages=(
   libtorch-dev libopenblas0-openmp  # LibTorch, and a fast BLAS behind it
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
 )
 
 bench_install_packages() {

@@ -1,7 +1,6 @@
 #include <bench/axes.hpp>
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
 
 namespace bench {
@@ -20,6 +19,16 @@ int parse_bounded_int(std::string_view axis, std::string_view value, long long m
     if (!parsed || *parsed < minimum || *parsed > 1'000'000'000)
         bad_value(axis, value, "an integer >= " + std::to_string(minimum));
     return static_cast<int>(*parsed);
+}
+
+/// auto, cpu, cuda or cuda:N. (Not std::regex: it recurses once per character, and a
+/// long enough value overflows the stack; found by tests/fuzz.)
+bool is_device_name(std::string_view value) {
+    if (value == "auto" || value == "cpu" || value == "cuda") return true;
+    if (!value.starts_with("cuda:")) return false;
+    const std::string_view index = value.substr(5);
+    return !index.empty() && index.size() <= 4 &&
+           std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -70,9 +79,7 @@ void apply_axis_value(ScenarioConfig& config, std::string_view axis, std::string
             bad_value(axis, value, "a dtype (" + join(known_dtypes) + ")");
         config.dtype = std::string(value);
     } else if (axis == "device") {
-        static const std::regex device_pattern("auto|cpu|cuda(:[0-9]+)?");
-        if (!std::regex_match(value.begin(), value.end(), device_pattern))
-            bad_value(axis, value, "a device (auto, cpu, cuda or cuda:N)");
+        if (!is_device_name(value)) bad_value(axis, value, "a device (auto, cpu, cuda or cuda:N)");
         config.device = std::string(value);
     } else if (axis == "threads") {
         config.threads = parse_bounded_int(axis, value, 0);

@@ -82,7 +82,7 @@ TEST(ReportReader, ErrorsNameTheFileAndTheField) {
         }
         return std::string("no error");
     };
-    EXPECT_EQ(error_of("{"), "report.json: invalid JSON at offset 1: Missing a name for object member.");
+    EXPECT_EQ(error_of("{"), "report.json: invalid JSON: parse error at offset 1: Missing a name for object member.");
     EXPECT_EQ(error_of("{}"), "report.json.benchmark_scenarios: is missing");
     EXPECT_EQ(error_of(R"({"benchmark_scenarios": [1]})"), "report.json.benchmark_scenarios[0]: must be an object");
     const std::string error = error_of(R"({"benchmark_scenarios": [{"status": "success", "metadata": {}}]})");

@@ -63,6 +63,14 @@ TEST(Axes, InvalidValuesAreRejectedWithTheAxisName) {
     EXPECT_EQ(message("threads", "-1"), "axis 'threads': '-1' is not an integer >= 0");
 }
 
+TEST(Axes, AVeryLongDeviceNameIsRejectedNotACrash) {
+    // A regular expression used to check this recursed per character (found by fuzzing).
+    bench::ScenarioConfig config;
+    EXPECT_THROW(bench::apply_axis_value(config, "device", "cuda:" + std::string(100'000, '1')), std::invalid_argument);
+    EXPECT_NO_THROW(bench::apply_axis_value(config, "device", "cuda:12"));
+    EXPECT_THROW(bench::apply_axis_value(config, "device", "cuda:"), std::invalid_argument);
+}
+
 TEST(Axes, ScenarioNameListsTheAxisValues) {
     EXPECT_EQ(bench::scenario_name("matmul", {}), "matmul");
     EXPECT_EQ(bench::scenario_name("resnet50", {{"variant", "eager"}, {"batch_size", "8"}}),

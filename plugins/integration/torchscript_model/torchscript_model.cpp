@@ -1,0 +1,149 @@
+// torchscript_model: benchmarks TorchScript files the user has.
+//
+// Which files: `--model-path FILE` (parameter model_path), or several to compare with
+// the parameter `models`, a list of LABEL:PATH (`--param models=original:a.pt,quantized:b.pt`).
+// Inputs are random, of shape [batch, input_shape...] (parameter input_shape, default
+// 3,224,224), floating point in the scenario's dtype, or token ids in [0, input_max)
+// with input_dtype int64.
+//
+// Variants: eager runs the module as loaded; compiled freezes it and applies
+// optimize_for_inference, and must produce the same output; a TorchScript file has no
+// kernelized variant.
+//
+// Per model it records the file size, the parameter count, the load time, latency and
+// throughput per batch; with several models each series is prefixed "<label>/" and
+// the first model's are also the scenario's headline "latency" and "throughput".
+#include <bench/plugin.hpp>
+#include <bench/statistics.hpp>
+#include <bench/torch/accuracy.hpp>
+#include <bench/torch/device.hpp>
+
+#include <torch/script.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype");
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ModelFile {
+    std::string label;
+    fs::path path;
+};
+
+std::vector<ModelFile> model_files(const bench::Params& params) {
+    std::vector<ModelFile> files;
+    for (const std::string& entry : params.get_string_list("models")) {
+        const auto colon = entry.find(':');
+        if (colon == std::string::npos) files.push_back({fs::path(entry).stem().string(), entry});
+        else files.push_back({entry.substr(0, colon), entry.substr(colon + 1)});
+    }
+    if (files.empty() && params.contains("model_path")) {
+        const fs::path path = params.get_string("model_path");
+        files.push_back({path.stem().string(), path});
+    }
+    for (const ModelFile& file : files) {
+        if (file.label.empty() || file.path.empty())
+            throw std::invalid_argument("parameter models: each entry is LABEL:PATH, got '" + file.label + ":" +
+                                        file.path.string() + "'");
+        if (!fs::is_regular_file(file.path))
+            throw std::invalid_argument("TorchScript file " + file.path.string() + " does not exist");
+    }
+    return files;
+}
+
+/// The first tensor of a module's output: a tensor, or the first of a tuple or list.
+torch::Tensor first_tensor(const c10::IValue& output) {
+    if (output.isTensor()) return output.toTensor();
+    if (output.isTuple()) {
+        for (const auto& element : output.toTupleRef().elements())
+            if (element.isTensor()) return element.toTensor();
+    }
+    if (output.isList()) {
+        for (const c10::IValue element : output.toListRef())
+            if (element.isTensor()) return element.toTensor();
+    }
+    throw std::runtime_error("the model's output holds no tensor");
+}
+
+torch::Tensor make_input(const bench::Params& params, int64_t batch, torch::Device device, torch::ScalarType dtype) {
+    std::vector<int64_t> shape = {batch};
+    for (long long extent : params.get_int_list("input_shape", {3, 224, 224})) shape.push_back(extent);
+    torch::manual_seed(params.get_int("seed", 0));
+    if (params.get_string("input_dtype", "float") == "int64")
+        return torch::randint(params.get_int("input_max", 1000), shape, torch::dtype(torch::kLong).device(device));
+    return torch::randn(shape, torch::dtype(torch::kFloat).device(device)).to(dtype);
+}
+
+int64_t parameter_count(const torch::jit::Module& module) {
+    int64_t count = 0;
+    for (const torch::Tensor& parameter : module.parameters()) count += parameter.numel();
+    return count;
+}
+
+double since_ms(bench::Clock::time_point start) { return bench::detail::elapsed_ns(start, bench::Clock::now()) / 1e6; }
+
+}  // namespace
+
+BENCH_RUN_BENCHMARK(ctx) {
+    const auto& config = ctx.config();
+    const std::vector<ModelFile> files = model_files(ctx.params());
+    if (files.empty())
+        ctx.skip("no TorchScript file to run: pass --model-path FILE, or --param models=LABEL:PATH,...");
+    if (config.variant == bench::Variant::kernelized)
+        ctx.skip("a TorchScript file has no kernelized variant: its layers are fixed in the file");
+
+    bench::libtorch::ThreadScope threads(ctx);
+    const torch::Device device = bench::libtorch::select_device(ctx);
+    const torch::ScalarType dtype = bench::libtorch::select_dtype(ctx, device);
+    ctx.set_info("framework", "libtorch");
+    ctx.set_info("model", files.size() == 1 ? files[0].label : "comparison");
+    torch::NoGradGuard no_grad;
+
+    const bool several = files.size() > 1;
+    double first_median = 0;
+    for (const ModelFile& file : files) {
+        const std::string prefix = several ? file.label + "/" : "";
+        auto start = bench::Clock::now();
+        torch::jit::Module module = torch::jit::load(file.path.string(), device);
+        const double load_ms = since_ms(start);
+        module.eval();
+        if (torch::isFloatingType(dtype)) module.to(dtype);
+
+        ctx.record_scalar(prefix + "file_size", static_cast<double>(fs::file_size(file.path)) / (1 << 20), "MiB");
+        ctx.record_scalar(prefix + "parameters", static_cast<double>(parameter_count(module)), "count");
+        ctx.record_scalar(prefix + "load_time", load_ms, "ms");
+        ctx.set_info(prefix + "path", fs::absolute(file.path).string());
+
+        const torch::Tensor input = make_input(ctx.params(), config.batch_size, device, dtype);
+        std::vector<c10::IValue> inputs{input};
+        const torch::Tensor reference = first_tensor(module.forward(inputs));
+        if (config.variant == bench::Variant::compiled) {
+            start = bench::Clock::now();
+            torch::jit::Module frozen = torch::jit::freeze(module);
+            module = torch::jit::optimize_for_inference(frozen);
+            module.forward(inputs);  // the first call specializes the graph: part of compiling
+            ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
+            bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
+        }
+
+        const bench::Series latency = bench::libtorch::measure_synchronized(
+            ctx, prefix + "latency", device, [&] { bench::do_not_optimize(module.forward(inputs)); });
+        ctx.record_throughput(prefix + "throughput", latency, config.batch_size, "samples/s");
+        const double median = bench::summarize(latency.samples).median;
+        ctx.log().info("{}: {} parameters, median {:.3f} ms at batch {}", file.label,
+                       parameter_count(module), median, config.batch_size);
+        if (!several) continue;
+        if (&file == &files.front()) {
+            first_median = median;
+            ctx.record_series("latency", latency.samples, "ms", latency.inner_iterations);
+            ctx.record_throughput("throughput", latency, config.batch_size, "samples/s");
+        } else {
+            ctx.record_scalar(prefix + "speedup_over_" + files.front().label, first_median / median, "x");
+        }
+    }
+    bench::libtorch::record_memory(ctx, device);
+}

@@ -1,0 +1,711 @@
+// gpt2: text generation with a GPT-2 decoder written with torch::nn, in three variants.
+//
+// The model is HF's GPT2LMHeadModel: token and position embeddings, n_layer pre-norm
+// blocks (LayerNorm eps 1e-5; causal self-attention whose q, k and v come from one
+// packed [d -> 3d] projection `c_attn`, then `c_proj`; an MLP d -> 4d -> d with
+// "gelu_new", the tanh approximation of GELU), a final `ln_f`, and an LM head tied to
+// the token embedding. HF's Conv1D keeps its weights as [in, out] where torch::nn's
+// Linear keeps [out, in]: the parameter count is the same. Weights are random, seeded.
+//
+// One generation: a prompt of `prompt_tokens` seeded random ids per sequence is
+// prefilled, then `num_tokens_to_generate` tokens are decoded greedily (argmax), one
+// step per token. Keys and values live in a static cache preallocated per layer as
+// [batch, heads, max_len, head_dim], max_len = prompt_tokens + num_tokens_to_generate - 1
+// (every position that is ever fed to the model); each step writes its keys and values
+// at its positions. The model returns the logits of the last position only, as HF's
+// generate() asks for (logits_to_keep=1); all three variants do so.
+//
+// Variants (the same weights, the same generation loop):
+//   eager       the module's forward pass as written. Attention runs over the whole
+//               static cache with a mask built from the position tensor (key position >
+//               query position is masked), as HF's StaticCache does: the code has no
+//               shape that depends on the step, so it is also what the tracer captures.
+//   compiled    that forward pass traced twice with bench::libtorch::compile_traced,
+//               once at the prompt's shape (prefill) and once at one token (decode), then
+//               frozen and optimized. The caches are graph inputs, written in place by the
+//               graph (index_copy_ at the position tensor), so each graph has fixed shapes
+//               and serves every step.
+//   kernelized  a hand-written pass over the same weights (see KernelizedGpt2): single-row
+//               activations (decode at batch 1, and the LM head's one row per sequence at
+//               batch 1) go through GEMV instead of GEMM (float32: OpenBLAS sgemv reads the
+//               weight once, where its GEMM packs it first: 3-5x faster per projection
+//               here); in float32 the residual add is fused into the output projections'
+//               accumulation (beta = 1, in place); 1/sqrt(head_dim) is folded into the
+//               packed QKV weights; keys and values are copied straight from the packed
+//               QKV output into the cache; attention reads only the filled prefix of the
+//               cache, with the causal mask folded into the score GEMM (baddbmm) in the
+//               prefill and no mask at all in decode steps; GELU is one in-place tanh-GELU
+//               kernel instead of HF's eight elementwise ops.
+//
+// Accuracy: compiled and kernelized generate once next to eager before they are
+// measured. In float32 (and float64) the generated token ids must equal eager's, and
+// the first step's logits must match within the dtype's tolerance
+// (check_against_reference). In bfloat16 different kernels round differently and a
+// greedy choice between near-equal logits may flip, after which the sequences diverge:
+// only the first step's logits are checked, against eager's forward pass in float32 on
+// the same bf16-rounded weights (see float32_reference below), and the share of tokens
+// equal to bf16 eager's is recorded (token_agreement).
+//
+// Measurements, per measured generation: time_to_first_token (prefill plus the first
+// token's argmax, ms), time_per_output_token (mean time of the decode steps after the
+// first token, ms), latency (the whole generation, ms), tokens_per_second (see below).
+//
+// Parameters (YAML `params:` or --param):
+//   prompt_tokens  prompt length (default 32)
+//   seed           seed of the weights and the prompt (default 42)
+#include <bench/plugin.hpp>
+#include <bench/torch/accuracy.hpp>
+#include <bench/torch/compile.hpp>
+#include <bench/torch/device.hpp>
+#include <bench/torch/flops.hpp>
+#include <bench/torch/model_benchmark.hpp>
+
+#include <c10/core/InferenceMode.h>
+#include <torch/nn/functional/linear.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+#include <torch/version.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+BENCH_PLUGIN("gpt2", "1.0.0", .axes = "variant,batch_size,dtype");
+
+namespace {
+
+namespace lt = bench::libtorch;
+using torch::Tensor;
+
+// ---------------------------------------------------------------------------------
+// Architecture
+
+struct Gpt2Config {
+    std::string_view id;
+    int64_t n_layer;
+    int64_t n_head;
+    int64_t n_embd;
+    int64_t vocab_size;
+    int64_t n_ctx;  // positions of the position embedding
+
+    int64_t head_dim() const { return n_embd / n_head; }
+};
+
+/// Parameters of GPT2LMHeadModel with the LM head tied to the token embedding.
+constexpr int64_t parameter_count(const Gpt2Config& c) {
+    const int64_t d = c.n_embd;
+    const int64_t block = 2 * (2 * d)            // ln_1, ln_2 (weight, bias)
+                          + (d * 3 * d + 3 * d)  // attn.c_attn
+                          + (d * d + d)          // attn.c_proj
+                          + (d * 4 * d + 4 * d)  // mlp.c_fc
+                          + (4 * d * d + d);     // mlp.c_proj
+    return c.vocab_size * d       // wte, also the LM head
+           + c.n_ctx * d          // wpe
+           + c.n_layer * block    // h.0 ... h.{n_layer-1}
+           + 2 * d;               // ln_f
+}
+
+constexpr std::array<Gpt2Config, 2> known_models{{
+    {"gpt2", 12, 12, 768, 50257, 1024},
+    {"gpt2-tiny", 2, 4, 128, 1024, 256},  // for quick runs
+}};
+static_assert(parameter_count(known_models[0]) == 124'439'808, "HF GPT2LMHeadModel has 124,439,808 parameters");
+static_assert(parameter_count(known_models[1]) == 560'640);
+
+constexpr std::string_view default_model_id = "gpt2-tiny";
+constexpr double layer_norm_eps = 1e-5;
+
+const Gpt2Config& find_model(std::string_view id) {
+    if (id.empty()) id = default_model_id;
+    std::string valid;
+    for (const Gpt2Config& c : known_models) {
+        if (c.id == id) return c;
+        valid += (valid.empty() ? "" : ", ") + std::string(c.id);
+    }
+    throw std::invalid_argument("gpt2: unknown model_id '" + std::string(id) + "'; valid ids: " + valid);
+}
+
+// ---------------------------------------------------------------------------------
+// The model (eager), HF's module names: wte, wpe, h.N.{ln_1, attn.c_attn, attn.c_proj,
+// ln_2, mlp.c_fc, mlp.c_proj}, ln_f.
+
+/// HF's NewGELUActivation ("gelu_new"), written out as HF writes it.
+Tensor gelu_new(const Tensor& x) {
+    const double k = std::sqrt(2.0 / std::numbers::pi);
+    return 0.5 * x * (1.0 + torch::tanh(k * (x + 0.044715 * torch::pow(x, 3.0))));
+}
+
+struct AttentionImpl : torch::nn::Module {
+    AttentionImpl(int64_t d, int64_t heads)
+        : n_head(heads),
+          c_attn(register_module("c_attn", torch::nn::Linear(d, 3 * d))),
+          c_proj(register_module("c_proj", torch::nn::Linear(d, d))) {}
+
+    /// x [B, T, D] at `positions` [T]; writes its keys and values into the caches
+    /// [B, H, max_len, hd]; `masked` [T, max_len] is true where a key lies after the query.
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
+                   Tensor& v_cache) {
+        const int64_t batch = x.size(0), tokens = x.size(1), d = x.size(2), hd = d / n_head;
+        const Tensor qkv = c_attn(x);
+        const auto split_heads = [&](int64_t part) {
+            return qkv.narrow(-1, part * d, d).view({batch, tokens, n_head, hd}).transpose(1, 2);
+        };
+        const Tensor q = split_heads(0);
+        k_cache.index_copy_(2, positions, split_heads(1));
+        v_cache.index_copy_(2, positions, split_heads(2));
+        Tensor scores = torch::matmul(q, k_cache.transpose(-1, -2)) / std::sqrt(static_cast<double>(hd));
+        scores = scores.masked_fill(masked, -std::numeric_limits<double>::infinity());
+        const Tensor out = torch::matmul(torch::softmax(scores, -1), v_cache);
+        return c_proj(out.transpose(1, 2).reshape({batch, tokens, d}));
+    }
+
+    int64_t n_head;
+    torch::nn::Linear c_attn, c_proj;
+};
+TORCH_MODULE(Attention);
+
+struct MlpImpl : torch::nn::Module {
+    explicit MlpImpl(int64_t d)
+        : c_fc(register_module("c_fc", torch::nn::Linear(d, 4 * d))),
+          c_proj(register_module("c_proj", torch::nn::Linear(4 * d, d))) {}
+
+    Tensor forward(const Tensor& x) { return c_proj(gelu_new(c_fc(x))); }
+
+    torch::nn::Linear c_fc, c_proj;
+};
+TORCH_MODULE(Mlp);
+
+torch::nn::LayerNorm make_layer_norm(int64_t d) {
+    return torch::nn::LayerNorm(torch::nn::LayerNormOptions({d}).eps(layer_norm_eps));
+}
+
+struct BlockImpl : torch::nn::Module {
+    BlockImpl(int64_t d, int64_t heads)
+        : ln_1(register_module("ln_1", make_layer_norm(d))),
+          attn(register_module("attn", Attention(d, heads))),
+          ln_2(register_module("ln_2", make_layer_norm(d))),
+          mlp(register_module("mlp", Mlp(d))) {}
+
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
+                   Tensor& v_cache) {
+        const Tensor h = x + attn->forward(ln_1(x), positions, masked, k_cache, v_cache);
+        return h + mlp->forward(ln_2(h));
+    }
+
+    torch::nn::LayerNorm ln_1;
+    Attention attn;
+    torch::nn::LayerNorm ln_2;
+    Mlp mlp;
+};
+TORCH_MODULE(Block);
+
+struct Gpt2Impl : torch::nn::Module {
+    explicit Gpt2Impl(const Gpt2Config& c)
+        : wte(register_module("wte", torch::nn::Embedding(c.vocab_size, c.n_embd))),
+          wpe(register_module("wpe", torch::nn::Embedding(c.n_ctx, c.n_embd))),
+          h(register_module("h", torch::nn::ModuleList())),
+          ln_f(register_module("ln_f", make_layer_norm(c.n_embd))) {
+        for (int64_t i = 0; i < c.n_layer; ++i) {
+            blocks.emplace_back(c.n_embd, c.n_head);
+            h->push_back(blocks.back());
+        }
+    }
+
+    /// ids [B, T] at positions [T]; caches: k and v of each layer, [B, H, max_len, hd].
+    /// Returns the logits [B, vocab] of the last position.
+    Tensor forward(const Tensor& ids, const Tensor& positions, std::vector<Tensor>& caches) {
+        const int64_t max_len = caches.at(0).size(2);
+        const Tensor masked = torch::arange(max_len, positions.options()).unsqueeze(0) > positions.unsqueeze(1);
+        Tensor x = wte(ids) + wpe(positions);
+        for (std::size_t i = 0; i < blocks.size(); ++i)
+            x = blocks[i]->forward(x, positions, masked, caches.at(2 * i), caches.at(2 * i + 1));
+        // Only the last position's logits are needed (HF generate: logits_to_keep=1);
+        // layer norm is per position, so normalizing that row alone is the same.
+        const Tensor last = ln_f(x.select(1, x.size(1) - 1));
+        return torch::nn::functional::linear(last, wte->weight);  // tied LM head, no bias
+    }
+
+    torch::nn::Embedding wte, wpe;
+    torch::nn::ModuleList h;
+    std::vector<Block> blocks;  // the same modules as h, typed
+    torch::nn::LayerNorm ln_f;
+};
+TORCH_MODULE(Gpt2);
+
+/// HF's initialization (normal(0, 0.02); the residual projections scaled by
+/// 1/sqrt(2 n_layer)), except that biases and layer-norm affines are random too (not
+/// zeros and ones), so that a variant which drops or misplaces one fails its check.
+void init_weights(Gpt2Impl& model, const Gpt2Config& c, uint64_t seed) {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(seed);
+    const double std_dev = 0.02, residual_std = std_dev / std::sqrt(2.0 * static_cast<double>(c.n_layer));
+    for (auto& item : model.named_parameters()) {
+        const std::string& name = item.key();
+        Tensor& p = item.value();
+        const bool is_layer_norm = name.find("ln_") != std::string::npos;
+        const bool is_weight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
+        if (is_layer_norm && is_weight)
+            p.normal_(1.0, std_dev);
+        else if (is_weight && name.find("c_proj") != std::string::npos)
+            p.normal_(0.0, residual_std);
+        else
+            p.normal_(0.0, std_dev);
+        p.set_requires_grad(false);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Work: multiply-accumulates of one generation, counted from the architecture (the
+// model's useful work: attention over the keys at or before each query; the eager and
+// compiled variants also touch the masked rest of the static cache).
+
+lt::FlopCount generation_work(const Gpt2Config& c, int64_t batch, int64_t prompt, int64_t new_tokens) {
+    const double d = static_cast<double>(c.n_embd), layers = static_cast<double>(c.n_layer);
+    const double b = static_cast<double>(batch), p = static_cast<double>(prompt);
+    const double linear_per_token = 12.0 * d * d * layers;  // qkv 3d^2, proj d^2, mlp 8d^2
+    double tokens = p, key_pairs = p * (p + 1) / 2;         // prefill
+    for (int64_t i = 1; i < new_tokens; ++i) {              // decode steps: one token at position prompt+i-1
+        tokens += 1;
+        key_pairs += p + static_cast<double>(i);
+    }
+    lt::FlopCount count;
+    count.macs_by_op["linear"] = b * tokens * linear_per_token;
+    count.macs_by_op["attention"] = b * 2.0 * d * layers * key_pairs;  // q.k and p.v
+    count.macs_by_op["lm_head"] = b * static_cast<double>(new_tokens) * d * static_cast<double>(c.vocab_size);
+    for (const auto& [op, macs] : count.macs_by_op) count.macs += macs;
+    return count;
+}
+
+// ---------------------------------------------------------------------------------
+// Generation
+
+/// One model step: writes the keys and values of `ids` [B, T] into the caches at
+/// `positions` [T] (= start ... start+T-1) and returns the last position's logits [B, V].
+using StepFn = std::function<Tensor(const Tensor& ids, const Tensor& positions, int64_t start)>;
+
+struct Stepper {
+    StepFn prefill;
+    StepFn decode;
+};
+
+struct GenerationInputs {
+    Tensor prompt;                           // [B, P] token ids
+    Tensor prompt_positions;                 // [P]: 0 ... P-1
+    std::vector<Tensor> decode_positions;    // [1] each, indexed by position
+    int64_t new_tokens = 0;
+};
+
+struct Generation {
+    Tensor tokens;        // [B, new_tokens]
+    Tensor first_logits;  // [B, V]: the logits the first token was chosen from
+    double ttft_ms = 0;
+    double total_ms = 0;
+};
+
+double ms_between(bench::Clock::time_point a, bench::Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+Generation generate(const Stepper& step, const GenerationInputs& in, const torch::Device& device) {
+    const int64_t prompt_len = in.prompt.size(1);
+    std::vector<Tensor> chosen;
+    chosen.reserve(static_cast<std::size_t>(in.new_tokens));
+    Generation g;
+
+    lt::synchronize(device);
+    const auto start = bench::Clock::now();
+    g.first_logits = step.prefill(in.prompt, in.prompt_positions, 0);
+    Tensor next = g.first_logits.argmax(-1, /*keepdim=*/true);  // [B, 1]
+    chosen.push_back(next);
+    lt::synchronize(device);
+    const auto first = bench::Clock::now();
+    for (int64_t i = 1; i < in.new_tokens; ++i) {
+        const int64_t pos = prompt_len + i - 1;  // where the previous token goes
+        next = step.decode(next, in.decode_positions[static_cast<std::size_t>(pos)], pos).argmax(-1, true);
+        chosen.push_back(next);
+    }
+    lt::synchronize(device);
+    const auto stop = bench::Clock::now();
+
+    g.tokens = torch::cat(chosen, 1);
+    g.ttft_ms = ms_between(start, first);
+    g.total_ms = ms_between(start, stop);
+    return g;
+}
+
+std::vector<Tensor> make_caches(const Gpt2Config& c, int64_t batch, int64_t max_len, const torch::TensorOptions& opts) {
+    std::vector<Tensor> caches;
+    for (int64_t i = 0; i < 2 * c.n_layer; ++i)
+        caches.push_back(torch::zeros({batch, c.n_head, max_len, c.head_dim()}, opts));
+    return caches;
+}
+
+// ---------------------------------------------------------------------------------
+// Eager
+
+Stepper eager_stepper(const Gpt2& model, std::vector<Tensor> caches) {
+    auto shared = std::make_shared<std::vector<Tensor>>(std::move(caches));
+    StepFn fn = [impl = model.ptr(), shared](const Tensor& ids, const Tensor& positions, int64_t) {
+        return impl->forward(ids, positions, *shared);
+    };
+    return {fn, fn};
+}
+
+// ---------------------------------------------------------------------------------
+// Compiled: the eager forward traced at the prefill shape and at the decode shape.
+
+struct CompiledStepper {
+    Stepper stepper;
+    double compile_time_ms = 0;
+    std::vector<std::string> passes;
+};
+
+CompiledStepper compiled_stepper(const Gpt2& model, std::vector<Tensor> caches, const GenerationInputs& in,
+                                 const std::string& mode) {
+    auto shared = std::make_shared<std::vector<Tensor>>(std::move(caches));
+    // inputs: ids, positions, then the 2 * n_layer caches (written in place by the graph)
+    const auto traced_forward = [impl = model.ptr()](const std::vector<Tensor>& inputs) {
+        std::vector<Tensor> layer_caches(inputs.begin() + 2, inputs.end());
+        return impl->forward(inputs[0], inputs[1], layer_caches);
+    };
+    const auto example = [&](const Tensor& ids, const Tensor& positions) {
+        std::vector<Tensor> inputs{ids, positions};
+        inputs.insert(inputs.end(), shared->begin(), shared->end());
+        return inputs;
+    };
+    auto prefill = std::make_shared<lt::CompiledModel>(
+        lt::compile_traced(traced_forward, example(in.prompt, in.prompt_positions), mode));
+    auto decode = std::make_shared<lt::CompiledModel>(lt::compile_traced(
+        traced_forward,
+        // Any position serves: it is an input of the graph.
+        example(in.prompt.narrow(1, 0, 1).contiguous(), in.decode_positions.back()), mode));
+
+    const auto call = [shared](const std::shared_ptr<lt::CompiledModel>& graph) {
+        return [graph, shared](const Tensor& ids, const Tensor& positions, int64_t) {
+            std::vector<torch::jit::IValue> inputs;
+            inputs.reserve(shared->size() + 2);
+            inputs.emplace_back(ids);
+            inputs.emplace_back(positions);
+            for (const Tensor& cache : *shared) inputs.emplace_back(cache);
+            return graph->module.forward(std::move(inputs)).toTensor();
+        };
+    };
+    CompiledStepper out;
+    out.stepper = {call(prefill), call(decode)};
+    out.compile_time_ms = prefill->compile_time_ms + decode->compile_time_ms;
+    out.passes = prefill->passes;
+    return out;
+}
+
+// ---------------------------------------------------------------------------------
+// Kernelized: the same weights, prepared once, run by a hand-written forward pass.
+
+class KernelizedGpt2 {
+public:
+    static constexpr const char* description =
+        "qkv=packed_c_attn_with_folded_1/sqrt(hd); single_row_linear=gemv(float32); "
+        "residual_add=fused_into_proj_gemm_accumulation(float32); kv_cache=in_place_copy_from_packed_qkv; "
+        "attention=filled_prefix_only,causal_mask_in_baddbmm(prefill),unmasked(decode); "
+        "gelu=in_place_tanh_gelu";
+
+    KernelizedGpt2(Gpt2Impl& model, const Gpt2Config& c, std::vector<Tensor> caches)
+        : c_(c), caches_(std::move(caches)) {
+        torch::NoGradGuard no_grad;
+        const int64_t d = c.n_embd;
+        const double q_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim()));
+        for (const Block& block : model.blocks) {
+            Layer l;
+            l.ln1_w = block->ln_1->weight;
+            l.ln1_b = block->ln_1->bias;
+            l.ln2_w = block->ln_2->weight;
+            l.ln2_b = block->ln_2->bias;
+            // Scaling the query rows of the packed projection scales q, hence the scores.
+            l.qkv_w = block->attn->c_attn->weight.clone();
+            l.qkv_b = block->attn->c_attn->bias.clone();
+            l.qkv_w.narrow(0, 0, d).mul_(q_scale);
+            l.qkv_b.narrow(0, 0, d).mul_(q_scale);
+            l.proj_w = block->attn->c_proj->weight;
+            l.proj_b = block->attn->c_proj->bias;
+            l.fc_w = block->mlp->c_fc->weight;
+            l.fc_b = block->mlp->c_fc->bias;
+            l.fc2_w = block->mlp->c_proj->weight;
+            l.fc2_b = block->mlp->c_proj->bias;
+            layers_.push_back(std::move(l));
+        }
+        wte_ = model.wte->weight;
+        wpe_ = model.wpe->weight;
+        lnf_w_ = model.ln_f->weight;
+        lnf_b_ = model.ln_f->bias;
+        gemv_ = wte_.scalar_type() == torch::kFloat32 || wte_.scalar_type() == torch::kFloat64;
+    }
+
+    /// ids [B, T] at positions start ... start+T-1; returns the last position's logits.
+    Tensor step(const Tensor& ids, int64_t start) {
+        const int64_t batch = ids.size(0), tokens = ids.size(1), rows = batch * tokens;
+        const int64_t d = c_.n_embd, heads = c_.n_head, hd = c_.head_dim(), end = start + tokens;
+
+        // Residual stream [B*T, D]: token embedding plus the positions' rows of wpe.
+        Tensor x = at::embedding(wte_, ids.reshape({rows}));
+        x.view({batch, tokens, d}).add_(wpe_.narrow(0, start, tokens));
+
+        // Prefill: key j is visible to query i iff j <= start + i; folded into the score GEMM.
+        Tensor mask_bias;
+        if (tokens > 1)
+            mask_bias = at::full({tokens, end}, -std::numeric_limits<double>::infinity(), x.options()).triu_(start + 1);
+
+        for (std::size_t i = 0; i < layers_.size(); ++i) {
+            const Layer& l = layers_[i];
+            Tensor& k_cache = caches_[2 * i];
+            Tensor& v_cache = caches_[2 * i + 1];
+
+            const Tensor a = at::layer_norm(x, {d}, l.ln1_w, l.ln1_b, layer_norm_eps);
+            const Tensor qkv = linear(a, l.qkv_w, l.qkv_b).view({batch, tokens, 3, heads, hd});
+            k_cache.narrow(2, start, tokens).copy_(qkv.select(2, 1).transpose(1, 2));
+            v_cache.narrow(2, start, tokens).copy_(qkv.select(2, 2).transpose(1, 2));
+            const Tensor q = qkv.select(2, 0).transpose(1, 2).reshape({batch * heads, tokens, hd});
+            const Tensor keys = k_cache.narrow(2, 0, end).view({batch * heads, end, hd});
+            const Tensor values = v_cache.narrow(2, 0, end).view({batch * heads, end, hd});
+            Tensor scores = tokens > 1 ? at::baddbmm(mask_bias, q, keys.transpose(1, 2))
+                                       : at::bmm(q, keys.transpose(1, 2));
+            scores = at::_softmax(scores, -1, false);
+            Tensor attn = at::bmm(scores, values);  // [B*H, T, hd]
+            attn = tokens > 1 ? attn.view({batch, heads, tokens, hd}).transpose(1, 2).reshape({rows, d})
+                              : attn.view({rows, d});  // one token: [B, H, hd] is [B, D]
+            accumulate_linear(x, attn, l.proj_w, l.proj_b);
+
+            Tensor f = linear(at::layer_norm(x, {d}, l.ln2_w, l.ln2_b, layer_norm_eps), l.fc_w, l.fc_b);
+            at::gelu_(f, "tanh");
+            accumulate_linear(x, f, l.fc2_w, l.fc2_b);
+        }
+
+        Tensor last = x.view({batch, tokens, d}).select(1, tokens - 1);
+        last = at::layer_norm(last, {d}, lnf_w_, lnf_b_, layer_norm_eps);
+        return linear(last, wte_, Tensor());
+    }
+
+private:
+    struct Layer {
+        Tensor ln1_w, ln1_b, ln2_w, ln2_b, qkv_w, qkv_b, proj_w, proj_b, fc_w, fc_b, fc2_w, fc2_b;
+    };
+
+    /// a [M, K] times w [N, K]^T plus b: one GEMV when M is 1 (OpenBLAS sgemv reads the
+    /// weight once; ATen's GEMM path for one row is several times slower here).
+    Tensor linear(const Tensor& a, const Tensor& w, const Tensor& b) const {
+        if (gemv_ && a.size(0) == 1) {
+            const Tensor row = a.reshape({a.size(1)});
+            return (b.defined() ? at::addmv(b, w, row) : at::mv(w, row)).view({1, w.size(0)});
+        }
+        return at::linear(a, w, b);
+    }
+
+    /// x += a w^T + b in place. In float32 and float64 the GEMM (or GEMV) accumulates
+    /// into the residual stream (beta = 1). In bfloat16 that would round the residual
+    /// stream twice per projection where eager rounds it once, which moves the logits
+    /// measurably further from a float64 computation than eager's are: there the
+    /// projection is computed apart and added, rounded as eager rounds it.
+    void accumulate_linear(Tensor& x, const Tensor& a, const Tensor& w, const Tensor& b) const {
+        if (!gemv_) {
+            x.add_(at::linear(a, w, b));
+            return;
+        }
+        if (a.size(0) == 1) {
+            Tensor row = x.view({x.size(1)});
+            row.addmv_(w, a.reshape({a.size(1)}));
+        } else {
+            x.addmm_(a, w.t());
+        }
+        x.add_(b);
+    }
+
+    Gpt2Config c_;
+    std::vector<Tensor> caches_;
+    std::vector<Layer> layers_;
+    Tensor wte_, wpe_, lnf_w_, lnf_b_;
+    bool gemv_ = false;
+};
+
+Stepper kernelized_stepper(Gpt2Impl& model, const Gpt2Config& c, std::vector<Tensor> caches) {
+    auto kernels = std::make_shared<KernelizedGpt2>(model, c, std::move(caches));
+    StepFn fn = [kernels](const Tensor& ids, const Tensor&, int64_t start) { return kernels->step(ids, start); };
+    return {fn, fn};
+}
+
+// ---------------------------------------------------------------------------------
+// Checks against eager
+
+bool is_reduced_precision(torch::ScalarType dtype) {
+    return dtype != torch::kFloat32 && dtype != torch::kFloat64;
+}
+
+/// Checks a variant's generation against eager's. `reference_logits` is what its first
+/// step's logits must match: eager's own in float32 and float64; in bfloat16, eager's
+/// forward pass computed in float32 from the same bf16-rounded weights (see
+/// float32_reference in the benchmark).
+void check_variant(bench::Context& ctx, const Generation& eager, const Generation& candidate,
+                   const Tensor& reference_logits, torch::ScalarType dtype) {
+    const bool reduced = is_reduced_precision(dtype);
+    const Tensor equal = eager.tokens.eq(candidate.tokens);
+    const double agreement = equal.to(torch::kFloat64).mean().item<double>();
+    ctx.record_scalar("token_agreement", agreement, "fraction");
+    if (reduced) {
+        // For scale: how far eager's own bf16 logits are from the float32 reference.
+        const double eager_diff =
+            (eager.first_logits.to(torch::kFloat64) - reference_logits.to(torch::kFloat64)).abs().max().item<double>();
+        ctx.record_scalar("eager_max_abs_diff", eager_diff, "abs");
+    }
+    lt::check_against_reference(ctx, reference_logits, candidate.first_logits, dtype);
+    if (!reduced && agreement < 1.0) {
+        // The first (sequence, step) where the variant chose another token than eager.
+        const Tensor where = equal.logical_not().nonzero()[0];
+        const int64_t seq = where[0].item<int64_t>(), step = where[1].item<int64_t>();
+        throw std::runtime_error("gpt2: " + std::string(bench::to_string(ctx.config().variant)) +
+                                 " generated other tokens than eager (" + lt::dtype_name(dtype) + ", greedy): sequence " +
+                                 std::to_string(seq) + ", token " + std::to_string(step) + ": " +
+                                 std::to_string(candidate.tokens[seq][step].item<int64_t>()) + " instead of " +
+                                 std::to_string(eager.tokens[seq][step].item<int64_t>()));
+    }
+    ctx.set_info("accuracy_check",
+                 reduced ? "first-step logits within the " + lt::dtype_name(dtype) +
+                               " tolerance of eager's forward pass in float32 on the same " + lt::dtype_name(dtype) +
+                               "-rounded weights (eager_max_abs_diff: eager's own distance); token ids may diverge "
+                               "from eager's (token_agreement)"
+                         : "generated token ids equal eager's; first-step logits within tolerance of eager's");
+}
+
+}  // namespace
+
+// The generation benchmark. tokens_per_second is aggregated over the batch: the tokens
+// generated by all sequences (batch_size x num_tokens_to_generate, the prompt not
+// counted) divided by the whole generation's time, prefill included.
+BENCH_RUN_BENCHMARK(ctx) {
+    const bench::ScenarioConfig& cfg = ctx.config();
+    const Gpt2Config& arch = find_model(cfg.model_id);
+    const int64_t new_tokens = cfg.num_tokens_to_generate;
+    if (new_tokens < 1) ctx.skip("num_tokens_to_generate must be at least 1");
+    const int64_t prompt_len = ctx.params().get_int("prompt_tokens", 32);
+    if (prompt_len < 1) throw std::invalid_argument("gpt2: prompt_tokens must be at least 1");
+    const int64_t max_len = prompt_len + new_tokens - 1;  // positions ever fed to the model
+    if (max_len > arch.n_ctx)
+        throw std::invalid_argument("gpt2: prompt_tokens + num_tokens_to_generate - 1 = " + std::to_string(max_len) +
+                                    " exceeds " + std::string(arch.id) + "'s context of " +
+                                    std::to_string(arch.n_ctx) + " positions");
+    const int64_t batch = cfg.batch_size;
+    const auto seed = static_cast<uint64_t>(ctx.params().get_int("seed", 42));
+
+    const torch::Device device = lt::select_device(ctx);
+    const torch::ScalarType dtype = lt::select_dtype(ctx, device);
+    const lt::ThreadScope threads(ctx);
+
+    ctx.set_info("framework", "libtorch");
+    ctx.set_info("torch_version", TORCH_VERSION);
+    ctx.set_info("model", "GPT2LMHeadModel");
+    ctx.set_info("model_id", std::string(arch.id));
+    ctx.set_info("prompt_tokens", std::to_string(prompt_len));
+    ctx.set_info("kv_cache", "static, [batch, heads, " + std::to_string(max_len) + ", head_dim] per layer");
+    ctx.set_info("tokens_per_second",
+                 "batch_size x num_tokens_to_generate generated tokens / whole generation time (prefill included)");
+
+    // The model: built and initialized in float32 on the CPU, then moved.
+    Gpt2 model(arch);
+    init_weights(*model, arch, seed);
+    const int64_t parameters = lt::count_parameters(*model);
+    if (parameters != parameter_count(arch))
+        throw std::logic_error("gpt2: " + std::string(arch.id) + " has " + std::to_string(parameters) +
+                               " parameters, expected " + std::to_string(parameter_count(arch)));
+    ctx.record_scalar("parameters", static_cast<double>(parameters), "count");
+
+    // In bfloat16 a variant is checked against eager's forward pass in float32 on the
+    // same bf16-rounded weights. Two bf16 paths through 12 layers round independently:
+    // compared with each other they differ by about twice what either differs from the
+    // float32 result (gpt2, batch 4: 0.039 against a tolerance of 0.05), so comparing
+    // with bf16 eager would fail correct kernels at larger batches.
+    Gpt2 float32_reference{nullptr};
+    if (cfg.variant != bench::Variant::eager && is_reduced_precision(dtype)) {
+        float32_reference = Gpt2(arch);
+        init_weights(*float32_reference, arch, seed);
+        float32_reference->to(device, dtype);           // round as the benchmarked weights are
+        float32_reference->to(device, torch::kFloat32);
+    }
+    model->to(device, dtype);
+    model->eval();
+
+    // Inference only, from here on: no autograd bookkeeping (the tracer works under it).
+    const c10::InferenceMode inference;
+
+    GenerationInputs in;
+    torch::manual_seed(seed + 1);
+    in.prompt = torch::randint(arch.vocab_size, {batch, prompt_len}, torch::kInt64).to(device);
+    const auto index_options = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    in.prompt_positions = torch::arange(prompt_len, index_options);
+    for (int64_t p = 0; p < max_len; ++p) in.decode_positions.push_back(torch::full({1}, p, index_options));
+    in.new_tokens = new_tokens;
+    const auto cache_options = torch::TensorOptions().dtype(dtype).device(device);
+
+    Stepper stepper;
+    switch (cfg.variant) {
+        case bench::Variant::eager:
+            stepper = eager_stepper(model, make_caches(arch, batch, max_len, cache_options));
+            break;
+        case bench::Variant::compiled: {
+            CompiledStepper compiled =
+                compiled_stepper(model, make_caches(arch, batch, max_len, cache_options), in, cfg.compile_mode);
+            stepper = std::move(compiled.stepper);
+            ctx.record_scalar("compile_time", compiled.compile_time_ms, "ms");
+            std::string passes;
+            for (const std::string& p : compiled.passes) passes += (passes.empty() ? "" : ",") + p;
+            ctx.set_info("variant_passes", passes + " (prefill and decode graphs)");
+            break;
+        }
+        case bench::Variant::kernelized:
+            stepper = kernelized_stepper(*model, arch, make_caches(arch, batch, max_len, cache_options));
+            ctx.set_info("kernels", KernelizedGpt2::description);
+            break;
+    }
+
+    if (cfg.variant != bench::Variant::eager) {
+        const Generation eager = generate(eager_stepper(model, make_caches(arch, batch, max_len, cache_options)), in, device);
+        const Generation candidate = generate(stepper, in, device);
+        Tensor reference_logits = eager.first_logits;
+        if (float32_reference) {
+            const Stepper reference = eager_stepper(
+                float32_reference, make_caches(arch, batch, max_len, cache_options.dtype(torch::kFloat32)));
+            reference_logits = reference.prefill(in.prompt, in.prompt_positions, 0);
+            float32_reference = nullptr;  // its memory back before measuring
+        }
+        check_variant(ctx, eager, candidate, reference_logits, dtype);
+    }
+
+    bench::Series latency{"latency", "ms", {}, 1};
+    for (int i = 0; i < cfg.warmup_iterations; ++i) generate(stepper, in, device);
+    for (int i = 0; i < cfg.measurement_iterations; ++i) {
+        const Generation g = generate(stepper, in, device);
+        ctx.add_sample("time_to_first_token", g.ttft_ms, "ms");
+        if (new_tokens > 1)
+            ctx.add_sample("time_per_output_token", (g.total_ms - g.ttft_ms) / static_cast<double>(new_tokens - 1),
+                           "ms");
+        ctx.add_sample("latency", g.total_ms, "ms");
+        ctx.add_sample("tokens_per_second", static_cast<double>(batch * new_tokens) / (g.total_ms / 1000.0),
+                       "tokens/s");
+        latency.samples.push_back(g.total_ms);
+    }
+
+    const lt::FlopCount work = generation_work(arch, batch, prompt_len, new_tokens);
+    lt::record_work(ctx, work, latency, device.is_cpu() ? lt::calibrated_peak_gflops(dtype) : 0.0);
+    ctx.set_info("flops_per_forward", "one whole generation (prefill and every decode step)");
+    lt::record_memory(ctx, device);
+}

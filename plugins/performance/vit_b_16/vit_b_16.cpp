@@ -1,0 +1,362 @@
+// ViT-B/16 (torchvision.models.vit_b_16): the architecture, with seeded random weights,
+// run as the three variants benchhost compares.
+//
+//   eager       the forward pass written with plain ops (linear, matmul, softmax,
+//               layer_norm, gelu), as torchvision's Python computes it when PyTorch does
+//               not take its fused fast path;
+//   compiled    that forward traced, frozen and optimized by the SDK;
+//   kernelized  the matrix products through oneDNN with weights prepacked once (the
+//               linear layers as prepacked 1x1 convolutions over a channels-last view),
+//               GELU and residual additions in place; or, with --param
+//               kernel=fused_encoder_layer, each encoder block as one call of the fused
+//               BetterTransformer kernel (at::_transformer_encoder_layer_fwd).
+//
+// The module tree and parameter names mirror torchvision's (conv_proj, class_token,
+// encoder.pos_embedding, encoder.layers.encoder_layer_<i>.{ln_1, self_attention, ln_2,
+// mlp.0, mlp.3}, encoder.ln, heads.head): 86,567,656 parameters.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <torch/nn/module.h>
+
+#include <bench/plugin.hpp>
+#include <bench/torch/kernels.hpp>
+#include <bench/torch/model_benchmark.hpp>
+
+BENCH_PLUGIN("vit_b_16", "1.0.0", .axes = "variant,batch_size,dtype");
+
+namespace {
+
+constexpr int64_t kImageSize = 224;
+constexpr int64_t kPatchSize = 16;
+constexpr int64_t kGrid = kImageSize / kPatchSize;    // 14
+constexpr int64_t kSequence = kGrid * kGrid + 1;      // 196 patches and the class token
+constexpr int64_t kHidden = 768;
+constexpr int64_t kHeads = 12;
+constexpr int64_t kHeadDim = kHidden / kHeads;        // 64
+constexpr int64_t kMlp = 3072;
+constexpr int64_t kLayers = 12;
+constexpr int64_t kClasses = 1000;
+constexpr double kLayerNormEps = 1e-6;
+constexpr int64_t kParameters = 86'567'656;
+constexpr uint64_t kWeightSeed = 16;
+constexpr uint64_t kInputSeed = 224;
+
+// A normal draw clamped at two standard deviations: a cheap stand-in for trunc_normal_.
+at::Tensor trunc_normal(at::IntArrayRef shape, double std) {
+    return at::randn(shape).clamp_(-2.0, 2.0).mul_(std);
+}
+
+struct Linear : torch::nn::Module {
+    Linear(int64_t in, int64_t out) {
+        weight = register_parameter("weight", trunc_normal({out, in}, 0.02), false);
+        bias = register_parameter("bias", trunc_normal({out}, 0.02), false);
+    }
+    at::Tensor forward(const at::Tensor& x) const { return at::linear(x, weight, bias); }
+    at::Tensor weight, bias;
+};
+
+struct LayerNorm : torch::nn::Module {
+    LayerNorm() {
+        // Not the identity (ones and zeros), so that a kernel that drops them is caught.
+        weight = register_parameter("weight", 1.0 + trunc_normal({kHidden}, 0.1), false);
+        bias = register_parameter("bias", trunc_normal({kHidden}, 0.02), false);
+    }
+    at::Tensor forward(const at::Tensor& x) const {
+        return at::layer_norm(x, {kHidden}, weight, bias, kLayerNormEps);
+    }
+    at::Tensor weight, bias;
+};
+
+// nn.MultiheadAttention(768, 12, batch_first=True): one packed input projection.
+struct SelfAttention : torch::nn::Module {
+    SelfAttention() {
+        in_proj_weight = register_parameter("in_proj_weight", trunc_normal({3 * kHidden, kHidden}, 0.02), false);
+        in_proj_bias = register_parameter("in_proj_bias", trunc_normal({3 * kHidden}, 0.02), false);
+        out_proj = register_module("out_proj", std::make_shared<Linear>(kHidden, kHidden));
+    }
+    // The unfused composition: packed projection, per-head scaled dot products, softmax,
+    // weighted sum, heads merged, output projection.
+    at::Tensor forward(const at::Tensor& x) const {
+        const int64_t batch = x.size(0);
+        const int64_t length = x.size(1);
+        const at::Tensor qkv = at::linear(x, in_proj_weight, in_proj_bias)
+                                   .view({batch, length, 3, kHeads, kHeadDim})
+                                   .permute({2, 0, 3, 1, 4});  // [3, batch, heads, length, head_dim]
+        const at::Tensor q = qkv.select(0, 0).mul(1.0 / std::sqrt(static_cast<double>(kHeadDim)));
+        const at::Tensor k = qkv.select(0, 1);
+        const at::Tensor v = qkv.select(0, 2);
+        const at::Tensor weights = at::softmax(at::matmul(q, k.transpose(-2, -1)), -1);
+        const at::Tensor heads = at::matmul(weights, v);  // [batch, heads, length, head_dim]
+        return out_proj->forward(heads.transpose(1, 2).reshape({batch, length, kHidden}));
+    }
+    at::Tensor in_proj_weight, in_proj_bias;
+    std::shared_ptr<Linear> out_proj;
+};
+
+// torchvision's MLPBlock, a Sequential: 0 Linear, 1 GELU, 2 Dropout, 3 Linear, 4 Dropout.
+struct Mlp : torch::nn::Module {
+    Mlp()
+        : fc1(register_module("0", std::make_shared<Linear>(kHidden, kMlp))),
+          fc2(register_module("3", std::make_shared<Linear>(kMlp, kHidden))) {}
+    at::Tensor forward(const at::Tensor& x) const { return fc2->forward(at::gelu(fc1->forward(x))); }
+    std::shared_ptr<Linear> fc1, fc2;
+};
+
+struct EncoderBlock : torch::nn::Module {
+    EncoderBlock()
+        : ln_1(register_module("ln_1", std::make_shared<LayerNorm>())),
+          self_attention(register_module("self_attention", std::make_shared<SelfAttention>())),
+          ln_2(register_module("ln_2", std::make_shared<LayerNorm>())),
+          mlp(register_module("mlp", std::make_shared<Mlp>())) {}
+    at::Tensor forward(const at::Tensor& input) const {
+        const at::Tensor x = self_attention->forward(ln_1->forward(input)) + input;
+        return x + mlp->forward(ln_2->forward(x));
+    }
+    std::shared_ptr<LayerNorm> ln_1;
+    std::shared_ptr<SelfAttention> self_attention;
+    std::shared_ptr<LayerNorm> ln_2;
+    std::shared_ptr<Mlp> mlp;
+};
+
+struct Encoder : torch::nn::Module {
+    Encoder() {
+        pos_embedding = register_parameter("pos_embedding", at::randn({1, kSequence, kHidden}).mul_(0.02), false);
+        auto layer_list = register_module("layers", std::make_shared<torch::nn::Module>());
+        for (int64_t i = 0; i < kLayers; ++i)
+            layers.push_back(layer_list->register_module("encoder_layer_" + std::to_string(i),
+                                                         std::make_shared<EncoderBlock>()));
+        ln = register_module("ln", std::make_shared<LayerNorm>());
+    }
+    at::Tensor pos_embedding;
+    std::vector<std::shared_ptr<EncoderBlock>> layers;
+    std::shared_ptr<LayerNorm> ln;
+};
+
+struct VisionTransformer : torch::nn::Module {
+    VisionTransformer() {
+        // Module construction order fixes the order of the seeded draws.
+        conv_proj_weight = trunc_normal({kHidden, 3, kPatchSize, kPatchSize},
+                                        std::sqrt(1.0 / static_cast<double>(3 * kPatchSize * kPatchSize)));
+        auto conv_proj = register_module("conv_proj", std::make_shared<torch::nn::Module>());
+        conv_proj_weight = conv_proj->register_parameter("weight", conv_proj_weight, false);
+        conv_proj_bias = conv_proj->register_parameter("bias", trunc_normal({kHidden}, 0.02), false);
+        class_token = register_parameter("class_token", trunc_normal({1, 1, kHidden}, 0.02), false);
+        encoder = register_module("encoder", std::make_shared<Encoder>());
+        auto heads = register_module("heads", std::make_shared<torch::nn::Module>());
+        head = heads->register_module("head", std::make_shared<Linear>(kHidden, kClasses));
+    }
+
+    // Patch embedding, class token and position embedding: [batch, 197, 768].
+    at::Tensor embed(const at::Tensor& images) const {
+        const int64_t batch = images.size(0);
+        const at::Tensor patches = at::conv2d(images, conv_proj_weight, conv_proj_bias, {kPatchSize, kPatchSize})
+                                       .reshape({batch, kHidden, kGrid * kGrid})
+                                       .permute({0, 2, 1});
+        return at::cat({class_token.expand({batch, -1, -1}), patches}, 1) + encoder->pos_embedding;
+    }
+    // Final layer norm, the class token's features, the classifier: [batch, 1000].
+    at::Tensor classify(const at::Tensor& x) const {
+        return head->forward(encoder->ln->forward(x).select(1, 0));
+    }
+    at::Tensor forward(const at::Tensor& images) const {
+        at::Tensor x = embed(images);
+        for (const auto& layer : encoder->layers) x = layer->forward(x);
+        return classify(x);
+    }
+
+    at::Tensor conv_proj_weight, conv_proj_bias, class_token;
+    std::shared_ptr<Encoder> encoder;
+    std::shared_ptr<Linear> head;
+};
+
+// A linear layer run as oneDNN's prepacked convolution (the op behind TorchScript's
+// MKLDNN rewrite): x [rows, in] is, without a copy, a 1 x rows image with `in` channels
+// in channels-last layout, and the 1x1 convolution's channels-last output is, again
+// without a copy, y [rows, out]. The weight is reordered once into oneDNN's blocked
+// layout for the input's shape, instead of being repacked by the BLAS on every call.
+class PackedLinear {
+public:
+    static bool available() {
+        auto& dispatcher = c10::Dispatcher::singleton();
+        return dispatcher.findSchema({"mkldnn_prepacked::conv2d_prepack", ""}).has_value() &&
+               dispatcher.findSchema({"mkldnn_prepacked::conv2d_run", ""}).has_value();
+    }
+
+    PackedLinear(const at::Tensor& weight, const at::Tensor& bias)
+        : weight_(weight.reshape({weight.size(0), weight.size(1), 1, 1}).contiguous()),
+          bias_(bias.defined() ? c10::IValue(bias.contiguous()) : c10::IValue()),
+          contexts_(std::make_shared<std::map<int64_t, c10::IValue>>()) {}
+
+    // Packs the weight for inputs of `rows` rows (a context holds one input shape).
+    const c10::IValue& prepare(int64_t rows) const {
+        auto found = contexts_->find(rows);
+        if (found != contexts_->end()) return found->second;
+        static const c10::OperatorHandle prepack =
+            c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "");
+        torch::jit::Stack stack{weight_,
+                                bias_,
+                                std::vector<int64_t>{1, 1},
+                                std::vector<int64_t>{0, 0},
+                                std::vector<int64_t>{1, 1},
+                                int64_t{1},
+                                std::vector<int64_t>{1, weight_.size(1), 1, rows},
+                                std::string("none")};
+        prepack.callBoxed(&stack);
+        return contexts_->emplace(rows, std::move(stack.at(0))).first->second;
+    }
+
+    at::Tensor operator()(const at::Tensor& x) const {
+        static const c10::OperatorHandle run =
+            c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_run", "");
+        const at::Tensor input = x.contiguous();
+        const int64_t rows = input.size(0);
+        torch::jit::Stack stack{input.view({1, 1, rows, input.size(1)}).permute({0, 3, 1, 2}), prepare(rows)};
+        run.callBoxed(&stack);
+        return stack.at(0).toTensor().permute({0, 2, 3, 1}).reshape({rows, weight_.size(0)});
+    }
+
+private:
+    at::Tensor weight_;  // [out, in, 1, 1]
+    c10::IValue bias_;   // a tensor, or None
+    std::shared_ptr<std::map<int64_t, c10::IValue>> contexts_;  // packed weights by rows
+};
+
+enum class KernelPath {
+    onednn_prepacked,     // prepacked oneDNN matrix products, plain attention core
+    fused_encoder_layer,  // at::_transformer_encoder_layer_fwd per block
+};
+
+KernelPath parse_kernel_path(const std::string& name) {
+    if (name == "onednn_prepacked") return KernelPath::onednn_prepacked;
+    if (name == "fused_encoder_layer") return KernelPath::fused_encoder_layer;
+    throw std::invalid_argument("parameter 'kernel': '" + name +
+                                "' is neither 'onednn_prepacked' nor 'fused_encoder_layer'");
+}
+
+// The kernelized forward, built once from the model's current parameters (on the
+// scenario's device, in its dtype). Both paths compute the patch embedding as one matrix
+// product over the unfolded 16x16 patches (the convolution's stride is its kernel size),
+// with the convolution's bias and the position embedding folded into one addend and the
+// class token's row precomputed, and apply the final layer norm to the class token only
+// (it normalizes each token on its own). In between, each encoder block is
+//   onednn_prepacked:    layer norm, prepacked QKV projection, scaled dot products,
+//                        softmax, prepacked output projection added in place to the
+//                        residual, layer norm, prepacked fc1 with GELU in place, prepacked
+//                        fc2 added in place to the residual;
+//   fused_encoder_layer: one call of the fused BetterTransformer kernel.
+bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& model, KernelPath path,
+                                   int64_t batch_size) {
+    struct Block {
+        const EncoderBlock* layer;
+        std::optional<PackedLinear> qkv, out, fc1, fc2;
+    };
+    struct Prepared {
+        at::Tensor patch_weight;  // [3*16*16, 768], rows in the order (channel, row, column)
+        std::optional<PackedLinear> patch;
+        at::Tensor patch_addend;  // [196, 768]: the convolution's bias plus the position embedding
+        at::Tensor class_row;     // [1, 1, 768]: the class token plus its position embedding
+        std::vector<Block> blocks;
+    };
+    auto prepared = std::make_shared<Prepared>();
+    const at::Tensor& pos = model->encoder->pos_embedding;
+    const at::Tensor patch_weight = model->conv_proj_weight.reshape({kHidden, -1});
+    prepared->patch_addend = (pos.select(0, 0).slice(0, 1) + model->conv_proj_bias).contiguous();
+    prepared->class_row = (model->class_token + pos.slice(1, 0, 1)).contiguous();
+    const bool packed = path == KernelPath::onednn_prepacked;
+    if (packed) {
+        prepared->patch.emplace(patch_weight, at::Tensor());
+        prepared->patch->prepare(batch_size * kGrid * kGrid);
+    } else {
+        prepared->patch_weight = patch_weight.t().contiguous();
+    }
+    for (const auto& layer : model->encoder->layers) {
+        Block& block = prepared->blocks.emplace_back(Block{layer.get(), {}, {}, {}, {}});
+        if (!packed) continue;
+        const SelfAttention& attention = *layer->self_attention;
+        block.qkv.emplace(attention.in_proj_weight, attention.in_proj_bias);
+        block.out.emplace(attention.out_proj->weight, attention.out_proj->bias);
+        block.fc1.emplace(layer->mlp->fc1->weight, layer->mlp->fc1->bias);
+        block.fc2.emplace(layer->mlp->fc2->weight, layer->mlp->fc2->bias);
+        for (const auto* linear : {&block.qkv, &block.out, &block.fc1, &block.fc2})
+            (*linear)->prepare(batch_size * kSequence);
+    }
+
+    const auto packed_block = [](const Block& b, const at::Tensor& input) {
+        const int64_t batch = input.size(0);
+        const int64_t rows = batch * kSequence;
+        const at::Tensor residual = input.reshape({rows, kHidden});
+        const at::Tensor qkv = (*b.qkv)(b.layer->ln_1->forward(residual))
+                                   .view({batch, kSequence, 3, kHeads, kHeadDim})
+                                   .permute({2, 0, 3, 1, 4});
+        const at::Tensor q = qkv.select(0, 0).mul(1.0 / std::sqrt(static_cast<double>(kHeadDim)));
+        const at::Tensor weights = at::softmax(at::matmul(q, qkv.select(0, 1).transpose(-2, -1)), -1);
+        const at::Tensor heads = at::matmul(weights, qkv.select(0, 2)).transpose(1, 2).reshape({rows, kHidden});
+        const at::Tensor x = (*b.out)(heads).add_(residual);
+        at::Tensor hidden = (*b.fc1)(b.layer->ln_2->forward(x));
+        at::gelu_(hidden);
+        return (*b.fc2)(hidden).add_(x).view({batch, kSequence, kHidden});
+    };
+    const auto fused_block = [](const Block& b, const at::Tensor& input) {
+        const EncoderBlock& l = *b.layer;
+        const SelfAttention& a = *l.self_attention;
+        return at::_transformer_encoder_layer_fwd(
+            input, kHidden, kHeads, a.in_proj_weight, a.in_proj_bias, a.out_proj->weight, a.out_proj->bias,
+            /*use_gelu=*/true, /*norm_first=*/true, kLayerNormEps, l.ln_1->weight, l.ln_1->bias, l.ln_2->weight,
+            l.ln_2->bias, l.mlp->fc1->weight, l.mlp->fc1->bias, l.mlp->fc2->weight, l.mlp->fc2->bias);
+    };
+
+    return [model, prepared, packed, packed_block, fused_block](const at::Tensor& images) {
+        const int64_t batch = images.size(0);
+        const at::Tensor patches = images.reshape({batch, 3, kGrid, kPatchSize, kGrid, kPatchSize})
+                                       .permute({0, 2, 4, 1, 3, 5})
+                                       .reshape({batch * kGrid * kGrid, 3 * kPatchSize * kPatchSize});
+        const at::Tensor embedded = packed ? (*prepared->patch)(patches) : at::mm(patches, prepared->patch_weight);
+        at::Tensor x = at::cat({prepared->class_row.expand({batch, -1, -1}),
+                                embedded.view({batch, kGrid * kGrid, kHidden}).add_(prepared->patch_addend)},
+                               1);
+        for (const Block& block : prepared->blocks) x = packed ? packed_block(block, x) : fused_block(block, x);
+        return model->head->forward(model->encoder->ln->forward(x.select(1, 0)));
+    };
+}
+
+std::shared_ptr<VisionTransformer> make_model() {
+    at::manual_seed(kWeightSeed);
+    return std::make_shared<VisionTransformer>();
+}
+
+}  // namespace
+
+// Parameter `kernel` (onednn_prepacked, the default, or fused_encoder_layer) picks the
+// kernelized path; where the prepacked oneDNN ops are missing (a LibTorch built without
+// oneDNN, or a GPU), the fused encoder layer is used.
+BENCH_RUN_BENCHMARK(ctx) {
+    const std::shared_ptr<VisionTransformer> model = make_model();
+    bench::libtorch::ModelBenchmark spec;
+    spec.model = "vit_b_16";
+    spec.throughput_unit = "images/s";
+    spec.module = model;
+    spec.expected_parameters = kParameters;
+    spec.forward = [model](const at::Tensor& images) { return model->forward(images); };
+    spec.make_input = [](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+        at::manual_seed(kInputSeed);
+        return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
+    };
+    spec.kernelize = [model, &ctx](const bench::libtorch::KernelRegistry&) {
+        KernelPath path = parse_kernel_path(ctx.params().get_string("kernel", "onednn_prepacked"));
+        if (path == KernelPath::onednn_prepacked && !(model->conv_proj_weight.is_cpu() && PackedLinear::available()))
+            path = KernelPath::fused_encoder_layer;
+        ctx.set_info("kernel_path", path == KernelPath::onednn_prepacked ? "onednn_prepacked" : "fused_encoder_layer");
+        return kernelize(model, path, ctx.config().batch_size);
+    };
+    bench::libtorch::run_model_benchmark(ctx, spec);
+}

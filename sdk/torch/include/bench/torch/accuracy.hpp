@@ -1,0 +1,30 @@
+// Each variant must compute what eager computes: its output is compared with eager's
+// on the same input, within the dtype's tolerance.
+#pragma once
+
+#include <torch/types.h>
+
+#include <bench/context.hpp>
+
+namespace bench::libtorch {
+
+struct Tolerance {
+    double absolute;
+    double relative;
+};
+
+/// The tolerance of a dtype: float32 1e-4 / 1e-3, bfloat16 and float16 looser
+/// (their 8- and 11-bit mantissas), float64 1e-8 / 1e-7. A variant passes when
+/// |candidate - reference| <= absolute + relative * |reference| everywhere.
+BENCH_EXPORT Tolerance tolerance_for(torch::ScalarType dtype);
+
+/// Compares `candidate` with `reference` (both converted to dense float64 on the CPU),
+/// records the scalars "max_abs_diff" and "max_rel_diff" (|c - r| / max(|r|,
+/// tolerance.absolute), so that near-zero references do not blow it up) and, beyond
+/// tolerance, throws std::runtime_error saying by how much and where (the worst
+/// element's index, both values, the tolerance): the scenario fails. NaN in one and not
+/// the other is out of tolerance; a shape mismatch throws std::runtime_error too.
+BENCH_EXPORT void check_against_reference(Context& ctx, const torch::Tensor& reference, const torch::Tensor& candidate,
+                             torch::ScalarType dtype);
+
+}  // namespace bench::libtorch

@@ -1,0 +1,71 @@
+// Where and in what precision a LibTorch benchmark runs, from the scenario's config.
+#pragma once
+
+#include <string>
+
+#include <torch/types.h>
+
+#include <bench/context.hpp>
+
+namespace bench::libtorch {
+
+/// config.device resolved ("auto", "cpu", "cuda", "cuda:N"; recorded as info "device"):
+/// "auto" takes CUDA when this LibTorch build and the machine have it, else the CPU. A
+/// device that cannot run here ends the scenario as skipped (Context::skip) with the
+/// reason: "cuda requested, but this LibTorch build has no CUDA", "... but no CUDA
+/// device is available", "cuda:3 requested, but this machine has 1 CUDA device(s)".
+/// Text that is no device at all is std::invalid_argument.
+BENCH_EXPORT torch::Device select_device(Context& ctx);
+
+/// config.dtype as a torch dtype (float32/float/fp32, bfloat16/bf16, float16/half/fp16,
+/// float64/double/fp64; another is std::invalid_argument; recorded as info "dtype"). One
+/// that `device` cannot run (float16 on this CPU build) ends the scenario as skipped,
+/// with the library's own reason: "float16 does not run on cpu with this LibTorch
+/// build: "addmm_impl_cpu_" not implemented for 'Half'". Checked by running a small
+/// matmul, conv2d and layer norm, once per process for each device and dtype.
+BENCH_EXPORT torch::ScalarType select_dtype(Context& ctx, const torch::Device& device);
+
+/// "float32", "bfloat16", ... for a dtype.
+BENCH_EXPORT std::string dtype_name(torch::ScalarType dtype);
+
+/// Sets the intra-op threads (at::set_num_threads) from config.threads for its lifetime
+/// (0 keeps the library's default; negative is std::invalid_argument), restores them
+/// after, and records the count used as info "threads".
+class BENCH_EXPORT ThreadScope {
+public:
+    explicit ThreadScope(Context& ctx);
+    ~ThreadScope();
+    ThreadScope(const ThreadScope&) = delete;
+    ThreadScope& operator=(const ThreadScope&) = delete;
+
+private:
+    int previous_;
+};
+
+/// Waits for the device's queued work: a no-op on the CPU, cudaDeviceSynchronize on
+/// CUDA. Timing calls it before every clock read.
+BENCH_EXPORT void synchronize(const torch::Device& device);
+
+/// Returns cached memory to the system: on CUDA the caching allocator's cache
+/// (c10::cuda::CUDACachingAllocator::emptyCache, compiled in only when LibTorch has
+/// libc10_cuda; Debian's CPU-only build has not, and cannot select a CUDA device), on
+/// the CPU glibc's free heap (malloc_trim(0)).
+BENCH_EXPORT void flush_memory(const torch::Device& device);
+
+/// Records the device's memory use: on CUDA the scalars "cuda_max_memory_allocated"
+/// and "cuda_max_memory_reserved" (MiB); on the CPU nothing (the worker records the
+/// process's "peak_rss" itself).
+BENCH_EXPORT void record_memory(Context& ctx, const torch::Device& device);
+
+/// Times `fn` like Context::measure, synchronizing the device after each call so that
+/// asynchronous GPU work is inside the measured time.
+template <class Fn>
+Series measure_synchronized(Context& ctx, std::string_view name, const torch::Device& device, Fn&& fn) {
+    if (device.is_cpu()) return ctx.measure(name, std::forward<Fn>(fn));
+    return ctx.measure(name, [&] {
+        fn();
+        synchronize(device);
+    });
+}
+
+}  // namespace bench::libtorch

@@ -1,0 +1,63 @@
+// The standard flow of a model benchmark, shared by the vision and transformer
+// plugins: pick device, dtype and threads; build the model; run the scenario's
+// variant (eager, compiled or kernelized), checking its output against eager; measure
+// latency, throughput, work and memory.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <bench/context.hpp>
+#include <bench/torch/kernels.hpp>
+
+namespace bench::libtorch {
+
+using Forward = std::function<torch::Tensor(const torch::Tensor&)>;
+
+struct ModelBenchmark {
+    std::string model;                    // name in the report, e.g. "resnet50"
+    std::string throughput_unit;          // e.g. "images/s"
+    std::shared_ptr<torch::nn::Module> module;  // the eager model, with seeded random weights
+    Forward forward;                      // its eager forward pass
+    /// An input batch of `batch_size` for the model, on `device` in `dtype`, seeded.
+    std::function<torch::Tensor(int64_t batch_size, torch::Device device, torch::ScalarType dtype)> make_input;
+    /// The kernelized forward pass, built from the eager model with the registry's
+    /// kernels; empty when the model has none (the scenario is then skipped).
+    std::function<Forward(const KernelRegistry& kernels)> kernelize;
+    /// Parameters the architecture must have (checked and recorded); 0 to skip the check.
+    int64_t expected_parameters = 0;
+};
+
+/// Runs the scenario:
+///  - ThreadScope, select_device, select_dtype (skips where they skip); the module moved
+///    to the device, its floating-point parameters and buffers to the dtype (integer
+///    buffers such as position ids keep theirs), eval mode, requires_grad off;
+///  - "parameters" (count) checked against expected_parameters (std::runtime_error);
+///  - under c10::InferenceMode from here on: one input from make_input(batch_size), eager's
+///    output on it as the reference;
+///  - the variant: eager runs `forward`; compiled runs compile_traced(config.compile_mode)
+///    and records "compile_time" (ms) and info "variant_passes"; kernelized runs
+///    kernelize(KernelRegistry::with_defaults()) (skipped when kernelize is empty or
+///    returns an empty Forward) and records "kernelize_time" (ms) and info "kernels";
+///  - "first_call" (ms): the cold start, the first call after building or compiling;
+///    compiled and kernelized outputs checked against eager (check_against_reference:
+///    "max_abs_diff", "max_rel_diff"; out of tolerance the scenario fails);
+///  - "latency" (ms, measure_synchronized), "throughput" (batch_size per call, in
+///    throughput_unit);
+///  - work, outside the measured time: FLOPs counted on the traced eager graph,
+///    record_work with calibrated_peak_gflops(dtype) on the CPU ("flops_per_forward",
+///    "gflops", "peak_gflops", "fraction_of_peak"); a forward that cannot be traced only
+///    loses these, with a warning in the log;
+///  - record_memory; info "model", "framework" (libtorch), "torch_version", "dtype",
+///    "device", "threads".
+BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
+
+/// Number of parameters of a module (all of its parameters, recursively; a tensor
+/// registered twice, as tied weights are, counts once).
+BENCH_EXPORT int64_t count_parameters(const torch::nn::Module& module);
+
+}  // namespace bench::libtorch

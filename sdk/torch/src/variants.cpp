@@ -1,0 +1,429 @@
+// The three variants of a LibTorch model: compiled (traced, frozen, optimized),
+// kernelized (layers replaced by prepared oneDNN kernels), and the standard model
+// benchmark flow that runs one of them against eager.
+#include <bench/torch/accuracy.hpp>
+#include <bench/torch/compile.hpp>
+#include <bench/torch/device.hpp>
+#include <bench/torch/flops.hpp>
+#include <bench/torch/kernels.hpp>
+#include <bench/torch/model_benchmark.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/version.h>
+
+#include <bench/timer.hpp>
+
+namespace bench::libtorch {
+
+namespace {
+
+/// The first line of an error, without LibTorch's C++ backtrace.
+std::string first_line(const std::exception& e) {
+    const auto* error = dynamic_cast<const c10::Error*>(&e);
+    std::string text = error ? error->what_without_backtrace() : e.what();
+    if (const auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+    return text;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+    std::string out;
+    for (const auto& part : parts) out += (out.empty() ? "" : separator) + part;
+    return out;
+}
+
+double elapsed_ms(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+// Compiled: trace, freeze, optimize
+
+std::vector<std::string> compile_passes(const std::string& mode) {
+    if (mode == "default" || mode == "optimize" || mode.empty()) return {"trace", "freeze", "optimize_for_inference"};
+    if (mode == "freeze") return {"trace", "freeze"};
+    if (mode == "trace") return {"trace"};
+    throw std::invalid_argument("compile mode '" + mode + "' is not one of default, optimize, freeze, trace");
+}
+
+std::shared_ptr<torch::jit::Graph> trace_graph(const TensorForward& forward,
+                                               const std::vector<torch::Tensor>& example_inputs) {
+    torch::jit::Stack inputs(example_inputs.begin(), example_inputs.end());
+    auto traced = [&forward](torch::jit::Stack stack) -> torch::jit::Stack {
+        std::vector<torch::Tensor> tensors;
+        tensors.reserve(stack.size());
+        for (const auto& value : stack) tensors.push_back(value.toTensor());
+        return {forward(tensors)};
+    };
+    try {
+        auto result = torch::jit::tracer::trace(
+            std::move(inputs), traced, [](const torch::autograd::Variable&) { return std::string(); },
+            /*strict=*/false, /*force_outplace=*/false);
+        return result.first->graph;
+    } catch (const SkipScenario&) {
+        throw;
+    } catch (const std::exception& e) {
+        // The tracer throws c10::Error and std::runtime_error (whose text goes on with a
+        // dump of the offending tensor): keep the first line.
+        std::string reason = first_line(e);
+        if (reason.find("requires grad") != std::string::npos)
+            reason += " (set requires_grad(false) on the model's parameters before tracing)";
+        throw std::runtime_error("tracing the forward pass failed: " + reason);
+    }
+}
+
+CompiledModel compile_traced(const TensorForward& forward, const std::vector<torch::Tensor>& example_inputs,
+                             const std::string& mode) {
+    CompiledModel compiled;
+    compiled.passes = compile_passes(mode);  // invalid mode: throws before any work
+    const auto start = Clock::now();
+    std::shared_ptr<torch::jit::Graph> graph = trace_graph(forward, example_inputs);
+    compiled.traced_graph = graph->copy();
+
+    // The graph becomes the method `forward` of a module of its own. Captured parameters
+    // and buffers are already constants of the graph (prim::Constant holding the
+    // tensor), which freeze and optimize_for_inference fold and convert.
+    torch::jit::Module module(c10::QualifiedName("__torch__.bench.TracedModel"));
+    graph->insertInput(0, "self")->setType(module._ivalue()->type());
+    auto function = module._ivalue()->compilation_unit()->create_function(
+        c10::QualifiedName(*module.type()->name(), "forward"), graph);
+    module.type()->addMethod(function);
+    try {
+        for (const auto& pass : compiled.passes) {
+            if (pass == "freeze") {
+                module = torch::jit::freeze(module);
+            } else if (pass == "optimize_for_inference") {
+                module = torch::jit::optimize_for_inference(module);
+            }
+        }
+    } catch (const c10::Error& e) {
+        throw std::runtime_error("compiling the traced graph failed: " + first_line(e));
+    }
+    compiled.module = std::move(module);
+    compiled.compile_time_ms = elapsed_ms(start);
+    return compiled;
+}
+
+// ---------------------------------------------------------------------------------
+// Kernels
+
+std::pair<torch::Tensor, torch::Tensor> fold_batch_norm(const ConvBnActParams& params) {
+    const torch::NoGradGuard no_grad;
+    const torch::Tensor& w = params.conv_weight;
+    if (!w.defined() || w.dim() < 3) throw std::invalid_argument("fold_batch_norm: conv_weight must be [out, in/groups, k...]");
+    const int64_t out = w.size(0);
+    for (const auto* t : {&params.bn_weight, &params.bn_bias, &params.bn_mean, &params.bn_var}) {
+        if (!t->defined() || t->dim() != 1 || t->size(0) != out)
+            throw std::invalid_argument("fold_batch_norm: batch norm tensors must have " + std::to_string(out) +
+                                        " elements, one per output channel");
+    }
+    // In float64 for float64 weights, else float32, then back to the weight's dtype.
+    const auto compute = w.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
+    const torch::Tensor scale = params.bn_weight.to(compute) / torch::sqrt(params.bn_var.to(compute) + params.bn_eps);
+    std::vector<int64_t> view(static_cast<std::size_t>(w.dim()), 1);
+    view[0] = out;
+    const torch::Tensor weight = (w.to(compute) * scale.view(view)).to(w.scalar_type()).contiguous();
+    torch::Tensor bias = -params.bn_mean.to(compute);
+    if (params.conv_bias && params.conv_bias->defined()) bias = bias + params.conv_bias->to(compute);
+    bias = (bias * scale + params.bn_bias.to(compute)).to(w.scalar_type());
+    return {weight, bias};
+}
+
+namespace {
+
+/// oneDNN's prepacked convolution (mkldnn_prepacked::conv2d_prepack / conv2d_run,
+/// which LibTorch's own JIT rewrite uses): the weight reordered once into the blocked
+/// layout oneDNN picked for the input shape, bias and ReLU fused into the primitive.
+/// Found through the dispatcher: absent from builds without oneDNN.
+struct PrepackedOps {
+    c10::OperatorHandle prepack;
+    c10::OperatorHandle run;
+};
+
+const std::optional<PrepackedOps>& prepacked_ops() {
+    static const std::optional<PrepackedOps> ops = []() -> std::optional<PrepackedOps> {
+        auto& dispatcher = c10::Dispatcher::singleton();
+        auto prepack = dispatcher.findSchema({"mkldnn_prepacked::conv2d_prepack", ""});
+        auto run = dispatcher.findSchema({"mkldnn_prepacked::conv2d_run", ""});
+        if (!prepack || !run) return std::nullopt;
+        return PrepackedOps{*prepack, *run};
+    }();
+    return ops;
+}
+
+/// `weight` [O, I, kh, kw] with channels-last strides, always. .contiguous(ChannelsLast)
+/// returns a 1x1 weight unchanged (its NCHW strides are valid channels-last strides
+/// too), and oneDNN then packs it for an NCHW primitive and reorders it on every call.
+torch::Tensor channels_last_weight(const torch::Tensor& weight) {
+    const int64_t o = weight.size(0), i = weight.size(1), h = weight.size(2), w = weight.size(3);
+    return at::empty_strided({o, i, h, w}, {i * h * w, 1, w * i, i}, weight.options()).copy_(weight);
+}
+
+std::vector<int64_t> expand2(const std::vector<int64_t>& v, int64_t fallback, const char* what) {
+    if (v.empty()) return {fallback, fallback};
+    if (v.size() == 1) return {v[0], v[0]};
+    if (v.size() == 2) return v;
+    throw std::invalid_argument(std::string("conv_bn_act: ") + what + " must have 1 or 2 values for a 2-d convolution");
+}
+
+// Which conv_bn_act is fastest here: ResNet-50's convolution shapes (8 of them),
+// float32, 1 thread, fastest of 11 runs each, summed, in ms, batch 1 / batch 8 (a 2-core
+// VM shared with other builds: +-30%):
+//   eager conv2d + batch_norm + relu (NCHW):               51 / 393
+//   BN folded, conv2d + relu_ (NCHW):                      50 / 340
+//   BN folded, conv2d + relu_ (channels-last):             31 / 255
+//   at::mkldnn_convolution, channels-last, relu_:          25 / 259
+//   oneDNN blocked tensors (to_mkldnn), reordered weights: 29 / 296 (plus to_dense at the end)
+//   prepacked conv2d_run, NCHW input:                      40 / 365
+//   prepacked conv2d_run, channels-last, fused ReLU:       25 / 245  <- the default
+// The prepacked channels-last path is the fastest and keeps ordinary (strided) tensors
+// between layers, so residual adds, pooling and the rest of a model work on its output;
+// the folded channels-last conv2d is the fallback. Measured again as built here (1x1
+// weights with channels-last strides, runs alternating with eager): 2.5x eager at batch
+// 1 (22 vs 54 ms), 1.9x at batch 8 (283 vs 551 ms), outputs within 5e-5.
+PreparedKernel prepacked_conv_bn_act(const ConvBnActParams& params) {
+    auto [weight, bias] = fold_batch_norm(params);
+    const auto stride = expand2(params.stride, 1, "stride");
+    const auto padding = expand2(params.padding, 0, "padding");
+    const auto dilation = expand2(params.dilation, 1, "dilation");
+    struct State {
+        torch::Tensor weight, bias;
+        std::vector<int64_t> stride, padding, dilation;
+        int64_t groups;
+        std::string attr;
+        std::mutex mutex;
+        std::map<std::vector<int64_t>, c10::IValue> contexts;  // by input shape
+
+        c10::IValue context_for(c10::IntArrayRef sizes) {
+            const std::lock_guard lock(mutex);
+            std::vector<int64_t> key = sizes.vec();
+            if (const auto it = contexts.find(key); it != contexts.end()) return it->second;
+            torch::jit::Stack stack{weight, bias, stride, padding, dilation, groups, key, attr};
+            prepacked_ops()->prepack.callBoxed(&stack);
+            if (contexts.size() >= 16) contexts.clear();  // a model sees few shapes
+            return contexts.emplace(std::move(key), std::move(stack.at(0))).first->second;
+        }
+    };
+    auto state = std::make_shared<State>();
+    state->weight = channels_last_weight(weight);
+    state->bias = bias;
+    state->stride = stride;
+    state->padding = padding;
+    state->dilation = dilation;
+    state->groups = params.groups;
+    state->attr = params.relu ? "relu" : "none";
+    return [state](const torch::Tensor& input) {
+        const torch::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
+        torch::jit::Stack stack{x, state->context_for(x.sizes())};
+        prepacked_ops()->run.callBoxed(&stack);
+        return stack.at(0).toTensor();
+    };
+}
+
+/// The fallback: BN folded into the weights, conv2d on channels-last tensors (oneDNN on
+/// the CPU, cuDNN on CUDA), ReLU in place.
+PreparedKernel folded_conv_bn_act(const ConvBnActParams& params) {
+    auto [weight, bias] = fold_batch_norm(params);
+    const bool two_d = weight.dim() == 4;
+    const auto format = two_d ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+    weight = two_d ? channels_last_weight(weight) : weight.contiguous();
+    const std::vector<int64_t> stride = params.stride.empty() ? std::vector<int64_t>{1} : params.stride;
+    const std::vector<int64_t> padding = params.padding.empty() ? std::vector<int64_t>{0} : params.padding;
+    const std::vector<int64_t> dilation = params.dilation.empty() ? std::vector<int64_t>{1} : params.dilation;
+    const int64_t groups = params.groups;
+    const bool relu = params.relu;
+    return [=](const torch::Tensor& input) {
+        torch::Tensor y =
+            at::convolution(input.contiguous(format), weight, bias, stride, padding, dilation, false, {0}, groups);
+        if (relu) y.relu_();
+        return y;
+    };
+}
+
+bool prepacked_applies(const ConvBnActParams& params) {
+    const auto& w = params.conv_weight;
+    return prepacked_ops().has_value() && w.defined() && w.dim() == 4 && w.device().is_cpu() &&
+           (w.scalar_type() == torch::kFloat || w.scalar_type() == torch::kBFloat16);
+}
+
+}  // namespace
+
+KernelRegistry KernelRegistry::with_defaults() {
+    KernelRegistry registry;
+    if (prepacked_ops()) {
+        registry.set_conv_bn_act("onednn_prepacked_nhwc", [](const ConvBnActParams& params) {
+            return prepacked_applies(params) ? prepacked_conv_bn_act(params) : folded_conv_bn_act(params);
+        });
+    } else {
+        registry.set_conv_bn_act("folded_conv_nhwc", folded_conv_bn_act);
+    }
+    return registry;
+}
+
+void KernelRegistry::set_conv_bn_act(std::string name, ConvBnActFactory factory) {
+    if (!factory) throw std::invalid_argument("set_conv_bn_act: empty factory for '" + name + "'");
+    conv_bn_act_name_ = std::move(name);
+    conv_bn_act_ = std::move(factory);
+}
+
+PreparedKernel KernelRegistry::prepare_conv_bn_act(const ConvBnActParams& params) const {
+    if (!conv_bn_act_) throw std::logic_error("no conv_bn_act kernel is registered (use KernelRegistry::with_defaults)");
+    const torch::NoGradGuard no_grad;
+    return conv_bn_act_(params);
+}
+
+std::vector<std::string> KernelRegistry::describe() const {
+    std::vector<std::string> out;
+    if (conv_bn_act_) out.push_back("conv_bn_act=" + conv_bn_act_name_);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------
+// The model benchmark
+
+int64_t count_parameters(const torch::nn::Module& module) {
+    // Each tensor once: tied weights (an LM head sharing the embedding) count once.
+    std::unordered_set<const void*> seen;
+    int64_t count = 0;
+    for (const auto& parameter : module.parameters(/*recurse=*/true)) {
+        if (seen.insert(parameter.unsafeGetTensorImpl()).second) count += parameter.numel();
+    }
+    return count;
+}
+
+namespace {
+
+/// Moves the module to `device` and its floating-point parameters and buffers to
+/// `dtype` (integer buffers, such as position ids, keep theirs), in eval mode, with
+/// requires_grad off.
+void prepare_module(torch::nn::Module& module, const torch::Device& device, torch::ScalarType dtype) {
+    const torch::NoGradGuard no_grad;
+    module.to(device);
+    for (auto& parameter : module.parameters(true)) {
+        if (parameter.is_floating_point() && parameter.scalar_type() != dtype) parameter.set_data(parameter.to(dtype));
+        parameter.set_requires_grad(false);
+    }
+    for (auto& buffer : module.buffers(true)) {
+        if (buffer.is_floating_point() && buffer.scalar_type() != dtype) buffer.set_data(buffer.to(dtype));
+    }
+    module.eval();
+}
+
+}  // namespace
+
+void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
+    if (!spec.module || !spec.forward || !spec.make_input)
+        throw std::invalid_argument("run_model_benchmark: '" + spec.model + "' needs module, forward and make_input");
+    const ScenarioConfig& config = ctx.config();
+    ctx.set_info("model", spec.model);
+    ctx.set_info("framework", "libtorch");
+    ctx.set_info("torch_version", TORCH_VERSION);
+    const Variant variant = config.variant;
+    if (variant == Variant::kernelized && !spec.kernelize)
+        ctx.skip(spec.model + " has no kernelized implementation");
+    std::vector<std::string> passes;
+    if (variant == Variant::compiled) passes = compile_passes(config.compile_mode);  // a bad mode fails early
+    if (config.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
+
+    const ThreadScope threads(ctx);
+    const torch::Device device = select_device(ctx);
+    const torch::ScalarType dtype = select_dtype(ctx, device);
+
+    prepare_module(*spec.module, device, dtype);
+    const int64_t parameters = count_parameters(*spec.module);
+    ctx.record_scalar("parameters", static_cast<double>(parameters), "count");
+    if (spec.expected_parameters > 0 && parameters != spec.expected_parameters)
+        throw std::runtime_error(spec.model + " has " + std::to_string(parameters) + " parameters, its architecture has " +
+                                 std::to_string(spec.expected_parameters) + ": the definition is wrong");
+
+    // Inference only. The tracer works under InferenceMode too (checked), so all of the
+    // scenario runs under it: no autograd bookkeeping, no version counters.
+    const c10::InferenceMode inference;
+    const int64_t batch = config.batch_size;
+    const torch::Tensor input = spec.make_input(batch, device, dtype);
+
+    // The eager output on this input: the reference, and for eager the cold start.
+    auto start = Clock::now();
+    const torch::Tensor reference = spec.forward(input);
+    synchronize(device);
+    const double eager_first_ms = elapsed_ms(start);
+
+    Forward run;
+    std::shared_ptr<torch::jit::Graph> traced;
+    switch (variant) {
+        case Variant::eager:
+            run = spec.forward;
+            break;
+        case Variant::compiled: {
+            const Forward& eager = spec.forward;
+            CompiledModel compiled =
+                compile_traced([&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input},
+                               config.compile_mode);
+            ctx.record_scalar("compile_time", compiled.compile_time_ms, "ms");
+            ctx.set_info("variant_passes", join(compiled.passes, ","));
+            traced = compiled.traced_graph;
+            auto module = std::make_shared<torch::jit::Module>(std::move(compiled.module));
+            run = [module](const torch::Tensor& x) { return module->forward({x}).toTensor(); };
+            break;
+        }
+        case Variant::kernelized: {
+            const KernelRegistry kernels = KernelRegistry::with_defaults();
+            start = Clock::now();
+            run = spec.kernelize(kernels);
+            if (!run) ctx.skip(spec.model + " has no kernelized implementation");
+            ctx.record_scalar("kernelize_time", elapsed_ms(start), "ms");
+            ctx.set_info("kernels", join(kernels.describe(), ","));
+            break;
+        }
+    }
+
+    // Cold start: the first call of what is measured (for compiled, the graph
+    // executor's first run, which does its own optimizations).
+    double first_call_ms = eager_first_ms;
+    if (variant != Variant::eager) {
+        start = Clock::now();
+        const torch::Tensor output = run(input);
+        synchronize(device);
+        first_call_ms = elapsed_ms(start);
+        check_against_reference(ctx, reference, output, dtype);
+    }
+    ctx.record_scalar("first_call", first_call_ms, "ms");
+
+    flush_memory(device);
+    const Series latency = measure_synchronized(ctx, "latency", device, [&] {
+        const torch::Tensor out = run(input);
+        do_not_optimize(out);
+    });
+    ctx.record_throughput("throughput", latency, static_cast<double>(batch), spec.throughput_unit);
+
+    // Work: counted on the eager forward's traced graph (the compiled variant has it
+    // already); not part of any measured time.
+    try {
+        if (!traced) {
+            const Forward& eager = spec.forward;
+            traced = trace_graph([&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input});
+        }
+        const double peak = device.is_cpu() ? calibrated_peak_gflops(dtype) : 0.0;
+        record_work(ctx, count_flops(*traced), latency, peak);
+    } catch (const std::exception& e) {
+        ctx.log().warn("{}: FLOPs not counted: {}", spec.model, e.what());
+    }
+    record_memory(ctx, device);
+}
+
+}  // namespace bench::libtorch

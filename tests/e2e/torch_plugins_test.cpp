@@ -1,0 +1,159 @@
+// End to end on the LibTorch plugins: the real host runs each model in each variant
+// (a few iterations: this checks what is computed and reported, not how fast), and the
+// reports must show the architectures' known sizes, outputs that match eager, and
+// every series a user reads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path build_dir = BENCH_TEST_BUILD_DIR;
+
+struct Scenario {
+    std::string status, reason;
+    const rapidjson::Value* report = nullptr;  // the scenario in its plugin report
+};
+
+class TorchPluginsTest : public ::testing::Test {
+protected:
+    /// Runs the host on the build's plugins with `args`; returns scenarios by name.
+    std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit = 0) {
+        fs::remove_all(output);
+        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir",
+                                         (build_dir / "plugins").string(), "--output-dir", output.string(),
+                                         "--warmup-iterations", "0"};
+        if (std::find(args.begin(), args.end(), "--measurement-iterations") == args.end())
+            args.insert(args.end(), {"--measurement-iterations", "2"});
+        argv.insert(argv.end(), args.begin(), args.end());
+        const ProcessResult result = run_process(argv, work.path(), {"XDG_CACHE_HOME=" + (work / "cache").string()});
+        EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
+        reports.clear();
+        std::map<std::string, Scenario> scenarios;
+        for (const auto& folder : fs::directory_iterator(output)) {
+            if (!folder.is_directory()) continue;
+            for (const auto& file : fs::directory_iterator(folder.path())) {
+                reports.push_back(read_json(file.path()));
+                for (const auto& s : reports.back()["benchmark_scenarios"].GetArray())
+                    scenarios[s["scenario_name"].GetString()] =
+                        Scenario{s["status"].GetString(), s.HasMember("reason") ? s["reason"].GetString() : "", &s};
+            }
+        }
+        return scenarios;
+    }
+
+    static double scalar(const Scenario& s, const char* name) {
+        const auto& m = (*s.report)["measurements"];
+        if (!m.HasMember(name) || !m[name].HasMember("value") || !m[name]["value"].IsNumber()) return std::nan("");
+        return m[name]["value"].GetDouble();
+    }
+    static bool has_series(const Scenario& s, const char* name) {
+        const auto& m = (*s.report)["measurements"];
+        return m.HasMember(name) && m[name].HasMember("measurements") && m[name]["measurements"].Size() > 0;
+    }
+
+    TempDir work;
+    fs::path output = work / "out";
+    std::vector<rapidjson::Document> reports;
+};
+
+TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
+    auto s = run({"--include", "resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
+    ASSERT_EQ(s.size(), 3u);
+    for (const char* variant : {"eager", "compiled", "kernelized"}) {
+        const Scenario& scenario = s["resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32]"];
+        ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
+        EXPECT_EQ(scalar(scenario, "parameters"), 25'557'032) << variant;
+        // 4.09 G multiply-accumulates at 224x224, two FLOPs each.
+        EXPECT_NEAR(scalar(scenario, "flops_per_forward") / 8.18e9, 1.0, 0.02) << variant;
+        for (const char* series : {"latency", "throughput", "gflops"}) EXPECT_TRUE(has_series(scenario, series)) << series;
+        if (std::string(variant) != "eager") {
+            EXPECT_LE(scalar(scenario, "max_abs_diff"), 1e-2) << variant;  // checked against eager by the plugin
+        }
+    }
+    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32]"], "compile_time"), 0);
+}
+
+TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
+    auto s = run({"--include", "vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
+                  "--measurement-iterations", "1"});
+    ASSERT_EQ(s.size(), 3u);
+    for (const char* variant : {"eager", "compiled", "kernelized"}) {
+        const Scenario& scenario = s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32]"];
+        ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
+        EXPECT_EQ(scalar(scenario, "parameters"), 86'567'656) << variant;
+        // 17.57 G multiply-accumulates: patch embedding, 12 layers of attention and MLP, head.
+        EXPECT_NEAR(scalar(scenario, "flops_per_forward") / 35.14e9, 1.0, 0.02) << variant;
+        for (const char* series : {"latency", "throughput"}) EXPECT_TRUE(has_series(scenario, series)) << series;
+    }
+}
+
+TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
+    auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled,kernelized",
+                  "--batch-sizes", "1", "--num-tokens-to-generate", "4"});
+    ASSERT_EQ(s.size(), 3u);
+    for (const auto& [name, scenario] : s) {
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        for (const char* series : {"time_to_first_token", "time_per_output_token", "tokens_per_second", "latency"})
+            EXPECT_TRUE(has_series(scenario, series)) << name << " " << series;
+    }
+}
+
+TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
+    auto s = run({"--include", "gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
+                  "--num-tokens-to-generate", "2", "--measurement-iterations", "1"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& scenario = s.begin()->second;
+    ASSERT_EQ(scenario.status, "success") << scenario.reason;
+    EXPECT_EQ(scalar(scenario, "parameters"), 124'439'808);
+}
+
+TEST_F(TorchPluginsTest, UnsupportedDtypeIsSkippedWithTheReason) {
+    auto s = run({"--include", "resnet50", "--variants", "eager", "--dtypes", "float16", "--batch-sizes", "1"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& scenario = s.begin()->second;
+    EXPECT_EQ(scenario.status, "skipped");
+    EXPECT_NE(scenario.reason.find("float16"), std::string::npos) << scenario.reason;
+}
+
+TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {
+    // Two TorchScript files written by the test, with the tool the build uses.
+    const fs::path tool = build_dir / "tools/make_example_torchscript";
+    for (const char* name : {"a.pt", "b.pt"})
+        ASSERT_EQ(run_process({tool.string(), (work / name).string()}).exit_code, 0);
+
+    auto s = run({"--include", "torchscript_model", "--model-path", (work / "a.pt").string(), "--variants",
+                  "eager,compiled,kernelized", "--batch-sizes", "1,4", "--param", "input_shape=3,32,32"});
+    ASSERT_EQ(s.size(), 6u);
+    const Scenario& eager = s["torchscript_model[variant=eager,batch_size=4,dtype=float32]"];
+    ASSERT_EQ(eager.status, "success") << eager.reason;
+    EXPECT_EQ(scalar(eager, "parameters"), 16 * 27 + 16 + 32 * 144 + 32 + 10 * 32 + 10);
+    EXPECT_GT(scalar(eager, "file_size"), 0);
+    EXPECT_TRUE(has_series(eager, "throughput"));
+    const Scenario& compiled = s["torchscript_model[variant=compiled,batch_size=1,dtype=float32]"];
+    ASSERT_EQ(compiled.status, "success") << compiled.reason;
+    EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-4);
+    EXPECT_EQ(s["torchscript_model[variant=kernelized,batch_size=1,dtype=float32]"].status, "skipped");
+
+    s = run({"--include", "torchscript_model", "--param",
+             "models=first:" + (work / "a.pt").string() + ",second:" + (work / "b.pt").string(), "--variants", "eager",
+             "--batch-sizes", "2", "--param", "input_shape=3,32,32"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& comparison = s.begin()->second;
+    ASSERT_EQ(comparison.status, "success") << comparison.reason;
+    EXPECT_TRUE(has_series(comparison, "first/latency"));
+    EXPECT_TRUE(has_series(comparison, "second/latency"));
+    EXPECT_GT(scalar(comparison, "second/speedup_over_first"), 0);
+
+    s = run({"--include", "torchscript_model", "--variants", "eager", "--batch-sizes", "1"});
+    EXPECT_EQ(s.begin()->second.status, "skipped");
+    EXPECT_NE(s.begin()->second.reason.find("--model-path"), std::string::npos);
+}
+
+}  // namespace

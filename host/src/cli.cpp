@@ -22,7 +22,7 @@ struct RunArguments {
     std::string resume, model_path;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0;
-    double timeout = 0;
+    double timeout = 0, monitor_interval = 0;
 };
 
 void add_run_options(CLI::App& run, RunArguments& args) {
@@ -57,6 +57,9 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_option("--memory-limit", args.memory_limit,
                    "MiB of address space a worker may use (RLIMIT_AS); past it the scenario fails as out of memory")
         ->check(CLI::Range(0, 1 << 30));
+    run.add_option("--monitor-interval", args.monitor_interval,
+                   "Milliseconds between samples of the GPU and CPU monitors (default 50); 0: no monitoring")
+        ->check(CLI::Range(0.0, 3600000.0));
     run.add_option("--param", args.params, "A plugin parameter KEY=VALUE (VALUE may be a comma-separated list); repeatable")
         ->take_all();
     run.add_option("--resume", args.resume,
@@ -81,6 +84,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--category")) options.categories = args.categories;
     if (given("--enable-mock")) options.enable_mock = args.enable_mock;
     if (given("--timeout")) options.timeout_s = args.timeout;
+    if (given("--monitor-interval")) options.monitor_interval_ms = args.monitor_interval;
     if (given("--isolation")) options.isolation = args.isolation == "none" ? Isolation::none : Isolation::process;
     if (given("--log-level")) options.log_level = args.log_level;
     if (given("--memory-limit")) options.memory_limit_mib = static_cast<std::size_t>(args.memory_limit);
@@ -162,6 +166,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     worker_app->add_option("--config", worker_config)->required();
     worker_app->add_option("--result", worker_result)->required();
     worker_app->add_option("--log-level", worker.log_level);
+    worker_app->add_option("--monitor-interval", worker.monitor_interval_ms)->check(CLI::NonNegativeNumber);
 
     // `benchhost [options]` means `benchhost run [options]`.
     std::vector<std::string> args;

@@ -25,6 +25,7 @@ struct WorkerCommand {
     std::filesystem::path config;
     std::filesystem::path result;
     std::string log_level = "info";
+    double monitor_interval_ms = 50;  // 0: no monitoring
 };
 
 using Command = std::variant<RunCommand, ListCommand, WorkerCommand>;

@@ -147,10 +147,14 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
 
     const std::string plugin = scenario.plugin_path.string();
     const std::string config = config_file.string(), result = result_file.string();
+    std::ostringstream interval;
+    interval << options.monitor_interval_ms;
+    const std::string monitor_interval = interval.str();
     std::vector<const char*> argv = {"benchhost-worker", "worker",   "--plugin",    plugin.c_str(),
                                      "--symbol",         scenario.symbol.c_str(),      "--config",
                                      config.c_str(),     "--result", result.c_str(), "--log-level",
-                                     options.worker_log_level.c_str(), nullptr};
+                                     options.worker_log_level.c_str(), "--monitor-interval",
+                                     monitor_interval.c_str(), nullptr};
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -310,7 +314,9 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     if (options.isolation == Isolation::none) {
         const auto start = std::chrono::steady_clock::now();
         auto plugin_log = log.clone("plugin");
-        outcome.result = run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log);
+        bench::MonitorOptions monitoring;
+        monitoring.interval_ms = options.monitor_interval_ms;
+        outcome.result = run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
         outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return outcome;
     }

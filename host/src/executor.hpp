@@ -23,6 +23,7 @@ struct ExecutionOptions {
     std::size_t memory_limit_mib = 0;  // address space of a worker (RLIMIT_AS); 0: no limit
     std::filesystem::path scratch_dir;  // where request and result files go
     std::string worker_log_level = "info";
+    double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
 };
 
 /// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.

@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
             using T = std::decay_t<decltype(command)>;
             if constexpr (std::is_same_v<T, RunCommand>) return run_benchmarks(command.options);
             else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
-            else return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level);
+            else
+                return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level,
+                                   command.monitor_interval_ms);
         },
         *parsed.command);
 }

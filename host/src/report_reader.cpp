@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -79,6 +80,78 @@ std::map<std::string, std::string> string_map(const Reader& reader) {
     return out;
 }
 
+std::vector<std::string> string_list(const Value& array, const std::string& where) {
+    if (!array.IsArray()) throw std::runtime_error(where + ": must be an array");
+    std::vector<std::string> out;
+    for (rapidjson::SizeType i = 0; i < array.Size(); ++i) {
+        if (!array[i].IsString()) throw std::runtime_error(where + "[" + std::to_string(i) + "]: must be a string");
+        out.emplace_back(array[i].GetString(), array[i].GetStringLength());
+    }
+    return out;
+}
+
+std::vector<double> number_list(const Value& array, const std::string& where) {
+    if (!array.IsArray()) throw std::runtime_error(where + ": must be an array");
+    std::vector<double> out;
+    out.reserve(array.Size());
+    for (rapidjson::SizeType i = 0; i < array.Size(); ++i)
+        out.push_back(Reader::as_number(array[i], where + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+/// A scenario's "gpu_metrics" or "cpu_metrics" (report_writer.cpp, write_monitor).
+bench::MonitorReport read_monitor(const Reader& monitor) {
+    bench::MonitorReport report;
+    const Value& available = monitor.member("available");
+    if (!available.IsBool()) monitor.fail("available", "must be true or false");
+    report.available = available.GetBool();
+    report.reason = monitor.string_or("reason", "");
+    if (monitor.has("metrics")) {
+        const Reader metrics = monitor.object("metrics");
+        for (const auto& member : metrics.value().GetObject()) {
+            const std::string name(member.name.GetString(), member.name.GetStringLength());
+            const Reader stats(member.value, metrics.join(name));
+            bench::MetricStats out;
+            out.mean = stats.number("mean");
+            out.min = stats.number("min");
+            out.max = stats.number("max");
+            const Value& count = stats.member("count");
+            if (!count.IsInt64()) stats.fail("count", "must be an integer");
+            out.count = count.GetInt64();
+            out.unit = stats.string("unit");
+            report.metrics.emplace(name, std::move(out));
+        }
+    }
+    if (monitor.has("values")) {
+        const Reader values = monitor.object("values");
+        for (const auto& member : values.value().GetObject()) {
+            const std::string name(member.name.GetString(), member.name.GetStringLength());
+            const Reader value(member.value, values.join(name));
+            report.values.emplace(name, bench::MonitorValue{value.number("value"), value.string("unit")});
+        }
+    }
+    if (monitor.has("flags")) {
+        const Reader flags = monitor.object("flags");
+        for (const auto& member : flags.value().GetObject()) {
+            const std::string name(member.name.GetString(), member.name.GetStringLength());
+            if (!member.value.IsBool()) flags.fail(name, "must be true or false");
+            report.flags.emplace(name, member.value.GetBool());
+        }
+    }
+    if (monitor.has("info")) report.info = string_map(monitor.object("info"));
+    if (monitor.has("warnings")) report.warnings = string_list(monitor.member("warnings"), monitor.join("warnings"));
+    if (monitor.has("timeline")) {
+        const Reader timeline = monitor.object("timeline");
+        report.timeline.time_s = number_list(timeline.member("time_s"), timeline.join("time_s"));
+        const Reader series = timeline.object("series");
+        for (const auto& member : series.value().GetObject()) {
+            const std::string name(member.name.GetString(), member.name.GetStringLength());
+            report.timeline.series.emplace(name, number_list(member.value, series.join(name)));
+        }
+    }
+    return report;
+}
+
 std::string serialize(const Value& value) {
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
@@ -106,6 +179,13 @@ ScenarioOutcome read_scenario(const Reader& scenario) {
     outcome.wall_time_s = scenario.has("wall_time_s") ? scenario.number("wall_time_s") : 0.0;
     outcome.log_tail = scenario.string_or("log_tail", "");
     if (scenario.has("info")) outcome.result.info = string_map(scenario.object("info"));
+    if (scenario.has("warnings"))
+        outcome.result.warnings = string_list(scenario.member("warnings"), scenario.join("warnings"));
+    for (const auto& member : scenario.value().GetObject()) {
+        const std::string name(member.name.GetString(), member.name.GetStringLength());
+        if (!is_monitor_name(name) || outcome.result.monitors.count(name) > 0) continue;
+        outcome.result.monitors.emplace(name, read_monitor(Reader(member.value, scenario.join(name))));
+    }
 
     const Reader measurements = scenario.object("measurements");
     for (const auto& member : measurements.value().GetObject()) {
@@ -174,6 +254,10 @@ RunRecord read_run(const fs::path& dir) {
         const Reader context = root.object("context");
         for (const auto& section : context.value().GetObject()) {
             const std::string name(section.name.GetString(), section.name.GetStringLength());
+            if (name == "warnings") {
+                record.hardware_warnings = string_list(section.value, context.join(name));
+                continue;
+            }
             record.hardware[name] = string_map(Reader(section.value, context.join(name)));
         }
     }

@@ -176,12 +176,109 @@ void write_string_map(JsonOut& out, const std::map<std::string, std::string>& ma
     out.end_object();
 }
 
-void write_hardware(JsonOut& out, const HardwareInfo& hardware) {
+void write_strings(JsonOut& out, const std::vector<std::string>& items) {
+    out.start_array();
+    for (const auto& item : items) out.string(item);
+    out.end_array();
+}
+
+void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings) {
     out.start_object();
     for (const auto& [section, facts] : hardware) {
+        if (section == "warnings") continue;  // the key of the list below
         out.key(section);
         write_string_map(out, facts);
     }
+    out.key("warnings");
+    write_strings(out, warnings);
+    out.end_object();
+}
+
+void write_numbers(JsonOut& out, const std::vector<double>& values) {
+    out.start_array();
+    for (const double v : values) out.number(v);
+    out.end_array();
+}
+
+// A monitor's report: "gpu_metrics" or "cpu_metrics" of a scenario.
+void write_monitor(JsonOut& out, const bench::MonitorReport& report) {
+    out.start_object();
+    out.field("available", report.available);
+    if (!report.reason.empty() || !report.available) out.field("reason", report.reason);
+    out.key("metrics");
+    out.start_object();
+    for (const auto& [name, stats] : report.metrics) {
+        out.key(name);
+        out.start_object();
+        out.field("mean", stats.mean);
+        out.field("min", stats.min);
+        out.field("max", stats.max);
+        out.field("count", stats.count);
+        out.field("unit", stats.unit);
+        out.end_object();
+    }
+    out.end_object();
+    out.key("values");
+    out.start_object();
+    for (const auto& [name, value] : report.values) {
+        out.key(name);
+        out.start_object();
+        out.field("value", value.value);
+        out.field("unit", value.unit);
+        out.end_object();
+    }
+    out.end_object();
+    out.key("flags");
+    out.start_object();
+    for (const auto& [name, flag] : report.flags) out.field(name, flag);
+    out.end_object();
+    out.key("info");
+    write_string_map(out, report.info);
+    out.key("warnings");
+    write_strings(out, report.warnings);
+    out.key("timeline");
+    out.start_object();
+    out.key("time_s");
+    write_numbers(out, report.timeline.time_s);
+    out.key("series");
+    out.start_object();
+    for (const auto& [name, values] : report.timeline.series) {
+        out.key(name);
+        write_numbers(out, values);
+    }
+    out.end_object();
+    out.end_object();
+    out.end_object();
+}
+
+// The few monitor figures the summary shows per scenario: means of these metrics,
+// these values, and every flag.
+void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
+    static const char* const headline_metrics[] = {"gpu_utilization", "power", "process_memory_used", "cpu_utilization"};
+    static const char* const headline_values[] = {"energy_per_iteration", "peak_rss"};
+    out.start_object();
+    out.field("available", report.available);
+    if (!report.available) out.field("reason", report.reason);
+    for (const char* name : headline_metrics) {
+        const auto it = report.metrics.find(name);
+        if (it == report.metrics.end()) continue;
+        out.key(name);
+        out.start_object();
+        out.field("mean", it->second.mean);
+        out.field("max", it->second.max);
+        out.field("unit", it->second.unit);
+        out.end_object();
+    }
+    for (const char* name : headline_values) {
+        const auto it = report.values.find(name);
+        if (it == report.values.end()) continue;
+        out.key(name);
+        out.start_object();
+        out.field("value", it->second.value);
+        out.field("unit", it->second.unit);
+        out.end_object();
+    }
+    for (const auto& [name, flag] : report.flags) out.field(name, flag);
     out.end_object();
 }
 
@@ -236,7 +333,7 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     out.field("timestamp", outcome.started_at);
     out.field("commit_id", record.commit_id);
     out.key("hardware_info");
-    write_hardware(out, record.hardware);
+    write_hardware(out, record.hardware, record.hardware_warnings);
     out.key("config");
     write_config(out, config);
     out.field("plugin_version", outcome.plugin_version);
@@ -261,6 +358,14 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         out.end_object();
     }
     out.end_object();
+
+    for (const auto& [name, report] : result.monitors) {
+        if (!is_monitor_name(name)) continue;
+        out.key(name);
+        write_monitor(out, report);
+    }
+    out.key("warnings");
+    write_strings(out, result.warnings);
 
     out.key("info");
     write_string_map(out, result.info);
@@ -309,7 +414,7 @@ std::string summary_report(const RunRecord& record) {
     out.end_object();
 
     out.key("context");
-    write_hardware(out, record.hardware);
+    write_hardware(out, record.hardware, record.hardware_warnings);
 
     out.key("results");
     out.start_array();
@@ -344,6 +449,18 @@ std::string summary_report(const RunRecord& record) {
             out.end_object();
         }
         out.end_object();
+        if (!result.monitors.empty()) {
+            out.key("monitors");
+            out.start_object();
+            for (const auto& [name, report] : result.monitors) {
+                if (!is_monitor_name(name)) continue;
+                out.key(name);
+                write_monitor_headline(out, report);
+            }
+            out.end_object();
+        }
+        out.key("warnings");
+        write_strings(out, result.warnings);
         out.field("wall_time_s", outcome.wall_time_s);
         out.end_object();
     }

@@ -8,7 +8,14 @@
 //   result: {"status", "reason",
 //            "series": [{"name", "unit", "inner_iterations", "samples": [number, ...]}],
 //            "scalars": [{"name", "value", "unit"}],
-//            "info": {key: value}}
+//            "info": {key: value},
+//            "warnings": [text, ...],
+//            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor}}
+//   monitor: {"available", "reason",
+//             "metrics": {name: {"mean", "min", "max", "count", "unit"}},
+//             "values": {name: {"value", "unit"}},
+//             "flags": {name: bool}, "info": {key: value}, "warnings": [text, ...],
+//             "timeline": {"time_s": [number, ...], "series": {name: [number, ...]}}}
 //
 // Non-finite numbers: this is a private protocol between the host and its own workers,
 // so NaN and +-infinity are written as RapidJSON's NaN / Infinity / -Infinity tokens
@@ -18,7 +25,9 @@
 // precision, so every finite double round-trips bit for bit.
 //
 // Reading is strict: every field written above is required and must have the type
-// written; unknown fields are ignored. Errors name the field by its path, e.g.
+// written (but "warnings" and "monitors", added later, may be absent: none); unknown
+// fields are ignored. A monitor's name must end in "_metrics" (it becomes a key of
+// the scenario in the report). Errors name the field by its path, e.g.
 // "result JSON: field 'series[2].unit' is missing".
 
 #include "result_json.hpp"
@@ -31,6 +40,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -115,6 +125,11 @@ public:
         return value.GetInt64();
     }
 
+    bool boolean(const Value& value, const std::string& path) const {
+        if (!value.IsBool()) wrong_type(path, "true or false");
+        return value.GetBool();
+    }
+
     double number(const Value& value, const std::string& path) const {
         if (value.IsNull()) return std::numeric_limits<double>::quiet_NaN();
         if (!value.IsNumber()) wrong_type(path, "a number or null");
@@ -153,7 +168,150 @@ std::string indexed(const char* name, rapidjson::SizeType index) {
     return std::string(name) + "[" + std::to_string(index) + "]";
 }
 
+void write_numbers(Writer& writer, const std::vector<double>& values) {
+    writer.StartArray();
+    for (const double v : values) writer.Double(v);
+    writer.EndArray();
+}
+
+void write_strings(Writer& writer, const std::vector<std::string>& values) {
+    writer.StartArray();
+    for (const auto& v : values) write_string(writer, v);
+    writer.EndArray();
+}
+
+void write_monitor(Writer& writer, const bench::MonitorReport& report) {
+    writer.StartObject();
+    write_key(writer, "available");
+    writer.Bool(report.available);
+    write_field(writer, "reason", report.reason);
+    write_key(writer, "metrics");
+    writer.StartObject();
+    for (const auto& [name, stats] : report.metrics) {
+        write_key(writer, name);
+        writer.StartObject();
+        write_key(writer, "mean");
+        writer.Double(stats.mean);
+        write_key(writer, "min");
+        writer.Double(stats.min);
+        write_key(writer, "max");
+        writer.Double(stats.max);
+        write_key(writer, "count");
+        writer.Int64(stats.count);
+        write_field(writer, "unit", stats.unit);
+        writer.EndObject();
+    }
+    writer.EndObject();
+    write_key(writer, "values");
+    writer.StartObject();
+    for (const auto& [name, value] : report.values) {
+        write_key(writer, name);
+        writer.StartObject();
+        write_key(writer, "value");
+        writer.Double(value.value);
+        write_field(writer, "unit", value.unit);
+        writer.EndObject();
+    }
+    writer.EndObject();
+    write_key(writer, "flags");
+    writer.StartObject();
+    for (const auto& [name, flag] : report.flags) {
+        write_key(writer, name);
+        writer.Bool(flag);
+    }
+    writer.EndObject();
+    write_key(writer, "info");
+    writer.StartObject();
+    for (const auto& [key, value] : report.info) write_field(writer, key, value);
+    writer.EndObject();
+    write_key(writer, "warnings");
+    write_strings(writer, report.warnings);
+    write_key(writer, "timeline");
+    writer.StartObject();
+    write_key(writer, "time_s");
+    write_numbers(writer, report.timeline.time_s);
+    write_key(writer, "series");
+    writer.StartObject();
+    for (const auto& [name, values] : report.timeline.series) {
+        write_key(writer, name);
+        write_numbers(writer, values);
+    }
+    writer.EndObject();
+    writer.EndObject();
+    writer.EndObject();
+}
+
+std::vector<double> read_numbers(const FieldReader& read, const Value& array, const std::string& path) {
+    if (!array.IsArray()) read.wrong_type(path, "an array");
+    std::vector<double> values;
+    values.reserve(array.Size());
+    for (rapidjson::SizeType i = 0; i < array.Size(); ++i) values.push_back(read.number(array[i], path + "[" + std::to_string(i) + "]"));
+    return values;
+}
+
+std::vector<std::string> read_strings(const FieldReader& read, const Value& array, const std::string& path) {
+    if (!array.IsArray()) read.wrong_type(path, "an array");
+    std::vector<std::string> values;
+    for (rapidjson::SizeType i = 0; i < array.Size(); ++i) {
+        if (!array[i].IsString()) read.wrong_type(path + "[" + std::to_string(i) + "]", "a string");
+        values.emplace_back(array[i].GetString(), array[i].GetStringLength());
+    }
+    return values;
+}
+
+std::string name_of(const Value::ConstMemberIterator& it) { return {it->name.GetString(), it->name.GetStringLength()}; }
+
+bench::MonitorReport read_monitor(const FieldReader& read, const Value& object, const std::string& path) {
+    read.require_object(object, path);
+    bench::MonitorReport report;
+    report.available = read.boolean(read.member(object, "available", path + ".available"), path + ".available");
+    report.reason = read.string(object, "reason", path);
+    const Value& metrics = read.object(object, "metrics", path);
+    for (auto it = metrics.MemberBegin(); it != metrics.MemberEnd(); ++it) {
+        const std::string where = path + ".metrics." + name_of(it);
+        read.require_object(it->value, where);
+        bench::MetricStats stats;
+        stats.mean = read.number(it->value, "mean", where);
+        stats.min = read.number(it->value, "min", where);
+        stats.max = read.number(it->value, "max", where);
+        stats.count = read.integer64(it->value, "count", where);
+        stats.unit = read.string(it->value, "unit", where);
+        report.metrics.emplace(name_of(it), std::move(stats));
+    }
+    const Value& values = read.object(object, "values", path);
+    for (auto it = values.MemberBegin(); it != values.MemberEnd(); ++it) {
+        const std::string where = path + ".values." + name_of(it);
+        read.require_object(it->value, where);
+        report.values.emplace(name_of(it), bench::MonitorValue{read.number(it->value, "value", where),
+                                                                read.string(it->value, "unit", where)});
+    }
+    const Value& flags = read.object(object, "flags", path);
+    for (auto it = flags.MemberBegin(); it != flags.MemberEnd(); ++it)
+        report.flags.emplace(name_of(it), read.boolean(it->value, path + ".flags." + name_of(it)));
+    const Value& info = read.object(object, "info", path);
+    for (auto it = info.MemberBegin(); it != info.MemberEnd(); ++it) {
+        if (!it->value.IsString()) read.wrong_type(path + ".info." + name_of(it), "a string");
+        report.info.emplace(name_of(it), std::string(it->value.GetString(), it->value.GetStringLength()));
+    }
+    report.warnings = read_strings(read, read.array(object, "warnings", path), path + ".warnings");
+    const Value& timeline = read.object(object, "timeline", path);
+    const std::string timeline_path = path + ".timeline";
+    report.timeline.time_s = read_numbers(read, read.array(timeline, "time_s", timeline_path), timeline_path + ".time_s");
+    const Value& series = read.object(timeline, "series", timeline_path);
+    for (auto it = series.MemberBegin(); it != series.MemberEnd(); ++it)
+        report.timeline.series.emplace(name_of(it), read_numbers(read, it->value, timeline_path + ".series." + name_of(it)));
+    return report;
+}
+
 }  // namespace
+
+bool is_monitor_name(std::string_view name) {
+    constexpr std::string_view suffix = "_metrics";
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) return false;
+    for (const char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+}
 
 std::string config_to_json(const bench::ScenarioConfig& config) {
     rapidjson::StringBuffer buffer;
@@ -265,6 +423,16 @@ std::string result_to_json(const bench::ScenarioResult& result) {
     for (const auto& [key, value] : result.info) write_field(writer, key, value);
     writer.EndObject();
 
+    write_key(writer, "warnings");
+    write_strings(writer, result.warnings);
+    write_key(writer, "monitors");
+    writer.StartObject();
+    for (const auto& [name, report] : result.monitors) {
+        write_key(writer, name);
+        write_monitor(writer, report);
+    }
+    writer.EndObject();
+
     writer.EndObject();
     return {buffer.GetString(), buffer.GetSize()};
 }
@@ -315,6 +483,19 @@ bench::ScenarioResult result_from_json(std::string_view json) {
         if (!it->value.IsString()) read.wrong_type("info." + key, "a string");
         result.info.emplace(std::move(key),
                             std::string(it->value.GetString(), it->value.GetStringLength()));
+    }
+
+    if (document.HasMember("warnings"))
+        result.warnings = read_strings(read, read.array(document, "warnings"), "warnings");
+    if (document.HasMember("monitors")) {
+        const Value& monitors = read.object(document, "monitors");
+        for (auto it = monitors.MemberBegin(); it != monitors.MemberEnd(); ++it) {
+            std::string name = name_of(it);
+            if (!is_monitor_name(name))
+                read.fail("field 'monitors." + name + "': a monitor's name must be lower-case letters, digits and "
+                          "'_', ending in \"_metrics\"");
+            result.monitors.emplace(name, read_monitor(read, it->value, "monitors." + name));
+        }
     }
     return result;
 }

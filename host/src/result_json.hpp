@@ -16,6 +16,11 @@ std::string config_to_json(const bench::ScenarioConfig& config);
 bench::ScenarioConfig config_from_json(std::string_view json);
 
 std::string result_to_json(const bench::ScenarioResult& result);
+/// Throws std::runtime_error saying which field is missing or of the wrong type.
 bench::ScenarioResult result_from_json(std::string_view json);
+
+/// A monitor report's name: lower-case letters, digits and '_', ending in "_metrics"
+/// ("gpu_metrics"). The report writes each monitor under its name.
+bool is_monitor_name(std::string_view name);
 
 }  // namespace benchhost

@@ -21,7 +21,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
-                                           "enable_mock", "timeout", "memory_limit", "isolation", "log_level",
+                                           "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "plugins"};
 
 /// Where a YAML node is, for messages: "file:line:column".
@@ -238,6 +238,12 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 auto seconds = bench::parse_double(text);
                 if (!seconds || *seconds < 0) fail(origin, value, "'timeout' must be seconds >= 0, got '" + text + "'");
                 options.timeout_s = *seconds;
+            } else if (key == "monitor_interval") {
+                const std::string text = scalar_text(origin, key, value);
+                auto ms = bench::parse_double(text);
+                if (!ms || !(*ms >= 0) || *ms > 3'600'000)
+                    fail(origin, value, "'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '" + text + "'");
+                options.monitor_interval_ms = *ms;
             } else if (key == "memory_limit") {
                 options.memory_limit_mib = static_cast<std::size_t>(int_value(origin, key, value, 0));
             } else if (key == "isolation") {

@@ -12,6 +12,7 @@
 //   params: {sizes: [128, 512]}   # free-form parameters
 //   timeout: 600                  # run settings ...
 //   memory_limit: 4096            # MiB of address space per worker
+//   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
 //   isolation: process
 //   enable_mock: false
 //   include: [mock]
@@ -70,6 +71,7 @@ struct RunOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // address space of each worker; 0 disables
+    double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
     std::string log_level = "info";
     bool retry_failed = false;     // load plugins the registry remembers as crashing
     bool allow_untrusted = false;  // load plugins others than their owner may write

@@ -35,6 +35,10 @@ struct RunRecord {
     std::string commit_id;   // git commit of benchhost, "unknown" if not known
     std::string host_version;
     HardwareInfo hardware;
+    /// What about the machine or the build may make figures wrong (a debug build,
+    /// frequency scaling, a loaded machine): written as "warnings" in the summary's
+    /// context and in each report's hardware_info.
+    std::vector<std::string> hardware_warnings;
     std::map<std::string, std::string> run_config;  // effective run options, for the record
     bool interrupted = false;
     bool finished = false;  // every planned scenario has run; the summary says "complete"

@@ -94,6 +94,9 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     std::ostringstream timeout;
     timeout << options.timeout_s;
     out["timeout_s"] = timeout.str();
+    std::ostringstream interval;
+    interval << options.monitor_interval_ms;
+    out["monitor_interval_ms"] = interval.str();
     return out;
 }
 
@@ -156,6 +159,7 @@ int run_benchmarks(const RunOptions& options) {
     execution.memory_limit_mib = options.memory_limit_mib;
     execution.scratch_dir = scratch;
     execution.worker_log_level = options.log_level;
+    execution.monitor_interval_ms = options.monitor_interval_ms;
 
     std::set<std::string> already_reported;
     for (const ScenarioOutcome& outcome : record.outcomes) already_reported.insert(outcome.config.scenario_id());
@@ -168,6 +172,9 @@ int run_benchmarks(const RunOptions& options) {
     record.commit_id = build_git_commit;
     record.host_version = BENCHHOST_VERSION;
     record.hardware = collect_hardware_info();
+    record.hardware_warnings = hardware_warnings(record.hardware);
+    for (const std::string& warning : record.hardware_warnings) log->warn("{}", warning);
+    for (const ScenarioOutcome& outcome : record.outcomes) add_reported_facts(record.hardware, outcome);
     record.host_name = record.hardware["host"]["hostname"];
     record.run_config = describe_options(options);
 
@@ -213,6 +220,8 @@ int run_benchmarks(const RunOptions& options) {
         log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {} ({:.2f} s)", i + 1, total,
                  headline(outcome), outcome.wall_time_s);
         if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
+        for (const std::string& warning : outcome.result.warnings) log->warn("{}: {}", id, warning);
+        add_reported_facts(record.hardware, outcome);
         record.outcomes.push_back(std::move(outcome));
         if (!write_progress(&record.outcomes.back().config.plugin)) {
             ScenarioOutcome& written = record.outcomes.back();

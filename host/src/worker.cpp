@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include <bench/abi.hpp>
 #include <bench/context.hpp>
+#include <bench/scenario_monitors.hpp>
 
 #include "atomic_file.hpp"
 #include "discovery.hpp"
@@ -92,8 +94,17 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
 }
 
 bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
-                                       std::shared_ptr<spdlog::logger> logger) {
+                                       std::shared_ptr<spdlog::logger> logger, const bench::MonitorOptions& monitoring) {
+    bench::MonitorOptions options = monitoring;
+    options.device = config.device;
     bench::Context context(config, std::move(logger));
+    std::optional<bench::ScenarioMonitors> monitors;  // samples from here until attach()
+    std::string monitor_error;
+    try {
+        monitors.emplace(options);
+    } catch (const std::exception& e) {
+        monitor_error = e.what();
+    }
     bench::ScenarioResult result;
     try {
         entry(context);
@@ -112,19 +123,29 @@ bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::Sc
         result.status = bench::Status::failed;
         result.reason = "threw " + current_exception_type();
     }
+    if (monitors) monitors->stop();
+    if (result.status != bench::Status::skipped) {
+        try {
+            if (!monitors) throw std::runtime_error(monitor_error);
+            monitors->attach(result, context.measurement_windows());
+        } catch (const std::exception& e) {
+            result.warnings.push_back(std::string("the monitors failed: ") + e.what());
+        }
+    }
     return result;
 }
 
 bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
-                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger) {
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
+                                      const bench::MonitorOptions& monitoring) {
     const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
     if (loaded.entry == nullptr) return failure(loaded.error);
-    return call_entry_point(loaded.entry, config, std::move(logger));
+    return call_entry_point(loaded.entry, config, std::move(logger), monitoring);
 }
 
 int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
                 const std::filesystem::path& config_file, const std::filesystem::path& result_file,
-                const std::string& log_level) {
+                const std::string& log_level, double monitor_interval_ms) {
     // The host reads these lines from the worker's stderr into its log.
     auto logger = std::make_shared<spdlog::logger>("plugin", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     logger->set_pattern("[%l] %v");
@@ -138,7 +159,9 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
             result = failure(loaded.error);
         } else {
             write_file_atomically(std::filesystem::path(result_file.string() + ".loaded"), "");
-            result = call_entry_point(loaded.entry, config, logger);
+            bench::MonitorOptions monitoring;
+            monitoring.interval_ms = monitor_interval_ms;
+            result = call_entry_point(loaded.entry, config, logger, monitoring);
         }
     } catch (const std::exception& e) {
         result = failure(std::string("worker: ") + e.what());

@@ -11,6 +11,7 @@
 
 #include <bench/abi.hpp>
 #include <bench/config.hpp>
+#include <bench/monitor_options.hpp>
 #include <bench/result.hpp>
 
 namespace benchhost {
@@ -27,9 +28,13 @@ struct LoadedEntryPoint {
 LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol);
 
 /// Calls a loaded entry point with a Context for `config`; an exception becomes a
-/// failed result, bench::SkipScenario a skipped one. Never throws.
+/// failed result, bench::SkipScenario a skipped one. Never throws. The GPU and CPU
+/// monitors sample around the call (every monitoring.interval_ms; 0: not at all) and
+/// their reports go into the result's "gpu_metrics" and "cpu_metrics", their
+/// warnings into its warnings (and the log), unless the scenario was skipped.
 bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
-                                       std::shared_ptr<spdlog::logger> logger);
+                                       std::shared_ptr<spdlog::logger> logger,
+                                       const bench::MonitorOptions& monitoring = {});
 
 /// Loads `plugin` (RTLD_NOW, so a missing symbol fails here and not at first call),
 /// checks its handshake, and calls `symbol` with a Context for `config`. Never throws:
@@ -37,15 +42,17 @@ bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::Sc
 /// failed result with the reason; bench::SkipScenario becomes a skipped one. The
 /// library stays loaded until the process ends (unloading LibTorch is not safe).
 bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
-                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger);
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
+                                      const bench::MonitorOptions& monitoring = {});
 
 /// main() of a worker process: reads the scenario config (JSON) from `config_file`,
 /// runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`.
 /// Once the plugin is loaded it creates `<result_file>.loaded`, so that the host can
 /// tell a crash while loading (a static initializer) from one while running.
+/// `monitor_interval_ms` is the monitors' sampling interval (0: no monitoring).
 /// Returns the process exit status: 0 when a result was written.
 int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
                 const std::filesystem::path& config_file, const std::filesystem::path& result_file,
-                const std::string& log_level);
+                const std::string& log_level, double monitor_interval_ms = 50);
 
 }  // namespace benchhost

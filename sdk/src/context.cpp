@@ -1,6 +1,7 @@
 #include <bench/context.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 namespace bench {
 
@@ -8,6 +9,9 @@ struct Context::Impl {
     ScenarioConfig config;
     std::shared_ptr<spdlog::logger> logger;
     ScenarioResult result;
+    std::vector<MeasurementWindow> windows;
+    bool window_open = false;
+    MeasurementWindow open_window;  // while window_open: its start and measure()'s calls
 
     Series& series_named(std::string_view name, std::string_view unit) {
         for (Series& s : result.series) {
@@ -23,7 +27,7 @@ struct Context::Impl {
 };
 
 Context::Context(ScenarioConfig config, std::shared_ptr<spdlog::logger> logger)
-    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}})) {
+    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}})) {
     if (!impl_->logger) throw std::invalid_argument("bench::Context needs a logger");
 }
 
@@ -77,6 +81,34 @@ void Context::record_scalar(std::string_view name, double value, std::string_vie
 void Context::set_info(std::string_view key, std::string_view value) {
     impl_->result.info[std::string(key)] = std::string(value);
 }
+
+void Context::begin_measurement() {
+    if (impl_->window_open) throw std::logic_error("begin_measurement: a measurement window is already open");
+    impl_->window_open = true;
+    impl_->open_window = MeasurementWindow{Clock::now(), {}, 0};
+}
+
+void Context::end_measurement(long long iterations) {
+    const auto stop = Clock::now();
+    if (!impl_->window_open) throw std::logic_error("end_measurement: no measurement window is open");
+    impl_->window_open = false;
+    MeasurementWindow window = impl_->open_window;
+    window.stop = stop;
+    if (iterations >= 0) window.iterations = iterations;
+    impl_->windows.push_back(window);
+}
+
+void Context::record_measurement(Clock::time_point start, Clock::time_point stop, long long iterations) {
+    if (iterations < 0) iterations = 0;
+    if (impl_->window_open) {
+        impl_->open_window.iterations += iterations;
+        return;
+    }
+    if (stop < start) std::swap(start, stop);
+    impl_->windows.push_back(MeasurementWindow{start, stop, iterations});
+}
+
+std::vector<MeasurementWindow> Context::measurement_windows() const { return impl_->windows; }
 
 void Context::skip(std::string_view reason) { throw SkipScenario(std::string(reason)); }
 

@@ -8,6 +8,8 @@
 // tests/fixtures/plugins/broken/ into BENCH_TEST_BROKEN_PLUGIN_DIR.
 #include <elf.h>
 #include <gtest/gtest.h>
+
+#include <bench/abi.hpp>
 #include <signal.h>
 
 #include <cerrno>
@@ -27,10 +29,10 @@ const fs::path fixtures = BENCH_TEST_FIXTURE_PLUGIN_DIR;
 const fs::path broken_fixtures = BENCH_TEST_BROKEN_PLUGIN_DIR;
 const fs::path good_plugin = fixtures / "performance/libfixture_single.so";
 
-// The handshake's first bytes (bench/abi.hpp, which this test does not link against):
-// "BNCH" in little-endian order, then the ABI major and minor, 16 bits each. The
-// expected messages below name this host's ABI, 1.0.
-constexpr std::uint32_t plugin_magic = 0x48434e42;
+// The handshake's first bytes: "BNCH" in little-endian order, then the ABI major and
+// minor, 16 bits each (bench/abi.hpp).
+constexpr std::uint32_t plugin_magic = bench::plugin_magic;
+const std::string host_abi = std::to_string(bench::abi_major) + "." + std::to_string(bench::abi_minor);
 
 /// One entry of benchmark_summary.json's results.
 struct Entry {
@@ -311,13 +313,16 @@ TEST_F(BrokenPlugins, EntryPointsWithoutHandshake) {
 TEST_F(BrokenPlugins, OtherAbiMajor) {
     const fs::path file = place_with_abi("performance", "libold_major.so", 0, 9);
     EXPECT_EQ(rejected_why(run_host(), file, "performance"),
-              "built for SDK ABI 0.9, this host supports ABI 1.x (up to 1.0): rebuild the plugin against this SDK");
+              "built for SDK ABI 0.9, this host supports ABI 1.x (up to " + host_abi +
+                  "): rebuild the plugin against this SDK");
 }
 
 TEST_F(BrokenPlugins, NewerAbiMinor) {
-    const fs::path file = place_with_abi("performance", "libnewer_minor.so", 1, 1);
+    const auto newer = static_cast<std::uint16_t>(bench::abi_minor + 1);
+    const fs::path file = place_with_abi("performance", "libnewer_minor.so", bench::abi_major, newer);
     EXPECT_EQ(rejected_why(run_host(), file, "performance"),
-              "built for SDK ABI 1.1, newer than this host's ABI 1.0: update benchhost");
+              "built for SDK ABI 1." + std::to_string(newer) + ", newer than this host's ABI " + host_abi +
+                  ": update benchhost");
 }
 
 TEST_F(BrokenPlugins, TwoPluginsDeclareTheSameBenchmarkId) {

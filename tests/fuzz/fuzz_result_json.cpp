@@ -53,7 +53,10 @@ bool has_nan(const bench::ScenarioResult& result) {
 /// operator== but with NaN equal to NaN (the payload need not survive).
 bool same_result(const bench::ScenarioResult& a, const bench::ScenarioResult& b) {
     if (!has_nan(a) && !has_nan(b)) return a == b;
-    if (a.status != b.status || a.reason != b.reason || a.info != b.info) return false;
+    // Monitor reports compare NaN equal to NaN themselves (bench::MonitorReport).
+    if (a.status != b.status || a.reason != b.reason || a.info != b.info || a.warnings != b.warnings ||
+        a.monitors != b.monitors)
+        return false;
     if (a.series.size() != b.series.size() || a.scalars.size() != b.scalars.size()) return false;
     for (std::size_t i = 0; i < a.series.size(); ++i) {
         const auto& x = a.series[i];

@@ -63,7 +63,7 @@ torch::Tensor first_tensor(const c10::IValue& output) {
             if (element.isTensor()) return element.toTensor();
     }
     if (output.isList()) {
-        for (const c10::IValue element : output.toListRef())
+        for (const c10::IValue& element : output.toListRef())
             if (element.isTensor()) return element.toTensor();
     }
     throw std::runtime_error("the model's output holds no tensor");

@@ -692,6 +692,8 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     bench::Series latency{"latency", "ms", {}, 1};
     for (int i = 0; i < cfg.warmup_iterations; ++i) generate(stepper, in, device);
+    bench::MeasurementScope measuring(ctx);  // monitors attribute energy to these generations
+    measuring.set_iterations(cfg.measurement_iterations);
     for (int i = 0; i < cfg.measurement_iterations; ++i) {
         const Generation g = generate(stepper, in, device);
         ctx.add_sample("time_to_first_token", g.ttft_ms, "ms");

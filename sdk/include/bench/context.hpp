@@ -12,6 +12,7 @@
 
 #include <bench/config.hpp>
 #include <bench/export.hpp>
+#include <bench/measurement_window.hpp>
 #include <bench/result.hpp>
 #include <bench/timer.hpp>
 
@@ -49,8 +50,24 @@ public:
     template <class Fn>
     Series measure(std::string_view name, Fn&& fn, const TimingOptions& options) {
         TimedSamples timed = time_callable(fn, options);
+        record_measurement(timed.start, timed.stop,
+                           static_cast<long long>(timed.ms.size()) * timed.inner_iterations);
         return record_series(name, std::move(timed.ms), "ms", timed.inner_iterations);
     }
+
+    /// Measurement windows, for benchmarks that time themselves: the monitors count
+    /// what they see between begin_measurement() and end_measurement() as "during
+    /// measurement". `iterations` is the number of measured calls in the window; -1
+    /// counts the calls measured by measure() inside it (0 when none). Windows do not
+    /// nest: begin_measurement() while one is open throws std::logic_error, and so
+    /// does end_measurement() without one. See also bench::MeasurementScope.
+    void begin_measurement();
+    void end_measurement(long long iterations = -1);
+    /// Records a window that already ended (what measure() does). Inside an open
+    /// window, only its iterations are added to that window.
+    void record_measurement(Clock::time_point start, Clock::time_point stop, long long iterations);
+    /// The windows recorded so far, in order (an open window is not included).
+    std::vector<MeasurementWindow> measurement_windows() const;
 
     /// Records samples as series `name`. Recording a name again appends to it; the
     /// unit must then be the same (std::invalid_argument otherwise).
@@ -76,6 +93,35 @@ public:
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+};
+
+/// Marks a measurement window for the life of the scope:
+///
+///   {
+///       bench::MeasurementScope measuring(ctx);
+///       for (int i = 0; i < n; ++i) step();
+///       measuring.set_iterations(n);
+///   }
+///
+/// Without set_iterations, the window counts the calls measure() timed inside it.
+class MeasurementScope {
+public:
+    explicit MeasurementScope(Context& ctx) : ctx_(ctx) { ctx_.begin_measurement(); }
+    ~MeasurementScope() {
+        try {
+            ctx_.end_measurement(iterations_);
+        } catch (...) {  // a destructor must not throw
+        }
+    }
+    MeasurementScope(const MeasurementScope&) = delete;
+    MeasurementScope& operator=(const MeasurementScope&) = delete;
+
+    void set_iterations(long long iterations) { iterations_ = iterations; }
+    void add_iterations(long long iterations) { iterations_ = (iterations_ < 0 ? 0 : iterations_) + iterations; }
+
+private:
+    Context& ctx_;
+    long long iterations_ = -1;
 };
 
 }  // namespace bench

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <bench/export.hpp>
+#include <bench/monitor_report.hpp>
 
 namespace bench {
 
@@ -53,6 +54,11 @@ struct BENCH_EXPORT ScenarioResult {
     std::vector<Series> series;
     std::vector<Scalar> scalars;
     std::map<std::string, std::string> info;  // text facts: framework, model name, ...
+    /// Reports of the monitors that watched the scenario, by the name each is written
+    /// under in the report: "gpu_metrics", "cpu_metrics" (names end in "_metrics").
+    std::map<std::string, MonitorReport> monitors;
+    /// What may make the figures wrong (the GPU throttled, the machine was loaded).
+    std::vector<std::string> warnings;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

@@ -42,6 +42,10 @@ struct TimingOptions {
 struct TimedSamples {
     std::vector<double> ms;          // one per measured sample, per call
     long long inner_iterations = 1;  // calls per sample
+    /// When the measured loop began and ended (warmup and calibration excluded): the
+    /// measurement window that monitors look at.
+    Clock::time_point start{};
+    Clock::time_point stop{};
 };
 
 namespace detail {
@@ -85,12 +89,14 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
 
     result.ms.reserve(static_cast<std::size_t>(std::max(options.measurement_iterations, 0)));
     const long long batch = result.inner_iterations;
+    result.start = Clock::now();
     for (int i = 0; i < options.measurement_iterations; ++i) {
         const auto start = Clock::now();
         for (long long k = 0; k < batch; ++k) fn();
         const auto stop = Clock::now();
         result.ms.push_back(detail::elapsed_ns(start, stop) / 1e6 / static_cast<double>(batch));
     }
+    result.stop = Clock::now();
     return result;
 }
 

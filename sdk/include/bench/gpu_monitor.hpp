@@ -1,0 +1,67 @@
+// The GPU monitor: samples an NVIDIA GPU through NVML while a scenario runs.
+//
+// NVML is loaded at run time (dlopen of MonitorOptions::nvml_library, by default
+// "libnvidia-ml.so.1", the library the driver installs): nothing links against it,
+// and without it, or without a GPU, the monitor reports why instead of failing.
+//
+// Each sample reads: GPU and memory utilization, memory used on the device and by
+// this process, power, the total energy counter (where the GPU has one; otherwise
+// energy is integrated from power), temperature, SM and memory clocks, and the
+// clock throttle reasons. Sampling runs in a thread of its own into memory allocated
+// beforehand; report() turns the samples into "gpu_metrics" (README, "Metrics").
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <bench/export.hpp>
+#include <bench/measurement_window.hpp>
+#include <bench/monitor_options.hpp>
+#include <bench/monitor_report.hpp>
+
+namespace bench {
+
+class BENCH_EXPORT GpuMonitor {
+public:
+    /// Loads NVML and finds the device. Never throws: see available() and reason().
+    explicit GpuMonitor(const MonitorOptions& options = {});
+    ~GpuMonitor();
+    GpuMonitor(const GpuMonitor&) = delete;
+    GpuMonitor& operator=(const GpuMonitor&) = delete;
+
+    bool available() const;
+    /// Why the monitor is not available: "libnvidia-ml.so.1 not found: ...",
+    /// "nvmlInit_v2 failed: Driver Not Loaded", "no GPU: NVML reports 0 devices", ...
+    const std::string& reason() const;
+
+    /// Takes a sample now, then one every interval in a thread, until stop().
+    void start();
+    /// Stops the thread and takes a last sample. Called by the destructor too.
+    void stop();
+    /// Takes one sample in the calling thread and returns its time (tests drive the
+    /// monitor with this; start() and stop() use it too).
+    Clock::time_point sample_now();
+
+    /// The report: statistics over the samples taken during `windows` (all samples
+    /// when there are none), energy per iteration, throttling, warnings, timeline.
+    MonitorReport report(const std::vector<MeasurementWindow>& windows) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// What NVML says about the machine's GPUs, for the hardware record: "count",
+/// "driver_version", "cuda_driver_version", "nvml_version", and per device N
+/// "gpuN_name", "gpuN_memory_mib", "gpuN_uuid", "gpuN_power_limit_w",
+/// "gpuN_max_sm_clock_mhz". Without NVML or a GPU: available false and the reason.
+struct GpuSystemInfo {
+    bool available = false;
+    std::string reason;
+    std::map<std::string, std::string> facts;
+};
+BENCH_EXPORT GpuSystemInfo describe_gpus(const std::string& nvml_library = "libnvidia-ml.so.1");
+
+}  // namespace bench

@@ -1,0 +1,24 @@
+// A measurement window: when a benchmark's measured iterations ran. Monitors use the
+// windows to tell what they saw during measurement (utilization, throttling, energy
+// per iteration) from what they saw while a model loaded or warmed up.
+//
+// Context::measure records one window per call (its measured loop, warmup excluded).
+// A benchmark that times itself marks its windows with Context::begin_measurement and
+// end_measurement, or a bench::MeasurementScope (<bench/context.hpp>).
+#pragma once
+
+#include <bench/timer.hpp>
+
+namespace bench {
+
+struct MeasurementWindow {
+    Clock::time_point start{};
+    Clock::time_point stop{};
+    /// Calls measured in the window (samples times calls per sample); energy per
+    /// iteration is the energy of all windows over the sum of their iterations.
+    long long iterations = 0;
+
+    friend bool operator==(const MeasurementWindow&, const MeasurementWindow&) = default;
+};
+
+}  // namespace bench

@@ -1,0 +1,408 @@
+#include <bench/gpu_monitor.hpp>
+
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "monitor_summary.hpp"
+#include "nvml.hpp"
+#include "sampling.hpp"
+
+namespace bench {
+
+namespace {
+
+namespace nvml = detail::nvml;
+using detail::Merge;
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double mib = 1024.0 * 1024.0;
+
+// The columns of a sample.
+enum Column : std::size_t {
+    gpu_util,
+    mem_util,
+    mem_used,
+    proc_mem,
+    power,
+    energy_counter,  // mJ, as NVML counts it
+    temperature,
+    sm_clock,
+    mem_clock,
+    throttle,  // bit mask of reasons
+    errors,    // bit mask of the columns whose read failed
+    column_count
+};
+
+std::vector<Merge> merges() {
+    std::vector<Merge> m(column_count, Merge::mean);
+    m[energy_counter] = Merge::last;
+    m[throttle] = Merge::bit_or;
+    m[errors] = Merge::bit_or;
+    return m;
+}
+
+// The sampled quantities reported as metrics: name, column, unit.
+struct Gauge {
+    const char* name;
+    Column column;
+    const char* unit;
+};
+constexpr Gauge gauges[] = {
+    {"gpu_utilization", gpu_util, "%"},        {"memory_utilization", mem_util, "%"},
+    {"memory_used", mem_used, "MiB"},          {"process_memory_used", proc_mem, "MiB"},
+    {"power", power, "W"},                     {"temperature", temperature, "C"},
+    {"sm_clock", sm_clock, "MHz"},             {"memory_clock", mem_clock, "MHz"},
+};
+
+const char* const function_names[column_count] = {
+    "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetMemoryInfo",
+    "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTotalEnergyConsumption",
+    "nvmlDeviceGetTemperature", "nvmlDeviceGetClockInfo(SM)", "nvmlDeviceGetClockInfo(MEM)",
+    "nvmlDeviceGetCurrentClocksThrottleReasons", ""};
+
+std::string cuda_version_text(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+}  // namespace
+
+struct GpuMonitor::Impl {
+    MonitorOptions options;
+    const nvml::Api* api = nullptr;
+    std::unique_ptr<nvml::Session> session;
+    nvml::Device device = nullptr;
+    unsigned int index = 0;
+    std::string reason;
+    std::string name, uuid;
+
+    Clock::time_point origin = Clock::now();
+    detail::SampleTable table;
+    detail::SamplingThread thread;
+
+    // Filled while sampling; allocated here, before.
+    std::array<nvml::ProcessInfo, 256> processes{};
+    unsigned int pid = static_cast<unsigned int>(::getpid());
+    std::array<bool, column_count> unsupported{};
+    long long samples = 0;
+    long long read_errors = 0;
+    std::array<char, 256> first_error{};
+
+    explicit Impl(const MonitorOptions& o) : options(o), table(merges(), o.capacity) {}
+
+    bool available() const { return device != nullptr; }
+
+    /// Stores a reading, or notes why there is none.
+    void note(double* row, Column column, nvml::Return rc, double value) {
+        if (rc == nvml::success) {
+            row[column] = value;
+            return;
+        }
+        if (rc == nvml::error_not_supported) {
+            unsupported[column] = true;
+            return;
+        }
+        row[errors] = (std::isnan(row[errors]) ? 0.0 : row[errors]) + static_cast<double>(1u << column);
+        ++read_errors;
+        if (first_error[0] == '\0') {
+            const char* message = api->error_string ? api->error_string(rc) : nullptr;
+            std::snprintf(first_error.data(), first_error.size(), "%s failed at sample %lld: %s",
+                          function_names[column], samples, message ? message : "unknown error");
+        }
+    }
+
+    Clock::time_point sample() {
+        const Clock::time_point now = Clock::now();
+        double* row = table.begin_row(detail::seconds_since(origin, now));
+        row[errors] = 0;
+        if (api->utilization && !unsupported[gpu_util]) {
+            nvml::Utilization u{};
+            const nvml::Return rc = api->utilization(device, &u);
+            note(row, gpu_util, rc, u.gpu);
+            if (rc == nvml::success) row[mem_util] = u.memory;
+        }
+        if (api->memory && !unsupported[mem_used]) {
+            nvml::Memory m{};
+            const nvml::Return rc = api->memory(device, &m);
+            note(row, mem_used, rc, static_cast<double>(m.used) / mib);
+        }
+        if (api->processes && !unsupported[proc_mem]) {
+            unsigned int count = static_cast<unsigned int>(processes.size());
+            const nvml::Return rc = api->processes(device, &count, processes.data());
+            double used = 0;  // no context on this GPU: nothing used
+            if (rc == nvml::success) {
+                for (unsigned int i = 0; i < count && i < processes.size(); ++i) {
+                    if (processes[i].pid != pid) continue;
+                    used = processes[i].usedGpuMemory == ~0ULL ? nan : static_cast<double>(processes[i].usedGpuMemory) / mib;
+                    break;
+                }
+            }
+            if (rc != nvml::error_insufficient_size) note(row, proc_mem, rc, used);
+        }
+        if (api->power && !unsupported[power]) {
+            unsigned int milliwatts = 0;
+            const nvml::Return rc = api->power(device, &milliwatts);
+            note(row, power, rc, milliwatts / 1000.0);
+        }
+        if (api->energy && !unsupported[energy_counter]) {
+            unsigned long long millijoules = 0;
+            const nvml::Return rc = api->energy(device, &millijoules);
+            note(row, energy_counter, rc, static_cast<double>(millijoules));
+        }
+        if (api->temperature && !unsupported[temperature]) {
+            unsigned int celsius = 0;
+            const nvml::Return rc = api->temperature(device, nvml::temperature_gpu, &celsius);
+            note(row, temperature, rc, celsius);
+        }
+        if (api->clock && !unsupported[sm_clock]) {
+            unsigned int mhz = 0;
+            const nvml::Return rc = api->clock(device, nvml::clock_sm, &mhz);
+            note(row, sm_clock, rc, mhz);
+        }
+        if (api->clock && !unsupported[mem_clock]) {
+            unsigned int mhz = 0;
+            const nvml::Return rc = api->clock(device, nvml::clock_mem, &mhz);
+            note(row, mem_clock, rc, mhz);
+        }
+        if (api->throttle_reasons && !unsupported[throttle]) {
+            unsigned long long reasons = 0;
+            const nvml::Return rc = api->throttle_reasons(device, &reasons);
+            note(row, throttle, rc, static_cast<double>(reasons));
+        }
+        table.commit();
+        ++samples;
+        return now;
+    }
+
+    MonitorReport report(const std::vector<MeasurementWindow>& windows) const;
+};
+
+MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& windows) const {
+    MonitorReport report;
+    if (!available()) {
+        report.reason = reason;
+        return report;
+    }
+    report.available = true;
+    const std::vector<double> times = table.times();
+    const std::vector<detail::Span> spans = detail::spans_of(windows, origin);
+    const std::vector<char> counted = detail::counted_samples(times, spans);
+    const bool measured = !spans.empty();
+    const std::string during = measured ? "during measurement" : "during the scenario";
+    long long iterations = 0;
+    for (const MeasurementWindow& w : windows) iterations += w.iterations;
+
+    report.info["device"] = name;
+    report.info["device_index"] = std::to_string(index);
+    if (!uuid.empty()) report.info["uuid"] = uuid;
+    report.info["window"] = measured ? "measurement" : "scenario";
+    report.values["sample_count"] = {static_cast<double>(samples), "samples"};
+    report.values["interval"] = {options.interval_ms, "ms"};
+    if (!times.empty()) report.values["duration"] = {times.back() - times.front(), "s"};
+    if (table.halvings() > 0)
+        report.info["merged_samples"] = "every " + std::to_string(1LL << table.halvings()) +
+                                        " samples were merged into one (the scenario outran the sample buffer)";
+
+    std::vector<std::pair<std::string, std::vector<double>>> series;
+    std::string unsupported_names;
+    for (const Gauge& gauge : gauges) {
+        std::vector<double> values = table.column(gauge.column);
+        bool any = false;
+        for (const double v : values) any = any || !std::isnan(v);
+        if (!any) {
+            if (unsupported[gauge.column])
+                unsupported_names += (unsupported_names.empty() ? "" : ", ") + std::string(gauge.name);
+            continue;
+        }
+        report.metrics[gauge.name] = detail::stats_of(values, counted, gauge.unit);
+        series.emplace_back(gauge.name, std::move(values));
+    }
+
+    // Energy: NVML's counter where the GPU has one, else the integral of power.
+    const std::vector<double> counter = table.column(energy_counter);
+    const std::vector<double> watts = table.column(power);
+    std::vector<double> joules(times.size(), nan);
+    double first = nan;
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        if (std::isnan(counter[i])) continue;
+        if (std::isnan(first)) first = counter[i];
+        joules[i] = (counter[i] - first) / 1000.0;
+    }
+    std::string energy_source = "total energy counter";
+    if (std::isnan(first)) {
+        if (unsupported[energy_counter]) unsupported_names += (unsupported_names.empty() ? "" : ", ") + std::string("energy_counter");
+        energy_source = "integrated power";
+        double total = 0, last_watts = nan, last_time = nan;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            if (std::isnan(watts[i])) continue;
+            if (!std::isnan(last_watts)) total += (last_watts + watts[i]) / 2 * (times[i] - last_time);
+            last_watts = watts[i];
+            last_time = times[i];
+            joules[i] = total;
+        }
+        if (std::isnan(last_watts)) energy_source = "none";
+    }
+    if (!unsupported_names.empty()) report.info["unsupported"] = unsupported_names;
+    report.info["energy_source"] = energy_source;
+    if (energy_source != "none") {
+        const double total = detail::growth(joules);
+        report.values["energy_total"] = {total, "J"};
+        const double energy = measured ? detail::growth_during(times, joules, spans) : total;
+        report.values["energy"] = {energy, "J"};
+        if (measured && iterations > 0) report.values["energy_per_iteration"] = {energy / static_cast<double>(iterations), "J"};
+        series.emplace_back("energy", joules);
+    }
+    if (measured) report.values["measured_iterations"] = {static_cast<double>(iterations), "iterations"};
+
+    // Throttling during measurement.
+    std::uint64_t reasons = 0, seen = 0;
+    long long throttled = 0, counted_samples = 0;
+    const std::vector<double> masks = table.column(throttle);
+    for (std::size_t i = 0; i < masks.size(); ++i) {
+        if (!counted[i]) continue;
+        ++counted_samples;
+        if (std::isnan(masks[i])) continue;
+        const auto mask = static_cast<std::uint64_t>(masks[i]);
+        seen |= mask;
+        if (mask & nvml::throttling_reasons) {
+            reasons |= mask & nvml::throttling_reasons;
+            ++throttled;
+        }
+    }
+    if (api->throttle_reasons && !unsupported[throttle]) {
+        report.flags["throttled"] = throttled > 0;
+        report.values["throttled_samples"] = {static_cast<double>(throttled), "samples"};
+        report.info["throttle_reasons"] = reasons ? nvml::describe_reasons(reasons) : "none";
+        if (seen & ~nvml::throttling_reasons)
+            report.info["other_clock_reasons"] = nvml::describe_reasons(seen & ~nvml::throttling_reasons);
+        series.emplace_back("throttle_reasons", masks);
+        if (throttled > 0)
+            report.warnings.push_back("GPU " + std::to_string(index) + " (" + name + ") throttled " + during + " in " +
+                                      std::to_string(throttled) + " of " + std::to_string(counted_samples) +
+                                      " samples (" + nvml::describe_reasons(reasons) +
+                                      "): its clocks were lowered, so the figures may understate it");
+    }
+
+    report.values["read_errors"] = {static_cast<double>(read_errors), "reads"};
+    if (read_errors > 0) {
+        report.info["first_error"] = first_error.data();
+        report.warnings.push_back("NVML: " + std::to_string(read_errors) + " read" + (read_errors == 1 ? "" : "s") +
+                                  " failed (first: " + std::string(first_error.data()) +
+                                  "); those readings are left out of the statistics");
+    }
+    report.timeline = detail::make_timeline(times, series, counted);
+    return report;
+}
+
+GpuMonitor::GpuMonitor(const MonitorOptions& options) : impl_(std::make_unique<Impl>(options)) {
+    Impl& m = *impl_;
+    std::string error;
+    m.api = nvml::load(options.nvml_library, error);
+    if (m.api == nullptr) {
+        m.reason = error;
+        return;
+    }
+    m.session = std::make_unique<nvml::Session>(m.api);
+    if (!m.session->ok()) {
+        m.reason = m.session->error();
+        m.session.reset();
+        return;
+    }
+    const nvml::Found found = nvml::find_device(*m.api, options.device);
+    if (found.device == nullptr) {
+        m.reason = found.error;
+        m.session.reset();
+        return;
+    }
+    m.device = found.device;
+    m.index = found.index;
+    char text[128] = {};
+    if (m.api->device_name && m.api->device_name(m.device, text, sizeof text - 1) == nvml::success) m.name = text;
+    text[0] = '\0';
+    if (m.api->device_uuid && m.api->device_uuid(m.device, text, sizeof text - 1) == nvml::success) m.uuid = text;
+    if (m.name.empty()) m.name = "GPU " + std::to_string(m.index);
+}
+
+GpuMonitor::~GpuMonitor() { stop(); }
+
+bool GpuMonitor::available() const { return impl_->available(); }
+const std::string& GpuMonitor::reason() const { return impl_->reason; }
+
+void GpuMonitor::start() {
+    if (!available() || impl_->thread.running()) return;
+    impl_->sample();
+    if (impl_->options.interval_ms > 0) {
+        const auto interval = std::chrono::nanoseconds(static_cast<long long>(impl_->options.interval_ms * 1e6));
+        impl_->thread.start(interval, [this] { impl_->sample(); });
+    }
+}
+
+void GpuMonitor::stop() {
+    if (!impl_->thread.running()) return;
+    impl_->thread.stop();
+    impl_->sample();
+}
+
+Clock::time_point GpuMonitor::sample_now() {
+    if (!available()) return Clock::now();
+    return impl_->sample();
+}
+
+MonitorReport GpuMonitor::report(const std::vector<MeasurementWindow>& windows) const { return impl_->report(windows); }
+
+GpuSystemInfo describe_gpus(const std::string& nvml_library) {
+    GpuSystemInfo info;
+    std::string error;
+    const nvml::Api* api = nvml::load(nvml_library, error);
+    if (api == nullptr) {
+        info.reason = error;
+        return info;
+    }
+    const nvml::Session session(api);
+    if (!session.ok()) {
+        info.reason = session.error();
+        return info;
+    }
+    char text[128] = {};
+    if (api->driver_version && api->driver_version(text, sizeof text - 1) == nvml::success)
+        info.facts["driver_version"] = text;
+    text[0] = '\0';
+    if (api->nvml_version && api->nvml_version(text, sizeof text - 1) == nvml::success) info.facts["nvml_version"] = text;
+    int cuda = 0;
+    if (api->cuda_driver_version && api->cuda_driver_version(&cuda) == nvml::success && cuda > 0)
+        info.facts["cuda_driver_version"] = cuda_version_text(cuda);
+    unsigned int count = 0;
+    if (const nvml::Return rc = api->device_count(&count); rc != nvml::success) {
+        info.reason = "nvmlDeviceGetCount_v2 failed: " + api->error(rc);
+        return info;
+    }
+    info.facts["count"] = std::to_string(count);
+    if (count == 0) {
+        info.reason = "no GPU: NVML reports 0 devices";
+        return info;
+    }
+    info.available = true;
+    for (unsigned int i = 0; i < count && i < 64; ++i) {
+        nvml::Device device = nullptr;
+        if (api->device_by_index(i, &device) != nvml::success) continue;
+        const std::string prefix = "gpu" + std::to_string(i) + "_";
+        text[0] = '\0';
+        if (api->device_name && api->device_name(device, text, sizeof text - 1) == nvml::success) info.facts[prefix + "name"] = text;
+        text[0] = '\0';
+        if (api->device_uuid && api->device_uuid(device, text, sizeof text - 1) == nvml::success) info.facts[prefix + "uuid"] = text;
+        nvml::Memory memory{};
+        if (api->memory && api->memory(device, &memory) == nvml::success)
+            info.facts[prefix + "memory_mib"] = std::to_string(memory.total / (1024 * 1024));
+        unsigned int value = 0;
+        if (api->power_limit && api->power_limit(device, &value) == nvml::success)
+            info.facts[prefix + "power_limit_w"] = detail::format_number(value / 1000.0, 6);
+        if (api->max_clock && api->max_clock(device, nvml::clock_sm, &value) == nvml::success)
+            info.facts[prefix + "max_sm_clock_mhz"] = std::to_string(value);
+    }
+    return info;
+}
+
+}  // namespace bench

@@ -97,6 +97,10 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     std::ostringstream interval;
     interval << options.monitor_interval_ms;
     out["monitor_interval_ms"] = interval.str();
+    out["memory_limit_mib"] = std::to_string(options.memory_limit_mib);
+    out["retry_failed"] = options.retry_failed ? "true" : "false";
+    out["allow_untrusted_plugins"] = options.allow_untrusted ? "true" : "false";
+    out["resumed_from"] = options.resume_dir ? options.resume_dir->string() : "";
     return out;
 }
 

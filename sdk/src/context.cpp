@@ -40,6 +40,9 @@ TimingOptions Context::timing_options() const {
     TimingOptions options;
     options.warmup_iterations = impl_->config.warmup_iterations;
     options.measurement_iterations = impl_->config.measurement_iterations;
+    options.min_time_s = impl_->config.min_time_s;
+    options.max_time_s = impl_->config.max_time_s;
+    options.target_ci_width = impl_->config.target_ci_width;
     return options;
 }
 
@@ -50,6 +53,11 @@ Series Context::record_series(std::string_view name, std::vector<double> samples
     if (series.samples.empty()) series.inner_iterations = inner_iterations;
     series.samples.insert(series.samples.end(), samples.begin(), samples.end());
     return series;
+}
+
+void Context::record_sampling(std::string_view name, const SamplingReport& report) {
+    if (name.empty()) throw std::invalid_argument("a series needs a name");
+    impl_->result.sampling[std::string(name)] = report;
 }
 
 void Context::add_sample(std::string_view name, double value, std::string_view unit) {

@@ -1,5 +1,6 @@
-#include <bench/timer.hpp>
+#include <bench/clock.hpp>
 
+#include <algorithm>
 #include <limits>
 
 namespace bench {
@@ -17,6 +18,24 @@ double clock_resolution_ns() {
         return best;
     }();
     return resolution;
+}
+
+double clock_cost_ns() {
+    // The best of a few rounds of many reads: a preempted round only makes one slower.
+    static const double cost = [] {
+        constexpr int reads = 10'000;
+        double best = std::numeric_limits<double>::infinity();
+        for (int round = 0; round < 5; ++round) {
+            const auto start = Clock::now();
+            for (int i = 0; i < reads; ++i) {
+                const auto t = Clock::now();
+                asm volatile("" : : "r,m"(t) : "memory");
+            }
+            best = std::min(best, detail::elapsed_ns(start, Clock::now()) / reads);
+        }
+        return best;
+    }();
+    return cost;
 }
 
 double default_min_sample_ns() { return std::max(1000.0 * clock_resolution_ns(), 10'000.0); }

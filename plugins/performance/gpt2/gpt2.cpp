@@ -693,8 +693,9 @@ BENCH_RUN_BENCHMARK(ctx) {
     bench::Series latency{"latency", "ms", {}, 1};
     for (int i = 0; i < cfg.warmup_iterations; ++i) generate(stepper, in, device);
     bench::MeasurementScope measuring(ctx);  // monitors attribute energy to these generations
-    measuring.set_iterations(cfg.measurement_iterations);
-    for (int i = 0; i < cfg.measurement_iterations; ++i) {
+    bench::StoppingRule rule(ctx.timing_options());  // --measurement-iterations, or --min-time and friends
+    rule.start();
+    while (!rule.should_stop(latency.samples)) {
         const Generation g = generate(stepper, in, device);
         ctx.add_sample("time_to_first_token", g.ttft_ms, "ms");
         if (new_tokens > 1)
@@ -705,6 +706,8 @@ BENCH_RUN_BENCHMARK(ctx) {
                        "tokens/s");
         latency.samples.push_back(g.total_ms);
     }
+    ctx.record_sampling("latency", rule.report(latency.samples));
+    measuring.set_iterations(static_cast<long long>(latency.samples.size()));
 
     const lt::FlopCount work = generation_work(arch, batch, prompt_len, new_tokens);
     lt::record_work(ctx, work, latency, device.is_cpu() ? lt::calibrated_peak_gflops(dtype) : 0.0);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <random>
+#include <vector>
 
 BENCH_PLUGIN("mock_benchmark", "1.0.0", .axes = "variant,batch_size", .mock = true);
 
@@ -93,6 +94,7 @@ BENCH_BENCHMARK(generate, ctx) {
     ctx.set_info("framework", "mock");
     ctx.set_info("model", "mock-model");
 
+    std::vector<double> latencies;  // what the stopping rule watches
     auto generate_once = [&](bool record) {
         const auto start = bench::Clock::now();
         model.run(prefill_units);
@@ -105,13 +107,18 @@ BENCH_BENCHMARK(generate, ctx) {
         const double total_ms = bench::detail::elapsed_ns(start, stop) / 1e6;
         ctx.add_sample("time_to_first_token", ttft_ms, "ms");
         ctx.add_sample("latency", total_ms, "ms");
+        latencies.push_back(total_ms);
         if (tokens > 1)
             ctx.add_sample("time_per_output_token", (total_ms - ttft_ms) / (tokens - 1), "ms");
         ctx.add_sample("tokens_per_second", tokens / (total_ms / 1000.0), "tokens/s");
     };
     for (int i = 0; i < ctx.config().warmup_iterations; ++i) generate_once(false);
-    // Timed here, not by ctx.measure: the monitors learn when from the scope.
+    // Timed here, not by ctx.measure: the monitors learn when from the scope, and the
+    // stopping rule (--measurement-iterations, or --min-time and friends) when to stop.
     bench::MeasurementScope measuring(ctx);
-    for (int i = 0; i < ctx.config().measurement_iterations; ++i) generate_once(true);
-    measuring.set_iterations(ctx.config().measurement_iterations);
+    bench::StoppingRule rule(ctx.timing_options());
+    rule.start();
+    while (!rule.should_stop(latencies)) generate_once(true);
+    ctx.record_sampling("latency", rule.report(latencies));
+    measuring.set_iterations(static_cast<long long>(latencies.size()));
 }

@@ -45,6 +45,12 @@ struct ScenarioConfig {
 
     Params params;
 
+    // The time rule of the sampling (bench::TimingOptions); all 0: a fixed count.
+    // (Added in ABI 1.2, after the members older plugins know.)
+    double min_time_s = 0;
+    double max_time_s = 0;
+    double target_ci_width = 0;
+
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
     /// benchmark_id() plus the scenario's axis values: unique within a run.

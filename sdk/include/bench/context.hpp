@@ -39,7 +39,8 @@ public:
     const Params& params() const { return config().params; }
     spdlog::logger& log() const;
 
-    /// Timing options from the config: its warmup and measurement iterations.
+    /// Timing options from the config: its warmup and measurement iterations and its
+    /// time rule (--min-time, --max-time, --target-ci-width).
     TimingOptions timing_options() const;
 
     /// Times `fn` (see time_callable) and records the samples, in ms, as series `name`.
@@ -52,6 +53,11 @@ public:
         TimedSamples timed = time_callable(fn, options);
         record_measurement(timed.start, timed.stop,
                            static_cast<long long>(timed.ms.size()) * timed.inner_iterations);
+        record_sampling(name, timed.sampling);
+        // The cold start of the scenario: the first call of the first thing measured,
+        // unless the benchmark recorded its own.
+        if (result().find_scalar("first_call") == nullptr && timed.first_call_ms == timed.first_call_ms)
+            record_scalar("first_call", timed.first_call_ms, "ms");
         return record_series(name, std::move(timed.ms), "ms", timed.inner_iterations);
     }
 
@@ -68,6 +74,10 @@ public:
     void record_measurement(Clock::time_point start, Clock::time_point stop, long long iterations);
     /// The windows recorded so far, in order (an open window is not included).
     std::vector<MeasurementWindow> measurement_windows() const;
+
+    /// Records how the sampling of series `name` ended. measure() does it; a benchmark
+    /// that times itself with a bench::StoppingRule passes the rule's report().
+    void record_sampling(std::string_view name, const SamplingReport& report);
 
     /// Records samples as series `name`. Recording a name again appends to it; the
     /// unit must then be the same (std::invalid_argument otherwise).

@@ -7,7 +7,7 @@
 // end_measurement, or a bench::MeasurementScope (<bench/context.hpp>).
 #pragma once
 
-#include <bench/timer.hpp>
+#include <bench/clock.hpp>
 
 namespace bench {
 

@@ -33,6 +33,21 @@ struct Scalar {
     friend bool operator==(const Scalar&, const Scalar&) = default;
 };
 
+/// How a series' sampling ended (see bench::StoppingRule).
+struct SamplingReport {
+    /// iterations (the fixed count), min_time, ci_width (the CI target was reached),
+    /// max_time (the budget was spent first), sample_limit.
+    std::string stop_reason = "iterations";
+    double elapsed_s = 0;
+    long long samples = 0;
+    double target_ci_width = 0;  // 0: none
+    double ci_width = 0;         // relative width of the median's 95% interval at the end (NaN: too few samples)
+    double clock_resolution_ns = 0;
+    double clock_cost_ns = 0;
+
+    friend bool operator==(const SamplingReport&, const SamplingReport&) = default;
+};
+
 /// How a scenario ended. The plugin decides between the first three; the host adds
 /// the others when the worker process ends abnormally.
 enum class Status {
@@ -59,6 +74,9 @@ struct BENCH_EXPORT ScenarioResult {
     std::map<std::string, MonitorReport> monitors;
     /// What may make the figures wrong (the GPU throttled, the machine was loaded).
     std::vector<std::string> warnings;
+    /// How the sampling of each series timed by the SDK ended, by series name. (Added in
+    /// ABI 1.2, last so that the members before it keep their place.)
+    std::map<std::string, SamplingReport> sampling;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

@@ -1,5 +1,6 @@
-// The command line: `benchhost [run] [options]`, `benchhost list`, and the internal
-// `benchhost worker` that the host starts for each scenario.
+// The command line: `benchhost [run] [options]`, `benchhost list`, `benchhost compare`,
+// `benchhost export`, and the internal `benchhost worker` that the host starts for
+// each scenario.
 #pragma once
 
 #include <filesystem>
@@ -28,7 +29,23 @@ struct WorkerCommand {
     double monitor_interval_ms = 50;  // 0: no monitoring
 };
 
-using Command = std::variant<RunCommand, ListCommand, WorkerCommand>;
+/// `benchhost export DIR --format gbench-json [--output FILE]` (export_command.hpp).
+struct ExportCommand {
+    std::filesystem::path source;  // a run folder, or its benchmark_summary.json
+    std::string format;            // "gbench-json"
+    std::filesystem::path output;  // empty: standard output
+};
+
+/// `benchhost compare BASE NEW` (compare_command.hpp).
+struct CompareCommand {
+    std::filesystem::path base, next;  // run folders, or their benchmark_summary.json
+    double threshold = 0.05;
+    double alpha = 0.05;
+    bool fail_on_regression = false;
+    std::filesystem::path markdown, json;  // also write these; empty: not
+};
+
+using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand>;
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program

@@ -2,6 +2,8 @@
 #include <variant>
 
 #include "cli.hpp"
+#include "compare_command.hpp"
+#include "export_command.hpp"
 #include "runner.hpp"
 #include "worker.hpp"
 
@@ -14,6 +16,8 @@ int main(int argc, char** argv) {
             using T = std::decay_t<decltype(command)>;
             if constexpr (std::is_same_v<T, RunCommand>) return run_benchmarks(command.options);
             else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
+            else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
+            else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);
             else
                 return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level,
                                    command.monitor_interval_ms);

@@ -37,6 +37,9 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.measurement_iterations = settings.measurement_iterations.value_or(config.measurement_iterations);
     config.num_tokens_to_generate = settings.num_tokens_to_generate.value_or(config.num_tokens_to_generate);
     config.model_id = settings.model_id.value_or("");
+    config.min_time_s = settings.min_time_s.value_or(0);
+    config.max_time_s = settings.max_time_s.value_or(0);
+    config.target_ci_width = settings.target_ci_width.value_or(0);
     config.params = settings.params;
     return config;
 }
@@ -133,6 +136,38 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
                                 (known.empty() ? std::string(" (no benchmarks were found)") : "; benchmarks are: " + known));
     }
     return plan;
+}
+
+bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b) {
+    return a.category == b.category && a.plugin == b.plugin && a.benchmark == b.benchmark &&
+           a.batch_size == b.batch_size && a.dtype == b.dtype && a.device == b.device && a.threads == b.threads &&
+           a.num_tokens_to_generate == b.num_tokens_to_generate && a.model_id == b.model_id && a.params == b.params;
+}
+
+std::vector<std::size_t> execution_order(const Plan& plan, int rounds) {
+    std::vector<std::size_t> order;
+    if (rounds <= 1) {  // the plan's own order
+        for (std::size_t i = 0; i < plan.scenarios.size(); ++i) order.push_back(i);
+        return order;
+    }
+    // Groups of variants, in the order of their first scenario in the plan.
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < plan.scenarios.size(); ++i) {
+        const bench::ScenarioConfig& config = plan.scenarios[i].config;
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
+            return differ_only_in_variant(plan.scenarios[g.front()].config, config);
+        });
+        if (group == groups.end()) groups.push_back({i});
+        else group->push_back(i);
+    }
+    order.reserve(plan.scenarios.size() * static_cast<std::size_t>(rounds));
+    for (int round = 0; round < rounds; ++round) {
+        for (const auto& group : groups) {
+            for (std::size_t k = 0; k < group.size(); ++k)
+                order.push_back(group[(k + static_cast<std::size_t>(round)) % group.size()]);
+        }
+    }
+    return order;
 }
 
 }  // namespace benchhost

@@ -34,6 +34,18 @@ struct Plan {
 /// Throws ConfigError when a configured axis value is invalid for the plugin.
 Plan make_plan(const Discovery& discovery, const RunOptions& options);
 
+/// Whether two scenarios are variants of the same benchmark at the same point of every
+/// other axis (batch size, dtype, device, threads, parameters, ...): the scenarios
+/// whose ratios a run reports, and which --rounds interleaves.
+bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b);
+
+/// The order to execute `plan` in, as indices into plan.scenarios: `rounds` times each
+/// scenario (one round: the plan's order). With more, within a round the variants of one benchmark run one after the other,
+/// starting with a different variant each round (eager, compiled, kernelized; then
+/// compiled, kernelized, eager; ...), so that a drift of the machine during the run
+/// does not favour one of them.
+std::vector<std::size_t> execution_order(const Plan& plan, int rounds);
+
 /// A pattern with *, ? or [ is a glob over the whole id; any other is a substring.
 bool matches_pattern(std::string_view id, std::string_view pattern);
 

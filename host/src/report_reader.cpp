@@ -187,6 +187,25 @@ ScenarioOutcome read_scenario(const Reader& scenario) {
         outcome.result.monitors.emplace(name, read_monitor(Reader(member.value, scenario.join(name))));
     }
 
+    if (scenario.has("rounds")) outcome.rounds = static_cast<int>(scenario.number("rounds"));
+    if (scenario.has("sampling")) {
+        const Reader sampling = scenario.object("sampling");
+        for (const auto& member : sampling.value().GetObject()) {
+            const std::string name(member.name.GetString(), member.name.GetStringLength());
+            const Reader item(member.value, sampling.join(name));
+            bench::SamplingReport report;
+            report.stop_reason = item.string("stop_reason");
+            report.elapsed_s = item.number("elapsed_s");
+            report.samples = static_cast<long long>(item.number("samples"));
+            report.target_ci_width = item.has("target_ci_width") ? item.number("target_ci_width") : 0.0;
+            if (!std::isfinite(report.target_ci_width)) report.target_ci_width = 0;
+            report.ci_width = item.number("ci_width");
+            report.clock_resolution_ns = item.number("clock_resolution_ns");
+            report.clock_cost_ns = item.number("clock_cost_ns");
+            outcome.result.sampling.emplace(name, std::move(report));
+        }
+    }
+
     const Reader measurements = scenario.object("measurements");
     for (const auto& member : measurements.value().GetObject()) {
         const std::string name(member.name.GetString(), member.name.GetStringLength());
@@ -277,6 +296,14 @@ RunRecord read_run(const fs::path& dir) {
         reports[report] = {};
     }
     return record;
+}
+
+fs::path run_folder_of(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return path;
+    if (path.filename() != "benchmark_summary.json")
+        throw std::runtime_error(path.string() + ": not a run folder or its benchmark_summary.json");
+    return path.parent_path().empty() ? fs::path(".") : path.parent_path();
 }
 
 }  // namespace benchhost

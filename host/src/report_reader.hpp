@@ -20,4 +20,8 @@ std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const st
 /// naming the file and the field that are wrong.
 RunRecord read_run(const std::filesystem::path& dir);
 
+/// What a user names as a run: its folder, or the folder's benchmark_summary.json.
+/// Returns the folder; throws std::runtime_error for a file of another name.
+std::filesystem::path run_folder_of(const std::filesystem::path& path);
+
 }  // namespace benchhost

@@ -22,153 +22,25 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <bench/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
+#include "analysis.hpp"
 #include "atomic_file.hpp"
+#include "json_writer.hpp"
 #include "result_json.hpp"
+#include "units.hpp"
 
 namespace benchhost {
 namespace {
 
-constexpr int schema_version = 1;
+// 2: series statistics (cv, ci95, outliers, stable), sampling, cold_start,
+//    speedup_over_eager, rounds.
+constexpr int schema_version = 2;
 
 // Series that make the headline figures of a scenario in the summary, in this order.
 constexpr const char* headline_series[] = {"latency", "time_to_first_token", "time_per_output_token",
                                            "tokens_per_second", "throughput"};
-
-// Replaces each byte that does not belong to a well-formed UTF-8 sequence (overlong
-// forms, surrogates and code points above U+10FFFF included) with U+FFFD.
-std::string valid_utf8(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const unsigned char lead = byte(i);
-        std::size_t length = 0;
-        unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-        if (lead < 0x80) {
-            length = 1;
-        } else if (lead >= 0xC2 && lead <= 0xDF) {
-            length = 2;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            length = 3;
-            if (lead == 0xE0) low = 0xA0;
-            if (lead == 0xED) high = 0x9F;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            length = 4;
-            if (lead == 0xF0) low = 0x90;
-            if (lead == 0xF4) high = 0x8F;
-        }
-        bool ok = length > 0 && i + length <= text.size();
-        for (std::size_t k = 1; ok && k < length; ++k) {
-            const unsigned char c = byte(i + k);
-            ok = k == 1 ? (c >= low && c <= high) : (c >= 0x80 && c <= 0xBF);
-        }
-        if (ok) {
-            out.append(text.substr(i, length));
-            i += length;
-        } else {
-            out.append("\xEF\xBF\xBD");
-            ++i;
-        }
-    }
-    return out;
-}
-
-// A pretty-printed (indent 2) strict JSON document, written event by event.
-class JsonOut {
-public:
-    JsonOut() : writer_(buffer_) { writer_.SetIndent(' ', 2); }
-
-    void key(std::string_view name) {
-        const std::string text = valid_utf8(name);
-        writer_.Key(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-    }
-    void string(std::string_view value) {
-        const std::string text = valid_utf8(value);
-        writer_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-    }
-    void number(double value) {
-        if (std::isfinite(value)) {
-            writer_.Double(value);
-        } else {
-            writer_.Null();
-        }
-    }
-    void integer(long long value) { writer_.Int64(value); }
-    void boolean(bool value) { writer_.Bool(value); }
-    void null() { writer_.Null(); }
-    void start_object() { writer_.StartObject(); }
-    void end_object() { writer_.EndObject(); }
-    void start_array() { writer_.StartArray(); }
-    void end_array() { writer_.EndArray(); }
-
-    void field(std::string_view name, std::string_view value) {
-        key(name);
-        string(value);
-    }
-    void field(std::string_view name, const char* value) { field(name, std::string_view(value)); }
-    void field(std::string_view name, const std::string& value) { field(name, std::string_view(value)); }
-    void field(std::string_view name, double value) {
-        key(name);
-        number(value);
-    }
-    void field(std::string_view name, int value) {
-        key(name);
-        integer(value);
-    }
-    void field(std::string_view name, long long value) {
-        key(name);
-        integer(value);
-    }
-    void field(std::string_view name, std::size_t value) {
-        key(name);
-        writer_.Uint64(value);
-    }
-    void field(std::string_view name, bool value) {
-        key(name);
-        boolean(value);
-    }
-
-    // Copies a parsed value, through the same string and number rules.
-    void value(const rapidjson::Value& v) {
-        switch (v.GetType()) {
-            case rapidjson::kNullType: null(); break;
-            case rapidjson::kFalseType: boolean(false); break;
-            case rapidjson::kTrueType: boolean(true); break;
-            case rapidjson::kStringType: string({v.GetString(), v.GetStringLength()}); break;
-            case rapidjson::kNumberType:
-                if (v.IsInt64()) {
-                    integer(v.GetInt64());
-                } else if (v.IsUint64()) {
-                    writer_.Uint64(v.GetUint64());
-                } else {
-                    number(v.GetDouble());
-                }
-                break;
-            case rapidjson::kArrayType:
-                start_array();
-                for (const auto& element : v.GetArray()) value(element);
-                end_array();
-                break;
-            case rapidjson::kObjectType:
-                start_object();
-                for (const auto& member : v.GetObject()) {
-                    key({member.name.GetString(), member.name.GetStringLength()});
-                    value(member.value);
-                }
-                end_object();
-                break;
-        }
-    }
-
-    std::string text() const { return std::string(buffer_.GetString(), buffer_.GetSize()) + "\n"; }
-
-private:
-    rapidjson::StringBuffer buffer_;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer_;
-};
 
 void write_string_map(JsonOut& out, const std::map<std::string, std::string>& map) {
     out.start_object();
@@ -176,11 +48,6 @@ void write_string_map(JsonOut& out, const std::map<std::string, std::string>& ma
     out.end_object();
 }
 
-void write_strings(JsonOut& out, const std::vector<std::string>& items) {
-    out.start_array();
-    for (const auto& item : items) out.string(item);
-    out.end_array();
-}
 
 void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings) {
     out.start_object();
@@ -190,7 +57,7 @@ void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vecto
         write_string_map(out, facts);
     }
     out.key("warnings");
-    write_strings(out, warnings);
+    out.strings(warnings);
     out.end_object();
 }
 
@@ -235,7 +102,7 @@ void write_monitor(JsonOut& out, const bench::MonitorReport& report) {
     out.key("info");
     write_string_map(out, report.info);
     out.key("warnings");
-    write_strings(out, report.warnings);
+    out.strings(report.warnings);
     out.key("timeline");
     out.start_object();
     out.key("time_s");
@@ -294,7 +161,8 @@ bench::Summary summary_of(const bench::Series& series) {
 }
 
 void write_series(JsonOut& out, const bench::Series& series) {
-    const bench::Summary s = summary_of(series);
+    const bench::SeriesAnalysis analysis = bench::analyze_series(series.samples);
+    const bench::Summary& s = analysis.summary;
     out.start_object();
     out.field("mean", s.mean);
     out.field("median", s.median);
@@ -309,10 +177,44 @@ void write_series(JsonOut& out, const bench::Series& series) {
     out.field("count", s.count);
     out.field("unit", series.unit);
     out.field("inner_iterations", series.inner_iterations);
+    out.field("cv", analysis.cv);
+    out.key("ci95");
+    out.start_object();
+    out.key("median");
+    out.interval(analysis.median_ci);
+    out.key("mean");
+    out.interval(analysis.mean_ci);
+    out.field("level", 0.95);
+    out.field("method", "percentile bootstrap, 1000 resamples");
+    out.end_object();
+    out.key("outliers");
+    out.start_object();
+    out.field("low_severe", analysis.outliers.low_severe);
+    out.field("low_mild", analysis.outliers.low_mild);
+    out.field("high_mild", analysis.outliers.high_mild);
+    out.field("high_severe", analysis.outliers.high_severe);
+    out.end_object();
+    out.field("stable", analysis.stable);
     out.key("measurements");
     out.start_array();
     for (const double sample : series.samples) out.number(sample);
     out.end_array();
+    out.end_object();
+}
+
+void write_speedups(JsonOut& out, const std::vector<Speedup>& speedups) {
+    if (speedups.empty()) return;
+    out.key("speedup_over_eager");
+    out.start_object();
+    for (const Speedup& speedup : speedups) {
+        out.key(speedup.series);
+        out.start_object();
+        out.field("value", speedup.value);
+        out.key("ci95");
+        out.interval(speedup.ci);
+        out.field("baseline_scenario_id", speedup.baseline_scenario_id);
+        out.end_object();
+    }
     out.end_object();
 }
 
@@ -359,13 +261,51 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     }
     out.end_object();
 
+    if (!result.sampling.empty()) {
+        out.key("sampling");
+        out.start_object();
+        for (const auto& [name, sampling] : result.sampling) {
+            out.key(name);
+            out.start_object();
+            out.field("stop_reason", sampling.stop_reason);
+            out.field("elapsed_s", sampling.elapsed_s);
+            out.field("samples", sampling.samples);
+            out.field("target_ci_width", sampling.target_ci_width > 0 ? sampling.target_ci_width : std::nan(""));
+            out.field("ci_width", sampling.ci_width);
+            out.field("clock_resolution_ns", sampling.clock_resolution_ns);
+            out.field("clock_cost_ns", sampling.clock_cost_ns);
+            out.end_object();
+        }
+        out.end_object();
+    }
+    if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
+
+    bool any_cold_start = false;
+    for (const char* name : cold_start_scalars) {
+        const bench::Scalar* scalar = result.find_scalar(name);
+        if (scalar == nullptr) continue;
+        if (!any_cold_start) {
+            out.key("cold_start");
+            out.start_object();
+            any_cold_start = true;
+        }
+        out.key(name);
+        out.start_object();
+        out.field("value", scalar->value);
+        out.field("unit", scalar->unit);
+        out.end_object();
+    }
+    if (any_cold_start) out.end_object();
+
+    write_speedups(out, speedups_over_eager(record, outcome));
+
     for (const auto& [name, report] : result.monitors) {
         if (!is_monitor_name(name)) continue;
         out.key(name);
         write_monitor(out, report);
     }
     out.key("warnings");
-    write_strings(out, result.warnings);
+    out.strings(result.warnings);
 
     out.key("info");
     write_string_map(out, result.info);
@@ -445,10 +385,15 @@ std::string summary_report(const RunRecord& record) {
             out.field("median", s.median);
             out.field("mean", s.mean);
             out.field("p95", s.p95);
+            out.field("cv", s.count > 1 && s.mean != 0 ? s.std / std::abs(s.mean) : std::nan(""));
+            out.key("ci95_median");
+            out.interval(bench::bootstrap_interval(series->samples, bench::Statistic::median));
             out.field("unit", series->unit);
             out.end_object();
         }
         out.end_object();
+        write_speedups(out, speedups_over_eager(record, outcome));
+        if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
         if (!result.monitors.empty()) {
             out.key("monitors");
             out.start_object();
@@ -460,7 +405,7 @@ std::string summary_report(const RunRecord& record) {
             out.end_object();
         }
         out.key("warnings");
-        write_strings(out, result.warnings);
+        out.strings(result.warnings);
         out.field("wall_time_s", outcome.wall_time_s);
         out.end_object();
     }
@@ -490,24 +435,6 @@ std::string csv_number(double value) {
     const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
     if (error != std::errc{}) return {};
     return std::string(buffer, end);
-}
-
-// Factor from a time unit to milliseconds; NaN for a unit that is not a time.
-double to_ms_factor(std::string_view unit) {
-    if (unit == "ms") return 1.0;
-    if (unit == "s") return 1e3;
-    if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") return 1e-3;
-    if (unit == "ns") return 1e-6;
-    return std::nan("");
-}
-
-// Factor from a memory unit to MiB; NaN for a unit that is not a size.
-double to_mib_factor(std::string_view unit) {
-    if (unit == "MiB" || unit == "MB") return 1.0;
-    if (unit == "GiB" || unit == "GB") return 1024.0;
-    if (unit == "KiB" || unit == "kB" || unit == "KB") return 1.0 / 1024.0;
-    if (unit == "B" || unit == "bytes") return 1.0 / (1024.0 * 1024.0);
-    return std::nan("");
 }
 
 constexpr const char* csv_header =

@@ -4,13 +4,17 @@
 //   config: {"category", "plugin", "benchmark", "scenario_name", "variant", "compile_mode",
 //            "batch_size", "dtype", "device", "threads", "warmup_iterations",
 //            "measurement_iterations", "num_tokens_to_generate", "model_id",
-//            "params": {key: [value, ...]}}
+//            "params": {key: [value, ...]},
+//            "min_time_s", "max_time_s", "target_ci_width"}
+//           (the last three were added later: absent means 0, no time rule)
 //   result: {"status", "reason",
 //            "series": [{"name", "unit", "inner_iterations", "samples": [number, ...]}],
 //            "scalars": [{"name", "value", "unit"}],
 //            "info": {key: value},
 //            "warnings": [text, ...],
-//            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor}}
+//            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor},
+//            "sampling": {series name: {"stop_reason", "elapsed_s", "samples", "target_ci_width",
+//                                       "ci_width", "clock_resolution_ns", "clock_cost_ns"}}}
 //   monitor: {"available", "reason",
 //             "metrics": {name: {"mean", "min", "max", "count", "unit"}},
 //             "values": {name: {"value", "unit"}},
@@ -25,7 +29,7 @@
 // precision, so every finite double round-trips bit for bit.
 //
 // Reading is strict: every field written above is required and must have the type
-// written (but "warnings" and "monitors", added later, may be absent: none); unknown
+// written (but "warnings", "monitors" and "sampling", added later, may be absent: none); unknown
 // fields are ignored. A monitor's name must end in "_metrics" (it becomes a key of
 // the scenario in the report). Errors name the field by its path, e.g.
 // "result JSON: field 'series[2].unit' is missing".
@@ -70,6 +74,11 @@ void write_field(Writer& writer, std::string_view key, std::string_view value) {
 void write_field(Writer& writer, std::string_view key, int value) {
     write_key(writer, key);
     writer.Int(value);
+}
+
+void write_field(Writer& writer, std::string_view key, double value) {
+    write_key(writer, key);
+    writer.Double(value);
 }
 
 // Reads fields of one document and reports errors as "<what>: field '<path>' ...".
@@ -331,6 +340,9 @@ std::string config_to_json(const bench::ScenarioConfig& config) {
     write_field(writer, "measurement_iterations", config.measurement_iterations);
     write_field(writer, "num_tokens_to_generate", config.num_tokens_to_generate);
     write_field(writer, "model_id", config.model_id);
+    write_field(writer, "min_time_s", config.min_time_s);
+    write_field(writer, "max_time_s", config.max_time_s);
+    write_field(writer, "target_ci_width", config.target_ci_width);
     write_key(writer, "params");
     writer.StartObject();
     for (const auto& [key, values] : config.params.all()) {
@@ -366,6 +378,9 @@ bench::ScenarioConfig config_from_json(std::string_view json) {
     config.measurement_iterations = read.integer(document, "measurement_iterations");
     config.num_tokens_to_generate = read.integer(document, "num_tokens_to_generate");
     config.model_id = read.string(document, "model_id");
+    if (document.HasMember("min_time_s")) config.min_time_s = read.number(document, "min_time_s");
+    if (document.HasMember("max_time_s")) config.max_time_s = read.number(document, "max_time_s");
+    if (document.HasMember("target_ci_width")) config.target_ci_width = read.number(document, "target_ci_width");
 
     const Value& params = read.object(document, "params");
     for (auto it = params.MemberBegin(); it != params.MemberEnd(); ++it) {
@@ -433,6 +448,23 @@ std::string result_to_json(const bench::ScenarioResult& result) {
     }
     writer.EndObject();
 
+    write_key(writer, "sampling");
+    writer.StartObject();
+    for (const auto& [name, sampling] : result.sampling) {
+        write_key(writer, name);
+        writer.StartObject();
+        write_field(writer, "stop_reason", sampling.stop_reason);
+        write_field(writer, "elapsed_s", sampling.elapsed_s);
+        write_key(writer, "samples");
+        writer.Int64(sampling.samples);
+        write_field(writer, "target_ci_width", sampling.target_ci_width);
+        write_field(writer, "ci_width", sampling.ci_width);
+        write_field(writer, "clock_resolution_ns", sampling.clock_resolution_ns);
+        write_field(writer, "clock_cost_ns", sampling.clock_cost_ns);
+        writer.EndObject();
+    }
+    writer.EndObject();
+
     writer.EndObject();
     return {buffer.GetString(), buffer.GetSize()};
 }
@@ -495,6 +527,23 @@ bench::ScenarioResult result_from_json(std::string_view json) {
                 read.fail("field 'monitors." + name + "': a monitor's name must be lower-case letters, digits and "
                           "'_', ending in \"_metrics\"");
             result.monitors.emplace(name, read_monitor(read, it->value, "monitors." + name));
+        }
+    }
+    if (document.HasMember("sampling")) {
+        const Value& sampling = read.object(document, "sampling");
+        for (auto it = sampling.MemberBegin(); it != sampling.MemberEnd(); ++it) {
+            const std::string name = name_of(it);
+            const std::string path = "sampling." + name;
+            read.require_object(it->value, path);
+            bench::SamplingReport report;
+            report.stop_reason = read.string(it->value, "stop_reason", path);
+            report.elapsed_s = read.number(it->value, "elapsed_s", path);
+            report.samples = read.integer64(it->value, "samples", path);
+            report.target_ci_width = read.number(it->value, "target_ci_width", path);
+            report.ci_width = read.number(it->value, "ci_width", path);
+            report.clock_resolution_ns = read.number(it->value, "clock_resolution_ns", path);
+            report.clock_cost_ns = read.number(it->value, "clock_cost_ns", path);
+            result.sampling.emplace(name, std::move(report));
         }
     }
     return result;

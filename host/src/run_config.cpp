@@ -1,6 +1,7 @@
 #include "run_config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -19,10 +20,10 @@ const std::map<std::string, std::string> axis_keys = {
 const std::vector<std::string> scenario_keys = {"warmup_iterations", "measurement_iterations",
                                                 "num_tokens_to_generate", "model_id", "axes", "params",
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
-                                                "compile_modes"};
+                                                "compile_modes", "min_time", "max_time", "target_ci_width"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
-                                           "plugins"};
+                                           "rounds", "plugins"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -121,6 +122,18 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
         settings.num_tokens_to_generate = int_value(origin, key, value, 1);
     } else if (key == "model_id") {
         settings.model_id = scalar_text(origin, key, value);
+    } else if (key == "min_time" || key == "max_time") {
+        const std::string text = scalar_text(origin, key, value);
+        const auto seconds = bench::parse_double(text);
+        if (!seconds || !(*seconds >= 0) || *seconds > 86'400)
+            fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
+        (key == "min_time" ? settings.min_time_s : settings.max_time_s) = *seconds;
+    } else if (key == "target_ci_width") {
+        const std::string text = scalar_text(origin, key, value);
+        const auto width = parse_relative(text);
+        if (!width || *width >= 1)
+            fail(origin, value, "'target_ci_width' must be a relative width such as 1% or 0.01 (below 100%), got '" + text + "'");
+        settings.target_ci_width = *width;
     } else if (key == "params") {
         read_params(origin, value, "", settings.params, params_entries_left);
     } else if (key == "axes") {
@@ -149,11 +162,25 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
 
 }  // namespace
 
+std::optional<double> parse_relative(std::string_view text) {
+    bool percent = false;
+    if (!text.empty() && text.back() == '%') {
+        percent = true;
+        text.remove_suffix(1);
+    }
+    const auto value = bench::parse_double(text);
+    if (!value || !(*value >= 0) || !std::isfinite(*value)) return std::nullopt;
+    return percent ? *value / 100 : *value;
+}
+
 void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.warmup_iterations) warmup_iterations = over.warmup_iterations;
     if (over.measurement_iterations) measurement_iterations = over.measurement_iterations;
     if (over.num_tokens_to_generate) num_tokens_to_generate = over.num_tokens_to_generate;
     if (over.model_id) model_id = over.model_id;
+    if (over.min_time_s) min_time_s = over.min_time_s;
+    if (over.max_time_s) max_time_s = over.max_time_s;
+    if (over.target_ci_width) target_ci_width = over.target_ci_width;
     for (const auto& [axis, values] : over.axes) axes[axis] = values;
     for (const auto& [key, values] : over.params.all()) params.set(key, values);
 }
@@ -244,6 +271,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 if (!ms || !(*ms >= 0) || *ms > 3'600'000)
                     fail(origin, value, "'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '" + text + "'");
                 options.monitor_interval_ms = *ms;
+            } else if (key == "rounds") {
+                options.rounds = int_value(origin, key, value, 1);
             } else if (key == "memory_limit") {
                 options.memory_limit_mib = static_cast<std::size_t>(int_value(origin, key, value, 0));
             } else if (key == "isolation") {

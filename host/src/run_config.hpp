@@ -5,6 +5,9 @@
 //   warmup_iterations: 3          # scenario settings, for every plugin ...
 //   measurement_iterations: 10
 //   num_tokens_to_generate: 20
+//   min_time: 1                   # seconds: measure at least this long ...
+//   max_time: 20                  #   ... stop when this is spent ...
+//   target_ci_width: 1%           #   ... or once the median's 95% CI is this narrow
 //   model_id: gpt2-tiny
 //   variants: [eager, compiled]   # built-in axes: variants, batch_sizes, dtypes,
 //   batch_sizes: [1, 8]           #   devices, threads, compile_modes
@@ -14,6 +17,7 @@
 //   memory_limit: 4096            # MiB of address space per worker
 //   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
 //   isolation: process
+//   rounds: 3                     # run each scenario 3 times, variants interleaved
 //   enable_mock: false
 //   include: [mock]
 //   exclude: []
@@ -52,6 +56,7 @@ struct ScenarioSettings {
     std::optional<int> measurement_iterations;
     std::optional<int> num_tokens_to_generate;
     std::optional<std::string> model_id;
+    std::optional<double> min_time_s, max_time_s, target_ci_width;  // the time rule
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     bench::Params params;
@@ -76,6 +81,13 @@ struct RunOptions {
     bool retry_failed = false;     // load plugins the registry remembers as crashing
     bool allow_untrusted = false;  // load plugins others than their owner may write
     std::optional<std::filesystem::path> resume_dir;  // continue the run in this folder
+    /// Each scenario is run this many times, in a fresh worker each time; the variants of
+    /// a benchmark are interleaved in rotating order, and samples of all rounds pooled.
+    int rounds = 1;
+    std::optional<std::filesystem::path> baseline;  // compare with this earlier run at the end
+    double regression_threshold = 0.05;              // relative change that counts as a regression
+    bool fail_on_regression = false;                 // exit 1 when the comparison finds one
+    std::vector<std::string> extra_formats;          // also write: "gbench-json" (gbench.json)
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level
@@ -100,6 +112,9 @@ void validate_axis_values(const std::string& axis, const std::vector<std::string
 
 /// The YAML key of a built-in axis ("batch_sizes" for "batch_size"), and back.
 std::string axis_config_key(const std::string& axis);
+
+/// A relative amount: "5%" or "0.05" give 0.05. Empty when `text` is neither, or negative.
+std::optional<double> parse_relative(std::string_view text);
 
 /// The closest of `candidates` to `word` when it is a likely typo, else empty.
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);

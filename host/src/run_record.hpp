@@ -25,6 +25,7 @@ struct ScenarioOutcome {
     double wall_time_s = 0;  // worker start to end, as the host saw it
     std::string log_tail;    // last lines the worker printed, kept for failures
     bool crashed_while_loading = false;  // the worker died before the plugin was loaded
+    int rounds = 1;  // worker runs whose samples are pooled in `result` (see RunOptions::rounds)
 };
 
 struct RunRecord {

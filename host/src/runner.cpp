@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -16,15 +17,22 @@
 #include <spdlog/spdlog.h>
 
 #include <bench/statistics.hpp>
+#include <bench/stopping_rule.hpp>
 
+#include "analysis.hpp"
+#include "compare.hpp"
+#include "compare_command.hpp"
 #include "console_table.hpp"
 #include "discovery.hpp"
+#include "atomic_file.hpp"
 #include "executor.hpp"
+#include "gbench_export.hpp"
 #include "hardware_info.hpp"
 #include "plan.hpp"
 #include "plugin_registry.hpp"
 #include "report_reader.hpp"
 #include "report_writer.hpp"
+#include "text_table.hpp"
 
 namespace benchhost {
 
@@ -101,6 +109,15 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     out["retry_failed"] = options.retry_failed ? "true" : "false";
     out["allow_untrusted_plugins"] = options.allow_untrusted ? "true" : "false";
     out["resumed_from"] = options.resume_dir ? options.resume_dir->string() : "";
+    out["rounds"] = std::to_string(options.rounds);
+    out["formats"] = join(options.extra_formats);
+    out["baseline"] = options.baseline ? options.baseline->string() : "";
+    if (options.baseline) {
+        std::ostringstream threshold;
+        threshold << options.regression_threshold;
+        out["regression_threshold"] = threshold.str();
+        out["fail_on_regression"] = options.fail_on_regression ? "true" : "false";
+    }
     return out;
 }
 
@@ -114,6 +131,47 @@ std::string headline(const ScenarioOutcome& outcome) {
     }
     if (!result.reason.empty()) text << ": " << result.reason;
     return text.str();
+}
+
+/// Pools the samples of one more round into the outcome of the earlier ones. A round
+/// that did not succeed makes the scenario fail with its reason; the cold start, the
+/// scalars and the monitors stay those of the first round.
+void merge_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
+    ++pooled.rounds;
+    pooled.wall_time_s += round.wall_time_s;
+    bench::ScenarioResult& into = pooled.result;
+    if (into.status != bench::Status::success) return;
+    if (round.result.status != bench::Status::success) {
+        into.status = round.result.status;
+        into.reason = "round " + std::to_string(pooled.rounds) + ": " + round.result.reason;
+        pooled.log_tail = std::move(round.log_tail);
+        return;
+    }
+    for (bench::Series& series : round.result.series) {
+        bench::Series* existing = nullptr;
+        for (bench::Series& s : into.series)
+            if (s.name == series.name && s.unit == series.unit) existing = &s;
+        if (existing == nullptr) continue;  // a series only one round measured is not pooled
+        existing->samples.insert(existing->samples.end(), series.samples.begin(), series.samples.end());
+    }
+    for (auto& [name, sampling] : round.result.sampling) {
+        auto it = into.sampling.find(name);
+        if (it == into.sampling.end()) continue;
+        it->second.samples += sampling.samples;
+        it->second.elapsed_s += sampling.elapsed_s;
+        if (sampling.stop_reason != it->second.stop_reason) it->second.stop_reason += "," + sampling.stop_reason;
+    }
+    for (std::string& warning : round.result.warnings)
+        if (std::find(into.warnings.begin(), into.warnings.end(), warning) == into.warnings.end())
+            into.warnings.push_back("round " + std::to_string(pooled.rounds) + ": " + warning);
+}
+
+/// Recomputes the pooled series' sampling figures that depend on all their samples.
+void finish_rounds(ScenarioOutcome& outcome) {
+    for (auto& [name, sampling] : outcome.result.sampling) {
+        if (const bench::Series* series = outcome.result.find_series(name))
+            sampling.ci_width = bench::relative_median_ci_width(series->samples);
+    }
 }
 
 }  // namespace
@@ -187,6 +245,8 @@ int run_benchmarks(const RunOptions& options) {
     auto write_progress = [&](const std::string* plugin) {
         try {
             write_reports(record, output_dir, plugin);
+            for (const std::string& format : options.extra_formats)
+                if (format == "gbench-json") write_file_atomically(output_dir / "gbench.json", to_gbench_json(record));
         } catch (const std::exception& e) {
             log->error("{}", e.what());
             return false;
@@ -196,14 +256,22 @@ int run_benchmarks(const RunOptions& options) {
 
     install_interrupt_handlers();
     std::map<fs::path, std::string> crashed_while_loading;  // in this run
-    const std::size_t total = plan.scenarios.size();
+    const std::vector<std::size_t> order = execution_order(plan, options.rounds);
+    std::map<std::size_t, std::size_t> rounds_left;             // plan index -> executions still to come
+    std::map<std::size_t, std::size_t> outcome_index;           // plan index -> its place in record.outcomes
+    for (const std::size_t index : order) ++rounds_left[index];
+    const std::size_t total = order.size();
     for (std::size_t i = 0; i < total; ++i) {
-        PlannedScenario scenario = plan.scenarios[i];
+        const std::size_t index = order[i];
+        PlannedScenario scenario = plan.scenarios[index];
         const std::string id = scenario.config.scenario_id();
+        const bool last_round = --rounds_left[index] == 0;
+        const bool first_round = outcome_index.count(index) == 0;
         if (already_reported.count(id) > 0) {
-            log->info("[{}/{}] {}: already reported in {}", i + 1, total, id, output_dir.string());
+            if (first_round && last_round) log->info("[{}/{}] {}: already reported in {}", i + 1, total, id, output_dir.string());
             continue;
         }
+        if (!first_round && record.outcomes[outcome_index[index]].result.status != bench::Status::success) continue;
         if (auto crash = crashed_while_loading.find(scenario.plugin_path); crash != crashed_while_loading.end())
             scenario.reject_reason = scenario.plugin_path.string() + ": " + crash->second +
                                      "; its other scenarios are not run";
@@ -226,12 +294,26 @@ int run_benchmarks(const RunOptions& options) {
         if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
         for (const std::string& warning : outcome.result.warnings) log->warn("{}: {}", id, warning);
         add_reported_facts(record.hardware, outcome);
-        record.outcomes.push_back(std::move(outcome));
-        if (!write_progress(&record.outcomes.back().config.plugin)) {
-            ScenarioOutcome& written = record.outcomes.back();
-            if (written.result.status == bench::Status::success) {
-                written.result.status = bench::Status::failed;
-                written.result.reason = "measured, but its report could not be written (see the log)";
+        if (first_round) {
+            outcome_index[index] = record.outcomes.size();
+            record.outcomes.push_back(std::move(outcome));
+        } else {
+            merge_round(record.outcomes[outcome_index[index]], std::move(outcome));
+        }
+        ScenarioOutcome& current = record.outcomes[outcome_index[index]];
+        if (last_round) {
+            if (current.rounds > 1) finish_rounds(current);
+            if (current.result.status == bench::Status::success) {
+                for (std::string& warning : statistical_warnings(current.result)) {
+                    log->warn("{}: {}", id, warning);
+                    current.result.warnings.push_back(std::move(warning));
+                }
+            }
+        }
+        if (!write_progress(&current.config.plugin)) {
+            if (current.result.status == bench::Status::success) {
+                current.result.status = bench::Status::failed;
+                current.result.reason = "measured, but its report could not be written (see the log)";
             }
         }
     }
@@ -246,7 +328,29 @@ int run_benchmarks(const RunOptions& options) {
     if (written) log->info("summary: {}", (output_dir / "benchmark_summary.json").string());
 
     if (record.interrupted) return 130;
-    return !written || count_totals(record).failed > 0 ? 1 : 0;
+    int status = !written || count_totals(record).failed > 0 ? 1 : 0;
+    if (options.baseline) {
+        try {
+            const fs::path base_dir = run_folder_of(*options.baseline);
+            Comparison comparison =
+                compare_runs(read_run(base_dir), record, CompareOptions{options.regression_threshold, 0.05});
+            comparison.base_label = base_dir.string();
+            comparison.new_label = output_dir.string();
+            std::cout << "\n";
+            report_comparison(comparison, std::cout, output_dir / "comparison.md", output_dir / "comparison.json");
+            log->info("comparison with {}: {} slower, {} faster", base_dir.string(), comparison.count(Verdict::slower),
+                      comparison.count(Verdict::faster));
+            if (options.fail_on_regression && comparison.regressions() > 0) {
+                log->error("{} regression{} beyond the threshold of {:.3g}%", comparison.regressions(),
+                           comparison.regressions() == 1 ? "" : "s", options.regression_threshold * 100);
+                status = 1;
+            }
+        } catch (const std::exception& e) {
+            log->error("cannot compare with the baseline {}: {}", options.baseline->string(), e.what());
+            status = 1;
+        }
+    }
+    return status;
 }
 
 int list_plugins(const ListCommand& command) {

@@ -13,6 +13,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <bench/abi.hpp>
+#include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/scenario_monitors.hpp>
 
@@ -154,7 +155,9 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
     bench::ScenarioResult result;
     try {
         const bench::ScenarioConfig config = config_from_json(read_file(config_file));
+        const auto load_start = bench::Clock::now();
         const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+        const double load_ms = bench::detail::elapsed_ns(load_start, bench::Clock::now()) / 1e6;
         if (loaded.entry == nullptr) {
             result = failure(loaded.error);
         } else {
@@ -162,6 +165,8 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
             bench::MonitorOptions monitoring;
             monitoring.interval_ms = monitor_interval_ms;
             result = call_entry_point(loaded.entry, config, logger, monitoring);
+            // The cold start begins with loading the plugin (and what it links: LibTorch).
+            if (result.find_scalar("plugin_load") == nullptr) result.scalars.push_back({"plugin_load", load_ms, "ms"});
         }
     } catch (const std::exception& e) {
         result = failure(std::string("worker: ") + e.what());

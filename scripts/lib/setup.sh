@@ -12,6 +12,9 @@ bench_packages=(
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  # For the tests that read our reports with other tools: the JSON Schema validator,
+  # and Google Benchmark's compare.py (libbenchmark-tools) with what it imports.
+  python3-jsonschema libbenchmark-tools python3-scipy python3-numpy
 )
 
 bench_install_packages() {

@@ -151,6 +151,7 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 3);
     EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
     const std::string first_timestamp = summary["run_metadata"]["timestamp"].GetString();
+    expect_reports_match_schema(output);  // an interrupted run's files match docs/schema
 
     // Resuming runs only what is missing, into the same folder and files.
     const ProcessResult resumed = run_process(
@@ -204,6 +205,7 @@ TEST_F(LifecycleTest, KillMinusNineLeavesCompleteFilesAndNoWorker) {
             EXPECT_NO_THROW(read_json(entry.path())) << name;
         }
     }
+    expect_reports_match_schema(output);  // and matches docs/schema
 }
 
 TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {

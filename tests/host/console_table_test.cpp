@@ -1,4 +1,5 @@
 #include "console_table.hpp"
+#include "text_table.hpp"
 
 #include <sstream>
 #include <string>

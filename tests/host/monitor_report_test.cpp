@@ -168,6 +168,7 @@ TEST(MonitorReports, PluginReportAndSummaryCarryThem) {
     EXPECT_DOUBLE_EQ(headline["gpu_utilization"]["mean"].GetDouble(), 45.5);
     EXPECT_DOUBLE_EQ(headline["energy_per_iteration"]["value"].GetDouble(), 0.125);
     EXPECT_DOUBLE_EQ(entry["monitors"]["cpu_metrics"]["peak_rss"]["value"].GetDouble(), 812.25);
+    benchtest::expect_reports_match_schema(dir.path());  // docs/schema
 }
 
 TEST(MonitorReports, ReadBackForResume) {

@@ -130,3 +130,51 @@ TEST(Plan, GlobAndSubstringPatterns) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Plan, RoundsInterleaveVariantsInRotatingOrder) {
+    RunOptions options = options_with_defaults();
+    options.include = {"resnet50"};
+    options.command_line.axes["batch_size"] = {"1", "8"};
+    const Plan plan = make_plan(sample_discovery(), options);
+    ASSERT_EQ(plan.scenarios.size(), 6u);  // 3 variants x 2 batch sizes
+    const std::vector<std::size_t> order = execution_order(plan, 3);
+    ASSERT_EQ(order.size(), 18u);
+    const auto variant_at = [&](std::size_t k) { return std::string(bench::to_string(plan.scenarios[order[k]].config.variant)); };
+    const auto batch_at = [&](std::size_t k) { return plan.scenarios[order[k]].config.batch_size; };
+    // Round 1: eager, compiled, kernelized of batch 1, then of batch 8; round 2 starts
+    // each group with compiled, round 3 with kernelized.
+    EXPECT_EQ(variant_at(0), "eager");
+    EXPECT_EQ(variant_at(1), "compiled");
+    EXPECT_EQ(variant_at(2), "kernelized");
+    EXPECT_EQ(batch_at(0), batch_at(2));
+    EXPECT_NE(batch_at(2), batch_at(3));
+    EXPECT_EQ(variant_at(6), "compiled");
+    EXPECT_EQ(variant_at(8), "eager");
+    EXPECT_EQ(variant_at(12), "kernelized");
+    // Every scenario runs exactly three times.
+    std::vector<int> runs(plan.scenarios.size());
+    for (const std::size_t index : order) ++runs[index];
+    for (const int n : runs) EXPECT_EQ(n, 3);
+    // One round is the plan's order.
+    const std::vector<std::size_t> once = execution_order(plan, 1);
+    for (std::size_t i = 0; i < once.size(); ++i) EXPECT_EQ(once[i], i);
+}
+
+TEST(Plan, VariantsOfTheSameBenchmarkAndAxes) {
+    bench::ScenarioConfig a;
+    a.plugin = "p";
+    a.benchmark = "b";
+    bench::ScenarioConfig b = a;
+    b.variant = bench::Variant::compiled;
+    b.compile_mode = "fast";
+    EXPECT_TRUE(differ_only_in_variant(a, b));
+    b.batch_size = 8;
+    EXPECT_FALSE(differ_only_in_variant(a, b));
+    b = a;
+    b.params.set("seq_len", "128");
+    EXPECT_FALSE(differ_only_in_variant(a, b));
+}
+
+}  // namespace

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "../support/report_schema.hpp"
 #include "atomic_file.hpp"
 #include "hardware_info.hpp"
 #include "run_record.hpp"
@@ -186,6 +187,11 @@ RunRecord make_record() {
 
 class ReportWriterTest : public ::testing::Test {
 protected:
+    // Whatever a test wrote matches docs/schema.
+    void TearDown() override {
+        if (fs::exists(dir.path() / "benchmark_summary.json")) benchtest::expect_reports_match_schema(dir.path());
+    }
+
     TempDir dir;
     RunRecord record = make_record();
 };
@@ -221,7 +227,7 @@ TEST_F(ReportWriterTest, PluginReportHasEveryKey) {
     const auto report = parse_file(written.plugin_reports.at("alpha"));
     ASSERT_TRUE(report.IsObject());
     EXPECT_EQ(str(member(report, "model_name")), "alpha");
-    EXPECT_EQ(member(report, "schema_version").GetInt(), 1);
+    EXPECT_EQ(member(report, "schema_version").GetInt(), 2);
     const auto& scenarios = member(report, "benchmark_scenarios");
     ASSERT_TRUE(scenarios.IsArray());
     ASSERT_EQ(scenarios.Size(), 2u);  // alpha's two outcomes, in order
@@ -267,6 +273,14 @@ TEST_F(ReportWriterTest, PluginReportHasEveryKey) {
     EXPECT_DOUBLE_EQ(num(member(latency, "p95")), 4.8);
     EXPECT_DOUBLE_EQ(num(member(latency, "p99")), 4.96);
     EXPECT_EQ(member(latency, "count").GetUint64(), 5u);
+    // Samples 1..5: cv = sqrt(2.5) / 3; no outliers; the median's interval holds 3.
+    EXPECT_DOUBLE_EQ(num(member(latency, "cv")), std::sqrt(2.5) / 3);
+    const auto& ci = member(member(latency, "ci95"), "median");
+    ASSERT_TRUE(ci.IsArray());
+    EXPECT_LE(num(ci[0]), 3.0);
+    EXPECT_GE(num(ci[1]), 3.0);
+    EXPECT_EQ(member(member(latency, "outliers"), "high_severe").GetUint64(), 0u);
+    EXPECT_TRUE(member(latency, "stable").IsBool());
     EXPECT_EQ(str(member(latency, "unit")), "ms");
     EXPECT_EQ(member(latency, "inner_iterations").GetInt64(), 1);
     const auto& raw = member(latency, "measurements");
@@ -303,7 +317,7 @@ TEST_F(ReportWriterTest, PluginReportHasEveryKey) {
 TEST_F(ReportWriterTest, ReportsArePrettyPrinted) {
     const auto written = benchhost::write_reports(record, dir.path());
     const std::string text = read_file(written.summary);
-    EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"run_metadata\": {\n    \"timestamp\"", 0), 0u) << text;
+    EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"run_metadata\": {\n    \"timestamp\"", 0), 0u) << text;
     EXPECT_EQ(text.back(), '\n');
 }
 
@@ -311,7 +325,7 @@ TEST_F(ReportWriterTest, SummaryHasMetadataTotalsAndOneEntryPerScenario) {
     const auto written = benchhost::write_reports(record, dir.path());
     const auto summary = parse_file(written.summary);
     ASSERT_TRUE(summary.IsObject());
-    EXPECT_EQ(member(summary, "schema_version").GetInt(), 1);
+    EXPECT_EQ(member(summary, "schema_version").GetInt(), 2);
 
     const auto& meta = member(summary, "run_metadata");
     EXPECT_EQ(str(member(meta, "timestamp")), "20261122_115000");

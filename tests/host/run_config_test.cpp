@@ -145,3 +145,38 @@ TEST(RunConfig, NearestWordFindsTyposOnly) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RunConfig, TimeRuleAndRounds) {
+    const RunOptions options = load(R"(
+min_time: 0.5
+max_time: 20
+target_ci_width: 1%
+rounds: 3
+plugins:
+  mock_benchmark: {target_ci_width: 0.02}
+)");
+    EXPECT_EQ(options.rounds, 3);
+    const auto top = options.effective_for("resnet50");
+    EXPECT_DOUBLE_EQ(top.min_time_s.value(), 0.5);
+    EXPECT_DOUBLE_EQ(top.max_time_s.value(), 20);
+    EXPECT_DOUBLE_EQ(top.target_ci_width.value(), 0.01);
+    EXPECT_DOUBLE_EQ(options.effective_for("mock_benchmark").target_ci_width.value(), 0.02);
+
+    EXPECT_NE(error_of("target_ci_width: 150%").find("test.yaml:1:18: 'target_ci_width' must be a relative width"),
+              std::string::npos)
+        << error_of("target_ci_width: 150%");
+    EXPECT_NE(error_of("min_time: -1").find("'min_time' must be seconds"), std::string::npos);
+    EXPECT_NE(error_of("rounds: 0").find("'rounds' must be at least 1"), std::string::npos);
+}
+
+TEST(RunConfig, RelativeAmounts) {
+    EXPECT_DOUBLE_EQ(benchhost::parse_relative("5%").value(), 0.05);
+    EXPECT_DOUBLE_EQ(benchhost::parse_relative("0.05").value(), 0.05);
+    EXPECT_FALSE(benchhost::parse_relative("-5%"));
+    EXPECT_FALSE(benchhost::parse_relative("five"));
+    EXPECT_FALSE(benchhost::parse_relative("%"));
+}
+
+}  // namespace

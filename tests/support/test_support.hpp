@@ -1,5 +1,6 @@
 // Helpers shared by the tests: temporary folders, running the host binary, reading
-// files and JSON.
+// files and JSON. Every run of the host binary through run_process() has its report
+// files checked against docs/schema (report_schema.hpp).
 #pragma once
 
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include <rapidjson/document.h>
+
+#include "report_schema.hpp"
 
 namespace benchtest {
 
@@ -61,6 +64,8 @@ inline rapidjson::Document read_json(const fs::path& path) {
     return document;
 }
 
+inline fs::path benchhost_binary();
+
 struct ProcessResult {
     int exit_code = -1;  // -signal when killed by a signal
     std::string out, err;
@@ -68,7 +73,8 @@ struct ProcessResult {
 
 /// Runs `argv` in `cwd`, with stdout and stderr captured, and waits for it. `extra_env`
 /// holds "KEY=VALUE" entries added to the child's environment, replacing a variable of
-/// the same name.
+/// the same name. When argv[0] is the benchhost binary, the run folder it wrote is then
+/// validated against docs/schema (expect_host_output_matches_schema).
 inline ProcessResult run_process(const std::vector<std::string>& argv, const fs::path& cwd = fs::current_path(),
                                  const std::vector<std::string>& extra_env = {}) {
     TempDir capture;
@@ -106,8 +112,13 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, const fs:
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
     result.out = read_file(out_file);
     result.err = read_file(err_file);
+    if (!argv.empty() && fs::path(argv[0]) == benchhost_binary()) expect_host_output_matches_schema(argv, cwd);
     return result;
 }
+
+/// The Python whose modules scripts/lib/setup.sh installs (python3-jsonschema,
+/// python3-scipy, ...): Debian's, rather than one a PATH may put first.
+inline std::string debian_python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
 
 inline fs::path benchhost_binary() { return fs::path(BENCH_TEST_BUILD_DIR) / "bin" / "benchhost"; }
 

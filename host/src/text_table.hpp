@@ -1,0 +1,42 @@
+// Aligned plain-text tables and the figures in them, for everything benchhost prints:
+// the run summary, comparisons.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace benchhost {
+
+enum class Align { left, right };
+
+struct TableColumn {
+    std::string title;
+    Align align = Align::left;
+};
+
+/// Columns separated by two spaces, each as wide as its widest cell (counted in code
+/// points), right-aligned columns padded on the left; trailing spaces are cut.
+std::string render_table(const std::vector<TableColumn>& columns, const std::vector<std::vector<std::string>>& rows);
+
+/// Width of UTF-8 text in code points.
+std::size_t display_width(std::string_view text);
+
+/// At least three significant digits, without an exponent: 1.23, 12.3, 123, 12345.
+std::string format3(double value);
+
+/// A time in the unit that suits its size ("845 us", "1.52 s"); anything that is not a
+/// time with three significant digits and its unit; "-" when not finite.
+std::string format_figure(double value, std::string_view unit);
+
+/// A ratio as "1.23x"; "-" when not finite.
+std::string format_ratio(double value);
+
+/// A change as a signed percentage: "+4.1%", "-12%".
+std::string format_change(double ratio);
+
+/// `text` on one line (each run of whitespace one space), cut to `limit` code points
+/// with "..." at the end when longer.
+std::string one_line(std::string_view text, std::size_t limit);
+
+}  // namespace benchhost

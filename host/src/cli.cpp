@@ -22,6 +22,7 @@ struct RunArguments {
     std::vector<std::string> params, formats;
     std::string resume, model_path, target_ci_width, baseline, threshold;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
+    bool dry_run = false, quiet = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
 };
@@ -103,6 +104,9 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
     run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
                  "Load plugins from folders or files that others than their owner can write");
+    run.add_flag("--dry-run", args.dry_run, "Print the scenarios the run would execute, and run nothing");
+    run.add_flag("--quiet,-q", args.quiet,
+                 "Print only warnings, errors and the summary: no progress, no informational lines");
     run.add_option("--isolation", args.isolation, "process: each scenario in a worker process; none: in the host (for gdb)")
         ->check(CLI::IsMember({"process", "none"}));
     run.add_option("--log-level", args.log_level, "trace, debug, info, warn, error, critical or off")
@@ -127,6 +131,8 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--allow-untrusted-plugins")) options.allow_untrusted = args.allow_untrusted;
     if (given("--rounds")) options.rounds = args.rounds;
     if (given("--format")) options.extra_formats = args.formats;
+    if (given("--dry-run")) options.dry_run = args.dry_run;
+    if (given("--quiet")) options.quiet = args.quiet;
     if (given("--baseline")) options.baseline = args.baseline;
     if (given("--threshold")) options.regression_threshold = relative_option("--threshold", args.threshold, 100);
     if (given("--fail-on-regression")) options.fail_on_regression = args.fail_on_regression;

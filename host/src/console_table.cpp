@@ -1,23 +1,31 @@
-// The end-of-run summary table:
+// The end-of-run summary: one table per category (unit, integration, performance),
 //
-//   SCENARIO                      STATUS   MEDIAN      P95   THROUGHPUT  NOTE
-//   unit/mock/latency[batch=1]    success  12.3 ms  13.1 ms  81.2 item/s
-//   unit/mock/broken              failed         -        -           -  boom
+//   unit: 2 scenarios
+//   SCENARIO                      STATUS   MEDIAN  95% CI      P95   THROUGHPUT  VS EAGER  NOTE
+//   unit/mock/latency[batch=1]    success  12.3 ms   ±1.2%  13.1 ms  81.2 item/s         -
+//   unit/mock/broken              failed         -       -        -            -         -  boom
 //
 //   2 scenarios: 1 succeeded, 1 failed, 0 skipped (success rate 50.0%)
 //
-// MEDIAN and P95 come from the "latency" series, THROUGHPUT is the median of the
-// "throughput" series, or else of "tokens_per_second". Width is counted in code points
-// (UTF-8), the last column is not padded, and NOTE is the reason on one line, cut to
-// 60 code points.
+// MEDIAN and P95 come from the "latency" series, and 95% CI is the half-width of the
+// bootstrap interval of its median, relative to the median. THROUGHPUT is the median of
+// the "throughput" series, or else of "tokens_per_second". VS EAGER is the latency
+// speedup over the eager scenario of the same benchmark and axes. Width is counted in
+// code points (UTF-8), the last column is not padded, and NOTE is the reason on one
+// line, cut to 60 code points; failures are then listed with their reasons in full.
 
 #include "console_table.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <span>
 #include <vector>
 
+#include <bench/bootstrap.hpp>
 #include <bench/statistics.hpp>
+
+#include "analysis.hpp"
 
 #include "text_table.hpp"
 
@@ -27,11 +35,12 @@ namespace {
 constexpr std::size_t note_limit = 60;
 
 const std::vector<TableColumn> columns = {
-    {"SCENARIO", Align::left},    {"STATUS", Align::left},     {"MEDIAN", Align::right},
-    {"P95", Align::right},        {"THROUGHPUT", Align::right}, {"NOTE", Align::left},
+    {"SCENARIO", Align::left},     {"STATUS", Align::left},    {"MEDIAN", Align::right},
+    {"95% CI", Align::right},      {"P95", Align::right},      {"THROUGHPUT", Align::right},
+    {"VS EAGER", Align::right},    {"NOTE", Align::left},
 };
 
-std::vector<std::string> make_row(const ScenarioOutcome& outcome) {
+std::vector<std::string> make_row(const RunRecord& record, const ScenarioOutcome& outcome) {
     const auto& result = outcome.result;
     std::vector<std::string> row(columns.size(), "-");
     row[0] = outcome.config.scenario_id();
@@ -39,15 +48,24 @@ std::vector<std::string> make_row(const ScenarioOutcome& outcome) {
     if (const bench::Series* latency = result.find_series("latency"); latency && !latency->samples.empty()) {
         const bench::Summary s = bench::summarize(std::span<const double>(latency->samples));
         row[2] = format_figure(s.median, latency->unit);
-        row[3] = format_figure(s.p95, latency->unit);
+        const bench::Interval ci = bench::bootstrap_interval(latency->samples, bench::Statistic::median);
+        if (ci.valid() && s.median != 0) {
+            char text[32];
+            std::snprintf(text, sizeof text, "\u00b1%.1f%%",
+                          std::max(s.median - ci.low, ci.high - s.median) / std::abs(s.median) * 100);
+            row[3] = text;
+        }
+        row[4] = format_figure(s.p95, latency->unit);
     }
     const bench::Series* throughput = result.find_series("throughput");
     if (throughput == nullptr) throughput = result.find_series("tokens_per_second");
     if (throughput != nullptr && !throughput->samples.empty()) {
         const bench::Summary s = bench::summarize(std::span<const double>(throughput->samples));
-        row[4] = format_figure(s.median, throughput->unit);
+        row[5] = format_figure(s.median, throughput->unit);
     }
-    row[5] = one_line(result.reason, note_limit);
+    for (const Speedup& speedup : speedups_over_eager(record, outcome))
+        if (speedup.series == "latency") row[6] = format_ratio(speedup.value);
+    row[7] = one_line(result.reason, note_limit);
     return row;
 }
 
@@ -58,10 +76,21 @@ std::string plural(int count, const char* singular, const char* plural_form) {
 }  // namespace
 
 std::string format_summary_table(const RunRecord& record) {
-    std::vector<std::vector<std::string>> rows;
-    rows.reserve(record.outcomes.size());
-    for (const auto& outcome : record.outcomes) rows.push_back(make_row(outcome));
-    std::string out = render_table(columns, rows);
+    // Categories in the order of the layout, then any other in order of appearance.
+    std::vector<std::string> categories = {"unit", "integration", "performance"};
+    for (const auto& outcome : record.outcomes)
+        if (std::find(categories.begin(), categories.end(), outcome.config.category) == categories.end())
+            categories.push_back(outcome.config.category);
+    std::string out;
+    for (const std::string& category : categories) {
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& outcome : record.outcomes)
+            if (outcome.config.category == category) rows.push_back(make_row(record, outcome));
+        if (rows.empty()) continue;
+        if (!out.empty()) out += '\n';
+        out += category + ": " + plural(static_cast<int>(rows.size()), "scenario", "scenarios") + "\n";
+        out += render_table(columns, rows);
+    }
 
     // The table cuts notes short; what went wrong is worth reading in full.
     bool first_problem = true;
@@ -80,7 +109,7 @@ std::string format_summary_table(const RunRecord& record) {
     const RunTotals totals = count_totals(record);
     char rate[32];
     std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100.0);
-    out += '\n';
+    if (!out.empty()) out += '\n';
     out += plural(totals.total, "scenario", "scenarios") + ": " + std::to_string(totals.successful) +
            " succeeded, " + std::to_string(totals.failed) + " failed, " + std::to_string(totals.skipped) +
            " skipped (success rate " + rate + ")\n";

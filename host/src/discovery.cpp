@@ -215,4 +215,16 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
     return discovery;
 }
 
+std::vector<std::string> DiscoveredPlugin::variants() const {
+    if (std::find(axes.begin(), axes.end(), "variant") == axes.end()) return {};
+    const std::uint8_t mask = info.variants != 0 ? info.variants
+                                                 : static_cast<std::uint8_t>(bench::eager_bit | bench::compiled_bit |
+                                                                             bench::kernelized_bit);
+    std::vector<std::string> out;
+    if (mask & bench::eager_bit) out.emplace_back("eager");
+    if (mask & bench::compiled_bit) out.emplace_back("compiled");
+    if (mask & bench::kernelized_bit) out.emplace_back("kernelized");
+    return out;
+}
+
 }  // namespace benchhost

@@ -27,6 +27,9 @@ struct DiscoveredPlugin {
     std::vector<DiscoveredBenchmark> benchmarks;
 
     bool mock() const { return info.mock != 0; }
+    /// The variants it implements (PluginInfo::variants: all three when it varies the
+    /// "variant" axis and does not say); empty when it has no variants.
+    std::vector<std::string> variants() const;
     std::string id(const DiscoveredBenchmark& benchmark) const { return category + "/" + name + "/" + benchmark.name; }
 };
 

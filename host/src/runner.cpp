@@ -30,6 +30,7 @@
 #include "hardware_info.hpp"
 #include "plan.hpp"
 #include "plugin_registry.hpp"
+#include "progress.hpp"
 #include "report_reader.hpp"
 #include "report_writer.hpp"
 #include "text_table.hpp"
@@ -51,9 +52,9 @@ std::string format_time(std::time_t when, const char* format, bool utc) {
     return text;
 }
 
-std::string join(const std::vector<std::string>& items) {
+std::string join(const std::vector<std::string>& items, const std::string& separator = ",") {
     std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
     return out;
 }
 
@@ -77,10 +78,21 @@ fs::path prepare_output_dir(const RunOptions& options, const std::string& timest
     return dir;
 }
 
-std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std::string& level, bool append) {
-    auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-    console->set_level(spdlog::level::from_str(level));
-    console->set_pattern("%^[%l]%$ %v");
+/// The run's logger: the log file gets everything from debug up; the console gets
+/// `level` and up (warn with --quiet), through `progress` when it is given.
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std::string& level, bool quiet, bool append,
+                                            const std::shared_ptr<ProgressSink>& progress) {
+    spdlog::sink_ptr console;
+    if (progress) {
+        console = progress;
+    } else {
+        auto colored = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+        colored->set_pattern("%^[%l]%$ %v");
+        console = colored;
+    }
+    auto console_level = spdlog::level::from_str(level);
+    if (quiet) console_level = std::max(console_level, spdlog::level::warn);
+    console->set_level(console_level);
     auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), !append);
     file->set_level(spdlog::level::debug);
     file->set_pattern("[%Y-%m-%d %H:%M:%S.%e] [%l] %v");
@@ -88,6 +100,44 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std:
     logger->set_level(spdlog::level::debug);
     logger->flush_on(spdlog::level::debug);
     return logger;
+}
+
+/// How a scenario will be sampled, for the plan: "3 warmup, 10 samples".
+std::string sampling_text(const bench::ScenarioConfig& config) {
+    std::ostringstream text;
+    text << config.warmup_iterations << " warmup, ";
+    const bool time_rule = config.min_time_s > 0 || config.max_time_s > 0 || config.target_ci_width > 0;
+    if (!time_rule) {
+        text << config.measurement_iterations << " samples";
+        return text.str();
+    }
+    text << "at least " << config.measurement_iterations << " samples";
+    if (config.min_time_s > 0) text << ", at least " << config.min_time_s << " s";
+    if (config.target_ci_width > 0) text << ", until the CI is " << config.target_ci_width * 100 << "% wide";
+    const double max_time = config.max_time_s > 0                                 ? config.max_time_s
+                            : config.target_ci_width > 0 ? bench::default_max_time_s : 0;
+    if (max_time > 0) text << ", at most " << max_time << " s";
+    return text.str();
+}
+
+/// `run --dry-run`: the plan as a table, and what would make it fail.
+void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& options, std::ostream& out) {
+    std::vector<std::vector<std::string>> rows;
+    std::size_t to_run = 0;
+    for (const PlannedScenario& scenario : plan.scenarios) {
+        std::string action = "run";
+        if (!scenario.reject_reason.empty()) action = "rejected: " + one_line(scenario.reject_reason, 80);
+        else if (!scenario.skip_reason.empty()) action = "skipped: " + one_line(scenario.skip_reason, 80);
+        else ++to_run;
+        rows.push_back({scenario.config.scenario_id(), action == "run" ? sampling_text(scenario.config) : "-", action});
+    }
+    out << "Plan: " << plan.scenarios.size() << " scenario" << (plan.scenarios.size() == 1 ? "" : "s") << " from "
+        << discovery.plugins.size() << " plugin" << (discovery.plugins.size() == 1 ? "" : "s") << " in "
+        << options.plugins_dir.string() << "; " << to_run << " to run";
+    if (options.rounds > 1) out << ", " << options.rounds << " rounds each (" << to_run * options.rounds << " runs)";
+    out << "\n\n" << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
+    for (const std::string& warning : plan.warnings) out << "\nwarning: " << warning;
+    out << "\n(dry run: nothing was run or written)\n";
 }
 
 std::map<std::string, std::string> describe_options(const RunOptions& options) {
@@ -194,14 +244,20 @@ int run_benchmarks(const RunOptions& options) {
         discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
         if (!options.retry_failed) apply_crash_registry(discovery, registry);
         plan = make_plan(discovery, options);
+        if (options.dry_run) {
+            print_plan(plan, discovery, options, std::cout);
+            return 0;
+        }
         output_dir = prepare_output_dir(options, timestamp);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
 
-    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level,
-                           options.resume_dir.has_value());
+    const bool interactive = !options.quiet && interactive_terminal();
+    const std::shared_ptr<ProgressSink> progress = interactive ? std::make_shared<ProgressSink>() : nullptr;
+    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level, options.quiet,
+                           options.resume_dir.has_value(), progress);
     log->info("benchhost {}: {} plugins in {}, {} scenarios planned, reports in {}", BENCHHOST_VERSION,
               discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(), output_dir.string());
     for (const RejectedFile& file : discovery.rejected)
@@ -261,6 +317,9 @@ int run_benchmarks(const RunOptions& options) {
     std::map<std::size_t, std::size_t> outcome_index;           // plan index -> its place in record.outcomes
     for (const std::size_t index : order) ++rounds_left[index];
     const std::size_t total = order.size();
+    ProgressClock clock(total);
+    // On a terminal the status line shows what runs; elsewhere a line says so.
+    const auto start_level = progress ? spdlog::level::debug : spdlog::level::info;
     for (std::size_t i = 0; i < total; ++i) {
         const std::size_t index = order[i];
         PlannedScenario scenario = plan.scenarios[index];
@@ -269,14 +328,20 @@ int run_benchmarks(const RunOptions& options) {
         const bool first_round = outcome_index.count(index) == 0;
         if (already_reported.count(id) > 0) {
             if (first_round && last_round) log->info("[{}/{}] {}: already reported in {}", i + 1, total, id, output_dir.string());
+            clock.skipped_one();
             continue;
         }
-        if (!first_round && record.outcomes[outcome_index[index]].result.status != bench::Status::success) continue;
+        if (!first_round && record.outcomes[outcome_index[index]].result.status != bench::Status::success) {
+            clock.skipped_one();  // a round failed: the scenario has failed, its later rounds are not run
+            continue;
+        }
         if (auto crash = crashed_while_loading.find(scenario.plugin_path); crash != crashed_while_loading.end())
             scenario.reject_reason = scenario.plugin_path.string() + ": " + crash->second +
                                      "; its other scenarios are not run";
-        log->info("[{}/{}] {}", i + 1, total, id);
+        log->log(start_level, "[{}/{}] {}", i + 1, total, id);
+        if (progress) progress->set_status(id, &clock);
         ScenarioOutcome outcome = execute_scenario(scenario, execution, *log);
+        clock.finished_one();
         if (interrupt_requested()) {
             log->warn("interrupted: {} was stopped; writing the {} finished scenarios", id, record.outcomes.size());
             record.interrupted = true;
@@ -289,8 +354,8 @@ int run_benchmarks(const RunOptions& options) {
             registry.forget(scenario.plugin_path);  // it loads now
         }
         const bool ok = outcome.result.status == bench::Status::success || outcome.result.status == bench::Status::skipped;
-        log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {} ({:.2f} s)", i + 1, total,
-                 headline(outcome), outcome.wall_time_s);
+        log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", i + 1, total, id,
+                 headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
         if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
         for (const std::string& warning : outcome.result.warnings) log->warn("{}: {}", id, warning);
         add_reported_facts(record.hardware, outcome);
@@ -317,6 +382,7 @@ int run_benchmarks(const RunOptions& options) {
             }
         }
     }
+    if (progress) progress->finish();
     record.finished = !record.interrupted;
     record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
     std::error_code ignored;
@@ -365,15 +431,19 @@ int list_plugins(const ListCommand& command) {
     std::cout << "Plugins in " << command.plugins_dir.string() << ":\n";
     if (discovery.plugins.empty()) std::cout << "  (none)\n";
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
-        std::cout << "  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version << ", SDK "
-                  << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "." << plugin.info.abi_minor << ")"
-                  << (plugin.axes.empty() ? "" : ", axes: " + join(plugin.axes)) << (plugin.mock() ? ", mock (run with --enable-mock)" : "")
-                  << "\n";
-        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks)
-            std::cout << "    " << plugin.id(benchmark) << "\n";
+        const std::vector<std::string> variants = plugin.variants();
+        std::cout << "\n  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version
+                  << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
+                  << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
+                  << plugin.info.abi_minor << ")\n"
+                  << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
+                  << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
+                  << "    benchmarks:";
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
+        std::cout << "\n    file:       " << plugin.path.string() << "\n";
     }
     if (!discovery.rejected.empty()) {
-        std::cout << "Not plugins:\n";
+        std::cout << "\nNot plugins:\n";
         for (const RejectedFile& file : discovery.rejected)
             std::cout << "  " << file.path.string() << ": " << file.reason << "\n";
     }

@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include <bench/version.hpp>
+
 #include "../support/test_support.hpp"
 
 namespace {
@@ -196,8 +198,52 @@ TEST_F(RunTest, ListShowsPluginsAndBenchmarkIds) {
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("performance/mock_benchmark/generate"), std::string::npos);
-    EXPECT_NE(result.out.find("mock (run with --enable-mock)"), std::string::npos);
+    EXPECT_NE(result.out.find("(mock: runs with --enable-mock)"), std::string::npos);
     EXPECT_NE(result.out.find("notes.txt: not a plugin"), std::string::npos) << result.out;
+    // Each plugin's version, SDK ABI, variants and axes.
+    EXPECT_NE(result.out.find("performance/mock_benchmark  version 1.0.0"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("SDK:        0.1.0 (ABI " + std::to_string(BENCH_SDK_ABI_MAJOR) + "." +
+                              std::to_string(BENCH_SDK_ABI_MINOR) + ")"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("variants:   eager, compiled, kernelized"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("axes:       variant, batch_size"), std::string::npos) << result.out;
+}
+
+TEST_F(RunTest, DryRunPrintsThePlanAndWritesNothing) {
+    const ProcessResult result = run({"--dry-run", "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                      "--variants", "eager,compiled", "--batch-sizes", "1,4", "--rounds", "2",
+                                      "--min-time", "0.5"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.out.find("Plan: 4 scenarios from 1 plugin"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("4 to run, 2 rounds each (8 runs)"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark[variant=compiled,batch_size=4]"),
+              std::string::npos);
+    EXPECT_NE(result.out.find("3 warmup, at least 10 samples, at least 0.5 s"), std::string::npos) << result.out;
+    EXPECT_FALSE(fs::exists(output));  // not even the output folder
+
+    // Without --enable-mock the plan says why the mock would be skipped.
+    const ProcessResult skipped = run({"--dry-run", "--include", "mock_benchmark/mock_benchmark"});
+    ASSERT_EQ(skipped.exit_code, 0) << skipped.err;
+    EXPECT_NE(skipped.out.find("skipped: "), std::string::npos) << skipped.out;
+    EXPECT_NE(skipped.out.find("0 to run"), std::string::npos) << skipped.out;
+}
+
+TEST_F(RunTest, QuietPrintsOnlyTheSummary) {
+    const ProcessResult result = run({"--quiet", "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                      "--variants", "eager", "--measurement-iterations", "3"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err.find("[info]"), std::string::npos) << result.err;
+    EXPECT_NE(result.out.find("1 scenario: 1 succeeded"), std::string::npos) << result.out;
+    // Not quiet and not a terminal: plain progress lines, with the time left.
+    const ProcessResult verbose = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+                                       "eager,compiled", "--measurement-iterations", "3"});
+    ASSERT_EQ(verbose.exit_code, 0) << verbose.err;
+    EXPECT_NE(verbose.err.find("[1/2] performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]: success"),
+              std::string::npos)
+        << verbose.err;
+    EXPECT_NE(verbose.err.find("1/2 done, 0:0"), std::string::npos) << verbose.err;
+    EXPECT_NE(verbose.err.find("left)"), std::string::npos) << verbose.err;
 }
 
 }  // namespace

@@ -19,6 +19,13 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
+/// The lines of the summary after its first category heading ("unit: 5 scenarios").
+std::vector<std::string> table_lines(const RunRecord& record) {
+    std::vector<std::string> lines = lines_of(benchhost::format_summary_table(record));
+    if (!lines.empty() && lines[0].rfind("unit: ", 0) == 0) lines.erase(lines.begin());
+    return lines;
+}
+
 ScenarioOutcome outcome(const std::string& benchmark, bench::Status status, const std::string& reason = {}) {
     ScenarioOutcome o;
     o.config.category = "unit";
@@ -54,12 +61,13 @@ RunRecord sample_record() {
 }
 
 TEST(ConsoleTable, HeaderAndOneRowPerScenario) {
-    const auto lines = lines_of(benchhost::format_summary_table(sample_record()));
+    const auto lines = table_lines(sample_record());
     // header, rows, blank line, the problems in full (two lines for a two-line reason),
     // blank line, totals
     ASSERT_EQ(lines.size(), 1u + 5u + 1u + 3u + 2u);
     EXPECT_EQ(lines[0].rfind("SCENARIO", 0), 0u);
-    for (const char* title : {"STATUS", "MEDIAN", "P95", "THROUGHPUT", "NOTE"}) {
+    EXPECT_EQ(lines_of(benchhost::format_summary_table(sample_record()))[0], "unit: 5 scenarios");
+    for (const char* title : {"STATUS", "MEDIAN", "95% CI", "P95", "THROUGHPUT", "VS EAGER", "NOTE"}) {
         EXPECT_NE(lines[0].find(title), std::string::npos) << title;
     }
     EXPECT_EQ(lines[1].rfind("unit/mock/fast_kernel_with_a_long_name", 0), 0u);
@@ -70,7 +78,7 @@ TEST(ConsoleTable, HeaderAndOneRowPerScenario) {
 }
 
 TEST(ConsoleTable, ColumnsAreAligned) {
-    const auto lines = lines_of(benchhost::format_summary_table(sample_record()));
+    const auto lines = table_lines(sample_record());
     // STATUS starts at the same column in every row: after the widest scenario id.
     const std::size_t status_column = lines[0].find("STATUS");
     ASSERT_NE(status_column, std::string::npos);
@@ -95,8 +103,7 @@ TEST(ConsoleTable, ColumnsAreAligned) {
 }
 
 TEST(ConsoleTable, LatencyUnitsFollowTheMagnitude) {
-    const std::string table = benchhost::format_summary_table(sample_record());
-    const auto lines = lines_of(table);
+    const auto lines = table_lines(sample_record());
     EXPECT_NE(lines[1].find("845 us"), std::string::npos) << lines[1];  // median
     EXPECT_NE(lines[1].find("1183 items/s"), std::string::npos) << lines[1];
     EXPECT_NE(lines[2].find("12.3 ms"), std::string::npos) << lines[2];
@@ -109,7 +116,7 @@ TEST(ConsoleTable, LatencyUnitsFollowTheMagnitude) {
 }
 
 TEST(ConsoleTable, LongReasonIsOneTruncatedLine) {
-    const auto lines = lines_of(benchhost::format_summary_table(sample_record()));
+    const auto lines = table_lines(sample_record());
     const std::string& row = lines[5];
     const auto note = row.find("error: ");
     ASSERT_NE(note, std::string::npos) << row;
@@ -126,7 +133,7 @@ TEST(ConsoleTable, TruncationKeepsUtf8Whole) {
     for (int i = 0; i < 40; ++i) reason += "\xC3\xA9";  // 40 x U+00E9, 80 bytes
     reason = "x" + reason + reason;
     record.outcomes.push_back(outcome("utf8", bench::Status::failed, reason));
-    const auto lines = lines_of(benchhost::format_summary_table(record));
+    const auto lines = table_lines(record);
     const std::string& row = lines[1];
     const std::string text = row.substr(row.find('x'));
     EXPECT_EQ(text, "x" + [] {
@@ -137,7 +144,7 @@ TEST(ConsoleTable, TruncationKeepsUtf8Whole) {
 }
 
 TEST(ConsoleTable, TotalsLine) {
-    const auto lines = lines_of(benchhost::format_summary_table(sample_record()));
+    const auto lines = table_lines(sample_record());
     EXPECT_EQ(lines.back(), "5 scenarios: 3 succeeded, 1 failed, 1 skipped (success rate 60.0%)");
 }
 
@@ -145,16 +152,15 @@ TEST(ConsoleTable, InterruptedMarker) {
     RunRecord record = sample_record();
     EXPECT_EQ(benchhost::format_summary_table(record).find("(run interrupted)"), std::string::npos);
     record.interrupted = true;
-    const auto lines = lines_of(benchhost::format_summary_table(record));
+    const auto lines = table_lines(record);
     EXPECT_EQ(lines.back(), "(run interrupted)");
     EXPECT_EQ(lines[lines.size() - 2], "5 scenarios: 3 succeeded, 1 failed, 1 skipped (success rate 60.0%)");
 }
 
 TEST(ConsoleTable, EmptyRun) {
     const auto lines = lines_of(benchhost::format_summary_table(RunRecord{}));
-    ASSERT_EQ(lines.size(), 3u);
-    EXPECT_EQ(lines[0], "SCENARIO  STATUS  MEDIAN  P95  THROUGHPUT  NOTE");
-    EXPECT_EQ(lines[2], "0 scenarios: 0 succeeded, 0 failed, 0 skipped (success rate 0.0%)");
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "0 scenarios: 0 succeeded, 0 failed, 0 skipped (success rate 0.0%)");
 }
 
 TEST(ConsoleTable, RoundingMovesToTheNextUnit) {
@@ -165,9 +171,43 @@ TEST(ConsoleTable, RoundingMovesToTheNextUnit) {
     auto nanos = outcome("nanos", bench::Status::success);
     nanos.result.series.push_back({"latency", "ns", {0.57}, 1});
     record.outcomes.push_back(nanos);
-    const auto lines = lines_of(benchhost::format_summary_table(record));
+    const auto lines = table_lines(record);
     EXPECT_NE(lines[1].find("1.00 s"), std::string::npos) << lines[1];
     EXPECT_NE(lines[2].find("0.57 ns"), std::string::npos) << lines[2];
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ConsoleTable, OneTablePerCategoryWithSpreadAndSpeedup) {
+    RunRecord record;
+    auto perf = [](bench::Variant variant, std::vector<double> ms) {
+        ScenarioOutcome o;
+        o.config.category = "performance";
+        o.config.plugin = "model";
+        o.config.benchmark = "model";
+        o.config.variant = variant;
+        o.config.scenario_name = "model[variant=" + std::string(bench::to_string(variant)) + "]";
+        o.result.series.push_back({"latency", "ms", std::move(ms), 1});
+        return o;
+    };
+    record.outcomes.push_back(perf(bench::Variant::eager, {10, 10.1, 9.9, 10, 10.2, 9.8}));
+    auto unit = outcome("kernel", bench::Status::success);
+    unit.result.series.push_back({"latency", "us", {5, 5, 5}, 1});
+    record.outcomes.push_back(unit);
+    record.outcomes.push_back(perf(bench::Variant::compiled, {5, 5.05, 4.95, 5, 5.1, 4.9}));
+    const auto lines = lines_of(benchhost::format_summary_table(record));
+    // unit first (the layout's order), then performance, each with its own header.
+    ASSERT_GE(lines.size(), 8u);
+    EXPECT_EQ(lines[0], "unit: 1 scenario");
+    EXPECT_EQ(lines[1].rfind("SCENARIO", 0), 0u);
+    EXPECT_EQ(lines[2].rfind("unit/mock/kernel", 0), 0u);
+    EXPECT_EQ(lines[3], "");
+    EXPECT_EQ(lines[4], "performance: 2 scenarios");
+    EXPECT_EQ(lines[6].rfind("performance/model/model[variant=eager]", 0), 0u);
+    EXPECT_NE(lines[6].find("\u00b1"), std::string::npos) << lines[6];  // the median's interval
+    EXPECT_NE(lines[7].find("2.00x"), std::string::npos) << lines[7];    // compiled: twice as fast
 }
 
 }  // namespace

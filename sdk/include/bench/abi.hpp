@@ -39,8 +39,15 @@ struct PluginInfo {
     char version[32]{};          // the plugin's own version
     char axes[128]{};            // comma-separated axes the plugin varies, e.g. "variant,batch_size"
     std::uint8_t mock{};         // 1: a framework self-test, run only with --enable-mock
-    std::uint8_t reserved[7]{};
+    /// The variants the plugin implements, a mask of variant_bits (ABI 1.2; 0: not said,
+    /// which means all three when the plugin varies the "variant" axis). Informational:
+    /// `benchhost list` shows it; a plugin still skips a variant it lacks with a reason.
+    std::uint8_t variants{};
+    std::uint8_t reserved[6]{};
 };
+
+/// Bits of PluginInfo::variants.
+inline constexpr std::uint8_t eager_bit = 1, compiled_bit = 2, kernelized_bit = 4;
 
 static_assert(sizeof(PluginInfo) == 260, "PluginInfo layout is part of the ABI");
 static_assert(offsetof(PluginInfo, abi_major) == 4 && offsetof(PluginInfo, abi_minor) == 6);

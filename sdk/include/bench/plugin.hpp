@@ -11,7 +11,9 @@
 //
 // Optional fields after the version, in this order: `.axes` (comma-separated names of
 // the axes the plugin varies over: variant, batch_size, dtype, device, threads,
-// compile_mode, or any parameter name) and `.mock = true` (run only with --enable-mock).
+// compile_mode, or any parameter name), `.mock = true` (run only with --enable-mock) and
+// `.variants = bench::eager_bit | bench::compiled_bit` (the variants it implements, for
+// `benchhost list`; left out: all three when it varies the "variant" axis).
 #pragma once
 
 #include <bench/abi.hpp>

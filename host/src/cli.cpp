@@ -20,7 +20,7 @@ struct RunArguments {
     std::vector<std::string> include, exclude, categories;
     std::string variants, batch_sizes, dtypes, devices, threads, compile_modes;  // comma-separated
     std::vector<std::string> params, formats;
-    std::string resume, model_path, target_ci_width, baseline, threshold;
+    std::string resume, model_path, target_ci_width, baseline, threshold, shard, shard_costs;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
     bool dry_run = false, quiet = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0;
@@ -104,6 +104,12 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
     run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
                  "Load plugins from folders or files that others than their owner can write");
+    run.add_option("--shard", args.shard,
+                   "Run only part K of N of the plan (K/N, 1-based), or `slurm` to take K and N from the SLURM job "
+                   "array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT); `benchhost merge` joins the shards' folders");
+    run.add_option("--shard-costs", args.shard_costs,
+                   "With --shard: an earlier run folder whose scenario times balance the shards (the same on every shard)")
+        ->check(CLI::ExistingPath);
     run.add_flag("--dry-run", args.dry_run, "Print the scenarios the run would execute, and run nothing");
     run.add_flag("--quiet,-q", args.quiet,
                  "Print only warnings, errors and the summary: no progress, no informational lines");
@@ -132,6 +138,11 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--rounds")) options.rounds = args.rounds;
     if (given("--format")) options.extra_formats = args.formats;
     if (given("--dry-run")) options.dry_run = args.dry_run;
+    if (given("--shard")) options.shard = args.shard;
+    if (given("--shard-costs")) {
+        if (!given("--shard")) throw ConfigError("--shard-costs needs --shard");
+        options.shard_costs = args.shard_costs;
+    }
     if (given("--quiet")) options.quiet = args.quiet;
     if (given("--baseline")) options.baseline = args.baseline;
     if (given("--threshold")) options.regression_threshold = relative_option("--threshold", args.threshold, 100);
@@ -226,6 +237,15 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         ->check(CLI::IsMember({"gbench-json"}));
     export_app->add_option("--output,-o", export_output, "Write to this file instead of standard output");
 
+    std::string merge_out;
+    std::vector<std::string> merge_dirs;
+    CLI::App* merge_app =
+        app.add_subcommand("merge", "Join the run folders of the shards of one plan (run --shard K/N) into one");
+    merge_app->add_option("out", merge_out, "The merged run folder to write")->required();
+    merge_app->add_option("shards", merge_dirs, "The shards' run folders (or their benchmark_summary.json)")
+        ->required()
+        ->check(CLI::ExistingPath);
+
     CompareCommand compare;
     std::string compare_base, compare_new, compare_threshold, compare_markdown, compare_json;
     CLI::App* compare_app =
@@ -244,6 +264,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                           "Exit 1 when a scenario is significantly slower by more than --threshold");
     compare_app->add_option("--markdown", compare_markdown, "Also write the comparison as Markdown to this file");
     compare_app->add_option("--json", compare_json, "Also write the comparison as JSON to this file");
+
+    std::string report_source, report_output;
+    CLI::App* report_app =
+        app.add_subcommand("report", "Write report.md and report.html (tables and charts) of an earlier run again");
+    report_app->add_option("dir", report_source, "Run folder, or its benchmark_summary.json")->required();
+    report_app->add_option("--output-dir", report_output, "Write the reports into this folder (default: the run folder)");
 
     WorkerCommand worker;
     std::string worker_plugin, worker_config, worker_result;
@@ -273,6 +299,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             parsed.command = worker;
         } else if (*list) {
             parsed.command = ListCommand{list_dir.empty() ? default_plugins_dir() : fs::path(list_dir)};
+        } else if (*merge_app) {
+            parsed.command = MergeCommand{merge_out, {merge_dirs.begin(), merge_dirs.end()}};
         } else if (*compare_app) {
             compare.base = compare_base;
             compare.next = compare_new;
@@ -282,6 +310,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             parsed.command = compare;
         } else if (*export_app) {
             parsed.command = ExportCommand{export_source, export_format, export_output};
+        } else if (*report_app) {
+            parsed.command = ReportCommand{report_source, report_output};
         } else {
             RunOptions options;
             options.plugins_dir = default_plugins_dir();

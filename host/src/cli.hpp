@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "run_config.hpp"
 
@@ -45,7 +46,20 @@ struct CompareCommand {
     std::filesystem::path markdown, json;  // also write these; empty: not
 };
 
-using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand>;
+/// `benchhost report DIR [--output-dir OUT]` (report_command.hpp): report.md and
+/// report.html of an earlier run, written again.
+struct ReportCommand {
+    std::filesystem::path source;      // a run folder, or its benchmark_summary.json
+    std::filesystem::path output_dir;  // empty: the run folder
+};
+
+/// `benchhost merge OUT DIR...` (merge.hpp).
+struct MergeCommand {
+    std::filesystem::path out;
+    std::vector<std::filesystem::path> shards;
+};
+
+using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand, ReportCommand>;
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program

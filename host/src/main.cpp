@@ -4,6 +4,8 @@
 #include "cli.hpp"
 #include "compare_command.hpp"
 #include "export_command.hpp"
+#include "merge.hpp"
+#include "report_command.hpp"
 #include "runner.hpp"
 #include "worker.hpp"
 
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
             else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
             else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);
+            else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command.out, command.shards);
+            else if constexpr (std::is_same_v<T, ReportCommand>) return report_command(command);
             else
                 return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level,
                                    command.monitor_interval_ms);

@@ -96,8 +96,13 @@ void ProgressSink::finish() {
 
 void ProgressSink::redraw_locked() {
     if (finished_) return;
-    std::string line = status_;
-    if (!line.empty() && clock_ != nullptr) line = "[" + progress_text(clock_->state()) + "] " + line;
+    std::string line;
+    if (!status_.empty() && clock_ != nullptr) {
+        line = "[";
+        line += progress_text(clock_->state());
+        line += "] ";
+    }
+    line += status_;
     // One line: cut to the terminal's usual width so that it never wraps.
     constexpr std::size_t width = 160;
     if (line.size() > width) line = line.substr(0, width - 3) + "...";

@@ -265,10 +265,46 @@ RunRecord read_run(const fs::path& dir) {
     record.timestamp = meta.string("timestamp");
     record.started_at = meta.string("started_at");
     record.finished_at = meta.string_or("finished_at", "");
+    const std::string state = meta.string_or("state", "");
+    record.finished = state == "complete";
+    record.interrupted = state == "interrupted";
     record.host_name = meta.string_or("host", "");
     record.commit_id = meta.string_or("commit_id", "unknown");
     record.host_version = meta.string_or("host_version", "");
     if (meta.has("config")) record.run_config = string_map(meta.object("config"));
+    if (meta.has("shard")) {
+        const Reader shard = meta.object("shard");
+        ShardInfo info;
+        info.index = static_cast<int>(shard.number("index"));
+        info.count = static_cast<int>(shard.number("count"));
+        info.plan_scenarios = static_cast<std::size_t>(shard.number("plan_scenarios"));
+        info.plan_fingerprint = shard.string("plan_fingerprint");
+        if (info.count < 1 || info.index < 1 || info.index > info.count)
+            shard.fail("index", "must be between 1 and count");
+        record.shard = info;
+    }
+    if (root.has("shards")) {
+        const Value& shards = root.array("shards");
+        for (rapidjson::SizeType i = 0; i < shards.Size(); ++i) {
+            const Reader item(shards[i], root.join("shards[" + std::to_string(i) + "]"));
+            ShardRecord shard;
+            shard.index = static_cast<int>(item.number("index"));
+            shard.host_name = item.string_or("host", "");
+            shard.started_at = item.string_or("started_at", "");
+            shard.finished_at = item.string_or("finished_at", "");
+            shard.commit_id = item.string_or("commit_id", "");
+            shard.source = item.string_or("source", "");
+            if (item.has("hardware_info")) {
+                const Reader hardware = item.object("hardware_info");
+                for (const auto& section : hardware.value().GetObject()) {
+                    const std::string name(section.name.GetString(), section.name.GetStringLength());
+                    if (name == "warnings") continue;
+                    shard.hardware[name] = string_map(Reader(section.value, hardware.join(name)));
+                }
+            }
+            record.shards.push_back(std::move(shard));
+        }
+    }
     if (root.has("context")) {
         const Reader context = root.object("context");
         for (const auto& section : context.value().GetObject()) {

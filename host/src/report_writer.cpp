@@ -34,9 +34,7 @@
 namespace benchhost {
 namespace {
 
-// 2: series statistics (cv, ci95, outliers, stable), sampling, cold_start,
-//    speedup_over_eager, rounds.
-constexpr int schema_version = 2;
+constexpr int schema_version = report_schema_version;
 
 // Series that make the headline figures of a scenario in the summary, in this order.
 constexpr const char* headline_series[] = {"latency", "time_to_first_token", "time_per_output_token",
@@ -351,10 +349,37 @@ std::string summary_report(const RunRecord& record) {
     out.field("failed_runs", totals.failed);
     out.field("skipped_runs", totals.skipped);
     out.field("success_rate", totals.success_rate());
+    if (record.shard) {
+        out.key("shard");
+        out.start_object();
+        out.field("index", record.shard->index);
+        out.field("count", record.shard->count);
+        out.field("plan_scenarios", record.shard->plan_scenarios);
+        out.field("plan_fingerprint", record.shard->plan_fingerprint);
+        out.end_object();
+    }
     out.end_object();
 
     out.key("context");
     write_hardware(out, record.hardware, record.hardware_warnings);
+
+    if (!record.shards.empty()) {
+        out.key("shards");
+        out.start_array();
+        for (const ShardRecord& shard : record.shards) {
+            out.start_object();
+            out.field("index", shard.index);
+            out.field("host", shard.host_name);
+            out.field("started_at", shard.started_at);
+            out.field("finished_at", shard.finished_at);
+            out.field("commit_id", shard.commit_id);
+            out.field("source", shard.source);
+            out.key("hardware_info");
+            write_hardware(out, shard.hardware, {});
+            out.end_object();
+        }
+        out.end_array();
+    }
 
     out.key("results");
     out.start_array();

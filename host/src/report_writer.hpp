@@ -12,6 +12,11 @@
 
 namespace benchhost {
 
+/// schema_version of the reports and the summary (docs/schema/README.md lists them):
+/// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
+/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
+inline constexpr int report_schema_version = 3;
+
 struct WrittenReports {
     std::map<std::string, std::filesystem::path> plugin_reports;  // plugin name -> path
     std::filesystem::path summary;

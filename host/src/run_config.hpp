@@ -88,6 +88,8 @@ struct RunOptions {
     double regression_threshold = 0.05;              // relative change that counts as a regression
     bool fail_on_regression = false;                 // exit 1 when the comparison finds one
     std::vector<std::string> extra_formats;          // also write: "gbench-json" (gbench.json)
+    std::optional<std::string> shard;                    // "K/N" or "slurm": run only this part of the plan
+    std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards
     bool dry_run = false;  // print the plan, run nothing, write nothing
     bool quiet = false;    // no progress and no informational log lines on the console
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,20 @@ struct ScenarioOutcome {
     int rounds = 1;  // worker runs whose samples are pooled in `result` (see RunOptions::rounds)
 };
 
+/// Which part of a plan a sharded run ran (`run --shard K/N`).
+struct ShardInfo {
+    int index = 1, count = 1;
+    std::size_t plan_scenarios = 0;  // scenarios of the whole plan
+    std::string plan_fingerprint;    // the same for every shard of one plan (shard.hpp)
+};
+
+/// One shard of a merged run, and the machine it ran on.
+struct ShardRecord {
+    int index = 1;
+    std::string host_name, started_at, finished_at, commit_id, source;  // source: its run folder
+    HardwareInfo hardware;
+};
+
 struct RunRecord {
     std::string timestamp;   // YYYYmmdd_HHMMSS, local time: names the files
     std::string started_at;  // ISO 8601 UTC
@@ -44,6 +59,8 @@ struct RunRecord {
     bool interrupted = false;
     bool finished = false;  // every planned scenario has run; the summary says "complete"
     std::vector<ScenarioOutcome> outcomes;
+    std::optional<ShardInfo> shard;  // this run is one shard of a plan
+    std::vector<ShardRecord> shards;  // this run was merged from these shards
 };
 
 /// failed counts every status other than success and skipped (failed, crashed,

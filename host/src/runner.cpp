@@ -32,7 +32,9 @@
 #include "plugin_registry.hpp"
 #include "progress.hpp"
 #include "report_reader.hpp"
+#include "rendered_reports.hpp"
 #include "report_writer.hpp"
+#include "shard.hpp"
 #include "text_table.hpp"
 
 namespace benchhost {
@@ -121,7 +123,8 @@ std::string sampling_text(const bench::ScenarioConfig& config) {
 }
 
 /// `run --dry-run`: the plan as a table, and what would make it fail.
-void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& options, std::ostream& out) {
+void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& options,
+                const std::optional<ShardInfo>& shard, std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
     std::size_t to_run = 0;
     for (const PlannedScenario& scenario : plan.scenarios) {
@@ -131,6 +134,9 @@ void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& 
         else ++to_run;
         rows.push_back({scenario.config.scenario_id(), action == "run" ? sampling_text(scenario.config) : "-", action});
     }
+    if (shard)
+        out << "Shard " << shard->index << "/" << shard->count << " of a plan of " << shard->plan_scenarios
+            << " scenarios. ";
     out << "Plan: " << plan.scenarios.size() << " scenario" << (plan.scenarios.size() == 1 ? "" : "s") << " from "
         << discovery.plugins.size() << " plugin" << (discovery.plugins.size() == 1 ? "" : "s") << " in "
         << options.plugins_dir.string() << "; " << to_run << " to run";
@@ -161,6 +167,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     out["resumed_from"] = options.resume_dir ? options.resume_dir->string() : "";
     out["rounds"] = std::to_string(options.rounds);
     out["formats"] = join(options.extra_formats);
+    out["shard"] = options.shard.value_or("");
+    out["shard_costs"] = options.shard_costs ? options.shard_costs->string() : "";
     out["baseline"] = options.baseline ? options.baseline->string() : "";
     if (options.baseline) {
         std::ostringstream threshold;
@@ -244,8 +252,19 @@ int run_benchmarks(const RunOptions& options) {
         discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
         if (!options.retry_failed) apply_crash_registry(discovery, registry);
         plan = make_plan(discovery, options);
+        if (options.shard) {
+            const ShardSpec spec = parse_shard(*options.shard);
+            std::map<std::string, double> costs;
+            if (options.shard_costs) costs = scenario_costs(read_run(run_folder_of(*options.shard_costs)));
+            const ShardInfo info{spec.index, spec.count, plan.scenarios.size(), plan_fingerprint(plan)};
+            if (record.shard && (record.shard->index != info.index || record.shard->count != info.count ||
+                                 record.shard->plan_fingerprint != info.plan_fingerprint))
+                throw ConfigError("--resume: " + options.resume_dir->string() + " is another shard or plan");
+            plan = shard_plan(plan, spec, costs);
+            record.shard = info;
+        }
         if (options.dry_run) {
-            print_plan(plan, discovery, options, std::cout);
+            print_plan(plan, discovery, options, record.shard, std::cout);
             return 0;
         }
         output_dir = prepare_output_dir(options, timestamp);
@@ -389,9 +408,18 @@ int run_benchmarks(const RunOptions& options) {
     fs::remove_all(scratch, ignored);
     if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
 
-    const bool written = write_progress(nullptr);
+    bool written = write_progress(nullptr);
+    // The reports for people, once at the end (charts over every scenario).
+    try {
+        write_rendered_reports(record, output_dir);
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        written = false;
+    }
     std::cout << format_summary_table(record) << std::flush;
-    if (written) log->info("summary: {}", (output_dir / "benchmark_summary.json").string());
+    if (written)
+        log->info("summary: {}; report: {}", (output_dir / "benchmark_summary.json").string(),
+                  (output_dir / html_report_name).string());
 
     if (record.interrupted) return 130;
     int status = !written || count_totals(record).failed > 0 ? 1 : 0;

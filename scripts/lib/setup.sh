@@ -15,6 +15,10 @@ bench_packages=(
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # and Google Benchmark's compare.py (libbenchmark-tools) with what it imports.
   python3-jsonschema libbenchmark-tools python3-scipy python3-numpy
+  # Headless Chromium: the test that renders report.html and keeps a screenshot.
+  chromium
+  # A single-node SLURM cluster for tests/slurm/slurm_test.sh (about 4 MB to download).
+  slurm-wlm munge
 )
 
 bench_install_packages() {

@@ -78,6 +78,14 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
         }
     }
     EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32]"], "compile_time"), 0);
+    // The cold start, reported apart: loading the plugin, building the model, compiling, the first call.
+    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32]"].report)["cold_start"];
+    for (const char* name : {"plugin_load", "model_load", "compile_time", "first_call"})
+        EXPECT_GT(cold[name]["value"].GetDouble(), 0.0) << name;
+    // Each variant's speedup over eager, with its interval.
+    const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32]"].report)["speedup_over_eager"];
+    EXPECT_GT(speedup["latency"]["value"].GetDouble(), 0.0);
+    EXPECT_TRUE(speedup["latency"]["ci95"].IsArray());
 }
 
 TEST_F(TorchPluginsTest, VitB16InEveryVariant) {

@@ -227,7 +227,7 @@ TEST_F(ReportWriterTest, PluginReportHasEveryKey) {
     const auto report = parse_file(written.plugin_reports.at("alpha"));
     ASSERT_TRUE(report.IsObject());
     EXPECT_EQ(str(member(report, "model_name")), "alpha");
-    EXPECT_EQ(member(report, "schema_version").GetInt(), 2);
+    EXPECT_EQ(member(report, "schema_version").GetInt(), benchhost::report_schema_version);
     const auto& scenarios = member(report, "benchmark_scenarios");
     ASSERT_TRUE(scenarios.IsArray());
     ASSERT_EQ(scenarios.Size(), 2u);  // alpha's two outcomes, in order
@@ -317,7 +317,11 @@ TEST_F(ReportWriterTest, PluginReportHasEveryKey) {
 TEST_F(ReportWriterTest, ReportsArePrettyPrinted) {
     const auto written = benchhost::write_reports(record, dir.path());
     const std::string text = read_file(written.summary);
-    EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"run_metadata\": {\n    \"timestamp\"", 0), 0u) << text;
+    EXPECT_EQ(text.rfind("{\n  \"schema_version\": " + std::to_string(benchhost::report_schema_version) +
+                             ",\n  \"run_metadata\": {\n    \"timestamp\"",
+                         0),
+              0u)
+        << text;
     EXPECT_EQ(text.back(), '\n');
 }
 
@@ -325,7 +329,7 @@ TEST_F(ReportWriterTest, SummaryHasMetadataTotalsAndOneEntryPerScenario) {
     const auto written = benchhost::write_reports(record, dir.path());
     const auto summary = parse_file(written.summary);
     ASSERT_TRUE(summary.IsObject());
-    EXPECT_EQ(member(summary, "schema_version").GetInt(), 2);
+    EXPECT_EQ(member(summary, "schema_version").GetInt(), benchhost::report_schema_version);
 
     const auto& meta = member(summary, "run_metadata");
     EXPECT_EQ(str(member(meta, "timestamp")), "20261122_115000");

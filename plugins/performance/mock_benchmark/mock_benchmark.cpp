@@ -110,7 +110,7 @@ BENCH_BENCHMARK(generate, ctx) {
         latencies.push_back(total_ms);
         if (tokens > 1)
             ctx.add_sample("time_per_output_token", (total_ms - ttft_ms) / (tokens - 1), "ms");
-        ctx.add_sample("tokens_per_second", tokens / (total_ms / 1000.0), "tokens/s");
+        ctx.add_sample("tokens_per_second", ctx.config().batch_size * tokens / (total_ms / 1000.0), "tokens/s");
     };
     for (int i = 0; i < ctx.config().warmup_iterations; ++i) generate_once(false);
     // Timed here, not by ctx.measure: the monitors learn when from the scope, and the

@@ -1,0 +1,206 @@
+// `benchhost report DIR` on a real run of the mock, and report.html rendered by headless
+// Chromium (Debian's `chromium`, installed by scripts/lib/setup.sh): no console error,
+// every chart in the DOM, and a screenshot kept as a test artifact in
+// <build>/test-artifacts/report.png. Without Chromium that test is skipped.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../support/test_support.hpp"
+#include "rendered_reports.hpp"
+#include "report_reader.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
+}
+
+class ReportCommandTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        install_plugin(mock_plugin, work / "plugins", "performance");
+        const ProcessResult run = run_process(
+            {benchhost_binary().string(), "run", "--plugins-dir", (work / "plugins").string(), "--output-dir",
+             output.string(), "--enable-mock", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1,2",
+             "--warmup-iterations", "1", "--measurement-iterations", "6", "--num-tokens-to-generate", "2", "--quiet"},
+            work.path());
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+    }
+    ProcessResult report(const std::vector<std::string>& args) {
+        std::vector<std::string> argv = {benchhost_binary().string(), "report"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_process(argv, work.path());
+    }
+
+    TempDir work;
+    fs::path output = work / "run";
+};
+
+TEST_F(ReportCommandTest, RebuildsBothReportsOfARunFolder) {
+    fs::remove(output / "report.md");
+    fs::remove(output / "report.html");
+    const ProcessResult result = report({output.string()});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    EXPECT_NE(result.out.find("wrote " + (output / "report.md").string() + " and " + (output / "report.html").string()),
+              std::string::npos)
+        << result.out;
+
+    // What the command writes is what the functions give for the run read back.
+    const benchhost::RunRecord record = benchhost::read_run(output);
+    ASSERT_EQ(record.outcomes.size(), 12u);  // 2 benchmarks x 3 variants x 2 batch sizes
+    const std::string md = read_file(output / "report.md");
+    const std::string html = read_file(output / "report.html");
+    EXPECT_EQ(md, benchhost::markdown_report(record));
+    EXPECT_EQ(html, benchhost::html_report(record));
+    for (const auto& outcome : record.outcomes) {
+        EXPECT_NE(md.find("| `" + outcome.config.scenario_id() + "` | success |"), std::string::npos)
+            << outcome.config.scenario_id();
+    }
+    // Latency and throughput against batch size for both benchmarks, the speedups, a
+    // distribution per benchmark, and the monitors of every scenario.
+    EXPECT_EQ(count(html, "aria-labelledby=\"latency-"), 2u);
+    EXPECT_EQ(count(html, "aria-labelledby=\"throughput-"), 2u);
+    EXPECT_EQ(count(html, "<svg class=\"chart intervals\""), 1u);
+    EXPECT_EQ(count(html, "<svg class=\"chart distribution\""), 2u);
+    EXPECT_GE(count(html, "aria-labelledby=\"monitor-"), 12u);
+    EXPECT_EQ(html.find("http://"), std::string::npos);
+}
+
+TEST_F(ReportCommandTest, TakesTheSummaryFileAndWritesWhereItIsTold) {
+    const fs::path elsewhere = work / "elsewhere" / "reports";
+    const ProcessResult result = report({(output / "benchmark_summary.json").string(), "--output-dir", elsewhere.string()});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(fs::exists(elsewhere / "report.md"));
+    EXPECT_TRUE(fs::exists(elsewhere / "report.html"));
+    EXPECT_EQ(read_file(elsewhere / "report.html"), benchhost::html_report(benchhost::read_run(output)));
+}
+
+TEST_F(ReportCommandTest, ARunThatCannotBeReadExitsWithTwoNamingTheFile) {
+    ProcessResult result = report({(work / "nothing").string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find((work / "nothing" / "benchmark_summary.json").string()), std::string::npos) << result.err;
+
+    write_file(output / "benchmark_run.log", "log");
+    result = report({(output / "benchmark_run.log").string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("not a run folder or its benchmark_summary.json"), std::string::npos) << result.err;
+
+    // A plugin report that is gone, then a summary that is not JSON.
+    const auto reports = files_matching(output / "mock_benchmark", "mock_benchmark_", ".json");
+    ASSERT_EQ(reports.size(), 1u);
+    const std::string report_text = read_file(reports.front());
+    fs::remove(reports.front());
+    fs::remove(output / "report.html");
+    result = report({output.string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find(reports.front().filename().string()), std::string::npos) << result.err;
+    EXPECT_FALSE(fs::exists(output / "report.html"));  // nothing written
+
+    write_file(reports.front(), report_text);
+    write_file(output / "benchmark_summary.json", "{\"run_metadata\": ");
+    result = report({output.string()});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find((output / "benchmark_summary.json").string()), std::string::npos) << result.err;
+}
+
+// ---- headless Chromium -----------------------------------------------------------------
+
+fs::path find_chromium() {
+    if (const char* explicit_path = std::getenv("BENCH_CHROMIUM"); explicit_path != nullptr && *explicit_path != '\0')
+        return explicit_path;
+    const char* path = std::getenv("PATH");
+    std::stringstream folders(path != nullptr ? path : "/usr/bin:/bin");
+    for (std::string folder; std::getline(folders, folder, ':');) {
+        for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+            const fs::path candidate = fs::path(folder) / name;
+            if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+        }
+    }
+    return {};
+}
+
+std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
+    std::uint32_t value = 0;
+    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<unsigned char>(bytes[at + i]);
+    return value;
+}
+
+// Chromium, headless, with a time limit (it must never hang the test), a profile of its
+// own and its log on stderr (console messages show there as "INFO:CONSOLE...").
+ProcessResult chromium(const fs::path& binary, const fs::path& profile, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {"/usr/bin/timeout", "-k", "10", "120", binary.string(), "--headless",
+                                     "--no-sandbox",  // needed as root
+                                     "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                                     "--user-data-dir=" + profile.string(), "--enable-logging=stderr", "--v=0"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+}
+
+bool console_messages(const std::string& log) {
+    return log.find("CONSOLE") != std::string::npos || log.find("Uncaught") != std::string::npos;
+}
+
+TEST_F(ReportCommandTest, ChromiumRendersTheHtmlWithoutErrorsAndKeepsAScreenshot) {
+    const fs::path binary = find_chromium();
+    if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
+    ASSERT_TRUE(fs::exists("/usr/bin/timeout"));
+    ASSERT_EQ(report({output.string()}).exit_code, 0);
+    const fs::path html = output / "report.html";
+
+    // Control: a page with a console error and an exception, which this check must see.
+    const fs::path control = work / "control.html";
+    write_file(control, "<!DOCTYPE html><html><body><script>console.error('on purpose'); no_such_function();</script>"
+                        "</body></html>");
+    const fs::path blank_png = work / "control.png";
+    const ProcessResult seen = chromium(binary, work / "profile", {"--screenshot=" + blank_png.string(),
+                                                                   "--window-size=1280,2000", "file://" + control.string()});
+    if (seen.exit_code == 124 || seen.exit_code == 137) FAIL() << "chromium timed out:\n" << seen.err;
+    ASSERT_EQ(seen.exit_code, 0) << seen.err;
+    ASSERT_TRUE(console_messages(seen.err)) << "console messages do not show in chromium's log:\n" << seen.err;
+
+    // The report: its screenshot, kept in the build folder.
+    const fs::path artifacts = fs::path(BENCH_TEST_BUILD_DIR) / "test-artifacts";
+    fs::create_directories(artifacts);
+    const fs::path png = artifacts / "report.png";
+    fs::remove(png);
+    const ProcessResult shot = chromium(binary, work / "profile", {"--screenshot=" + png.string(),
+                                                                   "--window-size=1280,2000", "file://" + html.string()});
+    ASSERT_EQ(shot.exit_code, 0) << shot.err;
+    EXPECT_FALSE(console_messages(shot.err)) << shot.err;
+    fs::copy_file(html, artifacts / "report.html", fs::copy_options::overwrite_existing);
+
+    const std::string image = read_file(png);
+    ASSERT_GT(image.size(), 33u);
+    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_EQ(image.substr(12, 4), "IHDR");
+    EXPECT_EQ(big_endian(image, 16), 1280u);
+    EXPECT_EQ(big_endian(image, 20), 2000u);
+    // A page of tables and charts compresses far worse than the (nearly) blank control.
+    const auto blank_size = fs::file_size(blank_png);
+    EXPECT_GT(image.size(), 5 * blank_size) << "report.png " << image.size() << " bytes, blank page " << blank_size;
+    EXPECT_GT(image.size(), 40000u);
+
+    // Every chart is in the DOM Chromium built.
+    const ProcessResult dom = chromium(binary, work / "profile", {"--dump-dom", "file://" + html.string()});
+    ASSERT_EQ(dom.exit_code, 0) << dom.err;
+    EXPECT_FALSE(console_messages(dom.err)) << dom.err;
+    const std::string source = read_file(html);
+    EXPECT_GT(count(source, "<svg "), 10u);
+    EXPECT_EQ(count(dom.out, "<svg "), count(source, "<svg ")) << dom.out.substr(0, 2000);
+    EXPECT_EQ(count(dom.out, "role=\"img\""), count(source, "role=\"img\""));
+    EXPECT_NE(dom.out.find("</html>"), std::string::npos);
+}
+
+}  // namespace

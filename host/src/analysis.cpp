@@ -9,13 +9,15 @@
 #include <bench/statistics.hpp>
 
 #include "plan.hpp"
+#include "units.hpp"
 
 namespace benchhost {
 
 std::vector<std::string> statistical_warnings(const bench::ScenarioResult& result) {
     std::vector<std::string> warnings;
     for (const bench::Series& series : result.series) {
-        if (series.samples.size() < 4) continue;
+        // Times only: a rate derived from them (throughput) would repeat the warning.
+        if (series.samples.size() < 4 || !is_time_unit(series.unit)) continue;
         const bench::SeriesAnalysis analysis = bench::analyze_series(series.samples, {.resamples = 0});
         if (!analysis.stable) warnings.push_back(series.name + " is unstable: " + analysis.instability);
     }

@@ -22,7 +22,7 @@ inline constexpr const char* speedup_series[] = {"latency", "time_to_first_token
 inline constexpr const char* cold_start_scalars[] = {"plugin_load", "model_load", "load_time", "compile_time",
                                                      "kernelize_time", "first_call"};
 
-/// Warnings about the figures of a finished scenario: a series that is unstable, a
+/// Warnings about the figures of a finished scenario: a time series that is unstable, a
 /// confidence-interval target that the time budget did not reach.
 std::vector<std::string> statistical_warnings(const bench::ScenarioResult& result);
 

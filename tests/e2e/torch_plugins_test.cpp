@@ -88,6 +88,23 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     EXPECT_TRUE(speedup["latency"]["ci95"].IsArray());
 }
 
+TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
+    auto s = run({"--include", "tensor_ops/conv2d", "--include", "tensor_ops/softmax", "--dtypes", "float32",
+                  "--param", "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});
+    ASSERT_EQ(s.size(), 6u);
+    for (const char* variant : {"eager", "compiled", "kernelized"}) {
+        const Scenario& conv = s["conv2d[variant=" + std::string(variant) + ",dtype=float32]"];
+        ASSERT_EQ(conv.status, "success") << variant << ": " << conv.reason;
+        EXPECT_TRUE(has_series(conv, "latency")) << variant;
+        if (std::string(variant) != "eager") EXPECT_LE(scalar(conv, "max_rel_diff"), 1e-3) << variant;
+    }
+    EXPECT_GT(scalar(s["conv2d[variant=compiled,dtype=float32]"], "compile_time_1x16x16x16"), 0);
+    EXPECT_EQ(s["softmax[variant=compiled,dtype=float32]"].status, "success");
+    const Scenario& softmax = s["softmax[variant=kernelized,dtype=float32]"];
+    EXPECT_EQ(softmax.status, "skipped");
+    EXPECT_NE(softmax.reason.find("no kernelized softmax"), std::string::npos) << softmax.reason;
+}
+
 TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
     auto s = run({"--include", "vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
                   "--measurement-iterations", "1"});

@@ -1,7 +1,13 @@
 // tensor_ops: LibTorch operator micro-benchmarks on the CPU.
 //
-// Entries: matmul, conv2d, softmax, layer_norm. Each times one eager ATen operator at a
-// few problem sizes, in the scenario's dtype (the plugin's only axis):
+// Entries: matmul, conv2d, softmax, layer_norm. Each times one ATen operator at a few
+// problem sizes, in the scenario's dtype and variant (the plugin's axes):
+//   eager       the operator as ATen runs it
+//   compiled    traced into a TorchScript graph, frozen and optimized (compile_time_<label>)
+//   kernelized  the SDK kernel registry's kernel: conv2d only (oneDNN, prepacked weight,
+//               channels-last); the other operators are skipped with the reason
+// compiled and kernelized outputs are checked against eager (max_abs_diff, max_rel_diff).
+// What it records:
 //
 //   series  latency_<label>    ms per call, one series per size
 //   scalar  gflops_<label>     analytic FLOPs / median latency, GFLOP/s
@@ -45,8 +51,8 @@
 // reason. Inputs come from a CPU generator seeded with 0, drawn in float32 and rounded
 // to the dtype, so every dtype sees the same values.
 //
-// Headers: only the ATen operators used, not <torch/torch.h>, to keep this translation
-// unit's compile time down.
+// Headers: only the ATen operators used and the SDK's LibTorch layer (TorchScript for the
+// compiled variant), not <torch/torch.h>, to keep this translation unit's compile time down.
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
@@ -56,8 +62,10 @@
 #include <ATen/ops/conv2d.h>
 #include <ATen/ops/layer_norm.h>
 #include <ATen/ops/matmul.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/softmax.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 #include <torch/version.h>
@@ -77,8 +85,11 @@
 
 #include <bench/plugin.hpp>
 #include <bench/statistics.hpp>
+#include <bench/torch/accuracy.hpp>
+#include <bench/torch/compile.hpp>
+#include <bench/torch/kernels.hpp>
 
-BENCH_PLUGIN("tensor_ops", "1.0.0", .axes = "dtype");
+BENCH_PLUGIN("tensor_ops", "1.1.0", .axes = "variant,dtype");
 
 namespace {
 
@@ -92,6 +103,9 @@ struct Case {
     double bytes = 0;   // minimal memory traffic per call; 0: not reported
     Inputs inputs;
     Op op;
+    /// The kernelized form of `op` for these inputs (prepared once); empty where the
+    /// SDK's kernel registry has no kernel for the operator.
+    std::function<Op(const Inputs&)> kernelize;
 };
 
 struct Dtype {
@@ -168,9 +182,6 @@ public:
         if (config.device != "cpu")
             ctx.skip(fmt::format("tensor_ops times CPU kernels only; device '{}' is not measured{}", config.device,
                                  at::hasCUDA() ? "" : " (this LibTorch build has no CUDA)"));
-        if (config.variant != bench::Variant::eager)
-            ctx.skip(fmt::format("tensor_ops times single eager operators; variant '{}' does not apply",
-                                 bench::to_string(config.variant)));
         const auto dtype = parse_dtype(config.dtype);
         if (!dtype)
             ctx.skip(fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)",
@@ -185,6 +196,7 @@ public:
         ctx.set_info("threads", std::to_string(at::get_num_threads()));
         ctx.set_info("mkldnn", at::hasMKLDNN() ? "yes" : "no");
         ctx.set_info("flop_count", flop_count);
+        ctx.set_info("variant", std::string(bench::to_string(config.variant)));
     }
     ~Session() {
         if (at::get_num_threads() != threads_before_) at::set_num_threads(threads_before_);
@@ -201,6 +213,7 @@ private:
     void probe(const std::vector<Case>& cases) const;
     void check_speed(const std::vector<Case>& cases) const;
     void verify(const std::vector<Case>& cases) const;
+    Op variant_of(const Case& c) const;
 
     bench::Context& ctx_;
     std::string op_;
@@ -274,13 +287,19 @@ void Session::run(const std::vector<Case>& cases) const {
     check_speed(cases);
     verify(cases);
 
+    // The operator as the scenario's variant runs it, checked against eager.
+    std::vector<Op> ops;
+    ops.reserve(cases.size());
+    for (const Case& c : cases) ops.push_back(variant_of(c));
+
     std::vector<bench::Series> measured;
     measured.reserve(cases.size());
     std::size_t headline_index = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const Case& c = cases[i];
+        const Op& op = ops[i];
         measured.push_back(ctx_.measure("latency_" + c.label, [&] {
-            const at::Tensor y = c.op(c.inputs);
+            const at::Tensor y = op(c.inputs);
             bench::do_not_optimize(y.data_ptr());
         }));
         const double median_ms = bench::summarize(measured.back().samples).median;
@@ -304,6 +323,47 @@ void Session::run(const std::vector<Case>& cases) const {
     ctx_.record_scalar("gflops", cases[headline_index].flops / (bench::summarize(headline->samples).median * 1e6),
                        "GFLOP/s");
     ctx_.set_info("headline", cases[headline_index].label);
+}
+
+/// compiled: the operator traced into a TorchScript graph, frozen and optimized (the
+/// compile mode's passes; compile time recorded per size); kernelized: the kernel
+/// registry's kernel where there is one (conv2d), else the scenario is skipped. Either
+/// is compared with eager on the same inputs, within the dtype's tolerance.
+Op Session::variant_of(const Case& c) const {
+    namespace lt = bench::libtorch;
+    const bench::ScenarioConfig& config = ctx_.config();
+    Op op;
+    switch (config.variant) {
+        case bench::Variant::eager: return c.op;
+        case bench::Variant::compiled: {
+            lt::CompiledModel compiled;
+            try {
+                compiled = lt::compile_traced([eager = c.op](const std::vector<torch::Tensor>& in) { return eager(in); },
+                                              c.inputs, config.compile_mode);
+            } catch (const c10::Error& e) {
+                ctx_.skip(fmt::format("{} {} cannot be compiled in {}: {}", op_, c.label, dtype_.name,
+                                      first_line(e.what_without_backtrace())));
+            }
+            ctx_.record_scalar("compile_time_" + c.label, compiled.compile_time_ms, "ms");
+            ctx_.set_info("variant_passes", fmt::format("{}", fmt::join(compiled.passes, ",")));
+            auto module = std::make_shared<torch::jit::Module>(std::move(compiled.module));
+            op = [module](const Inputs& in) {
+                std::vector<c10::IValue> args(in.begin(), in.end());
+                return module->forward(std::move(args)).toTensor();
+            };
+            break;
+        }
+        case bench::Variant::kernelized:
+            if (!c.kernelize)
+                ctx_.skip(fmt::format("no kernelized {} in tensor_ops: the SDK's kernel registry has a kernel for "
+                                      "convolutions (conv2d) only",
+                                      op_));
+            op = c.kernelize(c.inputs);
+            ctx_.set_info("kernels", fmt::format("{}", fmt::join(lt::KernelRegistry::with_defaults().describe(), ",")));
+            break;
+    }
+    lt::check_against_reference(ctx_, c.op(c.inputs), op(c.inputs), dtype_.type);
+    return op;
 }
 
 double element_bytes(at::ScalarType dtype) { return static_cast<double>(c10::elementSize(dtype)); }
@@ -346,6 +406,25 @@ Case conv2d_case(const std::vector<long long>& s, long long k, at::ScalarType dt
     c.inputs = {random({batch, channels, height, width}, gen, dtype), random({channels, channels, k, k}, gen, dtype),
                 random({channels}, gen, dtype)};
     c.op = [pad](const Inputs& in) { return at::conv2d(in[0], in[1], in[2], {1, 1}, {pad, pad}); };
+    // The SDK's conv_bn_act kernel (oneDNN, prepacked weight, channels-last) with an
+    // identity batch norm and no activation: the same convolution.
+    c.kernelize = [pad, channels](const Inputs& in) -> Op {
+        bench::libtorch::ConvBnActParams params;
+        params.conv_weight = in[1];
+        params.conv_bias = in[2];
+        const auto options = at::TensorOptions().dtype(in[1].scalar_type());
+        params.bn_eps = 0;
+        params.bn_weight = at::ones({channels}, options);
+        params.bn_bias = at::zeros({channels}, options);
+        params.bn_mean = at::zeros({channels}, options);
+        params.bn_var = at::ones({channels}, options);
+        params.stride = {1};
+        params.padding = {pad};
+        params.dilation = {1};
+        params.relu = false;
+        bench::libtorch::PreparedKernel kernel = bench::libtorch::KernelRegistry::with_defaults().prepare_conv_bn_act(params);
+        return [kernel = std::move(kernel)](const Inputs& x) { return kernel(x[0]); };
+    };
     return c;
 }
 

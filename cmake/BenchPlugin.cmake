@@ -1,16 +1,35 @@
 # bench_add_plugin(<name> CATEGORY <unit|integration|performance> SOURCES <src>...
-#                  [LIBRARIES <lib>...] [OUTPUT_DIRECTORY <dir>])
+#                  [LIBRARIES <lib>...] [OUTPUT_DIRECTORY <dir>]
+#                  [INSTALL_DESTINATION <dir> | NO_INSTALL])
 #
 # Builds lib<name>.so into <dir>/<category>/ (default: the build's plugins/ folder),
 # linked to the SDK, with hidden visibility so that only what BENCH_PLUGIN and the
 # entry-point macros mark is exported.
+#
+# `cmake --install` puts it in <prefix>/plugins/<category>/ (INSTALL_DESTINATION: in
+# <dir>/<category>/ instead, relative to the prefix or absolute), where a benchhost
+# installed in <prefix>/bin looks by default. A plugin given an OUTPUT_DIRECTORY (test
+# fixtures, tools) is installed only when it also has an INSTALL_DESTINATION; NO_INSTALL
+# never installs it.
+#
+# Used in this tree (cmake/) and installed with the SDK's CMake package
+# (<prefix>/lib/cmake/BenchSDK/), which includes it: out-of-tree plugins call it the same
+# way after find_package(BenchSDK).
 function(bench_add_plugin name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "CATEGORY;OUTPUT_DIRECTORY" "SOURCES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "CATEGORY;OUTPUT_DIRECTORY;INSTALL_DESTINATION"
+                        "SOURCES;LIBRARIES")
   if(NOT arg_CATEGORY MATCHES "^(unit|integration|performance)$")
     message(FATAL_ERROR "bench_add_plugin(${name}): CATEGORY must be unit, integration or performance, got '${arg_CATEGORY}'")
   endif()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "bench_add_plugin(${name}): SOURCES is empty")
+  endif()
+  if(arg_NO_INSTALL AND arg_INSTALL_DESTINATION)
+    message(FATAL_ERROR "bench_add_plugin(${name}): NO_INSTALL and INSTALL_DESTINATION exclude each other")
+  endif()
+  set(install_plugin TRUE)
+  if(arg_NO_INSTALL OR (arg_OUTPUT_DIRECTORY AND NOT arg_INSTALL_DESTINATION))
+    set(install_plugin FALSE)
   endif()
   if(NOT arg_OUTPUT_DIRECTORY)
     if(DEFINED BENCH_PLUGIN_OUTPUT_DIRECTORY)
@@ -18,6 +37,9 @@ function(bench_add_plugin name)
     else()
       set(arg_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
     endif()
+  endif()
+  if(NOT arg_INSTALL_DESTINATION)
+    set(arg_INSTALL_DESTINATION plugins)
   endif()
   add_library(${name} MODULE ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE bench::sdk ${arg_LIBRARIES})
@@ -29,4 +51,21 @@ function(bench_add_plugin name)
   # A plugin must resolve every symbol at link time: a missing one would otherwise
   # only show when the host loads it.
   target_link_options(${name} PRIVATE -Wl,--no-undefined)
+
+  if(install_plugin)
+    # Installed, it finds the SDK in <prefix>/plugins/<category>/../../lib, and in the
+    # folders of the libraries it linked that are outside this project and the system's
+    # own (an SDK installed elsewhere, a LibTorch unpacked in /opt).
+    if(DEFINED BENCH_SDK_INSTALL_LIBDIR)
+      set(libdir ${BENCH_SDK_INSTALL_LIBDIR})
+    elseif(DEFINED CMAKE_INSTALL_LIBDIR)
+      set(libdir ${CMAKE_INSTALL_LIBDIR})
+    else()
+      set(libdir lib)
+    endif()
+    set_target_properties(${name} PROPERTIES
+      INSTALL_RPATH "$ORIGIN/../../${libdir}"
+      INSTALL_RPATH_USE_LINK_PATH TRUE)
+    install(TARGETS ${name} LIBRARY DESTINATION ${arg_INSTALL_DESTINATION}/${arg_CATEGORY})
+  endif()
 endfunction()

@@ -183,7 +183,8 @@ void write_series(JsonOut& out, const bench::Series& series) {
     out.key("mean");
     out.interval(analysis.mean_ci);
     out.field("level", 0.95);
-    out.field("method", "percentile bootstrap, 1000 resamples");
+    out.field("method", "percentile bootstrap, " +
+                            std::to_string(bench::bootstrap_resamples(series.samples.size())) + " resamples");
     out.end_object();
     out.key("outliers");
     out.start_object();

@@ -46,12 +46,20 @@ Interval percentile_interval(std::vector<double>& estimates, double level) {
 
 }  // namespace
 
+int bootstrap_resamples(std::size_t n, const BootstrapOptions& options) {
+    constexpr double budget = 2e7;  // element draws per interval
+    if (options.resamples < 1 || n == 0) return std::max(options.resamples, 0);
+    const double affordable = budget / static_cast<double>(n);
+    return std::min(options.resamples, std::max(200, static_cast<int>(affordable)));
+}
+
 Interval bootstrap_interval(std::span<const double> samples, Statistic statistic, const BootstrapOptions& options) {
     if (samples.size() < 2 || options.resamples < 1) return {};
+    const int resamples = bootstrap_resamples(samples.size(), options);
     std::mt19937_64 rng(options.seed);
     std::vector<double> estimates, drawn;
-    estimates.reserve(static_cast<std::size_t>(options.resamples));
-    for (int r = 0; r < options.resamples; ++r) {
+    estimates.reserve(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
         resample(samples, rng, drawn);
         estimates.push_back(statistic_of(drawn, statistic));
     }
@@ -61,10 +69,11 @@ Interval bootstrap_interval(std::span<const double> samples, Statistic statistic
 Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
                                   const BootstrapOptions& options) {
     if (numerator.size() < 2 || denominator.size() < 2 || options.resamples < 1) return {};
+    const int resamples = bootstrap_resamples(numerator.size() + denominator.size(), options);
     std::mt19937_64 rng(options.seed);
     std::vector<double> estimates, top, bottom;
-    estimates.reserve(static_cast<std::size_t>(options.resamples));
-    for (int r = 0; r < options.resamples; ++r) {
+    estimates.reserve(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
         resample(numerator, rng, top);
         resample(denominator, rng, bottom);
         estimates.push_back(median_in_place(top) / median_in_place(bottom));

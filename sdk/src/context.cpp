@@ -86,6 +86,8 @@ void Context::record_scalar(std::string_view name, double value, std::string_vie
     impl_->result.scalars.push_back(Scalar{std::string(name), value, std::string(unit)});
 }
 
+void Context::add_warning(std::string_view warning) { impl_->result.warnings.emplace_back(warning); }
+
 void Context::set_info(std::string_view key, std::string_view value) {
     impl_->result.info[std::string(key)] = std::string(value);
 }

@@ -38,6 +38,6 @@ double clock_cost_ns() {
     return cost;
 }
 
-double default_min_sample_ns() { return std::max(1000.0 * clock_resolution_ns(), 10'000.0); }
+double default_min_sample_ns() { return std::max(1000.0 * clock_resolution_ns(), 1'000'000.0); }
 
 }  // namespace bench

@@ -1,4 +1,5 @@
 // The stopping rule, driven with explicit clock readings: deterministic, no sleeping.
+#include <bench/bootstrap.hpp>
 #include <bench/stopping_rule.hpp>
 #include <bench/timer.hpp>
 
@@ -120,6 +121,26 @@ TEST(StoppingRule, TimeCallableMeasuresAtLeastMinTime) {
 TEST(Clock, CostIsMeasured) {
     EXPECT_GT(bench::clock_cost_ns(), 0.0);
     EXPECT_LT(bench::clock_cost_ns(), 100'000.0);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Timer, BatchLoopCallsExactlyTheCountAskedFor) {
+    for (const long long count : {0LL, 1LL, 2LL, 5LL, 1000001LL}) {
+        long long calls = 0;
+        auto fn = [&] { ++calls; };
+        bench::detail::call_repeatedly(fn, count);
+        EXPECT_EQ(calls, count);
+    }
+}
+
+TEST(Bootstrap, LongSeriesGetFewerResamples) {
+    EXPECT_EQ(bench::bootstrap_resamples(100), 1000);
+    EXPECT_EQ(bench::bootstrap_resamples(20'000), 1000);
+    EXPECT_EQ(bench::bootstrap_resamples(40'000), 500);
+    EXPECT_EQ(bench::bootstrap_resamples(10'000'000), 200);
 }
 
 }  // namespace

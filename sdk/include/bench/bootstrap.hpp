@@ -4,6 +4,7 @@
 // The resampling is seeded, so the same samples give the same interval.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -21,12 +22,18 @@ struct Interval {
 };
 
 struct BootstrapOptions {
+    /// Resamples of small series; long series get fewer (bootstrap_resamples), so that
+    /// an interval of 100,000 samples costs no more than one of 20,000.
     int resamples = 1000;
     double level = 0.95;
     std::uint64_t seed = 0x5EED'B007'57A9ULL;
 };
 
 enum class Statistic { median, mean };
+
+/// Resamples used for a series of `n` samples: options.resamples, fewer when
+/// resamples x n would pass 2e7 element draws, and never fewer than 200.
+BENCH_EXPORT int bootstrap_resamples(std::size_t n, const BootstrapOptions& options = {});
 
 /// The interval of `statistic` of the population `samples` come from. Fewer than two
 /// samples give an invalid (NaN) interval.

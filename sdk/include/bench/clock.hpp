@@ -16,8 +16,10 @@ BENCH_EXPORT double clock_resolution_ns();
 /// holds about one such read between its start and its stop; the timer subtracts it.
 BENCH_EXPORT double clock_cost_ns();
 
-/// 1000 times the clock resolution, at least 10 us: a sample shorter than this is
-/// dominated by the clock itself.
+/// The shortest sample: 1000 times the clock resolution, and at least 1 ms. Shorter
+/// samples are dominated by the clock; and a median over samples of a few microseconds
+/// skips the ones an interrupt or the hypervisor slowed, so it reads 3-5% below the
+/// mean time per call that Google Benchmark reports (scripts/compare_gbench).
 BENCH_EXPORT double default_min_sample_ns();
 
 namespace detail {

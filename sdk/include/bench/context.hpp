@@ -58,6 +58,10 @@ public:
         // unless the benchmark recorded its own.
         if (result().find_scalar("first_call") == nullptr && timed.first_call_ms == timed.first_call_ms)
             record_scalar("first_call", timed.first_call_ms, "ms");
+        if (timed.batch_limited)
+            add_warning(std::string(name) + ": " + std::to_string(timed.inner_iterations) +
+                        " calls did not fill one sample: the call takes next to no time; is its work optimized "
+                        "away? (use bench::do_not_optimize on its result)");
         return record_series(name, std::move(timed.ms), "ms", timed.inner_iterations);
     }
 
@@ -91,6 +95,8 @@ public:
                              std::string_view unit);
     /// Records a single figure; recording a name again replaces it.
     void record_scalar(std::string_view name, double value, std::string_view unit);
+    /// Adds a warning about the scenario's figures, shown in the report and the log.
+    void add_warning(std::string_view warning);
     /// Records a text fact shown in the report (framework, model name, ...).
     void set_info(std::string_view key, std::string_view value);
 

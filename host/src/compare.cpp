@@ -28,13 +28,6 @@ constexpr std::pair<const char*, const char*> comparable_facts[] = {
     {"libtorch", "threads"},
 };
 
-std::string fact(const HardwareInfo& info, const std::string& section, const std::string& key) {
-    const auto s = info.find(section);
-    if (s == info.end()) return {};
-    const auto k = s->second.find(key);
-    return k == s->second.end() ? std::string() : k->second;
-}
-
 std::vector<double> in_ms(const bench::Series& series) {
     const double factor = to_ms_factor(series.unit);
     std::vector<double> out;
@@ -103,7 +96,7 @@ std::size_t Comparison::count(Verdict verdict) const {
 std::vector<std::string> incomparable_facts(const HardwareInfo& base, const HardwareInfo& next) {
     std::vector<std::string> out;
     for (const auto& [section, key] : comparable_facts) {
-        const std::string a = fact(base, section, key), b = fact(next, section, key);
+        const std::string a = hardware_fact(base, section, key), b = hardware_fact(next, section, key);
         if (a == b) continue;
         out.push_back(fmt::format("{}.{}: '{}' (base) vs '{}' (new)", section, key, a.empty() ? "unknown" : a,
                                   b.empty() ? "unknown" : b));

@@ -37,13 +37,6 @@ std::optional<TimeUnit> time_unit(std::string_view unit) {
     return std::nullopt;
 }
 
-std::string fact(const RunRecord& record, const char* section, const char* key) {
-    const auto s = record.hardware.find(section);
-    if (s == record.hardware.end()) return {};
-    const auto k = s->second.find(key);
-    return k == s->second.end() ? std::string() : k->second;
-}
-
 std::optional<double> parse_number(std::string_view text) {
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     double value = 0;
@@ -75,29 +68,29 @@ void write_context(Writer& out, const RunRecord& record) {
     if (date.ends_with('Z')) date = date.substr(0, date.size() - 1) + "+00:00";
     string_field(out, "date", date);
     std::string host = record.host_name;
-    if (host.empty()) host = fact(record, "host", "hostname");
+    if (host.empty()) host = hardware_fact(record.hardware, "host", "hostname");
     string_field(out, "host_name", host);
     string_field(out, "executable", "benchhost");
 
     auto number_fact = [&](const char* section, std::initializer_list<const char*> keys) -> double {
         for (const char* k : keys)
-            if (const auto v = parse_number(fact(record, section, k))) return *v;
+            if (const auto v = parse_number(hardware_fact(record.hardware, section, k))) return *v;
         return 0;
     };
     int_field(out, "num_cpus", std::llround(number_fact("cpu", {"logical_cores", "cpus_available"})));
     int_field(out, "mhz_per_cpu", std::llround(number_fact("cpu", {"current_mhz", "max_mhz"})));
     key(out, "cpu_scaling_enabled");
-    out.Bool(fact(record, "cpu", "frequency_scaling").starts_with("on"));
+    out.Bool(hardware_fact(record.hardware, "cpu", "frequency_scaling").starts_with("on"));
     key(out, "caches");
     out.StartArray();
     out.EndArray();
     key(out, "load_avg");
     out.StartArray();
     for (const char* k : {"load_average_1m", "load_average_5m", "load_average_15m"})
-        if (const auto v = parse_number(fact(record, "load", k))) out.Double(*v);
+        if (const auto v = parse_number(hardware_fact(record.hardware, "load", k))) out.Double(*v);
     out.EndArray();
-    const std::string optimized = fact(record, "build", "optimized");
-    std::string build_type = fact(record, "build", "build_type");
+    const std::string optimized = hardware_fact(record.hardware, "build", "optimized");
+    std::string build_type = hardware_fact(record.hardware, "build", "build_type");
     std::transform(build_type.begin(), build_type.end(), build_type.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     const bool release = optimized.empty() ? (build_type == "release" || build_type == "relwithdebinfo" ||

@@ -367,12 +367,7 @@ HardwareInfo collect_hardware_info() {
 
 std::vector<std::string> hardware_warnings(const HardwareInfo& info) {
     std::vector<std::string> warnings;
-    const auto fact = [&](const char* section, const char* key) -> std::string {
-        const auto s = info.find(section);
-        if (s == info.end()) return {};
-        const auto k = s->second.find(key);
-        return k == s->second.end() ? std::string() : k->second;
-    };
+    const auto fact = [&](const char* section, const char* key) { return hardware_fact(info, section, key); };
     const std::string build_type = fact("build", "build_type");
     if (fact("build", "optimized") == "no" ||
         (build_type != "Release" && build_type != "RelWithDebInfo" && build_type != "MinSizeRel"))

@@ -144,13 +144,7 @@ bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::Scenari
            a.num_tokens_to_generate == b.num_tokens_to_generate && a.model_id == b.model_id && a.params == b.params;
 }
 
-std::vector<std::size_t> execution_order(const Plan& plan, int rounds) {
-    std::vector<std::size_t> order;
-    if (rounds <= 1) {  // the plan's own order
-        for (std::size_t i = 0; i < plan.scenarios.size(); ++i) order.push_back(i);
-        return order;
-    }
-    // Groups of variants, in the order of their first scenario in the plan.
+std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan) {
     std::vector<std::vector<std::size_t>> groups;
     for (std::size_t i = 0; i < plan.scenarios.size(); ++i) {
         const bench::ScenarioConfig& config = plan.scenarios[i].config;
@@ -160,6 +154,16 @@ std::vector<std::size_t> execution_order(const Plan& plan, int rounds) {
         if (group == groups.end()) groups.push_back({i});
         else group->push_back(i);
     }
+    return groups;
+}
+
+std::vector<std::size_t> execution_order(const Plan& plan, int rounds) {
+    std::vector<std::size_t> order;
+    if (rounds <= 1) {  // the plan's own order
+        for (std::size_t i = 0; i < plan.scenarios.size(); ++i) order.push_back(i);
+        return order;
+    }
+    const std::vector<std::vector<std::size_t>> groups = variant_groups(plan);
     order.reserve(plan.scenarios.size() * static_cast<std::size_t>(rounds));
     for (int round = 0; round < rounds; ++round) {
         for (const auto& group : groups) {

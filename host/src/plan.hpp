@@ -39,6 +39,10 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options);
 /// whose ratios a run reports, and which --rounds interleaves.
 bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b);
 
+/// The plan's scenarios grouped by differ_only_in_variant, as indices into
+/// plan.scenarios: groups in the order of their first scenario, each in plan order.
+std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan);
+
 /// The order to execute `plan` in, as indices into plan.scenarios: `rounds` times each
 /// scenario (one round: the plan's order). With more, within a round the variants of one benchmark run one after the other,
 /// starting with a different variant each round (eager, compiled, kernelized; then

@@ -21,13 +21,6 @@ const bench::Series* headline_series(const bench::ScenarioResult& result) {
     return result.series.empty() ? nullptr : &result.series.front();
 }
 
-std::string fact(const HardwareInfo& hardware, const std::string& section, const std::string& key) {
-    const auto s = hardware.find(section);
-    if (s == hardware.end()) return {};
-    const auto k = s->second.find(key);
-    return k == s->second.end() ? std::string() : k->second;
-}
-
 std::string join(const std::vector<std::string>& parts, const char* separator) {
     std::string out;
     for (const std::string& part : parts) {
@@ -45,62 +38,62 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     };
 
     std::vector<std::string> cpu_details;
-    if (const std::string n = fact(hw, "cpu", "logical_cores"); !n.empty()) cpu_details.push_back(n + " logical cores");
-    if (const std::string n = fact(hw, "cpu", "physical_cores"); !n.empty()) cpu_details.push_back(n + " physical");
-    if (const std::string n = fact(hw, "cpu", "cpus_available"); !n.empty()) cpu_details.push_back(n + " available");
-    if (const std::string f = fact(hw, "cpu", "frequency_scaling"); !f.empty())
+    if (const std::string n = hardware_fact(hw, "cpu", "logical_cores"); !n.empty()) cpu_details.push_back(n + " logical cores");
+    if (const std::string n = hardware_fact(hw, "cpu", "physical_cores"); !n.empty()) cpu_details.push_back(n + " physical");
+    if (const std::string n = hardware_fact(hw, "cpu", "cpus_available"); !n.empty()) cpu_details.push_back(n + " available");
+    if (const std::string f = hardware_fact(hw, "cpu", "frequency_scaling"); !f.empty())
         cpu_details.push_back("frequency scaling " + f);
-    std::string cpu = fact(hw, "cpu", "model");
+    std::string cpu = hardware_fact(hw, "cpu", "model");
     if (!cpu_details.empty()) cpu += (cpu.empty() ? "" : " (") + join(cpu_details, ", ") + (cpu.empty() ? "" : ")");
     add("CPU", cpu);
 
-    if (const std::string total = fact(hw, "memory", "total_mib"); !total.empty()) {
+    if (const std::string total = hardware_fact(hw, "memory", "total_mib"); !total.empty()) {
         char buffer[64];
         const double mib = std::atof(total.c_str());
         std::snprintf(buffer, sizeof(buffer), "%.1f GiB", mib / 1024);
         std::string memory = buffer;
-        if (const std::string available = fact(hw, "memory", "available_mib"); !available.empty()) {
+        if (const std::string available = hardware_fact(hw, "memory", "available_mib"); !available.empty()) {
             std::snprintf(buffer, sizeof(buffer), " (%.1f GiB available)", std::atof(available.c_str()) / 1024);
             memory += buffer;
         }
         add("Memory", memory);
     }
 
-    const std::string gpu_available = fact(hw, "gpu", "available");
+    const std::string gpu_available = hardware_fact(hw, "gpu", "available");
     if (gpu_available == "yes") {
-        std::string gpu = fact(hw, "gpu", "count");
-        gpu = (gpu.empty() ? "" : gpu + " x ") + fact(hw, "gpu", "gpu0_name");
-        if (const std::string memory = fact(hw, "gpu", "gpu0_memory_mib"); !memory.empty()) gpu += " (" + memory + " MiB)";
-        if (const std::string driver = fact(hw, "gpu", "driver_version"); !driver.empty()) gpu += ", driver " + driver;
-        if (const std::string cuda = fact(hw, "gpu", "cuda_driver_version"); !cuda.empty()) gpu += ", CUDA " + cuda;
+        std::string gpu = hardware_fact(hw, "gpu", "count");
+        gpu = (gpu.empty() ? "" : gpu + " x ") + hardware_fact(hw, "gpu", "gpu0_name");
+        if (const std::string memory = hardware_fact(hw, "gpu", "gpu0_memory_mib"); !memory.empty()) gpu += " (" + memory + " MiB)";
+        if (const std::string driver = hardware_fact(hw, "gpu", "driver_version"); !driver.empty()) gpu += ", driver " + driver;
+        if (const std::string cuda = hardware_fact(hw, "gpu", "cuda_driver_version"); !cuda.empty()) gpu += ", CUDA " + cuda;
         add("GPU", gpu);
     } else if (!gpu_available.empty()) {
-        const std::string reason = fact(hw, "gpu", "reason");
+        const std::string reason = hardware_fact(hw, "gpu", "reason");
         add("GPU", "none" + (reason.empty() ? std::string() : " (" + reason + ")"));
     }
 
-    std::string os = fact(hw, "os", "name");
-    if (const std::string kernel = fact(hw, "os", "kernel"); !kernel.empty()) os = join({os, "kernel " + kernel}, ", ");
-    os = join({os, fact(hw, "os", "machine")}, ", ");
+    std::string os = hardware_fact(hw, "os", "name");
+    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty()) os = join({os, "kernel " + kernel}, ", ");
+    os = join({os, hardware_fact(hw, "os", "machine")}, ", ");
     add("OS", os);
 
     std::vector<std::string> build;
-    build.push_back(fact(hw, "build", "build_type"));
-    build.push_back(fact(hw, "build", "compiler"));
-    if (const std::string sdk = fact(hw, "build", "sdk_version"); !sdk.empty()) {
-        const std::string abi = fact(hw, "build", "sdk_abi");
+    build.push_back(hardware_fact(hw, "build", "build_type"));
+    build.push_back(hardware_fact(hw, "build", "compiler"));
+    if (const std::string sdk = hardware_fact(hw, "build", "sdk_version"); !sdk.empty()) {
+        const std::string abi = hardware_fact(hw, "build", "sdk_abi");
         build.push_back("SDK " + sdk + (abi.empty() ? "" : " (ABI " + abi + ")"));
     }
     add("Build", join(build, ", "));
 
-    std::string torch = fact(hw, "libtorch", "torch_version");
-    if (torch.empty()) torch = fact(hw, "libtorch", "version_at_build");
+    std::string torch = hardware_fact(hw, "libtorch", "torch_version");
+    if (torch.empty()) torch = hardware_fact(hw, "libtorch", "version_at_build");
     add("LibTorch", torch);
 
-    const std::string l1 = fact(hw, "load", "load_average_1m");
+    const std::string l1 = hardware_fact(hw, "load", "load_average_1m");
     if (!l1.empty())
         add("Load before the run",
-            join({l1, fact(hw, "load", "load_average_5m"), fact(hw, "load", "load_average_15m")}, ", ") +
+            join({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
                 " (1, 5, 15 min)");
     return lines;
 }

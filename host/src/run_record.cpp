@@ -2,6 +2,13 @@
 
 namespace benchhost {
 
+std::string hardware_fact(const HardwareInfo& hardware, const std::string& section, const std::string& key) {
+    const auto s = hardware.find(section);
+    if (s == hardware.end()) return {};
+    const auto k = s->second.find(key);
+    return k == s->second.end() ? std::string() : k->second;
+}
+
 double RunTotals::success_rate() const {
     return total > 0 ? static_cast<double>(successful) / static_cast<double>(total) : 0.0;
 }

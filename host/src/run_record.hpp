@@ -17,6 +17,9 @@ namespace benchhost {
 /// ("cpu", "memory", "os", "build", ...). Written as nested JSON objects.
 using HardwareInfo = std::map<std::string, std::map<std::string, std::string>>;
 
+/// One fact of `hardware` ("cpu", "model"); empty when it is not there.
+std::string hardware_fact(const HardwareInfo& hardware, const std::string& section, const std::string& key);
+
 struct ScenarioOutcome {
     bench::ScenarioConfig config;
     bench::ScenarioResult result;       // status and reason included

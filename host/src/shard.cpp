@@ -70,15 +70,7 @@ std::string plan_fingerprint(const Plan& plan) {
 }
 
 Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::string, double>& known_costs) {
-    // Groups of variants, as --rounds interleaves them.
-    std::vector<std::vector<std::size_t>> groups;
-    for (std::size_t i = 0; i < plan.scenarios.size(); ++i) {
-        auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
-            return differ_only_in_variant(plan.scenarios[g.front()].config, plan.scenarios[i].config);
-        });
-        if (group == groups.end()) groups.push_back({i});
-        else group->push_back(i);
-    }
+    const std::vector<std::vector<std::size_t>> groups = variant_groups(plan);  // as --rounds interleaves them
 
     std::vector<double> known;
     for (const auto& [id, cost] : known_costs) known.push_back(cost);

@@ -261,8 +261,7 @@ TEST(Kernels, FoldBatchNormIsEquivalent) {
 TEST(Kernels, ConvBnActMatchesEagerConvBnRelu) {
     torch::manual_seed(2);
     const KernelRegistry kernels = KernelRegistry::with_defaults();
-    ASSERT_EQ(kernels.describe().size(), 1u);
-    EXPECT_EQ(kernels.describe()[0], "conv_bn_act=onednn_prepacked_nhwc");
+    EXPECT_TRUE(kernels.describe().empty());  // nothing prepared yet: it claims nothing
     const c10::InferenceMode inference;
     struct Case {
         int64_t in, out, k, stride, groups, hw;
@@ -287,6 +286,7 @@ TEST(Kernels, ConvBnActMatchesEagerConvBnRelu) {
             }
         }
     }
+    EXPECT_EQ(kernels.describe(), std::vector<std::string>{"conv_bn_act=onednn_prepacked_nhwc"});
     // bfloat16: within bfloat16's tolerance of eager in float32.
     ConvBnActParams p = random_conv_bn(16, 32, 3, 1, 1, false);
     const torch::Tensor x = torch::randn({2, 16, 14, 14});
@@ -295,6 +295,50 @@ TEST(Kernels, ConvBnActMatchesEagerConvBnRelu) {
     const torch::Tensor got = kernels.prepare_conv_bn_act(p)(x.to(torch::kBFloat16));
     EXPECT_EQ(got.scalar_type(), torch::kBFloat16);
     EXPECT_LT((got.to(torch::kFloat) - expected).abs().max().item<double>(), 0.05);
+}
+
+TEST(Kernels, LayersAKernelDoesNotTakeGoToTheKernelBefore) {
+    torch::manual_seed(3);
+    const c10::InferenceMode inference;
+    KernelRegistry kernels = KernelRegistry::with_defaults();
+    int custom_prepared = 0;
+    // A plugin's kernel for 1x1 convolutions only: 3x3 layers stay with the SDK's.
+    kernels.set_conv_bn_act(
+        "custom_1x1",
+        [&custom_prepared](const ConvBnActParams& p) {
+            ++custom_prepared;
+            const auto [w, b] = fold_batch_norm(p);
+            return PreparedKernel([w, b](const torch::Tensor& x) { return torch::conv2d(x, w, b).relu_(); });
+        },
+        [](const ConvBnActParams& p) { return p.conv_weight.size(-1) == 1; });
+    const ConvBnActParams one = random_conv_bn(8, 16, 1, 1, 1, false);
+    const ConvBnActParams three = random_conv_bn(8, 16, 3, 1, 1, false);
+    const torch::Tensor x = torch::randn({1, 8, 10, 10});
+    EXPECT_LT((kernels.prepare_conv_bn_act(three)(x) - eager_conv_bn(three, x, true)).abs().max().item<double>(), 1e-4);
+    EXPECT_EQ(custom_prepared, 0);
+    EXPECT_LT((kernels.prepare_conv_bn_act(one)(x) - eager_conv_bn(one, x, true)).abs().max().item<double>(), 1e-4);
+    EXPECT_EQ(custom_prepared, 1);
+    EXPECT_EQ(kernels.describe(), std::vector<std::string>{"conv_bn_act=onednn_prepacked_nhwc+custom_1x1"});
+
+    // float16 on this CPU: the oneDNN kernel does not take it, the folded convolution does
+    // (whether LibTorch can then run it is another matter), and the report says so.
+    KernelRegistry defaults = KernelRegistry::with_defaults();
+    ConvBnActParams half = random_conv_bn(8, 16, 3, 1, 1, false);
+    for (auto* t : {&half.conv_weight, &half.bn_weight, &half.bn_bias, &half.bn_mean, &half.bn_var})
+        *t = t->to(torch::kHalf);
+    defaults.prepare_conv_bn_act(half);
+    EXPECT_EQ(defaults.describe(), std::vector<std::string>{"conv_bn_act=folded_conv_nhwc"});
+
+    // Without `applies`, a kernel replaces the chain; an empty chain is a logic error.
+    KernelRegistry only = KernelRegistry::with_defaults();
+    only.set_conv_bn_act("mine", [](const ConvBnActParams&) { return PreparedKernel([](const torch::Tensor& t) { return t; }); });
+    only.prepare_conv_bn_act(three);
+    EXPECT_EQ(only.describe(), std::vector<std::string>{"conv_bn_act=mine"});
+    // No kernel that applies is a logic error, as no kernel at all is.
+    KernelRegistry none;
+    none.set_conv_bn_act("never", [](const ConvBnActParams&) { return PreparedKernel(); },
+                         [](const ConvBnActParams&) { return false; });
+    EXPECT_THROW(none.prepare_conv_bn_act(three), std::logic_error);
 }
 
 TEST(Kernels, ConvBnActIsFasterThanEagerOnResNetShapes) {
@@ -316,9 +360,10 @@ TEST(Kernels, CustomKernelsAndAnEmptyRegistry) {
     registry.set_conv_bn_act("identity", [](const ConvBnActParams&) -> PreparedKernel {
         return [](const torch::Tensor& x) { return x; };
     });
-    EXPECT_EQ(registry.describe(), (std::vector<std::string>{"conv_bn_act=identity"}));
+    EXPECT_TRUE(registry.describe().empty());  // registered, not yet used
     const torch::Tensor x = torch::ones({1});
     EXPECT_TRUE(registry.prepare_conv_bn_act(random_conv_bn(4, 4, 3, 1, 1, false))(x).equal(x));
+    EXPECT_EQ(registry.describe(), (std::vector<std::string>{"conv_bn_act=identity"}));
 }
 
 // --- model benchmark ---

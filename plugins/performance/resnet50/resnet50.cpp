@@ -279,17 +279,17 @@ private:
     std::vector<std::pair<std::vector<int64_t>, c10::IValue>> contexts_;  // few shapes: a list
 };
 
-/// This plugin's kernel where it applies (2-d, on the CPU, float32 or bfloat16), the
-/// SDK's `fallback` elsewhere.
-KernelRegistry::ConvBnActFactory prepacked_factory(KernelRegistry fallback) {
-    return [fallback = std::move(fallback)](const ConvBnActParams& params) -> PreparedKernel {
-        const auto& w = params.conv_weight;
-        const bool applies = w.defined() && w.dim() == 4 && w.device().is_cpu() &&
-                             (w.scalar_type() == at::kFloat || w.scalar_type() == at::kBFloat16);
-        if (!applies) return fallback.prepare_conv_bn_act(params);
-        auto kernel = std::make_shared<PrepackedConvBnAct>(params);
-        return [kernel](const torch::Tensor& x) { return (*kernel)(x); };
-    };
+/// Where this plugin's kernel applies: 2-d, on the CPU, float32 or bfloat16; the other
+/// layers go to the SDK's kernels.
+bool prepacked_applies(const ConvBnActParams& params) {
+    const auto& w = params.conv_weight;
+    return w.defined() && w.dim() == 4 && w.device().is_cpu() &&
+           (w.scalar_type() == at::kFloat || w.scalar_type() == at::kBFloat16);
+}
+
+PreparedKernel prepare_prepacked(const ConvBnActParams& params) {
+    auto kernel = std::make_shared<PrepackedConvBnAct>(params);
+    return [kernel](const torch::Tensor& x) { return (*kernel)(x); };
 }
 
 /// The kernelized ResNet-50: every conv + bn (+ relu) is one prepared kernel, the
@@ -316,8 +316,8 @@ Forward kernelize(const ResNet50& model, const KernelRegistry& kernels) {
         for (const auto& block : blocks) {
             const torch::Tensor identity = block.downsample ? block.downsample(y) : y;
             torch::Tensor out = block.c3(block.c2(block.c1(y)));
-            // at::_add_relu_ is one vectorized pass, float32 only in this LibTorch.
-            if (out.scalar_type() == at::kFloat) at::_add_relu_(out, identity);
+            // at::_add_relu_ is one vectorized pass, CPU and float32 only.
+            if (out.is_cpu() && out.scalar_type() == at::kFloat) at::_add_relu_(out, identity);
             else out.add_(identity).relu_();
             y = std::move(out);
         }
@@ -363,13 +363,14 @@ BENCH_RUN_BENCHMARK(ctx) {
         KernelRegistry kernels = sdk_kernels;
         if (conv_kernel == "plugin") {
             if (PrepackedConvBnAct::available())
-                kernels.set_conv_bn_act("resnet50_onednn_prepacked_nhwc", prepacked_factory(sdk_kernels));
+                kernels.set_conv_bn_act("resnet50_onednn_prepacked_nhwc", prepare_prepacked, prepacked_applies);
             else
                 ctx.log().warn("mkldnn_prepacked::conv2d_prepack is not in this LibTorch: using the SDK's conv_bn_act");
         }
+        Forward forward = kernelize(model, kernels);  // prepares every layer's kernel
         for (const auto& name : kernels.describe())
             kernel_description += (kernel_description.empty() ? "" : ", ") + name;
-        return kernelize(model, kernels);
+        return forward;
     };
 
     bench::libtorch::run_model_benchmark(ctx, spec);

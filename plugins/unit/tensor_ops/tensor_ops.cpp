@@ -105,7 +105,7 @@ struct Case {
     Op op;
     /// The kernelized form of `op` for these inputs (prepared once); empty where the
     /// SDK's kernel registry has no kernel for the operator.
-    std::function<Op(const Inputs&)> kernelize;
+    std::function<Op(const bench::libtorch::KernelRegistry&, const Inputs&)> kernelize;
 };
 
 struct Dtype {
@@ -353,14 +353,16 @@ Op Session::variant_of(const Case& c) const {
             };
             break;
         }
-        case bench::Variant::kernelized:
+        case bench::Variant::kernelized: {
             if (!c.kernelize)
                 ctx_.skip(fmt::format("no kernelized {} in tensor_ops: the SDK's kernel registry has a kernel for "
                                       "convolutions (conv2d) only",
                                       op_));
-            op = c.kernelize(c.inputs);
-            ctx_.set_info("kernels", fmt::format("{}", fmt::join(lt::KernelRegistry::with_defaults().describe(), ",")));
+            const lt::KernelRegistry kernels = lt::KernelRegistry::with_defaults();
+            op = c.kernelize(kernels, c.inputs);
+            ctx_.set_info("kernels", fmt::format("{}", fmt::join(kernels.describe(), ",")));
             break;
+        }
     }
     lt::check_against_reference(ctx_, c.op(c.inputs), op(c.inputs), dtype_.type);
     return op;
@@ -408,7 +410,7 @@ Case conv2d_case(const std::vector<long long>& s, long long k, at::ScalarType dt
     c.op = [pad](const Inputs& in) { return at::conv2d(in[0], in[1], in[2], {1, 1}, {pad, pad}); };
     // The SDK's conv_bn_act kernel (oneDNN, prepacked weight, channels-last) with an
     // identity batch norm and no activation: the same convolution.
-    c.kernelize = [pad, channels](const Inputs& in) -> Op {
+    c.kernelize = [pad, channels](const bench::libtorch::KernelRegistry& kernels, const Inputs& in) -> Op {
         bench::libtorch::ConvBnActParams params;
         params.conv_weight = in[1];
         params.conv_bias = in[2];
@@ -422,7 +424,7 @@ Case conv2d_case(const std::vector<long long>& s, long long k, at::ScalarType dt
         params.padding = {pad};
         params.dilation = {1};
         params.relu = false;
-        bench::libtorch::PreparedKernel kernel = bench::libtorch::KernelRegistry::with_defaults().prepare_conv_bn_act(params);
+        bench::libtorch::PreparedKernel kernel = kernels.prepare_conv_bn_act(params);
         return [kernel = std::move(kernel)](const Inputs& x) { return kernel(x[0]); };
     };
     return c;

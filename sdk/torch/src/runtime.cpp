@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/constants.h>
@@ -93,6 +94,10 @@ torch::Device select_device(Context& ctx) {
         if (index >= count)
             ctx.skip(wanted + " requested, but this machine has " + std::to_string(count) + " CUDA device(s)");
         device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+        // Whether float32 convolutions and matrix products may round to TF32: it changes
+        // both the speed and the accuracy of float32 on the GPU.
+        ctx.set_info("tf32", std::string("cudnn ") + (at::globalContext().allowTF32CuDNN() ? "on" : "off") +
+                                 ", cublas " + (at::globalContext().allowTF32CuBLAS() ? "on" : "off"));
     } else if (!device->is_cpu()) {
         ctx.skip("device '" + wanted + "' is not supported by benchhost's LibTorch layer (cpu and cuda are)");
     }
@@ -200,9 +205,12 @@ void flush_memory(const torch::Device& device) {
 void record_memory(Context& ctx, const torch::Device& device) {
 #if defined(BENCH_TORCH_WITH_CUDA)
     if (device.is_cuda()) {
-        const int index = device.has_index() ? device.index() : 0;
+        const c10::DeviceIndex index = device.has_index() ? device.index() : 0;
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-        constexpr auto aggregate = static_cast<std::size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE);
+        // StatType::AGGREGATE, the first entry of each StatArray in every release; the
+        // enum itself has moved namespace (c10::cuda::CUDACachingAllocator in 1.13,
+        // c10::CachingDeviceAllocator, then c10::CachingAllocator), so it is not named.
+        constexpr std::size_t aggregate = 0;
         constexpr double mib = 1024.0 * 1024.0;
         ctx.record_scalar("cuda_max_memory_allocated", static_cast<double>(stats.allocated_bytes[aggregate].peak) / mib,
                           "MiB");
@@ -247,7 +255,12 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
     };
     const torch::Tensor ref = to_host(reference);
     const torch::Tensor cand = to_host(candidate);
-    const Tolerance tol = tolerance_for(dtype);
+    // On CUDA, float32 convolutions (cuDNN, PyTorch's default) and matrix products (when
+    // allowed) may round their inputs to TF32, float16's 10-bit mantissa: two execution
+    // paths of one model then differ as in float16.
+    const bool tf32 = dtype == torch::kFloat && (reference.is_cuda() || candidate.is_cuda()) &&
+                      (at::globalContext().allowTF32CuDNN() || at::globalContext().allowTF32CuBLAS());
+    const Tolerance tol = tolerance_for(tf32 ? torch::kHalf : dtype);
 
     // |c - r|, with equal values (infinities included) exactly 0 and NaN where only one
     // side is NaN (both NaN counts as equal).
@@ -284,7 +297,7 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
     const double d = diff.flatten()[flat].item<double>();
     const double a = allowed.flatten()[flat].item<double>();
     throw std::runtime_error(
-        "output differs from eager beyond the " + dtype_name(dtype) + " tolerance (absolute " +
+        "output differs from eager beyond the " + dtype_name(dtype) + (tf32 ? " (TF32)" : "") + " tolerance (absolute " +
         format_double(tol.absolute) + " + relative " + format_double(tol.relative) + " * |reference|) at " +
         std::to_string(n_bad) + " of " + std::to_string(n) + " elements; worst at index " + format_sizes(index) +
         ": candidate " + format_double(c, 9) + ", reference " + format_double(r, 9) + ", |difference| " +

@@ -265,31 +265,35 @@ bool prepacked_applies(const ConvBnActParams& params) {
 
 KernelRegistry KernelRegistry::with_defaults() {
     KernelRegistry registry;
-    if (prepacked_ops()) {
-        registry.set_conv_bn_act("onednn_prepacked_nhwc", [](const ConvBnActParams& params) {
-            return prepacked_applies(params) ? prepacked_conv_bn_act(params) : folded_conv_bn_act(params);
-        });
-    } else {
-        registry.set_conv_bn_act("folded_conv_nhwc", folded_conv_bn_act);
-    }
+    registry.set_conv_bn_act("folded_conv_nhwc", folded_conv_bn_act);
+    if (prepacked_ops()) registry.set_conv_bn_act("onednn_prepacked_nhwc", prepacked_conv_bn_act, prepacked_applies);
     return registry;
 }
 
-void KernelRegistry::set_conv_bn_act(std::string name, ConvBnActFactory factory) {
+void KernelRegistry::set_conv_bn_act(std::string name, ConvBnActFactory factory, ConvBnActApplies applies) {
     if (!factory) throw std::invalid_argument("set_conv_bn_act: empty factory for '" + name + "'");
-    conv_bn_act_name_ = std::move(name);
-    conv_bn_act_ = std::move(factory);
+    if (!applies) conv_bn_act_.clear();
+    conv_bn_act_.push_back({std::move(name), std::move(factory), std::move(applies)});
 }
 
 PreparedKernel KernelRegistry::prepare_conv_bn_act(const ConvBnActParams& params) const {
-    if (!conv_bn_act_) throw std::logic_error("no conv_bn_act kernel is registered (use KernelRegistry::with_defaults)");
-    const torch::NoGradGuard no_grad;
-    return conv_bn_act_(params);
+    if (conv_bn_act_.empty())
+        throw std::logic_error("no conv_bn_act kernel is registered (use KernelRegistry::with_defaults)");
+    for (auto it = conv_bn_act_.rbegin(); it != conv_bn_act_.rend(); ++it) {
+        if (it->applies && !it->applies(params)) continue;
+        if (std::find(conv_bn_act_used_.begin(), conv_bn_act_used_.end(), it->name) == conv_bn_act_used_.end())
+            conv_bn_act_used_.push_back(it->name);
+        const torch::NoGradGuard no_grad;
+        return it->factory(params);
+    }
+    throw std::logic_error("no registered conv_bn_act kernel applies to a " + std::to_string(params.conv_weight.dim()) +
+                           "-d " + std::string(c10::toString(params.conv_weight.scalar_type())) + " convolution on " +
+                           params.conv_weight.device().str());
 }
 
 std::vector<std::string> KernelRegistry::describe() const {
     std::vector<std::string> out;
-    if (conv_bn_act_) out.push_back("conv_bn_act=" + conv_bn_act_name_);
+    if (!conv_bn_act_used_.empty()) out.push_back("conv_bn_act=" + join(conv_bn_act_used_, "+"));
     return out;
 }
 
@@ -387,7 +391,9 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
             run = spec.kernelize(kernels);
             if (!run) ctx.skip(spec.model + " has no kernelized implementation");
             ctx.record_scalar("kernelize_time", elapsed_ms(start), "ms");
-            ctx.set_info("kernels", join(kernels.describe(), ","));
+            // Only what the model prepared through this registry; a plugin that uses its
+            // own copy or kernels of its own records them itself.
+            if (const auto used = kernels.describe(); !used.empty()) ctx.set_info("kernels", join(used, ","));
             break;
         }
     }

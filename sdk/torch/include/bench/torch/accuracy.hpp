@@ -24,6 +24,8 @@ BENCH_EXPORT Tolerance tolerance_for(torch::ScalarType dtype);
 /// tolerance, throws std::runtime_error saying by how much and where (the worst
 /// element's index, both values, the tolerance): the scenario fails. NaN in one and not
 /// the other is out of tolerance; a shape mismatch throws std::runtime_error too.
+/// float32 on CUDA while TF32 is allowed (cuDNN convolutions allow it by default) gets
+/// float16's tolerance: TF32 keeps float16's 10-bit mantissa.
 BENCH_EXPORT void check_against_reference(Context& ctx, const torch::Tensor& reference, const torch::Tensor& candidate,
                              torch::ScalarType dtype);
 

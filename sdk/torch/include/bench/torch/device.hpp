@@ -14,7 +14,8 @@ namespace bench::libtorch {
 /// device that cannot run here ends the scenario as skipped (Context::skip) with the
 /// reason: "cuda requested, but this LibTorch build has no CUDA", "... but no CUDA
 /// device is available", "cuda:3 requested, but this machine has 1 CUDA device(s)".
-/// Text that is no device at all is std::invalid_argument.
+/// Text that is no device at all is std::invalid_argument. On CUDA it also records info
+/// "tf32" ("cudnn on, cublas off": whether float32 may round to TF32 there).
 BENCH_EXPORT torch::Device select_device(Context& ctx);
 
 /// config.dtype as a torch dtype (float32/float/fp32, bfloat16/bf16, float16/half/fp16,

@@ -33,33 +33,49 @@ using PreparedKernel = std::function<torch::Tensor(const torch::Tensor&)>;
 class BENCH_EXPORT KernelRegistry {
 public:
     using ConvBnActFactory = std::function<PreparedKernel(const ConvBnActParams&)>;
+    /// Whether a kernel takes a layer; the layers it does not take go to the kernel
+    /// registered before it.
+    using ConvBnActApplies = std::function<bool(const ConvBnActParams&)>;
 
-    /// The SDK's kernels. "conv_bn_act" ("onednn_prepacked_nhwc"): batch norm folded
-    /// into the convolution's weight and bias (fold_batch_norm), the weight prepacked
-    /// once per input shape into oneDNN's blocked layout (mkldnn_prepacked::conv2d_prepack,
-    /// on the first call with that shape), run on channels-last input with bias and ReLU
-    /// fused into the oneDNN primitive. Input of any layout is accepted; the output is an
-    /// ordinary channels-last tensor, so the next kernel takes it without a reorder and
-    /// residual adds, pooling and the rest of the model work on it. float32 and bfloat16
-    /// on the CPU; elsewhere (CUDA, other dtypes, non-2-d) the folded convolution through
-    /// at::convolution in channels-last with an in-place ReLU. About 2x eager
-    /// conv + batch_norm + relu on ResNet-50's shapes at batch 1 (see kernels in
-    /// variants.cpp for the measurements). Prepared kernels are safe to call from several
-    /// threads.
+    /// The SDK's kernels. "conv_bn_act": on the CPU in float32 and bfloat16 for 2-d
+    /// convolutions, "onednn_prepacked_nhwc": batch norm folded into the convolution's
+    /// weight and bias (fold_batch_norm), the weight prepacked once per input shape into
+    /// oneDNN's blocked layout (mkldnn_prepacked::conv2d_prepack, on the first call with
+    /// that shape), run on channels-last input with bias and ReLU fused into the oneDNN
+    /// primitive. Elsewhere (CUDA, other dtypes, non-2-d, a LibTorch without the prepacked
+    /// ops) "folded_conv_nhwc": the folded convolution through at::convolution in
+    /// channels-last with an in-place ReLU. Input of any layout is accepted; the output
+    /// is an ordinary channels-last tensor, so the next kernel takes it without a reorder
+    /// and residual adds, pooling and the rest of the model work on it. The oneDNN kernel
+    /// is about 2x eager conv + batch_norm + relu on ResNet-50's shapes at batch 1 (see
+    /// kernels in variants.cpp for the measurements). Prepared kernels are safe to call
+    /// from several threads.
     static KernelRegistry with_defaults();
 
-    /// Replaces the "conv_bn_act" kernel (std::invalid_argument for an empty factory).
-    void set_conv_bn_act(std::string name, ConvBnActFactory factory);
-    /// Prepares a kernel from the eager layer's tensors (under NoGradGuard); std::logic_error
-    /// when no conv_bn_act kernel is registered.
+    /// Registers a "conv_bn_act" kernel (std::invalid_argument for an empty factory).
+    /// Without `applies` it replaces every kernel registered before; with it, it takes
+    /// the layers `applies` accepts and leaves the others to the kernels registered
+    /// before it (tried newest first).
+    void set_conv_bn_act(std::string name, ConvBnActFactory factory, ConvBnActApplies applies = {});
+    /// Prepares a kernel from the eager layer's tensors (under NoGradGuard) with the
+    /// newest kernel that applies, and remembers which for describe(); std::logic_error
+    /// when none does.
     PreparedKernel prepare_conv_bn_act(const ConvBnActParams& params) const;
 
-    /// Names of the kernels in use, for the report ("conv_bn_act=onednn_prepacked_nhwc").
+    /// The kernels this registry has prepared, for the report: "conv_bn_act=NAME", or
+    /// "conv_bn_act=A+B" when layers went to different kernels (in the order first
+    /// used). Empty until a kernel has been prepared: a registry that a model did not
+    /// use claims nothing.
     std::vector<std::string> describe() const;
 
 private:
-    std::string conv_bn_act_name_;
-    ConvBnActFactory conv_bn_act_;
+    struct ConvBnActKernel {
+        std::string name;
+        ConvBnActFactory factory;
+        ConvBnActApplies applies;  // empty: every layer
+    };
+    std::vector<ConvBnActKernel> conv_bn_act_;           // oldest first
+    mutable std::vector<std::string> conv_bn_act_used_;  // names, in the order first prepared
 };
 
 /// Folds batch norm into a convolution: returns {weight, bias} such that

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fnmatch.h>
+#include <set>
 
 #include <bench/axes.hpp>
 
@@ -72,6 +73,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
     Plan plan;
     std::vector<std::string> all_ids;
     std::vector<bool> include_used(options.include.size(), false);
+    std::set<std::string> ignored_values;  // plugin "\n" axis, warned about once
 
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         if (!options.categories.empty() && !contains(options.categories, plugin.category)) continue;
@@ -86,6 +88,12 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             // Axes the plugin does not vary over still set its config: their first value.
             for (const auto& [axis, values] : settings.axes) {
                 if (bench::is_builtin_axis(axis) && !values.empty() && !contains(plugin.axes, axis)) {
+                    if (values.size() > 1 && ignored_values.insert(plugin.name + "\n" + axis).second) {
+                        std::string listed;
+                        for (const std::string& value : values) listed += (listed.empty() ? "" : ",") + value;
+                        plan.warnings.push_back(plugin.name + " does not vary over " + axis + ": of " + listed +
+                                                " only the first (" + values.front() + ") is used");
+                    }
                     try {
                         bench::apply_axis_value(config, axis, values.front());
                     } catch (const std::invalid_argument& e) {

@@ -67,7 +67,7 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     auto s = run({"--include", "resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s["resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32]"];
+        const Scenario& scenario = s["resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 25'557'032) << variant;
         // 4.09 G multiply-accumulates at 224x224, two FLOPs each.
@@ -77,13 +77,13 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
             EXPECT_LE(scalar(scenario, "max_abs_diff"), 1e-2) << variant;  // checked against eager by the plugin
         }
     }
-    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32]"], "compile_time"), 0);
+    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"], "compile_time"), 0);
     // The cold start, reported apart: loading the plugin, building the model, compiling, the first call.
-    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32]"].report)["cold_start"];
+    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"].report)["cold_start"];
     for (const char* name : {"plugin_load", "model_load", "compile_time", "first_call"})
         EXPECT_GT(cold[name]["value"].GetDouble(), 0.0) << name;
     // Each variant's speedup over eager, with its interval.
-    const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32]"].report)["speedup_over_eager"];
+    const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report)["speedup_over_eager"];
     EXPECT_GT(speedup["latency"]["value"].GetDouble(), 0.0);
     EXPECT_TRUE(speedup["latency"]["ci95"].IsArray());
 }
@@ -93,16 +93,16 @@ TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
                   "--param", "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});
     ASSERT_EQ(s.size(), 6u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& conv = s["conv2d[variant=" + std::string(variant) + ",dtype=float32]"];
+        const Scenario& conv = s["conv2d[variant=" + std::string(variant) + ",dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(conv.status, "success") << variant << ": " << conv.reason;
         EXPECT_TRUE(has_series(conv, "latency")) << variant;
         if (std::string(variant) != "eager") {
             EXPECT_LE(scalar(conv, "max_rel_diff"), 1e-3) << variant;
         }
     }
-    EXPECT_GT(scalar(s["conv2d[variant=compiled,dtype=float32]"], "compile_time_1x16x16x16"), 0);
-    EXPECT_EQ(s["softmax[variant=compiled,dtype=float32]"].status, "success");
-    const Scenario& softmax = s["softmax[variant=kernelized,dtype=float32]"];
+    EXPECT_GT(scalar(s["conv2d[variant=compiled,dtype=float32,device=cpu,threads=0]"], "compile_time_1x16x16x16"), 0);
+    EXPECT_EQ(s["softmax[variant=compiled,dtype=float32,device=cpu,threads=0]"].status, "success");
+    const Scenario& softmax = s["softmax[variant=kernelized,dtype=float32,device=cpu,threads=0]"];
     EXPECT_EQ(softmax.status, "skipped");
     EXPECT_NE(softmax.reason.find("no kernelized softmax"), std::string::npos) << softmax.reason;
 }
@@ -112,7 +112,7 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
                   "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32]"];
+        const Scenario& scenario = s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 86'567'656) << variant;
         // 17.57 G multiply-accumulates: patch embedding, 12 layers of attention and MLP, head.
@@ -158,15 +158,15 @@ TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {
     auto s = run({"--include", "torchscript_model", "--model-path", (work / "a.pt").string(), "--variants",
                   "eager,compiled,kernelized", "--batch-sizes", "1,4", "--param", "input_shape=3,32,32"});
     ASSERT_EQ(s.size(), 6u);
-    const Scenario& eager = s["torchscript_model[variant=eager,batch_size=4,dtype=float32]"];
+    const Scenario& eager = s["torchscript_model[variant=eager,batch_size=4,dtype=float32,device=cpu,threads=0]"];
     ASSERT_EQ(eager.status, "success") << eager.reason;
     EXPECT_EQ(scalar(eager, "parameters"), 16 * 27 + 16 + 32 * 144 + 32 + 10 * 32 + 10);
     EXPECT_GT(scalar(eager, "file_size"), 0);
     EXPECT_TRUE(has_series(eager, "throughput"));
-    const Scenario& compiled = s["torchscript_model[variant=compiled,batch_size=1,dtype=float32]"];
+    const Scenario& compiled = s["torchscript_model[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
     ASSERT_EQ(compiled.status, "success") << compiled.reason;
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-4);
-    EXPECT_EQ(s["torchscript_model[variant=kernelized,batch_size=1,dtype=float32]"].status, "skipped");
+    EXPECT_EQ(s["torchscript_model[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].status, "skipped");
 
     s = run({"--include", "torchscript_model", "--param",
              "models=first:" + (work / "a.pt").string() + ",second:" + (work / "b.pt").string(), "--variants", "eager",

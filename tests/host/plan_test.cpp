@@ -70,6 +70,17 @@ TEST(Plan, ExpandsOnlyTheAxesAPluginDeclares) {
     EXPECT_EQ(plan.scenarios[4].symbol, "run_benchmark");
 }
 
+TEST(Plan, SeveralValuesOfAnAxisAPluginDoesNotVaryOverAreWarnedAbout) {
+    RunOptions options = options_with_defaults();
+    options.include = {"resnet50"};
+    EXPECT_TRUE(make_plan(sample_discovery(), options).warnings.empty());
+    options.config.axes["dtype"] = {"bfloat16", "float32"};
+    const Plan plan = make_plan(sample_discovery(), options);
+    ASSERT_EQ(plan.warnings.size(), 1u);  // once per plugin and axis, not per benchmark
+    EXPECT_EQ(plan.warnings[0], "resnet50 does not vary over dtype: of bfloat16,float32 only the first (bfloat16) is used");
+    for (const auto& s : plan.scenarios) EXPECT_EQ(s.config.dtype, "bfloat16");
+}
+
 TEST(Plan, MockPluginIsSkippedUnlessEnabled) {
     RunOptions options = options_with_defaults();
     options.include = {"mock"};

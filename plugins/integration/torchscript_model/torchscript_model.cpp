@@ -23,7 +23,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype");
+BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
 
 namespace {
 

@@ -85,7 +85,7 @@
 #include <utility>
 #include <vector>
 
-BENCH_PLUGIN("gpt2", "1.0.0", .axes = "variant,batch_size,dtype");
+BENCH_PLUGIN("gpt2", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
 
 namespace {
 

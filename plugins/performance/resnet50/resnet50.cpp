@@ -36,7 +36,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
-BENCH_PLUGIN("resnet50", "1.0.0", .axes = "variant,batch_size,dtype");
+BENCH_PLUGIN("resnet50", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
 
 namespace {
 

@@ -33,7 +33,7 @@
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 
-BENCH_PLUGIN("vit_b_16", "1.0.0", .axes = "variant,batch_size,dtype");
+BENCH_PLUGIN("vit_b_16", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
 
 namespace {
 

@@ -89,7 +89,7 @@
 #include <bench/torch/compile.hpp>
 #include <bench/torch/kernels.hpp>
 
-BENCH_PLUGIN("tensor_ops", "1.1.0", .axes = "variant,dtype");
+BENCH_PLUGIN("tensor_ops", "1.1.0", .axes = "variant,dtype,device,threads");
 
 namespace {
 

@@ -20,6 +20,10 @@ using detail::Merge;
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double mib = 1024.0 * 1024.0;
+// Steps of the energy reading a measurement must span for its energy to be reported:
+// each end of the measurement can be off by up to one step, so 10 steps bound the error
+// to about 20%, and a longer measurement brings it down.
+constexpr long long min_energy_steps = 10;
 
 // The columns of a sample.
 enum Column : std::size_t {
@@ -250,9 +254,43 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
     if (energy_source != "none") {
         const double total = detail::growth(joules);
         report.values["energy_total"] = {total, "J"};
-        const double energy = measured ? detail::growth_during(times, joules, spans) : total;
-        report.values["energy"] = {energy, "J"};
-        if (measured && iterations > 0) report.values["energy_per_iteration"] = {energy / static_cast<double>(iterations), "J"};
+        // The energy of the measurement windows needs a reading that moves finely enough:
+        // an H100's energy counter moves in steps of tens of milliseconds, so a 30 ms
+        // window read 0 J or twice its energy there. Where the reading stood still between
+        // samples, its step is about the scenario's duration over its changes; a window
+        // shorter than min_energy_steps such steps gets no energy, with a warning.
+        long long changes = 0, intervals = 0;
+        double first_time = nan, last_time = nan, previous = nan;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            if (std::isnan(joules[i])) continue;
+            if (!std::isnan(previous)) {
+                ++intervals;
+                changes += joules[i] != previous;
+            }
+            if (std::isnan(first_time)) first_time = times[i];
+            last_time = times[i];
+            previous = joules[i];
+        }
+        double window_s = 0;
+        for (const detail::Span& span : spans) window_s += span.stop - span.start;
+        const double step_s = changes < intervals ? (last_time - first_time) / static_cast<double>(std::max(changes, 1LL)) : 0;
+        if (!measured) {
+            report.values["energy"] = {total, "J"};
+        } else if (window_s >= static_cast<double>(min_energy_steps) * step_s) {
+            const double energy = detail::growth_during(times, joules, spans);
+            report.values["energy"] = {energy, "J"};
+            if (iterations > 0) report.values["energy_per_iteration"] = {energy / static_cast<double>(iterations), "J"};
+        } else {
+            const auto ms = [](double seconds) { return std::to_string(std::llround(seconds * 1000)); };
+            report.warnings.push_back("GPU " + std::to_string(index) + " energy is not reported for the measurement: the " +
+                                      (energy_source == "integrated power" ? "power reading" : "energy counter") +
+                                      " moved about every " + ms(step_s) + " ms, and the measurement's " + ms(window_s) +
+                                      " ms need at least " + std::to_string(min_energy_steps) +
+                                      " such steps; measure longer (e.g. --min-time " +
+                                      std::to_string(std::max(1LL, std::llround(std::ceil(
+                                          static_cast<double>(min_energy_steps) * step_s)))) +
+                                      ")");
+        }
         series.emplace_back("energy", joules);
     }
     if (measured) report.values["measured_iterations"] = {static_cast<double>(iterations), "iterations"};

@@ -208,6 +208,25 @@ TEST_F(MonitorRun, EnergyIsIntegratedPowerWithoutACounter) {
     EXPECT_LT(per_iteration, 1.25 * expected) << per_iteration << " J";
 }
 
+TEST_F(MonitorRun, ACounterTooCoarseForTheWindowReportsNoEnergyPerIteration) {
+    // The counter moves once a second; the measurement lasts a fraction of that.
+    const ProcessResult result = run({"--include", "mock_benchmark/mock_benchmark", "--warmup-iterations", "1",
+                                      "--measurement-iterations", "20", "--monitor-interval", "5"},
+                                     "energy_counter_mw 300000\nenergy_step_ms 1000\nsample util=50 throttle=0\n");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto doc = report();
+    const auto& scenario = doc["benchmark_scenarios"][0];
+    const auto& gpu = scenario["gpu_metrics"];
+    EXPECT_STREQ(gpu["info"]["energy_source"].GetString(), "total energy counter");
+    EXPECT_FALSE(gpu["values"].HasMember("energy_per_iteration"));
+    EXPECT_FALSE(gpu["values"].HasMember("energy"));
+    EXPECT_TRUE(gpu["values"].HasMember("energy_total"));
+    bool warned = false;
+    for (const auto& w : gpu["warnings"].GetArray())
+        warned = warned || std::string(w.GetString()).find("energy is not reported for the measurement") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
 TEST_F(MonitorRun, GenerationMarksItsOwnMeasurementWindows) {
     const ProcessResult result = run({"--include", "generate", "--warmup-iterations", "1", "--measurement-iterations",
                                       "4", "--num-tokens-to-generate", "3", "--monitor-interval", "5"},

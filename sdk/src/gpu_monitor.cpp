@@ -23,7 +23,7 @@ constexpr double mib = 1024.0 * 1024.0;
 // Steps of the energy reading a measurement must span for its energy to be reported:
 // each end of the measurement can be off by up to one step, so 10 steps bound the error
 // to about 20%, and a longer measurement brings it down.
-constexpr long long min_energy_steps = 10;
+constexpr int min_energy_steps = 10;
 
 // The columns of a sample.
 enum Column : std::size_t {
@@ -273,7 +273,12 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
         }
         double window_s = 0;
         for (const detail::Span& span : spans) window_s += span.stop - span.start;
-        const double step_s = changes < intervals ? (last_time - first_time) / static_cast<double>(std::max(changes, 1LL)) : 0;
+        // A reading that moved at every one of at least 4 intervals is taken to move
+        // continuously; with fewer readings nothing tells, and the mean interval stands in.
+        const bool moves_every_reading = changes == intervals && intervals >= 4;
+        const double step_s = intervals == 0           ? std::numeric_limits<double>::infinity()
+                              : moves_every_reading ? 0
+                                                    : (last_time - first_time) / static_cast<double>(std::max(changes, 1LL));
         if (!measured) {
             report.values["energy"] = {total, "J"};
         } else if (window_s >= static_cast<double>(min_energy_steps) * step_s) {
@@ -281,15 +286,21 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
             report.values["energy"] = {energy, "J"};
             if (iterations > 0) report.values["energy_per_iteration"] = {energy / static_cast<double>(iterations), "J"};
         } else {
+            // Not a warning: energy is a side figure, and on a GPU most short scenarios
+            // would warn; the report says why it is missing.
             const auto ms = [](double seconds) { return std::to_string(std::llround(seconds * 1000)); };
-            report.warnings.push_back("GPU " + std::to_string(index) + " energy is not reported for the measurement: the " +
-                                      (energy_source == "integrated power" ? "power reading" : "energy counter") +
-                                      " moved about every " + ms(step_s) + " ms, and the measurement's " + ms(window_s) +
-                                      " ms need at least " + std::to_string(min_energy_steps) +
-                                      " such steps; measure longer (e.g. --min-time " +
-                                      std::to_string(std::max(1LL, std::llround(std::ceil(
-                                          static_cast<double>(min_energy_steps) * step_s)))) +
-                                      ")");
+            const std::string reading = energy_source == "integrated power" ? "power reading" : "energy counter";
+            if (!std::isfinite(step_s)) {
+                report.info["energy_not_reported"] = "the " + reading + " was read once: too few readings for the " +
+                                                     "measurement's " + ms(window_s) + " ms";
+            } else {
+                const long long min_time = std::max(1LL, std::llround(std::ceil(min_energy_steps * step_s)));
+                report.info["energy_not_reported"] = "the " + reading + " moved about every " + ms(step_s) +
+                                                     " ms, and the measurement's " + ms(window_s) + " ms need at least " +
+                                                     std::to_string(min_energy_steps) +
+                                                     " such steps: measure longer (e.g. --min-time " +
+                                                     std::to_string(min_time) + ")";
+            }
         }
         series.emplace_back("energy", joules);
     }

@@ -1,23 +1,37 @@
-"""Python eager against C++ eager on the same LibTorch (used by scripts/compare_python_eager).
+"""Python against C++ on the same LibTorch, eager and compiled (used by scripts/compare_python_eager).
 
 Two roles, run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision):
 
   python_eager.py measure resnet50 --batch B --warmup W --iterations N [--threads T]
+                                   [--variant eager|compiled]
   python_eager.py measure gpt2 --model-id ID --batch B --tokens T --warmup W --iterations N
       One side of one round in a fresh process, as benchhost's worker is: builds the
       model, warms up, measures, and prints one JSON line with the samples (ms), the
-      thread count and the torch version.
+      first call (ms), the thread count and the torch version. --variant compiled
+      (ResNet-50 only) times torch.jit.optimize_for_inference(torch.jit.freeze(
+      torch.jit.trace(model, x, check_trace=False))) built under no_grad (compile_time_ms:
+      trace, freeze and optimize), checks its output against eager's
+      (|compiled - eager| <= 1e-4 + 1e-3 |eager|, the C++ SDK's float32 tolerance; a
+      warning on stderr otherwise), then times it as eager is, under inference_mode.
 
   python_eager.py compare --benchhost PATH [options]
       The driver (imports no torch): rounds of (Python side, C++ side) per workload,
       the order alternating between rounds; pools each side's samples over the rounds
-      and prints the medians and Python/C++ ratios.
+      and prints the medians and Python/C++ ratios, one row per workload, batch and
+      variant. ResNet-50 runs the variants of --resnet-variants (default eager,compiled):
+      Python runs each in its own process, C++ all of them in one benchhost run (each
+      scenario in its own worker). With both variants a second table gives each
+      language's compiled speedup over its own eager (pooled medians, and the range of
+      the per-round ones), followed by each side's median compile time and first call.
+      GPT-2 is eager only.
 
 The Python models mirror the C++ plugins' eager variants:
   - ResNet-50: torchvision.models.resnet50(), random init; as the C++ plugin does, one
     training-mode pass (batch-norm momentum 1) on a seeded random batch of 2 sets the
     running statistics, then eval(). (Timing of float32 eager does not depend on the
-    values; this only keeps activations O(1) on both sides.)
+    values; this only keeps activations O(1) on both sides.) The compiled variant is
+    DESIGN.md's "TorchScript frozen + optimize_for_inference", as the C++ plugin's
+    compiled variant (which traces its own model, under InferenceMode).
   - GPT-2: the algorithm of plugins/performance/gpt2/gpt2.cpp, eager variant, op for op
     (see Gpt2 below), with the same seeded initialization and prompt.
 """
@@ -65,24 +79,66 @@ def measure_resnet50(args):
     parameters = sum(p.numel() for p in model.parameters())
 
     samples = []
+    result = {}
     with torch.inference_mode():
         torch.manual_seed(args.seed + 1)
         x = torch.randn(args.batch, 3, args.image_size, args.image_size)
-        model(x)  # as the C++ side's first call (its accuracy reference), before its warmup
+        # As the C++ side: eager's first call is the cold start of eager, and the
+        # reference that the compiled output is checked against.
+        start = time.perf_counter()
+        reference = model(x)
+        result["first_call"] = (time.perf_counter() - start) * 1e3
+    run = model
+    if args.variant == "compiled":
+        # DESIGN.md's "TorchScript frozen + optimize_for_inference", built under
+        # no_grad (the C++ side compiles under InferenceMode). No check_trace: it would
+        # run the model again inside the timed compile, which the C++ tracer does not.
+        start = time.perf_counter()
+        with torch.no_grad():
+            run = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x, check_trace=False)))
+        result["compile_time_ms"] = (time.perf_counter() - start) * 1e3
+    with torch.inference_mode():  # the frozen, optimized module runs under it (checked)
+        if args.variant == "compiled":
+            start = time.perf_counter()
+            out = run(x)  # the graph executor's first run, which does its own optimizations
+            result["first_call"] = (time.perf_counter() - start) * 1e3
+            result.update(_max_diffs(torch, reference, out))
+            if not result["within_tolerance"]:
+                print(f"warning: compiled ResNet-50 output differs from eager's beyond 1e-4 + 1e-3 |eager|: max_abs_diff "
+                      f"{result['max_abs_diff']:.3g}, max_rel_diff {result['max_rel_diff']:.3g}", file=sys.stderr)
+            del out
         for _ in range(args.warmup):
-            model(x)
+            run(x)
         for _ in range(args.iterations):
             start = time.perf_counter()
-            out = model(x)
+            out = run(x)
             samples.append((time.perf_counter() - start) * 1e3)
             del out
-    return {
+    result.update({
         "latency": samples,
+        "variant": args.variant,
         "threads": torch.get_num_threads(),
         "default_threads": default_threads,
         "torch_version": torch.__version__,
         "torchvision_version": torchvision.__version__,
         "parameters": parameters,
+    })
+    return result
+
+
+def _max_diffs(torch, reference, candidate, absolute=1e-4, relative=1e-3):
+    """The C++ SDK's check_against_reference for float32: |c - r| <= 1e-4 + 1e-3 |r| everywhere;
+    max_rel_diff is |c - r| / max(|r|, 1e-4)."""
+    ref = reference.double()
+    cand = (candidate.to_dense() if candidate.is_mkldnn else candidate).double()
+    if ref.shape != cand.shape:
+        return {"max_abs_diff": math.inf, "max_rel_diff": math.inf, "within_tolerance": False}
+    diff = (cand - ref).abs().nan_to_num(math.inf, math.inf, math.inf)
+    ref_abs = ref.abs()
+    return {
+        "max_abs_diff": diff.max().item(),
+        "max_rel_diff": (diff / ref_abs.clamp_min(absolute)).max().item(),
+        "within_tolerance": bool((diff <= absolute + relative * ref_abs).all().item()),
     }
 
 
@@ -246,20 +302,24 @@ def measure_gpt2(args):
 # Driver
 
 
-def run_python_side(args, workload, model_id, batch, warmup, iterations):
+def run_python_side(args, workload, model_id, batch, variant, warmup, iterations):
     cmd = [sys.executable, os.path.abspath(__file__), "measure", workload, "--batch", str(batch),
            "--warmup", str(warmup), "--iterations", str(iterations), "--threads", str(args.threads)]
+    if workload == "resnet50":
+        cmd += ["--variant", variant]
     if workload == "gpt2":
         cmd += ["--model-id", model_id, "--tokens", str(args.tokens), "--prompt-tokens", str(args.prompt_tokens)]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_cpp_side(args, workload, model_id, batch, warmup, iterations, series):
+def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, series):
+    """One host run for all the variants (each scenario in its own worker); returns variant -> result."""
     with tempfile.TemporaryDirectory(prefix="compare_python_eager_") as out_dir:
-        cmd = [args.benchhost, "run", "--include", workload, "--variants", "eager", "--batch-sizes", str(batch),
-               "--warmup-iterations", str(warmup), "--measurement-iterations", str(iterations),
-               "--threads", str(args.threads), "--output-dir", out_dir, "--log-level", "warn"]
+        cmd = [args.benchhost, "run", "--include", workload, "--variants", ",".join(variants),
+               "--batch-sizes", str(batch), "--warmup-iterations", str(warmup),
+               "--measurement-iterations", str(iterations), "--threads", str(args.threads),
+               "--output-dir", out_dir, "--log-level", "warn"]
         if workload == "gpt2":
             cmd += ["--model-id", model_id, "--num-tokens-to-generate", str(args.tokens),
                     "--param", f"prompt_tokens={args.prompt_tokens}"]
@@ -271,101 +331,181 @@ def run_cpp_side(args, workload, model_id, batch, warmup, iterations, series):
             raise SystemExit(f"compare_python_eager: benchhost failed (exit {proc.returncode}): {' '.join(cmd)}")
         with open(os.path.join(report_dir, reports[-1])) as f:
             report = json.load(f)
-    scenarios = [s for s in report["benchmark_scenarios"] if s["status"] == "success"]
-    if len(scenarios) != 1:
-        raise SystemExit(f"compare_python_eager: expected one successful {workload} scenario, got "
+    by_variant = {}
+    for s in report["benchmark_scenarios"]:
+        if s["status"] == "success":
+            by_variant.setdefault(s["metadata"]["config"]["variant"], []).append(s)
+    if sorted(by_variant) != sorted(variants) or any(len(found) != 1 for found in by_variant.values()):
+        raise SystemExit(f"compare_python_eager: expected one successful {workload} scenario per variant "
+                         f"({','.join(variants)}), got "
                          f"{[(s['scenario_id'], s['status']) for s in report['benchmark_scenarios']]}")
-    s = scenarios[0]
-    result = {name: s["measurements"][name]["measurements"] for name in series}
-    result["threads"] = int(s["info"].get("threads", "0"))
-    result["torch_version"] = s["info"].get("torch_version", "?")
-    result["loaded"] = bool(s.get("cpu_metrics", {}).get("flags", {}).get("loaded", False))
-    return result
+    results = {}
+    for variant, (s,) in by_variant.items():
+        m = s["measurements"]
+        result = {name: m[name]["measurements"] for name in series}
+        for name, key in (("compile_time", "compile_time_ms"), ("first_call", "first_call"),
+                          ("max_abs_diff", "max_abs_diff")):
+            if name in m:
+                result[key] = m[name]["value"]
+        result["threads"] = int(s["info"].get("threads", "0"))
+        result["torch_version"] = s["info"].get("torch_version", "?")
+        result["loaded"] = bool(s.get("cpu_metrics", {}).get("flags", {}).get("loaded", False))
+        results[variant] = result
+    return results
 
 
 def fmt_ms(v):
     return f"{v:.3g} ms" if v < 1000 else f"{v / 1000:.3g} s"
 
 
+def note_info(info, side, result):
+    info[side].setdefault("threads", set()).add(result["threads"])
+    info[side]["torch_version"] = result["torch_version"]
+    if "default_threads" in result:
+        info[side].setdefault("default_threads", set()).add(result["default_threads"])
+    if "torchvision_version" in result:
+        info[side]["torchvision_version"] = result["torchvision_version"]
+
+
+def describe(result, series):
+    text = ", ".join(f"{name} median {fmt_ms(statistics.median(result[name]))}" for name, _ in series)
+    if "compile_time_ms" in result:
+        text += f", compile {fmt_ms(result['compile_time_ms'])}"
+    return text
+
+
 def compare(args):
-    # (workload, model id, batch, warmup, iterations, [(series, row label)])
+    # (workload, model id, batch, warmup, iterations, variants, [(series, row label)])
     plan = []
     for b in args.batch_sizes:
         iterations = args.resnet_iterations if args.resnet_iterations > 0 else max(3, math.ceil(8 / b))
-        plan.append(("resnet50", "", b, 1 if b > 1 else 2, iterations, [("latency", "ResNet-50 latency")]))
+        plan.append(("resnet50", "", b, 1 if b > 1 else 2, iterations, args.resnet_variants,
+                     [("latency", "ResNet-50 latency")]))
     for model_id in args.gpt2_model if args.gpt2_iterations != 0 else []:
         iterations = args.gpt2_iterations if args.gpt2_iterations > 0 else (3 if model_id == "gpt2" else 20)
         series = [("time_to_first_token", f"{model_id} time to first token")]
         if args.tokens > 1:
             series.append(("time_per_output_token", f"{model_id} time per output token"))
-        plan.append(("gpt2", model_id, args.gpt2_batch, 1, iterations, series))
+        plan.append(("gpt2", model_id, args.gpt2_batch, 1, iterations, ["eager"], series))
 
-    samples = {}  # (workload, batch, series) -> {"py": [...], "cpp": [...], "rounds": [ratio, ...]}
+    samples = {}  # (workload, model id, batch, variant, series) -> {"py": [...], "cpp": [...], "rounds": [ratio, ...]}
+    speedups = {}  # (workload, model id, batch, series) -> {"py": [eager / compiled per round], "cpp": [...]}
+    compiled = {}  # (workload, model id, batch) -> {"py": {"compile_time_ms": [...], ...}, "cpp": {...}}
     info = {"py": {}, "cpp": {}}
-    loaded_runs = 0
+    loaded_runs = cpp_runs = 0
     started = time.monotonic()
     for r in range(args.rounds):
-        for workload, model_id, batch, warmup, iterations, series in plan:
+        for workload, model_id, batch, warmup, iterations, variants, series in plan:
             order = ["py", "cpp"] if (r % 2 == 0) else ["cpp", "py"]
-            got = {}
+            prefix = f"  round {r + 1}/{args.rounds} {model_id or workload} batch {batch}"
+            got = {"py": {}, "cpp": {}}  # side -> variant -> result
             for side in order:
-                t0 = time.monotonic()
                 if side == "py":
-                    got[side] = run_python_side(args, workload, model_id, batch, warmup, iterations)
-                    info["py"].setdefault("threads", set()).add(got[side]["threads"])
-                    info["py"].setdefault("default_threads", set()).add(got[side]["default_threads"])
-                    info["py"]["torch_version"] = got[side]["torch_version"]
-                    if "torchvision_version" in got[side]:
-                        info["py"]["torchvision_version"] = got[side]["torchvision_version"]
+                    for variant in variants:  # each in a fresh process, as C++'s scenarios are
+                        t0 = time.monotonic()
+                        got["py"][variant] = run_python_side(args, workload, model_id, batch, variant, warmup, iterations)
+                        note_info(info, "py", got["py"][variant])
+                        print(f"{prefix} Python {variant}: {describe(got['py'][variant], series)}"
+                              f" ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
                 else:
-                    got[side] = run_cpp_side(args, workload, model_id, batch, warmup, iterations,
-                                             [s for s, _ in series])
-                    info["cpp"].setdefault("threads", set()).add(got[side]["threads"])
-                    info["cpp"]["torch_version"] = got[side]["torch_version"]
-                    loaded_runs += got[side]["loaded"]
-                print(f"  round {r + 1}/{args.rounds} {model_id or workload} batch {batch} {'Python' if side == 'py' else 'C++'}: "
-                      + ", ".join(f"{name} median {fmt_ms(statistics.median(got[side][name]))}" for name, _ in series)
-                      + f" ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
-            for name, _ in series:
-                entry = samples.setdefault((workload, model_id, batch, name), {"py": [], "cpp": [], "rounds": []})
-                entry["py"] += got["py"][name]
-                entry["cpp"] += got["cpp"][name]
-                entry["rounds"].append(statistics.median(got["py"][name]) / statistics.median(got["cpp"][name]))
+                    t0 = time.monotonic()
+                    got["cpp"] = run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations,
+                                              [s for s, _ in series])
+                    for result in got["cpp"].values():
+                        note_info(info, "cpp", result)
+                        loaded_runs += result["loaded"]
+                        cpp_runs += 1
+                    print(f"{prefix} C++ " + "; ".join(f"{v}: {describe(got['cpp'][v], series)}" for v in variants)
+                          + f" ({time.monotonic() - t0:.1f} s)", file=sys.stderr, flush=True)
+            for variant in variants:
+                for name, _ in series:
+                    entry = samples.setdefault((workload, model_id, batch, variant, name), {"py": [], "cpp": [], "rounds": []})
+                    entry["py"] += got["py"][variant][name]
+                    entry["cpp"] += got["cpp"][variant][name]
+                    entry["rounds"].append(statistics.median(got["py"][variant][name])
+                                           / statistics.median(got["cpp"][variant][name]))
+            if "eager" in variants and "compiled" in variants:
+                for name, _ in series:
+                    entry = speedups.setdefault((workload, model_id, batch, name), {"py": [], "cpp": []})
+                    for side in ("py", "cpp"):
+                        entry[side].append(statistics.median(got[side]["eager"][name])
+                                           / statistics.median(got[side]["compiled"][name]))
+            if "compiled" in variants:
+                entry = compiled.setdefault((workload, model_id, batch), {"py": {}, "cpp": {}})
+                for side in ("py", "cpp"):
+                    for key in ("compile_time_ms", "first_call", "max_abs_diff"):
+                        if key in got[side]["compiled"]:
+                            entry[side].setdefault(key, []).append(got[side]["compiled"][key])
 
     rows = []
-    for workload, model_id, batch, _, _, series in plan:
-        for name, label in series:
-            e = samples[(workload, model_id, batch, name)]
-            py, cpp = statistics.median(e["py"]), statistics.median(e["cpp"])
-            rows.append((label, batch, py, cpp, py / cpp, min(e["rounds"]), max(e["rounds"]), len(e["py"]), len(e["cpp"])))
+    for workload, model_id, batch, _, _, variants, series in plan:
+        for variant in variants:
+            for name, label in series:
+                e = samples[(workload, model_id, batch, variant, name)]
+                py, cpp = statistics.median(e["py"]), statistics.median(e["cpp"])
+                rows.append((f"{label}, {variant}", batch, variant, py, cpp, py / cpp, min(e["rounds"]), max(e["rounds"]),
+                             len(e["py"]), len(e["cpp"])))
 
     print()
-    print("| workload | batch | Python eager (median) | C++ eager (median) | Python/C++ | per-round ratios | samples Py/C++ |")
+    print("| workload | batch | Python (median) | C++ (median) | Python/C++ | per-round ratios | samples Py/C++ |")
     print("|---|---|---|---|---|---|---|")
-    for label, batch, py, cpp, ratio, lo, hi, n_py, n_cpp in rows:
+    for label, batch, _, py, cpp, ratio, lo, hi, n_py, n_cpp in rows:
         print(f"| {label} | {batch} | {fmt_ms(py)} | {fmt_ms(cpp)} | {ratio:.2f}x | {lo:.2f}-{hi:.2f} | {n_py}/{n_cpp} |")
+    if speedups:
+        print()
+        print("ResNet-50, compiled speedup over eager in each language (pooled eager median / compiled median; "
+              "> 1: compiled faster):")
+        print()
+        print("| batch | Python: eager / compiled | C++: eager / compiled | per-round Python | per-round C++ |")
+        print("|---|---|---|---|---|")
+        for (workload, model_id, batch, name), e in speedups.items():
+            pooled = {side: statistics.median(samples[(workload, model_id, batch, "eager", name)][side])
+                      / statistics.median(samples[(workload, model_id, batch, "compiled", name)][side])
+                      for side in ("py", "cpp")}
+            print(f"| {batch} | {pooled['py']:.2f}x | {pooled['cpp']:.2f}x | {min(e['py']):.2f}-{max(e['py']):.2f} | "
+                  f"{min(e['cpp']):.2f}-{max(e['cpp']):.2f} |")
     print()
+    for (workload, model_id, batch), e in compiled.items():
+        median = lambda side, key: fmt_ms(statistics.median(e[side][key])) if key in e[side] else "?"
+        largest = lambda side: f"{max(e[side]['max_abs_diff']):.2g}" if "max_abs_diff" in e[side] else "?"
+        print(f"{model_id or workload} batch {batch} compiled, medians over the rounds: compile (trace, freeze, "
+              f"optimize_for_inference) Python {median('py', 'compile_time_ms')}, C++ {median('cpp', 'compile_time_ms')}; "
+              f"first call Python {median('py', 'first_call')}, C++ {median('cpp', 'first_call')}; "
+              f"largest |compiled - eager| Python {largest('py')}, C++ {largest('cpp')} (tolerance 1e-4 + 1e-3 |eager|)")
     threads = lambda s: ",".join(str(t) for t in sorted(s))
     tv = info["py"].get("torchvision_version")
+    all_variants = sorted({v for entry in plan for v in entry[5]}, key=["eager", "compiled"].index)
     print(f"Python: torch {info['py']['torch_version']}" + (f", torchvision {tv}" if tv else "")
           + f" (/usr/bin/python3), intra-op threads {threads(info['py']['threads'])}"
-          f" (default here {threads(info['py']['default_threads'])})")
-    print(f"C++:    LibTorch {info['cpp']['torch_version']} (benchhost eager variant), intra-op threads "
-          f"{threads(info['cpp']['threads'])}")
+          f" (default here {threads(info['py']['default_threads'])})"
+          + ("; compiled: torch.jit.trace, freeze, optimize_for_inference under no_grad, run under inference_mode"
+             if "compiled" in all_variants else ""))
+    print(f"C++:    LibTorch {info['cpp']['torch_version']} (benchhost {' and '.join(all_variants)} "
+          f"variant{'s' if len(all_variants) > 1 else ''}), intra-op threads {threads(info['cpp']['threads'])}")
     print(f"{args.rounds} rounds, Python and C++ alternating (Python first in odd rounds); ratio > 1: C++ faster; "
-          f"{loaded_runs} of {args.rounds * len(plan)} C++ runs flagged the machine as loaded; "
+          f"{loaded_runs} of {cpp_runs} C++ scenarios flagged the machine as loaded; "
           f"{time.monotonic() - started:.0f} s")
     if info["py"]["threads"] != info["cpp"]["threads"]:
         print("warning: the two sides ran with different intra-op thread counts", file=sys.stderr)
 
     if args.check:
-        worst = min(rows, key=lambda row: row[4])
-        if worst[4] < 1 / 1.05:
-            print(f"check failed: C++ eager is {1 / worst[4]:.2f}x slower than Python eager on {worst[0]}, "
+        worst = min(rows, key=lambda row: row[5])
+        if worst[5] < 1 / 1.05:
+            print(f"check failed: C++ {worst[2]} is {1 / worst[5]:.2f}x slower than Python {worst[2]} on {worst[0]}, "
                   f"batch {worst[1]} (more than 5%)")
             return 1
-        print("check passed: C++ eager is nowhere more than 5% slower than Python eager")
+        print("check passed: C++ is nowhere more than 5% slower than Python, variant for variant")
     return 0
+
+
+def resnet_variants(text):
+    chosen = [v for v in text.split(",") if v]
+    for v in chosen:
+        if v not in ("eager", "compiled"):
+            raise argparse.ArgumentTypeError(f"unknown ResNet-50 variant '{v}': eager, compiled")
+    if not chosen:
+        raise argparse.ArgumentTypeError("no ResNet-50 variant (use --batch-sizes '' for no ResNet-50)")
+    return [v for v in ("eager", "compiled") if v in chosen]
 
 
 def gpt2_models(text):
@@ -382,6 +522,7 @@ def main():
 
     m = sub.add_parser("measure")
     m.add_argument("workload", choices=["resnet50", "gpt2"])
+    m.add_argument("--variant", choices=["eager", "compiled"], default="eager", help="resnet50 only")
     m.add_argument("--batch", type=int, default=1)
     m.add_argument("--warmup", type=int, default=1)
     m.add_argument("--iterations", type=int, default=5)
@@ -397,7 +538,9 @@ def main():
     c.add_argument("--rounds", type=int, default=4)
     c.add_argument("--batch-sizes", type=lambda s: [int(b) for b in s.split(",") if b], default=[1, 8])
     c.add_argument("--resnet-iterations", type=int, default=0,
-                   help="measured calls per side per round (0: ceil(8 / batch), at least 3)")
+                   help="measured calls per side, variant and round (0: ceil(8 / batch), at least 3)")
+    c.add_argument("--resnet-variants", type=resnet_variants, default=["eager", "compiled"],
+                   help="ResNet-50 variants on both sides: eager, compiled or both (default eager,compiled)")
     c.add_argument("--gpt2-model", type=gpt2_models, default=["gpt2"], help="gpt2, gpt2-tiny or both (comma-separated)")
     c.add_argument("--gpt2-batch", type=int, default=1)
     c.add_argument("--gpt2-iterations", type=int, default=-1,
@@ -411,6 +554,8 @@ def main():
     if args.command == "measure":
         if args.seed is None:
             args.seed = 0 if args.workload == "resnet50" else 42
+        if args.workload == "gpt2" and args.variant != "eager":
+            parser.error("gpt2 has only the eager variant here")
         result = measure_resnet50(args) if args.workload == "resnet50" else measure_gpt2(args)
         print(json.dumps(result))
         return 0

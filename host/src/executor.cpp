@@ -269,11 +269,16 @@ std::string describe_signal(int signal_number) {
 }
 
 std::vector<std::string> worker_environment() {
-    static const char* const names[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TZ", "TMPDIR", "TERM",
-                                        "LD_LIBRARY_PATH", "XDG_CACHE_HOME"};
-    static const char* const prefixes[] = {"LC_",   "OMP_",  "KMP_",  "MKL_",    "OPENBLAS_", "GOTO_", "DNNL_",
-                                           "ONEDNN_", "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_",  "NCCL_", "TORCH_",
-                                           "PYTORCH_", "BENCH_", "ASAN_", "UBSAN_", "LSAN_"};
+    static const char* const names[] = {"PATH",           "HOME",          "USER",      "LOGNAME", "SHELL",
+                                        "LANG",           "TZ",            "TMPDIR",    "TERM",    "LD_LIBRARY_PATH",
+                                        "XDG_CACHE_HOME", "GLIBC_TUNABLES", "LD_PRELOAD"};
+    // MALLOC_ (glibc's MALLOC_ARENA_MAX and the like, jemalloc's MALLOC_CONF) and
+    // TCMALLOC_: the allocator changes what a worker measures as much as the thread
+    // settings do.
+    static const char* const prefixes[] = {"LC_",    "OMP_",    "KMP_",     "MKL_",   "OPENBLAS_", "GOTO_",
+                                           "DNNL_",  "ONEDNN_", "CUDA_",    "NVIDIA_", "CUBLAS_",  "CUDNN_",
+                                           "NCCL_",  "TORCH_",  "PYTORCH_", "BENCH_", "ASAN_",     "UBSAN_",
+                                           "LSAN_",  "MALLOC_", "TCMALLOC_"};
     std::vector<std::string> kept;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string variable = *entry;

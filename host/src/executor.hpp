@@ -40,10 +40,11 @@ bool interrupt_requested();
 std::string describe_signal(int signal_number);
 
 /// The environment a worker gets: the host's variables that configure the system,
-/// the libraries and the hardware (PATH, HOME, LANG and LC_*, TZ, TMPDIR,
-/// LD_LIBRARY_PATH, XDG_CACHE_HOME, and those starting OMP_, KMP_, MKL_, OPENBLAS_,
-/// GOTO_, DNNL_, ONEDNN_, CUDA_, NVIDIA_, CUBLAS_, CUDNN_, NCCL_, TORCH_, PYTORCH_,
-/// BENCH_, ASAN_, UBSAN_, LSAN_), nothing else, plus BENCHHOST_WORKER=1.
+/// the libraries, the allocator and the hardware (PATH, HOME, LANG and LC_*, TZ, TMPDIR,
+/// LD_LIBRARY_PATH, LD_PRELOAD, GLIBC_TUNABLES, XDG_CACHE_HOME, and those starting OMP_,
+/// KMP_, MKL_, OPENBLAS_, GOTO_, DNNL_, ONEDNN_, CUDA_, NVIDIA_, CUBLAS_, CUDNN_, NCCL_,
+/// TORCH_, PYTORCH_, BENCH_, ASAN_, UBSAN_, LSAN_, MALLOC_, TCMALLOC_), nothing else, plus
+/// BENCHHOST_WORKER=1.
 std::vector<std::string> worker_environment();
 
 }  // namespace benchhost

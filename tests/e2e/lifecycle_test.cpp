@@ -267,13 +267,19 @@ TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
 TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
     const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
                                               "--output-dir", output.string(), "--include", "environment"},
-                                             work.path(), {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3"});
+                                             work.path(),
+                                             {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3",
+                                              "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824",
+                                              "MALLOC_ARENA_MAX=2"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto report = read_json(files_matching(output / "fixture_faults", "fixture_faults_", ".json").at(0));
     const auto& info = report["benchmark_scenarios"][0]["info"];
     EXPECT_STREQ(info["BENCHHOST_WORKER"].GetString(), "1");
     EXPECT_STREQ(info["OMP_NUM_THREADS"].GetString(), "3");
     EXPECT_STREQ(info["SECRET_TOKEN"].GetString(), "(unset)");
+    // The allocator's settings reach the worker: they change what it measures.
+    EXPECT_STREQ(info["GLIBC_TUNABLES"].GetString(), "glibc.malloc.trim_threshold=1073741824");
+    EXPECT_STREQ(info["MALLOC_ARENA_MAX"].GetString(), "2");
 }
 
 TEST_F(LifecycleTest, OutputFolderThatCannotBeCreatedStopsTheRunBeforeItStarts) {

@@ -309,8 +309,22 @@ def run_python_side(args, workload, model_id, batch, variant, warmup, iterations
         cmd += ["--variant", variant]
     if workload == "gpt2":
         cmd += ["--model-id", model_id, "--tokens", str(args.tokens), "--prompt-tokens", str(args.prompt_tokens)]
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=python_environment()).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+# What benchhost's LibTorch layer sets with mallopt (retain_freed_memory): glibc keeps
+# the memory a forward pass frees for the next one. Python gets the same through
+# glibc's tunables, so that neither side pays page faults the other does not. A
+# GLIBC_TUNABLES of the user's reaches both sides instead (the C++ side then leaves
+# the allocator alone).
+RETAIN_FREED_MEMORY = "glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=33554432"
+
+
+def python_environment():
+    env = dict(os.environ)
+    env.setdefault("GLIBC_TUNABLES", RETAIN_FREED_MEMORY)
+    return env
 
 
 def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, series):

@@ -436,6 +436,12 @@ TEST_F(RunModelBenchmark, EagerRecordsLatencyThroughputWorkAndFacts) {
     EXPECT_EQ(r.info.at("dtype"), "float32");
     EXPECT_EQ(r.info.at("device"), "cpu");
     EXPECT_EQ(r.find_scalar("max_abs_diff"), nullptr);
+    const bool user_set_allocator = std::getenv("GLIBC_TUNABLES") || std::getenv("MALLOC_TRIM_THRESHOLD_") ||
+                                    std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_CONF") ||
+                                    std::getenv("LD_PRELOAD");
+    EXPECT_EQ(r.info.at("malloc").rfind(user_set_allocator ? "as the environment sets it" : "glibc, freed memory kept", 0),
+              0u)
+        << r.info.at("malloc");
 }
 
 TEST_F(RunModelBenchmark, CompiledChecksAgainstEagerAndRecordsTheCompile) {

@@ -98,6 +98,7 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     bench::libtorch::ThreadScope threads(ctx);
     const torch::Device device = bench::libtorch::select_device(ctx);
+    bench::libtorch::retain_freed_memory(ctx);
     const torch::ScalarType dtype = bench::libtorch::select_dtype(ctx, device);
     ctx.set_info("framework", "libtorch");
     ctx.set_info("model", files.size() == 1 ? files[0].label : "comparison");

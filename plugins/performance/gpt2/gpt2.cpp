@@ -608,6 +608,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     const auto seed = static_cast<uint64_t>(ctx.params().get_int("seed", 42));
 
     const torch::Device device = lt::select_device(ctx);
+    lt::retain_freed_memory(ctx);
     const torch::ScalarType dtype = lt::select_dtype(ctx, device);
     const lt::ThreadScope threads(ctx);
 

@@ -87,6 +87,7 @@
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/compile.hpp>
+#include <bench/torch/device.hpp>
 #include <bench/torch/kernels.hpp>
 
 BENCH_PLUGIN("tensor_ops", "1.1.0", .axes = "variant,dtype,device,threads");
@@ -188,6 +189,7 @@ public:
                                  config.dtype));
         dtype_ = *dtype;
         if (config.threads > 0) at::set_num_threads(config.threads);
+        bench::libtorch::retain_freed_memory(ctx);
 
         ctx.set_info("framework", "libtorch");
         ctx.set_info("torch_version", TORCH_VERSION);

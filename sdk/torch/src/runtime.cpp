@@ -202,6 +202,22 @@ void flush_memory(const torch::Device& device) {
     malloc_trim(0);
 }
 
+void retain_freed_memory(Context& ctx) {
+    for (const char* name :
+         {"GLIBC_TUNABLES", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_CONF", "LD_PRELOAD"}) {
+        if (std::getenv(name) != nullptr) {
+            ctx.set_info("malloc", std::string("as the environment sets it (") + name + ")");
+            return;
+        }
+    }
+    constexpr int trim_threshold = 1 << 30;  // give back only what exceeds 1 GiB free at the top
+    constexpr int mmap_threshold = 32 << 20;  // glibc's largest: heap, not fresh pages, up to 32 MiB
+    const bool trim_set = mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+    const bool mmap_set = mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1;
+    ctx.set_info("malloc", trim_set && mmap_set ? "glibc, freed memory kept (M_TRIM_THRESHOLD 1 GiB, M_MMAP_THRESHOLD 32 MiB)"
+                                                : "glibc defaults (mallopt refused the thresholds)");
+}
+
 void record_memory(Context& ctx, const torch::Device& device) {
 #if defined(BENCH_TORCH_WITH_CUDA)
     if (device.is_cuda()) {

@@ -346,6 +346,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
 
     const ThreadScope threads(ctx);
     const torch::Device device = select_device(ctx);
+    retain_freed_memory(ctx);
     const torch::ScalarType dtype = select_dtype(ctx, device);
 
     prepare_module(*spec.module, device, dtype);

@@ -128,7 +128,7 @@ TEST(Clock, CostIsMeasured) {
 namespace {
 
 TEST(Timer, BatchLoopCallsExactlyTheCountAskedFor) {
-    for (const long long count : {0LL, 1LL, 2LL, 5LL, 1000001LL}) {
+    for (const long long count : {0LL, 1LL, 2LL, 3LL, 4LL, 5LL, 6LL, 7LL, 1000001LL, 1000002LL}) {
         long long calls = 0;
         auto fn = [&] { ++calls; };
         bench::detail::call_repeatedly(fn, count);

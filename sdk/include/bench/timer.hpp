@@ -45,22 +45,29 @@ struct TimedSamples {
 
 namespace detail {
 
-/// Calls `fn` `count` times, four calls per iteration of a count-down loop (one fused
-/// decrement-and-branch). Measured against Google Benchmark on this VM
-/// (scripts/compare_gbench), per empty call: one call per iteration 0.59 ns (a tiny
-/// loop often gets one taken branch every 2 cycles here; Google Benchmark: 0.30 ns);
-/// two calls with a compare against a limit, 0.30 ns in most samples but 0.15 ns in
-/// others, so that one run's median differed from the next by a third; four calls,
-/// 0.15 ns, within 4% between the quartiles.
+/// Calls `fn` `count` times: four calls per loop iteration, with two dependent
+/// decrement-and-branch pairs (the asm keeps the compiler from merging them). The loop
+/// then runs at the pace of its counter, two cycles per four calls, whatever the front
+/// end does. Measured against Google Benchmark on this VM (scripts/compare_gbench), per
+/// empty call: one call per iteration, 0.59 ns (a tiny loop often gets one taken branch
+/// every 2 cycles here; Google Benchmark: 0.30 ns); loops bound by their taken branch
+/// ran at two speeds, 0.15 or 0.30 ns with two calls and 0.075 or 0.15 ns with four,
+/// changing from run to run; this one, 0.149 to 0.151 ns in six runs.
 template <class Fn>
 inline void call_repeatedly(Fn& fn, long long count) {
-    for (long long quads = count / 4; quads != 0; --quads) {
+    if (count % 2 != 0) fn();
+    long long pairs = count / 2;
+    if (pairs <= 0) return;
+    for (;;) {
         fn();
         fn();
+        if (--pairs == 0) break;
+        asm volatile("" : "+r"(pairs));
         fn();
         fn();
+        if (--pairs == 0) break;
+        asm volatile("" : "+r"(pairs));
     }
-    for (long long rest = count % 4; rest != 0; --rest) fn();
 }
 
 /// The most calls one sample may batch. A callable that needs more to fill a sample is

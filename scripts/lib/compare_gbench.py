@@ -15,10 +15,12 @@ median per tool and workload:
 Printed: per workload the median over the rounds of each tool's round medians, their
 ratios (benchhost / Google Benchmark's real time, and / its CPU time), the range of
 the per-round ratios, and each tool's run-to-run spread: the coefficient of variation
-of its round medians. Then the three claims, each PASS or FAIL, judged against both of
-Google Benchmark's figures (its real time counts the time its process was preempted,
-its CPU time does not: a claim that holds against only one is not established); exit
-status 1 when one fails.
+of its round medians. Then the three claims, each PASS or FAIL: the medians and the
+overhead judged against both of Google Benchmark's figures (its real time counts the
+time its process was preempted, its CPU time does not: a claim that holds against
+only one is not established), the spread against its real time, which is wall-clock
+time as ours is (its CPU-time spread is printed beside it); exit status 1 when one
+fails.
 
 With --from DIR, nothing runs: the rounds kept in DIR by an earlier --keep DIR are
 read again.
@@ -284,11 +286,16 @@ def main() -> int:
     claim(e["b"] <= e["g"], e["b"] <= e["gcpu"],
           f"per-iteration overhead (the empty workload, per call) not larger: ours {fmt_ns(e['b'])}, "
           f"gbench {fmt_ns(e['g'])} real, {fmt_ns(e['gcpu'])} CPU")
+    # The spread is judged against Google Benchmark's real time alone: ours is wall-clock
+    # time too, and CPU time leaves out by construction the preemptions that make up much
+    # of a wall clock's spread. Its CPU-time spread is printed beside it.
     for w in WORKLOADS:
         x = rows[w]
-        claim(x["bcv"] <= x["gcv"], x["bcv"] <= x["gcpucv"],
-              f"run-to-run spread of {w} not wider: CV of the round medians ours {pct(x['bcv'])}, "
-              f"gbench {pct(x['gcv'])} real, {pct(x['gcpucv'])} CPU")
+        ok = x["bcv"] <= x["gcv"]
+        claim(ok, ok,
+              f"run-to-run spread of {w} not wider than gbench's real time: CV of the round medians ours "
+              f"{pct(x['bcv'])}, gbench {pct(x['gcv'])} real (CPU time: {pct(x['gcpucv'])}, "
+              f"{'ours not wider' if x['bcv'] <= x['gcpucv'] else 'ours wider'})")
     return 1 if failed else 0
 
 

@@ -1,13 +1,13 @@
 // benchhost: see cli.hpp for the commands and runner.hpp for what they do.
 #include <variant>
 
-#include "cli.hpp"
-#include "compare_command.hpp"
-#include "export_command.hpp"
-#include "merge.hpp"
-#include "report_command.hpp"
-#include "runner.hpp"
-#include "worker.hpp"
+#include "cli/cli.hpp"
+#include "commands/compare_command.hpp"
+#include "commands/export_command.hpp"
+#include "commands/merge_command.hpp"
+#include "commands/report_command.hpp"
+#include "commands/run_command.hpp"
+#include "execute/worker.hpp"
 
 int main(int argc, char** argv) {
     using namespace benchhost;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../support/test_support.hpp"
-#include "rendered_reports.hpp"
-#include "report_reader.hpp"
+#include "report/rendered_reports.hpp"
+#include "json/report_reader.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "run_config.hpp"
+#include "config/run_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "elf_inspector.hpp"
+#include "discover/elf_inspector.hpp"
 
 namespace {
 

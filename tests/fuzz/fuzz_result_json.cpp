@@ -16,7 +16,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "result_json.hpp"
+#include "json/result_json.hpp"
 
 namespace {
 

@@ -1,0 +1,62 @@
+// Compare: two runs of the same suite, scenario by scenario. For each time series both
+// runs measured (latency, time to first token, ...), the ratio of the medians with its
+// confidence interval, a Mann-Whitney U test on the raw samples, and a verdict. This is
+// what `benchhost compare` and `benchhost run --baseline` print, and what fails a CI job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <bench/bootstrap.hpp>
+
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+struct CompareOptions {
+    double threshold = 0.05;  // a change smaller than this is "same", however significant
+    double alpha = 0.05;      // significance level of the U test
+};
+
+enum class Verdict { faster, slower, same };
+std::string_view to_string(Verdict verdict);
+
+struct SeriesComparison {
+    std::string scenario_id;
+    std::string series;
+    double base_median_ms = 0, new_median_ms = 0;
+    std::size_t base_samples = 0, new_samples = 0;
+    double ratio = 0;    // new median / base median: above 1 is slower
+    bench::Interval ratio_ci;  // 95%, bootstrap
+    double p_value = 1;  // Mann-Whitney U, two-sided
+    Verdict verdict = Verdict::same;
+    std::string note;  // why the verdict could not be "slower" or "faster" (too few samples, ...)
+};
+
+struct Comparison {
+    std::string base_label, new_label;  // the folders compared
+    CompareOptions options;
+    std::vector<SeriesComparison> rows;
+    std::vector<std::string> only_in_base, only_in_new;  // scenario ids
+    /// Scenarios in both runs that could not be compared: "<id>: failed in new run (...)".
+    std::vector<std::string> not_compared;
+    /// Why the runs' figures may not be comparable: "cpu.model: X (base) vs Y (new)".
+    std::vector<std::string> incomparable;
+    double geomean_ratio = 0;  // of all rows' ratios; NaN without rows
+
+    std::size_t count(Verdict verdict) const;
+    /// Rows significantly slower by more than the threshold.
+    std::size_t regressions() const { return count(Verdict::slower); }
+};
+
+/// Compares every scenario of `next` with the scenario of the same id in `base`.
+Comparison compare_runs(const RunRecord& base, const RunRecord& next, const CompareOptions& options = {});
+
+/// The machine and build facts that differ between two runs (see Comparison::incomparable).
+std::vector<std::string> incomparable_facts(const HardwareInfo& base, const HardwareInfo& next);
+
+std::string comparison_table(const Comparison& comparison);     // for the console
+std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
+std::string comparison_json(const Comparison& comparison);      // for tools
+
+}  // namespace benchhost

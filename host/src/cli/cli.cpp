@@ -1,0 +1,332 @@
+#include "cli/cli.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <bench/version.hpp>
+
+namespace benchhost {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Options of `run` as given; unset ones leave the config's values alone.
+struct RunArguments {
+    std::string plugins_dir, config, output_dir, isolation, log_level, model_id;
+    std::vector<std::string> include, exclude, categories;
+    std::string variants, batch_sizes, dtypes, devices, threads, compile_modes;  // comma-separated
+    std::vector<std::string> params, formats;
+    std::string resume, model_path, target_ci_width, baseline, threshold, shard, shard_costs;
+    bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
+    bool dry_run = false, quiet = false;
+    int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0;
+    double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
+};
+
+/// A relative amount from the command line ("5%" or 0.05), or ConfigError naming the option.
+double relative_option(const std::string& option, const std::string& text, double below) {
+    const auto value = parse_relative(text);
+    if (!value || *value >= below)
+        throw ConfigError("option " + option + ": expected a relative amount such as 5% or 0.05, got '" + text + "'");
+    return *value;
+}
+
+void add_run_options(CLI::App& run, RunArguments& args) {
+    // An option given twice takes the last value, as most tools do (a script can append
+    // an override); --include, --exclude, --category and --param collect every value.
+    run.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    run.add_option("--plugins-dir", args.plugins_dir, "Plugin folder (default: ../plugins beside the executable)");
+    run.add_option("--config", args.config, "YAML config file; options given here override it")->check(CLI::ExistingFile);
+    run.add_option("--output-dir", args.output_dir,
+                   "Write reports into this folder (default: benchmark_results/<timestamp>/)");
+    run.add_option("--include", args.include, "Run only ids (category/plugin/benchmark) matching: substring or glob; repeatable")
+        ->take_all();
+    run.add_option("--exclude", args.exclude, "Skip ids matching: substring or glob; repeatable")->take_all();
+    run.add_option("--category", args.categories, "Run only this category; repeatable")
+        ->check(CLI::IsMember({"unit", "integration", "performance"}))
+        ->take_all();
+    run.add_flag("--enable-mock", args.enable_mock, "Run mock plugins (framework self-tests)");
+    run.add_option("--warmup-iterations", args.warmup, "Unmeasured calls before measuring")->check(CLI::Range(0, 100000000));
+    run.add_option("--measurement-iterations", args.measurement, "Measured samples per series")
+        ->check(CLI::Range(1, 100000000));
+    run.add_option("--min-time", args.min_time,
+                   "Seconds: measure each series at least this long (with at least --measurement-iterations samples)")
+        ->check(CLI::Range(0.0, 86400.0));
+    run.add_option("--max-time", args.max_time,
+                   "Seconds: stop measuring a series when this is spent, even if --target-ci-width is not reached")
+        ->check(CLI::Range(0.0, 86400.0));
+    run.add_option("--target-ci-width", args.target_ci_width,
+                   "Measure until the 95% confidence interval of the median is this wide relative to the median "
+                   "(e.g. 1%), or --max-time (default 10 s) is spent");
+    run.add_option("--rounds", args.rounds,
+                   "Run each scenario this many times, each in a fresh worker, the variants of a benchmark interleaved "
+                   "in rotating order; samples are pooled")
+        ->check(CLI::Range(1, 1000));
+    run.add_option("--baseline", args.baseline,
+                   "After the run, compare it with this earlier run folder (as `benchhost compare`)")
+        ->check(CLI::ExistingPath);
+    run.add_option("--threshold", args.threshold,
+                   "With --baseline: a change smaller than this is not a regression (default 5%)");
+    run.add_flag("--fail-on-regression", args.fail_on_regression,
+                 "With --baseline: exit 1 when a scenario is significantly slower by more than --threshold");
+    run.add_option("--format", args.formats,
+                   "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON); "
+                   "repeatable")
+        ->check(CLI::IsMember({"gbench-json"}))
+        ->take_all();
+    run.add_option("--num-tokens-to-generate", args.tokens, "Tokens generative models produce")->check(CLI::Range(1, 1000000));
+    run.add_option("--model-id", args.model_id, "Model configuration for plugins that offer several (e.g. gpt2, gpt2-tiny)");
+    run.add_option("--model-path", args.model_path, "A model file for plugins that load one (torchscript_model)")
+        ->check(CLI::ExistingFile);
+    run.add_option("--variants", args.variants, "Variants: eager, compiled, kernelized (comma-separated)");
+    run.add_option("--batch-sizes", args.batch_sizes, "Batch sizes (comma-separated)");
+    run.add_option("--dtypes", args.dtypes, "Data types: float32, bfloat16, float16, ... (comma-separated)");
+    run.add_option("--devices", args.devices, "Devices: auto, cpu, cuda, cuda:N (comma-separated)");
+    run.add_option("--threads", args.threads, "Intra-op thread counts, 0 for the library default (comma-separated)");
+    run.add_option("--compile-modes", args.compile_modes, "Compile modes of the compiled variant (comma-separated)");
+    run.add_option("--timeout", args.timeout, "Seconds a scenario may run before its worker is killed; 0: no limit")
+        ->check(CLI::NonNegativeNumber);
+    run.add_option("--memory-limit", args.memory_limit,
+                   "MiB of address space a worker may use (RLIMIT_AS); past it the scenario fails as out of memory")
+        ->check(CLI::Range(0, 1 << 30));
+    run.add_option("--monitor-interval", args.monitor_interval,
+                   "Milliseconds between samples of the GPU and CPU monitors (default 50); 0: no monitoring")
+        ->check(CLI::Range(0.0, 3600000.0));
+    run.add_option("--param", args.params, "A plugin parameter KEY=VALUE (VALUE may be a comma-separated list); repeatable")
+        ->take_all();
+    run.add_option("--resume", args.resume,
+                   "Continue the interrupted run in this folder: scenarios it already reported are not run again")
+        ->check(CLI::ExistingDirectory);
+    run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
+    run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
+                 "Load plugins from folders or files that others than their owner can write");
+    run.add_option("--shard", args.shard,
+                   "Run only part K of N of the plan (K/N, 1-based), or `slurm` to take K and N from the SLURM job "
+                   "array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT); `benchhost merge` joins the shards' folders");
+    run.add_option("--shard-costs", args.shard_costs,
+                   "With --shard: an earlier run folder whose scenario times balance the shards (the same on every shard)")
+        ->check(CLI::ExistingPath);
+    run.add_flag("--dry-run", args.dry_run, "Print the scenarios the run would execute, and run nothing");
+    run.add_flag("--quiet,-q", args.quiet,
+                 "Print only warnings, errors and the summary: no progress, no informational lines");
+    run.add_option("--isolation", args.isolation, "process: each scenario in a worker process; none: in the host (for gdb)")
+        ->check(CLI::IsMember({"process", "none"}));
+    run.add_option("--log-level", args.log_level, "trace, debug, info, warn, error, critical or off")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+}
+
+/// Applies what was given on the command line over the config file's values.
+void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptions& options) {
+    auto given = [&](const char* name) { return run.count(name) > 0; };
+    if (given("--plugins-dir")) options.plugins_dir = args.plugins_dir;
+    if (given("--output-dir")) options.output_dir = args.output_dir;
+    if (given("--include")) options.include = args.include;
+    if (given("--exclude")) options.exclude = args.exclude;
+    if (given("--category")) options.categories = args.categories;
+    if (given("--enable-mock")) options.enable_mock = args.enable_mock;
+    if (given("--timeout")) options.timeout_s = args.timeout;
+    if (given("--monitor-interval")) options.monitor_interval_ms = args.monitor_interval;
+    if (given("--isolation")) options.isolation = args.isolation == "none" ? Isolation::none : Isolation::process;
+    if (given("--log-level")) options.log_level = args.log_level;
+    if (given("--memory-limit")) options.memory_limit_mib = static_cast<std::size_t>(args.memory_limit);
+    if (given("--retry-failed")) options.retry_failed = args.retry_failed;
+    if (given("--allow-untrusted-plugins")) options.allow_untrusted = args.allow_untrusted;
+    if (given("--rounds")) options.rounds = args.rounds;
+    if (given("--format")) options.extra_formats = args.formats;
+    if (given("--dry-run")) options.dry_run = args.dry_run;
+    if (given("--shard")) options.shard = args.shard;
+    if (given("--shard-costs")) {
+        if (!given("--shard")) throw ConfigError("--shard-costs needs --shard");
+        options.shard_costs = args.shard_costs;
+    }
+    if (given("--quiet")) options.quiet = args.quiet;
+    if (given("--baseline")) options.baseline = args.baseline;
+    if (given("--threshold")) options.regression_threshold = relative_option("--threshold", args.threshold, 100);
+    if (given("--fail-on-regression")) options.fail_on_regression = args.fail_on_regression;
+    if ((given("--threshold") || given("--fail-on-regression")) && !options.baseline)
+        throw ConfigError("--threshold and --fail-on-regression need --baseline DIR (the run to compare with)");
+    if (given("--resume")) {
+        if (given("--output-dir") && fs::path(args.output_dir) != fs::path(args.resume))
+            throw ConfigError("--resume writes into the folder it resumes; leave out --output-dir");
+        options.resume_dir = args.resume;
+        options.output_dir = args.resume;
+    }
+
+    ScenarioSettings& cli = options.command_line;
+    if (given("--warmup-iterations")) cli.warmup_iterations = args.warmup;
+    if (given("--measurement-iterations")) cli.measurement_iterations = args.measurement;
+    if (given("--num-tokens-to-generate")) cli.num_tokens_to_generate = args.tokens;
+    if (given("--model-id")) cli.model_id = args.model_id;
+    if (given("--min-time")) cli.min_time_s = args.min_time;
+    if (given("--max-time")) cli.max_time_s = args.max_time;
+    if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
+    if (given("--model-path")) cli.params.set("model_path", args.model_path);
+    for (const std::string& param : args.params) {
+        const auto equals = param.find('=');
+        if (equals == std::string::npos || equals == 0)
+            throw ConfigError("option --param: '" + param + "' is not KEY=VALUE");
+        std::vector<std::string> values;
+        const std::string value = param.substr(equals + 1);
+        for (std::size_t start = 0;;) {
+            const auto comma = value.find(',', start);
+            values.push_back(value.substr(start, comma - start));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        cli.params.set(param.substr(0, equals), values);
+    }
+    const std::pair<const char*, const std::string*> axes[] = {
+        {"variant", &args.variants}, {"batch_size", &args.batch_sizes}, {"dtype", &args.dtypes},
+        {"device", &args.devices},   {"threads", &args.threads},         {"compile_mode", &args.compile_modes}};
+    for (const auto& [axis, text] : axes) {
+        std::string option = "--" + axis_config_key(axis);
+        std::replace(option.begin(), option.end(), '_', '-');
+        if (!given(option.c_str())) continue;
+        std::vector<std::string> values;
+        for (std::size_t start = 0;;) {
+            const auto comma = text->find(',', start);
+            std::string value = text->substr(start, comma - start);
+            if (value.empty()) throw ConfigError("option " + option + ": an empty value in '" + *text + "'");
+            if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        validate_axis_values(axis, values, "option " + option + ": ");
+        cli.axes[axis] = std::move(values);
+    }
+}
+
+}  // namespace
+
+fs::path default_plugins_dir() {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return fs::path("plugins");
+    return (exe.parent_path().parent_path() / "plugins").lexically_normal();
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+    CLI::App app{"benchhost: discovers benchmark plugins and runs them, each scenario in its own worker process.",
+                 "benchhost"};
+    app.set_version_flag("--version", std::string("benchhost ") + BENCHHOST_VERSION + " (SDK ABI " +
+                                          std::to_string(BENCH_SDK_ABI_MAJOR) + "." +
+                                          std::to_string(BENCH_SDK_ABI_MINOR) + ")");
+    app.require_subcommand(0, 1);
+    app.footer("Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
+               "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
+               "(or, with --fail-on-regression, one got slower), 2 wrong arguments or configuration\n"
+               "(nothing ran), 130 interrupted.");
+
+    RunArguments run_args;
+    CLI::App* run = app.add_subcommand("run", "Discover, run and report benchmarks (the default)");
+    add_run_options(*run, run_args);
+
+    std::string list_dir;
+    CLI::App* list = app.add_subcommand("list", "List plugins and their benchmarks, and files that are not plugins");
+    list->add_option("--plugins-dir", list_dir, "Plugin folder (default: ../plugins beside the executable)");
+
+    std::string export_source, export_format, export_output;
+    CLI::App* export_app = app.add_subcommand("export", "Write a run's results in a format other tools read");
+    export_app->add_option("dir", export_source, "Run folder, or its benchmark_summary.json")->required();
+    export_app->add_option("--format", export_format, "gbench-json: Google Benchmark's JSON (e.g. for its compare.py)")
+        ->required()
+        ->check(CLI::IsMember({"gbench-json"}));
+    export_app->add_option("--output,-o", export_output, "Write to this file instead of standard output");
+
+    std::string merge_out;
+    std::vector<std::string> merge_dirs;
+    CLI::App* merge_app =
+        app.add_subcommand("merge", "Join the run folders of the shards of one plan (run --shard K/N) into one");
+    merge_app->add_option("out", merge_out, "The merged run folder to write")->required();
+    merge_app->add_option("shards", merge_dirs, "The shards' run folders (or their benchmark_summary.json)")
+        ->required()
+        ->check(CLI::ExistingPath);
+
+    CompareCommand compare;
+    std::string compare_base, compare_new, compare_threshold, compare_markdown, compare_json;
+    CLI::App* compare_app =
+        app.add_subcommand("compare", "Compare two runs: medians, ratios with 95% CIs, and a Mann-Whitney U verdict");
+    compare_app->add_option("base", compare_base, "The baseline: a run folder or its benchmark_summary.json")
+        ->required()
+        ->check(CLI::ExistingPath);
+    compare_app->add_option("new", compare_new, "The run to judge: a run folder or its benchmark_summary.json")
+        ->required()
+        ->check(CLI::ExistingPath);
+    compare_app->add_option("--threshold", compare_threshold,
+                            "A change smaller than this is 'same' however significant (default 5%)");
+    compare_app->add_option("--alpha", compare.alpha, "Significance level of the U test (default 0.05)")
+        ->check(CLI::Range(0.0, 1.0));
+    compare_app->add_flag("--fail-on-regression", compare.fail_on_regression,
+                          "Exit 1 when a scenario is significantly slower by more than --threshold");
+    compare_app->add_option("--markdown", compare_markdown, "Also write the comparison as Markdown to this file");
+    compare_app->add_option("--json", compare_json, "Also write the comparison as JSON to this file");
+
+    std::string report_source, report_output;
+    CLI::App* report_app =
+        app.add_subcommand("report", "Write report.md and report.html (tables and charts) of an earlier run again");
+    report_app->add_option("dir", report_source, "Run folder, or its benchmark_summary.json")->required();
+    report_app->add_option("--output-dir", report_output, "Write the reports into this folder (default: the run folder)");
+
+    WorkerCommand worker;
+    std::string worker_plugin, worker_config, worker_result;
+    CLI::App* worker_app = app.add_subcommand("worker", "Internal: run one scenario (started by the host)");
+    worker_app->group("");  // hidden from --help
+    worker_app->add_option("--plugin", worker_plugin)->required();
+    worker_app->add_option("--symbol", worker.symbol)->required();
+    worker_app->add_option("--config", worker_config)->required();
+    worker_app->add_option("--result", worker_result)->required();
+    worker_app->add_option("--log-level", worker.log_level);
+    worker_app->add_option("--monitor-interval", worker.monitor_interval_ms)->check(CLI::NonNegativeNumber);
+
+    // `benchhost [options]` means `benchhost run [options]`.
+    std::vector<std::string> args;
+    for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+    const bool needs_run = args.empty() || (args.back().starts_with("-") && args.back() != "--help" &&
+                                            args.back() != "-h" && args.back() != "--version");
+    if (needs_run) args.emplace_back("run");
+
+    ParsedCommandLine parsed;
+    try {
+        app.parse(args);
+        if (*worker_app) {
+            worker.plugin = worker_plugin;
+            worker.config = worker_config;
+            worker.result = worker_result;
+            parsed.command = worker;
+        } else if (*list) {
+            parsed.command = ListCommand{list_dir.empty() ? default_plugins_dir() : fs::path(list_dir)};
+        } else if (*merge_app) {
+            parsed.command = MergeCommand{merge_out, {merge_dirs.begin(), merge_dirs.end()}};
+        } else if (*compare_app) {
+            compare.base = compare_base;
+            compare.next = compare_new;
+            if (!compare_threshold.empty()) compare.threshold = relative_option("--threshold", compare_threshold, 100);
+            compare.markdown = compare_markdown;
+            compare.json = compare_json;
+            parsed.command = compare;
+        } else if (*export_app) {
+            parsed.command = ExportCommand{export_source, export_format, export_output};
+        } else if (*report_app) {
+            parsed.command = ReportCommand{report_source, report_output};
+        } else {
+            RunOptions options;
+            options.plugins_dir = default_plugins_dir();
+            options.defaults = builtin_scenario_defaults();
+            if (run->count("--config") > 0) load_config_file(run_args.config, options);
+            apply_run_arguments(*run, run_args, options);
+            parsed.command = RunCommand{std::move(options)};
+        }
+    } catch (const CLI::ParseError& e) {
+        parsed.exit_code = app.exit(e) == 0 ? 0 : 2;
+    } catch (const ConfigError& e) {
+        std::cerr << "benchhost: error: " << e.what() << "\n";
+        parsed.exit_code = 2;
+    }
+    return parsed;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,76 @@
+// The command line: `benchhost [run] [options]`, `benchhost list`, `benchhost compare`,
+// `benchhost export`, and the internal `benchhost worker` that the host starts for
+// each scenario.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/run_config.hpp"
+
+namespace benchhost {
+
+struct RunCommand {
+    RunOptions options;
+};
+
+struct ListCommand {
+    std::filesystem::path plugins_dir;
+};
+
+struct WorkerCommand {
+    std::filesystem::path plugin;
+    std::string symbol;
+    std::filesystem::path config;
+    std::filesystem::path result;
+    std::string log_level = "info";
+    double monitor_interval_ms = 50;  // 0: no monitoring
+};
+
+/// `benchhost export DIR --format gbench-json [--output FILE]` (export_command.hpp).
+struct ExportCommand {
+    std::filesystem::path source;  // a run folder, or its benchmark_summary.json
+    std::string format;            // "gbench-json"
+    std::filesystem::path output;  // empty: standard output
+};
+
+/// `benchhost compare BASE NEW` (compare_command.hpp).
+struct CompareCommand {
+    std::filesystem::path base, next;  // run folders, or their benchmark_summary.json
+    double threshold = 0.05;
+    double alpha = 0.05;
+    bool fail_on_regression = false;
+    std::filesystem::path markdown, json;  // also write these; empty: not
+};
+
+/// `benchhost report DIR [--output-dir OUT]` (report_command.hpp): report.md and
+/// report.html of an earlier run, written again.
+struct ReportCommand {
+    std::filesystem::path source;      // a run folder, or its benchmark_summary.json
+    std::filesystem::path output_dir;  // empty: the run folder
+};
+
+/// `benchhost merge OUT DIR...` (merge.hpp).
+struct MergeCommand {
+    std::filesystem::path out;
+    std::vector<std::filesystem::path> shards;
+};
+
+using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand, ReportCommand>;
+
+struct ParsedCommandLine {
+    std::optional<Command> command;  // empty when parsing already ended the program
+    int exit_code = 0;               // then: 0 after --help or --version, 2 after an error
+};
+
+/// Parses argv; --config files are read here, so that command-line options override
+/// them. Prints help and errors itself. Never throws.
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+/// <folder of this executable>/../plugins.
+std::filesystem::path default_plugins_dir();
+
+}  // namespace benchhost

@@ -1,0 +1,13 @@
+// `benchhost report DIR [--output-dir OUT]`: writes report.md and report.html
+// (rendered_reports.hpp) of an earlier run again, from its folder.
+#pragma once
+
+#include "cli/cli.hpp"
+
+namespace benchhost {
+
+/// Returns 0; 2 when the run cannot be read (the message names the file and the field);
+/// 1 when the reports cannot be written.
+int report_command(const ReportCommand& command);
+
+}  // namespace benchhost

@@ -1,0 +1,230 @@
+#include "discover/discovery.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <system_error>
+
+#include "discover/elf_inspector.hpp"
+#include "discover/plugin_registry.hpp"
+
+namespace benchhost {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string abi_text(unsigned major, unsigned minor) { return std::to_string(major) + "." + std::to_string(minor); }
+
+bool is_name_character(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+const char* const untrusted_advice =
+    ": anyone who can write it can make benchhost run their code; fix it with chmod go-w, or pass "
+    "--allow-untrusted-plugins";
+
+/// Inspects one candidate file; on success appends to `plugins`, else to `rejected`.
+/// `folder_problem` is why the file's folder cannot be trusted, if it cannot.
+void consider_file(const fs::path& path, const std::string& category, const std::string& folder_problem,
+                   const DiscoveryOptions& options, Discovery& discovery) {
+    if (path.extension() != ".so") {
+        discovery.rejected.push_back({path, "not a plugin: only lib<name>.so files are loaded", "", ""});
+        return;
+    }
+    std::string name = path.stem().string();
+    if (name.starts_with("lib")) name.erase(0, 3);
+    auto reject = [&](std::string reason) {
+        discovery.rejected.push_back({path, std::move(reason), category, safe_name(name)});
+    };
+    if (!is_safe_name(name)) return reject("plugin name '" + name + "' may only use letters, digits, '_', '-' and '.'");
+    if (!options.allow_untrusted) {
+        if (!folder_problem.empty()) return reject(folder_problem);
+        if (std::string problem = trust_problem(path); !problem.empty())
+            return reject("the file " + problem + untrusted_advice);
+    }
+
+    const ElfInspection inspection = inspect_elf(path);
+    if (!inspection.info) return reject(inspection.error);
+    const ElfInfo& elf = *inspection.info;
+    if (std::string problem = loadability_problem(elf); !problem.empty()) return reject(problem);
+    if (elf.entry_points.empty())
+        return reject("exports no entry point (run_benchmark or benchmark_<name>): not a benchhost plugin");
+    if (!elf.plugin_info_error.empty()) return reject(elf.plugin_info_error);
+    if (!elf.plugin_info)
+        return reject("exports entry points but no bench_plugin_info: declare it with BENCH_PLUGIN(\"" + name +
+                      "\", \"<version>\") from <bench/plugin.hpp>");
+    if (std::string problem = abi_problem(*elf.plugin_info); !problem.empty()) return reject(problem);
+
+    DiscoveredPlugin plugin;
+    plugin.path = path;
+    plugin.category = category;
+    plugin.name = name;
+    plugin.info = *elf.plugin_info;
+    const std::string axes(plugin.info.axes);
+    for (std::size_t start = 0; start < axes.size();) {
+        std::size_t end = axes.find(',', start);
+        if (end == std::string::npos) end = axes.size();
+        std::string axis = axes.substr(start, end - start);
+        axis.erase(0, axis.find_first_not_of(' '));
+        axis.erase(axis.find_last_not_of(' ') + 1);
+        if (!axis.empty()) plugin.axes.push_back(axis);
+        start = end + 1;
+    }
+    for (const std::string& symbol : elf.entry_points) {
+        std::string benchmark = symbol == bench::run_benchmark_symbol
+                                    ? name
+                                    : symbol.substr(std::string_view(bench::benchmark_symbol_prefix).size());
+        if (!is_safe_name(benchmark))
+            return reject("benchmark name '" + benchmark + "' may only use letters, digits, '_', '-' and '.'");
+        plugin.benchmarks.push_back({benchmark, symbol});
+    }
+    // run_benchmark first: it is the plugin's own benchmark.
+    std::stable_partition(plugin.benchmarks.begin(), plugin.benchmarks.end(),
+                          [](const DiscoveredBenchmark& b) { return b.symbol == bench::run_benchmark_symbol; });
+    discovery.plugins.push_back(std::move(plugin));
+}
+
+}  // namespace
+
+std::string safe_name(std::string_view name) {
+    std::string safe(name);
+    for (char& c : safe)
+        if (!is_name_character(c)) c = '_';
+    return is_safe_name(safe) ? safe : "plugin";
+}
+
+std::string trust_problem(const fs::path& path) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) != 0) return {};  // a missing file fails later, with a clearer message
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+    if (info.st_uid != 0 && info.st_uid != geteuid())
+        return "is owned by uid " + std::to_string(info.st_uid) + ", neither root nor this user";
+    if (info.st_mode & S_IWOTH) return "is writable by everyone (mode " + std::string(mode) + ")";
+    if (info.st_mode & S_IWGRP) {
+        // A user-private group (only the owner in it) is as safe as the owner alone.
+        const passwd* owner = getpwuid(info.st_uid);
+        const group* grp = getgrgid(info.st_gid);
+        const bool private_group = owner != nullptr && grp != nullptr && owner->pw_gid == info.st_gid &&
+                                   (grp->gr_mem[0] == nullptr ||
+                                    (std::string(grp->gr_mem[0]) == owner->pw_name && grp->gr_mem[1] == nullptr));
+        if (!private_group)
+            return "is writable by group " + (grp ? std::string(grp->gr_name) : std::to_string(info.st_gid)) +
+                   " (mode " + mode + ")";
+    }
+    return {};
+}
+
+void apply_crash_registry(Discovery& discovery, const PluginRegistry& registry) {
+    auto crashed = [&](const DiscoveredPlugin& plugin) { return registry.crash_reason(plugin.path).has_value(); };
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        if (!crashed(plugin)) continue;
+        discovery.rejected.push_back(
+            {plugin.path,
+             "crashed while loading in an earlier run (" + *registry.crash_reason(plugin.path) +
+                 "); skipped until the file changes, or run with --retry-failed",
+             plugin.category, plugin.name});
+    }
+    std::erase_if(discovery.plugins, crashed);
+}
+
+bool is_safe_name(std::string_view name) {
+    if (name.empty() || name == "." || name == ".." || name.size() > 128) return false;
+    return std::all_of(name.begin(), name.end(), is_name_character);
+}
+
+std::string abi_problem(const bench::PluginInfo& info) {
+    if (info.magic != bench::plugin_magic) return "bench_plugin_info is not a benchhost handshake (wrong magic number)";
+    const std::string plugin_abi = abi_text(info.abi_major, info.abi_minor);
+    const std::string host_abi = abi_text(bench::abi_major, bench::abi_minor);
+    if (info.abi_major != bench::abi_major)
+        return "built for SDK ABI " + plugin_abi + ", this host supports ABI " + std::to_string(bench::abi_major) +
+               ".x (up to " + host_abi + "): rebuild the plugin against this SDK";
+    if (info.abi_minor > bench::abi_minor)
+        return "built for SDK ABI " + plugin_abi + ", newer than this host's ABI " + host_abi + ": update benchhost";
+    if (info.info_size != sizeof(bench::PluginInfo))
+        return "bench_plugin_info has size " + std::to_string(info.info_size) + ", expected " +
+               std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + host_abi;
+    return {};
+}
+
+Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& options) {
+    std::error_code ec;
+    if (!fs::is_directory(plugins_dir, ec))
+        throw DiscoveryError("plugin folder " + plugins_dir.string() + " does not exist or is not a folder");
+    if (!options.allow_untrusted) {
+        if (std::string problem = trust_problem(plugins_dir); !problem.empty())
+            throw DiscoveryError("plugin folder " + plugins_dir.string() + " " + problem + untrusted_advice);
+    }
+    Discovery discovery;
+    discovery.plugins_dir = plugins_dir;
+
+    for (const fs::directory_entry& entry : fs::directory_iterator(plugins_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        const bool category = std::find(plugin_categories.begin(), plugin_categories.end(), name) != plugin_categories.end();
+        if (!category || !entry.is_directory())
+            discovery.rejected.push_back({entry.path(), "not in a category folder (unit, integration or performance)", "", ""});
+    }
+    if (ec) throw DiscoveryError("cannot read plugin folder " + plugins_dir.string() + ": " + ec.message());
+
+    for (const std::string& category : plugin_categories) {
+        const fs::path folder = plugins_dir / category;
+        if (!fs::is_directory(folder, ec)) continue;
+        std::vector<fs::path> files;
+        for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+            if (entry.is_regular_file(ec))
+                files.push_back(entry.path());
+            else
+                discovery.rejected.push_back({entry.path(), "not a regular file", "", ""});
+        }
+        if (ec) throw DiscoveryError("cannot read plugin folder " + folder.string() + ": " + ec.message());
+        std::sort(files.begin(), files.end());
+        std::string folder_problem = trust_problem(folder);
+        if (!folder_problem.empty()) folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
+        for (const fs::path& file : files) consider_file(file, category, folder_problem, options, discovery);
+    }
+
+    // Each benchmark id once: the first file (by path) keeps it.
+    std::map<std::string, fs::path> declared;
+    std::vector<DiscoveredPlugin> unique;
+    for (DiscoveredPlugin& plugin : discovery.plugins) {
+        std::string clash;
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
+            auto it = declared.find(plugin.id(benchmark));
+            if (it != declared.end()) {
+                clash = "declares benchmark id " + plugin.id(benchmark) + ", already declared by " + it->second.string();
+                break;
+            }
+        }
+        if (!clash.empty()) {
+            discovery.rejected.push_back({plugin.path, clash, plugin.category, plugin.name});
+            continue;
+        }
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) declared[plugin.id(benchmark)] = plugin.path;
+        unique.push_back(std::move(plugin));
+    }
+    discovery.plugins = std::move(unique);
+    std::sort(discovery.rejected.begin(), discovery.rejected.end(),
+              [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });
+    return discovery;
+}
+
+std::vector<std::string> DiscoveredPlugin::variants() const {
+    if (std::find(axes.begin(), axes.end(), "variant") == axes.end()) return {};
+    const std::uint8_t mask = info.variants != 0 ? info.variants
+                                                 : static_cast<std::uint8_t>(bench::eager_bit | bench::compiled_bit |
+                                                                             bench::kernelized_bit);
+    std::vector<std::string> out;
+    if (mask & bench::eager_bit) out.emplace_back("eager");
+    if (mask & bench::compiled_bit) out.emplace_back("compiled");
+    if (mask & bench::kernelized_bit) out.emplace_back("kernelized");
+    return out;
+}
+
+}  // namespace benchhost

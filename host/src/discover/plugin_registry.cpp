@@ -1,0 +1,117 @@
+#include "discover/plugin_registry.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <rapidjson/document.h>
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include "util/atomic_file.hpp"
+
+namespace benchhost {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct FileStamp {
+    std::uintmax_t size = 0;
+    std::int64_t mtime_ns = 0;
+};
+
+std::optional<FileStamp> stamp_of(const fs::path& file) {
+    struct stat info {};
+    if (stat(file.c_str(), &info) != 0) return std::nullopt;
+    return FileStamp{static_cast<std::uintmax_t>(info.st_size),
+                     static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec};
+}
+
+std::string key_of(const fs::path& plugin) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(plugin, ec);
+    return (ec ? plugin : absolute).lexically_normal().string();
+}
+
+}  // namespace
+
+PluginRegistry::PluginRegistry(fs::path file) : file_(std::move(file)) {
+    std::ifstream in(file_);
+    if (!in) return;
+    std::stringstream text;
+    text << in.rdbuf();
+    rapidjson::Document document;
+    document.Parse(text.str().c_str());
+    if (document.HasParseError() || !document.IsObject() || !document.HasMember("crashed_plugins") ||
+        !document["crashed_plugins"].IsArray())
+        return;
+    for (const auto& item : document["crashed_plugins"].GetArray()) {
+        if (!item.IsObject() || !item.HasMember("path") || !item["path"].IsString() || !item.HasMember("size") ||
+            !item["size"].IsUint64() || !item.HasMember("mtime_ns") || !item["mtime_ns"].IsInt64() ||
+            !item.HasMember("reason") || !item["reason"].IsString())
+            continue;
+        entries_[item["path"].GetString()] =
+            Entry{item["size"].GetUint64(), item["mtime_ns"].GetInt64(), item["reason"].GetString()};
+    }
+}
+
+fs::path PluginRegistry::default_path() {
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    fs::path base;
+    if (cache != nullptr && *cache == '/') {
+        base = cache;
+    } else {
+        const char* home = std::getenv("HOME");
+        base = fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache";
+    }
+    return base / "benchhost" / "plugin_registry.json";
+}
+
+std::optional<std::string> PluginRegistry::crash_reason(const fs::path& plugin) const {
+    auto it = entries_.find(key_of(plugin));
+    if (it == entries_.end()) return std::nullopt;
+    const std::optional<FileStamp> stamp = stamp_of(plugin);
+    if (!stamp || stamp->size != it->second.size || stamp->mtime_ns != it->second.mtime_ns) return std::nullopt;
+    return it->second.reason;
+}
+
+void PluginRegistry::record_crash(const fs::path& plugin, const std::string& reason) {
+    const std::optional<FileStamp> stamp = stamp_of(plugin);
+    if (!stamp) return;
+    entries_[key_of(plugin)] = Entry{stamp->size, stamp->mtime_ns, reason};
+}
+
+void PluginRegistry::forget(const fs::path& plugin) { entries_.erase(key_of(plugin)); }
+
+std::optional<std::string> PluginRegistry::save() const {
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
+    writer.StartObject();
+    writer.Key("crashed_plugins");
+    writer.StartArray();
+    for (const auto& [path, entry] : entries_) {
+        writer.StartObject();
+        writer.Key("path");
+        writer.String(path.c_str());
+        writer.Key("size");
+        writer.Uint64(entry.size);
+        writer.Key("mtime_ns");
+        writer.Int64(entry.mtime_ns);
+        writer.Key("reason");
+        writer.String(entry.reason.c_str());
+        writer.EndObject();
+    }
+    writer.EndArray();
+    writer.EndObject();
+    try {
+        write_file_atomically(file_, std::string(buffer.GetString(), buffer.GetSize()) + "\n");
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,50 @@
+// Execute: runs one planned scenario and classifies how it ended. In process isolation
+// the scenario runs in a worker process (this executable re-executed as
+// `benchhost worker ...`) in its own process group, which is killed when the
+// scenario times out, when the run is interrupted, and after the worker ends (so that
+// no child of a plugin outlives it).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "plan/plan.hpp"
+#include "config/run_config.hpp"
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+struct ExecutionOptions {
+    Isolation isolation = Isolation::process;
+    double timeout_s = 600;           // 0: no limit
+    std::size_t memory_limit_mib = 0;  // address space of a worker (RLIMIT_AS); 0: no limit
+    std::filesystem::path scratch_dir;  // where request and result files go
+    std::string worker_log_level = "info";
+    double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
+};
+
+/// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.
+ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const ExecutionOptions& options,
+                                 spdlog::logger& log);
+
+/// SIGINT and SIGTERM: the first stops the running worker and makes
+/// interrupt_requested() true, so that the run ends and writes what it has; the
+/// second exits at once.
+void install_interrupt_handlers();
+bool interrupt_requested();
+
+/// "SIGSEGV (Segmentation fault)".
+std::string describe_signal(int signal_number);
+
+/// The environment a worker gets: the host's variables that configure the system,
+/// the libraries, the allocator and the hardware (PATH, HOME, LANG and LC_*, TZ, TMPDIR,
+/// LD_LIBRARY_PATH, LD_PRELOAD, GLIBC_TUNABLES, XDG_CACHE_HOME, and those starting OMP_,
+/// KMP_, MKL_, OPENBLAS_, GOTO_, DNNL_, ONEDNN_, CUDA_, NVIDIA_, CUBLAS_, CUDNN_, NCCL_,
+/// TORCH_, PYTORCH_, BENCH_, ASAN_, UBSAN_, LSAN_, MALLOC_, TCMALLOC_), nothing else, plus
+/// BENCHHOST_WORKER=1.
+std::vector<std::string> worker_environment();
+
+}  // namespace benchhost

@@ -1,0 +1,187 @@
+#include "execute/worker.hpp"
+
+#include <cxxabi.h>
+#include <sys/resource.h>
+
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include <boost/dll/shared_library.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include <bench/abi.hpp>
+#include <bench/clock.hpp>
+#include <bench/context.hpp>
+#include <bench/scenario_monitors.hpp>
+
+#include "util/atomic_file.hpp"
+#include "discover/discovery.hpp"
+#include "json/result_json.hpp"
+
+namespace benchhost {
+
+namespace {
+
+bench::ScenarioResult failure(std::string reason) {
+    bench::ScenarioResult result;
+    result.status = bench::Status::failed;
+    result.reason = std::move(reason);
+    return result;
+}
+
+/// The name of the exception being handled, demangled: "std::runtime_error".
+std::string current_exception_type() {
+    const std::type_info* type = abi::__cxa_current_exception_type();
+    if (type == nullptr) return "unknown exception";
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type->name(), nullptr, nullptr, &status),
+                                                     std::free);
+    return status == 0 && demangled ? demangled.get() : type->name();
+}
+
+
+/// Libraries stay loaded for the life of the process.
+boost::dll::shared_library& load(const std::filesystem::path& plugin) {
+    static std::mutex mutex;
+    static std::vector<std::unique_ptr<boost::dll::shared_library>> loaded;
+    std::lock_guard lock(mutex);
+    for (auto& library : loaded)
+        if (library->location() == boost::dll::fs::path(plugin.string())) return *library;
+    loaded.push_back(std::make_unique<boost::dll::shared_library>(
+        plugin.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local));
+    return *loaded.back();
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The loader's own words from a Boost.DLL exception: "<path>: undefined symbol: f".
+std::string loader_message(const std::string& what, const std::filesystem::path& plugin) {
+    const std::string marker = "(dlerror system message: ";
+    std::string message = what;
+    if (auto start = what.find(marker); start != std::string::npos) {
+        start += marker.size();
+        const auto end = what.rfind("): ");
+        message = what.substr(start, end != std::string::npos && end > start ? end - start : std::string::npos);
+    }
+    const std::string prefix = plugin.string() + ": ";
+    if (message.starts_with(prefix)) message.erase(0, prefix.size());
+    return message;
+}
+
+}  // namespace
+
+LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol) {
+    const std::string where = plugin.string() + ": ";
+    try {
+        boost::dll::shared_library& library = load(plugin);
+        if (!library.has(bench::plugin_info_symbol))
+            return {nullptr, where + "bench_plugin_info is not exported (no BENCH_PLUGIN)"};
+        const auto& info = library.get<const bench::PluginInfo>(bench::plugin_info_symbol);
+        if (std::string problem = abi_problem(info); !problem.empty()) return {nullptr, where + problem};
+        if (!library.has(symbol)) return {nullptr, where + "entry point " + symbol + " is not exported"};
+        return {&library.get<bench::EntryPoint>(symbol), {}};
+    } catch (const std::exception& e) {
+        return {nullptr, where + "cannot load: " + loader_message(e.what(), plugin)};
+    }
+}
+
+bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
+                                       std::shared_ptr<spdlog::logger> logger, const bench::MonitorOptions& monitoring) {
+    bench::MonitorOptions options = monitoring;
+    options.device = config.device;
+    bench::Context context(config, std::move(logger));
+    std::optional<bench::ScenarioMonitors> monitors;  // samples from here until attach()
+    std::string monitor_error;
+    try {
+        monitors.emplace(options);
+    } catch (const std::exception& e) {
+        monitor_error = e.what();
+    }
+    bench::ScenarioResult result;
+    try {
+        entry(context);
+        result = context.take_result();
+        result.status = bench::Status::success;
+    } catch (const bench::SkipScenario& skip) {
+        result = context.take_result();
+        result.status = bench::Status::skipped;
+        result.reason = skip.what();
+    } catch (const std::exception& e) {
+        result = context.take_result();
+        result.status = bench::Status::failed;
+        result.reason = "threw " + current_exception_type() + ": " + e.what();
+    } catch (...) {
+        result = context.take_result();
+        result.status = bench::Status::failed;
+        result.reason = "threw " + current_exception_type();
+    }
+    if (monitors) monitors->stop();
+    if (result.status != bench::Status::skipped) {
+        try {
+            if (!monitors) throw std::runtime_error(monitor_error);
+            monitors->attach(result, context.measurement_windows());
+        } catch (const std::exception& e) {
+            result.warnings.push_back(std::string("the monitors failed: ") + e.what());
+        }
+    }
+    return result;
+}
+
+bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const std::string& symbol,
+                                      const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
+                                      const bench::MonitorOptions& monitoring) {
+    const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+    if (loaded.entry == nullptr) return failure(loaded.error);
+    return call_entry_point(loaded.entry, config, std::move(logger), monitoring);
+}
+
+int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
+                const std::filesystem::path& config_file, const std::filesystem::path& result_file,
+                const std::string& log_level, double monitor_interval_ms) {
+    // The host reads these lines from the worker's stderr into its log.
+    auto logger = std::make_shared<spdlog::logger>("plugin", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    logger->set_pattern("[%l] %v");
+    logger->set_level(spdlog::level::from_str(log_level));
+
+    bench::ScenarioResult result;
+    try {
+        const bench::ScenarioConfig config = config_from_json(read_file(config_file));
+        const auto load_start = bench::Clock::now();
+        const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+        const double load_ms = bench::detail::elapsed_ns(load_start, bench::Clock::now()) / 1e6;
+        if (loaded.entry == nullptr) {
+            result = failure(loaded.error);
+        } else {
+            write_file_atomically(std::filesystem::path(result_file.string() + ".loaded"), "");
+            bench::MonitorOptions monitoring;
+            monitoring.interval_ms = monitor_interval_ms;
+            result = call_entry_point(loaded.entry, config, logger, monitoring);
+            // The cold start begins with loading the plugin (and what it links: LibTorch).
+            if (result.find_scalar("plugin_load") == nullptr) result.scalars.push_back({"plugin_load", load_ms, "ms"});
+        }
+    } catch (const std::exception& e) {
+        result = failure(std::string("worker: ") + e.what());
+    }
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0)
+        result.scalars.push_back({"peak_rss", static_cast<double>(usage.ru_maxrss) / 1024.0, "MiB"});
+    logger->flush();
+    try {
+        write_file_atomically(result_file, result_to_json(result));
+    } catch (const std::exception& e) {
+        logger->error("{}", e.what());
+        return 70;  // EX_SOFTWARE: the host reports that no result came back
+    }
+    return 0;
+}
+
+}  // namespace benchhost

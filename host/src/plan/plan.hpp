@@ -1,0 +1,56 @@
+// Plan: from discovered plugins and the run options to the list of scenarios to run.
+// Each benchmark is expanded over the axes its plugin declares (the cartesian
+// product of the configured values); --category, --include and --exclude select.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <bench/config.hpp>
+
+#include "discover/discovery.hpp"
+#include "config/run_config.hpp"
+
+namespace benchhost {
+
+struct PlannedScenario {
+    bench::ScenarioConfig config;
+    std::filesystem::path plugin_path;
+    std::string plugin_version;
+    std::string symbol;       // the entry point to call
+    std::string skip_reason;    // non-empty: recorded as skipped without running
+    std::string reject_reason;  // non-empty: a broken plugin file, recorded as rejected
+};
+
+struct Plan {
+    std::vector<PlannedScenario> scenarios;
+    std::vector<std::string> warnings;  // e.g. an --include pattern that matched nothing
+};
+
+/// Broken plugin files (RejectedFile::is_broken_plugin) are planned too, as one
+/// rejected scenario each, so that the run reports them and fails.
+/// Throws ConfigError when a configured axis value is invalid for the plugin.
+Plan make_plan(const Discovery& discovery, const RunOptions& options);
+
+/// Whether two scenarios are variants of the same benchmark at the same point of every
+/// other axis (batch size, dtype, device, threads, parameters, ...): the scenarios
+/// whose ratios a run reports, and which --rounds interleaves.
+bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b);
+
+/// The plan's scenarios grouped by differ_only_in_variant, as indices into
+/// plan.scenarios: groups in the order of their first scenario, each in plan order.
+std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan);
+
+/// The order to execute `plan` in, as indices into plan.scenarios: `rounds` times each
+/// scenario (one round: the plan's order). With more, within a round the variants of one benchmark run one after the other,
+/// starting with a different variant each round (eager, compiled, kernelized; then
+/// compiled, kernelized, eager; ...), so that a drift of the machine during the run
+/// does not favour one of them.
+std::vector<std::size_t> execution_order(const Plan& plan, int rounds);
+
+/// A pattern with *, ? or [ is a glob over the whole id; any other is a substring.
+bool matches_pattern(std::string_view id, std::string_view pattern);
+
+}  // namespace benchhost

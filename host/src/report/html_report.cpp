@@ -1,0 +1,651 @@
+// report.html: the run's tables and charts as one self-contained page
+// (rendered_reports.hpp). No script and nothing fetched: the charts are inline SVG
+// (svg_chart.hpp), the style one <style> block with a light and a dark palette. Every
+// piece of text from a report goes through svg::escape.
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"
+#include "report/svg_chart.hpp"
+#include "util/text_table.hpp"
+#include "util/units.hpp"
+
+namespace benchhost {
+namespace {
+
+using svg::escape;
+
+constexpr const char* style_sheet = R"css(
+:root{--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--grid:#eaeef2;--head:#f6f8fa;
+--band:rgba(9,105,218,.09);--rowband:rgba(31,35,40,.035);--ok:#1a7f37;--bad:#cf222e;--skip:#9a6700;
+--c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#56b4e9;--c5:#e69f00;--c6:#6e7781;--c7:#8250df;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--border:#3d444d;--grid:#21262d;
+--head:#161b22;--band:rgba(88,166,255,.13);--rowband:rgba(240,246,252,.04);--ok:#3fb950;--bad:#f85149;--skip:#d29922;
+--c0:#58a6ff;--c1:#ff8a4c;--c2:#3fcf8e;--c3:#e39bd0;--c4:#8fd0ff;--c5:#f0b400;--c6:#9198a1;--c7:#b692f6}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:1260px;margin:0 auto;padding:12px 24px 48px}
+h1{font-size:24px;margin:8px 0 2px}h2{font-size:19px;margin:28px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--border)}
+h3{font-size:15px;margin:18px 0 6px}
+.subtitle,.muted,figcaption{color:var(--muted)}
+nav ul{list-style:none;padding:0;margin:8px 0;display:flex;flex-wrap:wrap;gap:4px 14px}
+a{color:var(--c0)}
+code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+table{border-collapse:collapse;margin:6px 0 14px;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid var(--border);padding:4px 9px;text-align:left;vertical-align:top}
+th{background:var(--head);font-weight:600;white-space:nowrap}
+td.num{text-align:right;white-space:nowrap}
+table.scenarios{width:100%}td.scenario code{overflow-wrap:anywhere}td.scenario{min-width:220px}
+table.facts th{background:none;text-align:left;color:var(--muted);font-weight:500}
+.ci{color:var(--muted);font-size:12px}
+.status{font-weight:600;white-space:nowrap}
+.status.success{color:var(--ok)}.status.skipped{color:var(--skip)}.status.bad{color:var(--bad)}
+.totals{display:flex;flex-wrap:wrap;gap:10px;margin:6px 0}
+.totals div{border:1px solid var(--border);border-radius:6px;padding:6px 14px;min-width:110px}
+.totals b{display:block;font-size:20px}
+.warnings{border-left:3px solid var(--skip);padding:2px 12px;margin:8px 0}
+ul.problems li{margin:3px 0}
+pre{background:var(--head);border:1px solid var(--border);padding:8px;overflow:auto;font-size:12px;max-height:320px}
+.figures{display:flex;flex-wrap:wrap;gap:12px 18px;align-items:flex-start}
+figure{margin:0}
+.no-data{color:var(--muted);font-style:italic}
+svg.chart{max-width:100%;height:auto;display:block}
+svg.chart text{fill:var(--fg);font-size:11px;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+svg.chart .chart-title{font-size:14px;font-weight:600}
+svg.chart .axis-title{font-size:12px;fill:var(--muted)}
+svg.chart .legend-text,svg.chart .row-label{font-size:12px}
+svg.chart .note{fill:var(--muted);font-style:italic}
+.axis,.tick{stroke:var(--muted);fill:none}.grid{stroke:var(--grid);fill:none}
+.band{fill:var(--band)}.rowband{fill:var(--rowband)}
+.ref{stroke:var(--muted);stroke-dasharray:5 4;stroke-width:1.5;fill:none}
+.c0{--c:var(--c0)}.c1{--c:var(--c1)}.c2{--c:var(--c2)}.c3{--c:var(--c3)}.c4{--c:var(--c4)}.c5{--c:var(--c5)}.c6{--c:var(--c6)}.c7{--c:var(--c7)}
+.line{stroke:var(--c);stroke-width:2;fill:none;stroke-linejoin:round}
+.pt,.swatch{fill:var(--c);stroke:var(--bg);stroke-width:1.5}
+.err{stroke:var(--c);stroke-width:1.5;fill:none}
+.dot{fill:var(--c);fill-opacity:.45}
+.box{fill:var(--c);fill-opacity:.16;stroke:var(--c);stroke-width:1.5}
+.whisker{stroke:var(--fg);stroke-width:1.2;fill:none}.median{stroke:var(--fg);stroke-width:2.5}
+)css";
+
+// Colours of the variants: the same in every chart.
+int variant_color(const std::string& variant) {
+    static const std::map<std::string, int, std::less<>> fixed = {{"eager", 0}, {"compiled", 1}, {"kernelized", 2}};
+    const auto base = variant.substr(0, variant.find('/'));
+    if (const auto it = fixed.find(base); it != fixed.end()) return it->second + (variant == base ? 0 : 3);
+    return 3 + static_cast<int>(std::hash<std::string>{}(variant) % 5);
+}
+
+std::string status_span(bench::Status status) {
+    const std::string text(bench::to_string(status));
+    const std::string klass = status == bench::Status::success   ? "success"
+                              : status == bench::Status::skipped ? "skipped"
+                                                                 : "bad";
+    return "<span class=\"status " + klass + "\">" + escape(text) + "</span>";
+}
+
+// "3.92 ms [3.89, 3.95]" with the interval in a smaller, muted span.
+std::string figure_cell(const std::string& text) {
+    const auto bracket = text.find(" [");
+    if (bracket == std::string::npos) return escape(text);
+    return escape(text.substr(0, bracket)) + " <span class=\"ci\">" + escape(text.substr(bracket + 1)) + "</span>";
+}
+
+// Escaped text with a line-break opportunity after each '/', '[' and ',' (scenario ids).
+std::string breakable(std::string_view text) {
+    std::string out;
+    for (const char c : escape(text)) {
+        out += c;
+        if (c == '/' || c == '[' || c == ',') out += "<wbr>";
+    }
+    return out;
+}
+
+// An id for an element: letters, digits and '-' only, unique with the counter.
+class Ids {
+public:
+    std::string next(std::string_view stem) {
+        std::string id;
+        for (const char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+        return id + "-" + std::to_string(++count_);
+    }
+
+private:
+    int count_ = 0;
+};
+
+// The benchmark and axes of a group, without the category: "resnet50[batch_size=1]", or
+// "tensor_ops/matmul[dtype=float32]" when the benchmark is not named after the plugin.
+std::string short_label(const ScenarioOutcome& outcome, const std::string& group) {
+    const std::string prefix = outcome.config.category + "/" + outcome.config.plugin + "/";
+    std::string name = group.starts_with(prefix) ? group.substr(prefix.size()) : group;
+    if (outcome.config.benchmark != outcome.config.plugin) name = outcome.config.plugin + "/" + name;
+    return name;
+}
+
+// ---- the run and its tables -----------------------------------------------------------
+
+void run_section(std::string& out, const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
+    out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"facts\">\n";
+    const auto row = [&](const std::string& label, const std::string& html) {
+        out += "<tr><th scope=\"row\">" + escape(label) + "</th><td>" + html + "</td></tr>\n";
+    };
+    row("Started", escape(record.started_at));
+    row("Finished", escape(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ")");
+    row("Host", escape(record.host_name));
+    row("Commit", "<code>" + escape(record.commit_id) + "</code>");
+    if (!record.host_version.empty()) row("benchhost", escape(record.host_version));
+    for (const auto& [label, text] : figures.machine) row(label, escape(text));
+    out += "</table>\n";
+    if (!record.hardware_warnings.empty()) {
+        out += "<div class=\"warnings\"><strong>Warnings about the machine</strong><ul>\n";
+        for (const std::string& warning : record.hardware_warnings) out += "<li>" + escape(warning) + "</li>\n";
+        out += "</ul></div>\n";
+    }
+    if (!record.run_config.empty()) {
+        out += "<details><summary>Run configuration</summary><table class=\"facts\">\n";
+        for (const auto& [key, value] : record.run_config)
+            out += "<tr><th scope=\"row\"><code>" + escape(key) + "</code></th><td><code>" + escape(value) +
+                   "</code></td></tr>\n";
+        out += "</table></details>\n";
+    }
+    out += "</section>\n";
+
+    const RunTotals& t = figures.totals;
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
+    out += "<section id=\"totals\"><h2>Totals</h2>\n<div class=\"totals\">";
+    out += "<div><b>" + std::to_string(t.total) + "</b>scenarios</div>";
+    out += "<div><b class=\"status success\">" + std::to_string(t.successful) + "</b>succeeded</div>";
+    out += "<div><b class=\"status" + std::string(t.failed > 0 ? " bad" : "") + "\">" + std::to_string(t.failed) +
+           "</b>failed</div>";
+    out += "<div><b>" + std::to_string(t.skipped) + "</b>skipped</div>";
+    out += "<div><b>" + std::string(rate) + "</b>success rate</div>";
+    out += "</div>\n<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the "
+           "raw samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
+           "bootstrap interval of that ratio.</p>\n</section>\n";
+}
+
+void category_section(std::string& out, const RunFigures& figures, const std::string& category, Ids& ids) {
+    std::vector<const ScenarioFigures*> rows;
+    for (const ScenarioFigures& f : figures.scenarios)
+        if (f.outcome->config.category == category) rows.push_back(&f);
+    out += "<section id=\"" + ids.next("category-" + category) + "\"><h2>" + escape(category) + "</h2>\n";
+    if (rows.empty()) {
+        out += "<p class=\"muted\">No " + escape(category) + " scenarios in this run.</p>\n</section>\n";
+        return;
+    }
+    out += "<table class=\"scenarios\"><thead><tr><th>Scenario</th><th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th>"
+           "<th>Throughput</th><th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
+    for (const ScenarioFigures* f : rows) {
+        const auto& result = f->outcome->result;
+        std::string headline = figure_cell(median_with_ci(*f));
+        if (!f->samples.empty() && f->headline != "latency")
+            headline += "<br><span class=\"ci\">" + escape(f->headline) + "</span>";
+        std::string speedups;
+        for (const Speedup& speedup : f->speedups) {
+            if (!speedups.empty()) speedups += "<br>";
+            speedups += figure_cell(speedup_text(speedup));
+        }
+        std::string note;
+        if (!result.reason.empty()) note = escape(one_line(result.reason, 90));
+        if (!result.warnings.empty()) {
+            if (!note.empty()) note += "<br>";
+            note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+        }
+        out += "<tr><td class=\"scenario\"><code>" + breakable(f->outcome->config.scenario_id()) + "</code></td><td>" +
+               status_span(result.status) + "</td><td class=\"num\">" + headline + "</td><td class=\"num\">" +
+               escape(p95_text(*f)) + "</td><td class=\"num\">" + escape(cv_text(*f)) + "</td><td class=\"num\">" +
+               escape(throughput_text(*f)) + "</td><td class=\"num\">" + (speedups.empty() ? "-" : speedups) +
+               "</td><td>" + note + "</td></tr>\n";
+    }
+    out += "</tbody></table>\n";
+
+    bool any = false;
+    for (const ScenarioFigures* f : rows) {
+        const auto& outcome = *f->outcome;
+        if (outcome.result.status == bench::Status::success) continue;
+        if (!any) out += "<h3>Failures and skips</h3>\n<ul class=\"problems\">\n";
+        any = true;
+        out += "<li><code>" + escape(outcome.config.scenario_id()) + "</code> " + status_span(outcome.result.status) +
+               ": " + escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
+        if (!outcome.log_tail.empty())
+            out += "<details><summary>Last output of the worker</summary><pre>" + escape(outcome.log_tail) +
+                   "</pre></details>";
+        out += "</li>\n";
+    }
+    if (any) out += "</ul>\n";
+
+    any = false;
+    for (const ScenarioFigures* f : rows) {
+        for (const std::string& warning : f->outcome->result.warnings) {
+            if (!any) out += "<h3>Warnings</h3>\n<ul class=\"problems\">\n";
+            any = true;
+            out += "<li><code>" + escape(f->outcome->config.scenario_id()) + "</code>: " + escape(warning) + "</li>\n";
+        }
+    }
+    if (any) out += "</ul>\n";
+    out += "</section>\n";
+}
+
+// ---- charts ---------------------------------------------------------------------------
+
+std::string figure(const std::string& svg, const std::string& caption = "") {
+    if (svg.starts_with("<p")) return svg;  // no data: the sentence saying so
+    std::string out = "<figure>" + svg;
+    if (!caption.empty()) out += "<figcaption>" + escape(caption) + "</figcaption>";
+    return out + "</figure>\n";
+}
+
+// Groups in order of first appearance.
+template <typename Key>
+std::vector<std::pair<Key, std::vector<const ScenarioFigures*>>> group_by(
+    const RunFigures& figures, const std::function<bool(const ScenarioFigures&)>& keep,
+    const std::function<Key(const ScenarioFigures&)>& key_of) {
+    std::vector<std::pair<Key, std::vector<const ScenarioFigures*>>> groups;
+    for (const std::string& category : category_order(figures)) {
+        for (const ScenarioFigures& f : figures.scenarios) {
+            if (f.outcome->config.category != category || !keep(f)) continue;
+            const Key key = key_of(f);
+            auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+            if (it == groups.end()) {
+                groups.emplace_back(key, std::vector<const ScenarioFigures*>{});
+                it = groups.end() - 1;
+            }
+            it->second.push_back(&f);
+        }
+    }
+    return groups;
+}
+
+// Latency (the headline series) and throughput against batch size, one line per variant,
+// for each benchmark and axis point run at more than one batch size.
+void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    out += "<section id=\"batch-sizes\"><h2>Latency and throughput against batch size</h2>\n";
+    const auto groups = group_by<std::string>(
+        figures, [](const ScenarioFigures& f) { return f.success() && f.is_time && !f.samples.empty(); },
+        [](const ScenarioFigures& f) { return f.batch_group + "\n" + f.headline; });
+    bool any = false;
+    for (const auto& [key, members] : groups) {
+        std::set<int> batches;
+        for (const ScenarioFigures* f : members) batches.insert(f->batch_size);
+        if (batches.size() < 2) continue;
+        any = true;
+        const ScenarioFigures& first = *members.front();
+        const std::string label = short_label(*first.outcome, first.batch_group);
+
+        double max_ms = 0;
+        for (const ScenarioFigures* f : members) max_ms = std::max(max_ms, f->analysis.summary.median * to_ms_factor(f->unit));
+        const auto [unit, factor] = time_display_unit(max_ms);
+
+        std::vector<std::string> variants;
+        for (const ScenarioFigures* f : members)
+            if (std::find(variants.begin(), variants.end(), f->variant) == variants.end()) variants.push_back(f->variant);
+
+        const double batch_low = *batches.begin(), batch_high = *batches.rbegin();
+        svg::Axis x{"batch size", svg::scale_for(batch_low, batch_high), {}, false};
+        if (batches.size() <= 12) x.ticks.assign(batches.begin(), batches.end());
+
+        svg::XYChart latency;
+        latency.id = ids.next("latency-" + label);
+        latency.title = label + ": " + first.headline + " against batch size";
+        latency.x = x;
+        svg::XYChart throughput = latency;
+        throughput.id = ids.next("throughput-" + label);
+        throughput.title = label + ": throughput against batch size";
+        latency.width = throughput.width = 590;
+        latency.height = throughput.height = 340;
+
+        double y_low = INFINITY, y_high = 0, t_low = INFINITY, t_high = 0;
+        std::string throughput_unit;
+        std::size_t throughput_points = 0;
+        for (const std::string& variant : variants) {
+            svg::XYSeries l{variant, variant_color(variant), {}, true, true};
+            svg::XYSeries t = l;
+            std::vector<const ScenarioFigures*> points;
+            for (const ScenarioFigures* f : members)
+                if (f->variant == variant) points.push_back(f);
+            std::sort(points.begin(), points.end(),
+                      [](const ScenarioFigures* a, const ScenarioFigures* b) { return a->batch_size < b->batch_size; });
+            for (const ScenarioFigures* f : points) {
+                const double to_unit = to_ms_factor(f->unit) * factor;
+                const double median = f->analysis.summary.median * to_unit;
+                svg::XYPoint p{static_cast<double>(f->batch_size), median, f->analysis.median_ci.low * to_unit,
+                               f->analysis.median_ci.high * to_unit,
+                               variant + ", batch size " + std::to_string(f->batch_size) + ": " + median_with_ci(*f)};
+                y_low = std::min(y_low, median);
+                y_high = std::max(y_high, median);
+                l.points.push_back(p);
+                if (std::isfinite(f->throughput) &&
+                    (throughput_unit.empty() || throughput_unit == f->throughput_unit)) {
+                    throughput_unit = f->throughput_unit;
+                    t.points.push_back({static_cast<double>(f->batch_size), f->throughput, f->throughput_ci.low,
+                                        f->throughput_ci.high,
+                                        variant + ", batch size " + std::to_string(f->batch_size) + ": " +
+                                            figure_with_interval(f->throughput, f->throughput_ci, f->throughput_unit)});
+                    t_low = std::min(t_low, f->throughput);
+                    t_high = std::max(t_high, f->throughput);
+                    ++throughput_points;
+                }
+            }
+            latency.series.push_back(std::move(l));
+            throughput.series.push_back(std::move(t));
+        }
+        latency.y = {"median " + first.headline + " (" + unit + ")", svg::scale_for(y_low, y_high, 10), {}, true};
+        latency.description = "Median " + first.headline + " of " + first.batch_group +
+                              " for each batch size, one line per variant, with the 95% confidence interval of each "
+                              "median as error bars.";
+        throughput.y = {"median throughput (" + throughput_unit + ")", svg::scale_for(t_low, t_high, 10), {}, true};
+        throughput.description = "Median throughput of " + first.batch_group +
+                                 " for each batch size, one line per variant, with 95% confidence intervals.";
+
+        out += "<div class=\"figures\">\n" + figure(svg::xy_chart(latency));
+        out += throughput_points > 0 ? figure(svg::xy_chart(throughput))
+                                     : svg::no_data(throughput.title, "the benchmark records no throughput series");
+        out += "</div>\n";
+    }
+    if (!any)
+        out += svg::no_data("Latency and throughput against batch size",
+                            "no benchmark of this run succeeded at more than one batch size");
+    out += "</section>\n";
+}
+
+// Speedups of every variant over eager, with their 95% CIs: one row per benchmark point
+// and series, one mark per variant.
+void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
+    out += "<section id=\"speedups\"><h2>Speedup over eager</h2>\n";
+    svg::IntervalChart chart;
+    chart.id = ids.next("speedups");
+    chart.title = "Speedup over eager (eager's median / the variant's), with 95% CIs";
+    chart.description = "For each benchmark and batch size, the speedup of each variant over the eager variant of the "
+                        "same benchmark and axes: the ratio of the medians, with the 95% bootstrap confidence interval "
+                        "of that ratio as whiskers. Above 1 is faster than eager.";
+    chart.width = 1180;
+    chart.reference = 1;
+    chart.reference_label = "1x: as fast as eager";
+    std::vector<std::string> legend_variants;
+    double low = INFINITY, high = 0;
+    const auto groups = group_by<std::string>(
+        figures, [](const ScenarioFigures& f) { return !f.speedups.empty(); },
+        [](const ScenarioFigures& f) { return f.variant_group; });
+    for (const auto& [group, members] : groups) {
+        std::vector<std::string> series_names;
+        for (const ScenarioFigures* f : members)
+            for (const Speedup& s : f->speedups)
+                if (std::find(series_names.begin(), series_names.end(), s.series) == series_names.end())
+                    series_names.push_back(s.series);
+        for (const std::string& series : series_names) {
+            svg::IntervalRow row;
+            row.label = short_label(*members.front()->outcome, group) + (series == "latency" ? "" : " " + series);
+            for (const ScenarioFigures* f : members) {
+                for (const Speedup& s : f->speedups) {
+                    if (s.series != series) continue;
+                    row.marks.push_back({variant_color(f->variant), s.value, s.ci.low, s.ci.high,
+                                         f->variant + ", " + row.label + ": " + speedup_text(s)});
+                    low = std::min({low, s.value, s.ci.valid() ? s.ci.low : s.value});
+                    high = std::max({high, s.value, s.ci.valid() ? s.ci.high : s.value});
+                    if (std::find(legend_variants.begin(), legend_variants.end(), f->variant) == legend_variants.end())
+                        legend_variants.push_back(f->variant);
+                }
+            }
+            chart.rows.push_back(std::move(row));
+        }
+    }
+    for (const std::string& variant : legend_variants) chart.legend.emplace_back(variant, variant_color(variant));
+    chart.x = {"speedup over eager (x)", svg::scale_for(std::min(low, 1.0), std::max(high, 1.0), 8), {}, false};
+    out += chart.rows.empty()
+               ? svg::no_data("Speedup over eager", "no variant succeeded beside an eager scenario of the same benchmark")
+               : figure(svg::interval_chart(chart));
+    out += "</section>\n";
+}
+
+// The samples of each scenario's headline series, per benchmark.
+void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    out += "<section id=\"distributions\"><h2>Distributions of the samples</h2>\n";
+    out += "<p class=\"muted\">Each row: the samples of a scenario (dots), their quartiles (box), median (bar) and the "
+           "range within 1.5 IQR of the quartiles (whiskers).</p>\n";
+    const auto groups = group_by<std::string>(
+        figures, [](const ScenarioFigures& f) { return f.success() && !f.samples.empty(); },
+        [](const ScenarioFigures& f) { return f.outcome->config.benchmark_id() + "\n" + f.headline; });
+    if (groups.empty()) out += svg::no_data("Distributions of the samples", "no scenario succeeded with samples");
+    for (const auto& [key, members] : groups) {
+        const ScenarioFigures& first = *members.front();
+        svg::DistributionChart chart;
+        chart.id = ids.next("distribution-" + first.outcome->config.benchmark_id());
+        chart.title = first.outcome->config.benchmark_id() + ": " + first.headline + " per scenario";
+        chart.description = "The samples of " + first.headline + " of each scenario of " +
+                            first.outcome->config.benchmark_id() + ", with box plots of their quartiles.";
+        double factor = 1, low = INFINITY, high = 0;
+        std::string unit = first.unit;
+        if (first.is_time) {
+            double max_ms = 0;
+            for (const ScenarioFigures* f : members)
+                if (f->is_time) max_ms = std::max(max_ms, f->analysis.summary.median * to_ms_factor(f->unit));
+            std::tie(unit, factor) = time_display_unit(max_ms);
+        }
+        for (const ScenarioFigures* f : members) {
+            if (f->is_time != first.is_time || (!f->is_time && f->unit != first.unit)) continue;
+            svg::DistributionRow row;
+            const auto axes = scenario_axes(f->outcome->config.scenario_name);
+            row.label = axes.empty() ? f->outcome->config.scenario_name
+                                     : f->outcome->config.scenario_name.substr(f->outcome->config.scenario_name.find('['));
+            row.color = variant_color(f->variant);
+            const std::vector<double>& samples = f->is_time ? f->samples_ms : f->samples;
+            for (const double v : samples) {
+                row.samples.push_back(v * factor);
+                low = std::min(low, v * factor);
+                high = std::max(high, v * factor);
+            }
+            chart.rows.push_back(std::move(row));
+        }
+        chart.x = {first.headline + " (" + unit + ")", svg::scale_for(low, high, 10), {}, false};
+        chart.width = 1000;
+        out += figure(svg::distribution_chart(chart));
+    }
+    out += "</section>\n";
+}
+
+// At most `limit` points: the mean of each run of consecutive values (NaN left out).
+std::vector<std::pair<double, double>> reduce(const std::vector<double>& x, const std::vector<double>& y,
+                                              std::size_t limit) {
+    std::vector<std::pair<double, double>> points;
+    const std::size_t n = std::min(x.size(), y.size());
+    const std::size_t per = n <= limit ? 1 : (n + limit - 1) / limit;
+    for (std::size_t start = 0; start < n; start += per) {
+        double sx = 0, sy = 0;
+        int count = 0;
+        for (std::size_t i = start; i < std::min(n, start + per); ++i) {
+            if (!std::isfinite(x[i]) || !std::isfinite(y[i])) continue;
+            sx += x[i];
+            sy += y[i];
+            ++count;
+        }
+        points.emplace_back(count > 0 ? sx / count : x[start], count > 0 ? sy / count : NAN);
+    }
+    return points;
+}
+
+struct TimelineMetric {
+    const char* monitor;
+    const char* name;
+    const char* label;
+};
+
+struct TimelineChart {
+    const char* title;
+    const char* unit;  // what the monitors write for these metrics
+    std::vector<TimelineMetric> metrics;
+};
+
+const std::vector<TimelineChart>& timeline_charts() {
+    static const std::vector<TimelineChart> charts = {
+        {"Utilization",
+         "%",
+         {{"cpu_metrics", "cpu_utilization", "worker CPU"},
+          {"cpu_metrics", "system_cpu_utilization", "all CPUs"},
+          {"gpu_metrics", "gpu_utilization", "GPU"}}},
+        {"Memory",
+         "MiB",
+         {{"cpu_metrics", "rss", "worker RSS"}, {"gpu_metrics", "process_memory_used", "worker GPU memory"}}},
+        {"GPU power", "W", {{"gpu_metrics", "power", "GPU power"}}},
+    };
+    return charts;
+}
+
+// The measurement windows of a timeline: spans of samples with in_measurement = 1 (a
+// sample stands for the time since the one before it).
+std::vector<std::pair<double, double>> measurement_spans(const bench::MonitorTimeline& timeline) {
+    std::vector<std::pair<double, double>> spans;
+    const auto it = timeline.series.find("in_measurement");
+    if (it == timeline.series.end()) return spans;
+    const auto& flags = it->second;
+    const auto& t = timeline.time_s;
+    for (std::size_t i = 0; i < std::min(flags.size(), t.size()); ++i) {
+        if (!(flags[i] > 0.5) || !std::isfinite(t[i])) continue;
+        const double from = i > 0 && std::isfinite(t[i - 1]) ? t[i - 1] : t[i];
+        if (!spans.empty() && spans.back().second >= from) {
+            spans.back().second = t[i];
+        } else {
+            spans.emplace_back(from, t[i]);
+        }
+    }
+    return spans;
+}
+
+void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    out += "<section id=\"monitors\"><h2>Monitors over time</h2>\n";
+    out += "<p class=\"muted\">What the CPU and GPU monitors sampled while each scenario ran (seconds since the "
+           "monitor started); shaded: the measurement windows.</p>\n";
+    std::map<std::string, int> unavailable;  // "gpu_metrics: reason" -> scenarios
+    std::vector<std::string> without_data;
+    bool any = false;
+    for (const std::string& category : category_order(figures)) {
+        for (const ScenarioFigures& f : figures.scenarios) {
+            const ScenarioOutcome& outcome = *f.outcome;
+            if (outcome.config.category != category) continue;
+            const auto& monitors = outcome.result.monitors;
+            for (const auto& [name, report] : monitors)
+                if (!report.available) ++unavailable[name + ": " + (report.reason.empty() ? "not available" : report.reason)];
+
+            std::string charts;
+            std::vector<std::pair<double, double>> bands;
+            for (const char* monitor : {"cpu_metrics", "gpu_metrics"}) {
+                const auto it = monitors.find(monitor);
+                if (it != monitors.end() && bands.empty()) bands = measurement_spans(it->second.timeline);
+            }
+            for (const TimelineChart& spec : timeline_charts()) {
+                svg::XYChart chart;
+                chart.id = ids.next("monitor-" + outcome.config.scenario_name);
+                chart.title = std::string(spec.title) + " (" + spec.unit + ")";
+                chart.x = {"time (s)", svg::Scale::linear, {}, true};
+                chart.y = {std::string(spec.title) + " (" + spec.unit + ")", svg::Scale::linear, {}, true};
+                chart.width = 390;
+                chart.height = 240;
+                chart.bands = bands;
+                chart.band_label = "measured";
+                std::size_t points = 0;
+                for (std::size_t k = 0; k < spec.metrics.size(); ++k) {
+                    const TimelineMetric& metric = spec.metrics[k];
+                    const auto report = monitors.find(metric.monitor);
+                    if (report == monitors.end()) continue;
+                    const auto series = report->second.timeline.series.find(metric.name);
+                    if (series == report->second.timeline.series.end()) continue;
+                    const auto stats = report->second.metrics.find(metric.name);
+                    if (stats != report->second.metrics.end() && !stats->second.unit.empty() &&
+                        stats->second.unit != spec.unit)
+                        continue;  // not the unit this chart is in
+                    svg::XYSeries line{metric.label, static_cast<int>(k), {}, true, false};
+                    std::size_t finite = 0;
+                    for (const auto& [t, v] : reduce(report->second.timeline.time_s, series->second, 150)) {
+                        line.points.push_back({t, v, NAN, NAN, {}});
+                        finite += std::isfinite(t) && std::isfinite(v);
+                    }
+                    if (finite == 0) continue;  // never read: not in the chart, nor in its legend
+                    if (finite == 1) line.markers = true;  // a lone sample shows as a dot
+                    points += finite;
+                    chart.series.push_back(std::move(line));
+                }
+                if (points == 0) continue;
+                chart.description = std::string(spec.title) + " over time while " + outcome.config.scenario_id() +
+                                    " ran, sampled by the monitors; shaded spans are the measurement windows.";
+                charts += figure(svg::xy_chart(chart));
+            }
+            if (charts.empty()) {
+                if (!monitors.empty() || outcome.result.status == bench::Status::success)
+                    without_data.push_back(outcome.config.scenario_id());
+                continue;
+            }
+            any = true;
+            out += "<h3><code>" + escape(outcome.config.scenario_id()) + "</code></h3>\n<div class=\"figures\">\n" +
+                   charts + "</div>\n";
+        }
+    }
+    if (!any) out += svg::no_data("Monitors over time", "no scenario has a monitor timeline");
+    if (!unavailable.empty() || !without_data.empty()) {
+        out += "<ul class=\"problems muted\">\n";
+        for (const auto& [what, count] : unavailable)
+            out += "<li>" + escape(what) + " (" + std::to_string(count) + (count == 1 ? " scenario" : " scenarios") +
+                   ")</li>\n";
+        if (!without_data.empty()) {
+            out += "<li>No timeline: ";
+            for (std::size_t i = 0; i < without_data.size(); ++i)
+                out += (i == 0 ? "<code>" : ", <code>") + escape(without_data[i]) + "</code>";
+            out += "</li>\n";
+        }
+        out += "</ul>\n";
+    }
+    out += "</section>\n";
+}
+
+}  // namespace
+
+std::string html_report(const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    Ids ids;
+    const std::string title = "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                      "<meta name=\"color-scheme\" content=\"light dark\">\n<title>" +
+                      escape(title) + "</title>\n<style>" + style_sheet + "</style>\n</head>\n<body>\n<main>\n";
+    out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">" + escape(record.host_name) + " &middot; " +
+           escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
+
+    const std::vector<std::string> categories = category_order(figures);
+    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#totals\">Totals</a></li>";
+    {
+        Ids preview = ids;  // the ids category_section will give
+        for (const std::string& category : categories)
+            out += "<li><a href=\"#" + preview.next("category-" + category) + "\">" + escape(category) + "</a></li>";
+    }
+    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>"
+           "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
+
+    run_section(out, figures);
+    for (const std::string& category : categories) category_section(out, figures, category, ids);
+    batch_size_charts(out, figures, ids);
+    speedup_chart(out, figures, ids);
+    distribution_charts(out, figures, ids);
+    monitor_charts(out, figures, ids);
+
+    out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
+           " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "
+           "<a href=\"report.md\">report.md</a>.</p></footer>\n";
+    out += "</main>\n</body>\n</html>\n";
+    return out;
+}
+
+std::string html_report(const RunRecord& record) { return html_report(compute_figures(record)); }
+
+}  // namespace benchhost

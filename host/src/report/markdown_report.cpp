@@ -1,0 +1,189 @@
+// report.md: the run's tables in GitHub-flavoured Markdown (rendered_reports.hpp).
+//
+// Text from plugins (scenario names, reasons, warnings) is untrusted: in table cells a
+// pipe would end the cell and a line break the row, and a Markdown viewer renders raw
+// HTML, so & < > are written as entities, the punctuation of emphasis and code is
+// backslash-escaped and so is a "]" that would make a link; scenario ids go into code
+// spans.
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "json/json_writer.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"
+#include "util/text_table.hpp"
+
+namespace benchhost {
+namespace {
+
+// Text for a Markdown paragraph or table cell, shown as written.
+std::string md_text(std::string_view text) {
+    const std::string valid = valid_utf8(text);
+    std::string out;
+    out.reserve(valid.size());
+    bool space = false;
+    for (std::size_t i = 0; i < valid.size(); ++i) {
+        const char c = valid[i];
+        if (c == '\n' || c == '\r' || c == '\t') {
+            space = true;
+            continue;
+        }
+        if (space && !out.empty()) out += ' ';
+        space = false;
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '|':
+            case '\\':
+            case '`':
+            case '*':
+                out += '\\';
+                out += c;
+                break;
+            case ']':  // "](" and "][" would make a link
+                if (i + 1 < valid.size() && (valid[i + 1] == '(' || valid[i + 1] == '[')) out += '\\';
+                out += c;
+                break;
+            default:
+                if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) out += c;
+        }
+    }
+    return out;
+}
+
+// A code span: nothing inside is Markdown, but a pipe still ends a table cell and a
+// backtick would end the span.
+std::string md_code(std::string_view text) {
+    std::string out = "`";
+    for (const char c : valid_utf8(text)) {
+        if (c == '`') out += '\'';
+        else if (c == '|') out += "\\|";
+        else if (c == '\n' || c == '\r' || c == '\t') out += ' ';
+        else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) out += c;
+    }
+    return out + "`";
+}
+
+std::string status_cell(const ScenarioFigures& f) {
+    const bench::Status status = f.outcome->result.status;
+    const std::string text(bench::to_string(status));
+    return status == bench::Status::success || status == bench::Status::skipped ? text : "**" + text + "**";
+}
+
+std::string headline_cell(const ScenarioFigures& f) {
+    std::string text = median_with_ci(f);
+    if (text != "-" && f.headline != "latency") text += " (" + f.headline + ")";
+    return text;
+}
+
+std::string speedups_cell(const ScenarioFigures& f) {
+    std::string text;
+    for (const Speedup& speedup : f.speedups) {
+        if (!text.empty()) text += "; ";
+        text += speedup_text(speedup);
+    }
+    return text.empty() ? "-" : md_text(text);
+}
+
+std::string note_cell(const ScenarioFigures& f) {
+    const auto& result = f.outcome->result;
+    std::string note;
+    if (!result.reason.empty()) note = md_text(one_line(result.reason, 80));
+    if (!result.warnings.empty()) {
+        if (!note.empty()) note += "; ";
+        note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+    }
+    return note;
+}
+
+void category_section(std::string& out, const RunFigures& figures, const std::string& category) {
+    std::vector<const ScenarioFigures*> rows;
+    for (const ScenarioFigures& f : figures.scenarios)
+        if (f.outcome->config.category == category) rows.push_back(&f);
+    out += "## " + md_text(category) + "\n\n";
+    if (rows.empty()) {
+        out += "No " + md_text(category) + " scenarios in this run.\n\n";
+        return;
+    }
+    int succeeded = 0, skipped = 0;
+    for (const ScenarioFigures* f : rows) {
+        succeeded += f->outcome->result.status == bench::Status::success;
+        skipped += f->outcome->result.status == bench::Status::skipped;
+    }
+    out += std::to_string(rows.size()) + (rows.size() == 1 ? " scenario: " : " scenarios: ") +
+           std::to_string(succeeded) + " succeeded, " + std::to_string(static_cast<int>(rows.size()) - succeeded - skipped) +
+           " failed, " + std::to_string(skipped) + " skipped.\n\n";
+    out += "| Scenario | Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n";
+    out += "|---|---|--:|--:|--:|--:|--:|---|\n";
+    for (const ScenarioFigures* f : rows) {
+        out += "| " + md_code(f->outcome->config.scenario_id()) + " | " + status_cell(*f) + " | " +
+               md_text(headline_cell(*f)) + " | " + md_text(p95_text(*f)) + " | " + cv_text(*f) + " | " +
+               md_text(throughput_text(*f)) + " | " + speedups_cell(*f) + " | " + note_cell(*f) + " |\n";
+    }
+    out += "\n";
+
+    bool any_problem = false;
+    for (const ScenarioFigures* f : rows) {
+        const auto& result = f->outcome->result;
+        if (result.status == bench::Status::success) continue;
+        if (!any_problem) out += "**Failures and skips**\n\n";
+        any_problem = true;
+        out += "- " + md_code(f->outcome->config.scenario_id()) + " (" + std::string(bench::to_string(result.status)) +
+               "): " + (result.reason.empty() ? std::string("no reason given") : md_text(result.reason)) + "\n";
+    }
+    if (any_problem) out += "\n";
+
+    bool any_warning = false;
+    for (const ScenarioFigures* f : rows) {
+        for (const std::string& warning : f->outcome->result.warnings) {
+            if (!any_warning) out += "**Warnings**\n\n";
+            any_warning = true;
+            out += "- " + md_code(f->outcome->config.scenario_id()) + ": " + md_text(warning) + "\n";
+        }
+    }
+    if (any_warning) out += "\n";
+}
+
+}  // namespace
+
+std::string markdown_report(const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
+    out += "The charts of this run are in [report.html](report.html).\n\n";
+
+    const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
+    out += "| Run | |\n|---|---|\n";
+    out += "| Started | " + md_text(record.started_at) + " |\n";
+    out += "| Finished | " + md_text(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ") |\n";
+    out += "| Host | " + md_text(record.host_name) + " |\n";
+    out += "| Commit | " + md_code(record.commit_id) + " |\n";
+    if (!record.host_version.empty()) out += "| benchhost | " + md_text(record.host_version) + " |\n";
+    for (const auto& [label, text] : figures.machine) out += "| " + md_text(label) + " | " + md_text(text) + " |\n";
+    out += "\n";
+    if (!record.hardware_warnings.empty()) {
+        out += "**Warnings about the machine**\n\n";
+        for (const std::string& warning : record.hardware_warnings) out += "- " + md_text(warning) + "\n";
+        out += "\n";
+    }
+
+    const RunTotals& t = figures.totals;
+    out += "## Totals\n\n";
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
+    out += std::to_string(t.total) + (t.total == 1 ? " scenario: " : " scenarios: ") + std::to_string(t.successful) +
+           " succeeded, " + std::to_string(t.failed) + " failed, " + std::to_string(t.skipped) +
+           " skipped (success rate " + rate + ").\n\n";
+    out += "Medians come with their 95% confidence interval (percentile bootstrap over the raw samples, 1000 "
+           "resamples); CV is std / mean; a speedup is eager's median over the variant's, with the bootstrap "
+           "interval of that ratio.\n\n";
+
+    for (const std::string& category : category_order(figures)) category_section(out, figures, category);
+    return out;
+}
+
+std::string markdown_report(const RunRecord& record) { return markdown_report(compute_figures(record)); }
+
+}  // namespace benchhost

@@ -1,0 +1,246 @@
+#include "report/report_figures.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "util/text_table.hpp"
+#include "util/units.hpp"
+
+namespace benchhost {
+namespace {
+
+const char* const preferred_headlines[] = {"latency", "time_to_first_token", "time_per_output_token"};
+const char* const throughput_series[] = {"throughput", "tokens_per_second"};
+
+const bench::Series* headline_series(const bench::ScenarioResult& result) {
+    for (const char* name : preferred_headlines)
+        if (const bench::Series* series = result.find_series(name)) return series;
+    for (const bench::Series& series : result.series)
+        if (is_time_unit(series.unit)) return &series;
+    return result.series.empty() ? nullptr : &result.series.front();
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+    std::string out;
+    for (const std::string& part : parts) {
+        if (part.empty()) continue;
+        if (!out.empty()) out += separator;
+        out += part;
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareInfo& hw) {
+    std::vector<std::pair<std::string, std::string>> lines;
+    const auto add = [&](const char* label, const std::string& text) {
+        if (!text.empty()) lines.emplace_back(label, text);
+    };
+
+    std::vector<std::string> cpu_details;
+    if (const std::string n = hardware_fact(hw, "cpu", "logical_cores"); !n.empty()) cpu_details.push_back(n + " logical cores");
+    if (const std::string n = hardware_fact(hw, "cpu", "physical_cores"); !n.empty()) cpu_details.push_back(n + " physical");
+    if (const std::string n = hardware_fact(hw, "cpu", "cpus_available"); !n.empty()) cpu_details.push_back(n + " available");
+    if (const std::string f = hardware_fact(hw, "cpu", "frequency_scaling"); !f.empty())
+        cpu_details.push_back("frequency scaling " + f);
+    std::string cpu = hardware_fact(hw, "cpu", "model");
+    if (!cpu_details.empty()) cpu += (cpu.empty() ? "" : " (") + join(cpu_details, ", ") + (cpu.empty() ? "" : ")");
+    add("CPU", cpu);
+
+    if (const std::string total = hardware_fact(hw, "memory", "total_mib"); !total.empty()) {
+        char buffer[64];
+        const double mib = std::atof(total.c_str());
+        std::snprintf(buffer, sizeof(buffer), "%.1f GiB", mib / 1024);
+        std::string memory = buffer;
+        if (const std::string available = hardware_fact(hw, "memory", "available_mib"); !available.empty()) {
+            std::snprintf(buffer, sizeof(buffer), " (%.1f GiB available)", std::atof(available.c_str()) / 1024);
+            memory += buffer;
+        }
+        add("Memory", memory);
+    }
+
+    const std::string gpu_available = hardware_fact(hw, "gpu", "available");
+    if (gpu_available == "yes") {
+        std::string gpu = hardware_fact(hw, "gpu", "count");
+        gpu = (gpu.empty() ? "" : gpu + " x ") + hardware_fact(hw, "gpu", "gpu0_name");
+        if (const std::string memory = hardware_fact(hw, "gpu", "gpu0_memory_mib"); !memory.empty()) gpu += " (" + memory + " MiB)";
+        if (const std::string driver = hardware_fact(hw, "gpu", "driver_version"); !driver.empty()) gpu += ", driver " + driver;
+        if (const std::string cuda = hardware_fact(hw, "gpu", "cuda_driver_version"); !cuda.empty()) gpu += ", CUDA " + cuda;
+        add("GPU", gpu);
+    } else if (!gpu_available.empty()) {
+        const std::string reason = hardware_fact(hw, "gpu", "reason");
+        add("GPU", "none" + (reason.empty() ? std::string() : " (" + reason + ")"));
+    }
+
+    std::string os = hardware_fact(hw, "os", "name");
+    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty()) os = join({os, "kernel " + kernel}, ", ");
+    os = join({os, hardware_fact(hw, "os", "machine")}, ", ");
+    add("OS", os);
+
+    std::vector<std::string> build;
+    build.push_back(hardware_fact(hw, "build", "build_type"));
+    build.push_back(hardware_fact(hw, "build", "compiler"));
+    if (const std::string sdk = hardware_fact(hw, "build", "sdk_version"); !sdk.empty()) {
+        const std::string abi = hardware_fact(hw, "build", "sdk_abi");
+        build.push_back("SDK " + sdk + (abi.empty() ? "" : " (ABI " + abi + ")"));
+    }
+    add("Build", join(build, ", "));
+
+    std::string torch = hardware_fact(hw, "libtorch", "torch_version");
+    if (torch.empty()) torch = hardware_fact(hw, "libtorch", "version_at_build");
+    add("LibTorch", torch);
+
+    const std::string l1 = hardware_fact(hw, "load", "load_average_1m");
+    if (!l1.empty())
+        add("Load before the run",
+            join({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
+                " (1, 5, 15 min)");
+    return lines;
+}
+
+}  // namespace
+
+std::pair<std::string, double> time_display_unit(double max_ms) {
+    if (!std::isfinite(max_ms)) return {"ms", 1.0};
+    if (max_ms >= 1000) return {"s", 1e-3};
+    if (max_ms >= 1 || max_ms == 0) return {"ms", 1.0};
+    if (max_ms >= 1e-3) return {"us", 1e3};
+    return {"ns", 1e6};
+}
+
+std::vector<std::pair<std::string, std::string>> scenario_axes(std::string_view name) {
+    std::vector<std::pair<std::string, std::string>> axes;
+    const auto open = name.find('[');
+    if (open == std::string_view::npos || name.back() != ']') return axes;
+    std::string_view inside = name.substr(open + 1, name.size() - open - 2);
+    while (!inside.empty()) {
+        const auto comma = inside.find(',');
+        const std::string_view entry = inside.substr(0, comma);
+        const auto equals = entry.find('=');
+        if (equals == std::string_view::npos) {
+            axes.emplace_back(std::string(entry), std::string());
+        } else {
+            axes.emplace_back(std::string(entry.substr(0, equals)), std::string(entry.substr(equals + 1)));
+        }
+        if (comma == std::string_view::npos) break;
+        inside.remove_prefix(comma + 1);
+    }
+    return axes;
+}
+
+std::string scenario_name_without(std::string_view name, const std::vector<std::string>& drop) {
+    const auto open = name.find('[');
+    if (open == std::string_view::npos || name.back() != ']') return std::string(name);
+    std::string kept;
+    for (const auto& [key, value] : scenario_axes(name)) {
+        if (std::find(drop.begin(), drop.end(), key) != drop.end()) continue;
+        if (!kept.empty()) kept += ',';
+        kept += value.empty() ? key : key + "=" + value;
+    }
+    std::string out(name.substr(0, open));
+    if (!kept.empty()) out += "[" + kept + "]";
+    return out;
+}
+
+RunFigures compute_figures(const RunRecord& record) {
+    RunFigures figures;
+    figures.record = &record;
+    figures.totals = count_totals(record);
+    figures.machine = machine_summary(record.hardware);
+    figures.scenarios.reserve(record.outcomes.size());
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        ScenarioFigures f;
+        f.outcome = &outcome;
+        const bench::ScenarioConfig& config = outcome.config;
+        const bench::ScenarioResult& result = outcome.result;
+
+        f.variant = std::string(bench::to_string(config.variant));
+        if (!config.compile_mode.empty() && config.compile_mode != "default") f.variant += "/" + config.compile_mode;
+        f.batch_size = config.batch_size;
+        const std::string prefix = config.category + "/" + config.plugin + "/";
+        f.batch_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode", "batch_size"});
+        f.variant_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode"});
+
+        if (const bench::Series* series = headline_series(result)) {
+            f.headline = series->name;
+            f.unit = series->unit;
+            for (const double v : series->samples)
+                if (std::isfinite(v)) f.samples.push_back(v);
+            f.analysis = bench::analyze_series(f.samples);
+            const double factor = to_ms_factor(series->unit);
+            f.is_time = std::isfinite(factor);
+            if (f.is_time)
+                for (const double v : f.samples) f.samples_ms.push_back(v * factor);
+        }
+        for (const char* name : throughput_series) {
+            const bench::Series* series = result.find_series(name);
+            if (series == nullptr) continue;
+            std::vector<double> finite;
+            for (const double v : series->samples)
+                if (std::isfinite(v)) finite.push_back(v);
+            if (finite.empty()) continue;
+            f.throughput_series = name;
+            f.throughput = bench::summarize(finite).median;
+            f.throughput_ci = bench::bootstrap_interval(finite, bench::Statistic::median);
+            f.throughput_unit = series->unit;
+            break;
+        }
+        f.speedups = speedups_over_eager(record, outcome);
+        figures.scenarios.push_back(std::move(f));
+    }
+    return figures;
+}
+
+std::vector<std::string> category_order(const RunFigures& figures) {
+    std::vector<std::string> order = {"unit", "integration", "performance"};
+    for (const ScenarioFigures& f : figures.scenarios)
+        if (std::find(order.begin(), order.end(), f.outcome->config.category) == order.end())
+            order.push_back(f.outcome->config.category);
+    return order;
+}
+
+std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit) {
+    if (!std::isfinite(value)) return "-";
+    const double factor = to_ms_factor(unit);
+    if (std::isnan(factor)) {
+        std::string text = format_figure(value, unit);
+        if (interval.valid()) text += " [" + format3(interval.low) + ", " + format3(interval.high) + "]";
+        return text;
+    }
+    // The unit format_figure would choose for the value, for the bounds too.
+    const std::string value_text = format_figure(value, unit);
+    const std::string shown_unit = value_text.substr(value_text.rfind(' ') + 1);
+    const double to_shown = 1.0 / to_ms_factor(shown_unit);
+    std::string text = value_text;
+    if (interval.valid())
+        text += " [" + format3(interval.low * factor * to_shown) + ", " + format3(interval.high * factor * to_shown) + "]";
+    return text;
+}
+
+std::string median_with_ci(const ScenarioFigures& f) {
+    if (f.samples.empty()) return "-";
+    return figure_with_interval(f.analysis.summary.median, f.analysis.median_ci, f.unit);
+}
+
+std::string p95_text(const ScenarioFigures& f) {
+    if (f.samples.empty()) return "-";
+    return format_figure(f.analysis.summary.p95, f.unit);
+}
+
+std::string cv_text(const ScenarioFigures& f) {
+    if (f.samples.size() < 2 || !std::isfinite(f.analysis.cv)) return "-";
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.1f%%", f.analysis.cv * 100);
+    return buffer;
+}
+
+std::string throughput_text(const ScenarioFigures& f) { return format_figure(f.throughput, f.throughput_unit); }
+
+std::string speedup_text(const Speedup& speedup) {
+    std::string text = format_ratio(speedup.value);
+    if (speedup.ci.valid()) text += " [" + format3(speedup.ci.low) + ", " + format3(speedup.ci.high) + "]";
+    if (speedup.series != "latency") text += " (" + speedup.series + ")";
+    return text;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,95 @@
+// The figures report.md and report.html show, computed once from a RunRecord: per
+// scenario its headline series with the 95% CI of its median (bootstrap over the raw
+// samples), spread, throughput and speedups over eager; per run the machine in a few
+// lines. Both renderers (rendered_reports.hpp) read these, so they always agree.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <bench/series_analysis.hpp>
+
+#include "analysis/analysis.hpp"
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+struct ScenarioFigures {
+    const ScenarioOutcome* outcome = nullptr;
+
+    /// The series a row of the tables is about: latency, else time_to_first_token,
+    /// time_per_output_token, else the first time series, else the first series; empty
+    /// without series.
+    std::string headline;
+    std::string unit;              // of the headline series
+    std::vector<double> samples;   // its finite samples, in `unit`
+    bench::SeriesAnalysis analysis;  // of `samples`: median, p95, CV, median CI
+    bool is_time = false;          // `unit` is a time: samples_ms holds them in ms
+    std::vector<double> samples_ms;
+
+    /// Median of "throughput", else "tokens_per_second"; NaN without either.
+    std::string throughput_series;
+    double throughput = NAN;
+    std::string throughput_unit;
+
+    bench::Interval throughput_ci;  // 95%, of the median
+
+    std::vector<Speedup> speedups;  // over eager, with their 95% CIs
+
+    std::string variant;  // "eager", "compiled", "kernelized" (plus "/<compile mode>" when not default)
+    int batch_size = 1;
+    /// The benchmark and every axis but variant (and compile mode) and batch size:
+    /// "resnet50[dtype=float32]". Scenarios with the same key make one line per variant
+    /// in the per-batch-size charts.
+    std::string batch_group;
+    /// The same without only the variant: what a speedup row is about.
+    std::string variant_group;
+
+    bool success() const { return outcome->result.status == bench::Status::success; }
+};
+
+struct RunFigures {
+    const RunRecord* record = nullptr;
+    RunTotals totals;
+    std::vector<ScenarioFigures> scenarios;  // the record's order
+    /// The machine in a few labelled lines: CPU, memory, GPU, OS, build, LibTorch, load.
+    std::vector<std::pair<std::string, std::string>> machine;
+};
+
+RunFigures compute_figures(const RunRecord& record);
+
+/// The renderers of rendered_reports.hpp, over figures already computed.
+std::string markdown_report(const RunFigures& figures);
+std::string html_report(const RunFigures& figures);
+
+/// unit, integration, performance, then any other category the run has, in order of
+/// first appearance.
+std::vector<std::string> category_order(const RunFigures& figures);
+
+/// The "k=v" entries of a scenario name's brackets ("resnet50[variant=eager,batch_size=1]"),
+/// in order.
+std::vector<std::pair<std::string, std::string>> scenario_axes(std::string_view scenario_name);
+
+/// The scenario name with the named axes left out of its brackets (no brackets when none
+/// is left): "resnet50[variant=eager,batch_size=1]" without variant is
+/// "resnet50[batch_size=1]".
+std::string scenario_name_without(std::string_view scenario_name, const std::vector<std::string>& axes);
+
+/// "3.92 ms [3.89, 3.95]": the headline median in a time unit that suits it, with the
+/// bounds of its 95% CI in the same unit; "-" without samples.
+std::string median_with_ci(const ScenarioFigures& figures);
+std::string p95_text(const ScenarioFigures& figures);
+std::string cv_text(const ScenarioFigures& figures);  // "4.1%"
+std::string throughput_text(const ScenarioFigures& figures);
+/// "1.25x [1.23, 1.27]", with the series named when it is not latency.
+std::string speedup_text(const Speedup& speedup);
+/// A figure in `unit` with its interval, both in the unit that suits the figure.
+std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit);
+
+/// A time unit for values up to `max_ms`: {"us", 1e3} (factor from ms), {"ms", 1}, {"s", 1e-3}.
+std::pair<std::string, double> time_display_unit(double max_ms);
+
+}  // namespace benchhost

@@ -1,0 +1,33 @@
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+std::string hardware_fact(const HardwareInfo& hardware, const std::string& section, const std::string& key) {
+    const auto s = hardware.find(section);
+    if (s == hardware.end()) return {};
+    const auto k = s->second.find(key);
+    return k == s->second.end() ? std::string() : k->second;
+}
+
+double RunTotals::success_rate() const {
+    return total > 0 ? static_cast<double>(successful) / static_cast<double>(total) : 0.0;
+}
+
+RunTotals count_totals(const RunRecord& record) {
+    RunTotals totals;
+    for (const auto& outcome : record.outcomes) {
+        ++totals.total;
+        switch (outcome.result.status) {
+            case bench::Status::success: ++totals.successful; break;
+            case bench::Status::skipped: ++totals.skipped; break;
+            case bench::Status::failed:
+            case bench::Status::crashed:
+            case bench::Status::timed_out:
+            case bench::Status::exited:
+            case bench::Status::rejected: ++totals.failed; break;
+        }
+    }
+    return totals;
+}
+
+}  // namespace benchhost

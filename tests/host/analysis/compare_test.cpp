@@ -1,0 +1,159 @@
+// Comparing two runs built in code, with samples of known difference.
+#include "analysis/analysis.hpp"
+#include "analysis/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <rapidjson/document.h>
+
+namespace {
+
+using namespace benchhost;
+
+std::vector<double> samples(double median_ms, int n, unsigned seed, double jitter = 0.01) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> noise(-jitter, jitter);
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i) out.push_back(median_ms * (1 + noise(rng)));
+    return out;
+}
+
+ScenarioOutcome outcome(const std::string& benchmark, std::vector<double> latency_ms,
+                        bench::Variant variant = bench::Variant::eager) {
+    ScenarioOutcome o;
+    o.config.category = "performance";
+    o.config.plugin = "mock";
+    o.config.benchmark = benchmark;
+    o.config.variant = variant;
+    o.config.scenario_name = benchmark + "[variant=" + std::string(bench::to_string(variant)) + "]";
+    o.result.series.push_back({"latency", "ms", std::move(latency_ms), 1});
+    o.result.series.push_back({"throughput", "items/s", {1, 2, 3}, 1});  // not a time: not compared
+    return o;
+}
+
+RunRecord run(std::vector<ScenarioOutcome> outcomes, const std::string& cpu = "Xeon") {
+    RunRecord r;
+    r.hardware["cpu"]["model"] = cpu;
+    r.hardware["build"]["build_type"] = "Release";
+    r.outcomes = std::move(outcomes);
+    return r;
+}
+
+TEST(Compare, VerdictsFromSamples) {
+    const RunRecord base = run({outcome("same", samples(10, 30, 1)), outcome("slower", samples(10, 30, 2)),
+                                outcome("faster", samples(10, 30, 3)), outcome("small", samples(10, 30, 4))});
+    const RunRecord next = run({outcome("same", samples(10, 30, 5)), outcome("slower", samples(11, 30, 6)),
+                                outcome("faster", samples(8, 30, 7)), outcome("small", samples(10.2, 30, 8))});
+    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05});
+    ASSERT_EQ(c.rows.size(), 4u);  // latency only: throughput is not a time
+    EXPECT_EQ(c.rows[0].verdict, Verdict::same);
+    EXPECT_EQ(c.rows[1].verdict, Verdict::slower);
+    EXPECT_NEAR(c.rows[1].ratio, 1.1, 0.01);
+    EXPECT_TRUE(c.rows[1].ratio_ci.contains(c.rows[1].ratio));
+    EXPECT_GT(c.rows[1].ratio_ci.low, 1.05);
+    EXPECT_LT(c.rows[1].p_value, 1e-6);
+    EXPECT_EQ(c.rows[2].verdict, Verdict::faster);
+    // 2% slower is significant with these samples, but inside the 5% threshold.
+    EXPECT_LT(c.rows[3].p_value, 0.05);
+    EXPECT_EQ(c.rows[3].verdict, Verdict::same);
+    EXPECT_EQ(c.regressions(), 1u);
+    EXPECT_NEAR(c.geomean_ratio, std::pow(1.0 * 1.1 * 0.8 * 1.02, 0.25), 0.01);
+    EXPECT_TRUE(c.incomparable.empty());
+}
+
+TEST(Compare, ListsScenariosOnOneSideAndFailures) {
+    ScenarioOutcome failed = outcome("broken", {});
+    failed.result.status = bench::Status::crashed;
+    failed.result.reason = "crashed with SIGSEGV";
+    const RunRecord base = run({outcome("kept", samples(1, 10, 1)), outcome("removed", samples(1, 10, 2)),
+                                outcome("broken", samples(1, 10, 3))});
+    const RunRecord next = run({outcome("kept", samples(1, 10, 4)), outcome("added", samples(1, 10, 5)), failed});
+    const Comparison c = compare_runs(base, next);
+    ASSERT_EQ(c.rows.size(), 1u);
+    ASSERT_EQ(c.only_in_base.size(), 1u);
+    EXPECT_EQ(c.only_in_base[0], "performance/mock/removed[variant=eager]");
+    ASSERT_EQ(c.only_in_new.size(), 1u);
+    EXPECT_EQ(c.only_in_new[0], "performance/mock/added[variant=eager]");
+    ASSERT_EQ(c.not_compared.size(), 1u);
+    EXPECT_NE(c.not_compared[0].find("new crashed: crashed with SIGSEGV"), std::string::npos) << c.not_compared[0];
+}
+
+TEST(Compare, TooFewSamplesAreNotCalledSame) {
+    const RunRecord base = run({outcome("b", {10, 10.1, 9.9})});
+    const RunRecord next = run({outcome("b", {13, 13.1, 12.9})});
+    const Comparison c = compare_runs(base, next);
+    ASSERT_EQ(c.rows.size(), 1u);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::same);  // p = 0.1 at best with 3 + 3 samples
+    EXPECT_NE(c.rows[0].note.find("too few samples"), std::string::npos);
+}
+
+TEST(Compare, DifferentMachinesAreFlagged) {
+    const RunRecord base = run({outcome("b", samples(1, 10, 1))}, "Xeon");
+    const RunRecord next = run({outcome("b", samples(1, 10, 2))}, "EPYC");
+    const Comparison c = compare_runs(base, next);
+    ASSERT_EQ(c.incomparable.size(), 1u);
+    EXPECT_EQ(c.incomparable[0], "cpu.model: 'Xeon' (base) vs 'EPYC' (new)");
+    EXPECT_NE(comparison_table(c).find("not comparable"), std::string::npos);
+    EXPECT_NE(comparison_markdown(c).find("not comparable"), std::string::npos);
+}
+
+TEST(Compare, OutputFormats) {
+    const RunRecord base = run({outcome("b", samples(10, 30, 1))});
+    const RunRecord next = run({outcome("b", samples(12, 30, 2))});
+    Comparison c = compare_runs(base, next);
+    c.base_label = "runs/base";
+    c.new_label = "runs/new";
+    const std::string table = comparison_table(c);
+    EXPECT_NE(table.find("performance/mock/b[variant=eager]  latency"), std::string::npos) << table;
+    EXPECT_NE(table.find("+20."), std::string::npos) << table;
+    EXPECT_NE(table.find("slower"), std::string::npos);
+    EXPECT_NE(table.find("geometric mean"), std::string::npos);
+    EXPECT_NE(table.find("1 slower, 0 faster, 0 same"), std::string::npos) << table;
+
+    const std::string markdown = comparison_markdown(c);
+    EXPECT_NE(markdown.find("| Scenario | Series | Base | New | Change |"), std::string::npos) << markdown;
+    EXPECT_NE(markdown.find("**slower**"), std::string::npos);
+
+    rapidjson::Document json;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_FALSE(json.HasParseError());
+    EXPECT_STREQ(json["base"].GetString(), "runs/base");
+    ASSERT_EQ(json["rows"].Size(), 1u);
+    EXPECT_STREQ(json["rows"][0]["verdict"].GetString(), "slower");
+    EXPECT_NEAR(json["rows"][0]["ratio"].GetDouble(), 1.2, 0.02);
+    EXPECT_EQ(json["rows"][0]["ratio_ci95"].Size(), 2u);
+    EXPECT_EQ(json["counts"]["slower"].GetInt(), 1);
+    EXPECT_TRUE(json["comparable"].GetBool());
+}
+
+TEST(Analysis, SpeedupOverEagerWithItsInterval) {
+    RunRecord record = run({outcome("m", samples(10, 30, 1)), outcome("m", samples(5, 30, 2), bench::Variant::compiled)});
+    const auto speedups = speedups_over_eager(record, record.outcomes[1]);
+    ASSERT_EQ(speedups.size(), 1u);
+    EXPECT_EQ(speedups[0].series, "latency");
+    EXPECT_NEAR(speedups[0].value, 2.0, 0.05);
+    EXPECT_TRUE(speedups[0].ci.contains(speedups[0].value));
+    EXPECT_EQ(speedups[0].baseline_scenario_id, "performance/mock/m[variant=eager]");
+    EXPECT_TRUE(speedups_over_eager(record, record.outcomes[0]).empty());  // eager itself
+    record.outcomes[1].config.batch_size = 8;  // no eager scenario at batch 8
+    EXPECT_TRUE(speedups_over_eager(record, record.outcomes[1]).empty());
+}
+
+TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
+    bench::ScenarioResult result;
+    result.series.push_back({"latency", "ms", samples(10, 50, 1, 0.5), 1});
+    result.sampling["latency"] = {"max_time", 10.0, 50, 0.01, 0.08, 20, 20};
+    const auto warnings = statistical_warnings(result);
+    ASSERT_EQ(warnings.size(), 2u);
+    EXPECT_NE(warnings[0].find("latency is unstable"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[1].find("ran out before the 95% confidence interval of the median was 1% wide; it is 8% wide"),
+              std::string::npos)
+        << warnings[1];
+    bench::ScenarioResult steady;
+    steady.series.push_back({"latency", "ms", samples(10, 50, 1, 0.01), 1});
+    EXPECT_TRUE(statistical_warnings(steady).empty());
+}
+
+}  // namespace

@@ -1,0 +1,182 @@
+#include "config/run_config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using benchhost::ConfigError;
+using benchhost::RunOptions;
+
+RunOptions load(const std::string& yaml) {
+    RunOptions options;
+    options.defaults = benchhost::builtin_scenario_defaults();
+    benchhost::load_config_text(yaml, "test.yaml", options);
+    return options;
+}
+
+std::string error_of(const std::string& yaml) {
+    try {
+        load(yaml);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(RunConfig, ReadsEveryKindOfKey) {
+    const RunOptions options = load(R"(
+warmup_iterations: 5
+measurement_iterations: 20
+num_tokens_to_generate: 8
+model_id: gpt2-tiny
+variants: [eager, compiled]
+batch_sizes: [1, 8]
+dtypes: bfloat16
+axes: {seq_len: [128, 512]}
+params: {sizes: [64, 128], nested: {depth: 3}}
+timeout: 12.5
+isolation: none
+enable_mock: yes
+include: [mock]
+exclude: generate
+categories: [performance]
+log_level: debug
+plugins:
+  resnet50:
+    batch_sizes: [32]
+    params: {image_size: 160}
+)");
+    EXPECT_EQ(options.config.warmup_iterations, 5);
+    EXPECT_EQ(options.config.measurement_iterations, 20);
+    EXPECT_EQ(options.config.model_id, "gpt2-tiny");
+    EXPECT_EQ(options.config.axes.at("variant"), (std::vector<std::string>{"eager", "compiled"}));
+    EXPECT_EQ(options.config.axes.at("dtype"), std::vector<std::string>{"bfloat16"});
+    EXPECT_EQ(options.config.axes.at("seq_len"), (std::vector<std::string>{"128", "512"}));
+    EXPECT_EQ(options.config.params.get_int_list("sizes"), (std::vector<long long>{64, 128}));
+    EXPECT_EQ(options.config.params.get_int("nested.depth"), 3);
+    EXPECT_DOUBLE_EQ(options.timeout_s, 12.5);
+    EXPECT_EQ(options.isolation, benchhost::Isolation::none);
+    EXPECT_TRUE(options.enable_mock);
+    EXPECT_EQ(options.include, std::vector<std::string>{"mock"});
+    EXPECT_EQ(options.exclude, std::vector<std::string>{"generate"});
+    EXPECT_EQ(options.log_level, "debug");
+    EXPECT_EQ(options.plugin_settings.at("resnet50").axes.at("batch_size"), std::vector<std::string>{"32"});
+}
+
+TEST(RunConfig, LayersDefaultsConfigPluginAndCommandLine) {
+    RunOptions options = load("measurement_iterations: 20\nbatch_sizes: [1, 8]\n"
+                              "plugins:\n  resnet50:\n    batch_sizes: [32]\n    warmup_iterations: 7\n");
+    options.command_line.measurement_iterations = 3;
+
+    const auto resnet = options.effective_for("resnet50");
+    EXPECT_EQ(resnet.warmup_iterations, 7);       // plugin section over built-in 3
+    EXPECT_EQ(resnet.measurement_iterations, 3);  // command line over everything
+    EXPECT_EQ(resnet.axes.at("batch_size"), std::vector<std::string>{"32"});
+    EXPECT_EQ(resnet.axes.at("variant").size(), 3u);  // built-in default kept
+
+    const auto other = options.effective_for("vit_b_16");
+    EXPECT_EQ(other.warmup_iterations, 3);
+    EXPECT_EQ(other.axes.at("batch_size"), (std::vector<std::string>{"1", "8"}));
+
+    options.command_line.axes["batch_size"] = {"2"};
+    EXPECT_EQ(options.effective_for("resnet50").axes.at("batch_size"), std::vector<std::string>{"2"});
+}
+
+TEST(RunConfig, UnknownKeyNamesFileLineAndSuggestion) {
+    EXPECT_EQ(error_of("warmup_iterations: 2\nmeasurment_iterations: 5\n"),
+              "test.yaml:2:1: unknown key 'measurment_iterations' (did you mean 'measurement_iterations'?)");
+    EXPECT_EQ(error_of("plugins:\n  resnet50:\n    batch_size: [1]\n"),
+              "test.yaml:3:5: unknown key 'batch_size' in plugins.resnet50 (did you mean 'batch_sizes'?)");
+    EXPECT_EQ(error_of("frobnicate: 1\n"), "test.yaml:1:1: unknown key 'frobnicate'");
+}
+
+TEST(RunConfig, WrongValuesAreErrorsWithLocation) {
+    EXPECT_EQ(error_of("measurement_iterations: -1\n"),
+              "test.yaml:1:25: 'measurement_iterations' must be at least 1, got -1");
+    EXPECT_EQ(error_of("warmup_iterations: many\n"), "test.yaml:1:20: 'warmup_iterations' must be an integer, got 'many'");
+    EXPECT_EQ(error_of("batch_sizes: [1, 0]\n"),
+              "test.yaml:1:14: 'batch_sizes': axis 'batch_size': '0' is not an integer >= 1");
+    EXPECT_EQ(error_of("variants: [eager, jit]\n"),
+              "test.yaml:1:11: 'variants': axis 'variant': 'jit' is not a variant (eager, compiled or kernelized)");
+    EXPECT_NE(error_of("dtypes: [float8]\n").find("'float8' is not a dtype"), std::string::npos);
+    EXPECT_EQ(error_of("isolation: thread\n"), "test.yaml:1:12: 'isolation' must be process or none, got 'thread'");
+    EXPECT_EQ(error_of("enable_mock: perhaps\n"), "test.yaml:1:14: 'enable_mock' must be true or false, got 'perhaps'");
+    EXPECT_EQ(error_of("categories: [bench]\n"),
+              "test.yaml:1:13: unknown category 'bench' (expected unit, integration or performance)");
+    EXPECT_EQ(error_of("timeout: -3\n"), "test.yaml:1:10: 'timeout' must be seconds >= 0, got '-3'");
+    EXPECT_EQ(error_of("axes: {variant: [eager]}\n"),
+              "test.yaml:1:8: 'variant' is a built-in axis: set it with 'variants'");
+}
+
+TEST(RunConfig, InvalidYamlSaysWhere) {
+    const std::string error = error_of("warmup_iterations: 2\nvariants: [eager\n");
+    EXPECT_EQ(error.rfind("test.yaml:", 0), 0u) << error;
+    EXPECT_NE(error.find("invalid YAML"), std::string::npos) << error;
+    EXPECT_EQ(error_of("- just\n- a list\n"), "test.yaml:1:1: the config must be a map of keys to values");
+}
+
+TEST(RunConfig, EmptyFileChangesNothing) {
+    const RunOptions options = load("");
+    EXPECT_FALSE(options.config.warmup_iterations.has_value());
+    EXPECT_TRUE(options.config.axes.empty());
+}
+
+TEST(RunConfig, MissingFileIsAnError) {
+    RunOptions options;
+    EXPECT_THROW(benchhost::load_config_file("/nonexistent/benchhost.yaml", options), ConfigError);
+}
+
+TEST(RunConfig, ShippedConfigsLoad) {
+    for (const char* name : {"default.yaml", "quick.yaml", "production.yaml"}) {
+        RunOptions options;
+        EXPECT_NO_THROW(benchhost::load_config_file(std::string(BENCH_TEST_SOURCE_DIR) + "/configs/" + name, options))
+            << name;
+    }
+    RunOptions production;
+    benchhost::load_config_file(std::string(BENCH_TEST_SOURCE_DIR) + "/configs/production.yaml", production);
+    EXPECT_EQ(production.config.warmup_iterations, 10);
+    EXPECT_EQ(production.config.measurement_iterations, 50);
+    EXPECT_EQ(production.config.axes.at("batch_size"), (std::vector<std::string>{"1", "8", "32", "128"}));
+}
+
+TEST(RunConfig, NearestWordFindsTyposOnly) {
+    EXPECT_EQ(benchhost::nearest_word("variant", {"variants", "dtypes"}), "variants");
+    EXPECT_EQ(benchhost::nearest_word("zzzzzz", {"variants", "dtypes"}), "");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RunConfig, TimeRuleAndRounds) {
+    const RunOptions options = load(R"(
+min_time: 0.5
+max_time: 20
+target_ci_width: 1%
+rounds: 3
+plugins:
+  mock_benchmark: {target_ci_width: 0.02}
+)");
+    EXPECT_EQ(options.rounds, 3);
+    const auto top = options.effective_for("resnet50");
+    EXPECT_DOUBLE_EQ(top.min_time_s.value(), 0.5);
+    EXPECT_DOUBLE_EQ(top.max_time_s.value(), 20);
+    EXPECT_DOUBLE_EQ(top.target_ci_width.value(), 0.01);
+    EXPECT_DOUBLE_EQ(options.effective_for("mock_benchmark").target_ci_width.value(), 0.02);
+
+    EXPECT_NE(error_of("target_ci_width: 150%").find("test.yaml:1:18: 'target_ci_width' must be a relative width"),
+              std::string::npos)
+        << error_of("target_ci_width: 150%");
+    EXPECT_NE(error_of("min_time: -1").find("'min_time' must be seconds"), std::string::npos);
+    EXPECT_NE(error_of("rounds: 0").find("'rounds' must be at least 1"), std::string::npos);
+}
+
+TEST(RunConfig, RelativeAmounts) {
+    EXPECT_DOUBLE_EQ(benchhost::parse_relative("5%").value(), 0.05);
+    EXPECT_DOUBLE_EQ(benchhost::parse_relative("0.05").value(), 0.05);
+    EXPECT_FALSE(benchhost::parse_relative("-5%"));
+    EXPECT_FALSE(benchhost::parse_relative("five"));
+    EXPECT_FALSE(benchhost::parse_relative("%"));
+}
+
+}  // namespace

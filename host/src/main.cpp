@@ -1,9 +1,10 @@
-// benchhost: see cli.hpp for the commands and runner.hpp for what they do.
+// benchhost: cli/cli.hpp parses the command line; commands/ holds what each command does.
 #include <variant>
 
 #include "cli/cli.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/export_command.hpp"
+#include "commands/list_command.hpp"
 #include "commands/merge_command.hpp"
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"

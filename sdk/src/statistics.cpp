@@ -16,16 +16,21 @@ double percentile_of_sorted(std::span<const double> sorted, double q) {
     return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
-Summary summarize(std::span<const double> samples) {
+Summary summarize(std::span<const double> all_samples) {
+    // Only finite samples: sorting a NaN is undefined behaviour, and one infinity would
+    // make the mean and the spread meaningless.
+    std::vector<double> sorted;
+    sorted.reserve(all_samples.size());
+    for (const double x : all_samples)
+        if (std::isfinite(x)) sorted.push_back(x);
     Summary s;
-    s.count = samples.size();
-    if (samples.empty()) {
+    s.count = sorted.size();
+    if (sorted.empty()) {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         s.mean = s.median = s.std = s.min = s.max = nan;
         s.p25 = s.p75 = s.p90 = s.p95 = s.p99 = nan;
         return s;
     }
-    std::vector<double> sorted(samples.begin(), samples.end());
     std::sort(sorted.begin(), sorted.end());
     const double n = static_cast<double>(sorted.size());
     s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;

@@ -1,6 +1,7 @@
 #include <bench/statistics.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -66,3 +67,18 @@ TEST(Statistics, PercentileClampsItsArgument) {
 }
 
 }  // namespace
+
+TEST(Summarize, LeavesOutSamplesThatAreNotFinite) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> samples = {nan, 4, inf, 2, nan, 3, -inf};
+    const bench::Summary s = bench::summarize(samples);
+    EXPECT_EQ(s.count, 3u);
+    EXPECT_DOUBLE_EQ(s.median, 3);
+    EXPECT_DOUBLE_EQ(s.mean, 3);
+    EXPECT_DOUBLE_EQ(s.min, 2);
+    EXPECT_DOUBLE_EQ(s.max, 4);
+    const bench::Summary none = bench::summarize(std::vector<double>{nan, inf});
+    EXPECT_EQ(none.count, 0u);
+    EXPECT_TRUE(std::isnan(none.median));
+}

@@ -1,5 +1,7 @@
 #include "cli/cli.hpp"
 
+#include "report/reporter_registry.hpp"
+
 #include <algorithm>
 #include <iostream>
 #include <vector>
@@ -76,7 +78,7 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_option("--format", args.formats,
                    "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON); "
                    "repeatable")
-        ->check(CLI::IsMember({"gbench-json"}))
+        ->check(CLI::IsMember(optional_format_names()))
         ->take_all();
     run.add_option("--num-tokens-to-generate", args.tokens, "Tokens generative models produce")->check(CLI::Range(1, 1000000));
     run.add_option("--model-id", args.model_id, "Model configuration for plugins that offer several (e.g. gpt2, gpt2-tiny)");
@@ -234,7 +236,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     export_app->add_option("dir", export_source, "Run folder, or its benchmark_summary.json")->required();
     export_app->add_option("--format", export_format, "gbench-json: Google Benchmark's JSON (e.g. for its compare.py)")
         ->required()
-        ->check(CLI::IsMember({"gbench-json"}));
+        ->check(CLI::IsMember(optional_format_names()));
     export_app->add_option("--output,-o", export_output, "Write to this file instead of standard output");
 
     std::string merge_out;

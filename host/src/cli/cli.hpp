@@ -53,7 +53,7 @@ struct ReportCommand {
     std::filesystem::path output_dir;  // empty: the run folder
 };
 
-/// `benchhost merge OUT DIR...` (merge.hpp).
+/// `benchhost merge OUT DIR...` (commands/merge_command.hpp).
 struct MergeCommand {
     std::filesystem::path out;
     std::vector<std::filesystem::path> shards;

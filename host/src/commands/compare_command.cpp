@@ -2,18 +2,12 @@
 
 #include <iostream>
 
-#include "util/atomic_file.hpp"
 #include "json/report_reader.hpp"
+#include "report/comparison_reporter.hpp"
 
 namespace benchhost {
 
 namespace fs = std::filesystem;
-
-void report_comparison(const Comparison& comparison, std::ostream& out, const fs::path& markdown, const fs::path& json) {
-    out << comparison_table(comparison) << std::flush;
-    if (!markdown.empty()) write_file_atomically(markdown, comparison_markdown(comparison));
-    if (!json.empty()) write_file_atomically(json, comparison_json(comparison));
-}
 
 int compare_command(const CompareCommand& command) {
     RunRecord base, next;

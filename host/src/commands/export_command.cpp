@@ -3,8 +3,8 @@
 #include <exception>
 #include <iostream>
 
-#include "util/atomic_file.hpp"
 #include "report/gbench_export.hpp"
+#include "report/reporter_registry.hpp"
 #include "json/report_reader.hpp"
 
 namespace benchhost {
@@ -28,22 +28,17 @@ int export_run(const ExportCommand& command) {
         return 2;
     }
 
-    // Only one format so far; cli.cpp accepts no other.
-    const std::string text = to_gbench_json(record);
     if (gbench_iteration_count(record) == 0)
         std::cerr << "benchhost: warning: " << dir.string()
                   << " has no successful scenario with a time series: nothing to export\n";
 
-    if (command.output.empty() || command.output == "-") {
-        std::cout << text << std::flush;
-        return std::cout ? 0 : 1;
-    }
-    try {
-        write_file_atomically(command.output, text);
-    } catch (const std::exception& e) {
-        std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 1;
-    }
+    ReporterSettings settings;
+    settings.output_dir = dir;
+    settings.output_file = command.output.empty() ? fs::path("-") : command.output;
+    ReporterMultiplex reporters = make_reporters({command.format}, settings);
+    reporters.run_finished(record);
+    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
+    if (!reporters.errors().empty()) return 1;
     return 0;
 }
 

@@ -6,9 +6,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "report/rendered_reports.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "json/report_reader.hpp"
-#include "report/report_writer.hpp"
+#include "report/report_json.hpp"
+#include "report/reporter_registry.hpp"
 
 namespace benchhost {
 
@@ -110,18 +111,34 @@ int merge_command(const fs::path& out, const std::vector<fs::path>& dirs) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
+    analyze_run(merged);
+    // The files a run of the shards' options would have written, formats included.
+    std::vector<std::string> formats;
+    if (const auto it = merged.run_config.find("formats"); it != merged.run_config.end()) {
+        std::string list = it->second;
+        for (std::size_t start = 0; start < list.size();) {
+            const std::size_t comma = std::min(list.find(',', start), list.size());
+            if (comma > start) formats.push_back(list.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+    ReporterSettings settings;
+    settings.output_dir = out;
+    ReporterMultiplex reporters;
     try {
         fs::create_directories(out);
-        const WrittenReports written = write_reports(merged, out);
-        write_rendered_reports(merged, out);
-        const RunTotals totals = count_totals(merged);
-        std::cout << "merged " << shards.size() << " shard" << (shards.size() == 1 ? "" : "s") << " into "
-                  << written.summary.string() << ": " << totals.total << " scenarios, " << totals.successful
-                  << " succeeded, " << totals.failed << " failed, " << totals.skipped << " skipped\n";
+        reporters = make_reporters(file_reporter_names(formats), settings);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 1;
     }
+    reporters.run_finished(merged);
+    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
+    if (!reporters.errors().empty()) return 1;
+    const RunTotals totals = count_totals(merged);
+    std::cout << "merged " << shards.size() << " shard" << (shards.size() == 1 ? "" : "s") << " into "
+              << (out / summary_file_name).string() << ": " << totals.total << " scenarios, " << totals.successful
+              << " succeeded, " << totals.failed << " failed, " << totals.skipped << " skipped\n";
     return 0;
 }
 

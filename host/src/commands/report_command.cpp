@@ -3,8 +3,9 @@
 #include <exception>
 #include <iostream>
 
-#include "report/rendered_reports.hpp"
 #include "json/report_reader.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/reporter_registry.hpp"
 
 namespace benchhost {
 
@@ -25,12 +26,18 @@ int report_command(const ReportCommand& command) {
     }
 
     const fs::path output = command.output_dir.empty() ? dir : command.output_dir;
+    ReporterSettings settings;
+    settings.output_dir = output;
+    ReporterMultiplex reporters = make_reporters({"markdown", "html"}, settings);
     try {
-        write_rendered_reports(record, output);
+        fs::create_directories(output);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 1;
     }
+    reporters.run_finished(record);
+    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
+    if (!reporters.errors().empty()) return 1;
     std::cout << "wrote " << (output / markdown_report_name).string() << " and " << (output / html_report_name).string()
               << " (" << record.outcomes.size() << (record.outcomes.size() == 1 ? " scenario" : " scenarios") << ")\n";
     return 0;

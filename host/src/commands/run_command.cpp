@@ -3,38 +3,34 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <bench/statistics.hpp>
 #include <bench/stopping_rule.hpp>
 
-#include "analysis/analysis.hpp"
-#include "analysis/compare.hpp"
-#include "commands/compare_command.hpp"
-#include "report/console_table.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "discover/discovery.hpp"
-#include "util/atomic_file.hpp"
-#include "execute/executor.hpp"
-#include "report/gbench_export.hpp"
-#include "run/hardware_info.hpp"
-#include "plan/plan.hpp"
 #include "discover/plugin_registry.hpp"
-#include "report/progress.hpp"
+#include "execute/executor.hpp"
 #include "json/report_reader.hpp"
-#include "report/rendered_reports.hpp"
-#include "report/report_writer.hpp"
+#include "plan/plan.hpp"
 #include "plan/shard.hpp"
+#include "report/progress.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_json.hpp"
+#include "report/reporter_registry.hpp"
+#include "run/hardware_info.hpp"
+#include "run/journal.hpp"
+#include "run/run_loop.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -179,107 +175,111 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     return out;
 }
 
-std::string headline(const ScenarioOutcome& outcome) {
-    const bench::ScenarioResult& result = outcome.result;
-    std::ostringstream text;
-    text << to_string(result.status);
-    if (const bench::Series* latency = result.find_series("latency"); latency && !latency->samples.empty()) {
-        const bench::Summary summary = bench::summarize(latency->samples);
-        text << ", median " << format_figure(summary.median, latency->unit);
+/// The record of the run being resumed: from its journal when it has one, else from its
+/// report files (a run folder written before runs had journals).
+RunRecord read_resumed_run(const fs::path& dir) {
+    if (!fs::exists(dir / journal_file_name)) {
+        RunRecord record = read_run(dir);
+        analyze_run(record);
+        return record;
     }
-    if (!result.reason.empty()) text << ": " << result.reason;
-    return text.str();
+    const JournalContents journal = read_journal(dir);
+    RunRecord record;
+    record.timestamp = journal.header.timestamp;
+    record.started_at = journal.header.started_at;
+    record.shard = journal.header.shard;
+    record.outcomes = replay_journal(journal);
+    return record;
 }
 
-/// Pools the samples of one more round into the outcome of the earlier ones. A round
-/// that did not succeed makes the scenario fail with its reason; the cold start, the
-/// scalars and the monitors stay those of the first round.
-void merge_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
-    ++pooled.rounds;
-    pooled.wall_time_s += round.wall_time_s;
-    bench::ScenarioResult& into = pooled.result;
-    if (into.status != bench::Status::success) return;
-    if (round.result.status != bench::Status::success) {
-        into.status = round.result.status;
-        into.reason = "round " + std::to_string(pooled.rounds) + ": " + round.result.reason;
-        pooled.log_tail = std::move(round.log_tail);
-        return;
+/// Everything the run needs before its first scenario; what can be wrong with the
+/// invocation is found here, before anything runs.
+struct Prepared {
+    RunRecord record;
+    Discovery discovery;
+    Plan plan;
+    fs::path output_dir;
+};
+
+Prepared prepare(const RunOptions& options, const std::string& timestamp, const PluginRegistry& registry) {
+    Prepared p;
+    if (options.resume_dir) {
+        p.record = read_resumed_run(*options.resume_dir);
+    } else {
+        p.record.timestamp = timestamp;
     }
-    for (bench::Series& series : round.result.series) {
-        bench::Series* existing = nullptr;
-        for (bench::Series& s : into.series)
-            if (s.name == series.name && s.unit == series.unit) existing = &s;
-        if (existing == nullptr) continue;  // a series only one round measured is not pooled
-        existing->samples.insert(existing->samples.end(), series.samples.begin(), series.samples.end());
+    p.discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
+    if (!options.retry_failed) apply_crash_registry(p.discovery, registry);
+    p.plan = make_plan(p.discovery, options);
+    if (options.shard) {
+        const ShardSpec spec = parse_shard(*options.shard);
+        std::map<std::string, double> costs;
+        if (options.shard_costs) costs = scenario_costs(read_run(run_folder_of(*options.shard_costs)));
+        const ShardInfo info{spec.index, spec.count, p.plan.scenarios.size(), plan_fingerprint(p.plan)};
+        const auto& resumed = p.record.shard;
+        if (resumed && (resumed->index != info.index || resumed->count != info.count ||
+                        resumed->plan_fingerprint != info.plan_fingerprint))
+            throw ConfigError("--resume: " + options.resume_dir->string() + " is another shard or plan");
+        p.plan = shard_plan(p.plan, spec, costs);
+        p.record.shard = info;
     }
-    for (auto& [name, sampling] : round.result.sampling) {
-        auto it = into.sampling.find(name);
-        if (it == into.sampling.end()) continue;
-        it->second.samples += sampling.samples;
-        it->second.elapsed_s += sampling.elapsed_s;
-        if (sampling.stop_reason != it->second.stop_reason) it->second.stop_reason += "," + sampling.stop_reason;
-    }
-    for (std::string& warning : round.result.warnings)
-        if (std::find(into.warnings.begin(), into.warnings.end(), warning) == into.warnings.end())
-            into.warnings.push_back("round " + std::to_string(pooled.rounds) + ": " + warning);
+    return p;
 }
 
-/// Recomputes the pooled series' sampling figures that depend on all their samples.
-void finish_rounds(ScenarioOutcome& outcome) {
-    for (auto& [name, sampling] : outcome.result.sampling) {
-        if (const bench::Series* series = outcome.result.find_series(name))
-            sampling.ci_width = bench::relative_median_ci_width(series->samples);
+/// The reporters of a run: its files, the formats asked for, the table, the comparison.
+ReporterMultiplex make_run_reporters(const RunOptions& options, const fs::path& output_dir, spdlog::logger& log) {
+    ReporterSettings settings;
+    settings.output_dir = output_dir;
+    settings.log = &log;
+    std::vector<std::string> names = file_reporter_names(options.extra_formats);
+    names.emplace_back("console");
+    if (options.baseline) {
+        names.emplace_back("comparison");
+        settings.baseline = *options.baseline;
+        settings.regression_threshold = options.regression_threshold;
+        settings.fail_on_regression = options.fail_on_regression;
     }
+    return make_reporters(names, settings);
+}
+
+bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log) {
+    const std::vector<std::string> errors = reporters.take_errors();
+    for (const std::string& error : errors) log.error("{}", error);
+    return errors.empty();
 }
 
 }  // namespace
 
 int run_benchmarks(const RunOptions& options) {
     const std::time_t start_time = std::time(nullptr);
-    std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
+    const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
 
-    // Everything that can be wrong with the invocation is found before anything runs.
-    RunRecord record;
-    Discovery discovery;
-    Plan plan;
-    fs::path output_dir;
     PluginRegistry registry(PluginRegistry::default_path());
+    Prepared prepared;
     try {
-        if (options.resume_dir) {
-            record = read_run(*options.resume_dir);
-            timestamp = record.timestamp;  // the resumed run keeps its file names
-        }
-        discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
-        if (!options.retry_failed) apply_crash_registry(discovery, registry);
-        plan = make_plan(discovery, options);
-        if (options.shard) {
-            const ShardSpec spec = parse_shard(*options.shard);
-            std::map<std::string, double> costs;
-            if (options.shard_costs) costs = scenario_costs(read_run(run_folder_of(*options.shard_costs)));
-            const ShardInfo info{spec.index, spec.count, plan.scenarios.size(), plan_fingerprint(plan)};
-            if (record.shard && (record.shard->index != info.index || record.shard->count != info.count ||
-                                 record.shard->plan_fingerprint != info.plan_fingerprint))
-                throw ConfigError("--resume: " + options.resume_dir->string() + " is another shard or plan");
-            plan = shard_plan(plan, spec, costs);
-            record.shard = info;
-        }
+        prepared = prepare(options, timestamp, registry);
         if (options.dry_run) {
-            print_plan(plan, discovery, options, record.shard, std::cout);
+            print_plan(prepared.plan, prepared.discovery, options, prepared.record.shard, std::cout);
             return 0;
         }
-        output_dir = prepare_output_dir(options, timestamp);
+        // The resumed run keeps its folder's file names.
+        prepared.output_dir = prepare_output_dir(options, prepared.record.timestamp);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
+    RunRecord& record = prepared.record;
+    const Plan& plan = prepared.plan;
+    const fs::path& output_dir = prepared.output_dir;
 
     const bool interactive = !options.quiet && interactive_terminal();
     const std::shared_ptr<ProgressSink> progress = interactive ? std::make_shared<ProgressSink>() : nullptr;
-    auto log = make_logger(output_dir / ("benchmark_run_" + timestamp + ".log"), options.log_level, options.quiet,
-                           options.resume_dir.has_value(), progress);
+    auto log = make_logger(output_dir / ("benchmark_run_" + record.timestamp + ".log"), options.log_level,
+                           options.quiet, options.resume_dir.has_value(), progress);
     log->info("benchhost {}: {} plugins in {}, {} scenarios planned, reports in {}", BENCHHOST_VERSION,
-              discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(), output_dir.string());
-    for (const RejectedFile& file : discovery.rejected)
+              prepared.discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(),
+              output_dir.string());
+    for (const RejectedFile& file : prepared.discovery.rejected)
         log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
                  file.path.string(), file.reason);
     for (const std::string& warning : plan.warnings) log->warn("{}", warning);
@@ -290,20 +290,8 @@ int run_benchmarks(const RunOptions& options) {
         log->error("cannot create a scratch folder in /tmp: {}", std::strerror(errno));
         return 2;
     }
-    ExecutionOptions execution;
-    execution.isolation = options.isolation;
-    execution.timeout_s = options.timeout_s;
-    execution.memory_limit_mib = options.memory_limit_mib;
-    execution.scratch_dir = scratch;
-    execution.worker_log_level = options.log_level;
-    execution.monitor_interval_ms = options.monitor_interval_ms;
 
-    std::set<std::string> already_reported;
-    for (const ScenarioOutcome& outcome : record.outcomes) already_reported.insert(outcome.config.scenario_id());
-    if (!options.resume_dir) {
-        record.timestamp = timestamp;
-        record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
-    }
+    if (!options.resume_dir) record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
     record.interrupted = false;
     record.finished = false;
     record.commit_id = build_git_commit;
@@ -315,167 +303,49 @@ int run_benchmarks(const RunOptions& options) {
     record.host_name = record.hardware["host"]["hostname"];
     record.run_config = describe_options(options);
 
-    // Writes what changed after each scenario, so that a run killed at any point
-    // leaves complete reports of everything it finished.
-    auto write_progress = [&](const std::string* plugin) {
-        try {
-            write_reports(record, output_dir, plugin);
-            for (const std::string& format : options.extra_formats)
-                if (format == "gbench-json") write_file_atomically(output_dir / "gbench.json", to_gbench_json(record));
-        } catch (const std::exception& e) {
-            log->error("{}", e.what());
-            return false;
-        }
-        return true;
-    };
+    std::unique_ptr<RunJournal> journal;
+    ReporterMultiplex reporters;
+    try {
+        journal = std::make_unique<RunJournal>(
+            output_dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
+                                      record.run_config, record.shard});
+        reporters = make_run_reporters(options, output_dir, *log);
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        std::error_code ignored;
+        fs::remove_all(scratch, ignored);
+        return 2;
+    }
+    reporters.run_started(record);
+
+    RunLoopOptions loop;
+    loop.rounds = options.rounds;
+    loop.retry_failed = options.retry_failed;
+    loop.execution.isolation = options.isolation;
+    loop.execution.timeout_s = options.timeout_s;
+    loop.execution.memory_limit_mib = options.memory_limit_mib;
+    loop.execution.scratch_dir = scratch;
+    loop.execution.worker_log_level = options.log_level;
+    loop.execution.monitor_interval_ms = options.monitor_interval_ms;
 
     install_interrupt_handlers();
-    std::map<fs::path, std::string> crashed_while_loading;  // in this run
-    const std::vector<std::size_t> order = execution_order(plan, options.rounds);
-    std::map<std::size_t, std::size_t> rounds_left;             // plan index -> executions still to come
-    std::map<std::size_t, std::size_t> outcome_index;           // plan index -> its place in record.outcomes
-    for (const std::size_t index : order) ++rounds_left[index];
-    const std::size_t total = order.size();
-    ProgressClock clock(total);
-    // On a terminal the status line shows what runs; elsewhere a line says so.
-    const auto start_level = progress ? spdlog::level::debug : spdlog::level::info;
-    for (std::size_t i = 0; i < total; ++i) {
-        const std::size_t index = order[i];
-        PlannedScenario scenario = plan.scenarios[index];
-        const std::string id = scenario.config.scenario_id();
-        const bool last_round = --rounds_left[index] == 0;
-        const bool first_round = outcome_index.count(index) == 0;
-        if (already_reported.count(id) > 0) {
-            if (first_round && last_round) log->info("[{}/{}] {}: already reported in {}", i + 1, total, id, output_dir.string());
-            clock.skipped_one();
-            continue;
-        }
-        if (!first_round && record.outcomes[outcome_index[index]].result.status != bench::Status::success) {
-            clock.skipped_one();  // a round failed: the scenario has failed, its later rounds are not run
-            continue;
-        }
-        if (auto crash = crashed_while_loading.find(scenario.plugin_path); crash != crashed_while_loading.end())
-            scenario.reject_reason = scenario.plugin_path.string() + ": " + crash->second +
-                                     "; its other scenarios are not run";
-        log->log(start_level, "[{}/{}] {}", i + 1, total, id);
-        if (progress) progress->set_status(id, &clock);
-        ScenarioOutcome outcome = execute_scenario(scenario, execution, *log);
-        clock.finished_one();
-        if (interrupt_requested()) {
-            log->warn("interrupted: {} was stopped; writing the {} finished scenarios", id, record.outcomes.size());
-            record.interrupted = true;
-            break;
-        }
-        if (outcome.crashed_while_loading) {
-            crashed_while_loading[scenario.plugin_path] = outcome.result.reason;
-            registry.record_crash(scenario.plugin_path, outcome.result.reason);
-        } else if (outcome.result.status != bench::Status::rejected && options.retry_failed) {
-            registry.forget(scenario.plugin_path);  // it loads now
-        }
-        const bool ok = outcome.result.status == bench::Status::success || outcome.result.status == bench::Status::skipped;
-        log->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", i + 1, total, id,
-                 headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
-        if (!ok && !outcome.log_tail.empty()) log->debug("last output of the worker:\n{}", outcome.log_tail);
-        for (const std::string& warning : outcome.result.warnings) log->warn("{}: {}", id, warning);
-        add_reported_facts(record.hardware, outcome);
-        if (first_round) {
-            outcome_index[index] = record.outcomes.size();
-            record.outcomes.push_back(std::move(outcome));
-        } else {
-            merge_round(record.outcomes[outcome_index[index]], std::move(outcome));
-        }
-        ScenarioOutcome& current = record.outcomes[outcome_index[index]];
-        if (last_round) {
-            if (current.rounds > 1) finish_rounds(current);
-            if (current.result.status == bench::Status::success) {
-                for (std::string& warning : statistical_warnings(current.result)) {
-                    log->warn("{}: {}", id, warning);
-                    current.result.warnings.push_back(std::move(warning));
-                }
-            }
-        }
-        if (!write_progress(&current.config.plugin)) {
-            if (current.result.status == bench::Status::success) {
-                current.result.status = bench::Status::failed;
-                current.result.reason = "measured, but its report could not be written (see the log)";
-            }
-        }
-    }
-    if (progress) progress->finish();
+    const bool journaled = run_plan(plan, loop, record, RunLoopParts{*log, progress.get(), registry, *journal, reporters});
+    bool written = log_reporter_errors(reporters, *log);
+
     record.finished = !record.interrupted;
     record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
     if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
 
-    bool written = write_progress(nullptr);
-    // The reports for people, once at the end (charts over every scenario).
-    try {
-        write_rendered_reports(record, output_dir);
-    } catch (const std::exception& e) {
-        log->error("{}", e.what());
-        written = false;
-    }
-    std::cout << format_summary_table(record) << std::flush;
+    reporters.run_finished(record);
+    written = log_reporter_errors(reporters, *log) && written;
     if (written)
-        log->info("summary: {}; report: {}", (output_dir / "benchmark_summary.json").string(),
+        log->info("summary: {}; report: {}", (output_dir / summary_file_name).string(),
                   (output_dir / html_report_name).string());
 
     if (record.interrupted) return 130;
-    int status = !written || count_totals(record).failed > 0 ? 1 : 0;
-    if (options.baseline) {
-        try {
-            const fs::path base_dir = run_folder_of(*options.baseline);
-            Comparison comparison =
-                compare_runs(read_run(base_dir), record, CompareOptions{options.regression_threshold, 0.05});
-            comparison.base_label = base_dir.string();
-            comparison.new_label = output_dir.string();
-            std::cout << "\n";
-            report_comparison(comparison, std::cout, output_dir / "comparison.md", output_dir / "comparison.json");
-            log->info("comparison with {}: {} slower, {} faster", base_dir.string(), comparison.count(Verdict::slower),
-                      comparison.count(Verdict::faster));
-            if (options.fail_on_regression && comparison.regressions() > 0) {
-                log->error("{} regression{} beyond the threshold of {:.3g}%", comparison.regressions(),
-                           comparison.regressions() == 1 ? "" : "s", options.regression_threshold * 100);
-                status = 1;
-            }
-        } catch (const std::exception& e) {
-            log->error("cannot compare with the baseline {}: {}", options.baseline->string(), e.what());
-            status = 1;
-        }
-    }
-    return status;
-}
-
-int list_plugins(const ListCommand& command) {
-    Discovery discovery;
-    try {
-        discovery = discover_plugins(command.plugins_dir);
-        apply_crash_registry(discovery, PluginRegistry(PluginRegistry::default_path()));
-    } catch (const std::exception& e) {
-        std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 2;
-    }
-    std::cout << "Plugins in " << command.plugins_dir.string() << ":\n";
-    if (discovery.plugins.empty()) std::cout << "  (none)\n";
-    for (const DiscoveredPlugin& plugin : discovery.plugins) {
-        const std::vector<std::string> variants = plugin.variants();
-        std::cout << "\n  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version
-                  << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
-                  << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
-                  << plugin.info.abi_minor << ")\n"
-                  << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
-                  << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
-                  << "    benchmarks:";
-        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
-        std::cout << "\n    file:       " << plugin.path.string() << "\n";
-    }
-    if (!discovery.rejected.empty()) {
-        std::cout << "\nNot plugins:\n";
-        for (const RejectedFile& file : discovery.rejected)
-            std::cout << "  " << file.path.string() << ": " << file.reason << "\n";
-    }
-    return 0;
+    return !written || !journaled || reporters.exit_status() != 0 || count_totals(record).failed > 0 ? 1 : 0;
 }
 
 }  // namespace benchhost

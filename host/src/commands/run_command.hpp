@@ -1,5 +1,6 @@
-// The two things the host does for a user: run benchmarks (discover, plan, execute,
-// report, in that order) and list plugins.
+// `benchhost run`: discover, plan, execute, report, in that order. This file prepares
+// the run (resume, discovery, plan, shard, output folder, log, journal, reporters) and
+// hands it to the run loop (run/run_loop.hpp); the reporters write what it produced.
 #pragma once
 
 #include "cli/cli.hpp"
@@ -7,11 +8,8 @@
 namespace benchhost {
 
 /// Returns the exit status: 0 all selected scenarios succeeded or were skipped, 1 at
-/// least one failed, 2 the configuration is wrong (nothing ran), 130 interrupted.
+/// least one failed (or a report could not be written, or a regression with
+/// --fail-on-regression), 2 the configuration is wrong (nothing ran), 130 interrupted.
 int run_benchmarks(const RunOptions& options);
-
-/// Prints every plugin with its benchmarks, and every other file with why it is not a
-/// plugin. Returns 0, or 2 when the folder cannot be read.
-int list_plugins(const ListCommand& command);
 
 }  // namespace benchhost

@@ -200,6 +200,7 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
         }
         const pid_t waited = waitpid(pid, &wait_status, WNOHANG);
         if (waited == pid) exited = true;
+        if (!exited && options.while_waiting) options.while_waiting();
         if (!exited && interrupt_requested()) {
             kill(-pid, SIGKILL);
             waitpid(pid, &wait_status, 0);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct ExecutionOptions {
     std::filesystem::path scratch_dir;  // where request and result files go
     std::string worker_log_level = "info";
     double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
+    /// Called every few tens of milliseconds while a worker runs (process isolation), so
+    /// that the run can bring its files up to date during a long scenario.
+    std::function<void()> while_waiting;
 };
 
 /// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.

@@ -1,5 +1,7 @@
 #include "json/report_reader.hpp"
 
+#include "analysis/scenario_statistics.hpp"
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -331,6 +333,7 @@ RunRecord read_run(const fs::path& dir) {
         record.outcomes.insert(record.outcomes.end(), outcomes.begin(), outcomes.end());
         reports[report] = {};
     }
+    analyze_run(record);  // the statistics of every scenario, once, for whoever reads the record
     return record;
 }
 

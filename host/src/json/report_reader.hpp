@@ -16,7 +16,8 @@ namespace benchhost {
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin);
 
 /// A whole run folder: the metadata of benchmark_summary.json and the outcomes of
-/// every plugin report it points at, in the summary's order. Throws std::runtime_error
+/// every plugin report it points at, in the summary's order, with their statistics
+/// computed (analysis/scenario_statistics.hpp). Throws std::runtime_error
 /// naming the file and the field that are wrong.
 RunRecord read_run(const std::filesystem::path& dir);
 

@@ -322,9 +322,9 @@ bool is_monitor_name(std::string_view name) {
     return true;
 }
 
-std::string config_to_json(const bench::ScenarioConfig& config) {
-    rapidjson::StringBuffer buffer;
-    Writer writer(buffer);
+namespace {
+
+void write_config(Writer& writer, const bench::ScenarioConfig& config) {
     writer.StartObject();
     write_field(writer, "category", config.category);
     write_field(writer, "plugin", config.plugin);
@@ -353,13 +353,9 @@ std::string config_to_json(const bench::ScenarioConfig& config) {
     }
     writer.EndObject();
     writer.EndObject();
-    return {buffer.GetString(), buffer.GetSize()};
 }
 
-bench::ScenarioConfig config_from_json(std::string_view json) {
-    const FieldReader read("config JSON");
-    const rapidjson::Document document = read.parse(json);
-
+bench::ScenarioConfig read_config(const FieldReader& read, const Value& document) {
     bench::ScenarioConfig config;
     config.category = read.string(document, "category");
     config.plugin = read.string(document, "plugin");
@@ -398,9 +394,7 @@ bench::ScenarioConfig config_from_json(std::string_view json) {
     return config;
 }
 
-std::string result_to_json(const bench::ScenarioResult& result) {
-    rapidjson::StringBuffer buffer;
-    Writer writer(buffer);
+void write_result(Writer& writer, const bench::ScenarioResult& result) {
     writer.StartObject();
     write_field(writer, "status", bench::to_string(result.status));
     write_field(writer, "reason", result.reason);
@@ -466,13 +460,9 @@ std::string result_to_json(const bench::ScenarioResult& result) {
     writer.EndObject();
 
     writer.EndObject();
-    return {buffer.GetString(), buffer.GetSize()};
 }
 
-bench::ScenarioResult result_from_json(std::string_view json) {
-    const FieldReader read("result JSON");
-    const rapidjson::Document document = read.parse(json);
-
+bench::ScenarioResult read_result(const FieldReader& read, const Value& document) {
     bench::ScenarioResult result;
     const std::string status = read.string(document, "status");
     const auto parsed_status = bench::parse_status(status);
@@ -547,6 +537,133 @@ bench::ScenarioResult result_from_json(std::string_view json) {
         }
     }
     return result;
+}
+
+std::string text_of(const rapidjson::StringBuffer& buffer) { return {buffer.GetString(), buffer.GetSize()}; }
+
+}  // namespace
+
+std::string config_to_json(const bench::ScenarioConfig& config) {
+    rapidjson::StringBuffer buffer;
+    Writer writer(buffer);
+    write_config(writer, config);
+    return text_of(buffer);
+}
+
+bench::ScenarioConfig config_from_json(std::string_view json) {
+    const FieldReader read("config JSON");
+    return read_config(read, read.parse(json));
+}
+
+std::string result_to_json(const bench::ScenarioResult& result) {
+    rapidjson::StringBuffer buffer;
+    Writer writer(buffer);
+    write_result(writer, result);
+    return text_of(buffer);
+}
+
+bench::ScenarioResult result_from_json(std::string_view json) {
+    const FieldReader read("result JSON");
+    return read_result(read, read.parse(json));
+}
+
+// ---- The run journal ----------------------------------------------------------------
+
+std::string journal_header_line(const JournalHeader& header) {
+    rapidjson::StringBuffer buffer;
+    Writer writer(buffer);
+    writer.StartObject();
+    write_field(writer, "journal", std::string_view(journal_format_name));
+    write_field(writer, "version", journal_format_version);
+    write_field(writer, "timestamp", header.timestamp);
+    write_field(writer, "started_at", header.started_at);
+    write_field(writer, "commit_id", header.commit_id);
+    write_field(writer, "host_version", header.host_version);
+    write_key(writer, "run_config");
+    writer.StartObject();
+    for (const auto& [key, value] : header.run_config) write_field(writer, key, value);
+    writer.EndObject();
+    if (header.shard) {
+        write_key(writer, "shard");
+        writer.StartObject();
+        write_field(writer, "index", header.shard->index);
+        write_field(writer, "count", header.shard->count);
+        write_key(writer, "plan_scenarios");
+        writer.Uint64(header.shard->plan_scenarios);
+        write_field(writer, "plan_fingerprint", header.shard->plan_fingerprint);
+        writer.EndObject();
+    }
+    writer.EndObject();
+    return text_of(buffer) + "\n";
+}
+
+std::string journal_outcome_line(const ScenarioOutcome& outcome, int round) {
+    rapidjson::StringBuffer buffer;
+    Writer writer(buffer);
+    writer.StartObject();
+    write_field(writer, "round", round);
+    write_field(writer, "plugin_path", outcome.plugin_path.string());
+    write_field(writer, "plugin_version", outcome.plugin_version);
+    write_field(writer, "started_at", outcome.started_at);
+    write_field(writer, "wall_time_s", outcome.wall_time_s);
+    write_field(writer, "log_tail", outcome.log_tail);
+    write_key(writer, "crashed_while_loading");
+    writer.Bool(outcome.crashed_while_loading);
+    write_key(writer, "config");
+    write_config(writer, outcome.config);
+    write_key(writer, "result");
+    write_result(writer, outcome.result);
+    writer.EndObject();
+    return text_of(buffer) + "\n";
+}
+
+JournalLine parse_journal_line(std::string_view line, const std::string& origin) {
+    const FieldReader read(origin);
+    const rapidjson::Document document = read.parse(line);
+    JournalLine parsed;
+    if (document.HasMember("journal")) {
+        if (read.string(document, "journal") != journal_format_name) read.fail("not a benchhost run journal");
+        const int version = read.integer(document, "version");
+        if (version > journal_format_version)
+            read.fail("journal version " + std::to_string(version) + " is newer than this benchhost reads (" +
+                      std::to_string(journal_format_version) + ")");
+        JournalHeader header;
+        header.timestamp = read.string(document, "timestamp");
+        header.started_at = read.string(document, "started_at");
+        header.commit_id = read.string(document, "commit_id");
+        header.host_version = read.string(document, "host_version");
+        const Value& config = read.object(document, "run_config");
+        for (auto it = config.MemberBegin(); it != config.MemberEnd(); ++it) {
+            if (!it->value.IsString()) read.wrong_type("run_config." + name_of(it), "a string");
+            header.run_config.emplace(name_of(it), std::string(it->value.GetString(), it->value.GetStringLength()));
+        }
+        if (document.HasMember("shard")) {
+            const Value& shard = read.object(document, "shard");
+            ShardInfo info;
+            info.index = read.integer(shard, "index", "shard");
+            info.count = read.integer(shard, "count", "shard");
+            info.plan_scenarios = static_cast<std::size_t>(read.integer64(shard, "plan_scenarios", "shard"));
+            info.plan_fingerprint = read.string(shard, "plan_fingerprint", "shard");
+            header.shard = info;
+        }
+        parsed.header = std::move(header);
+        return parsed;
+    }
+    ScenarioOutcome outcome;
+    parsed.round = read.integer(document, "round");
+    outcome.plugin_path = read.string(document, "plugin_path");
+    outcome.plugin_version = read.string(document, "plugin_version");
+    outcome.started_at = read.string(document, "started_at");
+    outcome.wall_time_s = read.number(document, "wall_time_s");
+    outcome.log_tail = read.string(document, "log_tail");
+    outcome.crashed_while_loading = read.boolean(read.member(document, "crashed_while_loading", "crashed_while_loading"),
+                                                 "crashed_while_loading");
+    const FieldReader config_reader(origin + ": config");
+    outcome.config = read_config(config_reader, read.object(document, "config"));
+    const FieldReader result_reader(origin + ": result");
+    outcome.result = read_result(result_reader, read.object(document, "result"));
+    parsed.outcome = std::move(outcome);
+    return parsed;
 }
 
 }  // namespace benchhost

@@ -1,13 +1,19 @@
-// JSON form of the SDK's data types. Used for the worker protocol (the host sends a
-// ScenarioConfig to a worker and reads back a ScenarioResult) and by the reporters.
+// JSON form of the SDK's data types and of a scenario's outcome: the worker protocol (the
+// host sends a ScenarioConfig to a worker and reads back a ScenarioResult), the run
+// journal (one line per scenario run, run/journal.hpp), and the scenario config that the
+// reports embed. Each is written and read here and nowhere else.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <bench/config.hpp>
 #include <bench/result.hpp>
 #include <bench/statistics.hpp>
+
+#include "run/run_record.hpp"
 
 namespace benchhost {
 
@@ -22,5 +28,32 @@ bench::ScenarioResult result_from_json(std::string_view json);
 /// A monitor report's name: lower-case letters, digits and '_', ending in "_metrics"
 /// ("gpu_metrics"). The report writes each monitor under its name.
 bool is_monitor_name(std::string_view name);
+
+// ---- The run journal (JSON Lines) --------------------------------------------------
+// The first line describes the run; every other line is one execution of a scenario
+// (one round), as it ended: {"round", "plugin_path", "plugin_version", "started_at",
+// "wall_time_s", "log_tail", "crashed_while_loading", "config": config, "result": result}.
+// A resumed run appends a header line of its own and goes on.
+
+inline constexpr const char* journal_format_name = "benchhost run journal";
+inline constexpr int journal_format_version = 1;
+
+struct JournalHeader {
+    std::string timestamp, started_at, commit_id, host_version;
+    std::map<std::string, std::string> run_config;
+    std::optional<ShardInfo> shard;
+};
+
+/// One line of a journal: a header, or an outcome with the round it was (1-based).
+struct JournalLine {
+    std::optional<JournalHeader> header;
+    std::optional<ScenarioOutcome> outcome;
+    int round = 1;
+};
+
+std::string journal_header_line(const JournalHeader& header);  // ends in '\n'
+std::string journal_outcome_line(const ScenarioOutcome& outcome, int round);  // ends in '\n'
+/// Throws std::runtime_error "<origin>: field 'result.series[0].unit' is missing".
+JournalLine parse_journal_line(std::string_view line, const std::string& origin);
 
 }  // namespace benchhost

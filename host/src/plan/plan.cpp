@@ -1,8 +1,10 @@
 #include "plan/plan.hpp"
 
-#include <algorithm>
 #include <fnmatch.h>
+
+#include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include <bench/axes.hpp>
 
@@ -152,15 +154,38 @@ bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::Scenari
            a.num_tokens_to_generate == b.num_tokens_to_generate && a.model_id == b.model_id && a.params == b.params;
 }
 
+std::string variant_group_key(const bench::ScenarioConfig& c) {
+    // Fields joined with a separator that no field contains ('\x1f', the unit separator),
+    // and each param's values after its name; Params keeps its names in order.
+    std::string key;
+    const auto add = [&key](std::string_view field) {
+        key += field;
+        key += '\x1f';
+    };
+    add(c.category);
+    add(c.plugin);
+    add(c.benchmark);
+    add(std::to_string(c.batch_size));
+    add(c.dtype);
+    add(c.device);
+    add(std::to_string(c.threads));
+    add(std::to_string(c.num_tokens_to_generate));
+    add(c.model_id);
+    for (const auto& [name, values] : c.params.all()) {
+        add(name);
+        for (const std::string& value : values) add(value);
+        key += '\x1e';
+    }
+    return key;
+}
+
 std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan) {
     std::vector<std::vector<std::size_t>> groups;
+    std::unordered_map<std::string, std::size_t> group_of_key;
     for (std::size_t i = 0; i < plan.scenarios.size(); ++i) {
-        const bench::ScenarioConfig& config = plan.scenarios[i].config;
-        auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
-            return differ_only_in_variant(plan.scenarios[g.front()].config, config);
-        });
-        if (group == groups.end()) groups.push_back({i});
-        else group->push_back(i);
+        const auto [it, inserted] = group_of_key.try_emplace(variant_group_key(plan.scenarios[i].config), groups.size());
+        if (inserted) groups.emplace_back();
+        groups[it->second].push_back(i);
     }
     return groups;
 }

@@ -39,6 +39,10 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options);
 /// whose ratios a run reports, and which --rounds interleaves.
 bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b);
 
+/// A key that two configs share exactly when differ_only_in_variant holds for them, so
+/// that grouping N scenarios is a hash lookup each, not a scan.
+std::string variant_group_key(const bench::ScenarioConfig& config);
+
 /// The plan's scenarios grouped by differ_only_in_variant, as indices into
 /// plan.scenarios: groups in the order of their first scenario, each in plan order.
 std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan);

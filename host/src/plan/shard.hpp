@@ -1,7 +1,7 @@
 // Sharding: one plan split over several machines (a SLURM job array, a CI matrix,
 // Kubernetes indexed jobs). Every shard computes the same partition from the same
 // plugins and config, so shards need not talk to each other; `benchhost merge` puts
-// their run folders back together (merge.hpp).
+// their run folders back together (commands/merge_command.hpp).
 #pragma once
 
 #include <filesystem>

@@ -7,10 +7,13 @@
 //
 //   2 scenarios: 1 succeeded, 1 failed, 0 skipped (success rate 50.0%)
 //
-// MEDIAN and P95 come from the "latency" series, and 95% CI is the half-width of the
-// bootstrap interval of its median, relative to the median. THROUGHPUT is the median of
-// the "throughput" series, or else of "tokens_per_second". VS EAGER is the latency
-// speedup over the eager scenario of the same benchmark and axes. Width is counted in
+// MEDIAN and P95 are of the scenario's headline series (latency, else the time to first
+// token, ...: headline_series() in analysis/scenario_statistics.hpp, the rule report.md
+// and report.html follow too), and 95% CI is the half-width of the bootstrap interval of
+// its median, relative to the median. THROUGHPUT is the median of the "throughput"
+// series, or else of "tokens_per_second". VS EAGER is the headline series' speedup over
+// the eager scenario of the same benchmark and axes. Every figure is read from the
+// statistics computed when the scenario ended. Width is counted in
 // code points (UTF-8), the last column is not padded, and NOTE is the reason on one
 // line, cut to 60 code points; failures are then listed with their reasons in full.
 
@@ -22,11 +25,11 @@
 #include <span>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
-#include <bench/statistics.hpp>
+#include <iostream>
+#include <optional>
 
-#include "analysis/analysis.hpp"
-
+#include "analysis/scenario_statistics.hpp"
+#include "report/reporter_factories.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -40,31 +43,30 @@ const std::vector<TableColumn> columns = {
     {"VS EAGER", Align::right},    {"NOTE", Align::left},
 };
 
-std::vector<std::string> make_row(const RunRecord& record, const ScenarioOutcome& outcome) {
+std::vector<std::string> make_row(const ScenarioOutcome& outcome) {
     const auto& result = outcome.result;
     std::vector<std::string> row(columns.size(), "-");
     row[0] = outcome.config.scenario_id();
     row[1] = std::string(bench::to_string(result.status));
-    if (const bench::Series* latency = result.find_series("latency"); latency && !latency->samples.empty()) {
-        const bench::Summary s = bench::summarize(std::span<const double>(latency->samples));
-        row[2] = format_figure(s.median, latency->unit);
-        const bench::Interval ci = bench::bootstrap_interval(latency->samples, bench::Statistic::median);
+    const SeriesStatistics* headline = headline_series(outcome);
+    if (headline != nullptr && headline->analysis.summary.count > 0) {
+        const bench::Summary& s = headline->analysis.summary;
+        row[2] = format_figure(s.median, headline->unit);
+        const bench::Interval& ci = headline->analysis.median_ci;
         if (ci.valid() && s.median != 0) {
             char text[32];
             std::snprintf(text, sizeof text, "\u00b1%.1f%%",
                           std::max(s.median - ci.low, ci.high - s.median) / std::abs(s.median) * 100);
             row[3] = text;
         }
-        row[4] = format_figure(s.p95, latency->unit);
+        row[4] = format_figure(s.p95, headline->unit);
     }
-    const bench::Series* throughput = result.find_series("throughput");
-    if (throughput == nullptr) throughput = result.find_series("tokens_per_second");
-    if (throughput != nullptr && !throughput->samples.empty()) {
-        const bench::Summary s = bench::summarize(std::span<const double>(throughput->samples));
-        row[5] = format_figure(s.median, throughput->unit);
-    }
-    for (const Speedup& speedup : speedups_over_eager(record, outcome))
-        if (speedup.series == "latency") row[6] = format_ratio(speedup.value);
+    const SeriesStatistics* throughput = outcome.statistics.find("throughput");
+    if (throughput == nullptr) throughput = outcome.statistics.find("tokens_per_second");
+    if (throughput != nullptr && throughput->analysis.summary.count > 0)
+        row[5] = format_figure(throughput->analysis.summary.median, throughput->unit);
+    for (const Speedup& speedup : outcome.statistics.speedups)
+        if (headline != nullptr && speedup.series == headline->name) row[6] = format_ratio(speedup.value);
     row[7] = one_line(result.reason, note_limit);
     return row;
 }
@@ -75,7 +77,9 @@ std::string plural(int count, const char* singular, const char* plural_form) {
 
 }  // namespace
 
-std::string format_summary_table(const RunRecord& record) {
+std::string format_summary_table(const RunRecord& given) {
+    std::optional<RunRecord> storage;
+    const RunRecord& record = with_statistics(given, storage);
     // Categories in the order of the layout, then any other in order of appearance.
     std::vector<std::string> categories = {"unit", "integration", "performance"};
     for (const auto& outcome : record.outcomes)
@@ -85,7 +89,7 @@ std::string format_summary_table(const RunRecord& record) {
     for (const std::string& category : categories) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& outcome : record.outcomes)
-            if (outcome.config.category == category) rows.push_back(make_row(record, outcome));
+            if (outcome.config.category == category) rows.push_back(make_row(outcome));
         if (rows.empty()) continue;
         if (!out.empty()) out += '\n';
         out += category + ": " + plural(static_cast<int>(rows.size()), "scenario", "scenarios") + "\n";
@@ -115,6 +119,24 @@ std::string format_summary_table(const RunRecord& record) {
            " skipped (success rate " + rate + ")\n";
     if (record.interrupted) out += "(run interrupted)\n";
     return out;
+}
+
+namespace {
+
+/// The table at the end of a run, on the console.
+class ConsoleReporter final : public Reporter {
+public:
+    explicit ConsoleReporter(std::ostream* out) : out_(out != nullptr ? out : &std::cout) {}
+    void run_finished(const RunRecord& record) override { *out_ << format_summary_table(record) << std::flush; }
+
+private:
+    std::ostream* out_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_console_reporter(const ReporterSettings& settings) {
+    return std::make_unique<ConsoleReporter>(settings.console);
 }
 
 }  // namespace benchhost

@@ -14,8 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include <iostream>
+
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/atomic_file.hpp"
 
 namespace benchhost {
 namespace {
@@ -111,6 +117,8 @@ struct Exported {
     long long iterations = 1;
     const char* unit = "ms";
     std::vector<double> samples;
+    const SeriesStatistics* statistics = nullptr;  // computed when the scenario ended
+    double factor = 1;                             // from the series' unit to `unit`
 };
 
 std::vector<Exported> exported_series(const RunRecord& record) {
@@ -118,7 +126,7 @@ std::vector<Exported> exported_series(const RunRecord& record) {
     std::map<std::string, long long> families;   // benchmark id + series -> family_index
     std::map<std::string, long long> instances;  // the same -> instances so far
     for (const auto& outcome : record.outcomes) {
-        if (outcome.result.status != bench::Status::success) continue;
+        if (outcome.result.status != bench::Status::success || !outcome.statistics.computed) continue;
         std::set<std::string, std::less<>> seen;  // the report writes the first of a name only
         for (const auto& series : outcome.result.series) {
             if (!seen.insert(series.name).second) continue;
@@ -135,16 +143,13 @@ std::vector<Exported> exported_series(const RunRecord& record) {
             e.name = outcome.config.scenario_id() + "/" + series.name;
             e.iterations = std::max<long long>(1, series.inner_iterations);
             e.unit = unit->name;
+            e.factor = unit->factor;
+            e.statistics = outcome.statistics.find(series.name);
+            if (e.statistics == nullptr) continue;
             out.push_back(std::move(e));
         }
     }
     return out;
-}
-
-double median_of(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 void write_entry_head(Writer& out, const Exported& e, const std::string& name, const char* run_type) {
@@ -175,18 +180,15 @@ void write_series(Writer& out, const Exported& e) {
     }
     // Google Benchmark reports no aggregates for a single repetition.
     if (n < 2) return;
-    double sum = 0;
-    for (const double v : e.samples) sum += v;
-    const double mean = sum / static_cast<double>(n);
-    double squares = 0;
-    for (const double v : e.samples) squares += (v - mean) * (v - mean);
-    const double stddev = std::sqrt(squares / static_cast<double>(n - 1));
+    // The statistics of the finite samples, as every other output has them.
+    const bench::Summary& s = e.statistics->analysis.summary;
+    const double mean = s.mean * e.factor, stddev = s.std * e.factor;
     const struct {
         const char* name;
         const char* unit;
         double value;
     } aggregates[] = {{"mean", "time", mean},
-                      {"median", "time", median_of(e.samples)},
+                      {"median", "time", s.median * e.factor},
                       {"stddev", "time", stddev},
                       {"cv", "percentage", stddev / mean}};
     for (const auto& aggregate : aggregates) {
@@ -204,7 +206,9 @@ void write_series(Writer& out, const Exported& e) {
 
 }  // namespace
 
-std::string to_gbench_json(const RunRecord& record) {
+std::string to_gbench_json(const RunRecord& given) {
+    std::optional<RunRecord> storage;
+    const RunRecord& record = with_statistics(given, storage);
     rapidjson::StringBuffer buffer;
     Writer out(buffer);
     out.SetIndent(' ', 2);
@@ -219,10 +223,47 @@ std::string to_gbench_json(const RunRecord& record) {
     return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
 }
 
-std::size_t gbench_iteration_count(const RunRecord& record) {
+std::size_t gbench_iteration_count(const RunRecord& given) {
+    std::optional<RunRecord> storage;
+    const RunRecord& record = with_statistics(given, storage);
     std::size_t count = 0;
     for (const Exported& e : exported_series(record)) count += e.samples.size();
     return count;
+}
+
+namespace {
+
+/// gbench.json in the run folder (`run --format gbench-json`), or the file or standard
+/// output that `export --output` names.
+class GbenchReporter final : public Reporter {
+public:
+    explicit GbenchReporter(const ReporterSettings& settings)
+        : path_(settings.output_file.empty() ? settings.output_dir / "gbench.json" : settings.output_file) {}
+    void checkpoint(const RunRecord& record) override {
+        if (path_ != "-") write_file_atomically(path_, to_gbench_json(record));
+    }
+    void run_finished(const RunRecord& record) override {
+        const std::string text = to_gbench_json(record);
+        if (path_ != "-") {
+            write_file_atomically(path_, text);
+            return;
+        }
+        std::cout << text << std::flush;
+        if (!std::cout) throw std::runtime_error("cannot write the Google Benchmark JSON to standard output");
+    }
+    std::vector<std::filesystem::path> files() const override {
+        if (path_ == "-") return {};
+        return {path_};
+    }
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_gbench_reporter(const ReporterSettings& settings) {
+    return std::make_unique<GbenchReporter>(settings);
 }
 
 }  // namespace benchhost

@@ -1,7 +1,7 @@
 // A run's results in Google Benchmark's JSON output format (version 1.7, what
 // `--benchmark_format=json` writes), so that tools made for Google Benchmark read them:
 // its tools/compare.py, CI dashboards, plotting scripts. `benchhost export DIR --format
-// gbench-json` writes it (README.md, "Formats other tools read").
+// gbench-json` writes it (docs/reports.md, "Formats other tools read").
 //
 // The mapping:
 //   - "context": date (when the run started), host_name, executable ("benchhost"),

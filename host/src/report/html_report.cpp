@@ -15,6 +15,11 @@
 #include <tuple>
 #include <vector>
 
+#include <optional>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
 #include "report/svg_chart.hpp"
@@ -646,6 +651,29 @@ std::string html_report(const RunFigures& figures) {
     return out;
 }
 
-std::string html_report(const RunRecord& record) { return html_report(compute_figures(record)); }
+std::string html_report(const RunRecord& given) {
+    std::optional<RunRecord> storage;
+    return html_report(compute_figures(with_statistics(given, storage)));
+}
+
+namespace {
+
+/// report.html in the run folder, written once at the end (its tables and charts are over every
+/// scenario of the run).
+class HtmlReporter final : public Reporter {
+public:
+    explicit HtmlReporter(std::filesystem::path dir) : path_(dir / html_report_name) {}
+    void run_finished(const RunRecord& record) override { write_file_atomically(path_, html_report(compute_figures(record))); }
+    std::vector<std::filesystem::path> files() const override { return {path_}; }
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
+    return std::make_unique<HtmlReporter>(settings.output_dir);
+}
 
 }  // namespace benchhost

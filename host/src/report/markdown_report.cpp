@@ -11,6 +11,11 @@
 #include <string_view>
 
 #include "json/json_writer.hpp"
+#include <optional>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
 #include "util/text_table.hpp"
@@ -184,6 +189,29 @@ std::string markdown_report(const RunFigures& figures) {
     return out;
 }
 
-std::string markdown_report(const RunRecord& record) { return markdown_report(compute_figures(record)); }
+std::string markdown_report(const RunRecord& given) {
+    std::optional<RunRecord> storage;
+    return markdown_report(compute_figures(with_statistics(given, storage)));
+}
+
+namespace {
+
+/// report.md in the run folder, written once at the end (its tables and charts are over every
+/// scenario of the run).
+class MarkdownReporter final : public Reporter {
+public:
+    explicit MarkdownReporter(std::filesystem::path dir) : path_(dir / markdown_report_name) {}
+    void run_finished(const RunRecord& record) override { write_file_atomically(path_, markdown_report(compute_figures(record))); }
+    std::vector<std::filesystem::path> files() const override { return {path_}; }
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
+    return std::make_unique<MarkdownReporter>(settings.output_dir);
+}
 
 }  // namespace benchhost

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+
+#include "analysis/scenario_statistics.hpp"
 
 #include "util/text_table.hpp"
 #include "util/units.hpp"
@@ -10,16 +13,7 @@
 namespace benchhost {
 namespace {
 
-const char* const preferred_headlines[] = {"latency", "time_to_first_token", "time_per_output_token"};
 const char* const throughput_series[] = {"throughput", "tokens_per_second"};
-
-const bench::Series* headline_series(const bench::ScenarioResult& result) {
-    for (const char* name : preferred_headlines)
-        if (const bench::Series* series = result.find_series(name)) return series;
-    for (const bench::Series& series : result.series)
-        if (is_time_unit(series.unit)) return &series;
-    return result.series.empty() ? nullptr : &result.series.front();
-}
 
 std::string join(const std::vector<std::string>& parts, const char* separator) {
     std::string out;
@@ -143,6 +137,8 @@ std::string scenario_name_without(std::string_view name, const std::vector<std::
 }
 
 RunFigures compute_figures(const RunRecord& record) {
+    if (!statistics_computed(record))
+        throw std::logic_error("report figures: the run's statistics were not computed (analyze_run)");
     RunFigures figures;
     figures.record = &record;
     figures.totals = count_totals(record);
@@ -161,31 +157,27 @@ RunFigures compute_figures(const RunRecord& record) {
         f.batch_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode", "batch_size"});
         f.variant_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode"});
 
-        if (const bench::Series* series = headline_series(result)) {
+        if (const SeriesStatistics* statistics = headline_series(outcome)) {
+            const bench::Series* series = result.find_series(statistics->name);
             f.headline = series->name;
             f.unit = series->unit;
-            for (const double v : series->samples)
-                if (std::isfinite(v)) f.samples.push_back(v);
-            f.analysis = bench::analyze_series(f.samples);
+            f.samples = finite_samples(series->samples);
+            f.analysis = statistics->analysis;
             const double factor = to_ms_factor(series->unit);
             f.is_time = std::isfinite(factor);
             if (f.is_time)
                 for (const double v : f.samples) f.samples_ms.push_back(v * factor);
         }
         for (const char* name : throughput_series) {
-            const bench::Series* series = result.find_series(name);
-            if (series == nullptr) continue;
-            std::vector<double> finite;
-            for (const double v : series->samples)
-                if (std::isfinite(v)) finite.push_back(v);
-            if (finite.empty()) continue;
+            const SeriesStatistics* series = outcome.statistics.find(name);
+            if (series == nullptr || series->analysis.summary.count == 0) continue;
             f.throughput_series = name;
-            f.throughput = bench::summarize(finite).median;
-            f.throughput_ci = bench::bootstrap_interval(finite, bench::Statistic::median);
+            f.throughput = series->analysis.summary.median;
+            f.throughput_ci = series->analysis.median_ci;
             f.throughput_unit = series->unit;
             break;
         }
-        f.speedups = speedups_over_eager(record, outcome);
+        f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }
     return figures;

@@ -12,7 +12,7 @@
 
 #include <bench/series_analysis.hpp>
 
-#include "analysis/analysis.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "run/run_record.hpp"
 
 namespace benchhost {

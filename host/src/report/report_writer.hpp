@@ -1,21 +1,17 @@
-// Writes a run's files (DESIGN.md, "Output"), each atomically:
-//   <plugin>/<plugin>_<timestamp>.json   one per plugin
-//   benchmark_summary.json
-//   benchmark_results_<timestamp>.csv
+// The run folder's data files in one call, from a finished record: the plugin reports,
+// the CSV and benchmark_summary.json, each written atomically by its reporter
+// (plugin_json_reporter.cpp, csv_reporter.cpp, summary_reporter.cpp). A run drives those
+// reporters itself; this is for a record that is already whole (tests, tools).
 #pragma once
 
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "report/report_json.hpp"
 #include "run/run_record.hpp"
 
 namespace benchhost {
-
-/// schema_version of the reports and the summary (docs/schema/README.md lists them):
-/// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
-/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
-inline constexpr int report_schema_version = 3;
 
 struct WrittenReports {
     std::map<std::string, std::filesystem::path> plugin_reports;  // plugin name -> path
@@ -23,13 +19,8 @@ struct WrittenReports {
     std::filesystem::path csv;
 };
 
-/// Throws std::runtime_error naming the file that could not be written. With
-/// `only_plugin`, writes that plugin's report (and the CSV and summary): what changed
-/// after one more scenario, so that a run killed at any point leaves complete files.
-WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir,
-                             const std::string* only_plugin = nullptr);
-
-/// The report file of one plugin, relative to the output folder.
-std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp);
+/// Throws std::runtime_error naming the file that could not be written. Computes the
+/// statistics (on a copy) when the record does not have them yet.
+WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir);
 
 }  // namespace benchhost

@@ -1,5 +1,5 @@
 // A record of the machine and the build, read from /proc, /sys, uname, NVML and the
-// compiler, so that two reports can be compared (README, "Metrics": hardware_info).
+// compiler, so that two reports can be compared (docs/monitoring.md, "hardware_info").
 #pragma once
 
 #include <filesystem>

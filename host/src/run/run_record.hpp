@@ -6,10 +6,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <bench/bootstrap.hpp>
 #include <bench/config.hpp>
 #include <bench/result.hpp>
+#include <bench/series_analysis.hpp>
 
 namespace benchhost {
 
@@ -19,6 +22,40 @@ using HardwareInfo = std::map<std::string, std::map<std::string, std::string>>;
 
 /// One fact of `hardware` ("cpu", "model"); empty when it is not there.
 std::string hardware_fact(const HardwareInfo& hardware, const std::string& section, const std::string& key);
+
+/// The statistics of one series of a scenario, computed once when the scenario ends
+/// (analysis/scenario_statistics.hpp) and read by every reporter, so that the console,
+/// the JSON files and the rendered reports never disagree.
+struct SeriesStatistics {
+    std::string name, unit;
+    /// Over the finite samples only: summary (count, mean, median, quantiles, std), cv,
+    /// MdAPE, bootstrap CIs of median and mean, Tukey outliers, stability.
+    bench::SeriesAnalysis analysis;
+    std::size_t non_finite = 0;   // samples left out because they are NaN or infinite
+    int bootstrap_resamples = 0;  // behind the CIs
+};
+
+/// A compiled or kernelized variant's speedup over the eager scenario that differs from
+/// it only in the variant.
+struct Speedup {
+    std::string series;
+    double value = 0;     // median of eager / median of this variant: above 1 is faster
+    bench::Interval ci;   // 95%, bootstrap of the ratio of medians
+    std::string baseline_scenario_id;
+};
+
+struct ScenarioStatistics {
+    bool computed = false;
+    std::vector<SeriesStatistics> series;  // the result's series, the first of each name
+    bool speedups_computed = false;        // the eager counterpart was found and compared
+    std::vector<Speedup> speedups;         // over eager, with their 95% CIs
+
+    const SeriesStatistics* find(std::string_view name) const {
+        for (const SeriesStatistics& s : series)
+            if (s.name == name) return &s;
+        return nullptr;
+    }
+};
 
 struct ScenarioOutcome {
     bench::ScenarioConfig config;
@@ -30,6 +67,7 @@ struct ScenarioOutcome {
     std::string log_tail;    // last lines the worker printed, kept for failures
     bool crashed_while_loading = false;  // the worker died before the plugin was loaded
     int rounds = 1;  // worker runs whose samples are pooled in `result` (see RunOptions::rounds)
+    ScenarioStatistics statistics;  // filled when the scenario has ended (all its rounds)
 };
 
 /// Which part of a plan a sharded run ran (`run --shard K/N`).
@@ -71,7 +109,7 @@ struct RunRecord {
 struct RunTotals {
     int total = 0, successful = 0, failed = 0, skipped = 0;
     /// successful / total, in [0, 1]; 0 when total is 0. Skipped scenarios count in the
-    /// denominator (the seed framework's successful_runs / total_benchmarks).
+    /// denominator: successful_runs / total_benchmarks, as the summary has always written it.
     double success_rate() const;
 };
 

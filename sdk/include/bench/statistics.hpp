@@ -19,8 +19,9 @@ struct Summary {
 /// two nearest ranks (NumPy's default method). Empty input gives NaN.
 BENCH_EXPORT double percentile_of_sorted(std::span<const double> sorted, double q);
 
-/// `std` is the sample standard deviation (n - 1 in the denominator; 0 for one sample).
-/// Empty input gives count 0 and NaN everywhere else.
+/// Over the finite samples only: a NaN or infinite sample is left out (`count` is of the
+/// samples used). `std` is the sample standard deviation (n - 1 in the denominator; 0
+/// for one sample). No finite sample gives count 0 and NaN everywhere else.
 BENCH_EXPORT Summary summarize(std::span<const double> samples);
 
 }  // namespace bench

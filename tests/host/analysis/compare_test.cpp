@@ -1,5 +1,5 @@
 // Comparing two runs built in code, with samples of known difference.
-#include "analysis/analysis.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "analysis/compare.hpp"
 
 #include <gtest/gtest.h>
@@ -141,11 +141,18 @@ TEST(Analysis, SpeedupOverEagerWithItsInterval) {
     EXPECT_TRUE(speedups_over_eager(record, record.outcomes[1]).empty());
 }
 
+ScenarioOutcome analyzed(bench::ScenarioResult result) {
+    ScenarioOutcome outcome;
+    outcome.result = std::move(result);
+    compute_statistics(outcome);
+    return outcome;
+}
+
 TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
     bench::ScenarioResult result;
     result.series.push_back({"latency", "ms", samples(10, 50, 1, 0.5), 1});
     result.sampling["latency"] = {"max_time", 10.0, 50, 0.01, 0.08, 20, 20};
-    const auto warnings = statistical_warnings(result);
+    const auto warnings = statistical_warnings(analyzed(result));
     ASSERT_EQ(warnings.size(), 2u);
     EXPECT_NE(warnings[0].find("latency is unstable"), std::string::npos) << warnings[0];
     EXPECT_NE(warnings[1].find("ran out before the 95% confidence interval of the median was 1% wide; it is 8% wide"),
@@ -153,7 +160,7 @@ TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
         << warnings[1];
     bench::ScenarioResult steady;
     steady.series.push_back({"latency", "ms", samples(10, 50, 1, 0.01), 1});
-    EXPECT_TRUE(statistical_warnings(steady).empty());
+    EXPECT_TRUE(statistical_warnings(analyzed(steady)).empty());
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include <bench/series_analysis.hpp>
 
 #include "../../support/test_support.hpp"
-#include "analysis/analysis.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "report/report_figures.hpp"
 #include "report/svg_chart.hpp"
 

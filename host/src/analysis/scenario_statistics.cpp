@@ -1,0 +1,157 @@
+#include "analysis/scenario_statistics.hpp"
+
+#include <cmath>
+#include <set>
+#include <span>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include <bench/series_analysis.hpp>
+#include <bench/statistics.hpp>
+
+#include "plan/plan.hpp"
+#include "util/units.hpp"
+
+namespace benchhost {
+
+namespace {
+
+bool eager_success(const ScenarioOutcome& outcome) {
+    return outcome.config.variant == bench::Variant::eager && outcome.result.status == bench::Status::success;
+}
+
+/// The speedups of `outcome` over `eager`, both with their statistics computed.
+std::vector<Speedup> speedups_between(const ScenarioOutcome& eager, const ScenarioOutcome& outcome) {
+    std::vector<Speedup> speedups;
+    for (const char* name : speedup_series) {
+        const SeriesStatistics* mine = outcome.statistics.find(name);
+        const SeriesStatistics* theirs = eager.statistics.find(name);
+        if (mine == nullptr || theirs == nullptr || mine->unit != theirs->unit) continue;
+        if (mine->analysis.summary.count == 0 || theirs->analysis.summary.count == 0) continue;
+        const bench::Series* mine_series = outcome.result.find_series(name);
+        const bench::Series* their_series = eager.result.find_series(name);
+        Speedup speedup;
+        speedup.series = name;
+        speedup.value = theirs->analysis.summary.median / mine->analysis.summary.median;
+        speedup.ci = bench::bootstrap_ratio_interval(finite_samples(their_series->samples),
+                                                     finite_samples(mine_series->samples));
+        speedup.baseline_scenario_id = eager.config.scenario_id();
+        speedups.push_back(std::move(speedup));
+    }
+    return speedups;
+}
+
+}  // namespace
+
+std::vector<double> finite_samples(const std::vector<double>& samples) {
+    std::vector<double> finite;
+    finite.reserve(samples.size());
+    for (const double sample : samples)
+        if (std::isfinite(sample)) finite.push_back(sample);
+    return finite;
+}
+
+void compute_statistics(ScenarioOutcome& outcome, bool force) {
+    ScenarioStatistics& statistics = outcome.statistics;
+    if (statistics.computed && !force) return;
+    statistics.series.clear();
+    std::set<std::string, std::less<>> seen;
+    for (const bench::Series& series : outcome.result.series) {
+        if (!seen.insert(series.name).second) continue;  // the first of a name is the one reported
+        SeriesStatistics s;
+        s.name = series.name;
+        s.unit = series.unit;
+        const std::vector<double> finite = finite_samples(series.samples);
+        s.non_finite = series.samples.size() - finite.size();
+        s.analysis = bench::analyze_series(finite);
+        s.bootstrap_resamples = bench::bootstrap_resamples(finite.size());
+        statistics.series.push_back(std::move(s));
+    }
+    statistics.computed = true;
+    statistics.speedups_computed = false;
+    statistics.speedups.clear();
+}
+
+void complete_speedups(RunRecord& record) {
+    std::unordered_map<std::string, const ScenarioOutcome*> eager_of_group;
+    for (const ScenarioOutcome& outcome : record.outcomes)
+        if (eager_success(outcome) && outcome.statistics.computed)
+            eager_of_group.try_emplace(variant_group_key(outcome.config), &outcome);
+    for (ScenarioOutcome& outcome : record.outcomes) {
+        ScenarioStatistics& statistics = outcome.statistics;
+        if (statistics.speedups_computed || !statistics.computed) continue;
+        if (outcome.result.status != bench::Status::success || outcome.config.variant == bench::Variant::eager) {
+            statistics.speedups_computed = true;  // nothing to compare
+            continue;
+        }
+        const auto eager = eager_of_group.find(variant_group_key(outcome.config));
+        if (eager == eager_of_group.end()) continue;  // its eager scenario may come later
+        statistics.speedups = speedups_between(*eager->second, outcome);
+        statistics.speedups_computed = true;
+    }
+}
+
+void analyze_run(RunRecord& record) {
+    for (ScenarioOutcome& outcome : record.outcomes) compute_statistics(outcome);
+    complete_speedups(record);
+}
+
+bool statistics_computed(const RunRecord& record) {
+    for (const ScenarioOutcome& outcome : record.outcomes)
+        if (!outcome.statistics.computed) return false;
+    return true;
+}
+
+const RunRecord& with_statistics(const RunRecord& record, std::optional<RunRecord>& storage) {
+    if (statistics_computed(record)) return record;
+    storage = record;
+    analyze_run(*storage);
+    return *storage;
+}
+
+const SeriesStatistics* headline_series(const ScenarioOutcome& outcome) {
+    const ScenarioStatistics& statistics = outcome.statistics;
+    for (const char* name : {"latency", "time_to_first_token", "time_per_output_token"})
+        if (const SeriesStatistics* s = statistics.find(name)) return s;
+    for (const SeriesStatistics& s : statistics.series)
+        if (is_time_unit(s.unit)) return &s;
+    return statistics.series.empty() ? nullptr : &statistics.series.front();
+}
+
+std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome) {
+    std::vector<std::string> warnings;
+    for (const SeriesStatistics& series : outcome.statistics.series) {
+        // Times only: a rate derived from them (throughput) would repeat the warning.
+        if (series.analysis.summary.count < 4 || !is_time_unit(series.unit)) continue;
+        if (!series.analysis.stable) warnings.push_back(series.name + " is unstable: " + series.analysis.instability);
+    }
+    for (const auto& [name, sampling] : outcome.result.sampling) {
+        if (sampling.stop_reason != "max_time" || !(sampling.target_ci_width > 0)) continue;
+        warnings.push_back(fmt::format("{}: the time budget ({:.3g} s) ran out before the 95% confidence interval of the "
+                                       "median was {:.3g}% wide; it is {:.3g}% wide after {} samples",
+                                       name, sampling.elapsed_s, sampling.target_ci_width * 100, sampling.ci_width * 100,
+                                       sampling.samples));
+    }
+    return warnings;
+}
+
+const ScenarioOutcome* eager_counterpart(const RunRecord& record, const ScenarioOutcome& outcome) {
+    if (outcome.config.variant == bench::Variant::eager) return nullptr;
+    for (const ScenarioOutcome& other : record.outcomes) {
+        if (eager_success(other) && differ_only_in_variant(other.config, outcome.config)) return &other;
+    }
+    return nullptr;
+}
+
+std::vector<Speedup> speedups_over_eager(const RunRecord& record, const ScenarioOutcome& outcome) {
+    if (outcome.result.status != bench::Status::success) return {};
+    const ScenarioOutcome* eager = eager_counterpart(record, outcome);
+    if (eager == nullptr) return {};
+    ScenarioOutcome mine = outcome, theirs = *eager;
+    compute_statistics(mine);
+    compute_statistics(theirs);
+    return speedups_between(theirs, mine);
+}
+
+}  // namespace benchhost

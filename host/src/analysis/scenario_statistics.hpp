@@ -1,0 +1,72 @@
+// Analysis: what the host concludes from a scenario's samples, computed once when the
+// scenario ends and stored in its outcome (ScenarioOutcome::statistics), so that every
+// reporter reads the same figures: each series' summary, spread, confidence intervals,
+// outliers and stability; the speedups of compiled and kernelized variants over eager;
+// warnings about figures that should not be trusted. Nothing here changes a result.
+//
+// One rule for every output: statistics are over the finite samples of a series (a NaN
+// or infinite sample is left out and counted in `non_finite`); the headline series of a
+// scenario is headline_series() below.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <bench/result.hpp>
+
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+/// Series whose speedup over eager a report gives, when the scenario has them.
+inline constexpr const char* speedup_series[] = {"latency", "time_to_first_token", "time_per_output_token"};
+
+/// Scalars that make a scenario's cold start, in the order a report lists them: what
+/// happens before the first measured call.
+inline constexpr const char* cold_start_scalars[] = {"plugin_load", "model_load", "load_time", "compile_time",
+                                                     "kernelize_time", "first_call"};
+
+/// The finite samples of `samples`, in order.
+std::vector<double> finite_samples(const std::vector<double>& samples);
+
+/// Fills outcome.statistics.series from outcome.result (once: a second call does nothing
+/// unless `force`, which a pooled round needs). Leaves speedups to complete_speedups().
+void compute_statistics(ScenarioOutcome& outcome, bool force = false);
+
+/// Fills the speedups of every outcome of `record` whose eager counterpart (the
+/// successful eager scenario that differs only in the variant) is in the record and has
+/// its statistics; outcomes already done are left alone. Linear in the number of
+/// outcomes, so that it can run at every checkpoint of a long run.
+void complete_speedups(RunRecord& record);
+
+/// compute_statistics for every outcome, then complete_speedups: what a record read back
+/// from files, merged from shards or built in a test needs before it is reported.
+void analyze_run(RunRecord& record);
+
+/// Whether every outcome of `record` has its statistics.
+bool statistics_computed(const RunRecord& record);
+
+/// `record` itself when its statistics are computed (always, in a run); else a copy,
+/// analyzed, kept in `storage`. For the functions that render a whole record given by a
+/// caller that may not have analyzed it (tests, tools).
+const RunRecord& with_statistics(const RunRecord& record, std::optional<RunRecord>& storage);
+
+/// The series a one-line view of a scenario is about: latency, else time_to_first_token,
+/// else time_per_output_token, else the first time series, else the first series;
+/// nullptr without series. The console, report.md and report.html all use it.
+const SeriesStatistics* headline_series(const ScenarioOutcome& outcome);
+
+/// Warnings about the figures of a finished scenario: a time series that is unstable, a
+/// confidence-interval target that the time budget did not reach. Reads the statistics.
+std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome);
+
+/// The speedups of `outcome` over the eager scenario of the same benchmark with the
+/// same other axes in `record`, computed now from the raw samples (a scan of the
+/// record: for tests and one-off use; reporters read outcome.statistics.speedups).
+std::vector<Speedup> speedups_over_eager(const RunRecord& record, const ScenarioOutcome& outcome);
+
+/// The eager scenario `outcome` is compared with, or nullptr.
+const ScenarioOutcome* eager_counterpart(const RunRecord& record, const ScenarioOutcome& outcome);
+
+}  // namespace benchhost

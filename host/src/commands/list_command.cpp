@@ -1,0 +1,53 @@
+#include "commands/list_command.hpp"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "discover/discovery.hpp"
+#include "discover/plugin_registry.hpp"
+
+namespace benchhost {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+}  // namespace
+
+int list_plugins(const ListCommand& command) {
+    Discovery discovery;
+    try {
+        discovery = discover_plugins(command.plugins_dir);
+        apply_crash_registry(discovery, PluginRegistry(PluginRegistry::default_path()));
+    } catch (const std::exception& e) {
+        std::cerr << "benchhost: error: " << e.what() << "\n";
+        return 2;
+    }
+    std::cout << "Plugins in " << command.plugins_dir.string() << ":\n";
+    if (discovery.plugins.empty()) std::cout << "  (none)\n";
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        const std::vector<std::string> variants = plugin.variants();
+        std::cout << "\n  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version
+                  << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
+                  << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
+                  << plugin.info.abi_minor << ")\n"
+                  << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
+                  << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
+                  << "    benchmarks:";
+        for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
+        std::cout << "\n    file:       " << plugin.path.string() << "\n";
+    }
+    if (!discovery.rejected.empty()) {
+        std::cout << "\nNot plugins:\n";
+        for (const RejectedFile& file : discovery.rejected)
+            std::cout << "  " << file.path.string() << ": " << file.reason << "\n";
+    }
+    return 0;
+}
+
+}  // namespace benchhost

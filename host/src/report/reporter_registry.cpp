@@ -1,0 +1,67 @@
+#include "report/reporter_registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "report/reporter_factories.hpp"
+
+namespace benchhost {
+
+const std::vector<ReporterInfo>& reporter_registry() {
+    // The order is the order of the calls: files first, the summary after the files it
+    // points at, then what is printed.
+    static const std::vector<ReporterInfo> registry = {
+        {"plugin-json", "<plugin>/<plugin>_<timestamp>.json: every scenario of a plugin, with its raw samples", false,
+         make_plugin_json_reporter},
+        {"csv", "benchmark_results_<timestamp>.csv: one row per scenario", false, make_csv_reporter},
+        {"gbench-json", "gbench.json: Google Benchmark's JSON (e.g. for its compare.py)", true, make_gbench_reporter},
+        {"markdown", "report.md: the run for people, for a pull request or a terminal", false, make_markdown_reporter},
+        {"html", "report.html: the same with charts, one self-contained file", false, make_html_reporter},
+        {"summary", "benchmark_summary.json: the run's metadata, totals and headline figures", false,
+         make_summary_reporter},
+        {"console", "the summary table on standard output", false, make_console_reporter},
+        {"comparison", "comparison.md, comparison.json and a table: the run against --baseline", false,
+         make_comparison_reporter},
+    };
+    return registry;
+}
+
+std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReporterSettings& settings) {
+    std::string known;
+    for (const ReporterInfo& info : reporter_registry()) {
+        if (info.name == name) return info.make(settings);
+        known += (known.empty() ? "" : ", ") + info.name;
+    }
+    throw std::invalid_argument("unknown reporter '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<std::string> optional_format_names() {
+    std::vector<std::string> names;
+    for (const ReporterInfo& info : reporter_registry())
+        if (info.optional_format) names.push_back(info.name);
+    return names;
+}
+
+std::vector<std::string> file_reporter_names(const std::vector<std::string>& formats) {
+    std::vector<std::string> names;
+    for (const ReporterInfo& info : reporter_registry()) {
+        if (info.name == "console" || info.name == "comparison") continue;
+        if (info.optional_format && std::find(formats.begin(), formats.end(), info.name) == formats.end()) continue;
+        names.push_back(info.name);
+    }
+    return names;
+}
+
+ReporterMultiplex make_reporters(const std::vector<std::string>& names, const ReporterSettings& settings) {
+    for (const std::string& name : names) {
+        const auto& registry = reporter_registry();
+        if (std::none_of(registry.begin(), registry.end(), [&](const ReporterInfo& info) { return info.name == name; }))
+            (void)make_reporter(name, settings);  // throws, naming the known ones
+    }
+    ReporterMultiplex multiplex;
+    for (const ReporterInfo& info : reporter_registry())
+        if (std::find(names.begin(), names.end(), info.name) != names.end()) multiplex.add(info.make(settings));
+    return multiplex;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,58 @@
+// The reporters a run can have, by name: the one place that knows them all. `run`,
+// `merge`, `report` and `export` ask it for reporters by name; adding a format means
+// adding a Reporter (one file) and one entry in reporter_registry.cpp.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "report/reporter.hpp"
+
+namespace benchhost {
+
+/// What a reporter may need to know besides the record.
+struct ReporterSettings {
+    std::filesystem::path output_dir;  // the run folder its files go to
+    /// For a single-file format written elsewhere (`export --output FILE`); "-" is
+    /// standard output. Empty: the format's own name in output_dir.
+    std::filesystem::path output_file;
+    std::ostream* console = nullptr;   // tables for people (console, comparison); nullptr: std::cout
+    spdlog::logger* log = nullptr;     // the run's log, for what a reporter concludes; may be nullptr
+    // The comparison with a baseline run (`run --baseline`).
+    std::filesystem::path baseline;
+    double regression_threshold = 0.05;
+    bool fail_on_regression = false;
+};
+
+struct ReporterInfo {
+    std::string name;
+    std::string description;  // for --help and docs
+    /// Chosen with `run --format NAME` (and kept by merge) rather than written always.
+    bool optional_format = false;
+    std::unique_ptr<Reporter> (*make)(const ReporterSettings&);
+};
+
+/// Every reporter, in the order a run calls them. The summary comes after the files it
+/// points at, so that a summary on disk never names a report that does not exist.
+const std::vector<ReporterInfo>& reporter_registry();
+
+/// Throws std::invalid_argument for an unknown name, listing the known ones.
+std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReporterSettings& settings);
+
+/// The names of the optional formats (`run --format`): "gbench-json".
+std::vector<std::string> optional_format_names();
+
+/// The reporters of a run folder's files, in registry order: every file reporter that is
+/// not optional, plus the optional `formats`.
+std::vector<std::string> file_reporter_names(const std::vector<std::string>& formats);
+
+/// A multiplex of `names`, made in registry order (whatever order `names` has).
+ReporterMultiplex make_reporters(const std::vector<std::string>& names, const ReporterSettings& settings);
+
+}  // namespace benchhost

@@ -1,0 +1,140 @@
+// The reporter interface: the registry makes reporters by name, a multiplex calls them in
+// the registry's order and keeps going past one that fails, and the file reporters write
+// at checkpoints and at the end.
+#include "report/reporter_registry.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "../../support/test_support.hpp"
+#include "analysis/scenario_statistics.hpp"
+#include "report/report_json.hpp"
+#include "run/run_loop.hpp"
+
+namespace {
+
+using namespace benchhost;
+namespace fs = std::filesystem;
+
+RunRecord small_run() {
+    RunRecord record;
+    record.timestamp = "20261124_120000";
+    for (const char* plugin : {"alpha", "beta"}) {
+        ScenarioOutcome o;
+        o.config.category = "unit";
+        o.config.plugin = plugin;
+        o.config.benchmark = plugin;
+        o.config.scenario_name = plugin;
+        o.result.status = bench::Status::success;
+        o.result.series.push_back({"latency", "ms", {1, 2, 3, 4}, 1});
+        record.outcomes.push_back(o);
+    }
+    analyze_run(record);
+    return record;
+}
+
+TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
+    std::vector<std::string> names;
+    for (const ReporterInfo& info : reporter_registry()) names.push_back(info.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"plugin-json", "csv", "gbench-json", "markdown", "html", "summary",
+                                               "console", "comparison"}));
+    EXPECT_EQ(optional_format_names(), std::vector<std::string>{"gbench-json"});
+    EXPECT_EQ(file_reporter_names({}), (std::vector<std::string>{"plugin-json", "csv", "markdown", "html", "summary"}));
+    EXPECT_EQ(file_reporter_names({"gbench-json"}),
+              (std::vector<std::string>{"plugin-json", "csv", "gbench-json", "markdown", "html", "summary"}));
+    try {
+        make_reporter("xml", {});
+        FAIL() << "an unknown reporter was made";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: plugin-json, csv"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(ReporterRegistry, EveryFileReporterWritesItsFilesAtTheEnd) {
+    benchtest::TempDir dir;
+    ReporterSettings settings;
+    settings.output_dir = dir.path();
+    ReporterMultiplex reporters = make_reporters(file_reporter_names({"gbench-json"}), settings);
+    const RunRecord record = small_run();
+    reporters.run_finished(record);
+    EXPECT_TRUE(reporters.errors().empty()) << reporters.errors().front();
+    for (const char* file : {"alpha/alpha_20261124_120000.json", "beta/beta_20261124_120000.json",
+                             "benchmark_results_20261124_120000.csv", "report.md", "report.html", "gbench.json",
+                             "benchmark_summary.json"})
+        EXPECT_TRUE(fs::exists(dir.path() / file)) << file;
+    EXPECT_EQ(reporters.files().size(), 7u);
+    EXPECT_EQ(reporters.exit_status(), 0);
+}
+
+TEST(ReporterRegistry, ACheckpointRewritesOnlyThePluginsWithNewScenarios) {
+    benchtest::TempDir dir;
+    ReporterSettings settings;
+    settings.output_dir = dir.path();
+    ReporterMultiplex reporters = make_reporters({"plugin-json", "summary"}, settings);
+    const RunRecord record = small_run();
+    reporters.scenario_finished(record, record.outcomes[0]);
+    reporters.checkpoint(record);
+    EXPECT_TRUE(fs::exists(dir.path() / plugin_report_path("alpha", record.timestamp)));
+    EXPECT_FALSE(fs::exists(dir.path() / plugin_report_path("beta", record.timestamp)));
+    EXPECT_TRUE(fs::exists(dir.path() / summary_file_name));
+    reporters.run_finished(record);
+    EXPECT_TRUE(fs::exists(dir.path() / plugin_report_path("beta", record.timestamp)));
+}
+
+class Failing final : public Reporter {
+public:
+    void run_finished(const RunRecord&) override { throw std::runtime_error("cannot write x: disk full"); }
+};
+
+class Counting final : public Reporter {
+public:
+    explicit Counting(int& calls) : calls_(calls) {}
+    void run_finished(const RunRecord&) override { ++calls_; }
+
+private:
+    int& calls_;
+};
+
+TEST(ReporterMultiplex, OneFailingReporterDoesNotStopTheOthers) {
+    int calls = 0;
+    ReporterMultiplex multiplex;
+    multiplex.add(std::make_unique<Failing>());
+    multiplex.add(std::make_unique<Counting>(calls));
+    multiplex.run_finished(RunRecord{});
+    EXPECT_EQ(calls, 1);
+    ASSERT_EQ(multiplex.errors().size(), 1u);
+    EXPECT_EQ(multiplex.errors()[0], "cannot write x: disk full");
+    EXPECT_EQ(multiplex.exit_status(), 1);
+    EXPECT_EQ(multiplex.take_errors().size(), 1u);
+    EXPECT_TRUE(multiplex.errors().empty());
+}
+
+TEST(ReporterRegistry, TheConsoleReporterPrintsTheTable) {
+    std::ostringstream out;
+    ReporterSettings settings;
+    settings.console = &out;
+    ReporterMultiplex reporters = make_reporters({"console"}, settings);
+    reporters.run_finished(small_run());
+    EXPECT_NE(out.str().find("unit/alpha/alpha"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("2 scenarios: 2 succeeded"), std::string::npos) << out.str();
+}
+
+TEST(CheckpointClock, DueOnlyAfterAScenarioEndedAndTheIntervalPassed) {
+    using namespace std::chrono_literals;
+    CheckpointClock clock(1s);
+    const auto t0 = CheckpointClock::Clock::now();
+    EXPECT_FALSE(clock.due(t0 + 5s));  // nothing new
+    clock.scenario_ended();
+    EXPECT_FALSE(clock.due(t0 + 500ms));
+    EXPECT_TRUE(clock.due(t0 + 1100ms));
+    // A checkpoint that took 300 ms: the next waits ten times as long.
+    clock.checkpointed(t0 + 2s, t0 + 2300ms);
+    clock.scenario_ended();
+    EXPECT_FALSE(clock.due(t0 + 4s));
+    EXPECT_TRUE(clock.due(t0 + 5400ms));
+}
+
+}  // namespace

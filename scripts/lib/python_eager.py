@@ -30,8 +30,8 @@ The Python models mirror the C++ plugins' eager variants:
     training-mode pass (batch-norm momentum 1) on a seeded random batch of 2 sets the
     running statistics, then eval(). (Timing of float32 eager does not depend on the
     values; this only keeps activations O(1) on both sides.) The compiled variant is
-    DESIGN.md's "TorchScript frozen + optimize_for_inference", as the C++ plugin's
-    compiled variant (which traces its own model, under InferenceMode).
+    traced with TorchScript, frozen and passed through optimize_for_inference, as the
+    C++ plugin's compiled variant is (it traces its own model, under InferenceMode).
   - GPT-2: the algorithm of plugins/performance/gpt2/gpt2.cpp, eager variant, op for op
     (see Gpt2 below), with the same seeded initialization and prompt.
 """
@@ -90,7 +90,7 @@ def measure_resnet50(args):
         result["first_call"] = (time.perf_counter() - start) * 1e3
     run = model
     if args.variant == "compiled":
-        # DESIGN.md's "TorchScript frozen + optimize_for_inference", built under
+        # Traced with TorchScript, frozen, optimize_for_inference; built under
         # no_grad (the C++ side compiles under InferenceMode). No check_trace: it would
         # run the model again inside the timed compile, which the C++ tracer does not.
         start = time.perf_counter()

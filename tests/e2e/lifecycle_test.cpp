@@ -208,6 +208,38 @@ TEST_F(LifecycleTest, KillMinusNineLeavesCompleteFilesAndNoWorker) {
     expect_reports_match_schema(output);  // and matches docs/schema
 }
 
+TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
+    BackgroundHost host(run_args({}), work.path());
+    // The journal has every scenario that ended the moment it ended.
+    ASSERT_TRUE(wait_for_text(output / "journal.jsonl", "\"benchmark\":\"gamma\""));
+    ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
+    kill(host.pid(), SIGKILL);
+    EXPECT_EQ(host.wait(5s), -SIGKILL);
+    const std::string journal = read_file(output / "journal.jsonl");
+    EXPECT_EQ(journal.back(), '\n');  // whole lines only
+    for (const char* benchmark : {"alpha", "beta", "gamma"})
+        EXPECT_NE(journal.find(std::string("\"benchmark\":\"") + benchmark + "\""), std::string::npos) << benchmark;
+
+    const ProcessResult resumed = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
+         "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
+        work.path());
+    EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang times out
+    for (const char* benchmark : {"alpha", "beta", "gamma"})
+        EXPECT_NE(resumed.err.find(std::string("unit/fixture_multi/") + benchmark + ": already reported"),
+                  std::string::npos)
+            << resumed.err;
+    const auto summary = read_json(output / "benchmark_summary.json");
+    EXPECT_STREQ(summary["run_metadata"]["state"].GetString(), "complete");
+    EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 4);
+    EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
+    EXPECT_EQ(summary["run_metadata"]["failed_runs"].GetInt(), 1);
+    const auto multi = read_json(files_matching(output / "fixture_multi", "fixture_multi_", ".json")[0]);
+    ASSERT_EQ(multi["benchmark_scenarios"].Size(), 3u);
+    EXPECT_EQ(multi["benchmark_scenarios"][2]["measurements"]["latency"]["measurements"].Size(), 3u);
+    expect_reports_match_schema(output);
+}
+
 TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
     // A folder anyone can write: nothing runs.
     fs::permissions(plugins, fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 #include <random>
 
 #include <rapidjson/document.h>
@@ -13,24 +15,15 @@ namespace {
 using namespace benchhost;
 
 std::vector<double> samples(double median_ms, int n, unsigned seed, double jitter = 0.01) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> noise(-jitter, jitter);
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i) out.push_back(median_ms * (1 + noise(rng)));
-    return out;
+    return benchtest::jittered_samples(median_ms, n, seed, jitter);
 }
 
 ScenarioOutcome outcome(const std::string& benchmark, std::vector<double> latency_ms,
                         bench::Variant variant = bench::Variant::eager) {
-    ScenarioOutcome o;
-    o.config.category = "performance";
-    o.config.plugin = "mock";
-    o.config.benchmark = benchmark;
-    o.config.variant = variant;
-    o.config.scenario_name = benchmark + "[variant=" + std::string(bench::to_string(variant)) + "]";
-    o.result.series.push_back({"latency", "ms", std::move(latency_ms), 1});
-    o.result.series.push_back({"throughput", "items/s", {1, 2, 3}, 1});  // not a time: not compared
-    return o;
+    return benchtest::Outcome("performance", "mock", benchmark)
+        .variant(variant)
+        .series("latency", "ms", std::move(latency_ms))
+        .series("throughput", "items/s", {1, 2, 3});  // not a time: not compared
 }
 
 RunRecord run(std::vector<ScenarioOutcome> outcomes, const std::string& cpu = "Xeon") {

@@ -6,23 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 namespace {
 
 using namespace benchhost;
 
 ScenarioOutcome outcome(const std::string& benchmark, std::vector<double> samples,
                         bench::Variant variant = bench::Variant::eager, int batch_size = 1) {
-    ScenarioOutcome o;
-    o.config.category = "performance";
-    o.config.plugin = "mock";
-    o.config.benchmark = benchmark;
-    o.config.variant = variant;
-    o.config.batch_size = batch_size;
-    o.config.scenario_name = benchmark + "[variant=" + std::string(bench::to_string(variant)) +
-                             ",batch_size=" + std::to_string(batch_size) + "]";
-    o.result.status = bench::Status::success;
-    o.result.series.push_back({"latency", "ms", std::move(samples), 1});
-    return o;
+    return benchtest::Outcome("performance", "mock", benchmark)
+        .variant(variant)
+        .batch_size(batch_size)
+        .series("latency", "ms", std::move(samples));
 }
 
 TEST(ScenarioStatistics, NonFiniteSamplesAreLeftOutAndCounted) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 namespace {
 
 using benchhost::RunRecord;
@@ -27,14 +29,7 @@ std::vector<std::string> table_lines(const RunRecord& record) {
 }
 
 ScenarioOutcome outcome(const std::string& benchmark, bench::Status status, const std::string& reason = {}) {
-    ScenarioOutcome o;
-    o.config.category = "unit";
-    o.config.plugin = "mock";
-    o.config.benchmark = benchmark;
-    o.config.scenario_name = benchmark;
-    o.result.status = status;
-    o.result.reason = reason;
-    return o;
+    return benchtest::Outcome("unit", "mock", benchmark).status(status, reason);
 }
 
 RunRecord sample_record() {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -24,24 +26,11 @@ using rapidjson::Value;
 const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 
 ScenarioOutcome outcome(const std::string& benchmark, bench::Variant variant, bench::Status status) {
-    ScenarioOutcome o;
-    o.config.category = "performance";
-    o.config.plugin = "alpha";
-    o.config.benchmark = benchmark;
-    o.config.variant = variant;
-    o.config.scenario_name = benchmark + "[variant=" + std::string(bench::to_string(variant)) + "]";
-    o.result.status = status;
-    o.started_at = "2026-11-22T11:50:00Z";
-    return o;
+    return benchtest::Outcome("performance", "alpha", benchmark).variant(variant).status(status);
 }
 
 RunRecord make_record() {
-    RunRecord record;
-    record.timestamp = "20261122_115000";
-    record.started_at = "2026-11-22T11:50:00Z";
-    record.host_name = "testhost";
-    record.commit_id = "abc123";
-    record.host_version = "0.1.0";
+    RunRecord record = benchtest::record_of();
     record.hardware["cpu"]["logical_cores"] = "2";
     record.hardware["cpu"]["current_mhz"] = "2794.748";
     record.hardware["cpu"]["frequency_scaling"] = "on (governor powersave)";

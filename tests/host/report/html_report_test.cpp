@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -51,28 +53,13 @@ bench::MonitorReport cpu_monitor(double seconds, double rss) {
 
 ScenarioOutcome scenario(const std::string& category, const std::string& plugin, const std::string& benchmark,
                          bench::Variant variant, int batch, bench::Status status) {
-    ScenarioOutcome o;
-    o.config.category = category;
-    o.config.plugin = plugin;
-    o.config.benchmark = benchmark;
-    o.config.variant = variant;
-    o.config.batch_size = batch;
-    o.config.scenario_name = benchmark + "[variant=" + std::string(bench::to_string(variant)) +
-                             ",batch_size=" + std::to_string(batch) + "]";
-    o.result.status = status;
-    o.started_at = "2026-11-22T11:50:00Z";
-    return o;
+    return benchtest::Outcome(category, plugin, benchmark).variant(variant).batch_size(batch).status(status);
 }
 
 RunRecord make_record() {
-    RunRecord record;
-    record.timestamp = "20261122_115000";
-    record.started_at = "2026-11-22T11:50:00Z";
+    RunRecord record = benchtest::record_of();
     record.finished_at = "2026-11-22T11:51:00Z";
     record.finished = true;
-    record.host_name = "testhost";
-    record.commit_id = "abc123";
-    record.host_version = "0.1.0";
     record.hardware["cpu"]["model"] = "Test CPU <9000>";
     record.hardware["cpu"]["logical_cores"] = "2";
     record.hardware["memory"]["total_mib"] = "2048";

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include "../../support/builders.hpp"
 #include <rapidjson/document.h>
 
 #include "../../support/report_schema.hpp"
@@ -120,31 +122,22 @@ double num(const rapidjson::Value& value) {
 
 ScenarioOutcome make_outcome(const std::string& category, const std::string& plugin, const std::string& scenario,
                              bench::Status status, const std::string& reason = {}) {
-    ScenarioOutcome outcome;
-    outcome.config.category = category;
-    outcome.config.plugin = plugin;
-    outcome.config.benchmark = scenario;
-    outcome.config.scenario_name = scenario + "[batch=4]";
-    outcome.config.batch_size = 4;
-    outcome.config.variant = bench::Variant::compiled;
-    outcome.config.params.set("size", "224");
-    outcome.result.status = status;
-    outcome.result.reason = reason;
-    outcome.plugin_path = "/opt/plugins/" + category + "/lib" + plugin + ".so";
-    outcome.plugin_version = "1.2.3";
-    outcome.started_at = "2026-11-22T11:50:00Z";
-    outcome.wall_time_s = 1.25;
-    return outcome;
+    return benchtest::Outcome(category, plugin, scenario)
+        .axis("batch", "4")
+        .status(status, reason)
+        .edit([&](ScenarioOutcome& outcome) {
+            outcome.config.batch_size = 4;
+            outcome.config.variant = bench::Variant::compiled;
+            outcome.config.params.set("size", "224");
+            outcome.plugin_path = "/opt/plugins/" + category + "/lib" + plugin + ".so";
+            outcome.plugin_version = "1.2.3";
+            outcome.wall_time_s = 1.25;
+        });
 }
 
 RunRecord make_record() {
-    RunRecord record;
-    record.timestamp = "20261122_115000";
-    record.started_at = "2026-11-22T11:50:00Z";
+    RunRecord record = benchtest::record_of();
     record.finished_at = "2026-11-22T11:51:00Z";
-    record.host_name = "testhost";
-    record.commit_id = "abc123";
-    record.host_version = "0.1.0";
     record.hardware["cpu"]["model"] = "Test CPU";
     record.hardware["cpu"]["logical_cores"] = "2";
     record.hardware["memory"]["total_mib"] = "4096";

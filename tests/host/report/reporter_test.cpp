@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
 #include "report/report_json.hpp"
@@ -19,18 +21,9 @@ using namespace benchhost;
 namespace fs = std::filesystem;
 
 RunRecord small_run() {
-    RunRecord record;
-    record.timestamp = "20261124_120000";
-    for (const char* plugin : {"alpha", "beta"}) {
-        ScenarioOutcome o;
-        o.config.category = "unit";
-        o.config.plugin = plugin;
-        o.config.benchmark = plugin;
-        o.config.scenario_name = plugin;
-        o.result.status = bench::Status::success;
-        o.result.series.push_back({"latency", "ms", {1, 2, 3, 4}, 1});
-        record.outcomes.push_back(o);
-    }
+    RunRecord record = benchtest::record_of();
+    for (const char* plugin : {"alpha", "beta"})
+        record.outcomes.push_back(benchtest::Outcome("unit", plugin, plugin).series("latency", "ms", {1, 2, 3, 4}));
     analyze_run(record);
     return record;
 }
@@ -61,8 +54,8 @@ TEST(ReporterRegistry, EveryFileReporterWritesItsFilesAtTheEnd) {
     const RunRecord record = small_run();
     reporters.run_finished(record);
     EXPECT_TRUE(reporters.errors().empty()) << reporters.errors().front();
-    for (const char* file : {"alpha/alpha_20261124_120000.json", "beta/beta_20261124_120000.json",
-                             "benchmark_results_20261124_120000.csv", "report.md", "report.html", "gbench.json",
+    for (const char* file : {"alpha/alpha_20261122_115000.json", "beta/beta_20261122_115000.json",
+                             "benchmark_results_20261122_115000.csv", "report.md", "report.html", "gbench.json",
                              "benchmark_summary.json"})
         EXPECT_TRUE(fs::exists(dir.path() / file)) << file;
     EXPECT_EQ(reporters.files().size(), 7u);

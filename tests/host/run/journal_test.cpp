@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/builders.hpp"
+
 #include "../../support/test_support.hpp"
 
 namespace {
@@ -26,18 +28,11 @@ JournalHeader header() {
 }
 
 ScenarioOutcome run_of(const std::string& benchmark, std::vector<double> samples) {
-    ScenarioOutcome o;
-    o.config.category = "unit";
-    o.config.plugin = "p";
-    o.config.benchmark = benchmark;
-    o.config.scenario_name = benchmark;
-    o.result.status = bench::Status::success;
-    o.result.series.push_back({"latency", "ms", std::move(samples), 1});
-    o.result.info["k"] = "v";
-    o.plugin_path = "/plugins/unit/libp.so";
-    o.started_at = "2026-11-24T12:00:01Z";
-    o.wall_time_s = 0.5;
-    return o;
+    return benchtest::Outcome("unit", "p", benchmark).series("latency", "ms", std::move(samples)).edit([](auto& o) {
+        o.result.info["k"] = "v";
+        o.plugin_path = "/plugins/unit/libp.so";
+        o.wall_time_s = 0.5;
+    });
 }
 
 TEST(Journal, WritesAndReadsEveryRunInOrder) {

@@ -256,6 +256,10 @@ double max_tick_label_width(const Scaled& s, double font_px) {
     return width;
 }
 
+/// Whether a value can be drawn on an axis of `scale`: finite, and positive on a
+/// logarithmic one.
+bool drawable_on(double value, Scale scale) { return std::isfinite(value) && (scale == Scale::linear || value > 0); }
+
 }  // namespace
 
 std::string escape(std::string_view text) {
@@ -316,7 +320,7 @@ std::string xy_chart(const XYChart& chart) {
     double x_low = std::numeric_limits<double>::infinity(), x_high = -x_low;
     double y_low = x_low, y_high = -x_low;
     std::size_t drawable = 0;
-    const auto usable = [](double v, Scale scale) { return std::isfinite(v) && (scale == Scale::linear || v > 0); };
+    const auto usable = drawable_on;
     for (const XYSeries& series : chart.series) {
         for (const XYPoint& p : series.points) {
             if (!usable(p.x, chart.x.scale) || !usable(p.y, chart.y.scale)) continue;
@@ -410,7 +414,7 @@ std::string xy_chart(const XYChart& chart) {
 std::string interval_chart(const IntervalChart& chart) {
     double low = std::numeric_limits<double>::infinity(), high = -low;
     std::size_t marks = 0;
-    const auto usable = [&](double v) { return std::isfinite(v) && (chart.x.scale == Scale::linear || v > 0); };
+    const auto usable = [&](double v) { return drawable_on(v, chart.x.scale); };
     for (const IntervalRow& row : chart.rows) {
         for (const IntervalMark& mark : row.marks) {
             if (!usable(mark.value)) continue;
@@ -503,7 +507,7 @@ std::string interval_chart(const IntervalChart& chart) {
 std::string distribution_chart(const DistributionChart& chart) {
     double low = std::numeric_limits<double>::infinity(), high = -low;
     std::size_t rows_with_data = 0;
-    const auto usable = [&](double v) { return std::isfinite(v) && (chart.x.scale == Scale::linear || v > 0); };
+    const auto usable = [&](double v) { return drawable_on(v, chart.x.scale); };
     std::vector<std::vector<double>> sorted_rows;
     for (const DistributionRow& row : chart.rows) {
         std::vector<double> sorted;

@@ -55,8 +55,4 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
 /// The machine and build facts that differ between two runs (see Comparison::incomparable).
 std::vector<std::string> incomparable_facts(const HardwareInfo& base, const HardwareInfo& next);
 
-std::string comparison_table(const Comparison& comparison);     // for the console
-std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
-std::string comparison_json(const Comparison& comparison);      // for tools
-
 }  // namespace benchhost

@@ -1,15 +1,167 @@
 #include "report/comparison_reporter.hpp"
 
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "json/report_reader.hpp"
+#include "json/json_writer.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
+#include "util/text_table.hpp"
+#include "util/units.hpp"
 
 namespace benchhost {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+std::string interval_text(const bench::Interval& ci) {
+    if (!ci.valid()) return "-";
+    return "[" + format3(ci.low) + ", " + format3(ci.high) + "]";
+}
+
+std::string verdict_text(const SeriesComparison& row) {
+    std::string text(to_string(row.verdict));
+    if (!row.note.empty()) text += " (" + row.note + ")";
+    return text;
+}
+
+std::string p_text(double p) {
+    if (!std::isfinite(p)) return "-";
+    if (p < 0.001) return "<0.001";
+    return fmt::format("{:.3f}", p);
+}
+
+
+std::string verdict_counts(const Comparison& c) {
+    return fmt::format("{} slower, {} faster, {} same (threshold {:.3g}%, alpha {:.3g})", c.count(Verdict::slower),
+                       c.count(Verdict::faster), c.count(Verdict::same), c.options.threshold * 100, c.options.alpha);
+}
+
+}  // namespace
+
+std::string comparison_table(const Comparison& c) {
+    const std::vector<TableColumn> columns = {
+        {"SCENARIO", Align::left}, {"SERIES", Align::left}, {"BASE", Align::right},     {"NEW", Align::right},
+        {"CHANGE", Align::right},  {"RATIO 95% CI", Align::right}, {"P", Align::right}, {"VERDICT", Align::left}};
+    std::vector<std::vector<std::string>> rows;
+    for (const SeriesComparison& row : c.rows) {
+        rows.push_back({row.scenario_id, row.series, format_figure(row.base_median_ms, "ms"),
+                        format_figure(row.new_median_ms, "ms"), format_change(row.ratio), interval_text(row.ratio_ci),
+                        p_text(row.p_value), verdict_text(row)});
+    }
+    rows.push_back({"geometric mean", "", "", "", format_change(c.geomean_ratio), "", "", ""});
+
+    std::string out = "Comparing " + c.new_label + " (new) with " + c.base_label + " (base)\n";
+    if (!c.incomparable.empty()) {
+        out += "WARNING: the runs are not comparable: their machines or builds differ:\n";
+        for (const auto& line : c.incomparable) out += "  " + line + "\n";
+    }
+    out += "\n" + render_table(columns, rows);
+    const auto list = [&](const char* title, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        out += std::string("\n") + title + ":\n";
+        for (const auto& item : items) out += "  " + item + "\n";
+    };
+    list("Only in the base run", c.only_in_base);
+    list("Only in the new run", c.only_in_new);
+    list("Not compared", c.not_compared);
+    out += "\n" + verdict_counts(c) + "\n";
+    return out;
+}
+
+std::string comparison_markdown(const Comparison& c) {
+    const auto cell = [](std::string text) {  // a pipe would end the cell
+        std::string out;
+        for (const char ch : text) {
+            if (ch == '|') out += "\\|";
+            else if (ch == '\n') out += ' ';
+            else out += ch;
+        }
+        return out;
+    };
+    std::string out = "## benchhost comparison\n\n";
+    out += "New: `" + cell(c.new_label) + "`, base: `" + cell(c.base_label) + "`\n\n";
+    if (!c.incomparable.empty()) {
+        out += "> **Warning:** the runs are not comparable: their machines or builds differ.\n";
+        for (const auto& line : c.incomparable) out += "> - " + cell(line) + "\n";
+        out += "\n";
+    }
+    out += "| Scenario | Series | Base | New | Change | Ratio 95% CI | p | Verdict |\n";
+    out += "|---|---|--:|--:|--:|--:|--:|---|\n";
+    for (const SeriesComparison& row : c.rows) {
+        const std::string verdict = row.verdict == Verdict::slower   ? "**slower**"
+                                    : row.verdict == Verdict::faster ? "faster"
+                                                                     : "same";
+        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " + format_figure(row.base_median_ms, "ms") +
+               " | " + format_figure(row.new_median_ms, "ms") + " | " + format_change(row.ratio) + " | " +
+               interval_text(row.ratio_ci) + " | " + p_text(row.p_value) + " | " + verdict +
+               (row.note.empty() ? "" : " (" + cell(row.note) + ")") + " |\n";
+    }
+    out += "| **Geometric mean** | | | | " + format_change(c.geomean_ratio) + " | | | |\n";
+    const auto list = [&](const char* title, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        out += std::string("\n**") + title + ":**\n";
+        for (const auto& item : items) out += "- `" + cell(item) + "`\n";
+    };
+    list("Only in the base run", c.only_in_base);
+    list("Only in the new run", c.only_in_new);
+    list("Not compared", c.not_compared);
+    out += "\n" + verdict_counts(c) + "\n";
+    return out;
+}
+
+std::string comparison_json(const Comparison& c) {
+    JsonOut out;
+    out.start_object();
+    out.field("schema_version", 1);
+    out.field("base", c.base_label);
+    out.field("new", c.new_label);
+    out.field("threshold", c.options.threshold);
+    out.field("alpha", c.options.alpha);
+    out.field("comparable", c.incomparable.empty());
+    out.key("incomparable");
+    out.strings(c.incomparable);
+    out.key("rows");
+    out.start_array();
+    for (const SeriesComparison& row : c.rows) {
+        out.start_object();
+        out.field("scenario_id", row.scenario_id);
+        out.field("series", row.series);
+        out.field("base_median_ms", row.base_median_ms);
+        out.field("new_median_ms", row.new_median_ms);
+        out.field("base_samples", row.base_samples);
+        out.field("new_samples", row.new_samples);
+        out.field("ratio", row.ratio);
+        out.key("ratio_ci95");
+        out.interval(row.ratio_ci);
+        out.field("p_value", row.p_value);
+        out.field("verdict", to_string(row.verdict));
+        if (!row.note.empty()) out.field("note", row.note);
+        out.end_object();
+    }
+    out.end_array();
+    out.field("geomean_ratio", c.geomean_ratio);
+    out.key("only_in_base");
+    out.strings(c.only_in_base);
+    out.key("only_in_new");
+    out.strings(c.only_in_new);
+    out.key("not_compared");
+    out.strings(c.not_compared);
+    out.key("counts");
+    out.start_object();
+    out.field("slower", c.count(Verdict::slower));
+    out.field("faster", c.count(Verdict::faster));
+    out.field("same", c.count(Verdict::same));
+    out.end_object();
+    out.end_object();
+    return out.text();
+}
+
 
 void report_comparison(const Comparison& comparison, std::ostream& out, const fs::path& markdown, const fs::path& json) {
     out << comparison_table(comparison) << std::flush;

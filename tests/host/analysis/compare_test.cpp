@@ -1,6 +1,7 @@
 // Comparing two runs built in code, with samples of known difference.
 #include "analysis/scenario_statistics.hpp"
 #include "analysis/compare.hpp"
+#include "report/comparison_reporter.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,6 @@
 #include <bench/hypothesis_test.hpp>
 #include <bench/statistics.hpp>
 
-#include "json/json_writer.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {

@@ -15,7 +15,7 @@
 #include <bench/abi.hpp>
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
-#include <bench/scenario_monitors.hpp>
+#include <bench/internal/scenario_monitors.hpp>
 
 #include "util/atomic_file.hpp"
 #include "discover/discovery.hpp"

@@ -4,7 +4,7 @@
 #include <fnmatch.h>
 #include <set>
 
-#include <bench/axes.hpp>
+#include <bench/internal/axes.hpp>
 
 namespace benchhost {
 

@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 #include "analysis/analysis.hpp"

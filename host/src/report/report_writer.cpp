@@ -22,7 +22,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
 #include "analysis/analysis.hpp"

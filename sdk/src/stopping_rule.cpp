@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {
@@ -41,7 +41,7 @@ bool StoppingRule::should_stop(std::span<const double> samples, Clock::time_poin
         reason_ = "iterations";
         return enough_samples;
     }
-    const double elapsed_s = detail::elapsed_ns(start_, now) / 1e9;
+    const double elapsed_s = elapsed_ns(start_, now) / 1e9;
     if (options_.max_time_s > 0 && elapsed_s >= options_.max_time_s && n >= 1) {
         reason_ = "max_time";
         return true;
@@ -65,7 +65,7 @@ bool StoppingRule::should_stop(std::span<const double> samples, Clock::time_poin
 SamplingReport StoppingRule::report(std::span<const double> samples, Clock::time_point now) const {
     SamplingReport report;
     report.stop_reason = reason_;
-    report.elapsed_s = detail::elapsed_ns(start_, now) / 1e9;
+    report.elapsed_s = elapsed_ns(start_, now) / 1e9;
     report.samples = static_cast<long long>(samples.size());
     report.target_ci_width = options_.target_ci_width;
     report.ci_width = relative_median_ci_width(samples);

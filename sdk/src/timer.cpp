@@ -13,7 +13,7 @@ double clock_resolution_ns() {
             const auto first = Clock::now();
             auto next = Clock::now();
             while (next == first) next = Clock::now();
-            best = std::min(best, detail::elapsed_ns(first, next));
+            best = std::min(best, elapsed_ns(first, next));
         }
         return best;
     }();
@@ -31,7 +31,7 @@ double clock_cost_ns() {
                 const auto t = Clock::now();
                 asm volatile("" : : "r,m"(t) : "memory");
             }
-            best = std::min(best, detail::elapsed_ns(start, Clock::now()) / reads);
+            best = std::min(best, elapsed_ns(start, Clock::now()) / reads);
         }
         return best;
     }();

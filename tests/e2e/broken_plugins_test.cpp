@@ -313,16 +313,16 @@ TEST_F(BrokenPlugins, EntryPointsWithoutHandshake) {
 TEST_F(BrokenPlugins, OtherAbiMajor) {
     const fs::path file = place_with_abi("performance", "libold_major.so", 0, 9);
     EXPECT_EQ(rejected_why(run_host(), file, "performance"),
-              "built for SDK ABI 0.9, this host supports ABI 1.x (up to " + host_abi +
-                  "): rebuild the plugin against this SDK");
+              "built for SDK ABI 0.9, this host supports ABI " + std::to_string(bench::abi_major) + ".x (up to " +
+                  host_abi + "): rebuild the plugin against this SDK");
 }
 
 TEST_F(BrokenPlugins, NewerAbiMinor) {
     const auto newer = static_cast<std::uint16_t>(bench::abi_minor + 1);
     const fs::path file = place_with_abi("performance", "libnewer_minor.so", bench::abi_major, newer);
     EXPECT_EQ(rejected_why(run_host(), file, "performance"),
-              "built for SDK ABI 1." + std::to_string(newer) + ", newer than this host's ABI " + host_abi +
-                  ": update benchhost");
+              "built for SDK ABI " + std::to_string(bench::abi_major) + "." + std::to_string(newer) +
+                  ", newer than this host's ABI " + host_abi + ": update benchhost");
 }
 
 TEST_F(BrokenPlugins, TwoPluginsDeclareTheSameBenchmarkId) {

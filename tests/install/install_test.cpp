@@ -2,6 +2,8 @@
 // this build into a temporary prefix, then
 //  - the installed host runs the installed plugins from its default folder, and finds
 //    its libraries (RUNPATH $ORIGIN/../lib);
+//  - only the plugin API is installed (include/bench/) and exported from
+//    libbench_sdk.so, not the host's internals (sdk/internal);
 //  - examples/external_plugin configures against the prefix (find_package(BenchSDK),
 //    bench_add_plugin), builds, and runs in the installed host, custom axis and skip
 //    included; its install rule puts it where the host looks;
@@ -44,6 +46,10 @@ std::vector<std::string> cmake_configure(const fs::path& source, const fs::path&
             "-DCMAKE_PREFIX_PATH=" + prefix.string()};
 }
 
+/// The SONAMEs of the SDK's libraries: libbench_sdk.so.<ABI major>.
+const std::string sdk_soname = "libbench_sdk.so." + std::to_string(bench::abi_major);
+const std::string sdk_torch_soname = "libbench_sdk_torch.so." + std::to_string(bench::abi_major);
+
 /// What `ldd` says about a binary: each needed library and where it resolves.
 std::string ldd(const fs::path& binary) {
     const ProcessResult result = run_process({"/usr/bin/ldd", binary.string()});
@@ -72,11 +78,12 @@ protected:
 };
 
 TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
-    for (const char* file :
-         {"bin/benchhost", "lib/libbench_sdk.so", "lib/libbench_sdk.so.1", "include/bench/plugin.hpp",
-          "include/bench/context.hpp", "include/bench/version.hpp", "lib/cmake/BenchSDK/BenchSDKConfig.cmake",
-          "lib/cmake/BenchSDK/BenchSDKConfigVersion.cmake", "lib/cmake/BenchSDK/BenchSDKTargets.cmake",
-          "lib/cmake/BenchSDK/BenchPlugin.cmake", "plugins/performance/libmock_benchmark.so"})
+    const std::vector<std::string> installed = {
+        "bin/benchhost", "lib/libbench_sdk.so", "lib/" + sdk_soname, "include/bench/plugin.hpp",
+        "include/bench/context.hpp", "include/bench/version.hpp", "lib/cmake/BenchSDK/BenchSDKConfig.cmake",
+        "lib/cmake/BenchSDK/BenchSDKConfigVersion.cmake", "lib/cmake/BenchSDK/BenchSDKTargets.cmake",
+        "lib/cmake/BenchSDK/BenchPlugin.cmake", "plugins/performance/libmock_benchmark.so"};
+    for (const std::string& file : installed)
         EXPECT_TRUE(fs::exists(prefix / file)) << file;
     const bool torch = BENCH_WITH_TORCH_BUILT;
     for (const char* file : {"lib/libbench_sdk_torch.so", "include/bench/torch/model_benchmark.hpp",
@@ -98,7 +105,7 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
     // The host and its plugins find the installed SDK, not the build's.
     const std::string host_libs = ldd(prefix / "bin/benchhost");
     EXPECT_EQ(host_libs.find("not found"), std::string::npos) << host_libs;
-    EXPECT_NE(host_libs.find("libbench_sdk.so.1 => " + (prefix / "bin/../lib/libbench_sdk.so.1").string()), std::string::npos)
+    EXPECT_NE(host_libs.find(sdk_soname + " => " + (prefix / "bin/../lib" / sdk_soname).string()), std::string::npos)
         << host_libs;
     const std::string plugin_libs = ldd(prefix / "plugins/performance/libmock_benchmark.so");
     EXPECT_EQ(plugin_libs.find("not found"), std::string::npos) << plugin_libs;
@@ -107,7 +114,7 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
     if (torch) {
         const std::string torch_libs = ldd(prefix / "plugins/performance/libresnet50.so");
         EXPECT_EQ(torch_libs.find("not found"), std::string::npos) << torch_libs;
-        EXPECT_NE(torch_libs.find("libbench_sdk_torch.so.1 => " + prefix.string()), std::string::npos) << torch_libs;
+        EXPECT_NE(torch_libs.find(sdk_torch_soname + " => " + prefix.string()), std::string::npos) << torch_libs;
     }
 
     // The installed host's default plugin folder is <prefix>/plugins.
@@ -124,6 +131,31 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
     expect_reports_match_schema(out, "the installed host");
 }
 
+TEST_F(InstallTest, InstallsAndExportsOnlyThePluginApi) {
+    // The host's internals (sdk/internal: axes, bootstrap, monitors, ...) are neither
+    // installed nor exported from libbench_sdk.so: they are no part of the plugin ABI.
+    EXPECT_FALSE(fs::exists(prefix / "include/bench/internal"));
+    for (const char* header : {"axes.hpp", "bootstrap.hpp", "cpu_monitor.hpp", "gpu_monitor.hpp", "hypothesis_test.hpp",
+                               "monitor_options.hpp", "outliers.hpp", "scenario_monitors.hpp", "series_analysis.hpp"})
+        EXPECT_FALSE(fs::exists(prefix / "include/bench" / header)) << header;
+    for (const char* header : {"abi.hpp", "clock.hpp", "config.hpp", "context.hpp", "export.hpp",
+                               "measurement_window.hpp", "monitor_report.hpp", "params.hpp", "plugin.hpp", "result.hpp",
+                               "statistics.hpp", "stopping_rule.hpp", "timer.hpp", "version.hpp"})
+        EXPECT_TRUE(fs::exists(prefix / "include/bench" / header)) << header;
+
+    const ProcessResult nm =
+        run_process({"/usr/bin/nm", "-D", "-C", "--defined-only", (prefix / "lib/libbench_sdk.so").string()});
+    ASSERT_EQ(nm.exit_code, 0) << describe(nm);
+    for (const char* exported : {"bench::summarize(", "bench::StoppingRule::", "bench::Context::", "bench::clock_cost_ns("})
+        EXPECT_NE(nm.out.find(exported), std::string::npos) << exported << "\n" << nm.out;
+    for (const char* internal : {"bench::bootstrap_", "bench::median_interval_of_sorted(", "bench::cartesian_product(",
+                                 "bench::apply_axis_", "bench::mann_whitney_u(", "bench::classify_outliers(",
+                                 "bench::analyze_series(", "bench::GpuMonitor::", "bench::CpuMonitor::",
+                                 "bench::ScenarioMonitors::", "bench::describe_gpus(", "bench::usable_cpu_count(",
+                                 "bench::detail::"})
+        EXPECT_EQ(nm.out.find(internal), std::string::npos) << internal << "\n" << nm.out;
+}
+
 TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     // Configured and built as examples/external_plugin/README.md says.
     const fs::path plugin_build = work / "external_build";
@@ -134,7 +166,7 @@ TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     const fs::path built = plugin_build / "plugins/performance/libsoftmax_cpu.so";
     ASSERT_TRUE(fs::exists(built));
     const std::string libs = ldd(built);
-    EXPECT_NE(libs.find("libbench_sdk.so.1 => " + prefix.string()), std::string::npos) << libs;
+    EXPECT_NE(libs.find(sdk_soname + " => " + prefix.string()), std::string::npos) << libs;
 
     // Dropped into a plugin folder of its own; the custom axis from a config file.
     const fs::path plugins = work / "plugins";
@@ -267,7 +299,7 @@ TEST_F(InstallTest, PackageGivesSdkAloneAndSdkTorchOnlyWhenAsked) {
         EXPECT_NE(result.out.find("has bench::sdk_torch"), std::string::npos) << result.out;
         const std::string libs = ldd(work / "torch/build/consumer");
         EXPECT_EQ(libs.find("not found"), std::string::npos) << libs;
-        EXPECT_NE(libs.find("libbench_sdk_torch.so.1 => " + prefix.string()), std::string::npos) << libs;
+        EXPECT_NE(libs.find(sdk_torch_soname + " => " + prefix.string()), std::string::npos) << libs;
         EXPECT_NE(libs.find("libtorch"), std::string::npos) << libs;
 
         // ... and without LibTorch, COMPONENTS torch is a configure error.

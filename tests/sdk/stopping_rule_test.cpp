@@ -1,5 +1,4 @@
 // The stopping rule, driven with explicit clock readings: deterministic, no sleeping.
-#include <bench/bootstrap.hpp>
 #include <bench/stopping_rule.hpp>
 #include <bench/timer.hpp>
 
@@ -134,13 +133,6 @@ TEST(Timer, BatchLoopCallsExactlyTheCountAskedFor) {
         bench::detail::call_repeatedly(fn, count);
         EXPECT_EQ(calls, count);
     }
-}
-
-TEST(Bootstrap, LongSeriesGetFewerResamples) {
-    EXPECT_EQ(bench::bootstrap_resamples(100), 1000);
-    EXPECT_EQ(bench::bootstrap_resamples(20'000), 1000);
-    EXPECT_EQ(bench::bootstrap_resamples(40'000), 500);
-    EXPECT_EQ(bench::bootstrap_resamples(10'000'000), 200);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <bench/hypothesis_test.hpp>
+#include <bench/internal/hypothesis_test.hpp>
 #include <bench/statistics.hpp>
 
 #include "util/text_table.hpp"

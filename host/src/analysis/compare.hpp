@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 
 #include "run/run_record.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
 #include "plan/plan.hpp"

@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <bench/axes.hpp>
+#include <bench/internal/axes.hpp>
 
 namespace benchhost {
 

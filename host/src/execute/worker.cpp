@@ -15,7 +15,7 @@
 #include <bench/abi.hpp>
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
-#include <bench/scenario_monitors.hpp>
+#include <bench/internal/scenario_monitors.hpp>
 
 #include "util/atomic_file.hpp"
 #include "discover/discovery.hpp"
@@ -157,7 +157,7 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
         const bench::ScenarioConfig config = config_from_json(read_file(config_file));
         const auto load_start = bench::Clock::now();
         const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
-        const double load_ms = bench::detail::elapsed_ns(load_start, bench::Clock::now()) / 1e6;
+        const double load_ms = bench::elapsed_ns(load_start, bench::Clock::now()) / 1e6;
         if (loaded.entry == nullptr) {
             result = failure(loaded.error);
         } else {

@@ -11,7 +11,7 @@
 
 #include <bench/abi.hpp>
 #include <bench/config.hpp>
-#include <bench/monitor_options.hpp>
+#include <bench/internal/monitor_options.hpp>
 #include <bench/result.hpp>
 
 namespace benchhost {

@@ -13,7 +13,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 
 namespace benchhost {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <unordered_map>
 
-#include <bench/axes.hpp>
+#include <bench/internal/axes.hpp>
 
 namespace benchhost {
 

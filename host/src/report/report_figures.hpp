@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 
 #include "analysis/scenario_statistics.hpp"
 #include "run/run_record.hpp"

@@ -18,8 +18,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <bench/cpu_monitor.hpp>
-#include <bench/gpu_monitor.hpp>
+#include <bench/internal/cpu_monitor.hpp>
+#include <bench/internal/gpu_monitor.hpp>
 #include <bench/version.hpp>
 
 #include "json/json_parse.hpp"

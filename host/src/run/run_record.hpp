@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 #include <bench/config.hpp>
 #include <bench/result.hpp>
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 
 namespace benchhost {
 

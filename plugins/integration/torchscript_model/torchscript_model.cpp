@@ -84,7 +84,7 @@ int64_t parameter_count(const torch::jit::Module& module) {
     return count;
 }
 
-double since_ms(bench::Clock::time_point start) { return bench::detail::elapsed_ns(start, bench::Clock::now()) / 1e6; }
+double since_ms(bench::Clock::time_point start) { return bench::elapsed_ns(start, bench::Clock::now()) / 1e6; }
 
 }  // namespace
 

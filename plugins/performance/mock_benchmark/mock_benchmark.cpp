@@ -103,8 +103,8 @@ BENCH_BENCHMARK(generate, ctx) {
         for (int t = 1; t < tokens; ++t) model.run(decode_units);
         const auto stop = bench::Clock::now();
         if (!record) return;
-        const double ttft_ms = bench::detail::elapsed_ns(start, first) / 1e6;
-        const double total_ms = bench::detail::elapsed_ns(start, stop) / 1e6;
+        const double ttft_ms = bench::elapsed_ns(start, first) / 1e6;
+        const double total_ms = bench::elapsed_ns(start, stop) / 1e6;
         ctx.add_sample("time_to_first_token", ttft_ms, "ms");
         ctx.add_sample("latency", total_ms, "ms");
         latencies.push_back(total_ms);

@@ -17,7 +17,8 @@ namespace bench {
 inline constexpr std::uint32_t plugin_magic = 0x48434e42;
 
 /// Bumped when a change breaks plugins built against an older SDK (layout of
-/// PluginInfo, Context or ScenarioConfig). The host refuses another major.
+/// PluginInfo, Context or ScenarioConfig; a function libbench_sdk.so no longer
+/// exports). The host refuses another major.
 inline constexpr std::uint16_t abi_major = BENCH_SDK_ABI_MAJOR;
 /// Bumped when the SDK gains something a plugin may use. The host refuses a plugin
 /// built against a newer minor than its own, since it may call what the host lacks.

@@ -22,12 +22,11 @@ BENCH_EXPORT double clock_cost_ns();
 /// mean time per call that Google Benchmark reports (scripts/compare_gbench).
 BENCH_EXPORT double default_min_sample_ns();
 
-namespace detail {
-
+/// Nanoseconds from `start` to `stop` (two reads of Clock), as a double: for a
+/// benchmark that times something itself, e.g. `bench::elapsed_ns(start, stop) / 1e6`
+/// for a sample in ms.
 inline double elapsed_ns(Clock::time_point start, Clock::time_point stop) {
     return std::chrono::duration<double, std::nano>(stop - start).count();
 }
-
-}  // namespace detail
 
 }  // namespace bench

@@ -103,7 +103,7 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
     for (int i = 0; i < options.warmup_iterations; ++i) {
         const auto start = Clock::now();
         fn();
-        last_call_ns = detail::elapsed_ns(start, Clock::now());
+        last_call_ns = elapsed_ns(start, Clock::now());
         if (i == 0) result.first_call_ms = last_call_ns / 1e6;
     }
     if (last_call_ns < min_ns) result.inner_iterations = detail::calibrate_batch(fn, min_ns);
@@ -121,7 +121,7 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
         const auto start = Clock::now();
         detail::call_repeatedly(fn, batch);
         now = Clock::now();
-        const double elapsed = detail::elapsed_ns(start, now) - clock_cost;
+        const double elapsed = elapsed_ns(start, now) - clock_cost;
         result.ms.push_back(std::max(elapsed, 0.0) / 1e6 / static_cast<double>(batch));
     }
     result.stop = Clock::now();

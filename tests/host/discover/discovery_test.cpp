@@ -83,11 +83,13 @@ TEST(Discovery, ReportsForeignAbiStrayFilesAndForeignArchitectures) {
 
     const Discovery d = discover_plugins(dir.path());
     EXPECT_TRUE(d.plugins.empty());
-    const std::string host_abi = std::to_string(bench::abi_major) + "." + std::to_string(bench::abi_minor);
-    EXPECT_EQ(reason_for(d, "libold_major.so"), "built for SDK ABI 0.9, this host supports ABI 1.x (up to " + host_abi +
-                                                     "): rebuild the plugin against this SDK");
-    EXPECT_EQ(reason_for(d, "libnewer_minor.so"), "built for SDK ABI 1." + std::to_string(bench::abi_minor + 1) +
-                                                       ", newer than this host's ABI " + host_abi + ": update benchhost");
+    const std::string major = std::to_string(bench::abi_major);
+    const std::string host_abi = major + "." + std::to_string(bench::abi_minor);
+    EXPECT_EQ(reason_for(d, "libold_major.so"), "built for SDK ABI 0.9, this host supports ABI " + major + ".x (up to " +
+                                                     host_abi + "): rebuild the plugin against this SDK");
+    EXPECT_EQ(reason_for(d, "libnewer_minor.so"), "built for SDK ABI " + major + "." +
+                                                       std::to_string(bench::abi_minor + 1) + ", newer than this host's ABI " +
+                                                       host_abi + ": update benchhost");
     EXPECT_EQ(reason_for(d, "libarm.so"), "built for aarch64 (64-bit), host is x86_64 (64-bit)");
     EXPECT_EQ(reason_for(d, "README.txt"), "not in a category folder (unit, integration or performance)");
     EXPECT_EQ(reason_for(d, "notes.md"), "not a plugin: only lib<name>.so files are loaded");

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"

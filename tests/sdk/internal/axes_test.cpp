@@ -1,4 +1,4 @@
-#include <bench/axes.hpp>
+#include <bench/internal/axes.hpp>
 
 #include <set>
 #include <stdexcept>

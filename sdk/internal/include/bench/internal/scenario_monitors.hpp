@@ -7,19 +7,21 @@
 //
 // attach() adds result.monitors["gpu_metrics"] and ["cpu_metrics"], and appends their
 // warnings to result.warnings.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include <bench/export.hpp>
+#include <bench/internal/monitor_options.hpp>
 #include <bench/measurement_window.hpp>
-#include <bench/monitor_options.hpp>
 #include <bench/result.hpp>
 
 namespace bench {
 
-class BENCH_EXPORT ScenarioMonitors {
+class ScenarioMonitors {
 public:
     /// Starts both monitors, unless options.interval_ms <= 0.
     explicit ScenarioMonitors(const MonitorOptions& options);

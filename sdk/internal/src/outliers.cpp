@@ -1,4 +1,4 @@
-#include <bench/outliers.hpp>
+#include <bench/internal/outliers.hpp>
 
 #include <bench/statistics.hpp>
 

@@ -1,10 +1,10 @@
 // The statistics a report draws conclusions from: outliers, bootstrap intervals, the
 // Mann-Whitney U test, and a series' analysis. Expected values are from SciPy or worked
 // by hand, as noted.
-#include <bench/bootstrap.hpp>
-#include <bench/hypothesis_test.hpp>
-#include <bench/outliers.hpp>
-#include <bench/series_analysis.hpp>
+#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/hypothesis_test.hpp>
+#include <bench/internal/outliers.hpp>
+#include <bench/internal/series_analysis.hpp>
 
 #include <gtest/gtest.h>
 
@@ -95,6 +95,13 @@ TEST(Bootstrap, FewerThanTwoSamplesGiveNoInterval) {
     const std::vector<double> one = {1.0};
     EXPECT_FALSE(bench::bootstrap_interval(one, bench::Statistic::mean).valid());
     EXPECT_FALSE(bench::bootstrap_ratio_interval(one, one).valid());
+}
+
+TEST(Bootstrap, LongSeriesGetFewerResamples) {
+    EXPECT_EQ(bench::bootstrap_resamples(100), 1000);
+    EXPECT_EQ(bench::bootstrap_resamples(20'000), 1000);
+    EXPECT_EQ(bench::bootstrap_resamples(40'000), 500);
+    EXPECT_EQ(bench::bootstrap_resamples(10'000'000), 200);
 }
 
 TEST(Bootstrap, OrderStatisticIntervalOfTheMedian) {

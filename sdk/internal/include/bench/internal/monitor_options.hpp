@@ -1,4 +1,8 @@
-// Options shared by the monitors (<bench/gpu_monitor.hpp>, <bench/cpu_monitor.hpp>).
+// Options shared by the monitors (<bench/internal/gpu_monitor.hpp>,
+// <bench/internal/cpu_monitor.hpp>).
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include <bench/bootstrap.hpp>
+#include <bench/internal/bootstrap.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -9,6 +9,9 @@
 // energy is integrated from power), temperature, SM and memory clocks, and the
 // clock throttle reasons. Sampling runs in a thread of its own into memory allocated
 // beforehand; report() turns the samples into "gpu_metrics" (README, "Metrics").
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <map>
@@ -16,14 +19,13 @@
 #include <string>
 #include <vector>
 
-#include <bench/export.hpp>
+#include <bench/internal/monitor_options.hpp>
 #include <bench/measurement_window.hpp>
-#include <bench/monitor_options.hpp>
 #include <bench/monitor_report.hpp>
 
 namespace bench {
 
-class BENCH_EXPORT GpuMonitor {
+class GpuMonitor {
 public:
     /// Loads NVML and finds the device. Never throws: see available() and reason().
     explicit GpuMonitor(const MonitorOptions& options = {});
@@ -62,6 +64,6 @@ struct GpuSystemInfo {
     std::string reason;
     std::map<std::string, std::string> facts;
 };
-BENCH_EXPORT GpuSystemInfo describe_gpus(const std::string& nvml_library = "libnvidia-ml.so.1");
+GpuSystemInfo describe_gpus(const std::string& nvml_library = "libnvidia-ml.so.1");
 
 }  // namespace bench

@@ -2,6 +2,9 @@
 // the statistic of each resample, read the interval off their distribution. It makes
 // no assumption about the shape of the samples, which benchmark timings rarely have.
 // The resampling is seeded, so the same samples give the same interval.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +12,6 @@
 #include <limits>
 #include <span>
 
-#include <bench/export.hpp>
 
 namespace bench {
 
@@ -33,22 +35,22 @@ enum class Statistic { median, mean };
 
 /// Resamples used for a series of `n` samples: options.resamples, fewer when
 /// resamples x n would pass 2e7 element draws, and never fewer than 200.
-BENCH_EXPORT int bootstrap_resamples(std::size_t n, const BootstrapOptions& options = {});
+int bootstrap_resamples(std::size_t n, const BootstrapOptions& options = {});
 
 /// The interval of `statistic` of the population `samples` come from. Fewer than two
 /// samples give an invalid (NaN) interval.
-BENCH_EXPORT Interval bootstrap_interval(std::span<const double> samples, Statistic statistic,
-                                         const BootstrapOptions& options = {});
+Interval bootstrap_interval(std::span<const double> samples, Statistic statistic,
+                            const BootstrapOptions& options = {});
 
 /// The interval of median(numerator) / median(denominator), each side resampled on
 /// its own (the two series are independent measurements). A speedup of B over A is
 /// bootstrap_ratio_interval(a, b): median(a) / median(b).
-BENCH_EXPORT Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
-                                               const BootstrapOptions& options = {});
+Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
+                                  const BootstrapOptions& options = {});
 
 /// The distribution-free interval of the median from order statistics (binomial,
 /// normal approximation): cheap enough to check after every few samples, which is
 /// what a stopping rule needs. `sorted` must be ascending.
-BENCH_EXPORT Interval median_interval_of_sorted(std::span<const double> sorted, double level = 0.95);
+Interval median_interval_of_sorted(std::span<const double> sorted, double level = 0.95);
 
 }  // namespace bench

@@ -1,5 +1,8 @@
 // Parameter axes and their cartesian product (the seed framework's
 // create_config_variants): each combination of one value per axis is a scenario.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <string>
@@ -8,7 +11,6 @@
 #include <vector>
 
 #include <bench/config.hpp>
-#include <bench/export.hpp>
 
 namespace bench {
 
@@ -22,20 +24,20 @@ using AxisPoint = std::vector<std::pair<std::string, std::string>>;
 
 /// Every combination of values, the last axis varying fastest. An axis with no values
 /// contributes nothing; no axes at all give one empty point.
-BENCH_EXPORT std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes);
+std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes);
 
 /// The axes that map onto ScenarioConfig fields; any other axis name sets a parameter.
-BENCH_EXPORT bool is_builtin_axis(std::string_view name);
-BENCH_EXPORT const std::vector<std::string>& builtin_axis_names();
+bool is_builtin_axis(std::string_view name);
+const std::vector<std::string>& builtin_axis_names();
 
 /// Sets one axis value on a config. Throws std::invalid_argument with the axis name and
 /// the offending value when it does not parse (unknown variant, batch size 0, ...).
-BENCH_EXPORT void apply_axis_value(ScenarioConfig& config, std::string_view axis, std::string_view value);
+void apply_axis_value(ScenarioConfig& config, std::string_view axis, std::string_view value);
 
 /// Sets every value of `point` and returns `config` changed accordingly.
-BENCH_EXPORT ScenarioConfig apply_axis_point(ScenarioConfig config, const AxisPoint& point);
+ScenarioConfig apply_axis_point(ScenarioConfig config, const AxisPoint& point);
 
 /// "name[axis=value,...]": the scenario name of a benchmark at an axis point.
-BENCH_EXPORT std::string scenario_name(std::string_view benchmark, const AxisPoint& point);
+std::string scenario_name(std::string_view benchmark, const AxisPoint& point);
 
 }  // namespace bench

@@ -1,4 +1,4 @@
-#include <bench/series_analysis.hpp>
+#include <bench/internal/series_analysis.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,14 @@
 // Outliers by Tukey's fences: a sample more than 1.5 interquartile ranges outside the
 // quartiles is a mild outlier, more than 3 a severe one. They are counted, never
 // dropped: a benchmark's outliers are often the thing to look at.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <cstddef>
 #include <span>
 
-#include <bench/export.hpp>
 
 namespace bench {
 
@@ -21,6 +23,6 @@ struct OutlierCounts {
 };
 
 /// Classifies `sorted` (ascending) with the quartiles of percentile_of_sorted.
-BENCH_EXPORT OutlierCounts classify_outliers(std::span<const double> sorted);
+OutlierCounts classify_outliers(std::span<const double> sorted);
 
 }  // namespace bench

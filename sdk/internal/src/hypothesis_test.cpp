@@ -1,4 +1,4 @@
-#include <bench/hypothesis_test.hpp>
+#include <bench/internal/hypothesis_test.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include <bench/gpu_monitor.hpp>
+#include <bench/internal/gpu_monitor.hpp>
 
 #include <unistd.h>
 

@@ -1,9 +1,9 @@
-#include <bench/scenario_monitors.hpp>
+#include <bench/internal/scenario_monitors.hpp>
 
 #include <optional>
 
-#include <bench/cpu_monitor.hpp>
-#include <bench/gpu_monitor.hpp>
+#include <bench/internal/cpu_monitor.hpp>
+#include <bench/internal/gpu_monitor.hpp>
 
 namespace bench {
 

@@ -1,14 +1,16 @@
 // Everything a report says about one series: its summary, its spread, the confidence
 // intervals of its median and mean, its outliers, and whether it is stable enough to
 // be trusted.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <span>
 #include <string>
 
-#include <bench/bootstrap.hpp>
-#include <bench/export.hpp>
-#include <bench/outliers.hpp>
+#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/outliers.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {
@@ -28,6 +30,6 @@ struct SeriesAnalysis {
 /// A series is unstable when its MdAPE reaches this (5%, as nanobench warns).
 inline constexpr double unstable_mdape = 0.05;
 
-BENCH_EXPORT SeriesAnalysis analyze_series(std::span<const double> samples, const BootstrapOptions& options = {});
+SeriesAnalysis analyze_series(std::span<const double> samples, const BootstrapOptions& options = {});
 
 }  // namespace bench

@@ -1,4 +1,4 @@
-#include <bench/cpu_monitor.hpp>
+#include <bench/internal/cpu_monitor.hpp>
 
 #include <fcntl.h>
 #include <sched.h>

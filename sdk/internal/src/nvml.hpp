@@ -90,9 +90,14 @@ struct Api {
     std::string error(Return code) const;
 };
 
-/// Loads `library` once per process (later calls return the same) and resolves the
-/// functions. Returns null and sets `error` ("libnvidia-ml.so.1 not found: <dlerror>",
-/// "...: nvmlInit_v2 is missing") when it cannot.
+/// Loads `library` once per copy of this code (later calls return the same) and
+/// resolves the functions. Returns null and sets `error` ("libnvidia-ml.so.1 not found:
+/// <dlerror>", "...: nvmlInit_v2 is missing") when it cannot.
+///
+/// A copy: bench_internal is a static library, so each binary that links it (the host;
+/// a test plugin such as monitor_overhead) has its own cache. Two copies in one process
+/// are harmless: dlopen of the same library returns the same handle (counted), and
+/// NVML counts nvmlInit and nvmlShutdown, so each copy's Session pairs its own.
 const Api* load(const std::string& library, std::string& error);
 
 /// nvmlInit and nvmlShutdown, as a scope. `error` is empty when init succeeded.

@@ -3,9 +3,9 @@
 // tests/fixtures/fake_nvml by its path; the end-to-end tests (tests/e2e/monitor_test.cpp)
 // load it through LD_LIBRARY_PATH, as the driver's library would be found.
 #include <bench/context.hpp>
-#include <bench/cpu_monitor.hpp>
-#include <bench/gpu_monitor.hpp>
-#include <bench/scenario_monitors.hpp>
+#include <bench/internal/cpu_monitor.hpp>
+#include <bench/internal/gpu_monitor.hpp>
+#include <bench/internal/scenario_monitors.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
 
-#include "../support/test_support.hpp"
+#include "../../support/test_support.hpp"
 
 namespace {
 

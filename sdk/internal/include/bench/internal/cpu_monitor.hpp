@@ -6,19 +6,21 @@
 // the frequency of the CPU its main thread last ran on (cpufreq's scaling_cur_freq,
 // where the kernel offers it), and the machine's load (/proc/loadavg, /proc/stat).
 // report() turns the samples into "cpu_metrics" (README, "Metrics").
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include <bench/export.hpp>
+#include <bench/internal/monitor_options.hpp>
 #include <bench/measurement_window.hpp>
-#include <bench/monitor_options.hpp>
 #include <bench/monitor_report.hpp>
 
 namespace bench {
 
-class BENCH_EXPORT CpuMonitor {
+class CpuMonitor {
 public:
     explicit CpuMonitor(const MonitorOptions& options = {});
     ~CpuMonitor();
@@ -40,6 +42,6 @@ private:
 };
 
 /// CPUs this process may run on (its affinity mask); at least 1.
-BENCH_EXPORT int usable_cpu_count();
+int usable_cpu_count();
 
 }  // namespace bench

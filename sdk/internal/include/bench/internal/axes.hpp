@@ -1,5 +1,5 @@
-// Parameter axes and their cartesian product (the seed framework's
-// create_config_variants): each combination of one value per axis is a scenario.
+// Parameter axes and their cartesian product: each combination of one value per axis
+// (variant, batch size, dtype, ..., and a plugin's own axes) is a scenario.
 //
 // Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
 // not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).

@@ -24,7 +24,6 @@
 #include <variant>
 #include <vector>
 
-#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -120,38 +119,6 @@ public:
     void field(std::string_view name, bool value) {
         key(name);
         boolean(value);
-    }
-
-    // Copies a parsed value, through the same string and number rules.
-    void value(const rapidjson::Value& v) {
-        switch (v.GetType()) {
-            case rapidjson::kNullType: null(); break;
-            case rapidjson::kFalseType: boolean(false); break;
-            case rapidjson::kTrueType: boolean(true); break;
-            case rapidjson::kStringType: string({v.GetString(), v.GetStringLength()}); break;
-            case rapidjson::kNumberType:
-                if (v.IsInt64()) {
-                    integer(v.GetInt64());
-                } else if (v.IsUint64()) {
-                    unsigned_integer(v.GetUint64());
-                } else {
-                    number(v.GetDouble());
-                }
-                break;
-            case rapidjson::kArrayType:
-                start_array();
-                for (const auto& element : v.GetArray()) value(element);
-                end_array();
-                break;
-            case rapidjson::kObjectType:
-                start_object();
-                for (const auto& member : v.GetObject()) {
-                    key({member.name.GetString(), member.name.GetStringLength()});
-                    value(member.value);
-                }
-                end_object();
-                break;
-        }
     }
 
     /// The document as written.

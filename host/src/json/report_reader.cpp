@@ -8,6 +8,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/field_reader.hpp"
+#include "json/report_schema.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
 #include "util/text_file.hpp"
@@ -19,6 +20,25 @@ namespace fs = std::filesystem;
 namespace {
 
 using Style = FieldReader::Style;
+
+/// A report file's top level, after its schema check: a file of the current
+/// schema_version must match docs/schema exactly; an older one (or one without a
+/// version) is read field by field, with what older hosts left out taken as absent; a
+/// newer one is refused.
+FieldReader checked_top(const rapidjson::Document& document, const std::string& origin, ReportSchema schema) {
+    const FieldReader top(document, origin, Style::dotted);
+    if (!top.has("schema_version")) return top;
+    const int version = top.integer("schema_version");
+    if (version > report_schema_version)
+        top["schema_version"].fail("is " + std::to_string(version) + ", newer than this benchhost reads (" +
+                                   std::to_string(report_schema_version) + ")");
+    if (version == report_schema_version) {
+        if (const std::string why = schema_violation(document, schema); !why.empty())
+            throw std::runtime_error(origin + ": does not match " + schema_file_name(schema) + " (schema_version " +
+                                     std::to_string(version) + "): " + why);
+    }
+    return top;
+}
 
 /// "hardware_info" of a scenario or a shard, "context" of the summary: sections of text
 /// facts, and the list of warnings.
@@ -68,7 +88,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
 
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin) {
     const rapidjson::Document document = FieldReader::parse(json, origin, Style::dotted);
-    const FieldReader report(document, origin, Style::dotted);
+    const FieldReader report = checked_top(document, origin, ReportSchema::report);
     const FieldReader scenarios = report.array("benchmark_scenarios");
     std::vector<ScenarioOutcome> outcomes;
     for (std::size_t i = 0; i < scenarios.size(); ++i) outcomes.push_back(read_scenario(scenarios.at(i).as_object()));
@@ -79,7 +99,7 @@ RunRecord read_run(const fs::path& dir) {
     const fs::path summary_file = dir / "benchmark_summary.json";
     const std::string origin = summary_file.string();
     const rapidjson::Document summary = FieldReader::parse(read_text_file(summary_file), origin, Style::dotted);
-    const FieldReader root(summary, origin, Style::dotted);
+    const FieldReader root = checked_top(summary, origin, ReportSchema::summary);
     const FieldReader meta = root.object("run_metadata");
 
     RunRecord record;

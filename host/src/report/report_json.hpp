@@ -11,14 +11,10 @@
 #include <vector>
 
 #include "json/json_writer.hpp"
+#include "json/report_schema.hpp"  // report_schema_version
 #include "run/run_record.hpp"
 
 namespace benchhost {
-
-/// schema_version of the reports and the summary (docs/schema/README.md lists them):
-/// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
-/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
-inline constexpr int report_schema_version = 3;
 
 inline constexpr const char* summary_file_name = "benchmark_summary.json";
 

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #include <yaml-cpp/yaml.h>
 
 #include <bench/internal/axes.hpp>
+
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -306,11 +307,13 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
 }
 
 void load_config_file(const std::filesystem::path& file, RunOptions& options) {
-    std::ifstream in(file);
-    if (!in) throw ConfigError(file.string() + ": cannot read the config file");
-    std::stringstream text;
-    text << in.rdbuf();
-    load_config_text(text.str(), file.string(), options);
+    std::string text;
+    try {
+        text = read_text_file(file);
+    } catch (const std::runtime_error& e) {
+        throw ConfigError(e.what());  // "<file>: cannot be read: <why>"
+    }
+    load_config_text(text, file.string(), options);
     options.config_file = file;
 }
 

@@ -3,14 +3,14 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #include <rapidjson/document.h>
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 
+#include "json/json_parse.hpp"
+#include "json/json_writer.hpp"
 #include "util/atomic_file.hpp"
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -39,13 +39,14 @@ std::string key_of(const fs::path& plugin) {
 }  // namespace
 
 PluginRegistry::PluginRegistry(fs::path file) : file_(std::move(file)) {
-    std::ifstream in(file_);
-    if (!in) return;
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
+    try {
+        text = read_text_file(file_);
+    } catch (const std::runtime_error&) {
+        return;  // none yet, or unreadable: start empty
+    }
     rapidjson::Document document;
-    document.Parse(text.str().c_str());
-    if (document.HasParseError() || !document.IsObject() || !document.HasMember("crashed_plugins") ||
+    if (!parse_json(text, document).empty() || !document.IsObject() || !document.HasMember("crashed_plugins") ||
         !document["crashed_plugins"].IsArray())
         return;
     for (const auto& item : document["crashed_plugins"].GetArray()) {
@@ -87,27 +88,25 @@ void PluginRegistry::record_crash(const fs::path& plugin, const std::string& rea
 void PluginRegistry::forget(const fs::path& plugin) { entries_.erase(key_of(plugin)); }
 
 std::optional<std::string> PluginRegistry::save() const {
-    rapidjson::StringBuffer buffer;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
-    writer.StartObject();
-    writer.Key("crashed_plugins");
-    writer.StartArray();
+    // Pretty, for people who look, but with paths as their bytes: only benchhost reads it.
+    JsonOut out(JsonFormat{JsonFormat::Layout::pretty, JsonFormat::Values::exact});
+    out.start_object();
+    out.key("crashed_plugins");
+    out.start_array();
     for (const auto& [path, entry] : entries_) {
-        writer.StartObject();
-        writer.Key("path");
-        writer.String(path.c_str());
-        writer.Key("size");
-        writer.Uint64(entry.size);
-        writer.Key("mtime_ns");
-        writer.Int64(entry.mtime_ns);
-        writer.Key("reason");
-        writer.String(entry.reason.c_str());
-        writer.EndObject();
+        out.start_object();
+        out.field("path", path);
+        out.key("size");
+        out.unsigned_integer(entry.size);
+        out.key("mtime_ns");
+        out.integer(entry.mtime_ns);
+        out.field("reason", entry.reason);
+        out.end_object();
     }
-    writer.EndArray();
-    writer.EndObject();
+    out.end_array();
+    out.end_object();
     try {
-        write_file_atomically(file_, std::string(buffer.GetString(), buffer.GetSize()) + "\n");
+        write_file_atomically(file_, out.text());
     } catch (const std::exception& e) {
         return std::string(e.what());
     }

@@ -1,5 +1,7 @@
 #include "json/json_writer.hpp"
 
+#include <cmath>
+
 namespace benchhost {
 
 std::string valid_utf8(std::string_view text) {
@@ -38,6 +40,67 @@ std::string valid_utf8(std::string_view text) {
         }
     }
     return out;
+}
+
+JsonOut::JsonOut(JsonFormat format) : format_(format) {
+    if (format.layout == JsonFormat::Layout::pretty) {
+        writer_.emplace<Pretty>(buffer_).SetIndent(' ', 2);
+    } else {
+        writer_.emplace<Compact>(buffer_);
+    }
+}
+
+void JsonOut::key(std::string_view name) {
+    const auto write = [&](std::string_view text) {
+        visit([&](auto& w) { w.Key(text.data(), static_cast<rapidjson::SizeType>(text.size())); });
+    };
+    if (format_.values == JsonFormat::Values::exact) return write(name);
+    write(valid_utf8(name));
+}
+
+void JsonOut::string(std::string_view value) {
+    const auto write = [&](std::string_view text) {
+        visit([&](auto& w) { w.String(text.data(), static_cast<rapidjson::SizeType>(text.size())); });
+    };
+    if (format_.values == JsonFormat::Values::exact) return write(value);
+    write(valid_utf8(value));
+}
+
+void JsonOut::number(double value) {
+    if (std::isfinite(value)) {
+        visit([&](auto& w) { w.Double(value); });
+    } else if (format_.values == JsonFormat::Values::strict) {
+        null();
+    } else {
+        const std::string_view token = std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+        visit([&](auto& w) { w.RawValue(token.data(), token.size(), rapidjson::kNumberType); });
+    }
+}
+
+void JsonOut::numbers(const std::vector<double>& items) {
+    start_array();
+    for (const double item : items) number(item);
+    end_array();
+}
+
+void JsonOut::strings(const std::vector<std::string>& items) {
+    start_array();
+    for (const auto& item : items) string(item);
+    end_array();
+}
+
+void JsonOut::string_map(const std::map<std::string, std::string>& map) {
+    start_object();
+    for (const auto& [key, value] : map) field(key, value);
+    end_object();
+}
+
+void JsonOut::interval(const bench::Interval& interval) {
+    if (!interval.valid()) return null();
+    start_array();
+    number(interval.low);
+    number(interval.high);
+    end_array();
 }
 
 }  // namespace benchhost

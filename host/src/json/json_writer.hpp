@@ -1,17 +1,32 @@
-// Writing strict JSON: what every file benchhost writes for others to read goes through
-// JsonOut. A number that is not finite is written as null, and text that is not valid
-// UTF-8 has each bad byte replaced by U+FFFD, so that any JSON reader (Python's json,
-// jq, a browser) reads every file.
+// Writing JSON: every JSON text benchhost writes goes through JsonOut. What it looks like
+// is chosen by the format, once, when the JsonOut is made:
+//
+//   report_json    the files others read (plugin reports, summary, comparison.json):
+//                  pretty-printed (indent 2) strict JSON. A number that is not finite is
+//                  written as null, and text that is not valid UTF-8 has each bad byte
+//                  replaced by U+FFFD, so that any JSON reader (Python's json, jq, a
+//                  browser) reads every file.
+//   protocol_json  what only benchhost reads back (the worker protocol, the run journal):
+//                  compact, NaN and +-infinity as the tokens NaN / Infinity / -Infinity and
+//                  text as its bytes, so that everything round-trips exactly through
+//                  parse_json (json/json_parse.hpp).
+//
+// The layout and the values are chosen apart: the plugin registry's cache is pretty for
+// people but exact (a plugin's path is looked up by its bytes).
+//
+// The blocks written in several files (json/scenario_json.hpp) take a JsonOut, so that
+// one function writes a block in every format.
 #pragma once
 
-#include <cmath>
+#include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
-#include <rapidjson/document.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <bench/internal/bootstrap.hpp>
 
@@ -21,50 +36,63 @@ namespace benchhost {
 /// forms, surrogates and code points above U+10FFFF included) replaced with U+FFFD.
 std::string valid_utf8(std::string_view text);
 
-// A pretty-printed (indent 2) strict JSON document, written event by event.
+struct JsonFormat {
+    enum class Layout { pretty, compact };
+    /// strict: non-finite numbers as null, invalid UTF-8 replaced. exact: NaN/Infinity
+    /// tokens, text as it is (only parse_json reads it back).
+    enum class Values { strict, exact };
+    Layout layout;
+    Values values;
+};
+
+inline constexpr JsonFormat report_json{JsonFormat::Layout::pretty, JsonFormat::Values::strict};
+inline constexpr JsonFormat protocol_json{JsonFormat::Layout::compact, JsonFormat::Values::exact};
+
+// A JSON document, written event by event.
 class JsonOut {
 public:
-    JsonOut() : writer_(buffer_) { writer_.SetIndent(' ', 2); }
+    explicit JsonOut(JsonFormat format = report_json);
+    JsonOut(const JsonOut&) = delete;
+    JsonOut& operator=(const JsonOut&) = delete;
 
-    void key(std::string_view name) {
-        const std::string text = valid_utf8(name);
-        writer_.Key(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    JsonFormat format() const { return format_; }
+
+    void key(std::string_view name);
+    void string(std::string_view value);
+    /// A floating-point number; not finite: null, or a NaN/Infinity token (see the top).
+    void number(double value);
+    void integer(long long value) {
+        visit([&](auto& w) { w.Int64(value); });
     }
-    void string(std::string_view value) {
-        const std::string text = valid_utf8(value);
-        writer_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    void unsigned_integer(unsigned long long value) {
+        visit([&](auto& w) { w.Uint64(value); });
     }
-    void number(double value) {
-        if (std::isfinite(value)) {
-            writer_.Double(value);
-        } else {
-            writer_.Null();
-        }
+    void boolean(bool value) {
+        visit([&](auto& w) { w.Bool(value); });
     }
-    void integer(long long value) { writer_.Int64(value); }
-    void boolean(bool value) { writer_.Bool(value); }
-    void null() { writer_.Null(); }
+    void null() {
+        visit([](auto& w) { w.Null(); });
+    }
+    /// An array of numbers.
+    void numbers(const std::vector<double>& items);
     /// An array of strings.
-    void strings(const std::vector<std::string>& items) {
-        start_array();
-        for (const auto& item : items) string(item);
-        end_array();
-    }
+    void strings(const std::vector<std::string>& items);
+    /// An object of strings: {key: value, ...}.
+    void string_map(const std::map<std::string, std::string>& map);
     /// A confidence interval as [low, high], or null when it is not valid.
-    void interval(const bench::Interval& interval) {
-        if (!interval.valid()) {
-            null();
-            return;
-        }
-        start_array();
-        number(interval.low);
-        number(interval.high);
-        end_array();
+    void interval(const bench::Interval& interval);
+    void start_object() {
+        visit([](auto& w) { w.StartObject(); });
     }
-    void start_object() { writer_.StartObject(); }
-    void end_object() { writer_.EndObject(); }
-    void start_array() { writer_.StartArray(); }
-    void end_array() { writer_.EndArray(); }
+    void end_object() {
+        visit([](auto& w) { w.EndObject(); });
+    }
+    void start_array() {
+        visit([](auto& w) { w.StartArray(); });
+    }
+    void end_array() {
+        visit([](auto& w) { w.EndArray(); });
+    }
 
     void field(std::string_view name, std::string_view value) {
         key(name);
@@ -86,51 +114,32 @@ public:
     }
     void field(std::string_view name, std::size_t value) {
         key(name);
-        writer_.Uint64(value);
+        unsigned_integer(value);
     }
     void field(std::string_view name, bool value) {
         key(name);
         boolean(value);
     }
 
-    // Copies a parsed value, through the same string and number rules.
-    void value(const rapidjson::Value& v) {
-        switch (v.GetType()) {
-            case rapidjson::kNullType: null(); break;
-            case rapidjson::kFalseType: boolean(false); break;
-            case rapidjson::kTrueType: boolean(true); break;
-            case rapidjson::kStringType: string({v.GetString(), v.GetStringLength()}); break;
-            case rapidjson::kNumberType:
-                if (v.IsInt64()) {
-                    integer(v.GetInt64());
-                } else if (v.IsUint64()) {
-                    writer_.Uint64(v.GetUint64());
-                } else {
-                    number(v.GetDouble());
-                }
-                break;
-            case rapidjson::kArrayType:
-                start_array();
-                for (const auto& element : v.GetArray()) value(element);
-                end_array();
-                break;
-            case rapidjson::kObjectType:
-                start_object();
-                for (const auto& member : v.GetObject()) {
-                    key({member.name.GetString(), member.name.GetStringLength()});
-                    value(member.value);
-                }
-                end_object();
-                break;
-        }
-    }
-
-    std::string text() const { return std::string(buffer_.GetString(), buffer_.GetSize()) + "\n"; }
+    /// The document as written.
+    std::string json() const { return std::string(buffer_.GetString(), buffer_.GetSize()); }
+    /// The document with a final newline: a file's content, or a line of JSON Lines.
+    std::string text() const { return json() + "\n"; }
 
 private:
-    rapidjson::StringBuffer buffer_;
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> writer_;
-};
+    // RapidJSON 1.1's PrettyWriter does not compile with kWriteNanAndInfFlag (it drops the
+    // flags when naming its base class), so number() writes the tokens itself, as raw values.
+    using Compact = rapidjson::Writer<rapidjson::StringBuffer>;
+    using Pretty = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
 
+    template <class F>
+    void visit(F&& call) {
+        std::visit(call, writer_);
+    }
+
+    JsonFormat format_;
+    rapidjson::StringBuffer buffer_;
+    std::variant<Compact, Pretty> writer_;
+};
 
 }  // namespace benchhost

@@ -1,5 +1,9 @@
-// Reads a run folder back (the inverse of report_writer.hpp): for --resume, and later
-// for comparisons. Report files are untrusted input: every field is checked.
+// Reads a run folder back (the inverse of report_writer.hpp): for --resume, merge,
+// compare, report and export. Report files are untrusted input: a file of the current
+// schema_version is first validated against docs/schema (json/report_schema.hpp: the
+// schemas are compiled into the host), and every field is checked as it is read
+// (json/field_reader.hpp). Files of an older schema_version (or none) are read field by
+// field only; a newer one is refused.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +16,8 @@
 namespace benchhost {
 
 /// The outcomes of one plugin report (`<plugin>/<plugin>_<timestamp>.json`). Throws
-/// std::runtime_error "<origin>: benchmark_scenarios[2].measurements.latency: ...".
+/// std::runtime_error "<origin>.benchmark_scenarios[2].measurements.latency.unit: ...", or
+/// "<origin>: does not match report.schema.json (schema_version 3): <JSON pointer>: ...".
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin);
 
 /// A whole run folder: the metadata of benchmark_summary.json and the outcomes of

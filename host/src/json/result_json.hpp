@@ -1,7 +1,8 @@
 // JSON form of the SDK's data types and of a scenario's outcome: the worker protocol (the
-// host sends a ScenarioConfig to a worker and reads back a ScenarioResult), the run
-// journal (one line per scenario run, run/journal.hpp), and the scenario config that the
-// reports embed. Each is written and read here and nowhere else.
+// host sends a ScenarioConfig to a worker and reads back a ScenarioResult) and the run
+// journal (one line per scenario run, run/journal.hpp). Their blocks (config, series,
+// figures, monitors, sampling, shard) are written and read by json/scenario_json.hpp,
+// which the reports use too.
 #pragma once
 
 #include <map>

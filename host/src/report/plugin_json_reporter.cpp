@@ -9,126 +9,16 @@
 
 #include <set>
 #include <stdexcept>
-#include <string_view>
-
-#include <rapidjson/document.h>
 
 #include "analysis/scenario_statistics.hpp"
-#include "json/json_parse.hpp"
 #include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 
 namespace benchhost {
 namespace {
-
-void write_numbers(JsonOut& out, const std::vector<double>& values) {
-    out.start_array();
-    for (const double v : values) out.number(v);
-    out.end_array();
-}
-
-// A monitor's report: "gpu_metrics" or "cpu_metrics" of a scenario.
-void write_monitor(JsonOut& out, const bench::MonitorReport& report) {
-    out.start_object();
-    out.field("available", report.available);
-    if (!report.reason.empty() || !report.available) out.field("reason", report.reason);
-    out.key("metrics");
-    out.start_object();
-    for (const auto& [name, stats] : report.metrics) {
-        out.key(name);
-        out.start_object();
-        out.field("mean", stats.mean);
-        out.field("min", stats.min);
-        out.field("max", stats.max);
-        out.field("count", stats.count);
-        out.field("unit", stats.unit);
-        out.end_object();
-    }
-    out.end_object();
-    out.key("values");
-    out.start_object();
-    for (const auto& [name, value] : report.values) {
-        out.key(name);
-        out.start_object();
-        out.field("value", value.value);
-        out.field("unit", value.unit);
-        out.end_object();
-    }
-    out.end_object();
-    out.key("flags");
-    out.start_object();
-    for (const auto& [name, flag] : report.flags) out.field(name, flag);
-    out.end_object();
-    out.key("info");
-    write_string_map(out, report.info);
-    out.key("warnings");
-    out.strings(report.warnings);
-    out.key("timeline");
-    out.start_object();
-    out.key("time_s");
-    write_numbers(out, report.timeline.time_s);
-    out.key("series");
-    out.start_object();
-    for (const auto& [name, values] : report.timeline.series) {
-        out.key(name);
-        write_numbers(out, values);
-    }
-    out.end_object();
-    out.end_object();
-    out.end_object();
-}
-
-void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
-    // The worker protocol's form of the config (json/result_json.hpp), copied as strict JSON.
-    rapidjson::Document document;
-    if (const std::string error = parse_json(config_to_json(config), document); !error.empty())
-        throw std::logic_error("config JSON: " + error);
-    out.value(document);
-}
-
-void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics& statistics) {
-    const bench::SeriesAnalysis& analysis = statistics.analysis;
-    const bench::Summary& s = analysis.summary;
-    out.start_object();
-    out.field("mean", s.mean);
-    out.field("median", s.median);
-    out.field("std", s.std);
-    out.field("min", s.min);
-    out.field("max", s.max);
-    out.field("p25", s.p25);
-    out.field("p75", s.p75);
-    out.field("p90", s.p90);
-    out.field("p95", s.p95);
-    out.field("p99", s.p99);
-    out.field("count", s.count);
-    out.field("unit", series.unit);
-    out.field("inner_iterations", series.inner_iterations);
-    out.field("cv", analysis.cv);
-    out.key("ci95");
-    out.start_object();
-    out.key("median");
-    out.interval(analysis.median_ci);
-    out.key("mean");
-    out.interval(analysis.mean_ci);
-    out.field("level", 0.95);
-    out.field("method", "percentile bootstrap, " + std::to_string(statistics.bootstrap_resamples) + " resamples");
-    out.end_object();
-    out.key("outliers");
-    out.start_object();
-    out.field("low_severe", analysis.outliers.low_severe);
-    out.field("low_mild", analysis.outliers.low_mild);
-    out.field("high_mild", analysis.outliers.high_mild);
-    out.field("high_severe", analysis.outliers.high_severe);
-    out.end_object();
-    out.field("stable", analysis.stable);
-    out.key("measurements");
-    out.start_array();
-    for (const double sample : series.samples) out.number(sample);
-    out.end_array();
-    out.end_object();
-}
 
 void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecord& record) {
     const auto& config = outcome.config;
@@ -163,34 +53,18 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         const SeriesStatistics* statistics = outcome.statistics.find(series.name);
         if (statistics == nullptr) throw std::logic_error("the statistics of " + config.scenario_id() + " were not computed");
         out.key(series.name);
-        write_series(out, series, *statistics);
+        write_series(out, series, statistics);
     }
     for (const auto& scalar : result.scalars) {
         if (!written.insert(scalar.name).second) continue;
         out.key(scalar.name);
-        out.start_object();
-        out.field("value", scalar.value);
-        out.field("unit", scalar.unit);
-        out.end_object();
+        write_figure(out, scalar.value, scalar.unit);
     }
     out.end_object();
 
     if (!result.sampling.empty()) {
         out.key("sampling");
-        out.start_object();
-        for (const auto& [name, sampling] : result.sampling) {
-            out.key(name);
-            out.start_object();
-            out.field("stop_reason", sampling.stop_reason);
-            out.field("elapsed_s", sampling.elapsed_s);
-            out.field("samples", sampling.samples);
-            out.field("target_ci_width", sampling.target_ci_width > 0 ? sampling.target_ci_width : std::nan(""));
-            out.field("ci_width", sampling.ci_width);
-            out.field("clock_resolution_ns", sampling.clock_resolution_ns);
-            out.field("clock_cost_ns", sampling.clock_cost_ns);
-            out.end_object();
-        }
-        out.end_object();
+        write_sampling(out, result.sampling);
     }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
 
@@ -204,10 +78,7 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
             any_cold_start = true;
         }
         out.key(name);
-        out.start_object();
-        out.field("value", scalar->value);
-        out.field("unit", scalar->unit);
-        out.end_object();
+        write_figure(out, scalar->value, scalar->unit);
     }
     if (any_cold_start) out.end_object();
 
@@ -222,7 +93,7 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     out.strings(result.warnings);
 
     out.key("info");
-    write_string_map(out, result.info);
+    out.string_map(result.info);
     out.field("wall_time_s", outcome.wall_time_s);
     if (!success && !outcome.log_tail.empty()) out.field("log_tail", outcome.log_tail);
     out.end_object();
@@ -230,7 +101,7 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
 
 std::string plugin_report(const std::string& plugin, const std::vector<const ScenarioOutcome*>& outcomes,
                           const RunRecord& record) {
-    JsonOut out;
+    JsonOut out(report_json);
     out.start_object();
     out.field("model_name", plugin);
     out.field("schema_version", report_schema_version);

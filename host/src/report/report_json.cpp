@@ -6,19 +6,12 @@ std::filesystem::path plugin_report_path(const std::string& plugin, const std::s
     return std::filesystem::path(plugin) / (plugin + "_" + timestamp + ".json");
 }
 
-void write_string_map(JsonOut& out, const std::map<std::string, std::string>& map) {
-    out.start_object();
-    for (const auto& [key, value] : map) out.field(key, value);
-    out.end_object();
-}
-
-
 void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings) {
     out.start_object();
     for (const auto& [section, facts] : hardware) {
         if (section == "warnings") continue;  // the key of the list below
         out.key(section);
-        write_string_map(out, facts);
+        out.string_map(facts);
     }
     out.key("warnings");
     out.strings(warnings);

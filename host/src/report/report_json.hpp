@@ -1,7 +1,8 @@
 // The JSON blocks that the plugin reports (plugin_json_reporter.cpp) and the summary
-// (summary_reporter.cpp) share, and the names and version of those files. Both are strict
-// JSON written through JsonOut (json/json_writer.hpp); docs/schema describes them, and
-// json/report_reader.hpp reads them back.
+// (summary_reporter.cpp) share, and the names and version of those files. Both are
+// written through JsonOut in report_json (json/json_writer.hpp); the blocks they share
+// with the worker protocol are in json/scenario_json.hpp. docs/schema describes them,
+// and json/report_reader.hpp reads them back.
 #pragma once
 
 #include <filesystem>
@@ -10,21 +11,16 @@
 #include <vector>
 
 #include "json/json_writer.hpp"
+#include "json/report_schema.hpp"  // report_schema_version
 #include "run/run_record.hpp"
 
 namespace benchhost {
-
-/// schema_version of the reports and the summary (docs/schema/README.md lists them):
-/// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
-/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
-inline constexpr int report_schema_version = 3;
 
 inline constexpr const char* summary_file_name = "benchmark_summary.json";
 
 /// The report file of one plugin, relative to the output folder.
 std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp);
 
-void write_string_map(JsonOut& out, const std::map<std::string, std::string>& map);
 /// The machine record with its warnings: "hardware_info" of a scenario, "context" of the
 /// summary.
 void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings);

@@ -9,6 +9,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -42,10 +43,7 @@ void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
         const auto it = report.values.find(name);
         if (it == report.values.end()) continue;
         out.key(name);
-        out.start_object();
-        out.field("value", it->second.value);
-        out.field("unit", it->second.unit);
-        out.end_object();
+        write_figure(out, it->second.value, it->second.unit);
     }
     for (const auto& [name, flag] : report.flags) out.field(name, flag);
     out.end_object();
@@ -53,7 +51,7 @@ void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
 
 std::string summary_report(const RunRecord& record) {
     const RunTotals totals = count_totals(record);
-    JsonOut out;
+    JsonOut out(report_json);
     out.start_object();
     out.field("schema_version", report_schema_version);
 
@@ -68,7 +66,7 @@ std::string summary_report(const RunRecord& record) {
     out.field("interrupted", record.interrupted);
     out.field("state", record.interrupted ? "interrupted" : record.finished ? "complete" : "running");
     out.key("config");
-    write_string_map(out, record.run_config);
+    out.string_map(record.run_config);
     out.field("total_benchmarks", totals.total);
     out.field("successful_runs", totals.successful);
     out.field("failed_runs", totals.failed);
@@ -76,12 +74,7 @@ std::string summary_report(const RunRecord& record) {
     out.field("success_rate", totals.success_rate());
     if (record.shard) {
         out.key("shard");
-        out.start_object();
-        out.field("index", record.shard->index);
-        out.field("count", record.shard->count);
-        out.field("plan_scenarios", record.shard->plan_scenarios);
-        out.field("plan_fingerprint", record.shard->plan_fingerprint);
-        out.end_object();
+        write_shard(out, *record.shard);
     }
     out.end_object();
 

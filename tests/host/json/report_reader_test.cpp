@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "../../support/test_support.hpp"
+#include "error_of.hpp"
+#include "json/report_schema.hpp"
 #include "report/report_writer.hpp"
 
 namespace {
 
 using namespace benchhost;
+using benchtest::error_of;
 
 ScenarioOutcome outcome(const std::string& plugin, const std::string& name, bench::Status status) {
     ScenarioOutcome o;
@@ -100,6 +103,97 @@ TEST(ReportReader, SummaryMayNotPointOutsideTheRunFolder) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("must be a path inside the run folder"), std::string::npos) << e.what();
     }
+}
+
+// ---- validation against docs/schema -------------------------------------------------
+
+// A run folder written by the host, whose files a test then edits.
+struct WrittenRun {
+    benchtest::TempDir dir;
+    std::filesystem::path summary, report;
+    WrittenRun() {
+        RunRecord record;
+        record.timestamp = "20261122_120000";
+        record.started_at = "2026-11-22T12:00:00Z";
+        record.outcomes = {outcome("alpha", "alpha", bench::Status::success)};
+        const WrittenReports written = write_reports(record, dir.path());
+        summary = written.summary;
+        report = written.plugin_reports.at("alpha");
+    }
+    static void edit(const std::filesystem::path& file, const std::string& from, const std::string& to) {
+        std::string text = benchtest::read_file(file);
+        const auto at = text.find(from);
+        ASSERT_NE(at, std::string::npos) << from;
+        text.replace(at, from.size(), to);
+        benchtest::write_file(file, text);
+    }
+};
+
+TEST(ReportReader, TheEmbeddedSchemasAreDocsSchema) {
+    for (const ReportSchema schema : {ReportSchema::report, ReportSchema::summary}) {
+        const std::string file =
+            benchtest::read_file(std::filesystem::path(BENCH_SCHEMA_DIR) / schema_file_name(schema));
+        EXPECT_EQ(embedded_schema_text(schema), file) << schema_file_name(schema);
+    }
+}
+
+TEST(ReportReader, AReportOfTheWrongTypeIsRefusedNamingThePointer) {
+    WrittenRun run;
+    WrittenRun::edit(run.report, "\"wall_time_s\": 0.5", "\"wall_time_s\": \"slow\"");
+    const std::string error = error_of([&] { read_run(run.dir.path()); });
+    EXPECT_EQ(error,
+              run.report.string() + ": does not match report.schema.json (schema_version " +
+                  std::to_string(report_schema_version) +
+                  "): /benchmark_scenarios/0/wall_time_s: type: expected [\"number\",\"null\"], got string \"slow\"");
+    // The checked reader alone would have said so too, less precisely: the schema is read first.
+    EXPECT_EQ(error_of([&] {
+                  parse_plugin_report(benchtest::read_file(run.report), "r.json");
+              }).rfind("r.json: does not match", 0),
+              0u);
+}
+
+TEST(ReportReader, WhatTheSchemaForbidsIsRefusedInTheSummaryToo) {
+    WrittenRun run;
+    WrittenRun::edit(run.summary, "\"run_metadata\": {", "\"run_metadata\": {\n    \"colour\": \"red\",");
+    EXPECT_EQ(error_of([&] { read_run(run.dir.path()); }),
+              run.summary.string() + ": does not match summary.schema.json (schema_version " +
+                  std::to_string(report_schema_version) +
+                  "): /run_metadata/colour: additionalProperties: field 'colour' is not allowed here");
+}
+
+TEST(ReportReader, ASeriesThatIsWrongSaysWhyNeitherFormOfAMeasurementMatches) {
+    WrittenRun run;
+    WrittenRun::edit(run.report, "\"count\": 3", "\"count\": -3");
+    const std::string error = error_of([&] { read_run(run.dir.path()); });
+    EXPECT_NE(error.find("/benchmark_scenarios/0/measurements/latency: oneOf: matches no alternative"),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("/benchmark_scenarios/0/measurements/latency/count: minimum: expected at least 0, got -3"),
+              std::string::npos)
+        << error;
+}
+
+TEST(ReportReader, OlderVersionsAreReadFieldByFieldAndNewerOnesRefused) {
+    WrittenRun run;
+    // Version 2 did not know what a newer host may add: read what is known.
+    const std::string current = "\"schema_version\": " + std::to_string(report_schema_version);
+    WrittenRun::edit(run.report, current, "\"schema_version\": 2,\n  \"generator\": \"an older host\"");
+    WrittenRun::edit(run.summary, current, "\"schema_version\": 2");
+    const RunRecord read = read_run(run.dir.path());
+    ASSERT_EQ(read.outcomes.size(), 1u);
+    EXPECT_EQ(read.outcomes[0].result.series[0].samples, (std::vector<double>{1.5, 2.5, 3.5}));
+
+    WrittenRun::edit(run.summary, "\"schema_version\": 2", "\"schema_version\": 99");
+    EXPECT_EQ(error_of([&] { read_run(run.dir.path()); }),
+              run.summary.string() + ".schema_version: is 99, newer than this benchhost reads (" +
+                  std::to_string(report_schema_version) + ")");
+}
+
+TEST(ReportReader, AMissingReportIsNamedWithTheSystemError) {
+    WrittenRun run;
+    std::filesystem::remove(run.report);
+    EXPECT_EQ(error_of([&] { read_run(run.dir.path()); }),
+              run.report.string() + ": cannot be read: No such file or directory");
 }
 
 }  // namespace

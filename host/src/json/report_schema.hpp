@@ -1,0 +1,33 @@
+// The JSON Schemas of the run folder's files (docs/schema, draft-04), compiled into the
+// host at build time (host/CMakeLists.txt generates embedded_schemas.cpp from them), and
+// validation against them with RapidJSON's SchemaValidator: json/report_reader.cpp checks
+// every benchmark_summary.json and plugin report it reads.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+namespace benchhost {
+
+/// schema_version of the reports and the summary (docs/schema/README.md lists them):
+/// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
+/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
+inline constexpr int report_schema_version = 3;
+
+enum class ReportSchema { report, summary };
+
+/// "report.schema.json" or "summary.schema.json".
+const char* schema_file_name(ReportSchema schema);
+
+/// The text of docs/schema/<schema_file_name> as it was when the host was built.
+std::string_view embedded_schema_text(ReportSchema schema);
+
+/// Empty when `document` matches the schema; else the first violation: the JSON pointer
+/// of the wrong value ("/" for the whole document), the keyword that failed and what the
+/// schema expected, e.g. "/benchmark_scenarios/0/wall_time_s: type: expected
+/// ["number","null"], got string "slow"". For "oneOf", why each alternative fails.
+std::string schema_violation(const rapidjson::Value& document, ReportSchema schema);
+
+}  // namespace benchhost

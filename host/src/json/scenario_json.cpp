@@ -1,0 +1,293 @@
+#include "json/scenario_json.hpp"
+
+#include <string>
+#include <utility>
+
+namespace benchhost {
+namespace {
+
+bool exact(const JsonOut& out) { return out.format().values == JsonFormat::Values::exact; }
+
+// The statistics a report gives before a series' unit.
+void write_summary(JsonOut& out, const bench::Summary& s) {
+    out.field("mean", s.mean);
+    out.field("median", s.median);
+    out.field("std", s.std);
+    out.field("min", s.min);
+    out.field("max", s.max);
+    out.field("p25", s.p25);
+    out.field("p75", s.p75);
+    out.field("p90", s.p90);
+    out.field("p95", s.p95);
+    out.field("p99", s.p99);
+    out.field("count", s.count);
+}
+
+// The statistics a report gives after a series' inner iterations.
+void write_analysis(JsonOut& out, const SeriesStatistics& statistics) {
+    const bench::SeriesAnalysis& analysis = statistics.analysis;
+    out.field("cv", analysis.cv);
+    out.key("ci95");
+    out.start_object();
+    out.key("median");
+    out.interval(analysis.median_ci);
+    out.key("mean");
+    out.interval(analysis.mean_ci);
+    out.field("level", 0.95);
+    out.field("method", "percentile bootstrap, " + std::to_string(statistics.bootstrap_resamples) + " resamples");
+    out.end_object();
+    out.key("outliers");
+    out.start_object();
+    out.field("low_severe", analysis.outliers.low_severe);
+    out.field("low_mild", analysis.outliers.low_mild);
+    out.field("high_mild", analysis.outliers.high_mild);
+    out.field("high_severe", analysis.outliers.high_severe);
+    out.end_object();
+    out.field("stable", analysis.stable);
+}
+
+}  // namespace
+
+// ---- config -------------------------------------------------------------------------
+
+void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
+    out.start_object();
+    out.field("category", config.category);
+    out.field("plugin", config.plugin);
+    out.field("benchmark", config.benchmark);
+    out.field("scenario_name", config.scenario_name);
+    out.field("variant", bench::to_string(config.variant));
+    out.field("compile_mode", config.compile_mode);
+    out.field("batch_size", config.batch_size);
+    out.field("dtype", config.dtype);
+    out.field("device", config.device);
+    out.field("threads", config.threads);
+    out.field("warmup_iterations", config.warmup_iterations);
+    out.field("measurement_iterations", config.measurement_iterations);
+    out.field("num_tokens_to_generate", config.num_tokens_to_generate);
+    out.field("model_id", config.model_id);
+    out.field("min_time_s", config.min_time_s);
+    out.field("max_time_s", config.max_time_s);
+    out.field("target_ci_width", config.target_ci_width);
+    out.key("params");
+    out.start_object();
+    for (const auto& [key, values] : config.params.all()) {
+        out.key(key);
+        out.strings(values);
+    }
+    out.end_object();
+    out.end_object();
+}
+
+bench::ScenarioConfig read_config(const FieldReader& object) {
+    bench::ScenarioConfig config;
+    config.category = object.string("category");
+    config.plugin = object.string("plugin");
+    config.benchmark = object.string("benchmark");
+    config.scenario_name = object.string("scenario_name");
+    config.variant = object.enumerated("variant", bench::parse_variant);
+    config.compile_mode = object.string("compile_mode");
+    config.batch_size = object.integer("batch_size");
+    config.dtype = object.string("dtype");
+    config.device = object.string("device");
+    config.threads = object.integer("threads");
+    config.warmup_iterations = object.integer("warmup_iterations");
+    config.measurement_iterations = object.integer("measurement_iterations");
+    config.num_tokens_to_generate = object.integer("num_tokens_to_generate");
+    config.model_id = object.string("model_id");
+    if (object.has("min_time_s")) config.min_time_s = object.number("min_time_s");
+    if (object.has("max_time_s")) config.max_time_s = object.number("max_time_s");
+    if (object.has("target_ci_width")) config.target_ci_width = object.number("target_ci_width");
+    object.object("params").each_member([&](const std::string& key, const FieldReader& values) {
+        if (!values.value().IsArray()) values.expected("an array of strings");
+        config.params.set(key, values.as_strings());
+    });
+    return config;
+}
+
+// ---- series and figures -------------------------------------------------------------
+
+void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics* statistics) {
+    out.start_object();
+    if (statistics == nullptr) out.field("name", series.name);
+    if (statistics != nullptr) write_summary(out, statistics->analysis.summary);
+    out.field("unit", series.unit);
+    out.field("inner_iterations", series.inner_iterations);
+    if (statistics != nullptr) write_analysis(out, *statistics);
+    out.key(statistics == nullptr ? "samples" : "measurements");
+    out.numbers(series.samples);
+    out.end_object();
+}
+
+bench::Series read_series(const FieldReader& object, const std::optional<std::string>& key) {
+    bench::Series series;
+    series.name = key ? *key : object.string("name");
+    series.unit = object.string("unit");
+    if (object.has("inner_iterations")) series.inner_iterations = object.integer64("inner_iterations");
+    series.samples = object[key ? "measurements" : "samples"].as_numbers();
+    return series;
+}
+
+void write_figure(JsonOut& out, double value, std::string_view unit, std::optional<std::string_view> name) {
+    out.start_object();
+    if (name) out.field("name", *name);
+    out.field("value", value);
+    out.field("unit", unit);
+    out.end_object();
+}
+
+bench::Scalar read_figure(const FieldReader& object, const std::optional<std::string>& key) {
+    bench::Scalar scalar;
+    scalar.name = key ? *key : object.string("name");
+    scalar.value = object.number("value");
+    scalar.unit = object.string("unit");
+    return scalar;
+}
+
+// ---- monitor ------------------------------------------------------------------------
+
+void write_monitor(JsonOut& out, const bench::MonitorReport& report) {
+    out.start_object();
+    out.field("available", report.available);
+    if (exact(out) || !report.available || !report.reason.empty()) out.field("reason", report.reason);
+    out.key("metrics");
+    out.start_object();
+    for (const auto& [name, stats] : report.metrics) {
+        out.key(name);
+        out.start_object();
+        out.field("mean", stats.mean);
+        out.field("min", stats.min);
+        out.field("max", stats.max);
+        out.field("count", stats.count);
+        out.field("unit", stats.unit);
+        out.end_object();
+    }
+    out.end_object();
+    out.key("values");
+    out.start_object();
+    for (const auto& [name, value] : report.values) {
+        out.key(name);
+        write_figure(out, value.value, value.unit);
+    }
+    out.end_object();
+    out.key("flags");
+    out.start_object();
+    for (const auto& [name, flag] : report.flags) out.field(name, flag);
+    out.end_object();
+    out.key("info");
+    out.string_map(report.info);
+    out.key("warnings");
+    out.strings(report.warnings);
+    out.key("timeline");
+    out.start_object();
+    out.key("time_s");
+    out.numbers(report.timeline.time_s);
+    out.key("series");
+    out.start_object();
+    for (const auto& [name, values] : report.timeline.series) {
+        out.key(name);
+        out.numbers(values);
+    }
+    out.end_object();
+    out.end_object();
+    out.end_object();
+}
+
+bench::MonitorReport read_monitor(const FieldReader& object) {
+    const FieldReader monitor = object.as_object();
+    bench::MonitorReport report;
+    report.available = monitor.boolean("available");
+    report.reason = monitor.string_or("reason", "");
+    monitor.object("metrics").each_member([&](const std::string& name, const FieldReader& field) {
+        const FieldReader item = field.as_object();
+        bench::MetricStats stats;
+        stats.mean = item.number("mean");
+        stats.min = item.number("min");
+        stats.max = item.number("max");
+        stats.count = item.integer64("count");
+        stats.unit = item.string("unit");
+        report.metrics.emplace(name, std::move(stats));
+    });
+    monitor.object("values").each_member([&](const std::string& name, const FieldReader& field) {
+        const bench::Scalar figure = read_figure(field.as_object(), name);
+        report.values.emplace(name, bench::MonitorValue{figure.value, figure.unit});
+    });
+    monitor.object("flags").each_member(
+        [&](const std::string& name, const FieldReader& field) { report.flags.emplace(name, field.as_bool()); });
+    report.info = monitor["info"].as_string_map();
+    report.warnings = monitor["warnings"].as_strings();
+    const FieldReader timeline = monitor.object("timeline");
+    report.timeline.time_s = timeline["time_s"].as_numbers();
+    timeline.object("series").each_member([&](const std::string& name, const FieldReader& field) {
+        report.timeline.series.emplace(name, field.as_numbers());
+    });
+    return report;
+}
+
+// ---- sampling -----------------------------------------------------------------------
+
+void write_sampling(JsonOut& out, const std::map<std::string, bench::SamplingReport>& sampling) {
+    out.start_object();
+    for (const auto& [name, report] : sampling) {
+        out.key(name);
+        out.start_object();
+        out.field("stop_reason", report.stop_reason);
+        out.field("elapsed_s", report.elapsed_s);
+        out.field("samples", report.samples);
+        // 0 means no target: null for other readers.
+        out.key("target_ci_width");
+        if (exact(out) || report.target_ci_width > 0) {
+            out.number(report.target_ci_width);
+        } else {
+            out.null();
+        }
+        out.field("ci_width", report.ci_width);
+        out.field("clock_resolution_ns", report.clock_resolution_ns);
+        out.field("clock_cost_ns", report.clock_cost_ns);
+        out.end_object();
+    }
+    out.end_object();
+}
+
+std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& object) {
+    std::map<std::string, bench::SamplingReport> sampling;
+    object.each_member([&](const std::string& name, const FieldReader& field) {
+        const FieldReader item = field.as_object();
+        bench::SamplingReport report;
+        report.stop_reason = item.string("stop_reason");
+        report.elapsed_s = item.number("elapsed_s");
+        report.samples = item.integer64("samples");
+        if (item.has("target_ci_width") && !item["target_ci_width"].value().IsNull())
+            report.target_ci_width = item.number("target_ci_width");
+        report.ci_width = item.number("ci_width");
+        report.clock_resolution_ns = item.number("clock_resolution_ns");
+        report.clock_cost_ns = item.number("clock_cost_ns");
+        sampling.emplace(name, std::move(report));
+    });
+    return sampling;
+}
+
+// ---- shard --------------------------------------------------------------------------
+
+void write_shard(JsonOut& out, const ShardInfo& shard) {
+    out.start_object();
+    out.field("index", shard.index);
+    out.field("count", shard.count);
+    out.field("plan_scenarios", shard.plan_scenarios);
+    out.field("plan_fingerprint", shard.plan_fingerprint);
+    out.end_object();
+}
+
+ShardInfo read_shard(const FieldReader& object) {
+    const FieldReader item = object.as_object();
+    ShardInfo shard;
+    shard.index = item.integer("index");
+    shard.count = item.integer("count");
+    shard.plan_scenarios = static_cast<std::size_t>(item.integer64("plan_scenarios"));
+    shard.plan_fingerprint = item.string("plan_fingerprint");
+    if (shard.count < 1 || shard.index < 1 || shard.index > shard.count)
+        item["index"].fail("must be between 1 and count");
+    return shard;
+}
+
+}  // namespace benchhost

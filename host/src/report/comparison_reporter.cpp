@@ -21,7 +21,7 @@ namespace {
 
 std::string interval_text(const bench::Interval& ci) {
     if (!ci.valid()) return "-";
-    return "[" + format3(ci.low) + ", " + format3(ci.high) + "]";
+    return fmt::format("[{}, {}]", format3(ci.low), format3(ci.high));
 }
 
 std::string verdict_text(const SeriesComparison& row) {

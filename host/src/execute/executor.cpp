@@ -319,11 +319,11 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     } else if (end.fork_error != 0) {
         outcome.result = ended(bench::Status::failed, std::string("cannot start a worker: fork: ") +
                                                           std::strerror(end.fork_error));
-    } else if (end.server_lost) {
+    } else if (end.server_lost && end.pid > 0) {
         // Not the plugin's doing: not a crash while loading, whatever it had reached.
-        outcome.result = ended(bench::Status::crashed,
-                               end.pid > 0 ? "the worker was killed: the worker server that started it ended"
-                                           : "the worker server ended before it could start the worker");
+        outcome.result = ended(bench::Status::crashed, "the worker was killed: the worker server that started it ended");
+    } else if (end.server_lost) {
+        outcome.result = ended(bench::Status::failed, "cannot start a worker: the worker server ended twice before starting it");
     } else if (WIFSIGNALED(end.wait_status)) {
         outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(end.wait_status)) + while_loading);
         outcome.crashed_while_loading = !loaded;

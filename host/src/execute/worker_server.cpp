@@ -10,16 +10,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "execute/executor.hpp"
 #include "execute/worker.hpp"
@@ -108,11 +111,52 @@ void write_record(int fd, WorkerStatusRecord::Kind kind, int value) {
         write_all(fd, std::string_view(reinterpret_cast<const char*>(&record), sizeof record));
 }
 
-// ---------------------------------------------------------------- the server
+// ---------------------------------------------------------------- frames
 
-/// Reads one request: the length with its pipe ends, then the fields. Returns false at
-/// the end of the socket (the host closed it, or is gone).
-bool read_request(int socket, WorkerRequest& request, int (&fds)[request_fd_count], bool& complete) {
+/// Sends a frame: the length of `payload`, with `fds` attached (SCM_RIGHTS), then the
+/// payload. False when the peer is gone.
+bool send_frame(int socket, std::string_view payload, const int* fds, std::size_t fd_count) {
+    std::string frame(sizeof(std::uint32_t), '\0');
+    const auto length = static_cast<std::uint32_t>(payload.size());
+    std::memcpy(frame.data(), &length, sizeof length);
+    frame += payload;
+
+    iovec iov{frame.data(), frame.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * request_fd_count)] = {};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    if (fd_count > 0) {
+        message.msg_control = control;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * fd_count);
+        cmsghdr* c = CMSG_FIRSTHDR(&message);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
+        std::memcpy(CMSG_DATA(c), fds, sizeof(int) * fd_count);
+    }
+    ssize_t n;
+    do n = sendmsg(socket, &message, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) return false;
+    for (std::size_t at = static_cast<std::size_t>(n); at < frame.size();) {
+        n = send(socket, frame.data() + at, frame.size() - at, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        at += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+/// A frame as read: its payload and the descriptors that came with it (owned).
+struct Frame {
+    std::string payload;
+    std::vector<int> fds;
+    bool truncated = false;  // more descriptors came than there was room for
+};
+
+/// Reads one frame; false at the end of the socket (the peer closed it, or is gone).
+bool read_frame(int socket, Frame& frame) {
     std::uint32_t length = 0;
     iovec iov{&length, sizeof length};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * request_fd_count)];
@@ -125,34 +169,32 @@ bool read_request(int socket, WorkerRequest& request, int (&fds)[request_fd_coun
     do n = recvmsg(socket, &message, MSG_WAITALL | MSG_CMSG_CLOEXEC);
     while (n < 0 && errno == EINTR);
     if (n != static_cast<ssize_t>(sizeof length)) return false;
-
-    std::size_t received = 0;
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
         const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
         for (std::size_t i = 0; i < count; ++i) {
             int fd = -1;
             std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-            if (received < request_fd_count) fds[received++] = fd;
-            else close(fd);
+            frame.fds.push_back(fd);
         }
     }
-    if (length > max_request_bytes) return false;  // not a host speaking this protocol
-    std::string payload(length, '\0');
-    for (std::size_t at = 0; at < payload.size();) {
-        const ssize_t got = recv(socket, payload.data() + at, payload.size() - at, MSG_WAITALL);
+    frame.truncated = (message.msg_flags & MSG_CTRUNC) != 0;
+    if (length > max_request_bytes) return false;  // not a peer speaking this protocol
+    frame.payload.assign(length, '\0');
+    for (std::size_t at = 0; at < frame.payload.size();) {
+        const ssize_t got = recv(socket, frame.payload.data() + at, frame.payload.size() - at, MSG_WAITALL);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) return false;
         at += static_cast<std::size_t>(got);
     }
-    complete = received == request_fd_count && (message.msg_flags & MSG_CTRUNC) == 0;
-    try {
-        request = decode(payload);
-    } catch (const std::exception&) {
-        complete = false;
-    }
     return true;
 }
+
+void close_all(const std::vector<int>& fds) {
+    for (const int fd : fds) close(fd);
+}
+
+// ---------------------------------------------------------------- the worker
 
 /// Every signal to its default disposition.
 void reset_signal_dispositions() {
@@ -160,9 +202,9 @@ void reset_signal_dispositions() {
         if (signal_number != SIGKILL && signal_number != SIGSTOP) signal(signal_number, SIG_DFL);
 }
 
-/// In the forked worker: becomes the worker the header describes, runs the scenario,
-/// and exits. `server` is the server's pid.
-[[noreturn]] void become_worker(const WorkerRequest& request, int output, int result, pid_t server) {
+/// In a process just forked by the server: what every worker is, whatever it runs. It
+/// keeps, of the server's descriptors, the standard streams and those in `keep`.
+void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server, which dies with the host
     if (getppid() != server) _exit(125);
@@ -170,9 +212,22 @@ void reset_signal_dispositions() {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    std::vector<int> kept(keep);
+    std::sort(kept.begin(), kept.end());
+    unsigned from = 3;
+    for (const int fd : kept) {
+        if (fd < 3) continue;
+        if (static_cast<unsigned>(fd) > from) close_range(from, static_cast<unsigned>(fd) - 1, 0);
+        from = static_cast<unsigned>(fd) + 1;
+    }
+    close_range(from, ~0U, 0);
+}
 
+/// In a prepared worker: takes the request's pipes and limits, runs the scenario and
+/// exits.
+[[noreturn]] void run_request(const WorkerRequest& request, int output, int result) {
     // stdout and stderr into the output pipe; the result channel as descriptor 3, which
-    // a program the plugin executes does not inherit; nothing else of the server.
+    // a program the plugin executes does not inherit; nothing else.
     dup2(output, STDOUT_FILENO);
     dup2(output, STDERR_FILENO);
     const int channel = 3;
@@ -205,91 +260,178 @@ void reset_signal_dispositions() {
     std::exit(0);  // as `benchhost worker` returns from main(): the plugin's destructors run
 }
 
-int worker_server_main(int socket) {
-    // Only the socket and the standard streams: not what the host had open.
-    if (socket > 3) close_range(3, static_cast<unsigned>(socket) - 1, 0);
-    close_range(static_cast<unsigned>(socket) + 1, ~0U, 0);
-    fcntl(socket, F_SETFD, FD_CLOEXEC);
-
-    // Ctrl-C at the terminal reaches the whole process group, the server with the host:
-    // the host decides what it stops. The host started the server with every signal
-    // blocked; dispositions are set before they are unblocked.
-    reset_signal_dispositions();
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);  // a host that stopped reading a status pipe: EPIPE
-    sigset_t child_signal;
-    sigemptyset(&child_signal);
-    sigaddset(&child_signal, SIGCHLD);
-    sigprocmask(SIG_SETMASK, &child_signal, nullptr);
-    const int children = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (children < 0) {
-        std::fprintf(stderr, "benchhost worker server: signalfd: %s\n", std::strerror(errno));
-        return 71;
+/// A spare: a worker forked and prepared ahead, waiting on its socket for the request
+/// (the frame the host sent, with the output and result pipes). It ends, unused, when
+/// the socket closes.
+[[noreturn]] void run_spare(pid_t server, int socket) {
+    prepare_worker_process(server, {socket});
+    Frame frame;
+    if (!read_frame(socket, frame) || frame.fds.size() != 2) _exit(0);
+    WorkerRequest request;
+    try {
+        request = decode(frame.payload);
+    } catch (const std::exception&) {
+        _exit(0);
     }
-    // What a worker leaves behind when it ends becomes the server's, to be reaped here.
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    const pid_t self = getpid();
+    run_request(request, frame.fds[0], frame.fds[1]);
+}
 
-    std::map<pid_t, int> running;  // worker -> its status pipe
-    auto reap = [&] {
-        int status = 0;
-        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
-            const auto worker = running.find(pid);
-            if (worker == running.end()) continue;  // something a worker left behind
-            write_record(worker->second, WorkerStatusRecord::ended, status);
-            close(worker->second);
-            running.erase(worker);
-        }
-    };
+// ---------------------------------------------------------------- the server
 
-    for (;;) {
-        pollfd fds[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
+class WorkerServerProcess {
+public:
+    explicit WorkerServerProcess(int socket) : socket_(socket), self_(getpid()) {}
+
+    int run() {
+        // Ctrl-C at the terminal reaches the whole process group, the server with the
+        // host: the host decides what it stops. The host started the server with every
+        // signal blocked; dispositions are set before they are unblocked.
+        reset_signal_dispositions();
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGPIPE, SIG_IGN);  // a host that stopped reading a status pipe: EPIPE
+        sigset_t child_signal;
+        sigemptyset(&child_signal);
+        sigaddset(&child_signal, SIGCHLD);
+        sigprocmask(SIG_SETMASK, &child_signal, nullptr);
+        children_ = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (children_ < 0) {
+            std::fprintf(stderr, "benchhost worker server: signalfd: %s\n", std::strerror(errno));
+            return 71;
         }
-        if (fds[1].revents != 0) {
-            for (signalfd_siginfo info; read(children, &info, sizeof info) > 0;) {
+        // What a worker leaves behind when it ends becomes the server's, to be reaped here.
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        make_spare();
+
+        for (;;) {
+            pollfd fds[2] = {{socket_, POLLIN, 0}, {children_, POLLIN, 0}};
+            if (poll(fds, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                break;
             }
-            reap();
+            if (fds[1].revents != 0) {
+                for (signalfd_siginfo info; read(children_, &info, sizeof info) > 0;) {
+                }
+                reap();
+            }
+            if (fds[0].revents == 0) continue;
+            Frame frame;
+            if (!read_frame(socket_, frame)) break;  // the host closed the socket, or is gone
+            start(frame);
         }
-        if (fds[0].revents == 0) continue;
+        shut_down();
+        return 0;
+    }
+
+private:
+    /// Starts the worker of a request from the host: the spare, or a new fork.
+    void start(const Frame& frame) {
         WorkerRequest request;
-        int pipes[request_fd_count] = {-1, -1, -1};
-        bool complete = false;
-        if (!read_request(socket, request, pipes, complete)) break;  // the host is gone
-        const int status = pipes[0], output = pipes[1], result = pipes[2];
-        if (!complete) {  // not from a host of this build: nothing to run
-            for (const int fd : pipes)
-                if (fd >= 0) close(fd);
-            continue;
+        bool valid = frame.fds.size() == request_fd_count && !frame.truncated;
+        try {
+            if (valid) request = decode(frame.payload);
+        } catch (const std::exception&) {
+            valid = false;
         }
-        const pid_t pid = fork();
+        if (!valid) {  // not from a host of this build: nothing to run
+            close_all(frame.fds);
+            return;
+        }
+        const int status = frame.fds[0], output = frame.fds[1], result = frame.fds[2];
+        pid_t pid = 0;
+        if (spare_pid_ > 0) {
+            const int pipes[2] = {output, result};
+            if (send_frame(spare_socket_, frame.payload, pipes, 2)) pid = spare_pid_;
+            else kill(spare_pid_, SIGKILL);  // reaped as any child
+            close(spare_socket_);
+            spare_pid_ = 0;
+            spare_socket_ = -1;
+        }
         if (pid == 0) {
-            close(status);
-            become_worker(request, output, result, self);
+            pid = fork();
+            if (pid == 0) {
+                prepare_worker_process(self_, {output, result});
+                run_request(request, output, result);
+            }
         }
         close(output);
         close(result);
         if (pid < 0) {
             write_record(status, WorkerStatusRecord::fork_failed, errno);
             close(status);
-            continue;
+            return;
         }
         setpgid(pid, pid);  // here too: the group exists before the host may kill it
         write_record(status, WorkerStatusRecord::started, pid);
-        running[pid] = status;
+        running_[pid] = status;
     }
 
-    // The host closed the socket or is gone: no worker outlives it.
-    for (const auto& [pid, status] : running) kill(-pid, SIGKILL);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!running.empty() && std::chrono::steady_clock::now() < give_up) {
-        reap();
-        if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    /// Forks a spare worker, when none waits and no worker runs: the fork never competes
+    /// with a scenario for the CPU.
+    void make_spare() {
+        if (spare_pid_ > 0 || !running_.empty()) return;
+        int ends[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
+        const pid_t pid = fork();
+        if (pid == 0) run_spare(self_, ends[1]);
+        close(ends[1]);
+        if (pid < 0) {
+            close(ends[0]);
+            return;
+        }
+        setpgid(pid, pid);
+        spare_pid_ = pid;
+        spare_socket_ = ends[0];
     }
-    return 0;
+
+    void reap() {
+        int status = 0;
+        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+            if (pid == spare_pid_) {  // a spare that died waiting: another one is made
+                close(spare_socket_);
+                spare_pid_ = 0;
+                spare_socket_ = -1;
+                continue;
+            }
+            const auto worker = running_.find(pid);
+            if (worker == running_.end()) continue;  // something a worker left behind
+            write_record(worker->second, WorkerStatusRecord::ended, status);
+            close(worker->second);
+            running_.erase(worker);
+        }
+        make_spare();
+    }
+
+    /// The host closed the socket or is gone: no worker outlives it.
+    void shut_down() {
+        if (spare_pid_ > 0) {
+            kill(spare_pid_, SIGKILL);
+            running_[spare_pid_] = -1;
+        }
+        for (const auto& [pid, status] : running_) kill(-pid, SIGKILL);
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (!running_.empty() && std::chrono::steady_clock::now() < give_up) {
+            int status = 0;
+            const pid_t pid = waitpid(-1, &status, WNOHANG);
+            if (pid > 0) running_.erase(pid);
+            else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+
+    int socket_;
+    pid_t self_;
+    int children_ = -1;
+    std::map<pid_t, int> running_;  // worker -> its status pipe
+    pid_t spare_pid_ = 0;
+    int spare_socket_ = -1;
+};
+
+int worker_server_main(int socket) {
+    // Only the socket and the standard streams: not what the host had open.
+    if (socket > 3) close_range(3, static_cast<unsigned>(socket) - 1, 0);
+    close_range(static_cast<unsigned>(socket) + 1, ~0U, 0);
+    fcntl(socket, F_SETFD, FD_CLOEXEC);
+    return WorkerServerProcess(socket).run();
 }
 
 // ---------------------------------------------------------------- the host's side
@@ -368,38 +510,6 @@ std::string end_server_locked(std::chrono::milliseconds grace) {
     return waited > 0 ? describe_wait_status(status) : "gone";
 }
 
-/// Sends one request with its pipe ends; false when the server is gone.
-bool send_request_locked(const std::string& payload, const int (&fds)[request_fd_count]) {
-    std::string frame(sizeof(std::uint32_t), '\0');
-    const auto length = static_cast<std::uint32_t>(payload.size());
-    std::memcpy(frame.data(), &length, sizeof length);
-    frame += payload;
-
-    iovec iov{frame.data(), frame.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * request_fd_count)] = {};
-    msghdr message{};
-    message.msg_iov = &iov;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&message);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * request_fd_count);
-    std::memcpy(CMSG_DATA(c), fds, sizeof(int) * request_fd_count);
-    ssize_t n;
-    do n = sendmsg(server.socket, &message, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n <= 0) return false;
-    for (std::size_t at = static_cast<std::size_t>(n); at < frame.size();) {
-        n = send(server.socket, frame.data() + at, frame.size() - at, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        at += static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
 }  // namespace
 
 std::optional<int> run_worker_server_if_requested(int argc, char** argv) {
@@ -456,7 +566,7 @@ WorkerLaunch launch_worker(const WorkerRequest& request) {
                 failure = e.what();
                 break;
             }
-            if (send_request_locked(payload, theirs)) launch.server_generation = server.generation;
+            if (send_frame(server.socket, payload, theirs, request_fd_count)) launch.server_generation = server.generation;
             else failure = "the worker server ended (" + end_server_locked(std::chrono::milliseconds(0)) + ")";
         }
     }

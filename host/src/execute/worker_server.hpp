@@ -7,7 +7,7 @@
 // connected to the host by a Unix socket. It never loads plugin code itself. For each
 // scenario the host sends a request (plugin, entry point, scenario config as JSON, log
 // level, monitor interval, memory limit, environment) with three pipe ends attached
-// (SCM_RIGHTS), and the server forks one worker process, which:
+// (SCM_RIGHTS), and the server gives it to a new worker process, which:
 //
 //   - makes itself the leader of a new process group, which the host kills on timeout,
 //     on interrupt and after the worker ends, so that nothing the plugin started
@@ -21,6 +21,13 @@
 //   - runs the scenario exactly as `benchhost worker` does (run_worker_scenario in
 //     worker.hpp), writing to the result pipe 'L' once the plugin is loaded (a crash
 //     before it is a crash while loading) and then 'R' and the result as JSON.
+//
+// The first three steps need no request: the server forks a worker ahead, a spare,
+// whenever no worker runs (so that the fork never competes with a scenario for the
+// CPU), and the spare waits on a socket of its own for the request the server passes
+// on. A request that finds no spare (the first, or one beside a running worker) gets a
+// worker forked for it. Either way the worker is a fresh process that ran no plugin
+// code before: the server never loads a plugin, nor does a spare before its request.
 //
 // The server writes to the status pipe of each request a record with the worker's pid
 // as soon as it has forked it (from then on the host can kill its group), and one with

@@ -1,6 +1,6 @@
 // integration/fixture_worker: benchmarks for the tests of the worker server
 // (worker_server_test.cpp): one that reports how its worker process was set up, one
-// that prints, one that leaves a child behind and hangs, one with a large result.
+// that prints, two that hang (one leaving a child behind), one with a large result.
 #include <bench/plugin.hpp>
 
 #include <dirent.h>
@@ -96,6 +96,19 @@ BENCH_BENCHMARK(forks_and_hangs, ctx) {
         _exit(0);
     }
     std::ofstream(pid_file) << child << "\n";
+    for (;;) pause();
+}
+
+// Writes its pid into the file named by the parameter "pid_file", and hangs: the test
+// knows then that its worker runs, and which process it is.
+BENCH_BENCHMARK(writes_its_pid_and_hangs, ctx) {
+    const std::string pid_file = ctx.params().get_string("pid_file");
+    if (pid_file.empty()) throw std::runtime_error("parameter pid_file is not set");
+    {
+        std::ofstream out(pid_file + ".tmp");
+        out << getpid() << "\n";
+    }
+    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
     for (;;) pause();
 }
 

@@ -30,12 +30,12 @@
 // code before: the server never loads a plugin, nor does a spare before its request.
 //
 // The server writes to the status pipe of each request a record with the worker's pid
-// as soon as it has forked it (from then on the host can kill its group), and one with
-// its wait status when it ends (the server reaps its workers; it is also the subreaper
-// of what they leave behind, and reaps that too). A server that ends closes these pipes:
-// the host sees end of file without a wait status, reports the scenario, and starts a
-// new server for the next one. When the host closes the socket, the server kills its
-// workers' groups and exits.
+// as soon as the worker has the request (from then on the host can kill its group), and
+// one with its wait status when it ends (the server reaps its workers; it is also the
+// subreaper of what they leave behind, and reaps that too). A server that ends closes
+// these pipes: the host sees end of file without a wait status, reports the scenario,
+// and starts a new server for the next one. When the host closes the socket, the server
+// kills its workers' groups and its spare, and exits.
 #pragma once
 
 #include <sys/types.h>

@@ -95,7 +95,11 @@ BENCH_BENCHMARK(forks_and_hangs, ctx) {
         sleep(300);
         _exit(0);
     }
-    std::ofstream(pid_file) << child << "\n";
+    {
+        std::ofstream out(pid_file + ".tmp");
+        out << child << "\n";
+    }
+    std::rename((pid_file + ".tmp").c_str(), pid_file.c_str());
     for (;;) pause();
 }
 

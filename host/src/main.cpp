@@ -9,16 +9,32 @@
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
 #include "execute/worker.hpp"
+#include "execute/worker_server.hpp"
 
 int main(int argc, char** argv) {
     using namespace benchhost;
+    // This executable is also the worker server of process isolation (worker_server.hpp).
+    if (const std::optional<int> status = run_worker_server_if_requested(argc, argv)) return *status;
     ParsedCommandLine parsed = parse_command_line(argc, argv);
     if (!parsed.command) return parsed.exit_code;
     return std::visit(
         [](auto& command) -> int {
             using T = std::decay_t<decltype(command)>;
-            if constexpr (std::is_same_v<T, RunCommand>) return run_benchmarks(command.options);
-            else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
+            if constexpr (std::is_same_v<T, RunCommand>) {
+                // The worker server starts here, before the run has threads, and gets
+                // ready while the run discovers and plans.
+                const RunOptions& options = command.options;
+                if (options.isolation == Isolation::process && !options.dry_run) {
+                    try {
+                        start_worker_server();
+                    } catch (const std::exception&) {
+                        // The first scenario tries again, and reports why it cannot.
+                    }
+                }
+                const int status = run_benchmarks(options);
+                stop_worker_server();
+                return status;
+            } else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
             else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);
             else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command.out, command.shards);

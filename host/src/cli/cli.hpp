@@ -1,6 +1,7 @@
-// The command line: `benchhost [run] [options]`, `benchhost list`, `benchhost compare`,
-// `benchhost export`, and the internal `benchhost worker` that the host starts for
-// each scenario.
+// The command line: `benchhost [run] [options]`, `benchhost list`, `compare`, `merge`,
+// `report`, `export`, and `benchhost worker`, which runs one scenario in its own process
+// (for debugging; a run starts its workers through the worker server,
+// execute/worker_server.hpp).
 #pragma once
 
 #include <filesystem>

@@ -284,13 +284,6 @@ int run_benchmarks(const RunOptions& options) {
                  file.path.string(), file.reason);
     for (const std::string& warning : plan.warnings) log->warn("{}", warning);
 
-    char scratch_template[] = "/tmp/benchhost-XXXXXX";
-    const char* scratch = mkdtemp(scratch_template);
-    if (scratch == nullptr) {
-        log->error("cannot create a scratch folder in /tmp: {}", std::strerror(errno));
-        return 2;
-    }
-
     if (!options.resume_dir) record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
     record.interrupted = false;
     record.finished = false;
@@ -312,8 +305,6 @@ int run_benchmarks(const RunOptions& options) {
         reporters = make_run_reporters(options, output_dir, *log);
     } catch (const std::exception& e) {
         log->error("{}", e.what());
-        std::error_code ignored;
-        fs::remove_all(scratch, ignored);
         return 2;
     }
     reporters.run_started(record);
@@ -324,7 +315,6 @@ int run_benchmarks(const RunOptions& options) {
     loop.execution.isolation = options.isolation;
     loop.execution.timeout_s = options.timeout_s;
     loop.execution.memory_limit_mib = options.memory_limit_mib;
-    loop.execution.scratch_dir = scratch;
     loop.execution.worker_log_level = options.log_level;
     loop.execution.monitor_interval_ms = options.monitor_interval_ms;
 
@@ -334,8 +324,6 @@ int run_benchmarks(const RunOptions& options) {
 
     record.finished = !record.interrupted;
     record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
-    std::error_code ignored;
-    fs::remove_all(scratch, ignored);
     if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
 
     reporters.run_finished(record);

@@ -2,43 +2,28 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <sstream>
 
-#include "util/atomic_file.hpp"
-#include "json/result_json.hpp"
 #include "execute/worker.hpp"
+#include "execute/worker_server.hpp"
+#include "json/result_json.hpp"
 
 namespace benchhost {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::atomic<int> interrupts{0};
-std::atomic<pid_t> running_worker_group{0};
-
-void on_interrupt(int) {
-    if (interrupts.fetch_add(1) >= 1) {
-        const pid_t group = running_worker_group.load();
-        if (group > 0) kill(-group, SIGKILL);
-        _exit(130);
-    }
-    const pid_t group = running_worker_group.load();
-    if (group > 0) kill(-group, SIGKILL);
-}
 
 std::string iso_now() {
     const std::time_t now = std::time(nullptr);
@@ -106,13 +91,6 @@ bench::ScenarioResult ended(bench::Status status, std::string reason) {
     return result;
 }
 
-std::string read_whole_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 /// Whether a worker that ran under a memory limit failed for lack of memory: it threw
 /// std::bad_alloc, or died after saying so (an allocation failure in a noexcept path).
 bool ran_out_of_memory(const ScenarioOutcome& outcome) {
@@ -125,125 +103,243 @@ bool ran_out_of_memory(const ScenarioOutcome& outcome) {
     return false;
 }
 
-/// Runs the scenario in a worker process; fills the outcome's result and log tail.
-void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log,
-                   ScenarioOutcome& outcome) {
-    static std::atomic<int> sequence{0};
-    const std::string stem = "scenario_" + std::to_string(sequence++);
-    const fs::path config_file = options.scratch_dir / (stem + ".config.json");
-    const fs::path result_file = options.scratch_dir / (stem + ".result.json");
-    write_file_atomically(config_file, config_to_json(scenario.config));
-    fs::remove(result_file);
-
-    int output[2];
-    if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-
-    static const std::vector<std::string> environment = worker_environment();
-    std::vector<const char*> envp;
-    for (const std::string& variable : environment) envp.push_back(variable.c_str());
-    envp.push_back(nullptr);
-    const fs::path loaded_marker = result_file.string() + ".loaded";
-    fs::remove(loaded_marker);
-
-    const std::string plugin = scenario.plugin_path.string();
-    const std::string config = config_file.string(), result = result_file.string();
-    std::ostringstream interval;
-    interval << options.monitor_interval_ms;
-    const std::string monitor_interval = interval.str();
-    std::vector<const char*> argv = {"benchhost-worker", "worker",   "--plugin",    plugin.c_str(),
-                                     "--symbol",         scenario.symbol.c_str(),      "--config",
-                                     config.c_str(),     "--result", result.c_str(), "--log-level",
-                                     options.worker_log_level.c_str(), "--monitor-interval",
-                                     monitor_interval.c_str(), nullptr};
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-        // In the child: only async-signal-safe calls until exec.
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // die with the host, even on kill -9
-        if (getppid() != parent) _exit(125);
-        dup2(output[1], STDOUT_FILENO);
-        dup2(output[1], STDERR_FILENO);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        if (options.memory_limit_mib > 0) {
-            const rlim_t bytes = static_cast<rlim_t>(options.memory_limit_mib) << 20;
-            const rlimit limit{bytes, bytes};
-            setrlimit(RLIMIT_AS, &limit);
-        }
-        execve("/proc/self/exe", const_cast<char* const*>(argv.data()), const_cast<char* const*>(envp.data()));
-        _exit(127);
+/// Closes a descriptor when it goes out of scope.
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd() { reset(); }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+    bool open() const { return fd_ >= 0; }
+    void reset() {
+        if (fd_ >= 0) close(fd_);
+        fd_ = -1;
     }
-    setpgid(pid, pid);  // also here, so that the group exists before we may kill it
-    running_worker_group = pid;
-    close(output[1]);
 
-    OutputCollector collector(log, scenario.config.scenario_id());
-    const auto start = std::chrono::steady_clock::now();
+private:
+    int fd_;
+};
+
+/// The groups of the running workers, for the interrupt handler: a fixed set of slots,
+/// which a signal handler can read.
+class RunningGroups {
+public:
+    void add(pid_t group) {
+        for (auto& slot : slots_) {
+            pid_t empty = 0;
+            if (slot.compare_exchange_strong(empty, group)) return;
+        }
+    }
+    void remove(pid_t group) {
+        for (auto& slot : slots_) {
+            pid_t expected = group;
+            if (slot.compare_exchange_strong(expected, 0)) return;
+        }
+    }
+    void kill_all() {
+        for (auto& slot : slots_)
+            if (const pid_t group = slot.load(); group > 0) kill(-group, SIGKILL);
+    }
+
+private:
+    std::array<std::atomic<pid_t>, 64> slots_{};
+};
+
+/// How the wait for a worker ended.
+struct WorkerEnd {
+    pid_t pid = 0;            // 0: the server never said it started one
+    bool ended = false;       // its wait status came
+    int wait_status = 0;
+    int fork_error = 0;       // the server could not fork it: errno
+    bool server_lost = false;  // the status pipe closed without an end: the server is gone
+    bool timed_out = false;
+    bool loaded = false;      // the worker said that the plugin is loaded
+    std::string result;       // what followed 'R' on the result pipe
+};
+
+std::atomic<int> interrupts{0};
+RunningGroups running_groups;
+
+void on_interrupt(int) {
+    const bool second = interrupts.fetch_add(1) >= 1;
+    running_groups.kill_all();
+    if (second) _exit(130);
+}
+
+/// Reads what the worker and the server say until the worker has ended (or the server
+/// is gone), forwarding the output to `collector`; kills the worker's group at the
+/// deadline and on interrupt. Returns with the group killed and the pipes drained.
+WorkerEnd wait_for_worker(const WorkerLaunch& launch, const ExecutionOptions& options, OutputCollector& collector,
+                          std::chrono::steady_clock::time_point start) {
+    WorkerEnd end;
     const bool limited = options.timeout_s > 0;
     const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       std::chrono::duration<double>(options.timeout_s));
-    int wait_status = 0;
-    bool exited = false, timed_out = false, pipe_open = true;
+    bool status_open = true, output_open = true, result_open = true;
+    std::string status_bytes, channel;
     char buffer[65536];
-    while (!exited) {
-        if (pipe_open) {
-            pollfd fd{output[0], POLLIN, 0};
-            if (poll(&fd, 1, 20) > 0) {
-                const ssize_t n = read(output[0], buffer, sizeof buffer);
-                if (n > 0) collector.append(buffer, static_cast<std::size_t>(n));
-                else if (n == 0 || errno != EINTR) pipe_open = false;
-            }
-        } else {
-            usleep(20'000);
-        }
-        const pid_t waited = waitpid(pid, &wait_status, WNOHANG);
-        if (waited == pid) exited = true;
-        if (!exited && options.while_waiting) options.while_waiting();
-        if (!exited && interrupt_requested()) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &wait_status, 0);
-            exited = true;
-        }
-        if (!exited && limited && std::chrono::steady_clock::now() >= deadline) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &wait_status, 0);
-            exited = timed_out = true;
-        }
-    }
-    // Whatever the plugin started goes with it.
-    kill(-pid, SIGKILL);
-    running_worker_group = 0;
-    // Drain what is left without waiting on a descendant that kept the pipe open.
-    fcntl(output[0], F_SETFL, O_NONBLOCK);
-    for (ssize_t n; pipe_open && (n = read(output[0], buffer, sizeof buffer)) > 0;)
-        collector.append(buffer, static_cast<std::size_t>(n));
-    close(output[0]);
-    collector.finish();
 
+    auto read_channel = [&](int fd, bool& open, auto&& consume) {
+        const ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n > 0) consume(buffer, static_cast<std::size_t>(n));
+        else if (n == 0 || (errno != EINTR && errno != EAGAIN)) open = false;
+    };
+    auto to_collector = [&](const char* data, std::size_t size) { collector.append(data, size); };
+    auto to_channel = [&](const char* data, std::size_t size) { channel.append(data, size); };
+    auto to_status = [&](const char* data, std::size_t size) {
+        status_bytes.append(data, size);
+        while (status_bytes.size() >= sizeof(WorkerStatusRecord)) {
+            WorkerStatusRecord record;
+            std::memcpy(&record, status_bytes.data(), sizeof record);
+            status_bytes.erase(0, sizeof record);
+            if (record.kind == WorkerStatusRecord::started && end.pid == 0) {
+                end.pid = record.value;
+                running_groups.add(end.pid);
+            } else if (record.kind == WorkerStatusRecord::ended) {
+                end.ended = true;
+                end.wait_status = record.value;
+            } else if (record.kind == WorkerStatusRecord::fork_failed) {
+                end.fork_error = record.value;
+            }
+        }
+    };
+
+    // A server that has not said it started the worker this long after the deadline
+    // does not answer: it is killed, and replaced.
+    const auto server_deadline = deadline + std::chrono::seconds(5);
+    bool stop = false, killed = false, server_killed = false;
+    while (!end.ended && end.fork_error == 0 && !end.server_lost) {
+        const auto now = std::chrono::steady_clock::now();
+        // The group is registered (on 'P') before this check: an interrupt either finds
+        // the group to kill or is found here.
+        if (!stop && interrupt_requested()) stop = true;
+        if (!stop && limited && now >= deadline) stop = end.timed_out = true;
+        if (stop && !killed && end.pid > 0) {
+            kill(-end.pid, SIGKILL);
+            killed = true;
+        }
+        if (end.timed_out && end.pid == 0 && !server_killed && now >= server_deadline) {
+            if (const pid_t server = worker_server_pid(); server > 0) kill(server, SIGKILL);
+            server_killed = true;
+        }
+        // Until the deadline, or the server's; then until the status comes.
+        int timeout_ms = -1;
+        if (limited && (!stop || (end.pid == 0 && !server_killed))) {
+            const auto until = (stop ? server_deadline : deadline) - now;
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(until).count();
+            timeout_ms = static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left, 0, 3'600'000));
+        }
+        // The run may bring its files up to date while a long scenario runs.
+        if (options.while_waiting && !stop) timeout_ms = timeout_ms < 0 ? 100 : std::min(timeout_ms, 100);
+        pollfd fds[3];
+        nfds_t count = 0;
+        if (status_open) fds[count++] = {launch.status, POLLIN, 0};
+        if (output_open) fds[count++] = {launch.output, POLLIN, 0};
+        if (result_open) fds[count++] = {launch.result, POLLIN, 0};
+        if (poll(fds, count, timeout_ms) < 0 && errno != EINTR) {
+            end.server_lost = true;  // cannot wait: treated as a lost server, which kills the worker
+            break;
+        }
+        for (nfds_t i = 0; i < count; ++i) {
+            if (fds[i].revents == 0) continue;
+            if (fds[i].fd == launch.status) read_channel(launch.status, status_open, to_status);
+            else if (fds[i].fd == launch.output) read_channel(launch.output, output_open, to_collector);
+            else read_channel(launch.result, result_open, to_channel);
+        }
+        if (!status_open && !end.ended && end.fork_error == 0) end.server_lost = true;
+        if (options.while_waiting && !stop && !end.ended) options.while_waiting();
+    }
+    if (end.pid > 0) {
+        // Whatever the plugin started goes with it (and a worker whose server is gone).
+        kill(-end.pid, SIGKILL);
+        running_groups.remove(end.pid);
+    }
+    // Drain what is left without waiting on a descendant that kept a pipe open.
+    auto drain = [&](int fd, bool open, auto&& consume) {
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        while (open) {
+            const ssize_t n = read(fd, buffer, sizeof buffer);
+            if (n > 0) consume(buffer, static_cast<std::size_t>(n));
+            else if (n < 0 && errno == EINTR) continue;
+            else open = false;
+        }
+    };
+    drain(launch.output, output_open, to_collector);
+    drain(launch.result, result_open, to_channel);
+
+    if (channel.starts_with("L")) {
+        end.loaded = true;
+        channel.erase(0, 1);
+    }
+    if (channel.starts_with("R")) end.result = channel.substr(1);
+    return end;
+}
+
+/// Runs the scenario in a worker process, started by the worker server; fills the
+/// outcome's result and log tail.
+void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log,
+                   ScenarioOutcome& outcome) {
+    WorkerRequest request;
+    request.plugin = scenario.plugin_path.string();
+    request.symbol = scenario.symbol;
+    request.config_json = config_to_json(scenario.config);
+    request.log_level = options.worker_log_level;
+    request.monitor_interval_ms = options.monitor_interval_ms;
+    request.memory_limit_mib = options.memory_limit_mib;
+    request.environment = worker_environment();
+
+    OutputCollector collector(log, scenario.config.scenario_id());
+    const auto start = std::chrono::steady_clock::now();
+    WorkerEnd end;
+    for (int attempt = 1;; ++attempt) {
+        WorkerLaunch launch;
+        try {
+            launch = launch_worker(request);
+        } catch (const std::exception& e) {
+            outcome.result = ended(bench::Status::failed, e.what());
+            return;
+        }
+        const Fd status(launch.status), output(launch.output), result(launch.result);
+        end = wait_for_worker(launch, options, collector, start);
+        if (!end.server_lost) break;
+        const std::string how = worker_server_lost(launch.server_generation);
+        log.warn("the worker server ended{}{}; a new one is started", how.empty() ? "" : " (" + how + ")",
+                 end.pid > 0 ? " while " + scenario.config.scenario_id() + " ran" : "");
+        // The scenario never started: it runs on the new server.
+        if (end.pid > 0 || end.timed_out || interrupt_requested() || attempt == 2) break;
+    }
+    collector.finish();
     outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.log_tail = collector.tail();
 
-    const bool loaded = fs::exists(loaded_marker);
+    const bool loaded = end.loaded;
     const std::string while_loading = loaded ? "" : " while loading " + scenario.plugin_path.string();
-    if (timed_out) {
+    if (end.timed_out) {
         std::ostringstream reason;
         reason << "timed out after " << options.timeout_s << " s" << while_loading << "; the worker was killed";
         outcome.result = ended(bench::Status::timed_out, reason.str());
-    } else if (WIFSIGNALED(wait_status)) {
-        outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(wait_status)) + while_loading);
+    } else if (end.fork_error != 0) {
+        outcome.result = ended(bench::Status::failed, std::string("cannot start a worker: fork: ") +
+                                                          std::strerror(end.fork_error));
+    } else if (end.server_lost && end.pid > 0) {
+        // Not the plugin's doing: not a crash while loading, whatever it had reached.
+        outcome.result = ended(bench::Status::crashed, "the worker was killed: the worker server that started it ended");
+    } else if (end.server_lost) {
+        outcome.result = ended(bench::Status::failed, "cannot start a worker: the worker server ended twice before starting it");
+    } else if (WIFSIGNALED(end.wait_status)) {
+        outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(end.wait_status)) + while_loading);
         outcome.crashed_while_loading = !loaded;
-    } else if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+    } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) != 0) {
         outcome.result = ended(bench::Status::exited, "the worker exited with status " +
-                                                          std::to_string(WEXITSTATUS(wait_status)) +
+                                                          std::to_string(WEXITSTATUS(end.wait_status)) +
                                                           (loaded ? " before reporting a result" : while_loading));
         outcome.crashed_while_loading = !loaded;
-    } else if (!fs::exists(result_file)) {
+    } else if (end.result.empty()) {
         outcome.result = ended(bench::Status::exited, "the worker exited with status 0 before reporting a result");
     } else {
         try {
-            outcome.result = result_from_json(read_whole_file(result_file));
+            outcome.result = result_from_json(end.result);
         } catch (const std::exception& e) {
             outcome.result = ended(bench::Status::failed, std::string("unreadable worker result: ") + e.what());
         }
@@ -253,10 +349,6 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
         outcome.result.reason = "out of memory: the worker exceeded --memory-limit " +
                                 std::to_string(options.memory_limit_mib) + " MiB (" + outcome.result.reason + ")";
     }
-    std::error_code ignored;
-    fs::remove(config_file, ignored);
-    fs::remove(result_file, ignored);
-    fs::remove(loaded_marker, ignored);
 }
 
 }  // namespace

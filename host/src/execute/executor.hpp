@@ -1,8 +1,11 @@
 // Execute: runs one planned scenario and classifies how it ended. In process isolation
-// the scenario runs in a worker process (this executable re-executed as
-// `benchhost worker ...`) in its own process group, which is killed when the
-// scenario times out, when the run is interrupted, and after the worker ends (so that
-// no child of a plugin outlives it).
+// the scenario runs in a worker process of its own, forked for it by the worker server
+// (worker_server.hpp: one per run, started from main()), in its own process group,
+// which is killed when the scenario times out, when the run is interrupted, and after
+// the worker ends (so that no child of a plugin outlives it). The host waits for the
+// worker on its pipes alone (its output, its result, the server's status records), in
+// one poll: there is no polling interval, and a worker is seen to end when it ends.
+// The config and the result travel through those pipes, not through files.
 #pragma once
 
 #include <filesystem>
@@ -22,10 +25,9 @@ struct ExecutionOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;           // 0: no limit
     std::size_t memory_limit_mib = 0;  // address space of a worker (RLIMIT_AS); 0: no limit
-    std::filesystem::path scratch_dir;  // where request and result files go
     std::string worker_log_level = "info";
     double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
-    /// Called every few tens of milliseconds while a worker runs (process isolation), so
+    /// Called about every 100 ms while a worker runs (process isolation), so
     /// that the run can bring its files up to date during a long scenario.
     std::function<void()> while_waiting;
 };

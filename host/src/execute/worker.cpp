@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -144,9 +145,9 @@ bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const
     return call_entry_point(loaded.entry, config, std::move(logger), monitoring);
 }
 
-int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
-                const std::filesystem::path& config_file, const std::filesystem::path& result_file,
-                const std::string& log_level, double monitor_interval_ms) {
+bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, const std::string& symbol,
+                                          const std::string& config_json, const std::string& log_level,
+                                          double monitor_interval_ms, const std::function<void()>& loaded) {
     // The host reads these lines from the worker's stderr into its log.
     auto logger = std::make_shared<spdlog::logger>("plugin", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     logger->set_pattern("[%l] %v");
@@ -154,17 +155,17 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
 
     bench::ScenarioResult result;
     try {
-        const bench::ScenarioConfig config = config_from_json(read_file(config_file));
+        const bench::ScenarioConfig config = config_from_json(config_json);
         const auto load_start = bench::Clock::now();
-        const LoadedEntryPoint loaded = load_entry_point(plugin, symbol);
+        const LoadedEntryPoint entry = load_entry_point(plugin, symbol);
         const double load_ms = bench::elapsed_ns(load_start, bench::Clock::now()) / 1e6;
-        if (loaded.entry == nullptr) {
-            result = failure(loaded.error);
+        if (entry.entry == nullptr) {
+            result = failure(entry.error);
         } else {
-            write_file_atomically(std::filesystem::path(result_file.string() + ".loaded"), "");
+            loaded();
             bench::MonitorOptions monitoring;
             monitoring.interval_ms = monitor_interval_ms;
-            result = call_entry_point(loaded.entry, config, logger, monitoring);
+            result = call_entry_point(entry.entry, config, logger, monitoring);
             // The cold start begins with loading the plugin (and what it links: LibTorch).
             if (result.find_scalar("plugin_load") == nullptr) result.scalars.push_back({"plugin_load", load_ms, "ms"});
         }
@@ -175,10 +176,31 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
     if (getrusage(RUSAGE_SELF, &usage) == 0)
         result.scalars.push_back({"peak_rss", static_cast<double>(usage.ru_maxrss) / 1024.0, "MiB"});
     logger->flush();
+    return result;
+}
+
+int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
+                const std::filesystem::path& config_file, const std::filesystem::path& result_file,
+                const std::string& log_level, double monitor_interval_ms) {
+    std::string config_json;
+    std::string config_error;
+    try {
+        config_json = read_file(config_file);
+    } catch (const std::exception& e) {
+        config_error = std::string("worker: ") + e.what();
+    }
+    bench::ScenarioResult result;
+    if (config_error.empty()) {
+        result = run_worker_scenario(plugin, symbol, config_json, log_level, monitor_interval_ms, [&] {
+            write_file_atomically(std::filesystem::path(result_file.string() + ".loaded"), "");
+        });
+    } else {
+        result = failure(config_error);
+    }
     try {
         write_file_atomically(result_file, result_to_json(result));
     } catch (const std::exception& e) {
-        logger->error("{}", e.what());
+        std::fprintf(stderr, "[error] %s\n", e.what());
         return 70;  // EX_SOFTWARE: the host reports that no result came back
     }
     return 0;

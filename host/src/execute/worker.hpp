@@ -1,9 +1,11 @@
 // The worker side: loading a plugin with Boost.DLL and calling one entry point. In
-// process isolation this runs in a child process (`benchhost worker ...`); with
+// process isolation this runs in a worker process, forked for the scenario by the
+// worker server (worker_server.hpp), or started as `benchhost worker ...` by hand; with
 // --isolation none, in the host itself.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,7 +47,18 @@ bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const
                                       const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
                                       const bench::MonitorOptions& monitoring = {});
 
-/// main() of a worker process: reads the scenario config (JSON) from `config_file`,
+/// What a worker process does with one scenario, wherever its config comes from and its
+/// result goes: parses `config_json`, loads the plugin, calls `loaded()` once the
+/// plugin is loaded (so that the host can tell a crash while loading, in a static
+/// initializer, from one while running), runs the entry point with the monitors around
+/// it, and returns the result with the plugin's load time ("plugin_load") and the
+/// process's peak RSS ("peak_rss") added. The plugin's log lines go to stderr as
+/// "[level] text". Never throws: a bad config becomes a failed result.
+bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, const std::string& symbol,
+                                          const std::string& config_json, const std::string& log_level,
+                                          double monitor_interval_ms, const std::function<void()>& loaded);
+
+/// main() of `benchhost worker` (kept for debugging a plugin by hand): reads the scenario config (JSON) from `config_file`,
 /// runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`.
 /// Once the plugin is loaded it creates `<result_file>.loaded`, so that the host can
 /// tell a crash while loading (a static initializer) from one while running.

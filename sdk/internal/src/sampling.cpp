@@ -16,9 +16,12 @@ SampleTable::SampleTable(std::vector<Merge> merges, std::size_t capacity)
     : merges_(std::move(merges)),
       stride_(1 + merges_.size()),
       capacity_(std::max<std::size_t>(capacity, 3)),
-      data_(capacity_ * stride_, nan),
-      weights_(capacity_, 0),
-      scratch_(stride_, nan) {}
+      scratch_(stride_, nan) {
+    // Rows are appended as they come: a table filled up front costs a page fault per
+    // 4 KiB in every worker before its scenario starts, several milliseconds on a VM.
+    data_.reserve(capacity_ * stride_);
+    weights_.reserve(capacity_);
+}
 
 double* SampleTable::begin_row(double t) {
     scratch_[0] = t;
@@ -42,8 +45,8 @@ void SampleTable::commit() {
         halve();
         if (join_last()) return;
     }
-    std::copy(scratch_.begin(), scratch_.end(), data_.begin() + static_cast<std::ptrdiff_t>(rows_ * stride_));
-    weights_[rows_] = 1;
+    data_.insert(data_.end(), scratch_.begin(), scratch_.end());
+    weights_.push_back(1);
     ++rows_;
 }
 
@@ -80,6 +83,8 @@ void SampleTable::halve() {
         weights_[1 + pairs] = weights_[rows_ - 1];
     }
     rows_ = 1 + pairs + merged % 2;
+    data_.resize(rows_ * stride_);
+    weights_.resize(rows_);
     ++halvings_;
 }
 

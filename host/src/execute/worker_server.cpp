@@ -1,0 +1,587 @@
+#include "execute/worker_server.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "execute/executor.hpp"
+#include "execute/worker.hpp"
+#include "json/result_json.hpp"
+
+namespace benchhost {
+
+namespace {
+
+// ---------------------------------------------------------------- the request's bytes
+
+// A request on the socket: a 4-byte length, then that many bytes of fields, each a
+// 4-byte length and its bytes; the status, output and result pipe ends come with the
+// length (SCM_RIGHTS).
+constexpr std::size_t request_fd_count = 3;
+constexpr std::uint32_t max_request_bytes = 256u << 20;
+
+void put_field(std::string& out, std::string_view field) {
+    const auto size = static_cast<std::uint32_t>(field.size());
+    out.append(reinterpret_cast<const char*>(&size), sizeof size);
+    out.append(field);
+}
+
+class FieldReader {
+public:
+    explicit FieldReader(std::string_view bytes) : bytes_(bytes) {}
+    std::string next() {
+        std::uint32_t size = 0;
+        if (bytes_.size() < sizeof size) throw std::runtime_error("truncated request");
+        std::memcpy(&size, bytes_.data(), sizeof size);
+        bytes_.remove_prefix(sizeof size);
+        if (bytes_.size() < size) throw std::runtime_error("truncated request");
+        std::string field(bytes_.substr(0, size));
+        bytes_.remove_prefix(size);
+        return field;
+    }
+
+private:
+    std::string_view bytes_;
+};
+
+std::string encode(const WorkerRequest& request) {
+    std::string payload;
+    put_field(payload, request.plugin);
+    put_field(payload, request.symbol);
+    put_field(payload, request.config_json);
+    put_field(payload, request.log_level);
+    char interval[64];
+    std::snprintf(interval, sizeof interval, "%.17g", request.monitor_interval_ms);
+    put_field(payload, interval);
+    put_field(payload, std::to_string(request.memory_limit_mib));
+    put_field(payload, std::to_string(request.environment.size()));
+    for (const std::string& variable : request.environment) put_field(payload, variable);
+    return payload;
+}
+
+WorkerRequest decode(std::string_view payload) {
+    FieldReader fields(payload);
+    WorkerRequest request;
+    request.plugin = fields.next();
+    request.symbol = fields.next();
+    request.config_json = fields.next();
+    request.log_level = fields.next();
+    request.monitor_interval_ms = std::strtod(fields.next().c_str(), nullptr);
+    request.memory_limit_mib = std::strtoull(fields.next().c_str(), nullptr, 10);
+    const std::size_t count = std::strtoull(fields.next().c_str(), nullptr, 10);
+    for (std::size_t i = 0; i < count; ++i) request.environment.push_back(fields.next());
+    return request;
+}
+
+/// Writes all of `bytes`; false on an error (EPIPE when the reader is gone).
+bool write_all(int fd, std::string_view bytes) {
+    while (!bytes.empty()) {
+        const ssize_t n = write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+void write_record(int fd, WorkerStatusRecord::Kind kind, int value) {
+    const WorkerStatusRecord record{kind, value};
+    // Smaller than PIPE_BUF, into a pipe holding at most one other record: one write.
+    [[maybe_unused]] const bool written =
+        write_all(fd, std::string_view(reinterpret_cast<const char*>(&record), sizeof record));
+}
+
+// ---------------------------------------------------------------- frames
+
+/// Sends a frame: the length of `payload`, with `fds` attached (SCM_RIGHTS), then the
+/// payload. False when the peer is gone.
+bool send_frame(int socket, std::string_view payload, const int* fds, std::size_t fd_count) {
+    std::string frame(sizeof(std::uint32_t), '\0');
+    const auto length = static_cast<std::uint32_t>(payload.size());
+    std::memcpy(frame.data(), &length, sizeof length);
+    frame += payload;
+
+    iovec iov{frame.data(), frame.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * request_fd_count)] = {};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    if (fd_count > 0) {
+        message.msg_control = control;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * fd_count);
+        cmsghdr* c = CMSG_FIRSTHDR(&message);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
+        std::memcpy(CMSG_DATA(c), fds, sizeof(int) * fd_count);
+    }
+    ssize_t n;
+    do n = sendmsg(socket, &message, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) return false;
+    for (std::size_t at = static_cast<std::size_t>(n); at < frame.size();) {
+        n = send(socket, frame.data() + at, frame.size() - at, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        at += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+/// A frame as read: its payload and the descriptors that came with it (owned).
+struct Frame {
+    std::string payload;
+    std::vector<int> fds;
+    bool truncated = false;  // more descriptors came than there was room for
+};
+
+/// Reads one frame; false at the end of the socket (the peer closed it, or is gone).
+bool read_frame(int socket, Frame& frame) {
+    std::uint32_t length = 0;
+    iovec iov{&length, sizeof length};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * request_fd_count)];
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    ssize_t n;
+    do n = recvmsg(socket, &message, MSG_WAITALL | MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof length)) return false;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            frame.fds.push_back(fd);
+        }
+    }
+    frame.truncated = (message.msg_flags & MSG_CTRUNC) != 0;
+    if (length > max_request_bytes) return false;  // not a peer speaking this protocol
+    frame.payload.assign(length, '\0');
+    for (std::size_t at = 0; at < frame.payload.size();) {
+        const ssize_t got = recv(socket, frame.payload.data() + at, frame.payload.size() - at, MSG_WAITALL);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        at += static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
+void close_all(const std::vector<int>& fds) {
+    for (const int fd : fds) close(fd);
+}
+
+// ---------------------------------------------------------------- the worker
+
+/// Every signal to its default disposition.
+void reset_signal_dispositions() {
+    for (int signal_number = 1; signal_number < NSIG; ++signal_number)
+        if (signal_number != SIGKILL && signal_number != SIGSTOP) signal(signal_number, SIG_DFL);
+}
+
+/// In a process just forked by the server: what every worker is, whatever it runs. It
+/// keeps, of the server's descriptors, the standard streams and those in `keep`.
+void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server, which dies with the host
+    if (getppid() != server) _exit(125);
+    reset_signal_dispositions();
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    std::vector<int> kept(keep);
+    std::sort(kept.begin(), kept.end());
+    unsigned from = 3;
+    for (const int fd : kept) {
+        if (fd < 3) continue;
+        if (static_cast<unsigned>(fd) > from) close_range(from, static_cast<unsigned>(fd) - 1, 0);
+        from = static_cast<unsigned>(fd) + 1;
+    }
+    close_range(from, ~0U, 0);
+}
+
+/// In a prepared worker: takes the request's pipes and limits, runs the scenario and
+/// exits.
+[[noreturn]] void run_request(const WorkerRequest& request, int output, int result) {
+    // stdout and stderr into the output pipe; the result channel as descriptor 3, which
+    // a program the plugin executes does not inherit; nothing else.
+    dup2(output, STDOUT_FILENO);
+    dup2(output, STDERR_FILENO);
+    const int channel = 3;
+    if (result != channel && dup3(result, channel, O_CLOEXEC) != channel) _exit(126);
+    close_range(channel + 1, ~0U, 0);
+
+    if (request.memory_limit_mib > 0) {
+        const rlim_t bytes = static_cast<rlim_t>(request.memory_limit_mib) << 20;
+        const rlimit limit{bytes, bytes};
+        setrlimit(RLIMIT_AS, &limit);
+    }
+    clearenv();
+    for (const std::string& variable : request.environment) putenv(strdup(variable.c_str()));
+
+    const bench::ScenarioResult outcome = run_worker_scenario(
+        request.plugin, request.symbol, request.config_json, request.log_level, request.monitor_interval_ms,
+        [channel] { write_all(channel, "L"); });
+    std::string message = "R";
+    try {
+        message += result_to_json(outcome);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "[error] cannot write the result: %s\n", e.what());
+        std::exit(70);
+    }
+    if (!write_all(channel, message)) {
+        std::fprintf(stderr, "[error] cannot send the result to the host: %s\n", std::strerror(errno));
+        std::exit(70);  // EX_SOFTWARE: the host reports that no result came back
+    }
+    close(channel);
+    std::exit(0);  // as `benchhost worker` returns from main(): the plugin's destructors run
+}
+
+/// A spare: a worker forked and prepared ahead, waiting on its socket for the request
+/// (the frame the host sent, with the output and result pipes). It ends, unused, when
+/// the socket closes.
+[[noreturn]] void run_spare(pid_t server, int socket) {
+    prepare_worker_process(server, {socket});
+    Frame frame;
+    if (!read_frame(socket, frame) || frame.fds.size() != 2) _exit(0);
+    WorkerRequest request;
+    try {
+        request = decode(frame.payload);
+    } catch (const std::exception&) {
+        _exit(0);
+    }
+    run_request(request, frame.fds[0], frame.fds[1]);
+}
+
+// ---------------------------------------------------------------- the server
+
+class WorkerServerProcess {
+public:
+    explicit WorkerServerProcess(int socket) : socket_(socket), self_(getpid()) {}
+
+    int run() {
+        // Ctrl-C at the terminal reaches the whole process group, the server with the
+        // host: the host decides what it stops. The host started the server with every
+        // signal blocked; dispositions are set before they are unblocked.
+        reset_signal_dispositions();
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGPIPE, SIG_IGN);  // a host that stopped reading a status pipe: EPIPE
+        sigset_t child_signal;
+        sigemptyset(&child_signal);
+        sigaddset(&child_signal, SIGCHLD);
+        sigprocmask(SIG_SETMASK, &child_signal, nullptr);
+        children_ = signalfd(-1, &child_signal, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (children_ < 0) {
+            std::fprintf(stderr, "benchhost worker server: signalfd: %s\n", std::strerror(errno));
+            return 71;
+        }
+        // What a worker leaves behind when it ends becomes the server's, to be reaped here.
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        make_spare();
+
+        for (;;) {
+            pollfd fds[2] = {{socket_, POLLIN, 0}, {children_, POLLIN, 0}};
+            if (poll(fds, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            if (fds[1].revents != 0) {
+                for (signalfd_siginfo info; read(children_, &info, sizeof info) > 0;) {
+                }
+                reap();
+            }
+            if (fds[0].revents == 0) continue;
+            Frame frame;
+            if (!read_frame(socket_, frame)) break;  // the host closed the socket, or is gone
+            start(frame);
+        }
+        shut_down();
+        return 0;
+    }
+
+private:
+    /// Starts the worker of a request from the host: the spare, or a new fork.
+    void start(const Frame& frame) {
+        WorkerRequest request;
+        bool valid = frame.fds.size() == request_fd_count && !frame.truncated;
+        try {
+            if (valid) request = decode(frame.payload);
+        } catch (const std::exception&) {
+            valid = false;
+        }
+        if (!valid) {  // not from a host of this build: nothing to run
+            close_all(frame.fds);
+            return;
+        }
+        const int status = frame.fds[0], output = frame.fds[1], result = frame.fds[2];
+        pid_t pid = 0;
+        if (spare_pid_ > 0) {
+            const int pipes[2] = {output, result};
+            if (send_frame(spare_socket_, frame.payload, pipes, 2)) pid = spare_pid_;
+            else kill(spare_pid_, SIGKILL);  // reaped as any child
+            close(spare_socket_);
+            spare_pid_ = 0;
+            spare_socket_ = -1;
+        }
+        if (pid == 0) {
+            pid = fork();
+            if (pid == 0) {
+                prepare_worker_process(self_, {output, result});
+                run_request(request, output, result);
+            }
+        }
+        close(output);
+        close(result);
+        if (pid < 0) {
+            write_record(status, WorkerStatusRecord::fork_failed, errno);
+            close(status);
+            return;
+        }
+        setpgid(pid, pid);  // here too: the group exists before the host may kill it
+        write_record(status, WorkerStatusRecord::started, pid);
+        running_[pid] = status;
+    }
+
+    /// Forks a spare worker, when none waits and no worker runs: the fork never competes
+    /// with a scenario for the CPU.
+    void make_spare() {
+        if (spare_pid_ > 0 || !running_.empty()) return;
+        int ends[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
+        const pid_t pid = fork();
+        if (pid == 0) run_spare(self_, ends[1]);
+        close(ends[1]);
+        if (pid < 0) {
+            close(ends[0]);
+            return;
+        }
+        setpgid(pid, pid);
+        spare_pid_ = pid;
+        spare_socket_ = ends[0];
+    }
+
+    void reap() {
+        int status = 0;
+        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+            if (pid == spare_pid_) {  // a spare that died waiting: another one is made
+                close(spare_socket_);
+                spare_pid_ = 0;
+                spare_socket_ = -1;
+                continue;
+            }
+            const auto worker = running_.find(pid);
+            if (worker == running_.end()) continue;  // something a worker left behind
+            write_record(worker->second, WorkerStatusRecord::ended, status);
+            close(worker->second);
+            running_.erase(worker);
+        }
+        make_spare();
+    }
+
+    /// The host closed the socket or is gone: no worker outlives it.
+    void shut_down() {
+        if (spare_pid_ > 0) {
+            kill(spare_pid_, SIGKILL);
+            running_[spare_pid_] = -1;
+        }
+        for (const auto& [pid, status] : running_) kill(-pid, SIGKILL);
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (!running_.empty() && std::chrono::steady_clock::now() < give_up) {
+            int status = 0;
+            const pid_t pid = waitpid(-1, &status, WNOHANG);
+            if (pid > 0) running_.erase(pid);
+            else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    }
+
+    int socket_;
+    pid_t self_;
+    int children_ = -1;
+    std::map<pid_t, int> running_;  // worker -> its status pipe
+    pid_t spare_pid_ = 0;
+    int spare_socket_ = -1;
+};
+
+int worker_server_main(int socket) {
+    // Only the socket and the standard streams: not what the host had open.
+    if (socket > 3) close_range(3, static_cast<unsigned>(socket) - 1, 0);
+    close_range(static_cast<unsigned>(socket) + 1, ~0U, 0);
+    fcntl(socket, F_SETFD, FD_CLOEXEC);
+    return WorkerServerProcess(socket).run();
+}
+
+// ---------------------------------------------------------------- the host's side
+
+struct Server {
+    pid_t pid = 0;
+    int socket = -1;
+    unsigned generation = 0;
+};
+
+std::mutex server_mutex;
+Server server;  // guarded by server_mutex
+
+std::string describe_wait_status(int status) {
+    if (WIFSIGNALED(status)) return "killed by " + describe_signal(WTERMSIG(status));
+    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    return "ended";
+}
+
+/// Forks and executes the server; server_mutex is held.
+void spawn_server_locked() {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    // Everything the child needs is made before fork: the host may have threads, and
+    // between fork and exec the child may only make async-signal-safe calls.
+    const std::string fd_text = std::to_string(ends[1]);
+    const std::vector<std::string> environment = worker_environment();
+    std::vector<const char*> envp;
+    for (const std::string& variable : environment) envp.push_back(variable.c_str());
+    envp.push_back(nullptr);
+    const char* argv[] = {"benchhost-worker-server", worker_server_argument, fd_text.c_str(), nullptr};
+    const pid_t host = getpid();
+
+    // Blocked until the server has set its dispositions: a signal in between must not
+    // run the host's handlers in the child.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the host, even on kill -9
+        if (getppid() != host) _exit(125);
+        fcntl(ends[1], F_SETFD, 0);
+        execve("/proc/self/exe", const_cast<char* const*>(argv), const_cast<char* const*>(envp.data()));
+        _exit(127);
+    }
+    const int fork_error = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    close(ends[1]);
+    if (pid < 0) {
+        close(ends[0]);
+        throw std::runtime_error(std::string("fork: ") + std::strerror(fork_error));
+    }
+    server.pid = pid;
+    server.socket = ends[0];
+    ++server.generation;
+}
+
+/// Closes the server's socket, kills it unless it exits within `grace`, and reaps it;
+/// server_mutex is held. Returns how it ended.
+std::string end_server_locked(std::chrono::milliseconds grace) {
+    if (server.pid <= 0) return "";
+    close(server.socket);
+    server.socket = -1;
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    pid_t waited = 0;
+    while ((waited = waitpid(server.pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (waited == 0) {
+        kill(server.pid, SIGKILL);
+        waited = waitpid(server.pid, &status, 0);
+    }
+    server.pid = 0;
+    return waited > 0 ? describe_wait_status(status) : "gone";
+}
+
+}  // namespace
+
+std::optional<int> run_worker_server_if_requested(int argc, char** argv) {
+    if (argc != 3 || std::strcmp(argv[1], worker_server_argument) != 0) return std::nullopt;
+    char* end = nullptr;
+    const long fd = std::strtol(argv[2], &end, 10);
+    if (end == argv[2] || *end != '\0' || fd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0) {
+        std::fprintf(stderr, "benchhost: %s is started by the host, with the descriptor of its socket\n",
+                     worker_server_argument);
+        return 2;
+    }
+    return worker_server_main(static_cast<int>(fd));
+}
+
+void start_worker_server() {
+    std::lock_guard lock(server_mutex);
+    if (server.pid <= 0) spawn_server_locked();
+}
+
+void stop_worker_server() {
+    std::lock_guard lock(server_mutex);
+    end_server_locked(std::chrono::seconds(3));
+}
+
+pid_t worker_server_pid() {
+    std::lock_guard lock(server_mutex);
+    return server.pid;
+}
+
+WorkerLaunch launch_worker(const WorkerRequest& request) {
+    const std::string payload = encode(request);
+    int status[2], output[2], result[2];
+    if (pipe2(status, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(output, O_CLOEXEC) != 0) {
+        const int error = errno;
+        close(status[0]), close(status[1]);
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(error));
+    }
+    if (pipe2(result, O_CLOEXEC) != 0) {
+        const int error = errno;
+        close(status[0]), close(status[1]), close(output[0]), close(output[1]);
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(error));
+    }
+    const int theirs[request_fd_count] = {status[1], output[1], result[1]};
+    WorkerLaunch launch{status[0], output[0], result[0], 0};
+    std::string failure;
+    {
+        std::lock_guard lock(server_mutex);
+        // A server that died while idle is found here, when it cannot take the request.
+        for (int attempt = 0; attempt < 2 && launch.server_generation == 0; ++attempt) {
+            try {
+                if (server.pid <= 0) spawn_server_locked();
+            } catch (const std::exception& e) {
+                failure = e.what();
+                break;
+            }
+            if (send_frame(server.socket, payload, theirs, request_fd_count)) launch.server_generation = server.generation;
+            else failure = "the worker server ended (" + end_server_locked(std::chrono::milliseconds(0)) + ")";
+        }
+    }
+    for (const int fd : theirs) close(fd);
+    if (launch.server_generation == 0) {
+        close(launch.status), close(launch.output), close(launch.result);
+        throw std::runtime_error("cannot start a worker server: " + failure);
+    }
+    return launch;
+}
+
+std::string worker_server_lost(unsigned generation) {
+    std::lock_guard lock(server_mutex);
+    if (server.pid <= 0 || server.generation != generation) return "";
+    return end_server_locked(std::chrono::milliseconds(0));
+}
+
+}  // namespace benchhost

@@ -1,0 +1,110 @@
+// The worker server: the process that starts the workers of process isolation.
+//
+// Starting a worker by fork and exec of this executable costs tens of milliseconds per
+// scenario (exec, dynamic linking of the host binary, its static initializers). So the
+// host starts one worker server per run instead: this executable once more, run as
+// `benchhost __worker-server FD` with the workers' filtered environment, single-threaded,
+// connected to the host by a Unix socket. It never loads plugin code itself. For each
+// scenario the host sends a request (plugin, entry point, scenario config as JSON, log
+// level, monitor interval, memory limit, environment) with three pipe ends attached
+// (SCM_RIGHTS), and the server gives it to a new worker process, which:
+//
+//   - makes itself the leader of a new process group, which the host kills on timeout,
+//     on interrupt and after the worker ends, so that nothing the plugin started
+//     outlives it;
+//   - dies with the server (PR_SET_PDEATHSIG), as the server dies with the host, so
+//     that kill -9 of the host leaves no process behind;
+//   - resets every signal to its default and unblocks them all;
+//   - writes stdout and stderr into the output pipe, which the host reads (the log tail
+//     and the forwarded lines), and keeps no other descriptor of the server;
+//   - applies the memory limit (RLIMIT_AS) and replaces its environment by the request's;
+//   - runs the scenario exactly as `benchhost worker` does (run_worker_scenario in
+//     worker.hpp), writing to the result pipe 'L' once the plugin is loaded (a crash
+//     before it is a crash while loading) and then 'R' and the result as JSON.
+//
+// The first three steps need no request: the server forks a worker ahead, a spare,
+// whenever no worker runs (so that the fork never competes with a scenario for the
+// CPU), and the spare waits on a socket of its own for the request the server passes
+// on. A request that finds no spare (the first, or one beside a running worker) gets a
+// worker forked for it. Either way the worker is a fresh process that ran no plugin
+// code before: the server never loads a plugin, nor does a spare before its request.
+//
+// The server writes to the status pipe of each request a record with the worker's pid
+// as soon as the worker has the request (from then on the host can kill its group), and
+// one with its wait status when it ends (the server reaps its workers; it is also the
+// subreaper of what they leave behind, and reaps that too). A server that ends closes
+// these pipes: the host sees end of file without a wait status, reports the scenario,
+// and starts a new server for the next one. When the host closes the socket, the server
+// kills its workers' groups and its spare, and exits.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchhost {
+
+/// A scenario to run in a new worker process.
+struct WorkerRequest {
+    std::string plugin;                    // the plugin file
+    std::string symbol;                    // its entry point
+    std::string config_json;               // the scenario config (config_to_json)
+    std::string log_level = "info";        // the plugin logger's level
+    double monitor_interval_ms = 50;       // 0: no monitoring
+    std::size_t memory_limit_mib = 0;      // RLIMIT_AS of the worker; 0: none
+    std::vector<std::string> environment;  // "NAME=value", the worker's whole environment
+};
+
+/// What the server writes into a request's status pipe: fixed-size records.
+struct WorkerStatusRecord {
+    enum Kind : std::int32_t { started = 'P', ended = 'S', fork_failed = 'F' };
+    std::int32_t kind = 0;
+    std::int32_t value = 0;  // started: the pid; ended: the wait status; fork_failed: errno
+};
+
+/// The argument that makes this executable a worker server: `<exe> __worker-server FD`.
+inline constexpr const char* worker_server_argument = "__worker-server";
+
+/// When argv asks for the worker server, runs it and returns its exit status; otherwise
+/// returns nothing. main() calls this first, before anything else (and so must the
+/// main() of a test that runs scenarios in process isolation).
+std::optional<int> run_worker_server_if_requested(int argc, char** argv);
+
+/// Starts the worker server unless one runs. main() calls it before the run creates
+/// any thread, so that the server's PR_SET_PDEATHSIG follows the main thread (it fires
+/// when the thread that forked the server ends); launch_worker() calls it too, to
+/// start a server when there is none. The server is /proc/self/exe: this program.
+/// Throws std::runtime_error when the server cannot be forked.
+void start_worker_server();
+
+/// Ends the worker server, if one runs: closes its socket, which makes it kill its
+/// workers and exit, and reaps it.
+void stop_worker_server();
+
+/// The pid of the running worker server; 0 when none runs.
+pid_t worker_server_pid();
+
+/// The host's ends of a started request's pipes (owned: close them).
+struct WorkerLaunch {
+    int status = -1;  // WorkerStatusRecords, then end of file
+    int output = -1;  // the worker's stdout and stderr
+    int result = -1;  // 'L', then 'R' and the result JSON
+    unsigned server_generation = 0;  // which server took it (for worker_server_lost)
+};
+
+/// Sends `request` to the worker server, starting one first if none runs or if the
+/// running one is gone. Throws std::runtime_error when no server can take it.
+WorkerLaunch launch_worker(const WorkerRequest& request);
+
+/// Called when the server of `generation` closed a status pipe without an end
+/// record: it is gone (or broken). Kills and reaps it, unless a newer server runs
+/// already, so that the next launch_worker() starts a new one. Returns how it ended
+/// ("killed by SIGKILL (Killed)", "exited with status 1"), empty when it was replaced
+/// already.
+std::string worker_server_lost(unsigned generation);
+
+}  // namespace benchhost

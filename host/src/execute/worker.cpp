@@ -21,6 +21,7 @@
 #include "util/atomic_file.hpp"
 #include "discover/discovery.hpp"
 #include "json/result_json.hpp"
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -54,14 +55,6 @@ boost::dll::shared_library& load(const std::filesystem::path& plugin) {
     loaded.push_back(std::make_unique<boost::dll::shared_library>(
         plugin.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local));
     return *loaded.back();
-}
-
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path.string());
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 /// The loader's own words from a Boost.DLL exception: "<path>: undefined symbol: f".
@@ -185,7 +178,7 @@ int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
     std::string config_json;
     std::string config_error;
     try {
-        config_json = read_file(config_file);
+        config_json = read_text_file(config_file);
     } catch (const std::exception& e) {
         config_error = std::string("worker: ") + e.what();
     }

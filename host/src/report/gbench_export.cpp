@@ -16,17 +16,16 @@
 
 #include <iostream>
 
-#include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 
 #include "analysis/scenario_statistics.hpp"
+#include "json/json_writer.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 
 namespace benchhost {
 namespace {
 
-using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+using Writer = JsonOut;  // pretty, strict: the report format
 
 /// Google Benchmark's unit for a series' unit, and the factor to it; nullopt when the
 /// unit is not a time.
@@ -51,24 +50,13 @@ std::optional<double> parse_number(std::string_view text) {
     return value;
 }
 
-void key(Writer& out, std::string_view name) {
-    out.Key(name.data(), static_cast<rapidjson::SizeType>(name.size()));
-}
-void string_field(Writer& out, std::string_view name, std::string_view value) {
-    key(out, name);
-    out.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-}
-void int_field(Writer& out, std::string_view name, long long value) {
-    key(out, name);
-    out.Int64(value);
-}
-void number_field(Writer& out, std::string_view name, double value) {
-    key(out, name);
-    out.Double(value);
-}
+void key(Writer& out, std::string_view name) { out.key(name); }
+void string_field(Writer& out, std::string_view name, std::string_view value) { out.field(name, value); }
+void int_field(Writer& out, std::string_view name, long long value) { out.field(name, value); }
+void number_field(Writer& out, std::string_view name, double value) { out.field(name, value); }
 
 void write_context(Writer& out, const RunRecord& record) {
-    out.StartObject();
+    out.start_object();
     // Google Benchmark writes local time with its offset; the record has UTC.
     std::string date = record.started_at;
     if (date.ends_with('Z')) date = date.substr(0, date.size() - 1) + "+00:00";
@@ -86,15 +74,15 @@ void write_context(Writer& out, const RunRecord& record) {
     int_field(out, "num_cpus", std::llround(number_fact("cpu", {"logical_cores", "cpus_available"})));
     int_field(out, "mhz_per_cpu", std::llround(number_fact("cpu", {"current_mhz", "max_mhz"})));
     key(out, "cpu_scaling_enabled");
-    out.Bool(hardware_fact(record.hardware, "cpu", "frequency_scaling").starts_with("on"));
+    out.boolean(hardware_fact(record.hardware, "cpu", "frequency_scaling").starts_with("on"));
     key(out, "caches");
-    out.StartArray();
-    out.EndArray();
+    out.start_array();
+    out.end_array();
     key(out, "load_avg");
-    out.StartArray();
+    out.start_array();
     for (const char* k : {"load_average_1m", "load_average_5m", "load_average_15m"})
-        if (const auto v = parse_number(hardware_fact(record.hardware, "load", k))) out.Double(*v);
-    out.EndArray();
+        if (const auto v = parse_number(hardware_fact(record.hardware, "load", k))) out.number(*v);
+    out.end_array();
     const std::string optimized = hardware_fact(record.hardware, "build", "optimized");
     std::string build_type = hardware_fact(record.hardware, "build", "build_type");
     std::transform(build_type.begin(), build_type.end(), build_type.begin(),
@@ -107,7 +95,7 @@ void write_context(Writer& out, const RunRecord& record) {
     string_field(out, "benchhost_version", record.host_version);
     string_field(out, "benchhost_commit", record.commit_id);
     string_field(out, "benchhost_run", record.timestamp);
-    out.EndObject();
+    out.end_object();
 }
 
 /// One exported series: the finite samples, in the unit written.
@@ -170,13 +158,13 @@ void write_times(Writer& out, double value, const char* unit) {
 void write_series(Writer& out, const Exported& e) {
     const auto n = static_cast<long long>(e.samples.size());
     for (long long i = 0; i < n; ++i) {
-        out.StartObject();
+        out.start_object();
         write_entry_head(out, e, e.name, "iteration");
         int_field(out, "repetition_index", i);
         int_field(out, "threads", 1);
         int_field(out, "iterations", e.iterations);
         write_times(out, e.samples[static_cast<std::size_t>(i)], e.unit);
-        out.EndObject();
+        out.end_object();
     }
     // Google Benchmark reports no aggregates for a single repetition.
     if (n < 2) return;
@@ -193,14 +181,14 @@ void write_series(Writer& out, const Exported& e) {
                       {"cv", "percentage", stddev / mean}};
     for (const auto& aggregate : aggregates) {
         if (!std::isfinite(aggregate.value)) continue;
-        out.StartObject();
+        out.start_object();
         write_entry_head(out, e, e.name + "_" + aggregate.name, "aggregate");
         int_field(out, "threads", 1);
         string_field(out, "aggregate_name", aggregate.name);
         string_field(out, "aggregate_unit", aggregate.unit);
         int_field(out, "iterations", n);
         write_times(out, aggregate.value, e.unit);
-        out.EndObject();
+        out.end_object();
     }
 }
 
@@ -209,18 +197,16 @@ void write_series(Writer& out, const Exported& e) {
 std::string to_gbench_json(const RunRecord& given) {
     std::optional<RunRecord> storage;
     const RunRecord& record = with_statistics(given, storage);
-    rapidjson::StringBuffer buffer;
-    Writer out(buffer);
-    out.SetIndent(' ', 2);
-    out.StartObject();
+    Writer out;
+    out.start_object();
     key(out, "context");
     write_context(out, record);
     key(out, "benchmarks");
-    out.StartArray();
+    out.start_array();
     for (const Exported& e : exported_series(record)) write_series(out, e);
-    out.EndArray();
-    out.EndObject();
-    return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+    out.end_array();
+    out.end_object();
+    return out.text();
 }
 
 std::size_t gbench_iteration_count(const RunRecord& given) {

@@ -23,6 +23,7 @@
 #include <bench/version.hpp>
 
 #include "json/json_parse.hpp"
+#include "util/text_file.hpp"
 
 #ifndef BENCHHOST_VERSION
 #define BENCHHOST_VERSION "unknown"
@@ -305,12 +306,16 @@ std::map<std::string, std::string> read_calibration(const fs::path& file) {
         out["error"] = file.string() + ": " + (ec ? ec.message() : "larger than 1 MiB");
         return out;
     }
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
+    try {
+        text = read_text_file(file);
+    } catch (const std::exception& e) {
+        out["error"] = e.what();
+        return out;
+    }
     rapidjson::Document document;
-    if (std::string error = parse_json(text.str(), document); !error.empty() || !in) {
-        out["error"] = file.string() + ": " + (error.empty() ? "cannot be read" : error);
+    if (std::string error = parse_json(text, document); !error.empty()) {
+        out["error"] = file.string() + ": " + error;
         return out;
     }
     if (!document.IsObject()) {

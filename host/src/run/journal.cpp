@@ -5,9 +5,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <stdexcept>
+
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -57,9 +58,7 @@ void RunJournal::write_line(const std::string& line) {
 
 JournalContents read_journal(const fs::path& dir) {
     const fs::path path = dir / journal_file_name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path.string() + ": cannot be read: " + std::strerror(errno));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = read_text_file(path);
     JournalContents contents;
     bool have_header = false;
     std::size_t start = 0;

@@ -227,11 +227,14 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
 }
 
 /// The reporters of a run: its files, the formats asked for, the table, the comparison.
-ReporterMultiplex make_run_reporters(const RunOptions& options, const fs::path& output_dir, spdlog::logger& log) {
+ReporterMultiplex make_run_reporters(const RunOptions& options, const fs::path& output_dir, spdlog::logger& log,
+                                     ProgressSink* progress) {
     ReporterSettings settings;
     settings.output_dir = output_dir;
     settings.log = &log;
+    settings.progress = progress;
     std::vector<std::string> names = file_reporter_names(options.extra_formats);
+    names.emplace_back("progress");
     names.emplace_back("console");
     if (options.baseline) {
         names.emplace_back("comparison");
@@ -302,7 +305,7 @@ int run_benchmarks(const RunOptions& options) {
         journal = std::make_unique<RunJournal>(
             output_dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
                                       record.run_config, record.shard});
-        reporters = make_run_reporters(options, output_dir, *log);
+        reporters = make_run_reporters(options, output_dir, *log, progress.get());
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         return 2;
@@ -319,7 +322,7 @@ int run_benchmarks(const RunOptions& options) {
     loop.execution.monitor_interval_ms = options.monitor_interval_ms;
 
     install_interrupt_handlers();
-    const bool journaled = run_plan(plan, loop, record, RunLoopParts{*log, progress.get(), registry, *journal, reporters});
+    const bool journaled = run_plan(plan, loop, record, RunLoopParts{*log, registry, *journal, reporters});
     bool written = log_reporter_errors(reporters, *log);
 
     record.finished = !record.interrupted;

@@ -3,10 +3,15 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 
 #include <spdlog/pattern_formatter.h>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/text_table.hpp"
 
 namespace benchhost {
 
@@ -120,5 +125,70 @@ void ProgressSink::sink_it_(const spdlog::details::log_msg& message) {
 }
 
 void ProgressSink::flush_() { std::fflush(out_); }
+
+// ---- The progress reporter ------------------------------------------------------------
+
+namespace {
+
+/// "success, median 3.89 ms" once the scenario has ended (its statistics computed),
+/// "success" for a round with more to come; ": <reason>" when there is one.
+std::string headline(const ScenarioOutcome& outcome) {
+    const bench::ScenarioResult& result = outcome.result;
+    std::string text(bench::to_string(result.status));
+    if (const SeriesStatistics* series = outcome.statistics.find("latency");
+        series != nullptr && series->analysis.summary.count > 0)
+        text += ", median " + format_figure(series->analysis.summary.median, series->unit);
+    if (!result.reason.empty()) text += ": " + result.reason;
+    return text;
+}
+
+/// The run's progress: a line in the log as each execution starts and ends (at debug
+/// level for the start when the status line shows it), and on a terminal the status
+/// line at the bottom.
+class ProgressReporter final : public Reporter {
+public:
+    ProgressReporter(spdlog::logger* log, ProgressSink* sink) : log_(log), sink_(sink) {}
+
+    void execution_started(const ExecutionProgress& p) override {
+        clock_for(p);
+        if (log_ != nullptr)
+            log_->log(sink_ != nullptr ? spdlog::level::debug : spdlog::level::info, "[{}/{}] {}", p.number, p.total,
+                      p.scenario_id);
+        if (sink_ != nullptr) sink_->set_status(p.scenario_id, clock_.get());
+    }
+    void execution_skipped(const ExecutionProgress& p, bool resumed) override {
+        clock_for(p).skipped_one();
+        if (resumed && log_ != nullptr)
+            log_->info("[{}/{}] {}: already reported in the run being resumed", p.number, p.total, p.scenario_id);
+    }
+    void execution_finished(const ExecutionProgress& p, const ScenarioOutcome& outcome) override {
+        ProgressClock& clock = clock_for(p);
+        clock.finished_one();
+        if (log_ == nullptr) return;
+        const bench::Status status = outcome.result.status;
+        const bool ok = status == bench::Status::success || status == bench::Status::skipped;
+        log_->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", p.number, p.total,
+                  p.scenario_id, headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
+    }
+    void run_finished(const RunRecord&) override {
+        if (sink_ != nullptr) sink_->finish();
+    }
+
+private:
+    ProgressClock& clock_for(const ExecutionProgress& p) {
+        if (!clock_) clock_ = std::make_unique<ProgressClock>(p.total);
+        return *clock_;
+    }
+
+    spdlog::logger* log_;
+    ProgressSink* sink_;
+    std::unique_ptr<ProgressClock> clock_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_progress_reporter(const ReporterSettings& settings) {
+    return std::make_unique<ProgressReporter>(settings.log, settings.progress);
+}
 
 }  // namespace benchhost

@@ -21,6 +21,18 @@ void ReporterMultiplex::run_started(const RunRecord& record) {
     each([&](Reporter& r) { r.run_started(record); });
 }
 
+void ReporterMultiplex::execution_started(const ExecutionProgress& progress) {
+    each([&](Reporter& r) { r.execution_started(progress); });
+}
+
+void ReporterMultiplex::execution_skipped(const ExecutionProgress& progress, bool resumed) {
+    each([&](Reporter& r) { r.execution_skipped(progress, resumed); });
+}
+
+void ReporterMultiplex::execution_finished(const ExecutionProgress& progress, const ScenarioOutcome& outcome) {
+    each([&](Reporter& r) { r.execution_finished(progress, outcome); });
+}
+
 void ReporterMultiplex::scenario_finished(const RunRecord& record, const ScenarioOutcome& outcome) {
     each([&](Reporter& r) { r.scenario_finished(record, outcome); });
 }

@@ -1,8 +1,9 @@
-// Report: every output of a run (the console's table, the plugin reports, the summary,
-// the CSV, Google Benchmark JSON, report.md, report.html, the comparison with a
-// baseline) is a Reporter. The run loop tells its reporters when the run begins, when a
-// scenario has ended, when the files should be brought up to date, and when the run
-// ends; it knows none of them by name. `merge`, `report` and `export` drive the same
+// Report: every output of a run (the progress on the console, the table at the end, the
+// plugin reports, the summary, the CSV, Google Benchmark JSON, report.md, report.html,
+// the comparison with a baseline) is a Reporter. The run loop tells its reporters when
+// the run begins, when each execution starts and ends, when a scenario has ended, when
+// the files should be brought up to date, and when the run ends; it knows none of them
+// by name. `merge`, `report` and `export` drive the same
 // reporters over a record read back from files. Reporters are made by name
 // (reporter_registry.hpp).
 //
@@ -19,6 +20,12 @@
 
 namespace benchhost {
 
+/// Where a run is: execution `number` (1-based) of `total` (scenarios times rounds).
+struct ExecutionProgress {
+    std::size_t number = 0, total = 0;
+    std::string scenario_id;
+};
+
 class Reporter {
 public:
     virtual ~Reporter() = default;
@@ -26,6 +33,23 @@ public:
     /// Once, before the first scenario runs. With --resume the record already holds the
     /// scenarios of the earlier run.
     virtual void run_started(const RunRecord& record) { (void)record; }
+
+    /// An execution (a scenario, or one round of it) is about to run.
+    virtual void execution_started(const ExecutionProgress& progress) { (void)progress; }
+
+    /// An execution was not run: it ran before the run was resumed (`resumed`), or an
+    /// earlier round of its scenario failed.
+    virtual void execution_skipped(const ExecutionProgress& progress, bool resumed) {
+        (void)progress;
+        (void)resumed;
+    }
+
+    /// An execution has ended; `outcome` is its scenario as pooled so far (the statistics
+    /// are there once the scenario has ended).
+    virtual void execution_finished(const ExecutionProgress& progress, const ScenarioOutcome& outcome) {
+        (void)progress;
+        (void)outcome;
+    }
 
     /// Each time a scenario has ended (all its rounds), with its statistics; `outcome`
     /// is in record.outcomes. Must be cheap: a run may have thousands of scenarios.
@@ -61,6 +85,9 @@ public:
     bool empty() const { return reporters_.empty(); }
 
     void run_started(const RunRecord& record) override;
+    void execution_started(const ExecutionProgress& progress) override;
+    void execution_skipped(const ExecutionProgress& progress, bool resumed) override;
+    void execution_finished(const ExecutionProgress& progress, const ScenarioOutcome& outcome) override;
     void scenario_finished(const RunRecord& record, const ScenarioOutcome& outcome) override;
     void checkpoint(const RunRecord& record) override;
     void run_finished(const RunRecord& record) override;

@@ -9,6 +9,7 @@
 
 namespace benchhost {
 
+std::unique_ptr<Reporter> make_progress_reporter(const ReporterSettings& settings);     // progress.cpp
 std::unique_ptr<Reporter> make_plugin_json_reporter(const ReporterSettings& settings);  // plugin_json_reporter.cpp
 std::unique_ptr<Reporter> make_csv_reporter(const ReporterSettings& settings);          // csv_reporter.cpp
 std::unique_ptr<Reporter> make_gbench_reporter(const ReporterSettings& settings);       // gbench_export.cpp

@@ -8,9 +8,12 @@
 namespace benchhost {
 
 const std::vector<ReporterInfo>& reporter_registry() {
-    // The order is the order of the calls: files first, the summary after the files it
-    // points at, then what is printed.
+    // The order is the order of the calls: the progress (its status line goes before
+    // anything else is printed), the files, the summary after the files it points at,
+    // then what is printed.
     static const std::vector<ReporterInfo> registry = {
+        {"progress", "a line per scenario in the log, and the status line on a terminal", false,
+         make_progress_reporter},
         {"plugin-json", "<plugin>/<plugin>_<timestamp>.json: every scenario of a plugin, with its raw samples", false,
          make_plugin_json_reporter},
         {"csv", "benchmark_results_<timestamp>.csv: one row per scenario", false, make_csv_reporter},
@@ -45,7 +48,7 @@ std::vector<std::string> optional_format_names() {
 std::vector<std::string> file_reporter_names(const std::vector<std::string>& formats) {
     std::vector<std::string> names;
     for (const ReporterInfo& info : reporter_registry()) {
-        if (info.name == "console" || info.name == "comparison") continue;
+        if (info.name == "progress" || info.name == "console" || info.name == "comparison") continue;
         if (info.optional_format && std::find(formats.begin(), formats.end(), info.name) == formats.end()) continue;
         names.push_back(info.name);
     }

@@ -12,6 +12,7 @@
 
 #include <spdlog/logger.h>
 
+#include "report/progress.hpp"
 #include "report/reporter.hpp"
 
 namespace benchhost {
@@ -24,6 +25,7 @@ struct ReporterSettings {
     std::filesystem::path output_file;
     std::ostream* console = nullptr;   // tables for people (console, comparison); nullptr: std::cout
     spdlog::logger* log = nullptr;     // the run's log, for what a reporter concludes; may be nullptr
+    ProgressSink* progress = nullptr;  // the status line on a terminal; nullptr elsewhere
     // The comparison with a baseline run (`run --baseline`).
     std::filesystem::path baseline;
     double regression_threshold = 0.05;

@@ -6,23 +6,10 @@
 #include "analysis/scenario_statistics.hpp"
 #include "run/hardware_info.hpp"
 #include "run/rounds.hpp"
-#include "util/text_table.hpp"
 
 namespace benchhost {
 
 namespace {
-
-/// "success, median 3.89 ms" for a scenario that has ended (its statistics computed);
-/// "success" for a round with more to come; ": <reason>" when there is one.
-std::string headline(const ScenarioOutcome& outcome) {
-    const bench::ScenarioResult& result = outcome.result;
-    std::string text(bench::to_string(result.status));
-    if (const SeriesStatistics* series = outcome.statistics.find("latency");
-        series != nullptr && series->analysis.summary.count > 0)
-        text += ", median " + format_figure(series->analysis.summary.median, series->unit);
-    if (!result.reason.empty()) text += ": " + result.reason;
-    return text;
-}
 
 /// How long a worker runs before the host writes files beside it.
 constexpr std::chrono::seconds quiet_while_measuring{3};
@@ -42,36 +29,30 @@ public:
         };
         const std::vector<std::size_t> order = execution_order(plan_, options_.rounds);
         std::map<std::size_t, int> occurrences;  // plan index -> executions met so far
-        ProgressClock clock(order.size());
-        // On a terminal the status line shows what runs; elsewhere a line says so.
-        const auto start_level = parts_.progress ? spdlog::level::debug : spdlog::level::info;
         const std::size_t total = order.size();
         for (std::size_t i = 0; i < total; ++i) {
             const std::size_t index = order[i];
             PlannedScenario scenario = plan_.scenarios[index];
             const std::string id = scenario.config.scenario_id();
             const int round = ++occurrences[index];
+            const ExecutionProgress progress{i + 1, total, id};
             const auto existing = outcome_of_.find(id);
             ScenarioOutcome* pooled = existing == outcome_of_.end() ? nullptr : &record_.outcomes[existing->second];
             if (pooled != nullptr && round <= resumed_rounds_[id]) {  // ran before --resume
-                if (round == resumed_rounds_[id] && round >= options_.rounds)
-                    parts_.log.info("[{}/{}] {}: already reported in the run being resumed", i + 1, total, id);
-                clock.skipped_one();
+                parts_.reporters.execution_skipped(progress, round == resumed_rounds_[id] && round >= options_.rounds);
                 continue;
             }
             if (pooled != nullptr && pooled->result.status != bench::Status::success) {
-                clock.skipped_one();  // a round failed: the scenario has failed, its later rounds are not run
+                parts_.reporters.execution_skipped(progress, false);  // a round failed: its later rounds are not run
                 continue;
             }
             if (auto crash = crashed_while_loading_.find(scenario.plugin_path); crash != crashed_while_loading_.end())
                 scenario.reject_reason =
                     scenario.plugin_path.string() + ": " + crash->second + "; its other scenarios are not run";
 
-            parts_.log.log(start_level, "[{}/{}] {}", i + 1, total, id);
-            if (parts_.progress) parts_.progress->set_status(id, &clock);
+            parts_.reporters.execution_started(progress);
             execution_started_ = CheckpointClock::Clock::now();
             ScenarioOutcome outcome = execute_scenario(scenario, execution, parts_.log);
-            clock.finished_one();
             if (interrupt_requested()) {
                 parts_.log.warn("interrupted: {} was stopped; writing the {} finished scenarios", id,
                                 record_.outcomes.size());
@@ -98,14 +79,12 @@ public:
             }
             if (last_round) finish_scenario(*pooled);
 
+            parts_.reporters.execution_finished(progress, *pooled);
             const bool ok =
                 pooled->result.status == bench::Status::success || pooled->result.status == bench::Status::skipped;
-            parts_.log.log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", i + 1,
-                           total, id, headline(*pooled), pooled->wall_time_s, progress_text(clock.state()));
             if (!ok && !pooled->log_tail.empty()) parts_.log.debug("last output of the worker:\n{}", pooled->log_tail);
             checkpoint_if_due();
         }
-        if (parts_.progress) parts_.progress->finish();
         // What an interrupted run or a changed plan left unfinished is reported as it is.
         for (ScenarioOutcome& outcome : record_.outcomes)
             if (!outcome.statistics.computed) finish_scenario(outcome);

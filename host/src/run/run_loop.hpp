@@ -6,7 +6,8 @@
 //   3. pools it with its earlier rounds (run/rounds.hpp); after the last round computes
 //      the scenario's statistics once (analysis/scenario_statistics.hpp) and tells the
 //      reporters that the scenario has ended,
-//   4. lets the reporters bring their files up to date when a checkpoint is due
+//   4. tells the reporters as each execution starts and ends (the progress), and lets
+//      them bring their files up to date when a checkpoint is due
 //      (CheckpointClock: every few seconds at most, so that the cost per scenario stays
 //      flat however many scenarios the run has).
 // Data flows one way: plan -> executor -> journal -> record -> reporters.
@@ -19,7 +20,6 @@
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
 #include "plan/plan.hpp"
-#include "report/progress.hpp"
 #include "report/reporter.hpp"
 #include "run/journal.hpp"
 #include "run/run_record.hpp"
@@ -63,7 +63,6 @@ struct RunLoopOptions {
 /// What the loop works with; it owns none of it.
 struct RunLoopParts {
     spdlog::logger& log;
-    ProgressSink* progress = nullptr;  // the status line on a terminal; nullptr elsewhere
     PluginRegistry& registry;          // plugins that crashed while loading
     RunJournal& journal;
     Reporter& reporters;

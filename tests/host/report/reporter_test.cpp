@@ -4,6 +4,8 @@
 #include "report/reporter_registry.hpp"
 
 #include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -31,8 +33,8 @@ RunRecord small_run() {
 TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
     std::vector<std::string> names;
     for (const ReporterInfo& info : reporter_registry()) names.push_back(info.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"plugin-json", "csv", "gbench-json", "markdown", "html", "summary",
-                                               "console", "comparison"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"progress", "plugin-json", "csv", "gbench-json", "markdown", "html",
+                                               "summary", "console", "comparison"}));
     EXPECT_EQ(optional_format_names(), std::vector<std::string>{"gbench-json"});
     EXPECT_EQ(file_reporter_names({}), (std::vector<std::string>{"plugin-json", "csv", "markdown", "html", "summary"}));
     EXPECT_EQ(file_reporter_names({"gbench-json"}),
@@ -41,7 +43,7 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
         make_reporter("xml", {});
         FAIL() << "an unknown reporter was made";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: plugin-json, csv"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, csv"), std::string::npos)
             << e.what();
     }
 }
@@ -113,6 +115,26 @@ TEST(ReporterRegistry, TheConsoleReporterPrintsTheTable) {
     reporters.run_finished(small_run());
     EXPECT_NE(out.str().find("unit/alpha/alpha"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("2 scenarios: 2 succeeded"), std::string::npos) << out.str();
+}
+
+TEST(ReporterRegistry, TheProgressReporterLogsEachExecution) {
+    std::ostringstream text;
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text);
+    spdlog::logger log("test", sink);
+    log.set_level(spdlog::level::debug);
+    ReporterSettings settings;
+    settings.log = &log;
+    ReporterMultiplex reporters = make_reporters({"progress"}, settings);
+    const RunRecord record = small_run();
+    reporters.execution_skipped({1, 3, "unit/alpha/alpha"}, true);
+    reporters.execution_started({2, 3, "unit/beta/beta"});
+    reporters.execution_finished({2, 3, "unit/beta/beta"}, record.outcomes[1]);
+    reporters.run_finished(record);
+    EXPECT_TRUE(reporters.errors().empty());
+    EXPECT_NE(text.str().find("[1/3] unit/alpha/alpha: already reported"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("[2/3] unit/beta/beta\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("[2/3] unit/beta/beta: success, median 2.50 ms"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("2/3 done"), std::string::npos) << text.str();
 }
 
 TEST(CheckpointClock, DueOnlyAfterAScenarioEndedAndTheIntervalPassed) {

@@ -341,6 +341,23 @@ TEST(Kernels, LayersAKernelDoesNotTakeGoToTheKernelBefore) {
     EXPECT_THROW(none.prepare_conv_bn_act(three), std::logic_error);
 }
 
+TEST(Kernels, PrepackedAppliesTo2dConvolutionsOnTheCpuInFloat32AndBFloat16) {
+    // This LibTorch has oneDNN's prepacked ops (the tests above prepare that kernel).
+    ConvBnActParams p = random_conv_bn(8, 16, 3, 1, 1, false);
+    EXPECT_TRUE(prepacked_applies(p));
+    const torch::Tensor weight = p.conv_weight;
+    p.conv_weight = weight.to(torch::kBFloat16);
+    EXPECT_TRUE(prepacked_applies(p));
+    p.conv_weight = weight.to(torch::kHalf);
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = weight.to(torch::kDouble);
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = weight.select(-1, 0);  // [out, in, k]: a 1-d convolution
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = torch::Tensor();
+    EXPECT_FALSE(prepacked_applies(p));
+}
+
 TEST(Kernels, ConvBnActIsFasterThanEagerOnResNetShapes) {
     torch::manual_seed(3);
     const KernelRegistry kernels = KernelRegistry::with_defaults();

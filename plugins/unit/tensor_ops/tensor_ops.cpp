@@ -457,6 +457,18 @@ Case layer_norm_case(const std::vector<long long>& s, at::ScalarType dtype) {
     return c;
 }
 
+/// The entries over [rows, cols] shapes (softmax, layer_norm): parameter "<op>.shapes",
+/// default [64x1024, 256x4096], one case of `make_case` each.
+void run_rows_by_cols(bench::Context& ctx, std::string_view op, std::string_view flop_count,
+                      Case (*make_case)(const std::vector<long long>&, at::ScalarType)) {
+    const Session session(ctx, op, flop_count);
+    std::vector<Case> cases;
+    const std::string key = fmt::format("{}.shapes", op);
+    for (const auto& s : shapes_param(ctx.params(), key, {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
+        cases.push_back(make_case(s, session.dtype().type));
+    session.run(cases);
+}
+
 }  // namespace
 
 BENCH_BENCHMARK(matmul, ctx) {
@@ -482,18 +494,6 @@ BENCH_BENCHMARK(conv2d, ctx) {
     session.run(cases);
 }
 
-BENCH_BENCHMARK(softmax, ctx) {
-    const Session session(ctx, "softmax", "5*rows*cols");
-    std::vector<Case> cases;
-    for (const auto& s : shapes_param(ctx.params(), "softmax.shapes", {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
-        cases.push_back(softmax_case(s, session.dtype().type));
-    session.run(cases);
-}
+BENCH_BENCHMARK(softmax, ctx) { run_rows_by_cols(ctx, "softmax", "5*rows*cols", softmax_case); }
 
-BENCH_BENCHMARK(layer_norm, ctx) {
-    const Session session(ctx, "layer_norm", "8*rows*cols");
-    std::vector<Case> cases;
-    for (const auto& s : shapes_param(ctx.params(), "layer_norm.shapes", {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
-        cases.push_back(layer_norm_case(s, session.dtype().type));
-    session.run(cases);
-}
+BENCH_BENCHMARK(layer_norm, ctx) { run_rows_by_cols(ctx, "layer_norm", "8*rows*cols", layer_norm_case); }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/module.h>
@@ -397,6 +398,20 @@ TEST(ModelBenchmark, CountParameters) {
         }
     };
     EXPECT_EQ(count_parameters(Tied()), 50);
+}
+
+TEST(ModelBenchmark, LoadModelRecordsTheTimeToBuild) {
+    const bench::ScenarioConfig config;
+    bench::Context ctx(config, quiet_logger());
+    const auto net = load_model(ctx, [] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return make_net();
+    });
+    EXPECT_EQ(count_parameters(*net), small_net_parameters);
+    const bench::ScenarioResult r = ctx.take_result();
+    ASSERT_NE(r.find_scalar("model_load"), nullptr);
+    EXPECT_GE(r.find_scalar("model_load")->value, 5);
+    EXPECT_EQ(r.find_scalar("model_load")->unit, "ms");
 }
 
 class RunModelBenchmark : public ::testing::Test {

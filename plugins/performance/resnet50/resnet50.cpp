@@ -18,7 +18,6 @@
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -332,12 +331,11 @@ BENCH_RUN_BENCHMARK(ctx) {
     if (conv_kernel != "plugin" && conv_kernel != "sdk")
         throw std::invalid_argument("conv_kernel must be \"plugin\" or \"sdk\", got \"" + conv_kernel + "\"");
 
-    const auto build_start = std::chrono::steady_clock::now();
-    ResNet50 model;
-    initialize(*model, seed, image_size);
-    ctx.record_scalar("model_load",  // cold start: building the model with its weights
-                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count(),
-                      "ms");
+    ResNet50 model = bench::libtorch::load_model(ctx, [&] {
+        ResNet50 built;
+        initialize(*built, seed, image_size);
+        return built;
+    });
 
     bench::libtorch::ModelBenchmark spec;
     spec.model = "resnet50";

@@ -4,7 +4,6 @@
 // latency, throughput, work and memory.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,7 +41,7 @@ template <class Build>
 auto load_model(Context& ctx, Build&& build) {
     const auto start = Clock::now();
     auto model = std::forward<Build>(build)();
-    ctx.record_scalar("model_load", std::chrono::duration<double, std::milli>(Clock::now() - start).count(), "ms");
+    ctx.record_scalar("model_load", elapsed_ns(start, Clock::now()) / 1e6, "ms");
     return model;
 }
 

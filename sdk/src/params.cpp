@@ -21,6 +21,22 @@ std::string lower(std::string_view text) {
                                 std::string(wanted));
 }
 
+const std::string& single(std::string_view key, const Params::Values& values) {
+    if (values.size() != 1)
+        throw std::invalid_argument("parameter '" + std::string(key) + "' is a list of " +
+                                    std::to_string(values.size()) + " values, expected a single value");
+    return values.front();
+}
+
+/// The parameter's single value, parsed; std::invalid_argument naming the key when it is not `wanted`.
+template <class Parse>
+auto convert_single(std::string_view key, const Params::Values& values, Parse parse, std::string_view wanted) {
+    const std::string& text = single(key, values);
+    auto parsed = parse(text);
+    if (!parsed) wrong_type(key, text, wanted);
+    return *parsed;
+}
+
 template <class T, class Parse>
 std::vector<T> convert_list(std::string_view key, const Params::Values& values, Parse parse, std::string_view wanted) {
     std::vector<T> out;
@@ -33,10 +49,10 @@ std::vector<T> convert_list(std::string_view key, const Params::Values& values, 
     return out;
 }
 
-}  // namespace
-
-std::optional<long long> parse_int(std::string_view text) {
-    long long value = 0;
+/// The whole of `text` as a T (std::from_chars, a leading '+' allowed), or nothing.
+template <class T>
+std::optional<T> parse_number(std::string_view text) {
+    T value{};
     const char* end = text.data() + text.size();
     if (!text.empty() && text.front() == '+') text.remove_prefix(1);
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -44,12 +60,13 @@ std::optional<long long> parse_int(std::string_view text) {
     return value;
 }
 
+}  // namespace
+
+std::optional<long long> parse_int(std::string_view text) { return parse_number<long long>(text); }
+
 std::optional<double> parse_double(std::string_view text) {
-    double value = 0;
-    const char* end = text.data() + text.size();
-    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-    auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value)) return std::nullopt;
+    const std::optional<double> value = parse_number<double>(text);
+    if (value && !std::isfinite(*value)) return std::nullopt;
     return value;
 }
 
@@ -69,15 +86,6 @@ const Params::Values* Params::find(std::string_view key) const {
     return it == values_.end() ? nullptr : &it->second;
 }
 
-namespace {
-const std::string& single(std::string_view key, const Params::Values& values) {
-    if (values.size() != 1)
-        throw std::invalid_argument("parameter '" + std::string(key) + "' is a list of " +
-                                    std::to_string(values.size()) + " values, expected a single value");
-    return values.front();
-}
-}  // namespace
-
 std::string Params::get_string(std::string_view key, std::string_view fallback) const {
     const Values* v = find(key);
     return v ? single(key, *v) : std::string(fallback);
@@ -85,29 +93,17 @@ std::string Params::get_string(std::string_view key, std::string_view fallback) 
 
 long long Params::get_int(std::string_view key, long long fallback) const {
     const Values* v = find(key);
-    if (!v) return fallback;
-    const std::string& text = single(key, *v);
-    auto parsed = parse_int(text);
-    if (!parsed) wrong_type(key, text, "an integer");
-    return *parsed;
+    return v ? convert_single(key, *v, parse_int, "an integer") : fallback;
 }
 
 double Params::get_double(std::string_view key, double fallback) const {
     const Values* v = find(key);
-    if (!v) return fallback;
-    const std::string& text = single(key, *v);
-    auto parsed = parse_double(text);
-    if (!parsed) wrong_type(key, text, "a number");
-    return *parsed;
+    return v ? convert_single(key, *v, parse_double, "a number") : fallback;
 }
 
 bool Params::get_bool(std::string_view key, bool fallback) const {
     const Values* v = find(key);
-    if (!v) return fallback;
-    const std::string& text = single(key, *v);
-    auto parsed = parse_bool(text);
-    if (!parsed) wrong_type(key, text, "a boolean (true or false)");
-    return *parsed;
+    return v ? convert_single(key, *v, parse_bool, "a boolean (true or false)") : fallback;
 }
 
 std::vector<long long> Params::get_int_list(std::string_view key, std::vector<long long> fallback) const {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/module.h>
@@ -341,6 +342,23 @@ TEST(Kernels, LayersAKernelDoesNotTakeGoToTheKernelBefore) {
     EXPECT_THROW(none.prepare_conv_bn_act(three), std::logic_error);
 }
 
+TEST(Kernels, PrepackedAppliesTo2dConvolutionsOnTheCpuInFloat32AndBFloat16) {
+    // This LibTorch has oneDNN's prepacked ops (the tests above prepare that kernel).
+    ConvBnActParams p = random_conv_bn(8, 16, 3, 1, 1, false);
+    EXPECT_TRUE(prepacked_applies(p));
+    const torch::Tensor weight = p.conv_weight;
+    p.conv_weight = weight.to(torch::kBFloat16);
+    EXPECT_TRUE(prepacked_applies(p));
+    p.conv_weight = weight.to(torch::kHalf);
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = weight.to(torch::kDouble);
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = weight.select(-1, 0);  // [out, in, k]: a 1-d convolution
+    EXPECT_FALSE(prepacked_applies(p));
+    p.conv_weight = torch::Tensor();
+    EXPECT_FALSE(prepacked_applies(p));
+}
+
 TEST(Kernels, ConvBnActIsFasterThanEagerOnResNetShapes) {
     torch::manual_seed(3);
     const KernelRegistry kernels = KernelRegistry::with_defaults();
@@ -380,6 +398,20 @@ TEST(ModelBenchmark, CountParameters) {
         }
     };
     EXPECT_EQ(count_parameters(Tied()), 50);
+}
+
+TEST(ModelBenchmark, LoadModelRecordsTheTimeToBuild) {
+    const bench::ScenarioConfig config;
+    bench::Context ctx(config, quiet_logger());
+    const auto net = load_model(ctx, [] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return make_net();
+    });
+    EXPECT_EQ(count_parameters(*net), small_net_parameters);
+    const bench::ScenarioResult r = ctx.take_result();
+    ASSERT_NE(r.find_scalar("model_load"), nullptr);
+    EXPECT_GE(r.find_scalar("model_load")->value, 5);
+    EXPECT_EQ(r.find_scalar("model_load")->unit, "ms");
 }
 
 class RunModelBenchmark : public ::testing::Test {

@@ -2,11 +2,11 @@
 // benchhost's ctx.measure, side by side: the same inline code on both sides, so that
 // any difference in what the two report comes from the harness, not from the work.
 //
-// Work of known cost is a chain of dependent xorshift64 steps (as in the mock plugin's
-// spin): each step depends on the one before, so the CPU cannot overlap them and the
-// compiler cannot shorten them, and the time is proportional to the step count. Each
-// call continues the chain of the call before it (`state = run(work, state)`), so that
-// consecutive calls cannot overlap either.
+// Work of known cost is the mock plugin's: known_work::spin, a chain of dependent
+// xorshift64 steps (plugins/performance/mock_benchmark/known_work.hpp, which says why
+// its time is proportional to the step count). Each call continues the chain of the
+// call before it (`chain = known_work::spin(chain, steps(work))`), so that consecutive
+// calls cannot overlap either.
 //
 // The step counts are fixed constants, not calibrated per run, so both tools always do
 // exactly the same work. They were chosen from a measurement on the 2-core development
@@ -18,6 +18,8 @@
 
 #include <cstdint>
 #include <string_view>
+
+#include "known_work.hpp"
 
 namespace gbench_peer {
 
@@ -47,28 +49,10 @@ constexpr std::string_view name(Work work) {
     return "?";
 }
 
-/// The seed of every chain (any odd value: xorshift64 never leaves a nonzero state).
-inline constexpr std::uint64_t seed = 0x9E3779B97F4A7C15ULL;
-
-/// `n` dependent xorshift64 steps from `state`. The empty asm statements cost no
-/// instruction: they make `n` and the result opaque to the optimizer (no unrolling
-/// that differs between the two executables, no constant folding, no removal), while
-/// keeping the state in a register (no memory clobber, so no store and reload between
-/// calls).
-[[gnu::always_inline]] inline std::uint64_t spin(std::uint64_t state, std::uint64_t n) {
-    asm volatile("" : "+r"(n));
-    for (std::uint64_t i = 0; i < n; ++i) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-    }
-    asm volatile("" : "+r"(state));
-    return state;
-}
-
-/// The empty function: nothing but the opaque hand-over of the state, which keeps a
-/// harness's loop around it from being removed (an empty loop would be deleted by the
-/// compiler and time as zero). What it measures is each tool's own cost per iteration.
+/// The empty function: nothing but the opaque hand-over of the state that ends
+/// known_work::spin, which keeps a harness's loop around it from being removed (an
+/// empty loop would be deleted by the compiler and time as zero). What it measures is
+/// each tool's own cost per iteration.
 [[gnu::always_inline]] inline std::uint64_t nothing(std::uint64_t state) {
     asm volatile("" : "+r"(state));
     return state;

@@ -16,12 +16,12 @@ using gbench_peer::Work;
 
 template <Work work>
 void time_work(benchmark::State& state) {
-    std::uint64_t chain = gbench_peer::seed;
+    std::uint64_t chain = known_work::seed;
     for (auto _ : state) {
         if constexpr (work == Work::empty) {
             chain = gbench_peer::nothing(chain);
         } else {
-            chain = gbench_peer::spin(chain, gbench_peer::steps(work));
+            chain = known_work::spin(chain, gbench_peer::steps(work));
         }
         // As const: the "r,m" form, the same asm statement as bench::do_not_optimize
         // (the non-const overload is "+m,r", with which GCC stores and reloads the

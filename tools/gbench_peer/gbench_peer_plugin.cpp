@@ -18,12 +18,12 @@ using gbench_peer::Work;
 
 template <Work work>
 void time_work(bench::Context& ctx) {
-    std::uint64_t chain = gbench_peer::seed;
+    std::uint64_t chain = known_work::seed;
     ctx.measure(gbench_peer::name(work), [&chain] {
         if constexpr (work == Work::empty) {
             chain = gbench_peer::nothing(chain);
         } else {
-            chain = gbench_peer::spin(chain, gbench_peer::steps(work));
+            chain = known_work::spin(chain, gbench_peer::steps(work));
         }
         bench::do_not_optimize(chain);
     });

@@ -622,12 +622,11 @@ BENCH_RUN_BENCHMARK(ctx) {
                  "batch_size x num_tokens_to_generate generated tokens / whole generation time (prefill included)");
 
     // The model: built and initialized in float32 on the CPU, then moved.
-    const auto build_start = std::chrono::steady_clock::now();
-    Gpt2 model(arch);
-    init_weights(*model, arch, seed);
-    ctx.record_scalar("model_load",  // cold start: building the model with its weights
-                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count(),
-                      "ms");
+    Gpt2 model = lt::load_model(ctx, [&] {
+        Gpt2 built(arch);
+        init_weights(*built, arch, seed);
+        return built;
+    });
     const int64_t parameters = lt::count_parameters(*model);
     if (parameters != parameter_count(arch))
         throw std::logic_error("gpt2: " + std::string(arch.id) + " has " + std::to_string(parameters) +

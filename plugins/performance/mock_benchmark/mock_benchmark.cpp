@@ -1,8 +1,8 @@
 // mock_benchmark: a stand-in for a model benchmark, for testing benchhost itself.
 //
 // It does real work of known cost instead of running a model: a chain of dependent
-// xorshift steps, which the CPU cannot overlap and the compiler cannot shorten, so its
-// time is proportional to the step count. The variants do 1.0, 0.8 and 0.6 times the
+// xorshift steps (known_work.hpp), which the CPU cannot overlap and the compiler cannot
+// shorten, so its time is proportional to the step count. The variants do 1.0, 0.8 and 0.6 times the
 // eager work, so the host's measured ratios must come out near 0.8 and 0.6; each call
 // adds a few per cent of seeded jitter so that statistics have something to describe.
 //
@@ -18,20 +18,11 @@
 #include <random>
 #include <vector>
 
+#include "known_work.hpp"
+
 BENCH_PLUGIN("mock_benchmark", "1.0.0", .axes = "variant,batch_size", .mock = true);
 
 namespace {
-
-/// The known cost: `steps` dependent xorshift64 steps.
-std::uint64_t spin(std::uint64_t steps, std::uint64_t state) {
-    for (std::uint64_t i = 0; i < steps; ++i) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-    }
-    bench::do_not_optimize(state);
-    return state;
-}
 
 double variant_factor(bench::Variant variant) {
     switch (variant) {
@@ -46,12 +37,12 @@ struct MockModel {
     double units_per_call;  // work of one forward pass, before jitter
     double jitter;
     std::mt19937_64 rng;
-    std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+    std::uint64_t state = known_work::seed;
 
     void run(double units) {
         std::uniform_real_distribution<double> noise(-jitter, jitter);
         const double jittered = units * (1.0 + noise(rng));
-        state = spin(static_cast<std::uint64_t>(jittered > 0 ? jittered : 0), state | 1);
+        state = known_work::spin(state | 1, static_cast<std::uint64_t>(jittered > 0 ? jittered : 0));
     }
     void forward() { run(units_per_call); }
 };

@@ -18,7 +18,6 @@
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -279,14 +278,6 @@ private:
     std::vector<std::pair<std::vector<int64_t>, c10::IValue>> contexts_;  // few shapes: a list
 };
 
-/// Where this plugin's kernel applies: 2-d, on the CPU, float32 or bfloat16; the other
-/// layers go to the SDK's kernels.
-bool prepacked_applies(const ConvBnActParams& params) {
-    const auto& w = params.conv_weight;
-    return w.defined() && w.dim() == 4 && w.device().is_cpu() &&
-           (w.scalar_type() == at::kFloat || w.scalar_type() == at::kBFloat16);
-}
-
 PreparedKernel prepare_prepacked(const ConvBnActParams& params) {
     auto kernel = std::make_shared<PrepackedConvBnAct>(params);
     return [kernel](const torch::Tensor& x) { return (*kernel)(x); };
@@ -340,12 +331,11 @@ BENCH_RUN_BENCHMARK(ctx) {
     if (conv_kernel != "plugin" && conv_kernel != "sdk")
         throw std::invalid_argument("conv_kernel must be \"plugin\" or \"sdk\", got \"" + conv_kernel + "\"");
 
-    const auto build_start = std::chrono::steady_clock::now();
-    ResNet50 model;
-    initialize(*model, seed, image_size);
-    ctx.record_scalar("model_load",  // cold start: building the model with its weights
-                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count(),
-                      "ms");
+    ResNet50 model = bench::libtorch::load_model(ctx, [&] {
+        ResNet50 built;
+        initialize(*built, seed, image_size);
+        return built;
+    });
 
     bench::libtorch::ModelBenchmark spec;
     spec.model = "resnet50";
@@ -363,7 +353,10 @@ BENCH_RUN_BENCHMARK(ctx) {
         KernelRegistry kernels = sdk_kernels;
         if (conv_kernel == "plugin") {
             if (PrepackedConvBnAct::available())
-                kernels.set_conv_bn_act("resnet50_onednn_prepacked_nhwc", prepare_prepacked, prepacked_applies);
+                // The layers the SDK's prepacked kernel takes (2-d, CPU, float32 or
+                // bfloat16); the others go to the SDK's kernels.
+                kernels.set_conv_bn_act("resnet50_onednn_prepacked_nhwc", prepare_prepacked,
+                                        bench::libtorch::prepacked_applies);
             else
                 ctx.log().warn("mkldnn_prepacked::conv2d_prepack is not in this LibTorch: using the SDK's conv_bn_act");
         }

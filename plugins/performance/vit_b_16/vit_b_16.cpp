@@ -14,7 +14,6 @@
 // The module tree and parameter names mirror torchvision's (conv_proj, class_token,
 // encoder.pos_embedding, encoder.layers.encoder_layer_<i>.{ln_1, self_attention, ln_2,
 // mlp.0, mlp.3}, encoder.ln, heads.head): 86,567,656 parameters.
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -341,11 +340,7 @@ std::shared_ptr<VisionTransformer> make_model() {
 // kernelized path; where the prepacked oneDNN ops are missing (a LibTorch built without
 // oneDNN, or a GPU), the fused encoder layer is used.
 BENCH_RUN_BENCHMARK(ctx) {
-    const auto build_start = std::chrono::steady_clock::now();
-    const std::shared_ptr<VisionTransformer> model = make_model();
-    ctx.record_scalar("model_load",  // cold start: building the model with its weights
-                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - build_start).count(),
-                      "ms");
+    const std::shared_ptr<VisionTransformer> model = bench::libtorch::load_model(ctx, make_model);
     bench::libtorch::ModelBenchmark spec;
     spec.model = "vit_b_16";
     spec.throughput_unit = "images/s";

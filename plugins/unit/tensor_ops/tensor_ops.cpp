@@ -56,7 +56,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
-#include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/conv2d.h>
@@ -174,8 +173,9 @@ std::vector<long long> parse_shape(std::string_view text, std::size_t count, std
 std::string join_label(const std::vector<long long>& dims) { return fmt::format("{}", fmt::join(dims, "x")); }
 
 /// What every entry does first: check the configuration (skipping what does not apply),
-/// set the thread count, record the facts, and enter inference mode. Restores the
-/// thread count when the entry returns, for hosts that run scenarios in one process.
+/// set the thread count (bench::libtorch::ThreadScope, which records info "threads"),
+/// record the facts, and enter inference mode. Restores the thread count when the entry
+/// returns, for hosts that run scenarios in one process.
 class Session {
 public:
     Session(bench::Context& ctx, std::string_view op, std::string_view flop_count) : ctx_(ctx), op_(op) {
@@ -188,20 +188,16 @@ public:
             ctx.skip(fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)",
                                  config.dtype));
         dtype_ = *dtype;
-        if (config.threads > 0) at::set_num_threads(config.threads);
+        threads_.emplace(ctx);
         bench::libtorch::retain_freed_memory(ctx);
 
         ctx.set_info("framework", "libtorch");
         ctx.set_info("torch_version", TORCH_VERSION);
         ctx.set_info("operator", op);
         ctx.set_info("dtype", dtype_.name);
-        ctx.set_info("threads", std::to_string(at::get_num_threads()));
         ctx.set_info("mkldnn", at::hasMKLDNN() ? "yes" : "no");
         ctx.set_info("flop_count", flop_count);
         ctx.set_info("variant", std::string(bench::to_string(config.variant)));
-    }
-    ~Session() {
-        if (at::get_num_threads() != threads_before_) at::set_num_threads(threads_before_);
     }
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
@@ -220,7 +216,7 @@ private:
     bench::Context& ctx_;
     std::string op_;
     Dtype dtype_{};
-    int threads_before_ = at::get_num_threads();
+    std::optional<bench::libtorch::ThreadScope> threads_;  // after the skips: a skipped entry leaves them alone
     // Hold for the whole entry: the inputs are built and the operators run under them.
     at::NoGradGuard no_grad_;
     c10::InferenceMode inference_;
@@ -461,6 +457,18 @@ Case layer_norm_case(const std::vector<long long>& s, at::ScalarType dtype) {
     return c;
 }
 
+/// The entries over [rows, cols] shapes (softmax, layer_norm): parameter "<op>.shapes",
+/// default [64x1024, 256x4096], one case of `make_case` each.
+void run_rows_by_cols(bench::Context& ctx, std::string_view op, std::string_view flop_count,
+                      Case (*make_case)(const std::vector<long long>&, at::ScalarType)) {
+    const Session session(ctx, op, flop_count);
+    std::vector<Case> cases;
+    const std::string key = fmt::format("{}.shapes", op);
+    for (const auto& s : shapes_param(ctx.params(), key, {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
+        cases.push_back(make_case(s, session.dtype().type));
+    session.run(cases);
+}
+
 }  // namespace
 
 BENCH_BENCHMARK(matmul, ctx) {
@@ -486,18 +494,6 @@ BENCH_BENCHMARK(conv2d, ctx) {
     session.run(cases);
 }
 
-BENCH_BENCHMARK(softmax, ctx) {
-    const Session session(ctx, "softmax", "5*rows*cols");
-    std::vector<Case> cases;
-    for (const auto& s : shapes_param(ctx.params(), "softmax.shapes", {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
-        cases.push_back(softmax_case(s, session.dtype().type));
-    session.run(cases);
-}
+BENCH_BENCHMARK(softmax, ctx) { run_rows_by_cols(ctx, "softmax", "5*rows*cols", softmax_case); }
 
-BENCH_BENCHMARK(layer_norm, ctx) {
-    const Session session(ctx, "layer_norm", "8*rows*cols");
-    std::vector<Case> cases;
-    for (const auto& s : shapes_param(ctx.params(), "layer_norm.shapes", {"64x1024", "256x4096"}, 2, "ROWSxCOLS"))
-        cases.push_back(layer_norm_case(s, session.dtype().type));
-    session.run(cases);
-}
+BENCH_BENCHMARK(layer_norm, ctx) { run_rows_by_cols(ctx, "layer_norm", "8*rows*cols", layer_norm_case); }

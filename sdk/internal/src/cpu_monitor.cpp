@@ -262,19 +262,10 @@ CpuMonitor::CpuMonitor(const MonitorOptions& options) : impl_(std::make_unique<I
 CpuMonitor::~CpuMonitor() { stop(); }
 
 void CpuMonitor::start() {
-    if (impl_->thread.running()) return;
-    impl_->sample();
-    if (impl_->options.interval_ms > 0) {
-        const auto interval = std::chrono::nanoseconds(static_cast<long long>(impl_->options.interval_ms * 1e6));
-        impl_->thread.start(interval, [this] { impl_->sample(); });
-    }
+    impl_->thread.start_sampling(impl_->options.interval_ms, [this] { impl_->sample(); });
 }
 
-void CpuMonitor::stop() {
-    if (!impl_->thread.running()) return;
-    impl_->thread.stop();
-    impl_->sample();
-}
+void CpuMonitor::stop() { impl_->thread.stop_sampling(); }
 
 Clock::time_point CpuMonitor::sample_now() { return impl_->sample(); }
 

@@ -381,19 +381,10 @@ bool GpuMonitor::available() const { return impl_->available(); }
 const std::string& GpuMonitor::reason() const { return impl_->reason; }
 
 void GpuMonitor::start() {
-    if (!available() || impl_->thread.running()) return;
-    impl_->sample();
-    if (impl_->options.interval_ms > 0) {
-        const auto interval = std::chrono::nanoseconds(static_cast<long long>(impl_->options.interval_ms * 1e6));
-        impl_->thread.start(interval, [this] { impl_->sample(); });
-    }
+    if (available()) impl_->thread.start_sampling(impl_->options.interval_ms, [this] { impl_->sample(); });
 }
 
-void GpuMonitor::stop() {
-    if (!impl_->thread.running()) return;
-    impl_->thread.stop();
-    impl_->sample();
-}
+void GpuMonitor::stop() { impl_->thread.stop_sampling(); }
 
 Clock::time_point GpuMonitor::sample_now() {
     if (!available()) return Clock::now();

@@ -129,6 +129,20 @@ void SamplingThread::stop() {
     thread_.join();
 }
 
+void SamplingThread::start_sampling(double interval_ms, std::function<void()> sample) {
+    if (running()) return;
+    sample();
+    if (interval_ms <= 0) return;
+    last_sample_ = sample;
+    start(std::chrono::nanoseconds(static_cast<long long>(interval_ms * 1e6)), std::move(sample));
+}
+
+void SamplingThread::stop_sampling() {
+    if (!running()) return;
+    stop();
+    last_sample_();
+}
+
 double seconds_since(std::chrono::steady_clock::time_point origin, std::chrono::steady_clock::time_point when) {
     return std::chrono::duration<double>(when - origin).count();
 }

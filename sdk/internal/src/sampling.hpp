@@ -80,7 +80,15 @@ public:
     void stop();
     bool running() const { return thread_.joinable(); }
 
+    /// A monitor's start(): unless running, calls `sample` now, then every
+    /// `interval_ms` in the thread (none when interval_ms <= 0: only this sample).
+    void start_sampling(double interval_ms, std::function<void()> sample);
+    /// A monitor's stop(): when running, stops the thread and calls `sample` once more,
+    /// the last sample.
+    void stop_sampling();
+
 private:
+    std::function<void()> last_sample_;  // start_sampling's, for stop_sampling
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;

@@ -255,13 +255,13 @@ PreparedKernel folded_conv_bn_act(const ConvBnActParams& params) {
     };
 }
 
+}  // namespace
+
 bool prepacked_applies(const ConvBnActParams& params) {
     const auto& w = params.conv_weight;
     return prepacked_ops().has_value() && w.defined() && w.dim() == 4 && w.device().is_cpu() &&
            (w.scalar_type() == torch::kFloat || w.scalar_type() == torch::kBFloat16);
 }
-
-}  // namespace
 
 KernelRegistry KernelRegistry::with_defaults() {
     KernelRegistry registry;

@@ -78,6 +78,12 @@ private:
     mutable std::vector<std::string> conv_bn_act_used_;  // names, in the order first prepared
 };
 
+/// Where the SDK's "onednn_prepacked_nhwc" kernel applies: a 2-d convolution (4-d
+/// weight) on the CPU in float32 or bfloat16, in a LibTorch that has oneDNN's prepacked
+/// convolution ops. A plugin whose own oneDNN kernel takes the same layers passes it to
+/// set_conv_bn_act as `applies`, leaving the others to the SDK's kernels.
+BENCH_EXPORT bool prepacked_applies(const ConvBnActParams& params);
+
 /// Folds batch norm into a convolution: returns {weight, bias} such that
 /// conv(x, weight, bias) == bn(conv(x, conv_weight, conv_bias)) (eval mode), computed in
 /// float32 (float64 for float64 weights) and returned in conv_weight's dtype.

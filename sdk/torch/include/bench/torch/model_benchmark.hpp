@@ -7,10 +7,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <torch/nn/module.h>
 #include <torch/types.h>
 
+#include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/torch/kernels.hpp>
 
@@ -31,6 +33,17 @@ struct ModelBenchmark {
     /// Parameters the architecture must have (checked and recorded); 0 to skip the check.
     int64_t expected_parameters = 0;
 };
+
+/// Builds the model: calls `build()` (construct the module, initialize its weights),
+/// records the time it took as the scalar "model_load" (ms), a cold start that the
+/// first forward pass does not include, and returns what `build` returned.
+template <class Build>
+auto load_model(Context& ctx, Build&& build) {
+    const auto start = Clock::now();
+    auto model = std::forward<Build>(build)();
+    ctx.record_scalar("model_load", elapsed_ns(start, Clock::now()) / 1e6, "ms");
+    return model;
+}
 
 /// Runs the scenario:
 ///  - ThreadScope, select_device, select_dtype (skips where they skip); the module moved

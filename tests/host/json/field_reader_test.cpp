@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "error_of.hpp"
+#include "../../support/error_of.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../../support/test_support.hpp"
-#include "error_of.hpp"
+#include "../../support/error_of.hpp"
 #include "json/report_schema.hpp"
 #include "report/report_writer.hpp"
 

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../support/error_of.hpp"
+
 namespace {
 
 using benchhost::config_from_json;
@@ -51,14 +53,7 @@ bench::ScenarioResult sample_result() {
     return result;
 }
 
-std::string error_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const std::runtime_error& error) {
-        return error.what();
-    }
-    return "(no error)";
-}
+using benchtest::error_of;
 
 TEST(ResultJson, ConfigRoundTrips) {
     const bench::ScenarioConfig config = sample_config();

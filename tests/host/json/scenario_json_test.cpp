@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../../support/test_support.hpp"
-#include "error_of.hpp"
+#include "../../support/error_of.hpp"
 #include "json/json_parse.hpp"
 #include "json/report_reader.hpp"
 #include "json/result_json.hpp"

@@ -8,6 +8,8 @@
 #include <variant>
 
 #include <gtest/gtest.h>
+
+#include "../../support/error_of.hpp"
 #include <rapidjson/document.h>
 
 #include "../../support/test_support.hpp"
@@ -55,14 +57,7 @@ bench::ScenarioResult monitored_result() {
     return result;
 }
 
-std::string error_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const std::runtime_error& error) {
-        return error.what();
-    }
-    return "(no error)";
-}
+using benchtest::error_of;
 
 TEST(MonitorProtocol, ResultWithMonitorsRoundTripsExactly) {
     const bench::ScenarioResult result = monitored_result();

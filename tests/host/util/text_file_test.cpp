@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "../../support/test_support.hpp"
-#include "../json/error_of.hpp"
+#include "../../support/error_of.hpp"
 
 namespace {
 

@@ -35,10 +35,9 @@ int export_run(const ExportCommand& command) {
     ReporterSettings settings;
     settings.output_dir = dir;
     settings.output_file = command.output.empty() ? fs::path("-") : command.output;
-    ReporterMultiplex reporters = make_reporters({command.format}, settings);
-    reporters.run_finished(record);
-    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
-    if (!reporters.errors().empty()) return 1;
+    const std::vector<std::string> errors = report_whole_run(record, {command.format}, settings);
+    for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
+    if (!errors.empty()) return 1;
     return 0;
 }
 

@@ -124,17 +124,9 @@ int merge_command(const fs::path& out, const std::vector<fs::path>& dirs) {
     }
     ReporterSettings settings;
     settings.output_dir = out;
-    ReporterMultiplex reporters;
-    try {
-        fs::create_directories(out);
-        reporters = make_reporters(file_reporter_names(formats), settings);
-    } catch (const std::exception& e) {
-        std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 1;
-    }
-    reporters.run_finished(merged);
-    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
-    if (!reporters.errors().empty()) return 1;
+    const std::vector<std::string> errors = report_whole_run(merged, file_reporter_names(formats), settings);
+    for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
+    if (!errors.empty()) return 1;
     const RunTotals totals = count_totals(merged);
     std::cout << "merged " << shards.size() << " shard" << (shards.size() == 1 ? "" : "s") << " into "
               << (out / summary_file_name).string() << ": " << totals.total << " scenarios, " << totals.successful

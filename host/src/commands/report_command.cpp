@@ -28,16 +28,9 @@ int report_command(const ReportCommand& command) {
     const fs::path output = command.output_dir.empty() ? dir : command.output_dir;
     ReporterSettings settings;
     settings.output_dir = output;
-    ReporterMultiplex reporters = make_reporters({"markdown", "html"}, settings);
-    try {
-        fs::create_directories(output);
-    } catch (const std::exception& e) {
-        std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 1;
-    }
-    reporters.run_finished(record);
-    for (const std::string& error : reporters.errors()) std::cerr << "benchhost: error: " << error << "\n";
-    if (!reporters.errors().empty()) return 1;
+    const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings);
+    for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
+    if (!errors.empty()) return 1;
     std::cout << "wrote " << (output / markdown_report_name).string() << " and " << (output / html_report_name).string()
               << " (" << record.outcomes.size() << (record.outcomes.size() == 1 ? " scenario" : " scenarios") << ")\n";
     return 0;

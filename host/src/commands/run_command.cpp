@@ -17,7 +17,6 @@
 
 #include <bench/stopping_rule.hpp>
 
-#include "analysis/scenario_statistics.hpp"
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
@@ -178,11 +177,7 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
 /// The record of the run being resumed: from its journal when it has one, else from its
 /// report files (a run folder written before runs had journals).
 RunRecord read_resumed_run(const fs::path& dir) {
-    if (!fs::exists(dir / journal_file_name)) {
-        RunRecord record = read_run(dir);
-        analyze_run(record);
-        return record;
-    }
+    if (!fs::exists(dir / journal_file_name)) return read_run(dir);  // statistics included
     const JournalContents journal = read_journal(dir);
     RunRecord record;
     record.timestamp = journal.header.timestamp;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/report_json.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "util/units.hpp"
@@ -107,7 +108,7 @@ public:
 
 private:
     void write(const RunRecord& record) {
-        path_ = dir_ / ("benchmark_results_" + record.timestamp + ".csv");
+        path_ = dir_ / csv_report_path(record.timestamp);
         write_file_atomically(path_, csv_report(record));
     }
     std::filesystem::path dir_, path_;

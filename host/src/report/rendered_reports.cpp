@@ -1,18 +1,16 @@
 #include "report/rendered_reports.hpp"
 
-#include <optional>
+#include <stdexcept>
 
-#include "analysis/scenario_statistics.hpp"
-#include "report/report_figures.hpp"
-#include "util/atomic_file.hpp"
+#include "report/reporter_registry.hpp"
 
 namespace benchhost {
 
-void write_rendered_reports(const RunRecord& given, const std::filesystem::path& dir) {
-    std::optional<RunRecord> storage;
-    const RunFigures figures = compute_figures(with_statistics(given, storage));  // once, for both
-    write_file_atomically(dir / markdown_report_name, markdown_report(figures));
-    write_file_atomically(dir / html_report_name, html_report(figures));
+void write_rendered_reports(const RunRecord& record, const std::filesystem::path& dir) {
+    ReporterSettings settings;
+    settings.output_dir = dir;
+    const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings);
+    if (!errors.empty()) throw std::runtime_error(errors.front());
 }
 
 }  // namespace benchhost

@@ -2,6 +2,10 @@
 
 namespace benchhost {
 
+std::filesystem::path csv_report_path(const std::string& timestamp) {
+    return "benchmark_results_" + timestamp + ".csv";
+}
+
 std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp) {
     return std::filesystem::path(plugin) / (plugin + "_" + timestamp + ".json");
 }

@@ -20,6 +20,8 @@ inline constexpr const char* summary_file_name = "benchmark_summary.json";
 
 /// The report file of one plugin, relative to the output folder.
 std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp);
+/// The CSV of a run, relative to the output folder: benchmark_results_<timestamp>.csv.
+std::filesystem::path csv_report_path(const std::string& timestamp);
 
 /// The machine record with its warnings: "hardware_info" of a scenario, "context" of the
 /// summary.

@@ -20,7 +20,7 @@ struct WrittenReports {
 };
 
 /// Throws std::runtime_error naming the file that could not be written. Computes the
-/// statistics (on a copy) when the record does not have them yet.
+/// statistics (on a copy) when the record does not have them yet (report_whole_run).
 WrittenReports write_reports(const RunRecord& record, const std::filesystem::path& output_dir);
 
 }  // namespace benchhost

@@ -1,8 +1,10 @@
 #include "report/reporter_registry.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
+#include "analysis/scenario_statistics.hpp"
 #include "report/reporter_factories.hpp"
 
 namespace benchhost {
@@ -65,6 +67,15 @@ ReporterMultiplex make_reporters(const std::vector<std::string>& names, const Re
     for (const ReporterInfo& info : reporter_registry())
         if (std::find(names.begin(), names.end(), info.name) != names.end()) multiplex.add(info.make(settings));
     return multiplex;
+}
+
+std::vector<std::string> report_whole_run(const RunRecord& given, const std::vector<std::string>& names,
+                                          const ReporterSettings& settings) {
+    std::optional<RunRecord> storage;
+    const RunRecord& record = with_statistics(given, storage);
+    ReporterMultiplex reporters = make_reporters(names, settings);
+    reporters.run_finished(record);
+    return reporters.take_errors();
 }
 
 }  // namespace benchhost

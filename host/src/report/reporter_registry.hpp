@@ -57,4 +57,10 @@ std::vector<std::string> file_reporter_names(const std::vector<std::string>& for
 /// A multiplex of `names`, made in registry order (whatever order `names` has).
 ReporterMultiplex make_reporters(const std::vector<std::string>& names, const ReporterSettings& settings);
 
+/// The reporters `names` over a record that is already whole (merge, report, export,
+/// tests): made, then run_finished. Computes the statistics on a copy when the record
+/// lacks them. Returns what failed, one message each; empty when everything was written.
+std::vector<std::string> report_whole_run(const RunRecord& record, const std::vector<std::string>& names,
+                                          const ReporterSettings& settings);
+
 }  // namespace benchhost

@@ -13,6 +13,7 @@
 // Data flows one way: plan -> executor -> journal -> record -> reporters.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/logger.h>

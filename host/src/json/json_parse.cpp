@@ -62,20 +62,40 @@ public:
     bool Uint64(std::uint64_t value) { return out_.Uint64(value); }
     bool Double(double value) { return out_.Double(value); }
     bool String(const char* text, rapidjson::SizeType length, bool copy) { return out_.String(text, length, copy); }
-    bool StartObject() { return out_.StartObject(); }
+    bool StartObject() { return enter() && out_.StartObject(); }
     bool Key(const char* text, rapidjson::SizeType length, bool copy) { return out_.Key(text, length, copy); }
-    bool EndObject(rapidjson::SizeType members) { return out_.EndObject(members); }
-    bool StartArray() { return out_.StartArray(); }
-    bool EndArray(rapidjson::SizeType elements) { return out_.EndArray(elements); }
+    bool EndObject(rapidjson::SizeType members) {
+        --depth_;
+        return out_.EndObject(members);
+    }
+    bool StartArray() { return enter() && out_.StartArray(); }
+    bool EndArray(rapidjson::SizeType elements) {
+        --depth_;
+        return out_.EndArray(elements);
+    }
+
+    /// Whether parsing stopped at a value nested deeper than max_json_depth.
+    bool too_deep() const { return too_deep_; }
 
 private:
+    // RapidJSON's reader recurses once per level: a few thousand '[' overflow the stack
+    // (found by tests/fuzz). None of benchhost's files nests more than a few levels.
+    bool enter() {
+        if (++depth_ <= max_json_depth) return true;
+        too_deep_ = true;
+        return false;
+    }
+
     rapidjson::Document& out_;
+    std::size_t depth_ = 0;
+    bool too_deep_ = false;
 };
 
 }  // namespace
 
 std::string parse_json(std::string_view json, rapidjson::Document& document) {
     rapidjson::ParseResult result;
+    bool too_deep = false;
     auto generate = [&](rapidjson::Document& target) {
         rapidjson::MemoryStream bytes(json.data(), json.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> input(bytes);
@@ -83,10 +103,14 @@ std::string parse_json(std::string_view json, rapidjson::Document& document) {
         rapidjson::Reader reader;
         result = reader.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseNanAndInfFlag |
                               rapidjson::kParseNumbersAsStringsFlag>(input, filter);
+        too_deep = filter.too_deep();
         return !result.IsError();
     };
     document.Populate(generate);
     if (!result.IsError()) return {};
+    if (too_deep)
+        return "parse error at offset " + std::to_string(result.Offset()) + ": nested deeper than " +
+               std::to_string(max_json_depth) + " levels";
     return "parse error at offset " + std::to_string(result.Offset()) + ": " + rapidjson::GetParseError_En(result.Code());
 }
 

@@ -123,3 +123,15 @@ TEST(JsonWriter, IntervalsAreAPairOrNull) {
 }
 
 }  // namespace
+
+TEST(ParseJson, RefusesNestingDeeperThanTheLimitInsteadOfOverflowingTheStack) {
+    rapidjson::Document document;
+    const std::string deep_enough(benchhost::max_json_depth, '[');
+    EXPECT_EQ(benchhost::parse_json(deep_enough + std::string(benchhost::max_json_depth, ']'), document), "");
+    const std::string too_deep = std::string(100000, '[') + std::string(100000, ']');  // once overflowed the stack
+    const std::string error = benchhost::parse_json(too_deep, document);
+    EXPECT_NE(error.find("nested deeper than 256 levels"), std::string::npos) << error;
+    EXPECT_NE(benchhost::parse_json(R"({"a":)" + std::string(300, '[') + std::string(300, ']') + "}", document)
+                  .find("offset 261"),
+              std::string::npos);
+}

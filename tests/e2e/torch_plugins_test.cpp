@@ -86,6 +86,9 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report)["speedup_over_eager"];
     EXPECT_GT(speedup["latency"]["value"].GetDouble(), 0.0);
     EXPECT_TRUE(speedup["latency"]["ci95"].IsArray());
+    // The kernelized variant runs on the SDK's oneDNN kernel, and says so.
+    const auto& kernelized = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report);
+    EXPECT_STREQ(kernelized["info"]["kernels"].GetString(), "conv_bn_act=onednn_prepacked_nhwc");
 }
 
 TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {

@@ -12,23 +12,23 @@
 // Parameters (`--param KEY=VALUE`):
 //   image_size   input height and width (default 224)
 //   seed         weight and input seed (default 0)
-//   conv_kernel  kernelized only: "plugin" (default) uses this plugin's conv_bn_act
-//                kernel (below), "sdk" the SDK's default one
+//
+// The kernelized variant runs every conv + batch norm (+ ReLU) through the SDK's
+// conv_bn_act kernels (bench/torch/kernels.hpp): oneDNN's prepacked convolution on
+// channels-last tensors where LibTorch has it, a folded channels-last convolution
+// elsewhere. The report's `kernels` line names the ones used.
 #include <bench/plugin.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
@@ -196,93 +196,6 @@ void initialize(ResNet50Impl& model, uint64_t seed, int64_t image_size) {
 // The kernelized forward pass
 // ---------------------------------------------------------------------------------
 
-/// This plugin's conv_bn_act kernel: batch norm folded into the convolution, run as
-/// one oneDNN convolution primitive with the ReLU as a post-op, on NHWC (channels-last)
-/// tensors, weights packed once (per input shape) into the layout the primitive wants.
-///
-/// Why not at::mkldnn_convolution on oneDNN's blocked (nChw16c) tensors, kept blocked
-/// through the whole network (what the compiled variant runs): measured here (oneDNN
-/// 2.6, AVX-512 without BF16, 1 thread, CPU time), on NHWC oneDNN picks its brgemm
-/// convolutions, 20-45% faster than the blocked jit kernels on the 3x3 and 7x7
-/// convolutions and within +-20% on the 1x1 ones; and this LibTorch fuses the ReLU into
-/// the convolution only through mkldnn_prepacked::conv2d_prepack, which takes dense
-/// (NCHW/NHWC) tensors. The blocked path with separate ReLU and add, written out here
-/// with prepacked weights, ran no faster than the compiled variant.
-///
-/// It is the SDK's "onednn_prepacked_nhwc" kernel with one difference that matters: the
-/// weight gets channels-last strides explicitly. A 1x1 weight [O, I, 1, 1] made with
-/// .contiguous(ChannelsLast) keeps its NCHW strides (both layouts are "contiguous"), so
-/// conv2d_prepack packs it for the NCHW primitive and oneDNN reorders it again on every
-/// call: 36 weight reorders per forward pass, ~10-15% of the kernelized run time.
-/// Packing depends on the input shape: a kernel packs on its first call with a shape.
-class PrepackedConvBnAct {
-public:
-    static bool available() { return prepack_op().has_value() && run_op().has_value(); }
-
-    explicit PrepackedConvBnAct(const ConvBnActParams& params)
-        : stride_(params.stride),
-          padding_(params.padding),
-          dilation_(params.dilation),
-          groups_(params.groups),
-          attr_(params.relu ? "relu" : "none") {
-        auto [weight, bias] = bench::libtorch::fold_batch_norm(params);
-        const auto dtype = params.conv_weight.scalar_type();
-        weight = weight.to(dtype);
-        const int64_t o = weight.size(0), i = weight.size(1), h = weight.size(2), w = weight.size(3);
-        weight_ = at::empty_strided({o, i, h, w}, {i * h * w, 1, w * i, i}, weight.options()).copy_(weight);
-        bias_ = bias.to(dtype).contiguous();
-    }
-
-    torch::Tensor operator()(const torch::Tensor& input) {
-        const torch::Tensor x = input.suggest_memory_format() == at::MemoryFormat::ChannelsLast
-                                    ? input
-                                    : input.contiguous(at::MemoryFormat::ChannelsLast);
-        std::vector<c10::IValue> stack{x, context_for(x)};
-        run_op()->callBoxed(&stack);
-        return stack.at(0).toTensor();
-    }
-
-private:
-    static const c10::optional<c10::OperatorHandle>& prepack_op() {
-        static const auto op = c10::Dispatcher::singleton().findSchema({"mkldnn_prepacked::conv2d_prepack", ""});
-        return op;
-    }
-    static const c10::optional<c10::OperatorHandle>& run_op() {
-        static const auto op = c10::Dispatcher::singleton().findSchema({"mkldnn_prepacked::conv2d_run", ""});
-        return op;
-    }
-
-    const c10::IValue& context_for(const torch::Tensor& x) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto sizes = x.sizes();
-        for (const auto& [shape, context] : contexts_)
-            if (sizes.equals(shape)) return context;
-        std::vector<c10::IValue> stack{weight_,
-                                       c10::optional<at::Tensor>(bias_),
-                                       c10::List<int64_t>(stride_),
-                                       c10::List<int64_t>(padding_),
-                                       c10::List<int64_t>(dilation_),
-                                       groups_,
-                                       c10::List<int64_t>(sizes.vec()),
-                                       attr_};
-        prepack_op()->callBoxed(&stack);
-        contexts_.emplace_back(sizes.vec(), std::move(stack.at(0)));
-        return contexts_.back().second;
-    }
-
-    torch::Tensor weight_, bias_;
-    std::vector<int64_t> stride_, padding_, dilation_;
-    int64_t groups_;
-    std::string attr_;
-    std::mutex mutex_;
-    std::vector<std::pair<std::vector<int64_t>, c10::IValue>> contexts_;  // few shapes: a list
-};
-
-PreparedKernel prepare_prepacked(const ConvBnActParams& params) {
-    auto kernel = std::make_shared<PrepackedConvBnAct>(params);
-    return [kernel](const torch::Tensor& x) { return (*kernel)(x); };
-}
-
 /// The kernelized ResNet-50: every conv + bn (+ relu) is one prepared kernel, the
 /// activations stay channels-last from the stem to the pooling, the residual add and
 /// its ReLU are one fused pass, then global average pool and fc.
@@ -326,10 +239,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     const auto& params = ctx.params();
     const int64_t image_size = params.get_int("image_size", 224);
     const auto seed = static_cast<uint64_t>(params.get_int("seed", 0));
-    const std::string conv_kernel = params.get_string("conv_kernel", "plugin");
     if (image_size < 32) throw std::invalid_argument("image_size must be at least 32, got " + std::to_string(image_size));
-    if (conv_kernel != "plugin" && conv_kernel != "sdk")
-        throw std::invalid_argument("conv_kernel must be \"plugin\" or \"sdk\", got \"" + conv_kernel + "\"");
 
     ResNet50 model = bench::libtorch::load_model(ctx, [&] {
         ResNet50 built;
@@ -349,17 +259,7 @@ BENCH_RUN_BENCHMARK(ctx) {
             .to(device, dtype);
     };
     std::string kernel_description;
-    spec.kernelize = [model, conv_kernel, &ctx, &kernel_description](const KernelRegistry& sdk_kernels) {
-        KernelRegistry kernels = sdk_kernels;
-        if (conv_kernel == "plugin") {
-            if (PrepackedConvBnAct::available())
-                // The layers the SDK's prepacked kernel takes (2-d, CPU, float32 or
-                // bfloat16); the others go to the SDK's kernels.
-                kernels.set_conv_bn_act("resnet50_onednn_prepacked_nhwc", prepare_prepacked,
-                                        bench::libtorch::prepacked_applies);
-            else
-                ctx.log().warn("mkldnn_prepacked::conv2d_prepack is not in this LibTorch: using the SDK's conv_bn_act");
-        }
+    spec.kernelize = [model, &kernel_description](const KernelRegistry& kernels) {
         Forward forward = kernelize(model, kernels);  // prepares every layer's kernel
         for (const auto& name : kernels.describe())
             kernel_description += (kernel_description.empty() ? "" : ", ") + name;

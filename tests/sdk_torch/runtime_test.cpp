@@ -7,15 +7,19 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #include <torch/csrc/jit/ir/irparser.h>
+#include <torch/version.h>
 
 #include <spdlog/sinks/null_sink.h>
 
@@ -310,6 +314,14 @@ protected:
         std::filesystem::remove_all(dir_);
     }
     std::filesystem::path file() const { return dir_ / "benchhost" / "calibration.json"; }
+    /// The CPU model as the cache keys it: /proc/cpuinfo's "model name".
+    static std::string cpu_model() {
+        std::ifstream cpuinfo("/proc/cpuinfo");
+        std::string line;
+        while (std::getline(cpuinfo, line))
+            if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+        return "unknown";
+    }
     std::string read_file() const {
         std::ifstream in(file());
         std::stringstream s;
@@ -351,22 +363,48 @@ TEST_F(Calibration, ACorruptCacheIsMeasuredAgainAndReplaced) {
 TEST_F(Calibration, ACachedValueIsUsed) {
     // A cache written by an earlier run: its figure is returned without measuring.
     std::filesystem::create_directories(file().parent_path());
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line, model = "unknown";
-    while (std::getline(cpuinfo, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            model = line.substr(line.find(':') + 2);
-            break;
-        }
-    }
+    const std::string model = cpu_model();
     const std::string threads = "|threads=" + std::to_string(at::get_num_threads());
-    std::ofstream(file()) << R"({"version": 1, "entries": {")" << model << "|bfloat16" << threads
-                          << R"(": {"gflops": 1234.5, "calibration": 2}, ")" << model << "|float32" << threads
-                          << R"(": {"gflops": 999}}})";
+    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto entry = [&](double gflops, int method, const std::string& torch, long long at) {
+        return R"({"gflops": )" + std::to_string(gflops) + R"(, "calibration": )" + std::to_string(method) +
+               R"(, "torch_version": ")" + torch + R"(", "measured_at_unix": )" + std::to_string(at) + "}";
+    };
+    const std::string day = std::to_string(24 * 3600);
+    std::ofstream(file()) << R"({"version": 1, "entries": {")" << model << "|bfloat16" << threads << R"(": )"
+                          << entry(1234.5, 2, TORCH_VERSION, now - 3600) << R"(, ")" << model << "|float32" << threads
+                          << R"(": )" << entry(999, 1, TORCH_VERSION, now - 3600) << "}}";
     EXPECT_EQ(calibrated_peak_gflops(torch::kBFloat16), 1234.5);
     // An entry of an earlier measuring method is measured again.
     EXPECT_NE(calibrated_peak_gflops(torch::kFloat), 999);
     EXPECT_NE(read_file().find("1234.5"), std::string::npos);  // the other entry is kept
+}
+
+TEST_F(Calibration, AnOldEntryOrOneOfAnotherLibTorchIsMeasuredAgain) {
+    std::filesystem::create_directories(file().parent_path());
+    const std::string model = cpu_model();
+    const std::string key = model + "|float32|threads=" + std::to_string(at::get_num_threads());
+    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+    for (const auto& [torch_version, measured_at] :
+         std::vector<std::pair<std::string, long long>>{{TORCH_VERSION, now - 31LL * 24 * 3600},  // 31 days old
+                                                        {"0.0.1", now - 60},                      // another LibTorch
+                                                        {TORCH_VERSION, now + 3600}}) {           // from the future
+        // A folder each: the process remembers a peak by file and key.
+        const auto cache_home = dir_ / std::to_string(measured_at) / torch_version;
+        const auto cache_file = cache_home / "benchhost" / "calibration.json";
+        std::filesystem::create_directories(cache_file.parent_path());
+        ::setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
+        std::ofstream(cache_file) << R"({"entries": {")" << key << R"(": {"gflops": 4321, "calibration": 2, )"
+                                  << R"("torch_version": ")" << torch_version << R"(", "measured_at_unix": )"
+                                  << measured_at << "}}}";
+        EXPECT_NE(calibrated_peak_gflops(torch::kFloat), 4321) << torch_version << " " << measured_at;
+        std::ifstream in(cache_file);
+        std::stringstream text;
+        text << in.rdbuf();
+        EXPECT_EQ(text.str().find("4321"), std::string::npos) << text.str();  // replaced by the new measurement
+    }
 }
 
 }  // namespace

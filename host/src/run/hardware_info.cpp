@@ -14,16 +14,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include <bench/internal/calibration_cache.hpp>
 #include <bench/internal/cpu_monitor.hpp>
 #include <bench/internal/gpu_monitor.hpp>
 #include <bench/version.hpp>
 
-#include "json/json_parse.hpp"
-#include "util/text_file.hpp"
 
 #ifndef BENCHHOST_VERSION
 #define BENCHHOST_VERSION "unknown"
@@ -266,13 +261,6 @@ void collect_host(HardwareInfo& info) {
     }
 }
 
-std::string json_text(const rapidjson::Value& value) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    value.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
-}
-
 std::string number_text(double value) {
     std::ostringstream out;
     out.precision(4);
@@ -288,68 +276,27 @@ double parse_number(const std::string& text) {
 
 }  // namespace
 
-fs::path calibration_file() {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg == '/') return fs::path(xdg) / "benchhost" / "calibration.json";
-    const char* home = std::getenv("HOME");
-    if (home && *home == '/') return fs::path(home) / ".cache" / "benchhost" / "calibration.json";
-    return {};
-}
-
 std::map<std::string, std::string> read_calibration(const fs::path& file) {
     std::map<std::string, std::string> out;
     if (file.empty()) return out;
-    std::error_code ec;
-    if (!fs::exists(file, ec)) return out;
-    const auto size = fs::file_size(file, ec);
-    if (ec || size > (1u << 20)) {
-        out["error"] = file.string() + ": " + (ec ? ec.message() : "larger than 1 MiB");
-        return out;
-    }
-    std::string text;
+    bench::CalibrationCache cache;
     try {
-        text = read_text_file(file);
+        cache = bench::read_calibration_cache(file);
     } catch (const std::exception& e) {
         out["error"] = e.what();
         return out;
     }
-    rapidjson::Document document;
-    if (std::string error = parse_json(text, document); !error.empty()) {
-        out["error"] = file.string() + ": " + error;
-        return out;
-    }
-    if (!document.IsObject()) {
-        out["error"] = file.string() + ": not a JSON object";
-        return out;
-    }
+    if (cache.entries.empty() && cache.ignored.empty() && !fs::exists(file)) return out;
     out["file"] = file.string();
-    std::size_t entries = 0;
-    for (const auto& member : document.GetObject()) {
-        const std::string name(member.name.GetString(), member.name.GetStringLength());
-        if (name == "entries" && member.value.IsObject()) {
-            for (const auto& entry : member.value.GetObject()) {
-                if (++entries > 256) break;
-                const std::string key(entry.name.GetString(), entry.name.GetStringLength());
-                const rapidjson::Value& v = entry.value;
-                const auto gflops = v.IsObject() ? v.FindMember("gflops") : v.MemberEnd();
-                if (v.IsObject() && gflops != v.MemberEnd() && gflops->value.IsNumber()) {
-                    std::string description = number_text(gflops->value.GetDouble()) + " GFLOP/s";
-                    std::string details;
-                    if (const auto m = v.FindMember("method"); m != v.MemberEnd() && m->value.IsString())
-                        details = m->value.GetString();
-                    if (const auto t = v.FindMember("torch_version"); t != v.MemberEnd() && t->value.IsString())
-                        details += (details.empty() ? "" : ", ") + std::string("LibTorch ") + t->value.GetString();
-                    if (!details.empty()) description += " (" + details + ")";
-                    out["peak " + key] = description;
-                } else {
-                    out["peak " + key] = json_text(v);
-                }
-            }
-        } else {
-            out[name] = member.value.IsString() ? std::string(member.value.GetString(), member.value.GetStringLength())
-                                                : json_text(member.value);
-        }
+    for (const auto& [key, entry] : cache.entries) {
+        std::string details = entry.method;
+        if (!entry.torch_version.empty())
+            details += (details.empty() ? "" : ", ") + std::string("LibTorch ") + entry.torch_version;
+        out["peak " + key] = number_text(entry.gflops) + " GFLOP/s" + (details.empty() ? "" : " (" + details + ")");
     }
+    std::string ignored;
+    for (const auto& why : cache.ignored) ignored += (ignored.empty() ? "" : "; ") + why;
+    if (!ignored.empty()) out["ignored"] = ignored;
     return out;
 }
 
@@ -365,7 +312,7 @@ HardwareInfo collect_hardware_info() {
     collect_build(info);
     collect_libtorch(info);
     collect_host(info);
-    if (auto calibration = read_calibration(calibration_file()); !calibration.empty())
+    if (auto calibration = read_calibration(bench::calibration_file().value_or(fs::path())); !calibration.empty())
         info["calibration"] = std::move(calibration);
     return info;
 }

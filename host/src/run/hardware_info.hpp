@@ -28,13 +28,10 @@ std::vector<std::string> hardware_warnings(const HardwareInfo& info);
 /// plugins reporting different values: all of them, " | "-separated).
 void add_reported_facts(HardwareInfo& info, const ScenarioOutcome& outcome);
 
-/// Section "calibration" from the LibTorch layer's cache file (an object; each entry
-/// of its "entries" becomes "<GFLOP/s> GFLOP/s (<method>, LibTorch <version>)", any
-/// other top-level member its JSON text). Empty when there is no file; {"error": ...}
-/// when it cannot be read.
+/// Section "calibration" from the LibTorch layer's cache file (bench/internal/
+/// calibration_cache.hpp): "file", and each entry as "peak <key>" = "<GFLOP/s> GFLOP/s
+/// (<method>, LibTorch <version>)"; "ignored" lists what was not an entry. Empty when
+/// there is no file; {"error": ...} when it cannot be read.
 std::map<std::string, std::string> read_calibration(const std::filesystem::path& file);
-
-/// $XDG_CACHE_HOME/benchhost/calibration.json, else ~/.cache/benchhost/calibration.json.
-std::filesystem::path calibration_file();
 
 }  // namespace benchhost

@@ -31,10 +31,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include <bench/internal/calibration_cache.hpp>
 #include <bench/statistics.hpp>
 
 // The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch (Debian's)
@@ -496,79 +493,32 @@ std::string cpu_model() {
 /// are measured again.
 constexpr int calibration_method = 2;
 
-std::optional<std::filesystem::path> calibration_file() {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg == '/') return std::filesystem::path(xdg) / "benchhost" / "calibration.json";
-    const char* home = std::getenv("HOME");
-    if (home && *home == '/') return std::filesystem::path(home) / ".cache" / "benchhost" / "calibration.json";
-    return std::nullopt;
+/// How long a measured peak is trusted: a machine's peak changes with its firmware,
+/// microcode, kernel and BLAS, none of which the key names.
+constexpr std::int64_t calibration_max_age_s = 30LL * 24 * 3600;
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
-/// The cache file parsed; an empty object when it is missing or not valid JSON.
-rapidjson::Document read_cache(const std::filesystem::path& file) {
-    rapidjson::Document doc;
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    if (in) buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    if (text.empty() || doc.Parse(text.c_str(), text.size()).HasParseError() || !doc.IsObject()) doc.SetObject();
-    if (!doc.HasMember("entries") || !doc["entries"].IsObject()) {
-        doc.RemoveMember("entries");
-        doc.AddMember("entries", rapidjson::Value(rapidjson::kObjectType), doc.GetAllocator());
-    }
-    return doc;
-}
-
-std::optional<double> cached_gflops(const rapidjson::Document& doc, const std::string& key) {
-    const auto& entries = doc["entries"];
-    const auto it = entries.FindMember(key.c_str());
-    if (it == entries.MemberEnd() || !it->value.IsObject()) return std::nullopt;
-    const auto version = it->value.FindMember("calibration");
-    if (version == it->value.MemberEnd() || !version->value.IsInt() || version->value.GetInt() != calibration_method)
+/// The cached peak for `key`, when it was measured by this method, with this LibTorch,
+/// within calibration_max_age_s; a cache that cannot be read has none.
+std::optional<double> cached_gflops(const std::filesystem::path& file, const std::string& key) {
+    bench::CalibrationCache cache;
+    try {
+        cache = bench::read_calibration_cache(file);
+    } catch (const std::exception&) {
         return std::nullopt;
-    const auto g = it->value.FindMember("gflops");
-    if (g == it->value.MemberEnd() || !g->value.IsNumber() || !(g->value.GetDouble() > 0)) return std::nullopt;
-    return g->value.GetDouble();
-}
-
-/// Writes the cache with `key` set, merged into what is on disk now (another worker
-/// may have added entries): temporary file in the same folder, then rename. Errors
-/// are ignored: the cache is an optimization.
-void write_cache(const std::filesystem::path& file, const std::string& key, double gflops, const std::string& method) {
-    std::error_code ec;
-    std::filesystem::create_directories(file.parent_path(), ec);
-    rapidjson::Document doc = read_cache(file);
-    auto& alloc = doc.GetAllocator();
-    if (!doc.HasMember("version")) doc.AddMember("version", 1, alloc);
-    rapidjson::Value entry(rapidjson::kObjectType);
-    entry.AddMember("gflops", gflops, alloc);
-    entry.AddMember("method", rapidjson::Value(method.c_str(), alloc), alloc);
-    entry.AddMember("calibration", calibration_method, alloc);
-    entry.AddMember("torch_version", rapidjson::Value(TORCH_VERSION, alloc), alloc);
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    entry.AddMember("measured_at_unix", static_cast<int64_t>(now), alloc);
-    auto& entries = doc["entries"];
-    entries.RemoveMember(key.c_str());
-    entries.AddMember(rapidjson::Value(key.c_str(), alloc), entry, alloc);
-
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    doc.Accept(writer);
-    const std::filesystem::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out.write(buffer.GetString(), static_cast<std::streamsize>(buffer.GetSize()));
-        out << '\n';
-        out.flush();
-        if (!out) {
-            std::filesystem::remove(tmp, ec);
-            return;
-        }
     }
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+    const auto it = cache.entries.find(key);
+    if (it == cache.entries.end()) return std::nullopt;
+    const bench::CalibrationEntry& entry = it->second;
+    const std::int64_t age = unix_now() - entry.measured_at_unix;
+    if (entry.calibration != calibration_method || entry.torch_version != TORCH_VERSION || age < 0 ||
+        age > calibration_max_age_s)
+        return std::nullopt;
+    return entry.gflops;
 }
 
 /// Best GFLOP/s of `fn` (doing `flops` each call): one warm-up call, then up to 30
@@ -636,14 +586,16 @@ double calibrated_peak_gflops(torch::ScalarType dtype) {
     static std::map<std::string, double> memory;  // by file and key: no disk read twice
     const std::lock_guard lock(mutex);
     const std::string key = cpu_model() + "|" + dtype_name(dtype) + "|threads=" + std::to_string(at::get_num_threads());
-    const auto file = calibration_file();
+    const auto file = bench::calibration_file();
     const std::string memory_key = (file ? file->string() : std::string()) + "\n" + key;
     if (const auto it = memory.find(memory_key); it != memory.end()) return it->second;
     if (file) {
-        if (const auto cached = cached_gflops(read_cache(*file), key)) return memory[memory_key] = *cached;
+        if (const auto cached = cached_gflops(*file, key)) return memory[memory_key] = *cached;
     }
     const Peak peak = measure_peak(dtype);
-    if (peak.gflops > 0 && file) write_cache(*file, key, peak.gflops, peak.method);
+    if (peak.gflops > 0 && file)
+        (void)bench::write_calibration_entry(
+            *file, key, {peak.gflops, peak.method, calibration_method, TORCH_VERSION, unix_now()});
     return memory[memory_key] = peak.gflops;
 }
 

@@ -44,8 +44,9 @@ BENCH_EXPORT void record_work(Context& ctx, const FlopCount& count, const Series
 /// with other work. Measured once per machine (about 1-3 s) and cached in
 /// $XDG_CACHE_HOME/benchhost/calibration.json (else ~/.cache/...), keyed by CPU model,
 /// dtype and threads, written atomically; a corrupt cache is measured again and
-/// replaced; delete the file to measure again. 0 when `dtype` runs no GEMM here
-/// (float16 on this CPU build).
+/// replaced, and so is an entry older than 30 days or measured by another LibTorch;
+/// delete the file to measure again. 0 when `dtype` runs no GEMM here (float16 on this
+/// CPU build).
 BENCH_EXPORT double calibrated_peak_gflops(torch::ScalarType dtype);
 
 }  // namespace bench::libtorch

@@ -8,10 +8,12 @@
 
 #include <bench/statistics.hpp>
 
-namespace bench {
-namespace {
+#include "resampling.hpp"
 
-// Median of `values`, reordering them (the mean of the two middle values when even).
+namespace bench {
+
+namespace detail {
+
 double median_in_place(std::vector<double>& values) {
     const std::size_t n = values.size();
     const auto middle = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
@@ -22,27 +24,33 @@ double median_in_place(std::vector<double>& values) {
     return lower + (upper - lower) / 2;
 }
 
-double statistic_of(std::vector<double>& values, Statistic statistic) {
-    if (statistic == Statistic::median) return median_in_place(values);
-    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
-
-// Index in [0, n). Not std::uniform_int_distribution, whose output differs between
-// standard libraries: intervals reproduce everywhere. The modulo bias is below n / 2^64.
-std::size_t random_index(std::mt19937_64& rng, std::size_t n) { return static_cast<std::size_t>(rng() % n); }
-
 void resample(std::span<const double> samples, std::mt19937_64& rng, std::vector<double>& out) {
     out.resize(samples.size());
     for (double& x : out) x = samples[random_index(rng, samples.size())];
 }
 
-Interval percentile_interval(std::vector<double>& estimates, double level) {
+Interval percentile_interval(std::vector<double>& estimates, double tail) {
     std::erase_if(estimates, [](double x) { return !std::isfinite(x); });
     if (estimates.empty()) return {};
     std::sort(estimates.begin(), estimates.end());
-    const double tail = (1 - std::clamp(level, 0.0, 1.0)) / 2 * 100;
-    return {percentile_of_sorted(estimates, tail), percentile_of_sorted(estimates, 100 - tail)};
+    const double p = std::clamp(tail, 0.0, 0.5) * 100;
+    return {percentile_of_sorted(estimates, p), percentile_of_sorted(estimates, 100 - p)};
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::median_in_place;
+using detail::resample;
+
+double statistic_of(std::vector<double>& values, Statistic statistic) {
+    if (statistic == Statistic::median) return median_in_place(values);
+    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+/// The tail of a plain percentile interval at `level`.
+double plain_tail(double level) { return (1 - std::clamp(level, 0.0, 1.0)) / 2; }
 
 }  // namespace
 
@@ -63,7 +71,7 @@ Interval bootstrap_interval(std::span<const double> samples, Statistic statistic
         resample(samples, rng, drawn);
         estimates.push_back(statistic_of(drawn, statistic));
     }
-    return percentile_interval(estimates, options.level);
+    return detail::percentile_interval(estimates, plain_tail(options.level));
 }
 
 Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
@@ -78,7 +86,7 @@ Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<c
         resample(denominator, rng, bottom);
         estimates.push_back(median_in_place(top) / median_in_place(bottom));
     }
-    return percentile_interval(estimates, options.level);
+    return detail::percentile_interval(estimates, plain_tail(options.level));
 }
 
 Interval median_interval_of_sorted(std::span<const double> sorted, double level) {

@@ -1,0 +1,53 @@
+// Intervals that know the noise between runs. Samples taken in the same few seconds
+// share that moment's load, clock frequency and cache state, so the samples of one run
+// are not independent draws: two runs of the same build differ by more than their
+// samples' spread says. The unit of evidence is the round (one worker run of a
+// scenario), and these intervals resample rounds:
+//
+// - hierarchical_ratio_interval: two sides measured in rounds each (run --rounds N);
+//   a resample picks rounds with replacement, then samples within each picked round.
+// - paired_ratio_interval: A/B rounds run back to back (A B B A ...), one ratio per
+//   pair, resampled by pair: what a pair shares (the moment's load) cancels.
+//
+// Both are percentile bootstraps expanded for few rounds (Hesterberg's expanded
+// percentile interval): the tails are taken at Phi(-sqrt(n/(n-1)) t_{n-1}) instead of
+// (1 - level) / 2, n the rounds of the side with fewer. A plain percentile bootstrap over
+// 5 rounds covers about 85% where it claims 95%.
+//
+// Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
+// not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <bench/internal/bootstrap.hpp>
+
+namespace bench {
+
+/// The samples of one side, by round: rounds[i] are the samples of round i.
+using RoundSamples = std::vector<std::vector<double>>;
+
+/// Interval of median(numerator) / median(denominator), the medians of all samples of
+/// a side pooled, by a two-level bootstrap: rounds, then samples within each round.
+/// Invalid (NaN) unless each side has at least two rounds with samples (one round says
+/// nothing about the spread between rounds). Non-finite samples and empty rounds are
+/// left out.
+Interval hierarchical_ratio_interval(const RoundSamples& numerator, const RoundSamples& denominator,
+                                     const BootstrapOptions& options = {});
+
+/// The geometric mean of new_medians[i] / base_medians[i] over round pairs i.
+/// NaN without a pair of positive, finite medians.
+double paired_ratio(std::span<const double> base_medians, std::span<const double> new_medians);
+
+/// Interval of paired_ratio by a bootstrap over the pairs. Invalid (NaN) with fewer than
+/// two usable pairs; pairs with a non-positive or non-finite median are left out.
+Interval paired_ratio_interval(std::span<const double> base_medians, std::span<const double> new_medians,
+                               const BootstrapOptions& options = {});
+
+/// The one-sided tail probability the expanded percentile interval reads its bounds
+/// at, for `n` independent units (rounds, pairs) and a two-sided `level`:
+/// Phi(-sqrt(n / (n - 1)) t_{n-1}((1 + level) / 2)). (1 - level) / 2 for large n.
+double expanded_tail(std::size_t n, double level);
+
+}  // namespace bench

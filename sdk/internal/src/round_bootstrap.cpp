@@ -1,0 +1,154 @@
+#include <bench/internal/round_bootstrap.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "resampling.hpp"
+
+namespace bench {
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// Regularized incomplete beta function I_x(a, b), by its continued fraction (modified
+/// Lentz), converging fast for x < (a + 1) / (a + b + 2); the symmetry
+/// I_x(a, b) = 1 - I_{1-x}(b, a) covers the rest.
+double incomplete_beta(double a, double b, double x) {
+    if (x <= 0) return 0;
+    if (x >= 1) return 1;
+    if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(b, a, 1 - x);
+    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                                  b * std::log1p(-x)) / a;
+    constexpr double tiny = 1e-300;
+    double f = 1, c = 1, d = 0;
+    for (int i = 0; i <= 400; ++i) {
+        const int m = i / 2;
+        double numerator;
+        if (i == 0) numerator = 1;
+        else if (i % 2 == 0) numerator = (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
+        else numerator = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
+        d = 1 + numerator * d;
+        if (std::abs(d) < tiny) d = tiny;
+        d = 1 / d;
+        c = 1 + numerator / c;
+        if (std::abs(c) < tiny) c = tiny;
+        const double cd = c * d;
+        f *= cd;
+        if (std::abs(1 - cd) < 1e-12) break;
+    }
+    return front * (f - 1);
+}
+
+/// P(T <= t) for Student's t with `dof` degrees of freedom.
+double student_t_cdf(double t, double dof) {
+    const double tail = 0.5 * incomplete_beta(dof / 2, 0.5, dof / (dof + t * t));
+    return t >= 0 ? 1 - tail : tail;
+}
+
+/// Smallest-error root of a monotonically increasing `f` on [low, high] by bisection.
+template <class F>
+double solve_increasing(F&& f, double target, double low, double high) {
+    for (int i = 0; i < 200 && high - low > 1e-12 * std::max(1.0, std::abs(high)); ++i) {
+        const double mid = low + (high - low) / 2;
+        (f(mid) < target ? low : high) = mid;
+    }
+    return low + (high - low) / 2;
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+/// The finite values of `v`.
+std::vector<double> finite(std::span<const double> v) {
+    std::vector<double> out;
+    for (const double x : v)
+        if (std::isfinite(x)) out.push_back(x);
+    return out;
+}
+
+/// The rounds with at least one finite sample, their non-finite samples left out.
+RoundSamples usable_rounds(const RoundSamples& rounds) {
+    RoundSamples out;
+    for (const auto& round : rounds)
+        if (auto kept = finite(round); !kept.empty()) out.push_back(std::move(kept));
+    return out;
+}
+
+/// One hierarchical resample of a side: rounds with replacement, then samples within
+/// each picked round; its pooled median.
+double resampled_median(const RoundSamples& rounds, std::mt19937_64& rng, std::vector<double>& pooled,
+                        std::vector<double>& drawn) {
+    pooled.clear();
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+        detail::resample(rounds[detail::random_index(rng, rounds.size())], rng, drawn);
+        pooled.insert(pooled.end(), drawn.begin(), drawn.end());
+    }
+    return detail::median_in_place(pooled);
+}
+
+/// The log ratios of the usable pairs.
+std::vector<double> log_ratios(std::span<const double> base, std::span<const double> next) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < std::min(base.size(), next.size()); ++i) {
+        const double r = std::log(next[i] / base[i]);
+        if (base[i] > 0 && next[i] > 0 && std::isfinite(r)) out.push_back(r);
+    }
+    return out;
+}
+
+}  // namespace
+
+double expanded_tail(std::size_t n, double level) {
+    const double plain = (1 - std::clamp(level, 0.0, 1.0)) / 2;
+    if (n < 2 || plain <= 0 || plain >= 0.5) return plain;
+    const double dof = static_cast<double>(n - 1);
+    const double t = solve_increasing([&](double x) { return student_t_cdf(x, dof); }, 1 - plain, 0, 1e7);
+    return normal_cdf(-std::sqrt(static_cast<double>(n) / dof) * t);
+}
+
+Interval hierarchical_ratio_interval(const RoundSamples& numerator, const RoundSamples& denominator,
+                                     const BootstrapOptions& options) {
+    const RoundSamples top = usable_rounds(numerator), bottom = usable_rounds(denominator);
+    if (top.size() < 2 || bottom.size() < 2 || options.resamples < 1) return {};
+    std::size_t samples = 0;
+    for (const auto& side : {&top, &bottom})
+        for (const auto& round : *side) samples += round.size();
+    const int resamples = bootstrap_resamples(samples, options);
+    std::mt19937_64 rng(options.seed);
+    std::vector<double> estimates, pooled, drawn;
+    estimates.reserve(static_cast<std::size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
+        const double a = resampled_median(top, rng, pooled, drawn);
+        const double b = resampled_median(bottom, rng, pooled, drawn);
+        estimates.push_back(a / b);
+    }
+    return detail::percentile_interval(estimates, expanded_tail(std::min(top.size(), bottom.size()), options.level));
+}
+
+double paired_ratio(std::span<const double> base_medians, std::span<const double> new_medians) {
+    const std::vector<double> logs = log_ratios(base_medians, new_medians);
+    if (logs.empty()) return nan;
+    double sum = 0;
+    for (const double x : logs) sum += x;
+    return std::exp(sum / static_cast<double>(logs.size()));
+}
+
+Interval paired_ratio_interval(std::span<const double> base_medians, std::span<const double> new_medians,
+                               const BootstrapOptions& options) {
+    const std::vector<double> logs = log_ratios(base_medians, new_medians);
+    if (logs.size() < 2 || options.resamples < 1) return {};
+    std::mt19937_64 rng(options.seed);
+    std::vector<double> estimates, drawn;
+    estimates.reserve(static_cast<std::size_t>(options.resamples));
+    for (int r = 0; r < options.resamples; ++r) {
+        detail::resample(logs, rng, drawn);
+        double sum = 0;
+        for (const double x : drawn) sum += x;
+        estimates.push_back(std::exp(sum / static_cast<double>(drawn.size())));
+    }
+    return detail::percentile_interval(estimates, expanded_tail(logs.size(), options.level));
+}
+
+}  // namespace bench

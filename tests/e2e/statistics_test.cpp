@@ -41,6 +41,38 @@ protected:
     fs::path plugins = work / "plugins";
 };
 
+TEST_F(StatisticsTest, RunsInRoundsAreComparedByTheirRounds) {
+    // Rounds are recorded per series and read back; compare judges by them, so a rerun
+    // of the same build is never "slower" however the machine's load moved between
+    // rounds, and a 50% slowdown still is.
+    const fs::path base = work / "base", rerun = work / "rerun", slower = work / "slower";
+    const std::vector<std::string> rounds = {"--rounds", "3", "--measurement-iterations", "15"};
+    ASSERT_EQ(run_mock(base, rounds).exit_code, 0);
+    ASSERT_EQ(run_mock(rerun, rounds).exit_code, 0);
+    std::vector<std::string> slowed = rounds;
+    slowed.insert(slowed.end(), {"--param", "slowdown=1.5"});
+    ASSERT_EQ(run_mock(slower, slowed).exit_code, 0);
+    const auto report = scenario_report(base);
+    const auto& sizes = report["benchmark_scenarios"][0]["round_sizes"]["latency"];
+    ASSERT_TRUE(sizes.IsArray());
+    EXPECT_EQ(sizes.Size(), 3u);
+
+    const ProcessResult same = host({"compare", base.string(), rerun.string(), "--threshold", "5%",
+                                     "--fail-on-regression", "--json", (work / "same.json").string()});
+    EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+    const auto same_json = read_json(work / "same.json");
+    ASSERT_EQ(same_json["rows"].Size(), 1u) << same.out;
+    EXPECT_STREQ(same_json["rows"][0]["evidence"].GetString(), "rounds");
+    EXPECT_EQ(same_json["rows"][0]["base_rounds"].GetInt(), 3);
+    EXPECT_STRNE(same_json["rows"][0]["verdict"].GetString(), "slower");
+    EXPECT_NE(same.out.find("3 vs 3 rounds"), std::string::npos) << same.out;
+
+    const ProcessResult regression = host({"compare", base.string(), slower.string(), "--threshold", "5%",
+                                           "--fail-on-regression", "--json", (work / "slower.json").string()});
+    EXPECT_EQ(regression.exit_code, 1) << regression.out;
+    EXPECT_STREQ(read_json(work / "slower.json")["rows"][0]["verdict"].GetString(), "slower") << regression.out;
+}
+
 TEST_F(StatisticsTest, InjectedTenPerCentSlowdownIsARegressionAndARerunIsNot) {
     // This machine is shared: another process can slow one run by more than 5% for its
     // whole length, and then the rerun is "slower" too. Such an attempt is repeated, up

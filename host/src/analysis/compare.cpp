@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <bench/internal/hypothesis_test.hpp>
+#include <bench/internal/round_bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 #include "util/text_table.hpp"
@@ -36,7 +37,36 @@ std::vector<double> in_ms(const bench::Series& series) {
     return out;
 }
 
-SeriesComparison compare_series(const std::string& id, const bench::Series& base, const bench::Series& next,
+/// The series' samples in ms split by round, when its outcome recorded its rounds;
+/// empty otherwise.
+bench::RoundSamples rounds_in_ms(const ScenarioOutcome& outcome, const bench::Series& series) {
+    const auto it = outcome.round_sizes.find(series.name);
+    if (it == outcome.round_sizes.end() || it->second.size() < 2) return {};
+    std::size_t total = 0;
+    for (const std::size_t n : it->second) total += n;
+    if (total != series.samples.size()) return {};  // not this series' rounds
+    const double factor = to_ms_factor(series.unit);
+    bench::RoundSamples rounds;
+    auto sample = series.samples.begin();
+    for (const std::size_t n : it->second) {
+        std::vector<double>& round = rounds.emplace_back();
+        for (std::size_t i = 0; i < n; ++i, ++sample) round.push_back(*sample * factor);
+    }
+    return rounds;
+}
+
+/// The verdict an interval gives: a change beyond the threshold that the interval
+/// excludes no change for, no change beyond the threshold, or neither.
+Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
+    if (!ci.valid()) return Verdict::inconclusive;
+    if (ci.low > 1 && ratio > 1 + threshold) return Verdict::slower;
+    if (ci.high < 1 && ratio < 1 - threshold) return Verdict::faster;
+    if (ci.high > 1 + threshold || ci.low < 1 - threshold) return Verdict::inconclusive;
+    return Verdict::same;
+}
+
+SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& base_outcome, const bench::Series& base,
+                                const ScenarioOutcome& next_outcome, const bench::Series& next,
                                 const CompareOptions& options) {
     SeriesComparison row;
     row.scenario_id = id;
@@ -47,9 +77,23 @@ SeriesComparison compare_series(const std::string& id, const bench::Series& base
     row.base_median_ms = bench::summarize(a).median;
     row.new_median_ms = bench::summarize(b).median;
     row.ratio = row.new_median_ms / row.base_median_ms;
-    row.ratio_ci = bench::bootstrap_ratio_interval(b, a);
     row.p_value = bench::mann_whitney_u(a, b).p_value;
+    row.base_rounds = base_outcome.rounds;
+    row.new_rounds = next_outcome.rounds;
 
+    const bench::RoundSamples base_rounds = rounds_in_ms(base_outcome, base);
+    const bench::RoundSamples next_rounds = rounds_in_ms(next_outcome, next);
+    if (!base_rounds.empty() && !next_rounds.empty()) {
+        row.ratio_ci = bench::hierarchical_ratio_interval(next_rounds, base_rounds);
+        if (row.ratio_ci.valid()) {
+            row.evidence = "rounds";
+            row.verdict = verdict_of(row.ratio, row.ratio_ci, options.threshold);
+            if (row.verdict == Verdict::inconclusive)
+                row.note = "the rounds differ too much to tell: more rounds narrow the interval";
+            return row;
+        }
+    }
+    row.ratio_ci = bench::bootstrap_ratio_interval(b, a);
     const bool significant = row.p_value < options.alpha;
     if (significant && row.ratio > 1 + options.threshold) row.verdict = Verdict::slower;
     else if (significant && row.ratio < 1 - options.threshold) row.verdict = Verdict::faster;
@@ -66,6 +110,7 @@ std::string_view to_string(Verdict verdict) {
         case Verdict::faster: return "faster";
         case Verdict::slower: return "slower";
         case Verdict::same: return "same";
+        case Verdict::inconclusive: return "inconclusive";
     }
     return "same";
 }
@@ -123,7 +168,7 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
             const bench::Series* old_series = old_result.find_series(series.name);
             if (old_series == nullptr || !is_time_unit(old_series->unit)) continue;
             if (old_series->samples.empty() || series.samples.empty()) continue;
-            SeriesComparison row = compare_series(id, *old_series, series, options);
+            SeriesComparison row = compare_series(id, *it->second, *old_series, outcome, series, options);
             if (std::isfinite(row.ratio) && row.ratio > 0) {
                 log_sum += std::log(row.ratio);
                 ++logs;

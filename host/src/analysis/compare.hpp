@@ -1,7 +1,16 @@
 // Compare: two runs of the same suite, scenario by scenario. For each time series both
 // runs measured (latency, time to first token, ...), the ratio of the medians with its
-// confidence interval, a Mann-Whitney U test on the raw samples, and a verdict. This is
-// what `benchhost compare` and `benchhost run --baseline` print, and what fails a CI job.
+// confidence interval and a verdict. This is what `benchhost compare` and `benchhost run
+// --baseline` print, and what fails a CI job.
+//
+// The evidence depends on what the runs hold. Samples of one run share that moment's
+// load, so two runs differ by more than their samples' spread says:
+// - both sides measured in rounds (run --rounds N, N >= 2): the interval resamples
+//   rounds, then samples within them (bench/internal/round_bootstrap.hpp), and the
+//   verdict reads the interval: "slower" when it lies above 1 and the ratio passes the
+//   threshold, "inconclusive" when it reaches past the threshold without that;
+// - one round on either side: the samples alone, a bootstrap interval and a
+//   Mann-Whitney U test, which cannot see the noise between runs.
 #pragma once
 
 #include <string>
@@ -18,7 +27,8 @@ struct CompareOptions {
     double alpha = 0.05;      // significance level of the U test
 };
 
-enum class Verdict { faster, slower, same };
+/// inconclusive: the interval reaches past the threshold, but does not exclude no change.
+enum class Verdict { faster, slower, same, inconclusive };
 std::string_view to_string(Verdict verdict);
 
 struct SeriesComparison {
@@ -31,6 +41,10 @@ struct SeriesComparison {
     double p_value = 1;  // Mann-Whitney U, two-sided
     Verdict verdict = Verdict::same;
     std::string note;  // why the verdict could not be "slower" or "faster" (too few samples, ...)
+    /// What the interval and the verdict rest on: "rounds" (between-round spread seen)
+    /// or "samples" (one run each: the spread between runs is not seen).
+    std::string evidence = "samples";
+    int base_rounds = 1, new_rounds = 1;
 };
 
 struct Comparison {

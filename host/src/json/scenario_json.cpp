@@ -269,6 +269,33 @@ std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& ob
 
 // ---- shard --------------------------------------------------------------------------
 
+// ---- round sizes --------------------------------------------------------------------
+
+void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes) {
+    out.start_object();
+    for (const auto& [name, sizes] : round_sizes) {
+        out.key(name);
+        out.start_array();
+        for (const std::size_t n : sizes) out.unsigned_integer(n);
+        out.end_array();
+    }
+    out.end_object();
+}
+
+std::map<std::string, std::vector<std::size_t>> read_round_sizes(const FieldReader& object) {
+    std::map<std::string, std::vector<std::size_t>> out;
+    object.each_member([&](const std::string& name, const FieldReader& field) {
+        const FieldReader sizes = field.as_array();
+        std::vector<std::size_t>& into = out[name];
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const long long n = sizes.at(i).as_int64();
+            if (n < 0) sizes.at(i).expected("a count of samples (0 or more)");
+            into.push_back(static_cast<std::size_t>(n));
+        }
+    });
+    return out;
+}
+
 void write_shard(JsonOut& out, const ShardInfo& shard) {
     out.start_object();
     out.field("index", shard.index);

@@ -22,6 +22,7 @@
 //             "timeline": {"time_s": [...], "series": {name: [...]}}}
 //   sampling {series name: {"stop_reason", "elapsed_s", "samples", "target_ci_width" (null
 //             without a target), "ci_width", "clock_resolution_ns", "clock_cost_ns"}}
+//   rounds   {series name: [samples of round 1, of round 2, ...]} (a report's "round_sizes")
 //   shard    {"index", "count", "plan_scenarios", "plan_fingerprint"}
 //
 // Readers check every field they read (json/field_reader.hpp) and ignore unknown ones.
@@ -60,6 +61,10 @@ bench::MonitorReport read_monitor(const FieldReader& object);
 
 void write_sampling(JsonOut& out, const std::map<std::string, bench::SamplingReport>& sampling);
 std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& object);
+
+/// {series name: [samples of round 1, of round 2, ...]}
+void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes);
+std::map<std::string, std::vector<std::size_t>> read_round_sizes(const FieldReader& object);
 
 void write_shard(JsonOut& out, const ShardInfo& shard);
 /// Also checks that 1 <= index <= count.

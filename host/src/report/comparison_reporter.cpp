@@ -24,22 +24,31 @@ std::string interval_text(const bench::Interval& ci) {
     return fmt::format("[{}, {}]", format3(ci.low), format3(ci.high));
 }
 
+/// The verdict with what it rests on: "slower (3 vs 3 rounds)", "same (too few samples ...)".
 std::string verdict_text(const SeriesComparison& row) {
     std::string text(to_string(row.verdict));
-    if (!row.note.empty()) text += " (" + row.note + ")";
-    return text;
+    std::vector<std::string> said;
+    if (row.evidence == "rounds") said.push_back(fmt::format("{} vs {} rounds", row.base_rounds, row.new_rounds));
+    if (!row.note.empty()) said.push_back(row.note);
+    for (std::size_t i = 0; i < said.size(); ++i) text += (i == 0 ? " (" : "; ") + said[i];
+    return text + (said.empty() ? "" : ")");
 }
 
-std::string p_text(double p) {
-    if (!std::isfinite(p)) return "-";
+/// The U test's p, for rows judged by their samples (over rounds it is not the evidence).
+std::string p_text(const SeriesComparison& row) {
+    const double p = row.p_value;
+    if (row.evidence != "samples" || !std::isfinite(p)) return "-";
     if (p < 0.001) return "<0.001";
     return fmt::format("{:.3f}", p);
 }
 
 
 std::string verdict_counts(const Comparison& c) {
-    return fmt::format("{} slower, {} faster, {} same (threshold {:.3g}%, alpha {:.3g})", c.count(Verdict::slower),
-                       c.count(Verdict::faster), c.count(Verdict::same), c.options.threshold * 100, c.options.alpha);
+    const std::size_t inconclusive = c.count(Verdict::inconclusive);
+    return fmt::format("{} slower, {} faster, {} same{} (threshold {:.3g}%, alpha {:.3g})", c.count(Verdict::slower),
+                       c.count(Verdict::faster), c.count(Verdict::same),
+                       inconclusive > 0 ? fmt::format(", {} inconclusive", inconclusive) : std::string(),
+                       c.options.threshold * 100, c.options.alpha);
 }
 
 }  // namespace
@@ -52,7 +61,7 @@ std::string comparison_table(const Comparison& c) {
     for (const SeriesComparison& row : c.rows) {
         rows.push_back({row.scenario_id, row.series, format_figure(row.base_median_ms, "ms"),
                         format_figure(row.new_median_ms, "ms"), format_change(row.ratio), interval_text(row.ratio_ci),
-                        p_text(row.p_value), verdict_text(row)});
+                        p_text(row), verdict_text(row)});
     }
     rows.push_back({"geometric mean", "", "", "", format_change(c.geomean_ratio), "", "", ""});
 
@@ -94,13 +103,11 @@ std::string comparison_markdown(const Comparison& c) {
     out += "| Scenario | Series | Base | New | Change | Ratio 95% CI | p | Verdict |\n";
     out += "|---|---|--:|--:|--:|--:|--:|---|\n";
     for (const SeriesComparison& row : c.rows) {
-        const std::string verdict = row.verdict == Verdict::slower   ? "**slower**"
-                                    : row.verdict == Verdict::faster ? "faster"
-                                                                     : "same";
+        const std::string verdict = verdict_text(row);
         out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " + format_figure(row.base_median_ms, "ms") +
                " | " + format_figure(row.new_median_ms, "ms") + " | " + format_change(row.ratio) + " | " +
-               interval_text(row.ratio_ci) + " | " + p_text(row.p_value) + " | " + verdict +
-               (row.note.empty() ? "" : " (" + cell(row.note) + ")") + " |\n";
+               interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
+               (row.verdict == Verdict::slower ? "**" + cell(verdict) + "**" : cell(verdict)) + " |\n";
     }
     out += "| **Geometric mean** | | | | " + format_change(c.geomean_ratio) + " | | | |\n";
     const auto list = [&](const char* title, const std::vector<std::string>& items) {
@@ -141,6 +148,9 @@ std::string comparison_json(const Comparison& c) {
         out.interval(row.ratio_ci);
         out.field("p_value", row.p_value);
         out.field("verdict", to_string(row.verdict));
+        out.field("evidence", row.evidence);
+        out.field("base_rounds", row.base_rounds);
+        out.field("new_rounds", row.new_rounds);
         if (!row.note.empty()) out.field("note", row.note);
         out.end_object();
     }
@@ -157,6 +167,7 @@ std::string comparison_json(const Comparison& c) {
     out.field("slower", c.count(Verdict::slower));
     out.field("faster", c.count(Verdict::faster));
     out.field("same", c.count(Verdict::same));
+    out.field("inconclusive", c.count(Verdict::inconclusive));
     out.end_object();
     out.end_object();
     return out.text();

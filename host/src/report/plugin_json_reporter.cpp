@@ -67,6 +67,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         write_sampling(out, result.sampling);
     }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
+    if (!outcome.round_sizes.empty()) {
+        out.key("round_sizes");
+        write_round_sizes(out, outcome.round_sizes);
+    }
 
     bool any_cold_start = false;
     for (const char* name : cold_start_scalars) {

@@ -22,6 +22,9 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         for (bench::Series& s : into.series)
             if (s.name == series.name && s.unit == series.unit) existing = &s;
         if (existing == nullptr) continue;  // a series only one round measured is not pooled
+        std::vector<std::size_t>& sizes = pooled.round_sizes[series.name];
+        if (sizes.empty()) sizes.push_back(existing->samples.size());  // the first round's
+        sizes.push_back(series.samples.size());
         existing->samples.insert(existing->samples.end(), series.samples.begin(), series.samples.end());
     }
     for (auto& [name, sampling] : round.result.sampling) {

@@ -67,6 +67,9 @@ struct ScenarioOutcome {
     std::string log_tail;    // last lines the worker printed, kept for failures
     bool crashed_while_loading = false;  // the worker died before the plugin was loaded
     int rounds = 1;  // worker runs whose samples are pooled in `result` (see RunOptions::rounds)
+    /// Per series name, how many samples each round added, in order (only with rounds > 1):
+    /// what a comparison resamples by round (analysis/compare.cpp).
+    std::map<std::string, std::vector<std::size_t>> round_sizes;
     ScenarioStatistics statistics;  // filled when the scenario has ended (all its rounds)
 };
 

@@ -158,3 +158,60 @@ TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A scenario measured in `moments.size()` rounds of `per_round` samples: round i runs
+/// at moments[i] times `median_ms` (the machine's load at that moment).
+ScenarioOutcome in_rounds(const std::string& benchmark, double median_ms, const std::vector<double>& moments,
+                          int per_round, unsigned seed) {
+    std::vector<double> all;
+    for (std::size_t i = 0; i < moments.size(); ++i) {
+        const auto round = samples(median_ms * moments[i], per_round, seed + static_cast<unsigned>(i), 0.005);
+        all.insert(all.end(), round.begin(), round.end());
+    }
+    ScenarioOutcome o = outcome(benchmark, std::move(all));
+    o.rounds = static_cast<int>(moments.size());
+    o.round_sizes["latency"] = std::vector<std::size_t>(moments.size(), static_cast<std::size_t>(per_round));
+    return o;
+}
+
+TEST(Compare, WithRoundsTheSpreadBetweenRoundsDecides) {
+    // The same code, its rounds 8% apart from moment to moment: the samples alone call a
+    // 4% difference of the pooled medians significant; over rounds it is not "slower".
+    const std::vector<double> base_moments = {1.00, 0.96, 1.04}, new_moments = {1.08, 1.00, 1.04};
+    const RunRecord base = run({in_rounds("noisy", 10, base_moments, 20, 10), in_rounds("slower", 10, base_moments, 20, 20)});
+    const RunRecord next = run({in_rounds("noisy", 10, new_moments, 20, 30), in_rounds("slower", 13, new_moments, 20, 40)});
+    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05});
+    ASSERT_EQ(c.rows.size(), 2u);
+    const SeriesComparison& noisy = c.rows[0];
+    EXPECT_EQ(noisy.evidence, "rounds");
+    EXPECT_EQ(noisy.base_rounds, 3);
+    EXPECT_LT(noisy.p_value, 0.01);  // what the samples alone would have said
+    EXPECT_NE(noisy.verdict, Verdict::slower);
+    EXPECT_LT(noisy.ratio_ci.low, 1.0);
+    // 30% slower stands out of the same moments.
+    EXPECT_EQ(c.rows[1].verdict, Verdict::slower);
+    EXPECT_GT(c.rows[1].ratio_ci.low, 1.1);
+    EXPECT_EQ(c.regressions(), 1u);
+
+    const std::string table = comparison_table(c);
+    EXPECT_NE(table.find("3 vs 3 rounds"), std::string::npos) << table;
+    rapidjson::Document json;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_TRUE(json.IsObject());
+    EXPECT_STREQ(json["rows"][0]["evidence"].GetString(), "rounds");
+    EXPECT_EQ(json["rows"][0]["new_rounds"].GetInt(), 3);
+    EXPECT_TRUE(json["counts"].HasMember("inconclusive"));
+}
+
+TEST(Compare, RoundsOnOneSideOnlyFallBackToTheSamples) {
+    const RunRecord base = run({in_rounds("x", 10, {1.0, 1.0}, 20, 1)});
+    const RunRecord next = run({outcome("x", samples(10, 40, 9))});
+    const Comparison c = compare_runs(base, next);
+    ASSERT_EQ(c.rows.size(), 1u);
+    EXPECT_EQ(c.rows[0].evidence, "samples");
+    EXPECT_EQ(c.rows[0].verdict, Verdict::same);
+}
+
+}  // namespace

@@ -47,6 +47,8 @@ TEST(ReportReader, ReadsBackWhatTheWriterWrote) {
     record.outcomes = {outcome("alpha", "alpha[batch_size=8]", bench::Status::success),
                        outcome("beta", "beta", bench::Status::crashed),
                        outcome("alpha", "alpha[batch_size=16]", bench::Status::failed)};
+    record.outcomes[0].rounds = 2;
+    record.outcomes[0].round_sizes["latency"] = {2, 1};
     write_reports(record, dir.path());
 
     const RunRecord read = read_run(dir.path());
@@ -63,6 +65,9 @@ TEST(ReportReader, ReadsBackWhatTheWriterWrote) {
     EXPECT_EQ(read.outcomes[2].log_tail, "last words\n");
     EXPECT_EQ(read.outcomes[0].plugin_path, record.outcomes[0].plugin_path);
     EXPECT_DOUBLE_EQ(read.outcomes[0].wall_time_s, 0.5);
+    EXPECT_EQ(read.outcomes[0].rounds, 2);
+    EXPECT_EQ(read.outcomes[0].round_sizes, record.outcomes[0].round_sizes);
+    EXPECT_TRUE(read.outcomes[1].round_sizes.empty());
 }
 
 TEST(ReportReader, NonFiniteSamplesComeBackAsNaN) {

@@ -61,6 +61,7 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     EXPECT_EQ(outcomes[0].config.benchmark, "a");
     EXPECT_EQ(outcomes[0].rounds, 2);
     EXPECT_EQ(outcomes[0].result.series[0].samples.size(), 4u);  // both rounds pooled
+    EXPECT_EQ(outcomes[0].round_sizes.at(outcomes[0].result.series[0].name), (std::vector<std::size_t>{3, 1}));
     EXPECT_EQ(outcomes[1].rounds, 1);
 }
 

@@ -30,6 +30,7 @@
 #include "run/hardware_info.hpp"
 #include "run/journal.hpp"
 #include "run/run_loop.hpp"
+#include "util/join.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -47,12 +48,6 @@ std::string format_time(std::time_t when, const char* format, bool utc) {
     char text[64];
     std::strftime(text, sizeof text, format, &tm);
     return text;
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator = ",") {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-    return out;
 }
 
 /// Creates the run's output folder and checks that it is writable, before anything

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <bench/internal/axes.hpp>
 #include <bench/version.hpp>
 
 namespace benchhost {
@@ -21,13 +22,43 @@ struct RunArguments {
     std::string plugins_dir, config, output_dir, isolation, log_level, model_id;
     std::vector<std::string> include, exclude, categories;
     std::string variants, batch_sizes, dtypes, devices, threads, compile_modes;  // comma-separated
-    std::vector<std::string> params, formats;
+    std::vector<std::string> params, custom_axes, formats;
     std::string resume, model_path, target_ci_width, baseline, threshold, shard, shard_costs;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
-    bool dry_run = false, quiet = false;
+    bool dry_run = false, quiet = false, allow_empty = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
 };
+
+/// The comma-separated values of an axis option, each once, in order; ConfigError
+/// naming the option for an empty one. `text` is the values, `given` what was typed.
+std::vector<std::string> axis_values(const std::string& option, const std::string& text, const std::string& given) {
+    std::vector<std::string> values;
+    for (std::size_t start = 0;;) {
+        const auto comma = text.find(',', start);
+        std::string value = text.substr(start, comma - start);
+        if (value.empty()) throw ConfigError("option " + option + ": an empty value in '" + given + "'");
+        if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return values;
+}
+
+/// `--axis NAME=V1,V2`: a custom axis and its values, or ConfigError saying what is wrong.
+std::pair<std::string, std::vector<std::string>> custom_axis(const std::string& given) {
+    const auto equals = given.find('=');
+    if (equals == std::string::npos)
+        throw ConfigError("option --axis: '" + given + "' is not NAME=V1,V2 (e.g. --axis seq_len=128,512)");
+    const std::string name = given.substr(0, equals);
+    if (name.empty()) throw ConfigError("option --axis: '" + given + "' has no axis name before '='");
+    if (bench::is_builtin_axis(name)) {
+        std::string option = "--" + axis_config_key(name);
+        std::replace(option.begin(), option.end(), '_', '-');
+        throw ConfigError("option --axis: '" + name + "' is a built-in axis: set it with " + option);
+    }
+    return {name, axis_values("--axis", given.substr(equals + 1), given)};
+}
 
 /// A relative amount from the command line ("5%" or 0.05), or ConfigError naming the option.
 double relative_option(const std::string& option, const std::string& text, double below) {
@@ -98,7 +129,13 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_option("--monitor-interval", args.monitor_interval,
                    "Milliseconds between samples of the GPU and CPU monitors (default 50); 0: no monitoring")
         ->check(CLI::Range(0.0, 3600000.0));
-    run.add_option("--param", args.params, "A plugin parameter KEY=VALUE (VALUE may be a comma-separated list); repeatable")
+    run.add_option("--param", args.params,
+                   "A plugin parameter KEY=VALUE (VALUE may be a comma-separated list, passed whole to every scenario; "
+                   "to run one scenario per value, use --axis); repeatable")
+        ->take_all();
+    run.add_option("--axis", args.custom_axes,
+                   "A custom axis NAME=V1,V2: one scenario per value for plugins that declare NAME in their axes, "
+                   "each value passed as the parameter NAME (as the YAML's axes:); repeatable")
         ->take_all();
     run.add_option("--resume", args.resume,
                    "Continue the interrupted run in this folder: scenarios it already reported are not run again")
@@ -113,6 +150,8 @@ void add_run_options(CLI::App& run, RunArguments& args) {
                    "With --shard: an earlier run folder whose scenario times balance the shards (the same on every shard)")
         ->check(CLI::ExistingPath);
     run.add_flag("--dry-run", args.dry_run, "Print the scenarios the run would execute, and run nothing");
+    run.add_flag("--allow-empty", args.allow_empty,
+                 "A plan with no scenarios (filters that match nothing, no plugins) is a success, not exit 1");
     run.add_flag("--quiet,-q", args.quiet,
                  "Print only warnings, errors and the summary: no progress, no informational lines");
     run.add_option("--isolation", args.isolation, "process: each scenario in a worker process; none: in the host (for gdb)")
@@ -140,6 +179,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--rounds")) options.rounds = args.rounds;
     if (given("--format")) options.extra_formats = args.formats;
     if (given("--dry-run")) options.dry_run = args.dry_run;
+    if (given("--allow-empty")) options.allow_empty = args.allow_empty;
     if (given("--shard")) options.shard = args.shard;
     if (given("--shard-costs")) {
         if (!given("--shard")) throw ConfigError("--shard-costs needs --shard");
@@ -188,17 +228,15 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
         std::string option = "--" + axis_config_key(axis);
         std::replace(option.begin(), option.end(), '_', '-');
         if (!given(option.c_str())) continue;
-        std::vector<std::string> values;
-        for (std::size_t start = 0;;) {
-            const auto comma = text->find(',', start);
-            std::string value = text->substr(start, comma - start);
-            if (value.empty()) throw ConfigError("option " + option + ": an empty value in '" + *text + "'");
-            if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
+        std::vector<std::string> values = axis_values(option, *text, *text);
         validate_axis_values(axis, values, "option " + option + ": ");
         cli.axes[axis] = std::move(values);
+        cli.axis_origins[axis] = option;
+    }
+    for (const std::string& given_axis : args.custom_axes) {  // a name given twice: the last one counts
+        auto [name, values] = custom_axis(given_axis);
+        cli.axes[name] = std::move(values);
+        cli.axis_origins[name] = "--axis " + name;
     }
 }
 
@@ -220,8 +258,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app.require_subcommand(0, 1);
     app.footer("Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
                "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
-               "(or, with --fail-on-regression, one got slower), 2 wrong arguments or configuration\n"
-               "(nothing ran), 130 interrupted.");
+               "(or, with --fail-on-regression, one got slower; or nothing was selected, unless --allow-empty),\n"
+               "2 wrong arguments or configuration (nothing ran), 130 interrupted.");
 
     RunArguments run_args;
     CLI::App* run = app.add_subcommand("run", "Discover, run and report benchmarks (the default)");

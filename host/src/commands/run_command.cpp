@@ -30,6 +30,7 @@
 #include "run/hardware_info.hpp"
 #include "run/journal.hpp"
 #include "run/run_loop.hpp"
+#include "util/join.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -47,12 +48,6 @@ std::string format_time(std::time_t when, const char* format, bool utc) {
     char text[64];
     std::strftime(text, sizeof text, format, &tm);
     return text;
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator = ",") {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-    return out;
 }
 
 /// Creates the run's output folder and checks that it is writable, before anything
@@ -117,7 +112,8 @@ std::string sampling_text(const bench::ScenarioConfig& config) {
     return text.str();
 }
 
-/// `run --dry-run`: the plan as a table, and what would make it fail.
+/// `run --dry-run`: the plan as a table, what it leaves out, and what would make it fail.
+/// An empty plan is only its first line: empty_plan_reasons says the rest.
 void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& options,
                 const std::optional<ShardInfo>& shard, std::ostream& out) {
     std::vector<std::vector<std::string>> rows;
@@ -136,9 +132,24 @@ void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& 
         << discovery.plugins.size() << " plugin" << (discovery.plugins.size() == 1 ? "" : "s") << " in "
         << options.plugins_dir.string() << "; " << to_run << " to run";
     if (options.rounds > 1) out << ", " << options.rounds << " rounds each (" << to_run * options.rounds << " runs)";
-    out << "\n\n" << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
-    for (const std::string& warning : plan.warnings) out << "\nwarning: " << warning;
-    out << "\n(dry run: nothing was run or written)\n";
+    out << "\n";
+    const bool whole_plan_empty = plan.scenarios.empty() && (!shard || shard->plan_scenarios == 0);
+    if (!whole_plan_empty) {
+        out << "\n" << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
+        for (const std::string& note : plan.notes) out << "\nnote: " << note;
+        for (const std::string& warning : plan.warnings) out << "\nwarning: " << warning;
+        out << "\n";
+    }
+    out << "(dry run: nothing was run or written)\n";
+}
+
+/// An empty plan and why: an error (the run exits 1), or with --allow-empty a warning.
+void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std::ostream& out) {
+    out << (allowed ? "benchhost: warning: the plan has no scenarios (--allow-empty: not an error)"
+                    : "benchhost: error: nothing to run: the plan has no scenarios")
+        << "\n";
+    for (const std::string& reason : reasons) out << "  " << reason << "\n";
+    if (!allowed) out << "  (with --allow-empty an empty plan exits 0)\n";
 }
 
 std::map<std::string, std::string> describe_options(const RunOptions& options) {
@@ -193,6 +204,7 @@ struct Prepared {
     RunRecord record;
     Discovery discovery;
     Plan plan;
+    std::vector<std::string> empty_plan;  // why the whole plan (before --shard) is empty; empty when it is not
     fs::path output_dir;
 };
 
@@ -206,6 +218,8 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
     p.discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
     if (!options.retry_failed) apply_crash_registry(p.discovery, registry);
     p.plan = make_plan(p.discovery, options);
+    // An empty shard of a plan is fine (more shards than benchmarks); an empty plan is not.
+    if (p.plan.scenarios.empty()) p.empty_plan = empty_plan_reasons(p.plan, p.discovery, options);
     if (options.shard) {
         const ShardSpec spec = parse_shard(*options.shard);
         std::map<std::string, double> costs;
@@ -256,9 +270,15 @@ int run_benchmarks(const RunOptions& options) {
     Prepared prepared;
     try {
         prepared = prepare(options, timestamp, registry);
+        const bool empty = !prepared.empty_plan.empty();
         if (options.dry_run) {
             print_plan(prepared.plan, prepared.discovery, options, prepared.record.shard, std::cout);
-            return 0;
+            if (empty) print_empty_plan(prepared.empty_plan, options.allow_empty, std::cerr);
+            return empty && !options.allow_empty ? 1 : 0;
+        }
+        if (empty && !options.allow_empty) {
+            print_empty_plan(prepared.empty_plan, false, std::cerr);
+            return 1;
         }
         // The resumed run keeps its folder's file names.
         prepared.output_dir = prepare_output_dir(options, prepared.record.timestamp);
@@ -280,7 +300,13 @@ int run_benchmarks(const RunOptions& options) {
     for (const RejectedFile& file : prepared.discovery.rejected)
         log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
                  file.path.string(), file.reason);
-    for (const std::string& warning : plan.warnings) log->warn("{}", warning);
+    for (const std::string& note : plan.notes) log->info("{}", note);
+    if (prepared.empty_plan.empty()) {
+        for (const std::string& warning : plan.warnings) log->warn("{}", warning);
+    } else {
+        log->warn("the plan has no scenarios (--allow-empty: not an error)");
+        for (const std::string& reason : prepared.empty_plan) log->warn("  {}", reason);
+    }
 
     if (!options.resume_dir) record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
     record.interrupted = false;

@@ -24,7 +24,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "compile_modes", "min_time", "max_time", "target_ci_width"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
-                                           "rounds", "plugins"};
+                                           "rounds", "allow_empty", "plugins"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -145,6 +145,7 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
                 fail(origin, axis.first, "'" + name + "' is a built-in axis: set it with '" + axis_config_key(name) + "'");
             settings.axes[name] = list_value(origin, name, axis.second);
             if (settings.axes[name].empty()) fail(origin, axis.second, "axis '" + name + "' has no values");
+            settings.axis_origins[name] = where(origin, axis.second);
         }
     } else if (auto it = axis_keys.find(key); it != axis_keys.end()) {
         std::vector<std::string> values = list_value(origin, key, value);
@@ -155,6 +156,7 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
             fail(origin, value, "'" + key + "': " + e.what());
         }
         settings.axes[it->second] = std::move(values);
+        settings.axis_origins[it->second] = where(origin, value);
     } else {
         return false;
     }
@@ -182,8 +184,17 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.min_time_s) min_time_s = over.min_time_s;
     if (over.max_time_s) max_time_s = over.max_time_s;
     if (over.target_ci_width) target_ci_width = over.target_ci_width;
-    for (const auto& [axis, values] : over.axes) axes[axis] = values;
+    for (const auto& [axis, values] : over.axes) {
+        axes[axis] = values;
+        if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;
+        else axis_origins.erase(axis);
+    }
     for (const auto& [key, values] : over.params.all()) params.set(key, values);
+}
+
+std::string ScenarioSettings::axis_origin(const std::string& axis) const {
+    const auto it = axis_origins.find(axis);
+    return it == axis_origins.end() ? std::string() : it->second;
 }
 
 ScenarioSettings RunOptions::effective_for(const std::string& plugin) const {
@@ -261,6 +272,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                         fail(origin, value, "unknown category '" + category + "' (expected unit, integration or performance)");
             } else if (key == "enable_mock") {
                 options.enable_mock = bool_value(origin, key, value);
+            } else if (key == "allow_empty") {
+                options.allow_empty = bool_value(origin, key, value);
             } else if (key == "timeout") {
                 const std::string text = scalar_text(origin, key, value);
                 auto seconds = bench::parse_double(text);
@@ -293,6 +306,7 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                     const std::string name = plugin.first.Scalar();
                     if (!plugin.second.IsMap()) fail(origin, plugin.second, "settings of plugin '" + name + "' must be a map");
                     ScenarioSettings& settings = options.plugin_settings[name];
+                    options.plugin_settings_where[name] = where(origin, plugin.first);
                     for (const auto& setting : plugin.second) {
                         const std::string setting_key = setting.first.Scalar();
                         check_key(origin, setting.first, setting_key, scenario_keys, "plugins." + name);

@@ -19,6 +19,7 @@
 //   isolation: process
 //   rounds: 3                     # run each scenario 3 times, variants interleaved
 //   enable_mock: false
+//   allow_empty: false            # true: a plan with no scenarios is a success
 //   include: [mock]
 //   exclude: []
 //   categories: [performance]
@@ -59,10 +60,17 @@ struct ScenarioSettings {
     std::optional<double> min_time_s, max_time_s, target_ci_width;  // the time rule
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
+    /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",
+    /// "--axis size"); an axis without an entry has the built-in defaults.
+    std::map<std::string, std::string> axis_origins;
     bench::Params params;
 
-    /// Lays `over` on top: its set fields, axes and parameters replace these.
+    /// Lays `over` on top: its set fields, axes (with their origins) and parameters
+    /// replace these.
     void overlay(const ScenarioSettings& over);
+
+    /// Where the user set `axis`'s values; empty when they are the built-in defaults.
+    std::string axis_origin(const std::string& axis) const;
 };
 
 struct RunOptions {
@@ -91,11 +99,13 @@ struct RunOptions {
     std::optional<std::string> shard;                    // "K/N" or "slurm": run only this part of the plan
     std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards
     bool dry_run = false;  // print the plan, run nothing, write nothing
+    bool allow_empty = false;  // a plan with no scenarios is a success, not an error
     bool quiet = false;    // no progress and no informational log lines on the console
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level
     std::map<std::string, ScenarioSettings> plugin_settings;  // the YAML's plugins: section
+    std::map<std::string, std::string> plugin_settings_where;  // plugin name -> "file:line:column" of its entry
     ScenarioSettings command_line;                            // options given on the command line
 
     /// defaults, then config, then plugin_settings[plugin], then command_line.

@@ -3,10 +3,13 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 
 #include <bench/internal/axes.hpp>
+
+#include "util/join.hpp"
 
 namespace benchhost {
 
@@ -20,12 +23,40 @@ bool contains(const std::vector<std::string>& items, std::string_view item) {
     return std::find(items.begin(), items.end(), item) != items.end();
 }
 
-/// Whether --include and --exclude select `id`; marks the include patterns it matched.
-bool selected(const std::string& id, const RunOptions& options, std::vector<bool>& include_used) {
+/// Whether --include and --exclude select `id`; marks the include patterns it matched,
+/// and counts the id in the plan's selection figures.
+bool selected(const std::string& id, const RunOptions& options, std::vector<bool>& include_used, Plan& plan) {
+    ++plan.benchmarks_in_categories;
     bool included = options.include.empty();
     for (std::size_t i = 0; i < options.include.size(); ++i)
         if (matches_pattern(id, options.include[i])) include_used[i] = included = true;
-    return included && !matches_any(id, options.exclude);
+    if (!included) return false;
+    ++plan.benchmarks_included;
+    if (!matches_any(id, options.exclude)) return true;
+    ++plan.benchmarks_excluded;
+    return false;
+}
+
+/// Leaves in `settings` only the configured variants that `plugin` declares, and says
+/// in `plan` what it left out: a note, or a warning when nothing is left. False when
+/// nothing is left.
+bool keep_declared_variants(const DiscoveredPlugin& plugin, ScenarioSettings& settings, Plan& plan) {
+    const auto configured = settings.axes.find("variant");
+    if (configured == settings.axes.end()) return true;
+    const std::vector<std::string> declared = plugin.variants();
+    std::vector<std::string> kept, dropped;
+    for (const std::string& variant : configured->second)
+        (contains(declared, variant) ? kept : dropped).push_back(variant);
+    const std::string declares = "the plugin declares " + (declared.empty() ? std::string("none") : join(declared));
+    if (kept.empty()) {
+        const std::string origin = settings.axis_origin("variant");
+        plan.warnings.push_back(plugin.name + ": not planned: " + declares + ", none of the variants asked for (" +
+                                join(configured->second) + (origin.empty() ? "" : ", from " + origin) + ")");
+    } else if (!dropped.empty()) {
+        plan.notes.push_back(plugin.name + ": " + join(dropped) + " not planned (" + declares + ")");
+    }
+    configured->second = std::move(kept);
+    return !configured->second.empty();
 }
 
 /// The scenario config before axes: identity and the plugin's settings.
@@ -48,7 +79,8 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
 }
 
 /// The axes a plugin's scenarios are expanded over: its declared axes that have
-/// values, and custom axes set in its own section of the config.
+/// values, and custom axes set in its own section of the config (with the values that
+/// win over the section's: --axis).
 std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const ScenarioSettings& settings,
                                         const RunOptions& options) {
     std::vector<bench::Axis> axes;
@@ -58,9 +90,51 @@ std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const Sc
     }
     if (auto own = options.plugin_settings.find(plugin.name); own != options.plugin_settings.end()) {
         for (const auto& [axis, values] : own->second.axes)
-            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis)) axes.push_back({axis, values});
+            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis)) axes.push_back({axis, settings.axes.at(axis)});
     }
     return axes;
+}
+
+/// "--include 'x' matches none of the 12 benchmarks (ids look like a/b/c, ...)".
+std::string unmatched_include(const std::string& pattern, const std::vector<std::string>& ids) {
+    std::string message = "--include '" + pattern + "' matches ";
+    if (ids.empty()) return message + "no benchmark (no benchmarks were found)";
+    message += "none of the " + std::to_string(ids.size()) + " benchmark" + (ids.size() == 1 ? "" : "s");
+    constexpr std::size_t examples = 3;
+    if (ids.size() <= examples) return message + " (" + join(ids, ", ") + ")";
+    return message + " (ids look like " + join({ids.begin(), ids.begin() + examples}, ", ") +
+           "; `benchhost list` shows them all)";
+}
+
+/// Warnings about what the config's plugins: section and custom axes name that the
+/// plan has no use for: a plugin that was not found, an axis no selected plugin varies over.
+void warn_about_unused_settings(const Discovery& discovery, const RunOptions& options,
+                                const std::set<std::string>& swept_axes, Plan& plan) {
+    std::vector<std::string> found;
+    for (const DiscoveredPlugin& plugin : discovery.plugins) found.push_back(plugin.name);
+    for (const RejectedFile& file : discovery.rejected)
+        if (file.is_broken_plugin()) found.push_back(file.plugin_name);
+    for (const auto& [name, settings] : options.plugin_settings) {
+        if (contains(found, name)) continue;
+        const auto where = options.plugin_settings_where.find(name);
+        const std::string suggestion = nearest_word(name, found);
+        plan.warnings.push_back((where == options.plugin_settings_where.end() ? "" : where->second + ": ") +
+                                "unknown plugin '" + name + "' in plugins" +
+                                (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                                ": no plugin of that name was found in " + discovery.plugins_dir.string() +
+                                ", so its settings are not used");
+    }
+    if (plan.benchmarks_included == plan.benchmarks_excluded) return;  // nothing selected: empty_plan_reasons says why
+    std::set<std::string> warned;
+    for (const ScenarioSettings* layer : {&options.command_line, &options.config}) {
+        for (const auto& [axis, values] : layer->axes) {
+            if (bench::is_builtin_axis(axis) || swept_axes.contains(axis) || !warned.insert(axis).second) continue;
+            const std::string origin = layer->axis_origin(axis);
+            plan.warnings.push_back((origin.empty() ? "axis " + axis : origin) + ": no selected plugin varies over '" +
+                                    axis + "' (a plugin declares its axes in BENCH_PLUGIN's .axes; `benchhost list` "
+                                    "shows them), so its values are not used");
+        }
+    }
 }
 
 }  // namespace
@@ -76,26 +150,28 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
     std::vector<std::string> all_ids;
     std::vector<bool> include_used(options.include.size(), false);
     std::set<std::string> ignored_values;  // plugin "\n" axis, warned about once
+    std::set<std::string> swept_axes;      // the custom axes of the planned scenarios
 
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         if (!options.categories.empty() && !contains(options.categories, plugin.category)) continue;
-        const ScenarioSettings settings = options.effective_for(plugin.name);
+        ScenarioSettings settings = options.effective_for(plugin.name);
+        // The declared variants are looked at once, for a plugin with a benchmark selected.
+        bool variants_checked = !contains(plugin.axes, "variant"), variants_left = true;
 
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
             const std::string id = plugin.id(benchmark);
             all_ids.push_back(id);
-            if (!selected(id, options, include_used)) continue;
+            if (!selected(id, options, include_used, plan)) continue;
 
             bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
             // Axes the plugin does not vary over still set its config: their first value.
+            // Several values are a warning only when the user gave them, not the defaults.
             for (const auto& [axis, values] : settings.axes) {
                 if (bench::is_builtin_axis(axis) && !values.empty() && !contains(plugin.axes, axis)) {
-                    if (values.size() > 1 && ignored_values.insert(plugin.name + "\n" + axis).second) {
-                        std::string listed;
-                        for (const std::string& value : values) listed += (listed.empty() ? "" : ",") + value;
-                        plan.warnings.push_back(plugin.name + " does not vary over " + axis + ": of " + listed +
-                                                " only the first (" + values.front() + ") is used");
-                    }
+                    const std::string origin = settings.axis_origin(axis);
+                    if (values.size() > 1 && !origin.empty() && ignored_values.insert(plugin.name + "\n" + axis).second)
+                        plan.warnings.push_back(plugin.name + " does not vary over " + axis + ": of " + join(values) +
+                                                " (" + origin + ") only the first (" + values.front() + ") is used");
                     try {
                         bench::apply_axis_value(config, axis, values.front());
                     } catch (const std::invalid_argument& e) {
@@ -110,7 +186,15 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
                 plan.scenarios.push_back(std::move(planned));
                 continue;
             }
-            for (const bench::AxisPoint& point : bench::cartesian_product(expansion_axes(plugin, settings, options))) {
+            if (!variants_checked) {
+                variants_checked = true;
+                variants_left = keep_declared_variants(plugin, settings, plan);
+            }
+            if (!variants_left) continue;
+            const std::vector<bench::Axis> axes = expansion_axes(plugin, settings, options);
+            for (const bench::Axis& axis : axes)
+                if (!bench::is_builtin_axis(axis.name)) swept_axes.insert(axis.name);
+            for (const bench::AxisPoint& point : bench::cartesian_product(axes)) {
                 PlannedScenario scenario = planned;
                 try {
                     scenario.config = bench::apply_axis_point(config, point);
@@ -132,20 +216,64 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
         config.plugin = config.benchmark = config.scenario_name = file.plugin_name;
         const std::string id = config.benchmark_id();
         all_ids.push_back(id);
-        if (!selected(id, options, include_used)) continue;
+        if (!selected(id, options, include_used, plan)) continue;
         PlannedScenario planned{config, file.path, "", "", "", {}};
         planned.reject_reason = file.path.string() + ": " + file.reason;
         plan.scenarios.push_back(std::move(planned));
     }
 
-    for (std::size_t i = 0; i < options.include.size(); ++i) {
-        if (include_used[i]) continue;
-        std::string known;
-        for (const std::string& id : all_ids) known += (known.empty() ? "" : ", ") + id;
-        plan.warnings.push_back("--include '" + options.include[i] + "' matches no benchmark" +
-                                (known.empty() ? std::string(" (no benchmarks were found)") : "; benchmarks are: " + known));
-    }
+    for (std::size_t i = 0; i < options.include.size(); ++i)
+        if (!include_used[i]) plan.warnings.push_back(unmatched_include(options.include[i], all_ids));
+    warn_about_unused_settings(discovery, options, swept_axes, plan);
     return plan;
+}
+
+std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& discovery, const RunOptions& options) {
+    std::vector<std::string> reasons;
+    // What was found, per category.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> found;  // category -> plugins, benchmarks
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        ++found[plugin.category].first;
+        found[plugin.category].second += plugin.benchmarks.size();
+    }
+    for (const RejectedFile& file : discovery.rejected) {
+        if (!file.is_broken_plugin()) continue;
+        ++found[file.category].first;
+        ++found[file.category].second;
+    }
+    std::vector<std::string> per_category;
+    for (const std::string& category : plugin_categories) {
+        const auto [plugins, benchmarks] = found[category];
+        per_category.push_back(category + ": " +
+                               (plugins == 0 ? std::string("none")
+                                             : std::to_string(plugins) + " plugin" + (plugins == 1 ? "" : "s") + " (" +
+                                                   std::to_string(benchmarks) + " benchmark" +
+                                                   (benchmarks == 1 ? "" : "s") + ")"));
+    }
+    reasons.push_back("found in " + discovery.plugins_dir.string() + ": " + join(per_category, "; "));
+    // Files that are not plugins and would not be run as broken ones either.
+    constexpr std::size_t shown = 5;
+    std::size_t strays = 0;
+    for (const RejectedFile& file : discovery.rejected) {
+        if (file.is_broken_plugin()) continue;
+        if (++strays <= shown) reasons.push_back(file.path.string() + ": " + file.reason);
+    }
+    if (strays > shown)
+        reasons.push_back("and " + std::to_string(strays - shown) + " more files that are not plugins (`benchhost list` shows them)");
+    if (strays > 0)
+        reasons.push_back("plugins are lib<name>.so files in " + (discovery.plugins_dir / "unit").string() + ", " +
+                          (discovery.plugins_dir / "integration").string() + " or " +
+                          (discovery.plugins_dir / "performance").string());
+    // What the selection kept.
+    if (!options.categories.empty() && plan.benchmarks_in_categories == 0)
+        reasons.push_back("--category " + join(options.categories) + ": no benchmarks were found in " +
+                          (options.categories.size() == 1 ? "that category" : "those categories"));
+    if (plan.benchmarks_excluded > 0 && plan.benchmarks_excluded == plan.benchmarks_included)
+        reasons.push_back("--exclude " + join(options.exclude, ", ") + ": excludes all " +
+                          std::to_string(plan.benchmarks_excluded) + " benchmark" +
+                          (plan.benchmarks_excluded == 1 ? "" : "s") + " selected before it");
+    reasons.insert(reasons.end(), plan.warnings.begin(), plan.warnings.end());
+    return reasons;
 }
 
 bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b) {

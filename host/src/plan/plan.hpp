@@ -27,12 +27,26 @@ struct PlannedScenario {
 struct Plan {
     std::vector<PlannedScenario> scenarios;
     std::vector<std::string> warnings;  // e.g. an --include pattern that matched nothing
+    /// What was left out and why, for the dry run and the log: "resnet_x: kernelized not
+    /// planned (the plugin declares eager,compiled)".
+    std::vector<std::string> notes;
+    /// How the selection went (broken plugin files included), to say why a plan is
+    /// empty: benchmark ids in the selected categories, those --include kept, and those
+    /// --exclude then removed.
+    std::size_t benchmarks_in_categories = 0, benchmarks_included = 0, benchmarks_excluded = 0;
 };
 
 /// Broken plugin files (RejectedFile::is_broken_plugin) are planned too, as one
-/// rejected scenario each, so that the run reports them and fails.
+/// rejected scenario each, so that the run reports them and fails. A plugin that
+/// declares its variants (PluginInfo::variants) is planned only with those.
 /// Throws ConfigError when a configured axis value is invalid for the plugin.
 Plan make_plan(const Discovery& discovery, const RunOptions& options);
+
+/// Why `plan` (made by make_plan from `discovery` and `options`) has no scenarios, a
+/// line each: what discovery found, per category; files that are not plugins (outside
+/// the category folders, or not lib<name>.so); what --category and --exclude left; and
+/// the plan's warnings (an --include that matched nothing, variants no plugin declares).
+std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& discovery, const RunOptions& options);
 
 /// Whether two scenarios are variants of the same benchmark at the same point of every
 /// other axis (batch size, dtype, device, threads, parameters, ...): the scenarios

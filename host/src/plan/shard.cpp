@@ -109,8 +109,8 @@ Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::str
         if (shard + 1 == static_cast<std::size_t>(spec.index))
             for (const std::size_t i : groups[w.group]) mine[i] = true;
     }
-    Plan out;
-    out.warnings = plan.warnings;
+    Plan out = plan;  // its warnings, notes and selection figures
+    out.scenarios.clear();
     for (std::size_t i = 0; i < plan.scenarios.size(); ++i)
         if (mine[i]) out.scenarios.push_back(plan.scenarios[i]);
     return out;

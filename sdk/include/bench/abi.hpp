@@ -41,8 +41,8 @@ struct PluginInfo {
     char axes[128]{};            // comma-separated axes the plugin varies, e.g. "variant,batch_size"
     std::uint8_t mock{};         // 1: a framework self-test, run only with --enable-mock
     /// The variants the plugin implements, a mask of variant_bits (ABI 1.2; 0: not said,
-    /// which means all three when the plugin varies the "variant" axis). Informational:
-    /// `benchhost list` shows it; a plugin still skips a variant it lacks with a reason.
+    /// which means all three when the plugin varies the "variant" axis). The host plans
+    /// only these variants, and `benchhost list` shows them.
     std::uint8_t variants{};
     std::uint8_t reserved[6]{};
 };

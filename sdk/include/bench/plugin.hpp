@@ -12,8 +12,8 @@
 // Optional fields after the version, in this order: `.axes` (comma-separated names of
 // the axes the plugin varies over: variant, batch_size, dtype, device, threads,
 // compile_mode, or any parameter name), `.mock = true` (run only with --enable-mock) and
-// `.variants = bench::eager_bit | bench::compiled_bit` (the variants it implements, for
-// `benchhost list`; left out: all three when it varies the "variant" axis).
+// `.variants = bench::eager_bit | bench::compiled_bit` (the variants it implements, the
+// only ones the host plans; left out: all three when it varies the "variant" axis).
 #pragma once
 
 #include <bench/abi.hpp>

@@ -56,6 +56,39 @@ TEST(CommandLine, WrongValuesAreErrors) {
     EXPECT_EQ(parse({"compare", "."}).exit_code, 2);  // NEW is missing
 }
 
+/// What parsing `args` printed on standard error, with its exit status.
+std::string error_of_parse(std::vector<const char*> args) {
+    testing::internal::CaptureStderr();
+    const ParsedCommandLine parsed = parse(std::move(args));
+    const std::string printed = testing::internal::GetCapturedStderr();
+    return std::to_string(parsed.exit_code) + " " + printed;
+}
+
+TEST(CommandLine, AxisSweepsCustomAxesRepeatablyAndTheLastOfANameCounts) {
+    const auto parsed = parse({"run", "--axis", "seq_len=128,512,128", "--axis", "heads=4", "--axis", "heads=8,16",
+                               "--variants", "eager", "--allow-empty"});
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    const auto& options = run_options(parsed);
+    EXPECT_EQ(options.command_line.axes.at("seq_len"), (std::vector<std::string>{"128", "512"}));
+    EXPECT_EQ(options.command_line.axes.at("heads"), (std::vector<std::string>{"8", "16"}));
+    EXPECT_EQ(options.command_line.axis_origin("heads"), "--axis heads");
+    EXPECT_EQ(options.command_line.axis_origin("variant"), "--variants");
+    EXPECT_TRUE(options.allow_empty);
+    EXPECT_FALSE(run_options(parse({"run"})).allow_empty);
+    EXPECT_TRUE(run_options(parse({"run"})).command_line.axis_origins.empty());  // defaults have no origin
+}
+
+TEST(CommandLine, AxisValuesAreCheckedWithTheOptionNamed) {
+    EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len"}),
+              "2 benchhost: error: option --axis: 'seq_len' is not NAME=V1,V2 (e.g. --axis seq_len=128,512)\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "=1,2"}), "2 benchhost: error: option --axis: '=1,2' has no axis name before '='\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len="}), "2 benchhost: error: option --axis: an empty value in 'seq_len='\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len=1,,2"}),
+              "2 benchhost: error: option --axis: an empty value in 'seq_len=1,,2'\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "batch_size=1,2"}),
+              "2 benchhost: error: option --axis: 'batch_size' is a built-in axis: set it with --batch-sizes\n");
+}
+
 TEST(CommandLine, Compare) {
     const auto parsed = parse({"compare", ".", ".", "--threshold", "10%", "--fail-on-regression", "--markdown",
                                "c.md", "--json", "c.json", "--alpha", "0.01"});

@@ -82,6 +82,25 @@ TEST(RunConfig, LayersDefaultsConfigPluginAndCommandLine) {
     EXPECT_EQ(options.effective_for("resnet50").axes.at("batch_size"), std::vector<std::string>{"2"});
 }
 
+TEST(RunConfig, RemembersWhereTheUserSetEachAxisAndPluginSection) {
+    RunOptions options = load("variants: [eager]\naxes: {seq_len: [128]}\nallow_empty: true\n"
+                              "plugins:\n  resnet50:\n    batch_sizes: [32]\n");
+    EXPECT_TRUE(options.allow_empty);
+    EXPECT_EQ(options.config.axis_origin("variant"), "test.yaml:1:11");
+    EXPECT_EQ(options.config.axis_origin("seq_len"), "test.yaml:2:17");
+    EXPECT_EQ(options.plugin_settings.at("resnet50").axis_origin("batch_size"), "test.yaml:6:18");
+    EXPECT_EQ(options.plugin_settings_where.at("resnet50"), "test.yaml:5:3");
+
+    // The layers keep each axis's origin with its values; the defaults have none.
+    EXPECT_EQ(options.effective_for("resnet50").axis_origin("batch_size"), "test.yaml:6:18");
+    EXPECT_EQ(options.effective_for("resnet50").axis_origin("dtype"), "");
+    options.command_line.axes["variant"] = {"compiled"};
+    options.command_line.axis_origins["variant"] = "--variants";
+    EXPECT_EQ(options.effective_for("vit").axis_origin("variant"), "--variants");
+    EXPECT_FALSE(load("").allow_empty);
+    EXPECT_EQ(error_of("allow_empty: sometimes\n"), "test.yaml:1:14: 'allow_empty' must be true or false, got 'sometimes'");
+}
+
 TEST(RunConfig, UnknownKeyNamesFileLineAndSuggestion) {
     EXPECT_EQ(error_of("warmup_iterations: 2\nmeasurment_iterations: 5\n"),
               "test.yaml:2:1: unknown key 'measurment_iterations' (did you mean 'measurement_iterations'?)");

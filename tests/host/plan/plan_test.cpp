@@ -75,10 +75,129 @@ TEST(Plan, SeveralValuesOfAnAxisAPluginDoesNotVaryOverAreWarnedAbout) {
     options.include = {"resnet50"};
     EXPECT_TRUE(make_plan(sample_discovery(), options).warnings.empty());
     options.config.axes["dtype"] = {"bfloat16", "float32"};
+    options.config.axis_origins["dtype"] = "my.yaml:3:9";
     const Plan plan = make_plan(sample_discovery(), options);
     ASSERT_EQ(plan.warnings.size(), 1u);  // once per plugin and axis, not per benchmark
-    EXPECT_EQ(plan.warnings[0], "resnet50 does not vary over dtype: of bfloat16,float32 only the first (bfloat16) is used");
+    EXPECT_EQ(plan.warnings[0],
+              "resnet50 does not vary over dtype: of bfloat16,float32 (my.yaml:3:9) only the first (bfloat16) is used");
     for (const auto& s : plan.scenarios) EXPECT_EQ(s.config.dtype, "bfloat16");
+}
+
+TEST(Plan, DefaultValuesOfAnAxisAPluginDoesNotVaryOverAreNeverWarnedAbout) {
+    // tensor_ops has no variant axis; the built-in defaults have three variants.
+    RunOptions options = options_with_defaults();
+    options.include = {"tensor_ops"};
+    Plan plan = make_plan(sample_discovery(), options);
+    EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.at(0);
+    for (const auto& s : plan.scenarios) EXPECT_EQ(s.config.variant, bench::Variant::eager);
+
+    // The same values, given on the command line, are the user's: warned about.
+    options.command_line.axes["variant"] = {"eager", "compiled", "kernelized"};
+    options.command_line.axis_origins["variant"] = "--variants";
+    plan = make_plan(sample_discovery(), options);
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_EQ(plan.warnings[0], "tensor_ops does not vary over variant: of eager,compiled,kernelized (--variants) only "
+                                "the first (eager) is used");
+}
+
+TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
+    Discovery discovery = sample_discovery();
+    discovery.plugins[1].info.variants = bench::eager_bit | bench::compiled_bit;  // resnet50
+    RunOptions options = options_with_defaults();
+    options.include = {"resnet50"};
+    Plan plan = make_plan(discovery, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{"performance/resnet50/resnet50[variant=eager,batch_size=1]",
+                                                   "performance/resnet50/resnet50[variant=compiled,batch_size=1]"}));
+    EXPECT_EQ(plan.notes, std::vector<std::string>{"resnet50: kernelized not planned (the plugin declares eager,compiled)"});
+    EXPECT_TRUE(plan.warnings.empty());
+
+    // A plugin not selected says nothing; one that does not say (0) gets all three.
+    options.include = {"tensor_ops"};
+    EXPECT_TRUE(make_plan(discovery, options).notes.empty());
+    discovery.plugins[1].info.variants = 0;
+    options.include = {"resnet50"};
+    EXPECT_EQ(make_plan(discovery, options).scenarios.size(), 3u);
+
+    // Asking only for variants the plugin lacks plans nothing of it, and says so.
+    discovery.plugins[1].info.variants = bench::compiled_bit;
+    options.command_line.axes["variant"] = {"eager", "kernelized"};
+    options.command_line.axis_origins["variant"] = "--variants";
+    plan = make_plan(discovery, options);
+    EXPECT_TRUE(plan.scenarios.empty());
+    EXPECT_EQ(plan.warnings, std::vector<std::string>{"resnet50: not planned: the plugin declares compiled, none of the "
+                                                      "variants asked for (eager,kernelized, from --variants)"});
+}
+
+TEST(Plan, APluginsSectionNamingNoPluginFoundIsWarnedAbout) {
+    RunOptions options = options_with_defaults();
+    options.plugin_settings["resnet5"].axes["batch_size"] = {"8"};
+    options.plugin_settings_where["resnet5"] = "my.yaml:7:3";
+    options.plugin_settings["tensor_ops"].axes["dtype"] = {"float16"};
+    options.plugin_settings["gpt3_large_xl"].warmup_iterations = 1;
+    Discovery discovery = sample_discovery();
+    discovery.plugins_dir = "/plugins";
+    const Plan plan = make_plan(discovery, options);
+    const std::vector<std::string> expected = {
+        "unknown plugin 'gpt3_large_xl' in plugins: no plugin of that name was found in /plugins, so its settings "
+        "are not used",
+        "my.yaml:7:3: unknown plugin 'resnet5' in plugins (did you mean 'resnet50'?): no plugin of that name was "
+        "found in /plugins, so its settings are not used"};
+    EXPECT_EQ(plan.warnings, expected);
+}
+
+TEST(Plan, ACustomAxisNoSelectedPluginVariesOverIsWarnedAbout) {
+    RunOptions options = options_with_defaults();
+    options.command_line.axes["seq_len"] = {"128", "512"};
+    options.command_line.axis_origins["seq_len"] = "--axis seq_len";
+    options.include = {"tensor_ops"};
+    Plan plan = make_plan(sample_discovery(), options);
+    EXPECT_EQ(plan.scenarios.size(), 2u);  // not expanded
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_EQ(plan.warnings[0], "--axis seq_len: no selected plugin varies over 'seq_len' (a plugin declares its axes in "
+                                "BENCH_PLUGIN's .axes; `benchhost list` shows them), so its values are not used");
+
+    // A plugin that declares it is swept over it.
+    Discovery discovery = sample_discovery();
+    discovery.plugins[0].axes.push_back("seq_len");
+    plan = make_plan(discovery, options);
+    EXPECT_TRUE(plan.warnings.empty());
+    EXPECT_EQ(plan.scenarios.size(), 4u);
+    EXPECT_EQ(plan.scenarios[1].config.scenario_name, "matmul[dtype=float32,seq_len=512]");
+    EXPECT_EQ(plan.scenarios[1].config.params.get_int("seq_len"), 512);
+}
+
+TEST(Plan, TheCommandLinesAxisOverridesAPluginSectionsCustomAxis) {
+    RunOptions options = options_with_defaults();
+    options.plugin_settings["tensor_ops"].axes["size"] = {"128", "256"};
+    options.command_line.axes["size"] = {"64"};
+    options.include = {"matmul"};
+    const Plan plan = make_plan(sample_discovery(), options);
+    EXPECT_EQ(ids(plan), std::vector<std::string>{"unit/tensor_ops/matmul[dtype=float32,size=64]"});
+}
+
+TEST(Plan, AnEmptyPlanSaysWhatWasFoundAndWhatTheSelectionLeft) {
+    Discovery discovery = sample_discovery();
+    discovery.plugins_dir = "/plugins";
+    discovery.rejected.push_back({"/plugins/libstray.so", "not in a category folder (unit, integration or performance)", "", ""});
+    discovery.rejected.push_back({"/plugins/unit/libbroken.so", "empty file", "unit", "broken"});
+    RunOptions options = options_with_defaults();
+    options.categories = {"integration"};
+    Plan plan = make_plan(discovery, options);
+    ASSERT_TRUE(plan.scenarios.empty());
+    const std::vector<std::string> expected = {
+        "found in /plugins: unit: 2 plugins (3 benchmarks); integration: none; performance: 2 plugins (3 benchmarks)",
+        "/plugins/libstray.so: not in a category folder (unit, integration or performance)",
+        "plugins are lib<name>.so files in /plugins/unit, /plugins/integration or /plugins/performance",
+        "--category integration: no benchmarks were found in that category"};
+    EXPECT_EQ(empty_plan_reasons(plan, discovery, options), expected);
+
+    options = options_with_defaults();
+    options.include = {"unit/"};
+    options.exclude = {"matmul", "softmax", "broken"};
+    plan = make_plan(discovery, options);
+    ASSERT_TRUE(plan.scenarios.empty());
+    EXPECT_EQ(empty_plan_reasons(plan, discovery, options).back(),
+              "--exclude matmul, softmax, broken: excludes all 3 benchmarks selected before it");
 }
 
 TEST(Plan, MockPluginIsSkippedUnlessEnabled) {
@@ -112,13 +231,20 @@ TEST(Plan, IncludeExcludeAndCategorySelect) {
     EXPECT_EQ(make_plan(sample_discovery(), options).scenarios.size(), 2u);
 }
 
-TEST(Plan, IncludeMatchingNothingWarnsWithTheKnownIds) {
+TEST(Plan, IncludeMatchingNothingWarnsWithExamplesOfTheIds) {
     RunOptions options = options_with_defaults();
     options.include = {"bert", "resnet"};
-    const Plan plan = make_plan(sample_discovery(), options);
+    Plan plan = make_plan(sample_discovery(), options);
     ASSERT_EQ(plan.warnings.size(), 1u);
-    EXPECT_NE(plan.warnings[0].find("--include 'bert' matches no benchmark"), std::string::npos);
-    EXPECT_NE(plan.warnings[0].find("performance/resnet50/resnet50"), std::string::npos);
+    EXPECT_EQ(plan.warnings[0], "--include 'bert' matches none of the 5 benchmarks (ids look like unit/tensor_ops/matmul, "
+                                "unit/tensor_ops/softmax, performance/resnet50/resnet50; `benchhost list` shows them all)");
+    EXPECT_EQ(plan.benchmarks_included, 1u);
+
+    options.categories = {"unit"};  // two ids: all shown
+    plan = make_plan(sample_discovery(), options);
+    EXPECT_EQ(plan.warnings.at(0), "--include 'bert' matches none of the 2 benchmarks (unit/tensor_ops/matmul, "
+                                   "unit/tensor_ops/softmax)");
+    EXPECT_EQ(make_plan(Discovery{}, options).warnings.at(0), "--include 'bert' matches no benchmark (no benchmarks were found)");
 }
 
 TEST(Plan, PluginSectionAddsCustomAxesAndParams) {

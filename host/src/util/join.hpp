@@ -1,0 +1,16 @@
+// Words joined into one string, for messages and descriptions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace benchhost {
+
+/// `items` with `separator` between them: join({"eager", "compiled"}) is "eager,compiled".
+inline std::string join(const std::vector<std::string>& items, const std::string& separator = ",") {
+    std::string out;
+    for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+}  // namespace benchhost

@@ -148,9 +148,13 @@ std::string abi_problem(const bench::PluginInfo& info) {
                ".x (up to " + host_abi + "): rebuild the plugin against this SDK";
     if (info.abi_minor > bench::abi_minor)
         return "built for SDK ABI " + plugin_abi + ", newer than this host's ABI " + host_abi + ": update benchhost";
-    if (info.info_size != sizeof(bench::PluginInfo))
+    // A minor may append fields: a plugin of an older minor has the older, shorter layout.
+    static_assert(bench::abi_major == 2, "a new major has PluginInfo::build from its first minor: drop this case");
+    const std::uint32_t expected = info.abi_minor < bench::build_info_abi_minor ? bench::plugin_info_size_without_build
+                                                                               : sizeof(bench::PluginInfo);
+    if (info.info_size != expected)
         return "bench_plugin_info has size " + std::to_string(info.info_size) + ", expected " +
-               std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + host_abi;
+               std::to_string(expected) + " for ABI " + plugin_abi;
     return {};
 }
 

@@ -9,6 +9,8 @@
 
 #include <bench/abi.hpp>
 
+#include "discover/plugin_build.hpp"
+
 namespace benchhost {
 
 inline const std::vector<std::string> plugin_categories = {"unit", "integration", "performance"};
@@ -27,6 +29,8 @@ struct DiscoveredPlugin {
     std::vector<DiscoveredBenchmark> benchmarks;
 
     bool mock() const { return info.mock != 0; }
+    /// How the plugin was compiled; unknown for a plugin built against ABI 2.0 or 2.1.
+    PluginBuild build() const { return plugin_build_of(info); }
     /// The variants it implements (PluginInfo::variants: all three when it varies the
     /// "variant" axis and does not say); empty when it has no variants.
     std::vector<std::string> variants() const;

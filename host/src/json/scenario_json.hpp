@@ -23,6 +23,9 @@
 //   sampling {series name: {"stop_reason", "elapsed_s", "samples", "target_ci_width" (null
 //             without a target), "ci_width", "clock_resolution_ns", "clock_cost_ns"}}
 //   shard    {"index", "count", "plan_scenarios", "plan_fingerprint"}
+//   plugin build  {"known", "optimized", "assertions", "sanitizers": [name, ...], "compiler"}
+//            (only {"known": false} when the plugin did not record it; absent in files
+//            written before plugins recorded it: unknown)
 //
 // Readers check every field they read (json/field_reader.hpp) and ignore unknown ones.
 #pragma once
@@ -64,5 +67,8 @@ std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& ob
 void write_shard(JsonOut& out, const ShardInfo& shard);
 /// Also checks that 1 <= index <= count.
 ShardInfo read_shard(const FieldReader& object);
+
+void write_plugin_build(JsonOut& out, const PluginBuild& build);
+PluginBuild read_plugin_build(const FieldReader& object);
 
 }  // namespace benchhost

@@ -105,6 +105,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             }
 
             PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}, {}};
+            planned.plugin_build = plugin.build();
             if (plugin.mock() && !options.enable_mock) {
                 planned.skip_reason = "mock plugin: run with --enable-mock to include it";
                 plan.scenarios.push_back(std::move(planned));

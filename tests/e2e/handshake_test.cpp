@@ -1,6 +1,7 @@
 // End to end: what the host makes of a plugin's handshake beyond its ABI. How the plugin
 // was compiled (an -O0 build with assertions beside an -O2 one; one built against an
-// older ABI minor) in `list`, in a run's warnings and in every report.
+// older ABI minor) in `list`, in a run's warnings and in every report; and a handshake
+// name that is not the file's.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -19,6 +20,7 @@ using namespace benchtest;
 const fs::path handshake_fixtures = BENCH_TEST_HANDSHAKE_PLUGIN_DIR;
 const fs::path unoptimized_plugin = handshake_fixtures / "unit/libfixture_unoptimized.so";
 const fs::path optimized_plugin = handshake_fixtures / "unit/libfixture_optimized.so";
+const fs::path renamed_plugin = handshake_fixtures / "unit/librenamed.so";
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
     std::size_t count = 0;
@@ -140,16 +142,39 @@ TEST_F(HandshakeTest, APluginOfAnOlderMinorRunsWithItsBuildUnknown) {
               std::string::npos);
 }
 
-TEST_F(HandshakeTest, ListShowsEachBuild) {
+TEST_F(HandshakeTest, ListShowsEachBuildAndBothNamesOfARenamedPlugin) {
     install_plugin(unoptimized_plugin, plugins, "unit");
     install_plugin(optimized_plugin, plugins, "unit");
+    install_plugin(renamed_plugin, plugins, "unit");
     const ProcessResult result = host({"list", "--plugins-dir", plugins.string()});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const std::string& out = result.out;
+
+    EXPECT_NE(out.find("  unit/renamed (handshake name: trivial)  version 1.0.0\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("benchmarks: unit/renamed/renamed\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("Warnings:\n  " + (plugins / "unit/librenamed.so").string() +
+                       ": BENCH_PLUGIN names the plugin 'trivial', the file 'renamed'; the file name is used"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("  unit/fixture_optimized  version 1.0.0\n"), std::string::npos) << out;  // names agree
+
     EXPECT_NE(out.find("    build:      not optimized, assertions on, "), std::string::npos) << out;
     EXPECT_NE(out.find("    warning:    built without optimization and with assertions on"), std::string::npos) << out;
     EXPECT_NE(out.find("    build:      optimized, assertions off, "), std::string::npos) << out;
     EXPECT_EQ(count_of(out, "    warning:    "), 1u) << out;
+}
+
+TEST_F(HandshakeTest, ARunNamesTheCauseWhenTheHandshakeNameMatchesNothing) {
+    install_plugin(renamed_plugin, plugins, "unit");
+    const ProcessResult result = run({"--include", "trivial"});
+    const std::string warning = (plugins / "unit/librenamed.so").string() +
+                                ": BENCH_PLUGIN names the plugin 'trivial', the file 'renamed'; the file name is used "
+                                "(benchmark ids unit/renamed/...)";
+    EXPECT_EQ(count_of(result.err, warning), 1u) << result.out << result.err;
+    // Selected by the file's name, it runs.
+    const ProcessResult by_file = run({"--include", "renamed"});
+    ASSERT_EQ(by_file.exit_code, 0) << by_file.err;
+    EXPECT_NE(by_file.out.find("unit/renamed/renamed"), std::string::npos) << by_file.out;
 }
 
 }  // namespace

@@ -43,8 +43,10 @@ int list_plugins(const ListCommand& command) {
     if (discovery.plugins.empty()) std::cout << "  (none)\n";
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         const std::vector<std::string> variants = plugin.variants();
-        std::cout << "\n  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version
-                  << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
+        const std::string handshake = plugin.handshake_name();
+        std::cout << "\n  " << plugin.category << "/" << plugin.name
+                  << (handshake != plugin.name ? " (handshake name: " + handshake + ")" : "") << "  version "
+                  << plugin.info.version << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
                   << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
                   << plugin.info.abi_minor << ")\n"
                   << "    build:      " << build_line(plugin) << "\n"
@@ -53,6 +55,10 @@ int list_plugins(const ListCommand& command) {
                   << "    benchmarks:";
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
         std::cout << "\n    file:       " << plugin.path.string() << "\n";
+    }
+    if (!discovery.warnings.empty()) {
+        std::cout << "\nWarnings:\n";
+        for (const std::string& warning : discovery.warnings) std::cout << "  " << warning << "\n";
     }
     if (!discovery.rejected.empty()) {
         std::cout << "\nNot plugins:\n";

@@ -297,6 +297,7 @@ int run_benchmarks(const RunOptions& options) {
         log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
                  file.path.string(), file.reason);
     for (const std::string& warning : plan.warnings) log->warn("{}", warning);
+    for (const std::string& warning : prepared.discovery.warnings) log->warn("{}", warning);
     for (const std::string& warning : plugin_build_warnings(plan)) log->warn("{}", warning);
 
     if (!options.resume_dir) record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);

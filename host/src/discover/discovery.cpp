@@ -214,6 +214,15 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
         unique.push_back(std::move(plugin));
     }
     discovery.plugins = std::move(unique);
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        const std::string handshake = plugin.handshake_name();
+        if (handshake == plugin.name) continue;
+        discovery.warnings.push_back(
+            plugin.path.string() + ": BENCH_PLUGIN names the plugin '" + handshake + "', the file '" + plugin.name +
+            "'; the file name is used (benchmark ids " + plugin.category + "/" + plugin.name +
+            "/...): rename the file" + (is_safe_name(handshake) ? " to lib" + handshake + ".so" : std::string()) +
+            " or the plugin in BENCH_PLUGIN to \"" + plugin.name + "\"");
+    }
     std::sort(discovery.rejected.begin(), discovery.rejected.end(),
               [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });
     return discovery;

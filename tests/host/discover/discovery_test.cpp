@@ -136,6 +136,24 @@ TEST(Discovery, APluginOfAnOlderMinorLoadsWithItsBuildUnknown) {
                   std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + abi_text(bench::abi_major, bench::abi_minor));
 }
 
+TEST(Discovery, AHandshakeNameThatIsNotTheFileNameIsUsedAsTheFileSaysWithAWarning) {
+    const Discovery d = discover_plugins(handshake_fixtures);
+    EXPECT_EQ(find_plugin(d, "trivial"), nullptr);
+    const DiscoveredPlugin* renamed = find_plugin(d, "renamed");
+    ASSERT_NE(renamed, nullptr);
+    EXPECT_EQ(renamed->handshake_name(), "trivial");
+    ASSERT_EQ(renamed->benchmarks.size(), 1u);
+    EXPECT_EQ(renamed->id(renamed->benchmarks[0]), "unit/renamed/renamed");
+    // One warning, for that file only: naming it, both names and which one is used.
+    ASSERT_EQ(d.warnings.size(), 1u) << ::testing::PrintToString(d.warnings);
+    EXPECT_EQ(d.warnings[0], (handshake_fixtures / "unit/librenamed.so").string() +
+                                 ": BENCH_PLUGIN names the plugin 'trivial', the file 'renamed'; the file name is used "
+                                 "(benchmark ids unit/renamed/...): rename the file to libtrivial.so or the plugin in "
+                                 "BENCH_PLUGIN to \"renamed\"");
+    // The fixtures whose names agree give none.
+    EXPECT_TRUE(discover_plugins(fixtures).warnings.empty());
+}
+
 TEST(Discovery, MissingFolderIsAnError) {
     EXPECT_THROW(discover_plugins("/nonexistent/plugins"), DiscoveryError);
 }

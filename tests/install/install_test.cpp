@@ -34,15 +34,17 @@ std::string describe(const ProcessResult& result) {
 }
 
 /// cmake with the generator and compiler of this build, so that a consumer project is
-/// configured as this one was.
-std::vector<std::string> cmake_configure(const fs::path& source, const fs::path& binary, const fs::path& prefix) {
+/// configured as this one was; with `build_type` empty, with none (as a plugin author
+/// who follows docs/plugin-guide.md does).
+std::vector<std::string> cmake_configure(const fs::path& source, const fs::path& binary, const fs::path& prefix,
+                                         const std::string& build_type = "Release") {
     return {BENCH_CMAKE_COMMAND,
             "-S", source.string(),
             "-B", binary.string(),
             "-G", BENCH_CMAKE_GENERATOR,
             "-DCMAKE_MAKE_PROGRAM=" BENCH_CMAKE_MAKE_PROGRAM,
             "-DCMAKE_CXX_COMPILER=" BENCH_CMAKE_CXX_COMPILER,
-            "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_BUILD_TYPE=" + build_type,
             "-DCMAKE_PREFIX_PATH=" + prefix.string()};
 }
 
@@ -225,6 +227,53 @@ TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     ASSERT_EQ(installed_run.exit_code, 0) << describe(installed_run);
     EXPECT_NE(installed_run.out.find("performance/softmax_cpu/softmax_cpu[batch_size=1,dtype=float32]"), std::string::npos)
         << installed_run.out;
+}
+
+TEST_F(InstallTest, APluginProjectWithoutABuildTypeIsBuiltOptimized) {
+    // The project of docs/plugin-guide.md ("Out of the tree"), which sets no build type:
+    // CMake alone would compile it without -O.
+    const fs::path project = work / "my_plugin";
+    write_file(project / "CMakeLists.txt",
+               "cmake_minimum_required(VERSION 3.22)\n"
+               "project(my_plugin LANGUAGES CXX)\n"
+               "find_package(BenchSDK 0.1 REQUIRED)\n"
+               "bench_add_plugin(my_plugin CATEGORY performance SOURCES my_plugin.cpp)\n");
+    write_file(project / "my_plugin.cpp",
+               "#include <bench/plugin.hpp>\n"
+               "BENCH_PLUGIN(\"my_plugin\", \"1.0.0\");\n"
+               "BENCH_RUN_BENCHMARK(ctx) { ctx.measure(\"latency\", [] { bench::do_not_optimize(1 + 1); }); }\n");
+    ProcessResult step = run_process(cmake_configure(project, project / "build", prefix, ""), work.path());
+    ASSERT_EQ(step.exit_code, 0) << describe(step);
+    EXPECT_NE(step.out.find("bench_add_plugin(my_plugin): no CMAKE_BUILD_TYPE, so the plugin is built optimized "
+                            "(-O2 -DNDEBUG)"),
+              std::string::npos)
+        << step.out;
+    step = run_process({BENCH_CMAKE_COMMAND, "--build", (project / "build").string()}, work.path());
+    ASSERT_EQ(step.exit_code, 0) << describe(step);
+
+    // Its handshake says so, and a run has nothing to warn about it.
+    const fs::path plugins = project / "build/plugins";
+    const ProcessResult list = host({"list", "--plugins-dir", plugins.string()});
+    ASSERT_EQ(list.exit_code, 0) << describe(list);
+    EXPECT_NE(list.out.find("    build:      optimized, assertions off, "), std::string::npos) << list.out;
+    const ProcessResult run = host({"run", "--plugins-dir", plugins.string(), "--measurement-iterations", "2",
+                                    "--output-dir", (work / "out").string()});
+    ASSERT_EQ(run.exit_code, 0) << describe(run);
+    EXPECT_EQ(run.err.find("plugin performance/my_plugin ("), std::string::npos) << run.err;
+
+    // A build type is the project's choice: Debug stays unoptimized, and the run says what that means.
+    step = run_process(cmake_configure(project, project / "debug", prefix, "Debug"), work.path());
+    ASSERT_EQ(step.exit_code, 0) << describe(step);
+    EXPECT_EQ(step.out.find("no CMAKE_BUILD_TYPE"), std::string::npos) << step.out;
+    step = run_process({BENCH_CMAKE_COMMAND, "--build", (project / "debug").string()}, work.path());
+    ASSERT_EQ(step.exit_code, 0) << describe(step);
+    const ProcessResult debug = host({"run", "--plugins-dir", (project / "debug/plugins").string(),
+                                      "--measurement-iterations", "2", "--output-dir", (work / "out_debug").string()});
+    ASSERT_EQ(debug.exit_code, 0) << describe(debug);
+    EXPECT_NE(debug.err.find("plugin performance/my_plugin (" + (project / "debug/plugins/performance/libmy_plugin.so").string() +
+                             ") was built without optimization and with assertions on"),
+              std::string::npos)
+        << debug.err;
 }
 
 /// A consumer project: find_call, then a program of `main_source` linked to `link`,

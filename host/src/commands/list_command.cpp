@@ -17,6 +17,17 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
     return out;
 }
 
+/// How the plugin was compiled, and what that means for its timings.
+std::string build_line(const DiscoveredPlugin& plugin) {
+    const PluginBuild build = plugin.build();
+    if (!build.known)
+        return "unknown (built against SDK ABI " + std::to_string(plugin.info.abi_major) + "." +
+               std::to_string(plugin.info.abi_minor) + "; plugins record it from ABI " +
+               std::to_string(bench::abi_major) + "." + std::to_string(bench::build_info_abi_minor) + ")";
+    const std::string warning = build_warning(build);
+    return build_text(build) + (warning.empty() ? "" : "\n    warning:    " + warning);
+}
+
 }  // namespace
 
 int list_plugins(const ListCommand& command) {
@@ -32,15 +43,22 @@ int list_plugins(const ListCommand& command) {
     if (discovery.plugins.empty()) std::cout << "  (none)\n";
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         const std::vector<std::string> variants = plugin.variants();
-        std::cout << "\n  " << plugin.category << "/" << plugin.name << "  version " << plugin.info.version
-                  << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
+        const std::string handshake = plugin.handshake_name();
+        std::cout << "\n  " << plugin.category << "/" << plugin.name
+                  << (handshake != plugin.name ? " (handshake name: " + handshake + ")" : "") << "  version "
+                  << plugin.info.version << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
                   << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
                   << plugin.info.abi_minor << ")\n"
+                  << "    build:      " << build_line(plugin) << "\n"
                   << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
                   << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
                   << "    benchmarks:";
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
         std::cout << "\n    file:       " << plugin.path.string() << "\n";
+    }
+    if (!discovery.warnings.empty()) {
+        std::cout << "\nWarnings:\n";
+        for (const std::string& warning : discovery.warnings) std::cout << "  " << warning << "\n";
     }
     if (!discovery.rejected.empty()) {
         std::cout << "\nNot plugins:\n";

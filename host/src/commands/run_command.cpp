@@ -9,6 +9,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <spdlog/sinks/basic_file_sink.h>
@@ -110,6 +111,21 @@ std::string sampling_text(const bench::ScenarioConfig& config) {
                             : config.target_ci_width > 0 ? bench::default_max_time_s : 0;
     if (max_time > 0) text << ", at most " << max_time << " s";
     return text.str();
+}
+
+/// One warning per plugin with scenarios to run whose build slows it down (not
+/// optimized, assertions on, a sanitizer).
+std::vector<std::string> plugin_build_warnings(const Plan& plan) {
+    std::vector<std::string> warnings;
+    std::set<fs::path> seen;
+    for (const PlannedScenario& scenario : plan.scenarios) {
+        if (!scenario.skip_reason.empty() || !scenario.reject_reason.empty()) continue;
+        if (!seen.insert(scenario.plugin_path).second) continue;
+        if (const std::string warning = build_warning(scenario.plugin_build); !warning.empty())
+            warnings.push_back("plugin " + scenario.config.category + "/" + scenario.config.plugin + " (" +
+                               scenario.plugin_path.string() + ") was " + warning);
+    }
+    return warnings;
 }
 
 /// `run --dry-run`: the plan as a table, what it leaves out, and what would make it fail.
@@ -301,6 +317,8 @@ int run_benchmarks(const RunOptions& options) {
         log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
                  file.path.string(), file.reason);
     for (const std::string& note : plan.notes) log->info("{}", note);
+    for (const std::string& warning : prepared.discovery.warnings) log->warn("{}", warning);
+    for (const std::string& warning : plugin_build_warnings(plan)) log->warn("{}", warning);
     if (prepared.empty_plan.empty()) {
         for (const std::string& warning : plan.warnings) log->warn("{}", warning);
     } else {

@@ -148,9 +148,13 @@ std::string abi_problem(const bench::PluginInfo& info) {
                ".x (up to " + host_abi + "): rebuild the plugin against this SDK";
     if (info.abi_minor > bench::abi_minor)
         return "built for SDK ABI " + plugin_abi + ", newer than this host's ABI " + host_abi + ": update benchhost";
-    if (info.info_size != sizeof(bench::PluginInfo))
+    // A minor may append fields: a plugin of an older minor has the older, shorter layout.
+    static_assert(bench::abi_major == 2, "a new major has PluginInfo::build from its first minor: drop this case");
+    const std::uint32_t expected = info.abi_minor < bench::build_info_abi_minor ? bench::plugin_info_size_without_build
+                                                                               : sizeof(bench::PluginInfo);
+    if (info.info_size != expected)
         return "bench_plugin_info has size " + std::to_string(info.info_size) + ", expected " +
-               std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + host_abi;
+               std::to_string(expected) + " for ABI " + plugin_abi;
     return {};
 }
 
@@ -210,6 +214,15 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
         unique.push_back(std::move(plugin));
     }
     discovery.plugins = std::move(unique);
+    for (const DiscoveredPlugin& plugin : discovery.plugins) {
+        const std::string handshake = plugin.handshake_name();
+        if (handshake == plugin.name) continue;
+        discovery.warnings.push_back(
+            plugin.path.string() + ": BENCH_PLUGIN names the plugin '" + handshake + "', the file '" + plugin.name +
+            "'; the file name is used (benchmark ids " + plugin.category + "/" + plugin.name +
+            "/...): rename the file" + (is_safe_name(handshake) ? " to lib" + handshake + ".so" : std::string()) +
+            " or the plugin in BENCH_PLUGIN to \"" + plugin.name + "\"");
+    }
     std::sort(discovery.rejected.begin(), discovery.rejected.end(),
               [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });
     return discovery;

@@ -9,6 +9,8 @@
 
 #include <bench/abi.hpp>
 
+#include "discover/plugin_build.hpp"
+
 namespace benchhost {
 
 inline const std::vector<std::string> plugin_categories = {"unit", "integration", "performance"};
@@ -21,12 +23,16 @@ struct DiscoveredBenchmark {
 struct DiscoveredPlugin {
     std::filesystem::path path;
     std::string category;  // the folder it was found in
-    std::string name;      // the file name without "lib" and ".so"
+    std::string name;      // the file name without "lib" and ".so": what ids and reports use
     bench::PluginInfo info{};
     std::vector<std::string> axes;  // from info.axes
     std::vector<DiscoveredBenchmark> benchmarks;
 
     bool mock() const { return info.mock != 0; }
+    /// The name BENCH_PLUGIN gave; `name` (the file's) is the one used.
+    std::string handshake_name() const { return info.name; }
+    /// How the plugin was compiled; unknown for a plugin built against ABI 2.0 or 2.1.
+    PluginBuild build() const { return plugin_build_of(info); }
     /// The variants it implements (PluginInfo::variants: all three when it varies the
     /// "variant" axis and does not say); empty when it has no variants.
     std::vector<std::string> variants() const;
@@ -48,6 +54,8 @@ struct Discovery {
     std::filesystem::path plugins_dir;
     std::vector<DiscoveredPlugin> plugins;  // by category, then name
     std::vector<RejectedFile> rejected;     // by path
+    /// About plugins that are used all the same: a handshake name that is not the file's.
+    std::vector<std::string> warnings;
 };
 
 class DiscoveryError : public std::runtime_error {

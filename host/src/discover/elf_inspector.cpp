@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -400,6 +401,9 @@ void read_plugin_info(Elf* elf, const std::vector<char>& bytes, bool swap, const
         pi.name[sizeof pi.name - 1] = '\0';
         pi.version[sizeof pi.version - 1] = '\0';
         pi.axes[sizeof pi.axes - 1] = '\0';
+        // Fields past the plugin's own layout (an older ABI minor's) are not its own.
+        if (pi.info_size < offsetof(bench::PluginInfo, build) + sizeof pi.build) pi.build = {};
+        pi.build.compiler[sizeof pi.build.compiler - 1] = '\0';
         info.plugin_info = pi;
         return;
     }

@@ -400,6 +400,7 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     outcome.config = scenario.config;
     outcome.plugin_path = scenario.plugin_path;
     outcome.plugin_version = scenario.plugin_version;
+    outcome.plugin_build = scenario.plugin_build;
     outcome.started_at = iso_now();
     if (!scenario.reject_reason.empty()) {
         outcome.result = ended(bench::Status::rejected, scenario.reject_reason);

@@ -63,6 +63,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     outcome.started_at = metadata.string("timestamp");
     outcome.plugin_version = metadata.string_or("plugin_version", "");
     outcome.plugin_path = metadata.string_or("plugin_path", "");
+    if (metadata.has("plugin_build")) outcome.plugin_build = read_plugin_build(metadata["plugin_build"]);
     outcome.wall_time_s = scenario.has("wall_time_s") ? scenario.number("wall_time_s") : 0.0;
     outcome.log_tail = scenario.string_or("log_tail", "");
     if (scenario.has("info")) outcome.result.info = scenario["info"].as_string_map();

@@ -17,7 +17,7 @@ namespace benchhost {
 
 /// The outcomes of one plugin report (`<plugin>/<plugin>_<timestamp>.json`). Throws
 /// std::runtime_error "<origin>.benchmark_scenarios[2].measurements.latency.unit: ...", or
-/// "<origin>: does not match report.schema.json (schema_version 3): <JSON pointer>: ...".
+/// "<origin>: does not match report.schema.json (schema_version 4): <JSON pointer>: ...".
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin);
 
 /// A whole run folder: the metadata of benchmark_summary.json and the outcomes of

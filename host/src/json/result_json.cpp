@@ -155,6 +155,8 @@ std::string journal_outcome_line(const ScenarioOutcome& outcome, int round) {
                out.field("round", round);
                out.field("plugin_path", outcome.plugin_path.string());
                out.field("plugin_version", outcome.plugin_version);
+               out.key("plugin_build");
+               write_plugin_build(out, outcome.plugin_build);
                out.field("started_at", outcome.started_at);
                out.field("wall_time_s", outcome.wall_time_s);
                out.field("log_tail", outcome.log_tail);
@@ -192,6 +194,7 @@ JournalLine parse_journal_line(std::string_view line, const std::string& origin)
     parsed.round = read.integer("round");
     outcome.plugin_path = read.string("plugin_path");
     outcome.plugin_version = read.string("plugin_version");
+    if (read.has("plugin_build")) outcome.plugin_build = read_plugin_build(read["plugin_build"]);
     outcome.started_at = read.string("started_at");
     outcome.wall_time_s = read.number("wall_time_s");
     outcome.log_tail = read.string("log_tail");

@@ -32,8 +32,9 @@ bool is_monitor_name(std::string_view name);
 
 // ---- The run journal (JSON Lines) --------------------------------------------------
 // The first line describes the run; every other line is one execution of a scenario
-// (one round), as it ended: {"round", "plugin_path", "plugin_version", "started_at",
-// "wall_time_s", "log_tail", "crashed_while_loading", "config": config, "result": result}.
+// (one round), as it ended: {"round", "plugin_path", "plugin_version", "plugin_build"
+// (scenario_json.hpp; absent in older journals), "started_at", "wall_time_s", "log_tail",
+// "crashed_while_loading", "config": config, "result": result}.
 // A resumed run appends a header line of its own and goes on.
 
 inline constexpr const char* journal_format_name = "benchhost run journal";

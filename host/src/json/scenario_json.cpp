@@ -317,4 +317,29 @@ ShardInfo read_shard(const FieldReader& object) {
     return shard;
 }
 
+void write_plugin_build(JsonOut& out, const PluginBuild& build) {
+    out.start_object();
+    out.field("known", build.known);
+    if (build.known) {
+        out.field("optimized", build.optimized);
+        out.field("assertions", build.assertions);
+        out.key("sanitizers");
+        out.strings(build.sanitizers);
+        out.field("compiler", build.compiler);
+    }
+    out.end_object();
+}
+
+PluginBuild read_plugin_build(const FieldReader& object) {
+    const FieldReader item = object.as_object();
+    PluginBuild build;
+    build.known = item.boolean("known");
+    if (!build.known) return build;
+    build.optimized = item.boolean("optimized");
+    build.assertions = item.boolean("assertions");
+    build.sanitizers = item["sanitizers"].as_strings();
+    build.compiler = item.string("compiler");
+    return build;
+}
+
 }  // namespace benchhost

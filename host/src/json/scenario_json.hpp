@@ -24,6 +24,9 @@
 //             without a target), "ci_width", "clock_resolution_ns", "clock_cost_ns"}}
 //   rounds   {series name: [samples of round 1, of round 2, ...]} (a report's "round_sizes")
 //   shard    {"index", "count", "plan_scenarios", "plan_fingerprint"}
+//   plugin build  {"known", "optimized", "assertions", "sanitizers": [name, ...], "compiler"}
+//            (only {"known": false} when the plugin did not record it; absent in files
+//            written before plugins recorded it: unknown)
 //
 // Readers check every field they read (json/field_reader.hpp) and ignore unknown ones.
 #pragma once
@@ -69,5 +72,8 @@ std::map<std::string, std::vector<std::size_t>> read_round_sizes(const FieldRead
 void write_shard(JsonOut& out, const ShardInfo& shard);
 /// Also checks that 1 <= index <= count.
 ShardInfo read_shard(const FieldReader& object);
+
+void write_plugin_build(JsonOut& out, const PluginBuild& build);
+PluginBuild read_plugin_build(const FieldReader& object);
 
 }  // namespace benchhost

@@ -181,6 +181,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             }
 
             PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}, {}};
+            planned.plugin_build = plugin.build();
             if (plugin.mock() && !options.enable_mock) {
                 planned.skip_reason = "mock plugin: run with --enable-mock to include it";
                 plan.scenarios.push_back(std::move(planned));
@@ -273,6 +274,8 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
                           std::to_string(plan.benchmarks_excluded) + " benchmark" +
                           (plan.benchmarks_excluded == 1 ? "" : "s") + " selected before it");
     reasons.insert(reasons.end(), plan.warnings.begin(), plan.warnings.end());
+    // A handshake name that is not the file's explains an --include of the former.
+    reasons.insert(reasons.end(), discovery.warnings.begin(), discovery.warnings.end());
     return reasons;
 }
 

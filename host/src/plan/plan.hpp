@@ -22,6 +22,7 @@ struct PlannedScenario {
     std::string symbol;       // the entry point to call
     std::string skip_reason;    // non-empty: recorded as skipped without running
     std::string reject_reason;  // non-empty: a broken plugin file, recorded as rejected
+    PluginBuild plugin_build{};  // from the plugin's handshake
 };
 
 struct Plan {

@@ -22,6 +22,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/run_plugins.hpp"
 #include "report/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
@@ -181,6 +182,21 @@ void run_section(std::string& out, const RunFigures& figures) {
     out += "</div>\n<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the "
            "raw samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
            "bootstrap interval of that ratio.</p>\n</section>\n";
+}
+
+/// One line per plugin: its version and how it was compiled, with what that means.
+void plugins_section(std::string& out, const RunRecord& record) {
+    const std::vector<RunPlugin> plugins = run_plugins(record);
+    if (plugins.empty()) return;
+    out += "<section id=\"plugins\"><h2>Plugins</h2>\n<ul>\n";
+    for (const RunPlugin& plugin : plugins) {
+        out += "<li><code>" + escape(plugin.id()) + "</code> " + escape(plugin.version) +
+               ", build: " + escape(build_text(plugin.build));
+        if (const std::string warning = build_warning(plugin.build); !warning.empty())
+            out += "<div class=\"warnings\"><strong>Warning:</strong> " + escape(warning) + "</div>";
+        out += "</li>\n";
+    }
+    out += "</ul>\n</section>\n";
 }
 
 void category_section(std::string& out, const RunFigures& figures, const std::string& category, Ids& ids) {
@@ -638,6 +654,7 @@ std::string html_report(const RunFigures& figures) {
            "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
 
     run_section(out, figures);
+    plugins_section(out, record);
     for (const std::string& category : categories) category_section(out, figures, category, ids);
     batch_size_charts(out, figures, ids);
     speedup_chart(out, figures, ids);

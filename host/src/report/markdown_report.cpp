@@ -18,6 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/run_plugins.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -152,6 +153,20 @@ void category_section(std::string& out, const RunFigures& figures, const std::st
     if (any_warning) out += "\n";
 }
 
+/// One line per plugin: its version and how it was compiled, with what that means.
+void plugins_section(std::string& out, const RunRecord& record) {
+    const std::vector<RunPlugin> plugins = run_plugins(record);
+    if (plugins.empty()) return;
+    out += "## Plugins\n\n";
+    for (const RunPlugin& plugin : plugins) {
+        out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) + ", build: " + md_text(build_text(plugin.build));
+        if (const std::string warning = build_warning(plugin.build); !warning.empty())
+            out += ". **Warning:** " + md_text(warning);
+        out += "\n";
+    }
+    out += "\n";
+}
+
 }  // namespace
 
 std::string markdown_report(const RunFigures& figures) {
@@ -185,6 +200,7 @@ std::string markdown_report(const RunFigures& figures) {
            "resamples); CV is std / mean; a speedup is eager's median over the variant's, with the bootstrap "
            "interval of that ratio.\n\n";
 
+    plugins_section(out, record);
     for (const std::string& category : category_order(figures)) category_section(out, figures, category);
     return out;
 }

@@ -42,6 +42,8 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     write_config(out, config);
     out.field("plugin_version", outcome.plugin_version);
     out.field("plugin_path", outcome.plugin_path.string());
+    out.key("plugin_build");
+    write_plugin_build(out, outcome.plugin_build);
     out.end_object();
 
     // Series and scalars share one namespace; the first of a name wins.

@@ -12,6 +12,7 @@
 #include "json/scenario_json.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_factories.hpp"
+#include "report/run_plugins.hpp"
 #include "util/atomic_file.hpp"
 
 namespace benchhost {
@@ -49,6 +50,23 @@ void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
     out.end_object();
 }
 
+/// "plugins": each plugin of the run, with how it was compiled.
+void write_plugins(JsonOut& out, const RunRecord& record) {
+    out.key("plugins");
+    out.start_array();
+    for (const RunPlugin& plugin : run_plugins(record)) {
+        out.start_object();
+        out.field("category", plugin.category);
+        out.field("plugin", plugin.plugin);
+        out.field("version", plugin.version);
+        out.field("path", plugin.path.string());
+        out.key("build");
+        write_plugin_build(out, plugin.build);
+        out.end_object();
+    }
+    out.end_array();
+}
+
 std::string summary_report(const RunRecord& record) {
     const RunTotals totals = count_totals(record);
     JsonOut out(report_json);
@@ -80,6 +98,7 @@ std::string summary_report(const RunRecord& record) {
 
     out.key("context");
     write_hardware(out, record.hardware, record.hardware_warnings);
+    write_plugins(out, record);
 
     if (!record.shards.empty()) {
         out.key("shards");

@@ -14,6 +14,8 @@
 #include <bench/result.hpp>
 #include <bench/internal/series_analysis.hpp>
 
+#include "discover/plugin_build.hpp"
+
 namespace benchhost {
 
 /// Facts about the machine and the build, as key -> value text, grouped by section
@@ -62,6 +64,7 @@ struct ScenarioOutcome {
     bench::ScenarioResult result;       // status and reason included
     std::filesystem::path plugin_path;  // the .so it came from
     std::string plugin_version;
+    PluginBuild plugin_build{};  // how the plugin was compiled, from its handshake
     std::string started_at;  // ISO 8601 UTC, e.g. "2026-11-22T11:50:00Z"
     double wall_time_s = 0;  // worker start to end, as the host saw it
     std::string log_tail;    // last lines the worker printed, kept for failures

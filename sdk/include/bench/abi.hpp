@@ -26,7 +26,27 @@ inline constexpr std::uint16_t abi_minor = BENCH_SDK_ABI_MINOR;
 
 inline constexpr char plugin_info_symbol[] = "bench_plugin_info";
 
-/// Layout is fixed for an ABI major; `magic`, `abi_major` and `abi_minor` stay the
+/// How the translation unit that holds BENCH_PLUGIN was compiled (ABI 2.2), from the
+/// compiler's predefined macros when the plugin is compiled: the host warns about a
+/// plugin built without optimization, with assertions or with a sanitizer, and the
+/// reports show it. A plugin built against an older minor has none (its `info_size`
+/// ends before it): its build is unknown.
+struct BuildInfo {
+    std::uint8_t flags{};        // build_* bits; 0: not recorded
+    std::uint8_t reserved[7]{};
+    char compiler[56]{};         // e.g. "GCC 12.2.0", "Clang 16.0.6"; cut to 55 characters
+};
+
+/// Bits of BuildInfo::flags. build_recorded is set by every plugin that records its
+/// build; build_optimized: __OPTIMIZE__ (-O1 and up); build_assertions: NDEBUG was not
+/// defined; the sanitizers: __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__, or clang's
+/// __has_feature(address_sanitizer), (thread_sanitizer), (memory_sanitizer).
+inline constexpr std::uint8_t build_recorded = 1, build_optimized = 2, build_assertions = 4,
+                              build_address_sanitizer = 8, build_thread_sanitizer = 16,
+                              build_memory_sanitizer = 32;
+
+/// Layout is fixed for an ABI major, except that a minor may append fields (`info_size`
+/// tells the host which are there); `magic`, `abi_major` and `abi_minor` stay the
 /// first eight bytes in every major so that any host can read them.
 struct PluginInfo {
     // Default member initializers let BENCH_PLUGIN leave optional fields out without
@@ -45,13 +65,23 @@ struct PluginInfo {
     /// only these variants, and `benchhost list` shows them.
     std::uint8_t variants{};
     std::uint8_t reserved[6]{};
+    /// How the plugin was compiled (ABI 2.2; BENCH_PLUGIN fills it in).
+    BuildInfo build{};
 };
 
 /// Bits of PluginInfo::variants.
 inline constexpr std::uint8_t eager_bit = 1, compiled_bit = 2, kernelized_bit = 4;
 
-static_assert(sizeof(PluginInfo) == 260, "PluginInfo layout is part of the ABI");
+/// The ABI minor that appended PluginInfo::build, and sizeof(PluginInfo) before it (ABI
+/// 2.0 and 2.1): the host accepts that size from a plugin of an older minor, whose
+/// build is then unknown.
+inline constexpr std::uint16_t build_info_abi_minor = 2;
+inline constexpr std::uint32_t plugin_info_size_without_build = 260;
+
+static_assert(sizeof(BuildInfo) == 64, "BuildInfo layout is part of the ABI");
+static_assert(sizeof(PluginInfo) == 324, "PluginInfo layout is part of the ABI");
 static_assert(offsetof(PluginInfo, abi_major) == 4 && offsetof(PluginInfo, abi_minor) == 6);
+static_assert(offsetof(PluginInfo, build) == plugin_info_size_without_build, "fields are only appended");
 
 /// The entry-point signature: `run_benchmark` and every `benchmark_<name>`.
 class Context;

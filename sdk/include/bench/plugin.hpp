@@ -14,22 +14,93 @@
 // compile_mode, or any parameter name), `.mock = true` (run only with --enable-mock) and
 // `.variants = bench::eager_bit | bench::compiled_bit` (the variants it implements, the
 // only ones the host plans; left out: all three when it varies the "variant" axis).
+//
+// BENCH_PLUGIN also records how its own translation unit is compiled (PluginInfo::build):
+// optimization, assertions (NDEBUG), sanitizers and the compiler, from the predefined
+// macros where <bench/plugin.hpp> is included.
 #pragma once
+
+#include <cstddef>
+#include <cstdint>
 
 #include <bench/abi.hpp>
 #include <bench/context.hpp>
 #include <bench/export.hpp>
 
-#define BENCH_PLUGIN(plugin_name, plugin_version, ...)                                 \
-    extern "C" BENCH_EXPORT const ::bench::PluginInfo bench_plugin_info = {            \
-        .magic = ::bench::plugin_magic,                                                \
-        .abi_major = ::bench::abi_major,                                               \
-        .abi_minor = ::bench::abi_minor,                                               \
-        .info_size = sizeof(::bench::PluginInfo),                                      \
-        .sdk_version = BENCH_SDK_VERSION,                                              \
-        .name = plugin_name,                                                           \
-        .version = plugin_version,                                                     \
-        __VA_ARGS__}
+// ---- How this translation unit is compiled (for BENCH_PLUGIN).
+#if defined(__OPTIMIZE__)
+#define BENCH_DETAIL_BUILD_OPTIMIZED ::bench::build_optimized
+#else
+#define BENCH_DETAIL_BUILD_OPTIMIZED 0
+#endif
+#if defined(NDEBUG)
+#define BENCH_DETAIL_BUILD_ASSERTIONS 0
+#else
+#define BENCH_DETAIL_BUILD_ASSERTIONS ::bench::build_assertions
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_HWADDRESS__)
+#define BENCH_DETAIL_BUILD_ASAN ::bench::build_address_sanitizer
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define BENCH_DETAIL_BUILD_TSAN ::bench::build_thread_sanitizer
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(hwaddress_sanitizer)
+#undef BENCH_DETAIL_BUILD_ASAN
+#define BENCH_DETAIL_BUILD_ASAN ::bench::build_address_sanitizer
+#endif
+#if __has_feature(thread_sanitizer)
+#undef BENCH_DETAIL_BUILD_TSAN
+#define BENCH_DETAIL_BUILD_TSAN ::bench::build_thread_sanitizer
+#endif
+#if __has_feature(memory_sanitizer)
+#define BENCH_DETAIL_BUILD_MSAN ::bench::build_memory_sanitizer
+#endif
+#endif
+#if !defined(BENCH_DETAIL_BUILD_ASAN)
+#define BENCH_DETAIL_BUILD_ASAN 0
+#endif
+#if !defined(BENCH_DETAIL_BUILD_TSAN)
+#define BENCH_DETAIL_BUILD_TSAN 0
+#endif
+#if !defined(BENCH_DETAIL_BUILD_MSAN)
+#define BENCH_DETAIL_BUILD_MSAN 0
+#endif
+#if defined(__clang__)
+#define BENCH_DETAIL_BUILD_COMPILER "Clang " __clang_version__
+#elif defined(__GNUC__)
+#define BENCH_DETAIL_BUILD_COMPILER "GCC " __VERSION__
+#else
+#define BENCH_DETAIL_BUILD_COMPILER ""
+#endif
+
+namespace bench::detail {
+
+/// PluginInfo::build from the flags and the compiler's name, cut to fit.
+constexpr BuildInfo build_info(std::uint8_t flags, const char* compiler) {
+    BuildInfo info{};
+    info.flags = static_cast<std::uint8_t>(flags | build_recorded);
+    for (std::size_t i = 0; i + 1 < sizeof info.compiler && compiler[i] != '\0'; ++i) info.compiler[i] = compiler[i];
+    return info;
+}
+
+}  // namespace bench::detail
+
+#define BENCH_PLUGIN(plugin_name, plugin_version, ...)                                            \
+    extern "C" BENCH_EXPORT constinit const ::bench::PluginInfo bench_plugin_info = {             \
+        .magic = ::bench::plugin_magic,                                                           \
+        .abi_major = ::bench::abi_major,                                                          \
+        .abi_minor = ::bench::abi_minor,                                                          \
+        .info_size = sizeof(::bench::PluginInfo),                                                 \
+        .sdk_version = BENCH_SDK_VERSION,                                                         \
+        .name = plugin_name,                                                                      \
+        .version = plugin_version,                                                                \
+        __VA_ARGS__ __VA_OPT__(, )                                                                \
+        .build = ::bench::detail::build_info(                                                     \
+            static_cast<std::uint8_t>(BENCH_DETAIL_BUILD_OPTIMIZED | BENCH_DETAIL_BUILD_ASSERTIONS |  \
+                                      BENCH_DETAIL_BUILD_ASAN | BENCH_DETAIL_BUILD_TSAN |          \
+                                      BENCH_DETAIL_BUILD_MSAN),                                   \
+            BENCH_DETAIL_BUILD_COMPILER)}
 
 /// Defines `run_benchmark`: the benchmark that carries the plugin's own name.
 #define BENCH_RUN_BENCHMARK(ctx) extern "C" BENCH_EXPORT void run_benchmark(::bench::Context& ctx)

@@ -1,10 +1,10 @@
 #include "discover/discovery.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include <gtest/gtest.h>
 
+#include "../../support/handshake.hpp"
 #include "../../support/test_support.hpp"
 
 namespace {
@@ -13,6 +13,8 @@ using namespace benchhost;
 using namespace benchtest;
 
 const fs::path fixtures = BENCH_TEST_FIXTURE_PLUGIN_DIR;
+const fs::path handshake_fixtures = BENCH_TEST_HANDSHAKE_PLUGIN_DIR;
+const fs::path single_plugin = fixtures / "performance/libfixture_single.so";
 
 const DiscoveredPlugin* find_plugin(const Discovery& d, const std::string& name) {
     for (const auto& p : d.plugins)
@@ -26,17 +28,7 @@ std::string reason_for(const Discovery& d, const std::string& file_name) {
     return "(not rejected)";
 }
 
-/// A copy of fixture_single with its handshake's ABI version replaced.
-void write_with_abi(const fs::path& target, std::uint16_t major, std::uint16_t minor) {
-    std::string bytes = read_file(fixtures / "performance/libfixture_single.so");
-    const std::uint32_t magic = bench::plugin_magic;
-    const std::string needle(reinterpret_cast<const char*>(&magic), 4);
-    const std::size_t at = bytes.find(needle);
-    ASSERT_NE(at, std::string::npos);
-    std::memcpy(&bytes[at + 4], &major, 2);
-    std::memcpy(&bytes[at + 6], &minor, 2);
-    write_file(target, bytes);
-}
+std::string abi_text(unsigned major, unsigned minor) { return std::to_string(major) + "." + std::to_string(minor); }
 
 TEST(Discovery, FindsFixturePluginsTheirBenchmarksAndHandshake) {
     const Discovery d = discover_plugins(fixtures);
@@ -71,8 +63,8 @@ TEST(Discovery, RefusesWhatIsNotAPluginWithTheReason) {
 TEST(Discovery, ReportsForeignAbiStrayFilesAndForeignArchitectures) {
     TempDir dir;
     fs::create_directories(dir / "unit");
-    write_with_abi(dir / "performance/libold_major.so", 0, 9);
-    write_with_abi(dir / "performance/libnewer_minor.so", bench::abi_major, bench::abi_minor + 1);
+    write_plugin_with_abi(single_plugin, dir / "performance/libold_major.so", 0, 9);
+    write_plugin_with_abi(single_plugin, dir / "performance/libnewer_minor.so", bench::abi_major, bench::abi_minor + 1);
     write_file(dir / "README.txt", "plugins go in unit/, integration/ or performance/");
     write_file(dir / "unit/notes.md", "#");
     fs::create_directories(dir / "unit/subfolder");
@@ -94,6 +86,72 @@ TEST(Discovery, ReportsForeignAbiStrayFilesAndForeignArchitectures) {
     EXPECT_EQ(reason_for(d, "README.txt"), "not in a category folder (unit, integration or performance)");
     EXPECT_EQ(reason_for(d, "notes.md"), "not a plugin: only lib<name>.so files are loaded");
     EXPECT_EQ(reason_for(d, "subfolder"), "not a regular file");
+}
+
+TEST(Discovery, ReadsHowEachPluginWasCompiled) {
+    const Discovery d = discover_plugins(handshake_fixtures);
+    const DiscoveredPlugin* unoptimized = find_plugin(d, "fixture_unoptimized");
+    const DiscoveredPlugin* optimized = find_plugin(d, "fixture_optimized");
+    ASSERT_NE(unoptimized, nullptr);
+    ASSERT_NE(optimized, nullptr);
+    const PluginBuild slow = unoptimized->build();
+    EXPECT_TRUE(slow.known);
+    EXPECT_FALSE(slow.optimized);
+    EXPECT_TRUE(slow.assertions);
+    EXPECT_TRUE(slow.sanitizers.empty());
+    EXPECT_TRUE(slow.compiler.starts_with("GCC ") || slow.compiler.starts_with("Clang ")) << slow.compiler;
+    const PluginBuild fast = optimized->build();
+    EXPECT_TRUE(fast.known);
+    EXPECT_TRUE(fast.optimized);
+    EXPECT_FALSE(fast.assertions);
+    EXPECT_EQ(fast.compiler, slow.compiler);
+}
+
+TEST(Discovery, APluginOfAnOlderMinorLoadsWithItsBuildUnknown) {
+    static_assert(bench::abi_minor >= bench::build_info_abi_minor);
+    const std::uint16_t older = bench::build_info_abi_minor - 1;
+    TempDir dir;
+    // Older minor, older layout: accepted. The bytes after its layout (here still the
+    // fixture's build) are not its own: its build is unknown.
+    write_plugin_with_abi(single_plugin, dir / "performance/libolder_minor.so", bench::abi_major, older,
+                          bench::plugin_info_size_without_build);
+    // A layout that does not go with the minor it claims: refused.
+    write_plugin_with_abi(single_plugin, dir / "performance/libolder_minor_newer_layout.so", bench::abi_major, older,
+                          sizeof(bench::PluginInfo));
+    write_plugin_with_abi(single_plugin, dir / "performance/libcurrent_minor_older_layout.so", bench::abi_major,
+                          bench::abi_minor, bench::plugin_info_size_without_build);
+
+    const Discovery d = discover_plugins(dir.path());
+    const DiscoveredPlugin* old = find_plugin(d, "older_minor");
+    ASSERT_NE(old, nullptr) << reason_for(d, "libolder_minor.so");
+    EXPECT_EQ(old->info.abi_minor, older);
+    EXPECT_STREQ(old->info.version, "1.2.3");
+    EXPECT_FALSE(old->build().known);
+    EXPECT_EQ(old->build(), PluginBuild{});
+    EXPECT_EQ(reason_for(d, "libolder_minor_newer_layout.so"),
+              "bench_plugin_info has size " + std::to_string(sizeof(bench::PluginInfo)) + ", expected " +
+                  std::to_string(bench::plugin_info_size_without_build) + " for ABI " + abi_text(bench::abi_major, older));
+    EXPECT_EQ(reason_for(d, "libcurrent_minor_older_layout.so"),
+              "bench_plugin_info has size " + std::to_string(bench::plugin_info_size_without_build) + ", expected " +
+                  std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + abi_text(bench::abi_major, bench::abi_minor));
+}
+
+TEST(Discovery, AHandshakeNameThatIsNotTheFileNameIsUsedAsTheFileSaysWithAWarning) {
+    const Discovery d = discover_plugins(handshake_fixtures);
+    EXPECT_EQ(find_plugin(d, "trivial"), nullptr);
+    const DiscoveredPlugin* renamed = find_plugin(d, "renamed");
+    ASSERT_NE(renamed, nullptr);
+    EXPECT_EQ(renamed->handshake_name(), "trivial");
+    ASSERT_EQ(renamed->benchmarks.size(), 1u);
+    EXPECT_EQ(renamed->id(renamed->benchmarks[0]), "unit/renamed/renamed");
+    // One warning, for that file only: naming it, both names and which one is used.
+    ASSERT_EQ(d.warnings.size(), 1u) << ::testing::PrintToString(d.warnings);
+    EXPECT_EQ(d.warnings[0], (handshake_fixtures / "unit/librenamed.so").string() +
+                                 ": BENCH_PLUGIN names the plugin 'trivial', the file 'renamed'; the file name is used "
+                                 "(benchmark ids unit/renamed/...): rename the file to libtrivial.so or the plugin in "
+                                 "BENCH_PLUGIN to \"renamed\"");
+    // The fixtures whose names agree give none.
+    EXPECT_TRUE(discover_plugins(fixtures).warnings.empty());
 }
 
 TEST(Discovery, MissingFolderIsAnError) {

@@ -113,6 +113,12 @@ std::optional<std::size_t> dynsym_entry_offset(const Bytes& bytes, std::string_v
 
 Elf64_Sym symbol_at(const Bytes& bytes, std::size_t offset) { return get<Elf64_Sym>(bytes, offset); }
 
+/// File offset of a symbol's bytes, from the section that holds its address.
+std::size_t symbol_file_offset(const Bytes& bytes, const Elf64_Sym& sym) {
+    const Elf64_Shdr holder = section_header(bytes, sym.st_shndx);
+    return holder.sh_offset + (sym.st_value - holder.sh_addr);
+}
+
 unsigned char make_st_info(unsigned bind, unsigned type) { return static_cast<unsigned char>((bind << 4) | (type & 0xfU)); }
 
 ElfInfo inspect_ok(const fs::path& path) {
@@ -168,10 +174,25 @@ TEST(ElfInspectorFixtures, SinglePlugin) {
     EXPECT_STREQ(pi.version, "1.2.3");
     EXPECT_STREQ(pi.axes, "variant,batch_size");
     EXPECT_EQ(pi.mock, 0);
+    // How it was compiled (ABI 2.2): recorded, with the compiler's name.
+    EXPECT_NE(pi.build.flags & bench::build_recorded, 0);
+    const std::string compiler = pi.build.compiler;
+    EXPECT_TRUE(compiler.starts_with("GCC ") || compiler.starts_with("Clang ")) << compiler;
     const std::string sdk_soname = "libbench_sdk.so." + std::to_string(bench::abi_major);
     EXPECT_NE(std::find(info.needed.begin(), info.needed.end(), sdk_soname), info.needed.end())
         << "DT_NEEDED lacks " << sdk_soname;
     EXPECT_EQ(loadability_problem(info), "");
+}
+
+TEST(ElfInspectorFixtures, BuildFlagsAsCompiled) {
+    const fs::path handshake_dir = BENCH_TEST_HANDSHAKE_PLUGIN_DIR;
+    const ElfInfo unoptimized = inspect_ok(handshake_dir / "unit/libfixture_unoptimized.so");
+    ASSERT_TRUE(unoptimized.plugin_info.has_value()) << unoptimized.plugin_info_error;
+    EXPECT_EQ(unoptimized.plugin_info->build.flags, bench::build_recorded | bench::build_assertions);  // -O0, no NDEBUG
+    const ElfInfo optimized = inspect_ok(handshake_dir / "unit/libfixture_optimized.so");
+    ASSERT_TRUE(optimized.plugin_info.has_value()) << optimized.plugin_info_error;
+    EXPECT_EQ(optimized.plugin_info->build.flags, bench::build_recorded | bench::build_optimized);  // -O2 -DNDEBUG
+    EXPECT_STREQ(optimized.plugin_info->build.compiler, unoptimized.plugin_info->build.compiler);
 }
 
 TEST(ElfInspectorFixtures, MultiPlugin) {
@@ -435,10 +456,7 @@ TEST(ElfInspectorLoadability, Messages) {
 TEST_F(ElfInspectorTest, PluginInfoWithWrongMagic) {
     const auto sym_off = dynsym_entry_offset(single_, bench::plugin_info_symbol);
     ASSERT_TRUE(sym_off.has_value());
-    // The symbol's file offset, from the section that holds its address.
-    const Elf64_Sym sym = symbol_at(single_, *sym_off);
-    const Elf64_Shdr holder = section_header(single_, sym.st_shndx);
-    const std::size_t file_off = holder.sh_offset + (sym.st_value - holder.sh_addr);
+    const std::size_t file_off = symbol_file_offset(single_, symbol_at(single_, *sym_off));
     ASSERT_EQ(get<std::uint32_t>(single_, file_off), bench::plugin_magic);
 
     Bytes bytes = single_;
@@ -495,6 +513,36 @@ TEST_F(ElfInspectorTest, PluginInfoOfAnotherSize) {
     EXPECT_FALSE(r.info->plugin_info.has_value());
     EXPECT_TRUE(r.info->plugin_info_error.starts_with("bench_plugin_info extends past the end of "))
         << r.info->plugin_info_error;
+}
+
+TEST_F(ElfInspectorTest, PluginInfoOfAnOlderMinorHasNoBuild) {
+    const auto sym_off = dynsym_entry_offset(single_, bench::plugin_info_symbol);
+    ASSERT_TRUE(sym_off.has_value());
+    const Elf64_Sym original = symbol_at(single_, *sym_off);
+    const std::size_t file_off = symbol_file_offset(single_, original);
+    ASSERT_EQ(get<std::uint32_t>(single_, file_off), bench::plugin_magic);
+    const std::size_t info_size_off = file_off + offsetof(bench::PluginInfo, info_size);
+
+    // The layout of ABI 2.1: the symbol ends where `build` would start.
+    Bytes bytes = single_;
+    Elf64_Sym sym = original;
+    sym.st_size = bench::plugin_info_size_without_build;
+    put(bytes, *sym_off, sym);
+    put<std::uint32_t>(bytes, info_size_off, bench::plugin_info_size_without_build);
+    ElfInspection r = inspect_copy(bytes);
+    ASSERT_TRUE(r.info.has_value() && r.info->plugin_info.has_value()) << r.error;
+    EXPECT_EQ(r.info->plugin_info->info_size, bench::plugin_info_size_without_build);
+    EXPECT_STREQ(r.info->plugin_info->name, "fixture_single");
+    EXPECT_EQ(r.info->plugin_info->build.flags, 0);
+    EXPECT_STREQ(r.info->plugin_info->build.compiler, "");
+
+    // The symbol is larger but info_size says the older layout: what follows it is not
+    // the plugin's build.
+    put(bytes, *sym_off, original);
+    r = inspect_copy(bytes);
+    ASSERT_TRUE(r.info.has_value() && r.info->plugin_info.has_value()) << r.error;
+    EXPECT_EQ(r.info->plugin_info->build.flags, 0);
+    EXPECT_STREQ(r.info->plugin_info->build.compiler, "");
 }
 
 TEST_F(ElfInspectorTest, PluginInfoOutsideAnySectionOrNotAnObject) {

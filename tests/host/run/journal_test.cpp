@@ -31,6 +31,7 @@ ScenarioOutcome run_of(const std::string& benchmark, std::vector<double> samples
     return benchtest::Outcome("unit", "p", benchmark).series("latency", "ms", std::move(samples)).edit([](auto& o) {
         o.result.info["k"] = "v";
         o.plugin_path = "/plugins/unit/libp.so";
+        o.plugin_build = PluginBuild{true, false, true, {"address"}, "GCC 12.2.0"};
         o.wall_time_s = 0.5;
     });
 }
@@ -54,6 +55,7 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     EXPECT_EQ(contents.runs[2].second, 2);
     EXPECT_TRUE(std::isnan(contents.runs[0].first.result.series[0].samples[1]));  // round-trips exactly
     EXPECT_EQ(contents.runs[0].first.plugin_path, fs::path("/plugins/unit/libp.so"));
+    EXPECT_EQ(contents.runs[0].first.plugin_build, (PluginBuild{true, false, true, {"address"}, "GCC 12.2.0"}));
     EXPECT_FALSE(contents.truncated);
 
     const std::vector<ScenarioOutcome> outcomes = replay_journal(contents);
@@ -63,6 +65,19 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     EXPECT_EQ(outcomes[0].result.series[0].samples.size(), 4u);  // both rounds pooled
     EXPECT_EQ(outcomes[0].round_sizes.at(outcomes[0].result.series[0].name), (std::vector<std::size_t>{3, 1}));
     EXPECT_EQ(outcomes[1].rounds, 1);
+    EXPECT_TRUE(outcomes[0].plugin_build.known);
+}
+
+TEST(Journal, ALineFromBeforePluginsRecordedTheirBuildReadsAsUnknown) {
+    std::string line = journal_outcome_line(run_of("a", {1}), 1);
+    const std::size_t start = line.find("\"plugin_build\":{");
+    ASSERT_NE(start, std::string::npos) << line;
+    line.erase(start, line.find('}', start) + 2 - start);  // the object and its comma
+    ASSERT_EQ(line.find("plugin_build"), std::string::npos) << line;
+    const JournalLine parsed = parse_journal_line(line, "journal.jsonl:2");
+    ASSERT_TRUE(parsed.outcome.has_value());
+    EXPECT_EQ(parsed.outcome->plugin_build, PluginBuild{});
+    EXPECT_EQ(parsed.outcome->plugin_path, fs::path("/plugins/unit/libp.so"));
 }
 
 TEST(Journal, ALineCutShortByAKillIsIgnoredAndDroppedByTheNextRun) {

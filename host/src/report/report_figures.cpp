@@ -193,19 +193,11 @@ std::vector<std::string> category_order(const RunFigures& figures) {
 
 std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit) {
     if (!std::isfinite(value)) return "-";
-    const double factor = to_ms_factor(unit);
-    if (std::isnan(factor)) {
-        std::string text = format_figure(value, unit);
-        if (interval.valid()) text += " [" + format3(interval.low) + ", " + format3(interval.high) + "]";
-        return text;
-    }
-    // The unit format_figure would choose for the value, for the bounds too.
-    const std::string value_text = format_figure(value, unit);
-    const std::string shown_unit = value_text.substr(value_text.rfind(' ') + 1);
-    const double to_shown = 1.0 / to_ms_factor(shown_unit);
-    std::string text = value_text;
+    // The bounds in the scale chosen for the value.
+    const DisplayScale scale = display_scale(value, unit);
+    std::string text = format_figure(value, unit);
     if (interval.valid())
-        text += " [" + format3(interval.low * factor * to_shown) + ", " + format3(interval.high * factor * to_shown) + "]";
+        text += " [" + format3(interval.low * scale.factor) + ", " + format3(interval.high * scale.factor) + "]";
     return text;
 }
 

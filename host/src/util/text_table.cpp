@@ -7,28 +7,6 @@
 #include "util/units.hpp"
 
 namespace benchhost {
-namespace {
-
-// Rounds to three significant digits.
-double round3(double value) {
-    if (value == 0 || !std::isfinite(value)) return value;
-    const double magnitude = std::floor(std::log10(std::fabs(value)));
-    const double scale = std::pow(10.0, 2 - magnitude);
-    return std::round(value * scale) / scale;
-}
-
-std::string format_quantity(double value, std::string_view unit) {
-    if (!std::isfinite(value)) return "-";
-    std::string text = format3(value);
-    if (!unit.empty()) {
-        text += ' ';
-        text.append(unit);
-    }
-    return text;
-}
-
-}  // namespace
-
 std::size_t display_width(std::string_view text) {
     std::size_t width = 0;
     for (const char c : text) {
@@ -47,15 +25,8 @@ std::string format3(double value) {
 
 std::string format_figure(double value, std::string_view unit) {
     if (!std::isfinite(value)) return "-";
-    const double factor = to_ms_factor(unit);
-    if (std::isnan(factor)) return format_quantity(value, unit);
-    // Choose the unit after rounding, so that 999.96 ms reads "1.00 s", not "1000 ms".
-    const double ms = round3(value * factor);
-    const double magnitude = std::fabs(ms);
-    if (magnitude >= 1000) return format3(ms / 1000) + " s";
-    if (magnitude >= 1 || ms == 0) return format3(ms) + " ms";
-    if (magnitude >= 1e-3) return format3(ms * 1e3) + " us";
-    return format3(ms * 1e6) + " ns";
+    const DisplayScale scale = display_scale(value, unit);
+    return format3(value * scale.factor) + scale.suffix;
 }
 
 std::string format_ratio(double value) { return std::isfinite(value) ? format3(value) + "x" : "-"; }

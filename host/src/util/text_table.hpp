@@ -25,8 +25,9 @@ std::size_t display_width(std::string_view text);
 /// At least three significant digits, without an exponent: 1.23, 12.3, 123, 12345.
 std::string format3(double value);
 
-/// A time in the unit that suits its size ("845 us", "1.52 s"); anything that is not a
-/// time with three significant digits and its unit; "-" when not finite.
+/// A figure with three significant digits in the unit that suits its size ("845 us",
+/// "1.52 s", "22.8M elements/s", "1.50 GiB": display_scale in util/units.hpp); "-" when
+/// not finite.
 std::string format_figure(double value, std::string_view unit);
 
 /// A ratio as "1.23x"; "-" when not finite.

@@ -5,7 +5,7 @@
 //   unit/mock/latency[batch=1]    success  12.3 ms   ±1.2%  13.1 ms  81.2 item/s         -
 //   unit/mock/broken              failed         -       -        -            -         -  boom
 //
-//   2 scenarios: 1 succeeded, 1 failed, 0 skipped (success rate 50.0%)
+//   2 scenarios: 1 succeeded, 1 failed (50.0% of those that ran), 0 skipped
 //
 // MEDIAN and P95 are of the scenario's headline series (latency, else the time to first
 // token, ...: headline_series() in analysis/scenario_statistics.hpp, the rule report.md
@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/text_table.hpp"
 
@@ -110,13 +111,8 @@ std::string format_summary_table(const RunRecord& given) {
                "\n";
     }
 
-    const RunTotals totals = count_totals(record);
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100.0);
     if (!out.empty()) out += '\n';
-    out += plural(totals.total, "scenario", "scenarios") + ": " + std::to_string(totals.successful) +
-           " succeeded, " + std::to_string(totals.failed) + " failed, " + std::to_string(totals.skipped) +
-           " skipped (success rate " + rate + ")\n";
+    out += totals_text(count_totals(record)) + "\n";
     if (record.interrupted) out += "(run interrupted)\n";
     return out;
 }

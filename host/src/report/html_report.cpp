@@ -169,15 +169,14 @@ void run_section(std::string& out, const RunFigures& figures) {
     out += "</section>\n";
 
     const RunTotals& t = figures.totals;
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
     out += "<section id=\"totals\"><h2>Totals</h2>\n<div class=\"totals\">";
     out += "<div><b>" + std::to_string(t.total) + "</b>scenarios</div>";
     out += "<div><b class=\"status success\">" + std::to_string(t.successful) + "</b>succeeded</div>";
     out += "<div><b class=\"status" + std::string(t.failed > 0 ? " bad" : "") + "\">" + std::to_string(t.failed) +
            "</b>failed</div>";
+    out += "<div><b>" + success_rate_text(t) + "</b>" + (t.ran() > 0 ? "of those that ran succeeded" : "none ran") +
+           "</div>";
     out += "<div><b>" + std::to_string(t.skipped) + "</b>skipped</div>";
-    out += "<div><b>" + std::string(rate) + "</b>success rate</div>";
     out += "</div>\n<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the "
            "raw samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
            "bootstrap interval of that ratio.</p>\n</section>\n";

@@ -176,11 +176,7 @@ std::string markdown_report(const RunFigures& figures) {
 
     const RunTotals& t = figures.totals;
     out += "## Totals\n\n";
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
-    out += std::to_string(t.total) + (t.total == 1 ? " scenario: " : " scenarios: ") + std::to_string(t.successful) +
-           " succeeded, " + std::to_string(t.failed) + " failed, " + std::to_string(t.skipped) +
-           " skipped (success rate " + rate + ").\n\n";
+    out += totals_text(t) + ".\n\n";
     out += "Medians come with their 95% confidence interval (percentile bootstrap over the raw samples, 1000 "
            "resamples); CV is std / mean; a speedup is eager's median over the variant's, with the bootstrap "
            "interval of that ratio.\n\n";

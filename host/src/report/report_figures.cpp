@@ -201,6 +201,20 @@ std::string figure_with_interval(double value, const bench::Interval& interval, 
     return text;
 }
 
+std::string success_rate_text(const RunTotals& totals) {
+    if (totals.ran() == 0) return "-";
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100);
+    return rate;
+}
+
+std::string totals_text(const RunTotals& t) {
+    std::string out = std::to_string(t.total) + (t.total == 1 ? " scenario: " : " scenarios: ") +
+                      std::to_string(t.successful) + " succeeded, " + std::to_string(t.failed) + " failed";
+    if (t.ran() > 0) out += " (" + success_rate_text(t) + " of those that ran)";
+    return out + ", " + std::to_string(t.skipped) + " skipped";
+}
+
 std::string median_with_ci(const ScenarioFigures& f) {
     if (f.samples.empty()) return "-";
     return figure_with_interval(f.analysis.summary.median, f.analysis.median_ci, f.unit);

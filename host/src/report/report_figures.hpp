@@ -78,6 +78,13 @@ std::vector<std::pair<std::string, std::string>> scenario_axes(std::string_view 
 /// "resnet50[batch_size=1]".
 std::string scenario_name_without(std::string_view scenario_name, const std::vector<std::string>& axes);
 
+/// "41 scenarios: 31 succeeded, 0 failed (100.0% of those that ran), 10 skipped"; without
+/// the percentage when none ran. Skips are not failures: the rate is over the scenarios
+/// that ran.
+std::string totals_text(const RunTotals& totals);
+/// "100.0%": the success rate over the scenarios that ran; "-" when none ran.
+std::string success_rate_text(const RunTotals& totals);
+
 /// "3.92 ms [3.89, 3.95]": the headline median in a time unit that suits it, with the
 /// bounds of its 95% CI in the same unit; "-" without samples.
 std::string median_with_ci(const ScenarioFigures& figures);

@@ -138,9 +138,10 @@ TEST(ConsoleTable, TruncationKeepsUtf8Whole) {
     }() + "...");
 }
 
-TEST(ConsoleTable, TotalsLine) {
+TEST(ConsoleTable, TotalsLineRatesTheScenariosThatRan) {
+    // 3 succeeded of the 4 that ran: the skip is not a failure.
     const auto lines = table_lines(sample_record());
-    EXPECT_EQ(lines.back(), "5 scenarios: 3 succeeded, 1 failed, 1 skipped (success rate 60.0%)");
+    EXPECT_EQ(lines.back(), "5 scenarios: 3 succeeded, 1 failed (75.0% of those that ran), 1 skipped");
 }
 
 TEST(ConsoleTable, InterruptedMarker) {
@@ -149,13 +150,17 @@ TEST(ConsoleTable, InterruptedMarker) {
     record.interrupted = true;
     const auto lines = table_lines(record);
     EXPECT_EQ(lines.back(), "(run interrupted)");
-    EXPECT_EQ(lines[lines.size() - 2], "5 scenarios: 3 succeeded, 1 failed, 1 skipped (success rate 60.0%)");
+    EXPECT_EQ(lines[lines.size() - 2], "5 scenarios: 3 succeeded, 1 failed (75.0% of those that ran), 1 skipped");
 }
 
 TEST(ConsoleTable, EmptyRun) {
     const auto lines = lines_of(benchhost::format_summary_table(RunRecord{}));
     ASSERT_EQ(lines.size(), 1u);
-    EXPECT_EQ(lines[0], "0 scenarios: 0 succeeded, 0 failed, 0 skipped (success rate 0.0%)");
+    EXPECT_EQ(lines[0], "0 scenarios: 0 succeeded, 0 failed, 0 skipped");  // none ran: no rate
+    RunRecord skips;
+    skips.outcomes.push_back(outcome("a", bench::Status::skipped, "no GPU"));
+    skips.outcomes.push_back(outcome("b", bench::Status::skipped, "no GPU"));
+    EXPECT_EQ(lines_of(benchhost::format_summary_table(skips)).back(), "2 scenarios: 0 succeeded, 0 failed, 2 skipped");
 }
 
 TEST(ConsoleTable, RoundingMovesToTheNextUnit) {

@@ -123,8 +123,8 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
                                     "eager", "--warmup-iterations", "1", "--measurement-iterations", "3",
                                     "--output-dir", out.string()});
     ASSERT_EQ(run.exit_code, 0) << describe(run);
-    EXPECT_NE(run.out.find("performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]"), std::string::npos)
-        << run.out;
+    EXPECT_NE(run.out.find("Axes with one value in this run: variant=eager, batch_size=1\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("\nperformance/mock_benchmark/mock_benchmark\n"), std::string::npos) << run.out;
     const auto summary = read_json(out / "benchmark_summary.json");
     ASSERT_EQ(summary["results"].Size(), 1u);
     EXPECT_STREQ(summary["results"][0]["status"].GetString(), "success");
@@ -224,8 +224,9 @@ TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     const ProcessResult installed_run = host({"run", "--include", "softmax_cpu", "--measurement-iterations", "3",
                                               "--output-dir", out2.string()});
     ASSERT_EQ(installed_run.exit_code, 0) << describe(installed_run);
-    EXPECT_NE(installed_run.out.find("performance/softmax_cpu/softmax_cpu[batch_size=1,dtype=float32]"), std::string::npos)
+    EXPECT_NE(installed_run.out.find("Axes with one value in this run: batch_size=1, dtype=float32\n"), std::string::npos)
         << installed_run.out;
+    EXPECT_NE(installed_run.out.find("\nperformance/softmax_cpu/softmax_cpu\n"), std::string::npos) << installed_run.out;
 }
 
 /// A consumer project: find_call, then a program of `main_source` linked to `link`,

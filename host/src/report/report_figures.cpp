@@ -92,6 +92,68 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     return lines;
 }
 
+// The axes of each scenario, the axes with one value in the whole run, and the tables.
+void make_tables(RunFigures& figures) {
+    std::vector<AxisValues> axes_of;
+    axes_of.reserve(figures.scenarios.size());
+    std::vector<std::pair<std::string, std::vector<std::string>>> run_values;  // axis -> its values, in order
+    for (const ScenarioFigures& f : figures.scenarios) {
+        axes_of.push_back(scenario_axes(f.outcome->config.scenario_name));
+        for (const auto& [axis, value] : axes_of.back()) {
+            auto it = std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
+            if (it == run_values.end()) it = run_values.insert(run_values.end(), {axis, {}});
+            if (std::find(it->second.begin(), it->second.end(), value) == it->second.end()) it->second.push_back(value);
+        }
+    }
+    const auto fixed_in_run = [&](const std::string& axis) {
+        return std::any_of(figures.fixed_axes.begin(), figures.fixed_axes.end(), [&](const auto& a) { return a.first == axis; });
+    };
+    for (const auto& [axis, values] : run_values)
+        if (values.size() == 1) figures.fixed_axes.emplace_back(axis, values.front());
+
+    for (const std::string& category : category_order(figures)) {
+        CategoryTables& tables = figures.categories.emplace_back();
+        tables.category = category;
+        for (std::size_t i = 0; i < figures.scenarios.size(); ++i) {
+            const bench::ScenarioConfig& config = figures.scenarios[i].outcome->config;
+            if (config.category != category) continue;
+            tables.totals.count(figures.scenarios[i].outcome->result.status);
+            const std::string id = config.benchmark_id();
+            auto table = std::find_if(tables.tables.begin(), tables.tables.end(),
+                                      [&](const BenchmarkTable& t) { return t.benchmark_id == id; });
+            if (table == tables.tables.end()) {
+                table = tables.tables.insert(tables.tables.end(), BenchmarkTable{});
+                table->benchmark_id = id;
+            }
+            table->rows.push_back({i, {}});
+        }
+        for (BenchmarkTable& table : tables.tables) {
+            // Each axis of the benchmark's scenarios not fixed in the run: its values here.
+            std::vector<std::pair<std::string, std::vector<std::string>>> values;
+            for (const BenchmarkTable::Row& row : table.rows)
+                for (const auto& [axis, value] : axes_of[row.scenario]) {
+                    if (fixed_in_run(axis)) continue;
+                    auto it = std::find_if(values.begin(), values.end(), [&](const auto& a) { return a.first == axis; });
+                    if (it == values.end()) it = values.insert(values.end(), {axis, {}});
+                    it->second.push_back(value);
+                }
+            for (const auto& [axis, seen] : values) {
+                const bool one_value = seen.size() == table.rows.size() &&
+                                       std::all_of(seen.begin(), seen.end(), [&](const auto& v) { return v == seen.front(); });
+                if (one_value) table.fixed_axes.emplace_back(axis, seen.front());
+                else table.axes.push_back(axis);
+            }
+            for (BenchmarkTable::Row& row : table.rows) {
+                for (const std::string& axis : table.axes) {
+                    const AxisValues& axes = axes_of[row.scenario];
+                    const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == axis; });
+                    row.values.push_back(it == axes.end() ? "-" : it->second);
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::pair<std::string, double> time_display_unit(double max_ms) {
@@ -180,6 +242,7 @@ RunFigures compute_figures(const RunRecord& record) {
         f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }
+    make_tables(figures);
     return figures;
 }
 
@@ -199,6 +262,12 @@ std::string figure_with_interval(double value, const bench::Interval& interval, 
     if (interval.valid())
         text += " [" + format3(interval.low * scale.factor) + ", " + format3(interval.high * scale.factor) + "]";
     return text;
+}
+
+std::string axes_text(const AxisValues& axes) {
+    std::string out;
+    for (const auto& [axis, value] : axes) out += (out.empty() ? "" : ", ") + (value.empty() ? axis : axis + "=" + value);
+    return out;
 }
 
 std::string success_rate_text(const RunTotals& totals) {

@@ -209,19 +209,56 @@ TEST(MarkdownReport, HasTheRunTheTotalsAndOneTablePerCategory) {
     ASSERT_NE(performance, std::string::npos);
     EXPECT_LT(unit, integration);
     EXPECT_LT(integration, performance);
-    EXPECT_EQ(count(md, "| Scenario | Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |"),
-              3u);
+    // A table per benchmark: toy varies in variant and batch size, the others are one
+    // scenario each, their axes in their headings.
+    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"), 4u);
+    EXPECT_EQ(count(md, "| variant | batch_size | Status | Median (95% CI) |"), 1u);
+    EXPECT_NE(md.find("### `performance/toy/toy`\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `performance/toy/gpu_toy` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `unit/ops/matmul` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
+    // Full ids only in the lists under the tables: the first is the skip of unit/ops/matmul.
+    EXPECT_EQ(md.find("[variant="), md.find("- `unit/ops/matmul[variant=") + std::string("- `unit/ops/matmul").size());
+}
+
+TEST(MarkdownReport, AxesWithOneValueInTheRunAreSaidOnce) {
+    RunRecord record = benchtest::record_of();
+    for (const auto variant : {bench::Variant::eager, bench::Variant::compiled})
+        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b").variant(variant).axis("dtype", "float32").series(
+            "latency", "ms", {1, 2, 3}));
+    const std::string md = benchhost::markdown_report(record);
+    EXPECT_NE(md.find("Axes with one value in this run: dtype=float32.\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `performance/p/b`\n\n| variant | Status |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| eager | success |"), std::string::npos) << md;
+    const std::string html = benchhost::html_report(record);
+    EXPECT_NE(html.find("Axes with one value in this run: dtype=float32.</p>"), std::string::npos);
+    EXPECT_NE(html.find("<thead><tr><th>variant</th><th>Status</th>"), std::string::npos);
+    EXPECT_NE(html.find("<td class=\"axis\">compiled</td><td><span class=\"status success\">"), std::string::npos);
+}
+
+// The row of `o` in report.md: in the table under its benchmark's heading, the row that
+// starts with its variant and batch size (toy), or the only row (the others).
+std::string md_row(const std::string& md, const ScenarioOutcome& o) {
+    const auto heading = md.find("### `" + o.config.benchmark_id() + "`");
+    if (heading == std::string::npos) return "";
+    const auto end = md.find("\n\n", md.find("|---", heading));
+    const std::string table = md.substr(heading, end - heading);
+    const std::string start = o.config.benchmark == "toy" ? "\n| " + std::string(bench::to_string(o.config.variant)) + " | " +
+                                                                 std::to_string(o.config.batch_size) + " | "
+                                                           : "|\n| ";
+    const auto at = table.find(start);
+    if (at == std::string::npos) return "";
+    const auto row_start = table.find("| ", at);
+    return table.substr(row_start, table.find('\n', row_start) - row_start);
 }
 
 TEST(MarkdownReport, EachRowHasTheMedianWithItsCiAndTheSpeedupWithItsCi) {
     const RunRecord record = make_record();
     const std::string md = benchhost::markdown_report(record);
     for (const ScenarioOutcome& o : record.outcomes) {
-        const std::string id = "`" + o.config.scenario_id() + "`";
-        const auto row_start = md.find("| " + id + " |");
-        ASSERT_NE(row_start, std::string::npos) << id;
-        const std::string row = md.substr(row_start, md.find('\n', row_start) - row_start);
-        EXPECT_EQ(count(row, " | "), 7u) << row;  // 8 cells: no pipe from the text leaks
+        const std::string row = md_row(md, o);
+        ASSERT_FALSE(row.empty()) << o.config.scenario_id() << "\n" << md;
+        // 7 cells, and the variant and batch size for toy: no pipe from the text leaks.
+        EXPECT_EQ(count(row, " | "), o.config.benchmark == "toy" ? 8u : 6u) << row;
         if (o.result.status != bench::Status::success) continue;
         const bench::Series& latency = o.result.series.front();
         const bench::SeriesAnalysis a = bench::analyze_series(latency.samples);

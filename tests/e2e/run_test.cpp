@@ -83,6 +83,20 @@ TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
     EXPECT_EQ(meta["failed_runs"].GetInt(), 0);
     EXPECT_EQ(meta["skipped_runs"].GetInt(), 0);
     EXPECT_DOUBLE_EQ(meta["success_rate"].GetDouble(), 1.0);
+    // The settings, for the record: the command line as given, and the scenario settings.
+    const auto& config = meta["config"];
+    EXPECT_EQ(std::string(config["command_line"].GetString()),
+              benchhost_binary().string() + " run --plugins-dir " + plugins.string() + " --output-dir " + output.string() +
+                  " --enable-mock --include mock_benchmark/mock_benchmark --warmup-iterations 1"
+                  " --measurement-iterations 7 --batch-sizes 1,2 --variants eager");
+    EXPECT_EQ(std::string(config["working_directory"].GetString()), work.path().string());
+    EXPECT_STREQ(config["warmup_iterations"].GetString(), "1");
+    EXPECT_STREQ(config["measurement_iterations"].GetString(), "7");
+    EXPECT_STREQ(config["axes.batch_size"].GetString(), "1,2");
+    EXPECT_STREQ(config["axes.variant"].GetString(), "eager");
+    const std::string md = read_file(output / "report.md");
+    EXPECT_NE(md.find("| Sampling | 1 warmup, 7 samples |"), std::string::npos) << md;
+    EXPECT_NE(md.find("```sh\n" + std::string(config["command_line"].GetString()) + "\n```"), std::string::npos) << md;
     ASSERT_EQ(summary["results"].Size(), 2u);
     const std::string report_path = summary["results"][0]["report"].GetString();
     EXPECT_TRUE(fs::exists(output / report_path)) << report_path;

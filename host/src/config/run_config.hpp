@@ -92,6 +92,7 @@ struct RunOptions {
     std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards
     bool dry_run = false;  // print the plan, run nothing, write nothing
     bool quiet = false;    // no progress and no informational log lines on the console
+    std::vector<std::string> invocation;  // the command line as given (argv), for the record
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level

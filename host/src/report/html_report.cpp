@@ -62,6 +62,7 @@ table.facts th{background:none;text-align:left;color:var(--muted);font-weight:50
 .warnings{border-left:3px solid var(--skip);padding:2px 12px;margin:8px 0}
 ul.problems li{margin:3px 0}
 pre{background:var(--head);border:1px solid var(--border);padding:8px;overflow:auto;font-size:12px;max-height:320px}
+pre.command{white-space:pre-wrap;overflow-wrap:anywhere}
 .figures{display:flex;flex-wrap:wrap;gap:12px 18px;align-items:flex-start}
 figure{margin:0}
 .no-data{color:var(--muted);font-style:italic}
@@ -149,12 +150,20 @@ void run_section(std::string& out, const RunFigures& figures) {
         for (const std::string& warning : record.hardware_warnings) out += "<li>" + escape(warning) + "</li>\n";
         out += "</ul></div>\n";
     }
-    if (!record.run_config.empty()) {
-        out += "<details><summary>Run configuration</summary><table class=\"facts\">\n";
-        for (const auto& [key, value] : record.run_config)
-            out += "<tr><th scope=\"row\"><code>" + escape(key) + "</code></th><td><code>" + escape(value) +
-                   "</code></td></tr>\n";
-        out += "</table></details>\n";
+    out += "</section>\n";
+
+    out += "<section id=\"settings\"><h2>Settings</h2>\n";
+    if (!figures.settings.empty()) {
+        out += "<table class=\"facts\">\n";
+        for (const auto& [label, value] : figures.settings) row(label, escape(value));
+        out += "</table>\n";
+    }
+    if (figures.command_line.empty()) {
+        out += "<p class=\"muted\">The run did not record its command line.</p>\n";
+    } else {
+        out += "<p>The command line";
+        if (!figures.working_directory.empty()) out += ", in <code>" + escape(figures.working_directory) + "</code>";
+        out += ":</p>\n<pre class=\"command\"><code>" + escape(figures.command_line) + "</code></pre>\n";
     }
     out += "</section>\n";
 
@@ -628,7 +637,8 @@ std::string html_report(const RunFigures& figures) {
            escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
 
     const std::vector<std::string> categories = category_order(figures);
-    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#totals\">Totals</a></li>";
+    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#settings\">Settings</a></li>"
+           "<li><a href=\"#totals\">Totals</a></li>";
     {
         Ids preview = ids;  // the ids category_section will give
         for (const std::string& category : categories)

@@ -155,6 +155,31 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
     if (any_warning) out += "\n";
 }
 
+// A fenced code block: the fence longer than any run of backticks in `text`.
+std::string md_code_block(std::string_view text, std::string_view language) {
+    std::size_t longest = 0, run = 0;
+    for (const char c : text) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+    const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+    return fence + std::string(language) + "\n" + valid_utf8(text) + "\n" + fence + "\n";
+}
+
+// How the run was set up, and the command line that runs it again.
+void settings_section(std::string& out, const RunFigures& figures) {
+    out += "## Settings\n\n";
+    if (!figures.settings.empty()) {
+        out += "| Setting | |\n|---|---|\n";
+        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
+        out += "\n";
+    }
+    if (figures.command_line.empty()) {
+        out += "The run did not record its command line.\n\n";
+        return;
+    }
+    out += "The command line";
+    if (!figures.working_directory.empty()) out += ", in " + md_code(figures.working_directory);
+    out += ":\n\n" + md_code_block(figures.command_line, "sh") + "\n";
+}
+
 }  // namespace
 
 std::string markdown_report(const RunFigures& figures) {
@@ -176,6 +201,7 @@ std::string markdown_report(const RunFigures& figures) {
         for (const std::string& warning : record.hardware_warnings) out += "- " + md_text(warning) + "\n";
         out += "\n";
     }
+    settings_section(out, figures);
 
     out += "## Totals\n\n";
     out += totals_text(figures.totals) + ".\n\n";

@@ -1,7 +1,7 @@
 // The figures the console table, report.md and report.html show, computed once from a
 // RunRecord: per scenario its headline series with the 95% CI of its median (bootstrap
 // over the raw samples), spread, throughput and speedups over eager; per run the machine
-// in a few lines, and how the scenarios make tables (one per
+// and the settings in a few lines, and how the scenarios make tables (one per
 // benchmark, a column per axis that varies in it). Every renderer reads these, so they
 // always agree.
 #pragma once
@@ -83,6 +83,12 @@ struct RunFigures {
     std::vector<ScenarioFigures> scenarios;  // the record's order
     /// The machine in a few labelled lines: CPU, memory, GPU, OS, build, LibTorch, load.
     std::vector<std::pair<std::string, std::string>> machine;
+    /// How the run was set up, in labelled lines: the sampling of its scenarios, then the
+    /// options it recorded (run_config) that are set.
+    std::vector<std::pair<std::string, std::string>> settings;
+    /// The command line of the run and the folder it was given in, as recorded; empty
+    /// for a run that did not record them.
+    std::string command_line, working_directory;
     /// Axes with one value across the whole run: said once, above the tables.
     AxisValues fixed_axes;
     /// Every category of category_order(), with its tables.
@@ -117,6 +123,10 @@ std::string axes_text(const AxisValues& axes);
 std::string totals_text(const RunTotals& totals);
 /// "100.0%": the success rate over the scenarios that ran; "-" when none ran.
 std::string success_rate_text(const RunTotals& totals);
+
+/// How a scenario is sampled: "3 warmup, 10 samples", "3 warmup, at least 10 samples, at
+/// least 0.5 s, at most 10 s".
+std::string sampling_text(const bench::ScenarioConfig& config);
 
 /// "3.92 ms [3.89, 3.95]": the headline median in a time unit that suits it, with the
 /// bounds of its 95% CI in the same unit; "-" without samples.

@@ -235,6 +235,48 @@ TEST(MarkdownReport, AxesWithOneValueInTheRunAreSaidOnce) {
     EXPECT_NE(html.find("<td class=\"axis\">compiled</td><td><span class=\"status success\">"), std::string::npos);
 }
 
+TEST(MarkdownReport, SettingsSayHowTheRunRanAndHowToRunItAgain) {
+    RunRecord record = make_record();
+    record.run_config = {{"command_line", "benchhost run --include 'toy*' --rounds 2"},
+                         {"working_directory", "/home/me/bench"},
+                         {"include", "toy*"},
+                         {"exclude", ""},
+                         {"isolation", "process"},
+                         {"timeout_s", "600"},
+                         {"rounds", "2"},
+                         {"warmup_iterations", "3"},
+                         {"axes.seq_len", "128,512"},
+                         {"plugins.toy.params.size", "64"},
+                         {"plugins.toy.warmup_iterations", "1"}};
+    for (ScenarioOutcome& o : record.outcomes) o.config.measurement_iterations = 20;
+    record.outcomes.back().config.min_time_s = 0.5;  // unit/ops/matmul: a time rule
+    const std::string md = benchhost::markdown_report(record);
+    const auto settings = md.find("## Settings\n");
+    ASSERT_NE(settings, std::string::npos) << md;
+    EXPECT_LT(settings, md.find("## Totals"));
+    EXPECT_NE(md.find("| Sampling | 3 warmup, 20 samples (performance/toy/toy, performance/toy/gpu_toy, "
+                      "integration/broken/broken); 3 warmup, at least 20 samples, at least 0.5 s (unit/ops/matmul) |"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| Include | toy\\* |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Exclude | none |"), std::string::npos);
+    EXPECT_NE(md.find("| Isolation | process |"), std::string::npos);
+    EXPECT_NE(md.find("| Timeout per scenario (s; 0: none) | 600 |"), std::string::npos);
+    EXPECT_NE(md.find("| Rounds | 2 |"), std::string::npos);
+    EXPECT_NE(md.find("| Values of seq_len | 128,512 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Plugin toy: Parameter size | 64 |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("warmup_iterations"), std::string::npos);  // said by the sampling
+    EXPECT_NE(md.find("The command line, in `/home/me/bench`:\n\n```sh\nbenchhost run --include 'toy*' --rounds 2\n```\n"),
+              std::string::npos)
+        << md;
+    const std::string html = benchhost::html_report(record);
+    EXPECT_NE(html.find("<pre class=\"command\"><code>benchhost run --include &#39;toy*&#39; --rounds 2</code></pre>"), std::string::npos);
+    EXPECT_NE(html.find("<th scope=\"row\">Isolation</th><td>process</td>"), std::string::npos);
+
+    record.run_config.clear();  // a run folder written before runs recorded their command line
+    EXPECT_NE(benchhost::markdown_report(record).find("The run did not record its command line."), std::string::npos);
+}
+
 // The row of `o` in report.md: in the table under its benchmark's heading, the row that
 // starts with its variant and batch size (toy), or the only row (the others).
 std::string md_row(const std::string& md, const ScenarioOutcome& o) {

@@ -64,9 +64,13 @@ TEST_F(ReportCommandTest, RebuildsBothReportsOfARunFolder) {
     const std::string html = read_file(output / "report.html");
     EXPECT_EQ(md, benchhost::markdown_report(record));
     EXPECT_EQ(html, benchhost::html_report(record));
+    // A table per benchmark, a row per variant and batch size (the axes that vary).
     for (const auto& outcome : record.outcomes) {
-        EXPECT_NE(md.find("| `" + outcome.config.scenario_id() + "` | success |"), std::string::npos)
-            << outcome.config.scenario_id();
+        const auto table = md.find("### `" + outcome.config.benchmark_id() + "`\n\n| variant | batch_size | Status |");
+        ASSERT_NE(table, std::string::npos) << outcome.config.benchmark_id() << "\n" << md;
+        const std::string row = "\n| " + std::string(bench::to_string(outcome.config.variant)) + " | " +
+                                std::to_string(outcome.config.batch_size) + " | success |";
+        EXPECT_LT(md.find(row, table), md.find("\n\n", md.find("|---", table))) << outcome.config.scenario_id();
     }
     // Latency and throughput against batch size for both benchmarks, the speedups, a
     // distribution per benchmark, and the monitors of every scenario.

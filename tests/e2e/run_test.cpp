@@ -45,9 +45,14 @@ TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
                                       "--measurement-iterations", "7", "--batch-sizes", "1,2", "--variants", "eager"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
 
-    // The console summary table.
-    EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=2]"), std::string::npos);
-    EXPECT_NE(result.out.find("2 scenarios: 2 succeeded, 0 failed, 0 skipped"), std::string::npos) << result.out;
+    // The console summary table: the variant said once, a row per batch size.
+    EXPECT_NE(result.out.find("Axes with one value in this run: variant=eager\n"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("\nperformance/mock_benchmark/mock_benchmark\n  BATCH_SIZE  STATUS"), std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("\n  2           success"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("2 scenarios: 2 succeeded, 0 failed (100.0% of those that ran), 0 skipped"),
+              std::string::npos)
+        << result.out;
 
     const auto reports = files_matching(output / "mock_benchmark", "mock_benchmark_", ".json");
     ASSERT_EQ(reports.size(), 1u);
@@ -78,6 +83,20 @@ TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
     EXPECT_EQ(meta["failed_runs"].GetInt(), 0);
     EXPECT_EQ(meta["skipped_runs"].GetInt(), 0);
     EXPECT_DOUBLE_EQ(meta["success_rate"].GetDouble(), 1.0);
+    // The settings, for the record: the command line as given, and the scenario settings.
+    const auto& config = meta["config"];
+    EXPECT_EQ(std::string(config["command_line"].GetString()),
+              benchhost_binary().string() + " run --plugins-dir " + plugins.string() + " --output-dir " + output.string() +
+                  " --enable-mock --include mock_benchmark/mock_benchmark --warmup-iterations 1"
+                  " --measurement-iterations 7 --batch-sizes 1,2 --variants eager");
+    EXPECT_EQ(std::string(config["working_directory"].GetString()), work.path().string());
+    EXPECT_STREQ(config["warmup_iterations"].GetString(), "1");
+    EXPECT_STREQ(config["measurement_iterations"].GetString(), "7");
+    EXPECT_STREQ(config["axes.batch_size"].GetString(), "1,2");
+    EXPECT_STREQ(config["axes.variant"].GetString(), "eager");
+    const std::string md = read_file(output / "report.md");
+    EXPECT_NE(md.find("| Sampling | 1 warmup, 7 samples |"), std::string::npos) << md;
+    EXPECT_NE(md.find("```sh\n" + std::string(config["command_line"].GetString()) + "\n```"), std::string::npos) << md;
     ASSERT_EQ(summary["results"].Size(), 2u);
     const std::string report_path = summary["results"][0]["report"].GetString();
     EXPECT_TRUE(fs::exists(output / report_path)) << report_path;

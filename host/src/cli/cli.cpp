@@ -354,6 +354,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             parsed.command = ReportCommand{report_source, report_output};
         } else {
             RunOptions options;
+            options.invocation.assign(argv, argv + argc);
             options.plugins_dir = default_plugins_dir();
             options.defaults = builtin_scenario_defaults();
             if (run->count("--config") > 0) load_config_file(run_args.config, options);

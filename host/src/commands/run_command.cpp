@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,8 +17,6 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <bench/stopping_rule.hpp>
-
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
@@ -26,6 +25,7 @@
 #include "plan/shard.hpp"
 #include "report/progress.hpp"
 #include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"  // sampling_text
 #include "report/report_json.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
@@ -95,24 +95,6 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& log_file, const std:
     return logger;
 }
 
-/// How a scenario will be sampled, for the plan: "3 warmup, 10 samples".
-std::string sampling_text(const bench::ScenarioConfig& config) {
-    std::ostringstream text;
-    text << config.warmup_iterations << " warmup, ";
-    const bool time_rule = config.min_time_s > 0 || config.max_time_s > 0 || config.target_ci_width > 0;
-    if (!time_rule) {
-        text << config.measurement_iterations << " samples";
-        return text.str();
-    }
-    text << "at least " << config.measurement_iterations << " samples";
-    if (config.min_time_s > 0) text << ", at least " << config.min_time_s << " s";
-    if (config.target_ci_width > 0) text << ", until the CI is " << config.target_ci_width * 100 << "% wide";
-    const double max_time = config.max_time_s > 0                                 ? config.max_time_s
-                            : config.target_ci_width > 0 ? bench::default_max_time_s : 0;
-    if (max_time > 0) text << ", at most " << max_time << " s";
-    return text.str();
-}
-
 /// One warning per plugin with scenarios to run whose build slows it down (not
 /// optimized, assertions on, a sanitizer).
 std::vector<std::string> plugin_build_warnings(const Plan& plan) {
@@ -168,8 +150,53 @@ void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std
     if (!allowed) out << "  (with --allow-empty an empty plan exits 0)\n";
 }
 
+/// `text` as one word for a POSIX shell: as it is when it is safe, else in single quotes.
+std::string shell_word(const std::string& text) {
+    const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-./=,:+@%", c) != nullptr;
+    });
+    if (safe) return text;
+    std::string out = "'";
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+/// The scenario settings `settings` sets, under `prefix`: "warmup_iterations",
+/// "axes.batch_size", "params.image_size", ...
+void describe_settings(const ScenarioSettings& settings, const std::string& prefix,
+                       std::map<std::string, std::string>& out) {
+    const auto number = [](double value) {
+        std::ostringstream text;
+        text << value;
+        return text.str();
+    };
+    if (settings.warmup_iterations) out[prefix + "warmup_iterations"] = std::to_string(*settings.warmup_iterations);
+    if (settings.measurement_iterations)
+        out[prefix + "measurement_iterations"] = std::to_string(*settings.measurement_iterations);
+    if (settings.min_time_s) out[prefix + "min_time_s"] = number(*settings.min_time_s);
+    if (settings.max_time_s) out[prefix + "max_time_s"] = number(*settings.max_time_s);
+    if (settings.target_ci_width) out[prefix + "target_ci_width"] = number(*settings.target_ci_width);
+    if (settings.num_tokens_to_generate)
+        out[prefix + "num_tokens_to_generate"] = std::to_string(*settings.num_tokens_to_generate);
+    if (settings.model_id) out[prefix + "model_id"] = *settings.model_id;
+    for (const auto& [axis, values] : settings.axes) out[prefix + "axes." + axis] = join(values);
+    for (const auto& [key, values] : settings.params.all()) out[prefix + "params." + key] = join(values);
+}
+
 std::map<std::string, std::string> describe_options(const RunOptions& options) {
     std::map<std::string, std::string> out;
+    std::string command_line;
+    for (const std::string& word : options.invocation) command_line += (command_line.empty() ? "" : " ") + shell_word(word);
+    out["command_line"] = command_line;
+    std::error_code ec;
+    out["working_directory"] = fs::current_path(ec).string();
+    // The scenario settings of every plugin (defaults, the config file, the command line),
+    // and what the config file sets for single plugins.
+    ScenarioSettings scenario = options.defaults;
+    scenario.overlay(options.config);
+    scenario.overlay(options.command_line);
+    describe_settings(scenario, "", out);
+    for (const auto& [plugin, settings] : options.plugin_settings) describe_settings(settings, "plugins." + plugin + ".", out);
     out["plugins_dir"] = options.plugins_dir.string();
     out["config_file"] = options.config_file ? options.config_file->string() : "";
     out["include"] = join(options.include);

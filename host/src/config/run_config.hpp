@@ -101,6 +101,7 @@ struct RunOptions {
     bool dry_run = false;  // print the plan, run nothing, write nothing
     bool allow_empty = false;  // a plan with no scenarios is a success, not an error
     bool quiet = false;    // no progress and no informational log lines on the console
+    std::vector<std::string> invocation;  // the command line as given (argv), for the record
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level

@@ -13,7 +13,9 @@ namespace benchhost {
 
 /// schema_version of the reports and the summary (docs/schema/README.md lists them):
 /// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
-/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards).
+/// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards);
+/// 4 the summary's success_rate over the scenarios that ran (null when none did),
+/// and how each plugin was compiled (metadata.plugin_build, the summary's plugins).
 inline constexpr int report_schema_version = 4;
 
 enum class ReportSchema { report, summary };

@@ -1,123 +1,230 @@
-// The end-of-run summary: one table per category (unit, integration, performance),
+// The end-of-run summary, at most 100 columns wide: the axes with one value in the whole
+// run once, then per category (unit, integration, performance) one table per benchmark,
+// with a column per axis that varies in it (the tables of report_figures.hpp, which
+// report.md and report.html show too):
 //
-//   unit: 2 scenarios
-//   SCENARIO                      STATUS   MEDIAN  95% CI      P95   THROUGHPUT  VS EAGER  NOTE
-//   unit/mock/latency[batch=1]    success  12.3 ms   ±1.2%  13.1 ms  81.2 item/s         -
-//   unit/mock/broken              failed         -       -        -            -         -  boom
+//   Axes with one value in this run: batch_size=1
 //
-//   2 scenarios: 1 succeeded, 1 failed, 0 skipped (success rate 50.0%)
+//   performance: 3 scenarios
+//
+//   performance/mock_benchmark/mock_benchmark
+//     VARIANT     STATUS    MEDIAN  95% CI      P95     THROUGHPUT  VS EAGER
+//     eager       success  3.89 ms   ±1.7%  4.02 ms  257 samples/s         -
+//     compiled    success  3.24 ms   ±2.3%  3.44 ms  309 samples/s     1.20x
+//     kernelized  success  2.36 ms   ±3.3%  2.45 ms  423 samples/s     1.65x
+//
+//   3 scenarios: 3 succeeded, 0 failed (100.0% of those that ran), 0 skipped
 //
 // MEDIAN and P95 are of the scenario's headline series (latency, else the time to first
-// token, ...: headline_series() in analysis/scenario_statistics.hpp, the rule report.md
-// and report.html follow too), and 95% CI is the half-width of the bootstrap interval of
-// its median, relative to the median. THROUGHPUT is the median of the "throughput"
-// series, or else of "tokens_per_second". VS EAGER is the headline series' speedup over
-// the eager scenario of the same benchmark and axes. Every figure is read from the
-// statistics computed when the scenario ended. Width is counted in
-// code points (UTF-8), the last column is not padded, and NOTE is the reason on one
-// line, cut to 60 code points; failures are then listed with their reasons in full.
+// token, ...: headline_series() in analysis/scenario_statistics.hpp), and 95% CI is the
+// half-width of the bootstrap interval of its median, relative to the median. THROUGHPUT
+// is the median of the "throughput" series, or else of "tokens_per_second". VS EAGER is
+// the headline series' speedup over the eager scenario of the same benchmark and axes.
+// NOTE (only when a scenario has one) is the reason on one line, cut to 60 code points;
+// failures are then listed with their reasons in full.
+//
+// Fitting 100 columns: when a benchmark's table is too wide without its notes, the axes
+// that vary move from columns into headings, one at a time (the one with the fewest
+// values first, of those the later one; the variant last), so that the benchmark makes
+// one table per combination of the values moved. Notes are cut to the width left; when
+// less than 16 columns are left, each note goes on a line of its own under its row,
+// indented by 4. What is still too wide is cut with "..." (axis values, throughput),
+// and headings and the list of problems wrap onto lines indented by 4. Width is counted
+// in code points (UTF-8).
 
 #include "report/console_table.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <span>
-#include <vector>
-
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
 namespace {
 
+constexpr std::size_t line_limit = 100;
+constexpr std::size_t table_indent = 2;  // rows under their benchmark's heading
 constexpr std::size_t note_limit = 60;
+constexpr std::size_t note_room = 16;  // narrower than this, notes go under their rows
 
-const std::vector<TableColumn> columns = {
-    {"SCENARIO", Align::left},     {"STATUS", Align::left},    {"MEDIAN", Align::right},
-    {"95% CI", Align::right},      {"P95", Align::right},      {"THROUGHPUT", Align::right},
-    {"VS EAGER", Align::right},    {"NOTE", Align::left},
+// The columns after the axes.
+const std::vector<TableColumn> figure_columns = {
+    {"STATUS", Align::left},      {"MEDIAN", Align::right},   {"95% CI", Align::right}, {"P95", Align::right},
+    {"THROUGHPUT", Align::right, true}, {"VS EAGER", Align::right},
 };
 
-std::vector<std::string> make_row(const ScenarioOutcome& outcome) {
-    const auto& result = outcome.result;
-    std::vector<std::string> row(columns.size(), "-");
-    row[0] = outcome.config.scenario_id();
-    row[1] = std::string(bench::to_string(result.status));
+// STATUS to VS EAGER, and the note, of a scenario.
+std::vector<std::string> figure_cells(const ScenarioFigures& f) {
+    const ScenarioOutcome& outcome = *f.outcome;
+    std::vector<std::string> row(figure_columns.size() + 1, "-");
+    row[0] = std::string(bench::to_string(outcome.result.status));
     const SeriesStatistics* headline = headline_series(outcome);
     if (headline != nullptr && headline->analysis.summary.count > 0) {
         const bench::Summary& s = headline->analysis.summary;
-        row[2] = format_figure(s.median, headline->unit);
+        row[1] = format_figure(s.median, headline->unit);
         const bench::Interval& ci = headline->analysis.median_ci;
         if (ci.valid() && s.median != 0) {
             char text[32];
             std::snprintf(text, sizeof text, "\u00b1%.1f%%",
                           std::max(s.median - ci.low, ci.high - s.median) / std::abs(s.median) * 100);
-            row[3] = text;
+            row[2] = text;
         }
-        row[4] = format_figure(s.p95, headline->unit);
+        row[3] = format_figure(s.p95, headline->unit);
     }
-    const SeriesStatistics* throughput = outcome.statistics.find("throughput");
-    if (throughput == nullptr) throughput = outcome.statistics.find("tokens_per_second");
-    if (throughput != nullptr && throughput->analysis.summary.count > 0)
-        row[5] = format_figure(throughput->analysis.summary.median, throughput->unit);
-    for (const Speedup& speedup : outcome.statistics.speedups)
-        if (headline != nullptr && speedup.series == headline->name) row[6] = format_ratio(speedup.value);
-    row[7] = one_line(result.reason, note_limit);
+    row[4] = throughput_text(f);
+    for (const Speedup& speedup : f.speedups)
+        if (headline != nullptr && speedup.series == headline->name) row[5] = format_ratio(speedup.value);
+    row[6] = one_line(outcome.result.reason, note_limit);
     return row;
 }
 
-std::string plural(int count, const char* singular, const char* plural_form) {
+std::string plural(std::size_t count, const char* singular, const char* plural_form) {
     return std::to_string(count) + " " + (count == 1 ? singular : plural_form);
+}
+
+std::string upper(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+}
+
+void append_wrapped(std::string& out, const std::string& text, std::size_t indent) {
+    for (const std::string& line : wrap_text(text, line_limit, indent)) out += line + "\n";
+}
+
+// One benchmark's table, split by the axes that must leave the columns to fit.
+void benchmark_tables(std::string& out, const RunFigures& figures, const BenchmarkTable& table) {
+    std::vector<std::vector<std::string>> cells;
+    bool any_note = false;
+    for (const BenchmarkTable::Row& row : table.rows) {
+        cells.push_back(figure_cells(figures.scenarios[row.scenario]));
+        any_note = any_note || !cells.back().back().empty();
+    }
+
+    // Widths of the figure columns over the whole benchmark, and of each axis column.
+    std::size_t figures_width = 0;
+    for (std::size_t c = 0; c < figure_columns.size(); ++c) {
+        std::size_t width = display_width(figure_columns[c].title);
+        for (const auto& row : cells) width = std::max(width, display_width(row[c]));
+        figures_width += width + (c > 0 ? 2 : 0);
+    }
+    std::vector<std::size_t> axis_widths, axis_value_counts;
+    for (std::size_t a = 0; a < table.axes.size(); ++a) {
+        std::size_t width = display_width(table.axes[a]);
+        std::vector<std::string> values;
+        for (const BenchmarkTable::Row& row : table.rows) {
+            width = std::max(width, display_width(row.values[a]));
+            if (std::find(values.begin(), values.end(), row.values[a]) == values.end()) values.push_back(row.values[a]);
+        }
+        axis_widths.push_back(width);
+        axis_value_counts.push_back(values.size());
+    }
+
+    // Axes in columns, until the table fits or one is left.
+    std::vector<std::size_t> in_columns(table.axes.size()), in_heading;
+    for (std::size_t a = 0; a < table.axes.size(); ++a) in_columns[a] = a;
+    const auto width_of = [&] {
+        std::size_t width = table_indent + figures_width;
+        for (const std::size_t a : in_columns) width += axis_widths[a] + 2;
+        return width;
+    };
+    while (width_of() > line_limit && in_columns.size() > 1) {
+        auto move = in_columns.end();
+        for (auto it = in_columns.begin(); it != in_columns.end(); ++it) {
+            if (table.axes[*it] == "variant") continue;
+            if (move == in_columns.end() || axis_value_counts[*it] <= axis_value_counts[*move]) move = it;
+        }
+        if (move == in_columns.end()) move = in_columns.begin();
+        in_heading.push_back(*move);
+        in_columns.erase(move);
+    }
+    std::sort(in_heading.begin(), in_heading.end());
+
+    // The notes in a column when it can be wide enough, else each on a line under its row.
+    const bool note_column = any_note && width_of() + 2 + note_room <= line_limit;
+    std::vector<TableColumn> columns;
+    for (const std::size_t a : in_columns) columns.push_back({upper(table.axes[a]), Align::left, true});
+    columns.insert(columns.end(), figure_columns.begin(), figure_columns.end());
+    if (note_column) columns.push_back({"NOTE", Align::left, true});
+
+    // One table per combination of the values of the axes in headings, in order of appearance.
+    std::vector<std::pair<AxisValues, std::vector<std::size_t>>> parts;
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        AxisValues key;
+        for (const std::size_t a : in_heading) key.emplace_back(table.axes[a], table.rows[r].values[a]);
+        auto part = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == key; });
+        if (part == parts.end()) part = parts.insert(parts.end(), {key, {}});
+        part->second.push_back(r);
+    }
+    for (const auto& [heading_axes, rows] : parts) {
+        AxisValues heading = table.fixed_axes;
+        heading.insert(heading.end(), heading_axes.begin(), heading_axes.end());
+        out += '\n';
+        append_wrapped(out, table.benchmark_id + (heading.empty() ? "" : " (" + axes_text(heading) + ")"), 4);
+        std::vector<std::vector<std::string>> lines;
+        for (const std::size_t r : rows) {
+            std::vector<std::string> line;
+            for (const std::size_t a : in_columns) line.push_back(table.rows[r].values[a]);
+            line.insert(line.end(), cells[r].begin(), cells[r].end() - (note_column ? 0 : 1));
+            lines.push_back(std::move(line));
+        }
+        const std::string rendered = render_table(columns, lines, line_limit - table_indent);
+        std::size_t line_number = 0;
+        for (std::size_t at = 0; at < rendered.size(); ++line_number) {
+            const std::size_t end = rendered.find('\n', at);
+            out += std::string(table_indent, ' ') + rendered.substr(at, end - at) + "\n";
+            at = end + 1;
+            if (line_number == 0 || note_column) continue;  // the header, or the notes are in their column
+            const std::string& reason = figures.scenarios[table.rows[rows[line_number - 1]].scenario].outcome->result.reason;
+            if (reason.find_first_not_of(" \t\r\n") != std::string::npos)
+                out += std::string(2 * table_indent, ' ') + one_line(reason, line_limit - 2 * table_indent) + "\n";
+        }
+    }
 }
 
 }  // namespace
 
 std::string format_summary_table(const RunRecord& given) {
     std::optional<RunRecord> storage;
-    const RunRecord& record = with_statistics(given, storage);
-    // Categories in the order of the layout, then any other in order of appearance.
-    std::vector<std::string> categories = {"unit", "integration", "performance"};
-    for (const auto& outcome : record.outcomes)
-        if (std::find(categories.begin(), categories.end(), outcome.config.category) == categories.end())
-            categories.push_back(outcome.config.category);
+    const RunFigures figures = compute_figures(with_statistics(given, storage));
     std::string out;
-    for (const std::string& category : categories) {
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& outcome : record.outcomes)
-            if (outcome.config.category == category) rows.push_back(make_row(outcome));
-        if (rows.empty()) continue;
+    if (!figures.fixed_axes.empty()) append_wrapped(out, "Axes with one value in this run: " + axes_text(figures.fixed_axes), 4);
+    for (const CategoryTables& category : figures.categories) {
+        if (category.tables.empty()) continue;
         if (!out.empty()) out += '\n';
-        out += category + ": " + plural(static_cast<int>(rows.size()), "scenario", "scenarios") + "\n";
-        out += render_table(columns, rows);
+        out += category.category + ": " + plural(static_cast<std::size_t>(category.totals.total), "scenario", "scenarios") + "\n";
+        for (const BenchmarkTable& table : category.tables) benchmark_tables(out, figures, table);
     }
 
     // The table cuts notes short; what went wrong is worth reading in full.
     bool first_problem = true;
-    for (const auto& outcome : record.outcomes) {
+    for (const ScenarioOutcome& outcome : figures.record->outcomes) {
         const bench::Status status = outcome.result.status;
         if (status == bench::Status::success || status == bench::Status::skipped) continue;
         if (first_problem) out += "\nProblems:\n";
         first_problem = false;
-        std::string reason = outcome.result.reason;  // continuation lines indented under it
-        for (std::size_t at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at + 5))
-            reason.replace(at, 1, "\n    ");
-        out += "  " + outcome.config.scenario_id() + " (" + std::string(bench::to_string(status)) + "): " + reason +
-               "\n";
+        std::string text = "  " + outcome.config.scenario_id() + " (" + std::string(bench::to_string(status)) + "): ";
+        std::string reason = outcome.result.reason;  // each of its lines wrapped, under the first
+        while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+        for (std::size_t at = 0;;) {
+            const std::size_t end = reason.find('\n', at);
+            text += reason.substr(at, end - at);
+            append_wrapped(out, text, 4);
+            if (end == std::string::npos) break;
+            text = "    ";
+            at = end + 1;
+        }
     }
 
-    const RunTotals totals = count_totals(record);
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100.0);
     if (!out.empty()) out += '\n';
-    out += plural(totals.total, "scenario", "scenarios") + ": " + std::to_string(totals.successful) +
-           " succeeded, " + std::to_string(totals.failed) + " failed, " + std::to_string(totals.skipped) +
-           " skipped (success rate " + rate + ")\n";
-    if (record.interrupted) out += "(run interrupted)\n";
+    out += totals_text(figures.totals) + "\n";
+    if (given.interrupted) out += "(run interrupted)\n";
     return out;
 }
 

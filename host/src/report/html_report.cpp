@@ -52,7 +52,7 @@ table{border-collapse:collapse;margin:6px 0 14px;font-variant-numeric:tabular-nu
 th,td{border-bottom:1px solid var(--border);padding:4px 9px;text-align:left;vertical-align:top}
 th{background:var(--head);font-weight:600;white-space:nowrap}
 td.num{text-align:right;white-space:nowrap}
-table.scenarios{width:100%}td.scenario code{overflow-wrap:anywhere}td.scenario{min-width:220px}
+table.scenarios{width:100%}td.axis{white-space:nowrap}
 table.facts th{background:none;text-align:left;color:var(--muted);font-weight:500}
 .ci{color:var(--muted);font-size:12px}
 .status{font-weight:600;white-space:nowrap}
@@ -63,6 +63,7 @@ table.facts th{background:none;text-align:left;color:var(--muted);font-weight:50
 .warnings{border-left:3px solid var(--skip);padding:2px 12px;margin:8px 0}
 ul.problems li{margin:3px 0}
 pre{background:var(--head);border:1px solid var(--border);padding:8px;overflow:auto;font-size:12px;max-height:320px}
+pre.command{white-space:pre-wrap;overflow-wrap:anywhere}
 .figures{display:flex;flex-wrap:wrap;gap:12px 18px;align-items:flex-start}
 figure{margin:0}
 .no-data{color:var(--muted);font-style:italic}
@@ -105,16 +106,6 @@ std::string figure_cell(const std::string& text) {
     const auto bracket = text.find(" [");
     if (bracket == std::string::npos) return escape(text);
     return escape(text.substr(0, bracket)) + " <span class=\"ci\">" + escape(text.substr(bracket + 1)) + "</span>";
-}
-
-// Escaped text with a line-break opportunity after each '/', '[' and ',' (scenario ids).
-std::string breakable(std::string_view text) {
-    std::string out;
-    for (const char c : escape(text)) {
-        out += c;
-        if (c == '/' || c == '[' || c == ',') out += "<wbr>";
-    }
-    return out;
 }
 
 // An id for an element: letters, digits and '-' only, unique with the counter.
@@ -160,28 +151,38 @@ void run_section(std::string& out, const RunFigures& figures) {
         for (const std::string& warning : record.hardware_warnings) out += "<li>" + escape(warning) + "</li>\n";
         out += "</ul></div>\n";
     }
-    if (!record.run_config.empty()) {
-        out += "<details><summary>Run configuration</summary><table class=\"facts\">\n";
-        for (const auto& [key, value] : record.run_config)
-            out += "<tr><th scope=\"row\"><code>" + escape(key) + "</code></th><td><code>" + escape(value) +
-                   "</code></td></tr>\n";
-        out += "</table></details>\n";
+    out += "</section>\n";
+
+    out += "<section id=\"settings\"><h2>Settings</h2>\n";
+    if (!figures.settings.empty()) {
+        out += "<table class=\"facts\">\n";
+        for (const auto& [label, value] : figures.settings) row(label, escape(value));
+        out += "</table>\n";
+    }
+    if (figures.command_line.empty()) {
+        out += "<p class=\"muted\">The run did not record its command line.</p>\n";
+    } else {
+        out += "<p>The command line";
+        if (!figures.working_directory.empty()) out += ", in <code>" + escape(figures.working_directory) + "</code>";
+        out += ":</p>\n<pre class=\"command\"><code>" + escape(figures.command_line) + "</code></pre>\n";
     }
     out += "</section>\n";
 
     const RunTotals& t = figures.totals;
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
     out += "<section id=\"totals\"><h2>Totals</h2>\n<div class=\"totals\">";
     out += "<div><b>" + std::to_string(t.total) + "</b>scenarios</div>";
     out += "<div><b class=\"status success\">" + std::to_string(t.successful) + "</b>succeeded</div>";
     out += "<div><b class=\"status" + std::string(t.failed > 0 ? " bad" : "") + "\">" + std::to_string(t.failed) +
            "</b>failed</div>";
+    out += "<div><b>" + success_rate_text(t) + "</b>" + (t.ran() > 0 ? "of those that ran succeeded" : "none ran") +
+           "</div>";
     out += "<div><b>" + std::to_string(t.skipped) + "</b>skipped</div>";
-    out += "<div><b>" + std::string(rate) + "</b>success rate</div>";
     out += "</div>\n<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the "
            "raw samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
-           "bootstrap interval of that ratio.</p>\n</section>\n";
+           "bootstrap interval of that ratio.</p>\n";
+    if (!figures.fixed_axes.empty())
+        out += "<p>Axes with one value in this run: " + escape(axes_text(figures.fixed_axes)) + ".</p>\n";
+    out += "</section>\n";
 }
 
 /// One line per plugin: its version and how it was compiled, with what that means.
@@ -199,40 +200,48 @@ void plugins_section(std::string& out, const RunRecord& record) {
     out += "</ul>\n</section>\n";
 }
 
-void category_section(std::string& out, const RunFigures& figures, const std::string& category, Ids& ids) {
-    std::vector<const ScenarioFigures*> rows;
-    for (const ScenarioFigures& f : figures.scenarios)
-        if (f.outcome->config.category == category) rows.push_back(&f);
-    out += "<section id=\"" + ids.next("category-" + category) + "\"><h2>" + escape(category) + "</h2>\n";
-    if (rows.empty()) {
-        out += "<p class=\"muted\">No " + escape(category) + " scenarios in this run.</p>\n</section>\n";
+void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category, Ids& ids) {
+    out += "<section id=\"" + ids.next("category-" + category.category) + "\"><h2>" + escape(category.category) + "</h2>\n";
+    if (category.tables.empty()) {
+        out += "<p class=\"muted\">No " + escape(category.category) + " scenarios in this run.</p>\n</section>\n";
         return;
     }
-    out += "<table class=\"scenarios\"><thead><tr><th>Scenario</th><th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th>"
-           "<th>Throughput</th><th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
-    for (const ScenarioFigures* f : rows) {
-        const auto& result = f->outcome->result;
-        std::string headline = figure_cell(median_with_ci(*f));
-        if (!f->samples.empty() && f->headline != "latency")
-            headline += "<br><span class=\"ci\">" + escape(f->headline) + "</span>";
-        std::string speedups;
-        for (const Speedup& speedup : f->speedups) {
-            if (!speedups.empty()) speedups += "<br>";
-            speedups += figure_cell(speedup_text(speedup));
+    out += "<p>" + escape(totals_text(category.totals)) + ".</p>\n";
+    std::vector<const ScenarioFigures*> rows;
+    for (const BenchmarkTable& table : category.tables) {
+        out += "<h3><code>" + escape(table.benchmark_id) + "</code>";
+        if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + escape(axes_text(table.fixed_axes)) + "</span>";
+        out += "</h3>\n<table class=\"scenarios\"><thead><tr>";
+        for (const std::string& axis : table.axes) out += "<th>" + escape(axis) + "</th>";
+        out += "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
+               "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
+        for (const BenchmarkTable::Row& row : table.rows) {
+            const ScenarioFigures& f = figures.scenarios[row.scenario];
+            rows.push_back(&f);
+            const auto& result = f.outcome->result;
+            std::string headline = figure_cell(median_with_ci(f));
+            if (!f.samples.empty() && f.headline != "latency")
+                headline += "<br><span class=\"ci\">" + escape(f.headline) + "</span>";
+            std::string speedups;
+            for (const Speedup& speedup : f.speedups) {
+                if (!speedups.empty()) speedups += "<br>";
+                speedups += figure_cell(speedup_text(speedup));
+            }
+            std::string note;
+            if (!result.reason.empty()) note = escape(one_line(result.reason, 90));
+            if (!result.warnings.empty()) {
+                if (!note.empty()) note += "<br>";
+                note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+            }
+            out += "<tr>";
+            for (const std::string& value : row.values) out += "<td class=\"axis\">" + escape(value) + "</td>";
+            out += "<td>" + status_span(result.status) + "</td><td class=\"num\">" + headline + "</td><td class=\"num\">" +
+                   escape(p95_text(f)) + "</td><td class=\"num\">" + escape(cv_text(f)) + "</td><td class=\"num\">" +
+                   escape(throughput_text(f)) + "</td><td class=\"num\">" + (speedups.empty() ? "-" : speedups) +
+                   "</td><td>" + note + "</td></tr>\n";
         }
-        std::string note;
-        if (!result.reason.empty()) note = escape(one_line(result.reason, 90));
-        if (!result.warnings.empty()) {
-            if (!note.empty()) note += "<br>";
-            note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
-        }
-        out += "<tr><td class=\"scenario\"><code>" + breakable(f->outcome->config.scenario_id()) + "</code></td><td>" +
-               status_span(result.status) + "</td><td class=\"num\">" + headline + "</td><td class=\"num\">" +
-               escape(p95_text(*f)) + "</td><td class=\"num\">" + escape(cv_text(*f)) + "</td><td class=\"num\">" +
-               escape(throughput_text(*f)) + "</td><td class=\"num\">" + (speedups.empty() ? "-" : speedups) +
-               "</td><td>" + note + "</td></tr>\n";
+        out += "</tbody></table>\n";
     }
-    out += "</tbody></table>\n";
 
     bool any = false;
     for (const ScenarioFigures* f : rows) {
@@ -644,7 +653,8 @@ std::string html_report(const RunFigures& figures) {
            escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
 
     const std::vector<std::string> categories = category_order(figures);
-    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#totals\">Totals</a></li>";
+    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#settings\">Settings</a></li>"
+           "<li><a href=\"#totals\">Totals</a></li>";
     {
         Ids preview = ids;  // the ids category_section will give
         for (const std::string& category : categories)
@@ -655,7 +665,7 @@ std::string html_report(const RunFigures& figures) {
 
     run_section(out, figures);
     plugins_section(out, record);
-    for (const std::string& category : categories) category_section(out, figures, category, ids);
+    for (const CategoryTables& category : figures.categories) category_section(out, figures, category, ids);
     batch_size_charts(out, figures, ids);
     speedup_chart(out, figures, ids);
     distribution_charts(out, figures, ids);

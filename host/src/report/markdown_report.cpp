@@ -6,7 +6,7 @@
 // backslash-escaped and so is a "]" that would make a link; scenario ids go into code
 // spans.
 
-#include <cstdio>
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -105,31 +105,34 @@ std::string note_cell(const ScenarioFigures& f) {
     return note;
 }
 
-void category_section(std::string& out, const RunFigures& figures, const std::string& category) {
-    std::vector<const ScenarioFigures*> rows;
-    for (const ScenarioFigures& f : figures.scenarios)
-        if (f.outcome->config.category == category) rows.push_back(&f);
-    out += "## " + md_text(category) + "\n\n";
-    if (rows.empty()) {
-        out += "No " + md_text(category) + " scenarios in this run.\n\n";
+void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category) {
+    out += "## " + md_text(category.category) + "\n\n";
+    if (category.tables.empty()) {
+        out += "No " + md_text(category.category) + " scenarios in this run.\n\n";
         return;
     }
-    int succeeded = 0, skipped = 0;
-    for (const ScenarioFigures* f : rows) {
-        succeeded += f->outcome->result.status == bench::Status::success;
-        skipped += f->outcome->result.status == bench::Status::skipped;
+    out += totals_text(category.totals) + ".\n\n";
+    std::vector<const ScenarioFigures*> rows;
+    for (const BenchmarkTable& table : category.tables) {
+        out += "### " + md_code(table.benchmark_id);
+        if (!table.fixed_axes.empty()) out += " (" + md_text(axes_text(table.fixed_axes)) + ")";
+        out += "\n\n|";
+        for (const std::string& axis : table.axes) out.append(" ").append(md_text(axis)).append(" |");
+        out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n|";
+        for (std::size_t i = 0; i < table.axes.size(); ++i) out += "---|";
+        out += "---|--:|--:|--:|--:|--:|---|\n";
+        for (const BenchmarkTable::Row& row : table.rows) {
+            const ScenarioFigures& f = figures.scenarios[row.scenario];
+            rows.push_back(&f);
+            out += "|";
+            for (const std::string& value : row.values) out.append(" ").append(md_text(value)).append(" |");
+            out += ' ';
+            out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
+                   cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | " + note_cell(f) +
+                   " |\n";
+        }
+        out += "\n";
     }
-    out += std::to_string(rows.size()) + (rows.size() == 1 ? " scenario: " : " scenarios: ") +
-           std::to_string(succeeded) + " succeeded, " + std::to_string(static_cast<int>(rows.size()) - succeeded - skipped) +
-           " failed, " + std::to_string(skipped) + " skipped.\n\n";
-    out += "| Scenario | Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n";
-    out += "|---|---|--:|--:|--:|--:|--:|---|\n";
-    for (const ScenarioFigures* f : rows) {
-        out += "| " + md_code(f->outcome->config.scenario_id()) + " | " + status_cell(*f) + " | " +
-               md_text(headline_cell(*f)) + " | " + md_text(p95_text(*f)) + " | " + cv_text(*f) + " | " +
-               md_text(throughput_text(*f)) + " | " + speedups_cell(*f) + " | " + note_cell(*f) + " |\n";
-    }
-    out += "\n";
 
     bool any_problem = false;
     for (const ScenarioFigures* f : rows) {
@@ -167,6 +170,31 @@ void plugins_section(std::string& out, const RunRecord& record) {
     out += "\n";
 }
 
+// A fenced code block: the fence longer than any run of backticks in `text`.
+std::string md_code_block(std::string_view text, std::string_view language) {
+    std::size_t longest = 0, run = 0;
+    for (const char c : text) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+    const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+    return fence + std::string(language) + "\n" + valid_utf8(text) + "\n" + fence + "\n";
+}
+
+// How the run was set up, and the command line that runs it again.
+void settings_section(std::string& out, const RunFigures& figures) {
+    out += "## Settings\n\n";
+    if (!figures.settings.empty()) {
+        out += "| Setting | |\n|---|---|\n";
+        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
+        out += "\n";
+    }
+    if (figures.command_line.empty()) {
+        out += "The run did not record its command line.\n\n";
+        return;
+    }
+    out += "The command line";
+    if (!figures.working_directory.empty()) out += ", in " + md_code(figures.working_directory);
+    out += ":\n\n" + md_code_block(figures.command_line, "sh") + "\n";
+}
+
 }  // namespace
 
 std::string markdown_report(const RunFigures& figures) {
@@ -188,20 +216,18 @@ std::string markdown_report(const RunFigures& figures) {
         for (const std::string& warning : record.hardware_warnings) out += "- " + md_text(warning) + "\n";
         out += "\n";
     }
+    settings_section(out, figures);
 
-    const RunTotals& t = figures.totals;
     out += "## Totals\n\n";
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", t.success_rate() * 100);
-    out += std::to_string(t.total) + (t.total == 1 ? " scenario: " : " scenarios: ") + std::to_string(t.successful) +
-           " succeeded, " + std::to_string(t.failed) + " failed, " + std::to_string(t.skipped) +
-           " skipped (success rate " + rate + ").\n\n";
+    out += totals_text(figures.totals) + ".\n\n";
     out += "Medians come with their 95% confidence interval (percentile bootstrap over the raw samples, 1000 "
            "resamples); CV is std / mean; a speedup is eager's median over the variant's, with the bootstrap "
            "interval of that ratio.\n\n";
+    if (!figures.fixed_axes.empty())
+        out += "Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".\n\n";
 
     plugins_section(out, record);
-    for (const std::string& category : category_order(figures)) category_section(out, figures, category);
+    for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     return out;
 }
 

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <sstream>
 #include <stdexcept>
+
+#include <bench/stopping_rule.hpp>
 
 #include "analysis/scenario_statistics.hpp"
 
@@ -90,6 +94,162 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
             join({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
                 " (1, 5, 15 min)");
     return lines;
+}
+
+// The sampling of the run's scenarios: one line when they all share it, else each way
+// with the benchmarks sampled so.
+std::string sampling_summary(const RunRecord& record) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> ways;  // text -> benchmark ids
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        const std::string text = sampling_text(outcome.config);
+        auto way = std::find_if(ways.begin(), ways.end(), [&](const auto& w) { return w.first == text; });
+        if (way == ways.end()) way = ways.insert(ways.end(), {text, {}});
+        const std::string id = outcome.config.benchmark_id();
+        if (std::find(way->second.begin(), way->second.end(), id) == way->second.end()) way->second.push_back(id);
+    }
+    if (ways.size() == 1) return ways.front().first;
+    std::string out;
+    for (const auto& [text, ids] : ways) out += (out.empty() ? "" : "; ") + text + " (" + join(ids, ", ") + ")";
+    return out;
+}
+
+struct SettingLabel {
+    const char* key;
+    const char* label;
+    const char* when_empty;  // nullptr: left out when empty
+};
+
+// The options a run records (run_config), in the order and words the reports use; any
+// other recorded option follows under its own name.
+constexpr SettingLabel setting_labels[] = {
+    {"rounds", "Rounds", nullptr},
+    {"config_file", "Config file", "none"},
+    {"include", "Include", "every benchmark"},
+    {"exclude", "Exclude", "none"},
+    {"categories", "Categories", "all"},
+    {"enable_mock", "Mock plugins", nullptr},
+    {"isolation", "Isolation", nullptr},
+    {"timeout_s", "Timeout per scenario (s; 0: none)", nullptr},
+    {"memory_limit_mib", "Memory limit per worker (MiB; 0: none)", nullptr},
+    {"monitor_interval_ms", "Monitor interval (ms; 0: off)", nullptr},
+    {"num_tokens_to_generate", "Tokens to generate", nullptr},
+    {"model_id", "Model", nullptr},
+    {"plugins_dir", "Plugins folder", nullptr},
+    {"formats", "Other formats", nullptr},
+    {"baseline", "Baseline", nullptr},
+    {"regression_threshold", "Regression threshold", nullptr},
+    {"fail_on_regression", "Fail on regression", nullptr},
+    {"shard", "Shard", nullptr},
+    {"shard_costs", "Shard costs from", nullptr},
+    {"resumed_from", "Resumed from", nullptr},
+    {"merged_from", "Merged from", nullptr},
+    {"retry_failed", "Retry plugins remembered as crashing", nullptr},
+    {"allow_untrusted_plugins", "Untrusted plugins allowed", nullptr},
+};
+
+// Options of the sampling: what the scenarios had is said instead (per-plugin settings of
+// the config file may change it).
+constexpr const char* sampling_keys[] = {"warmup_iterations", "measurement_iterations", "min_time_s", "max_time_s",
+                                         "target_ci_width"};
+
+// The words for an option the run recorded that setting_labels does not list: the values
+// of an axis ("axes.dtype"), a parameter ("params.image_size"), what the config file sets
+// for one plugin ("plugins.resnet50.axes.batch_size"); else its name.
+std::string setting_label(std::string_view key) {
+    if (key.starts_with("plugins.") && key.find('.', 8) != std::string_view::npos) {
+        const std::size_t dot = key.find('.', 8);
+        return "Plugin " + std::string(key.substr(8, dot - 8)) + ": " + setting_label(key.substr(dot + 1));
+    }
+    if (key.starts_with("axes.")) return "Values of " + std::string(key.substr(5));
+    if (key.starts_with("params.")) return "Parameter " + std::string(key.substr(7));
+    for (const SettingLabel& setting : setting_labels)
+        if (key == setting.key) return setting.label;
+    return std::string(key);
+}
+
+std::vector<std::pair<std::string, std::string>> settings_lines(const RunRecord& record) {
+    std::vector<std::pair<std::string, std::string>> lines;
+    if (!record.outcomes.empty()) lines.emplace_back("Sampling", sampling_summary(record));
+    const auto& config = record.run_config;
+    for (const SettingLabel& setting : setting_labels) {
+        const auto it = config.find(setting.key);
+        if (it == config.end()) continue;
+        if (!it->second.empty()) lines.emplace_back(setting.label, it->second);
+        else if (setting.when_empty != nullptr) lines.emplace_back(setting.label, setting.when_empty);
+    }
+    for (const auto& [key, value] : config) {
+        const auto is = [&](const char* name) { return key == name; };
+        if (value.empty() || is("command_line") || is("working_directory")) continue;
+        if (std::any_of(std::begin(setting_labels), std::end(setting_labels), [&](const SettingLabel& l) { return is(l.key); }))
+            continue;
+        const std::string_view last = std::string_view(key).substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+        const bool sampling = std::any_of(std::begin(sampling_keys), std::end(sampling_keys), [&](const char* k) { return last == k; });
+        if (sampling && !record.outcomes.empty()) continue;
+        lines.emplace_back(setting_label(key), value);
+    }
+    return lines;
+}
+
+// The axes of each scenario, the axes with one value in the whole run, and the tables.
+void make_tables(RunFigures& figures) {
+    std::vector<AxisValues> axes_of;
+    axes_of.reserve(figures.scenarios.size());
+    std::vector<std::pair<std::string, std::vector<std::string>>> run_values;  // axis -> its values, in order
+    for (const ScenarioFigures& f : figures.scenarios) {
+        axes_of.push_back(scenario_axes(f.outcome->config.scenario_name));
+        for (const auto& [axis, value] : axes_of.back()) {
+            auto it = std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
+            if (it == run_values.end()) it = run_values.insert(run_values.end(), {axis, {}});
+            if (std::find(it->second.begin(), it->second.end(), value) == it->second.end()) it->second.push_back(value);
+        }
+    }
+    const auto fixed_in_run = [&](const std::string& axis) {
+        return std::any_of(figures.fixed_axes.begin(), figures.fixed_axes.end(), [&](const auto& a) { return a.first == axis; });
+    };
+    for (const auto& [axis, values] : run_values)
+        if (values.size() == 1) figures.fixed_axes.emplace_back(axis, values.front());
+
+    for (const std::string& category : category_order(figures)) {
+        CategoryTables& tables = figures.categories.emplace_back();
+        tables.category = category;
+        for (std::size_t i = 0; i < figures.scenarios.size(); ++i) {
+            const bench::ScenarioConfig& config = figures.scenarios[i].outcome->config;
+            if (config.category != category) continue;
+            tables.totals.count(figures.scenarios[i].outcome->result.status);
+            const std::string id = config.benchmark_id();
+            auto table = std::find_if(tables.tables.begin(), tables.tables.end(),
+                                      [&](const BenchmarkTable& t) { return t.benchmark_id == id; });
+            if (table == tables.tables.end()) {
+                table = tables.tables.insert(tables.tables.end(), BenchmarkTable{});
+                table->benchmark_id = id;
+            }
+            table->rows.push_back({i, {}});
+        }
+        for (BenchmarkTable& table : tables.tables) {
+            // Each axis of the benchmark's scenarios not fixed in the run: its values here.
+            std::vector<std::pair<std::string, std::vector<std::string>>> values;
+            for (const BenchmarkTable::Row& row : table.rows)
+                for (const auto& [axis, value] : axes_of[row.scenario]) {
+                    if (fixed_in_run(axis)) continue;
+                    auto it = std::find_if(values.begin(), values.end(), [&](const auto& a) { return a.first == axis; });
+                    if (it == values.end()) it = values.insert(values.end(), {axis, {}});
+                    it->second.push_back(value);
+                }
+            for (const auto& [axis, seen] : values) {
+                const bool one_value = seen.size() == table.rows.size() &&
+                                       std::all_of(seen.begin(), seen.end(), [&](const auto& v) { return v == seen.front(); });
+                if (one_value) table.fixed_axes.emplace_back(axis, seen.front());
+                else table.axes.push_back(axis);
+            }
+            for (BenchmarkTable::Row& row : table.rows) {
+                for (const std::string& axis : table.axes) {
+                    const AxisValues& axes = axes_of[row.scenario];
+                    const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == axis; });
+                    row.values.push_back(it == axes.end() ? "-" : it->second);
+                }
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -180,6 +340,12 @@ RunFigures compute_figures(const RunRecord& record) {
         f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }
+    figures.settings = settings_lines(record);
+    if (const auto it = record.run_config.find("command_line"); it != record.run_config.end())
+        figures.command_line = it->second;
+    if (const auto it = record.run_config.find("working_directory"); it != record.run_config.end())
+        figures.working_directory = it->second;
+    make_tables(figures);
     return figures;
 }
 
@@ -193,20 +359,50 @@ std::vector<std::string> category_order(const RunFigures& figures) {
 
 std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit) {
     if (!std::isfinite(value)) return "-";
-    const double factor = to_ms_factor(unit);
-    if (std::isnan(factor)) {
-        std::string text = format_figure(value, unit);
-        if (interval.valid()) text += " [" + format3(interval.low) + ", " + format3(interval.high) + "]";
-        return text;
-    }
-    // The unit format_figure would choose for the value, for the bounds too.
-    const std::string value_text = format_figure(value, unit);
-    const std::string shown_unit = value_text.substr(value_text.rfind(' ') + 1);
-    const double to_shown = 1.0 / to_ms_factor(shown_unit);
-    std::string text = value_text;
+    // The bounds in the scale chosen for the value.
+    const DisplayScale scale = display_scale(value, unit);
+    std::string text = format_figure(value, unit);
     if (interval.valid())
-        text += " [" + format3(interval.low * factor * to_shown) + ", " + format3(interval.high * factor * to_shown) + "]";
+        text += " [" + format3(interval.low * scale.factor) + ", " + format3(interval.high * scale.factor) + "]";
     return text;
+}
+
+std::string axes_text(const AxisValues& axes) {
+    std::string out;
+    for (const auto& [axis, value] : axes) out += (out.empty() ? "" : ", ") + (value.empty() ? axis : axis + "=" + value);
+    return out;
+}
+
+std::string success_rate_text(const RunTotals& totals) {
+    if (totals.ran() == 0) return "-";
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100);
+    return rate;
+}
+
+std::string totals_text(const RunTotals& t) {
+    std::string out = std::to_string(t.total) + (t.total == 1 ? " scenario: " : " scenarios: ") +
+                      std::to_string(t.successful) + " succeeded, " + std::to_string(t.failed) + " failed";
+    if (t.ran() > 0) out += " (" + success_rate_text(t) + " of those that ran)";
+    return out + ", " + std::to_string(t.skipped) + " skipped";
+}
+
+std::string sampling_text(const bench::ScenarioConfig& config) {
+    std::ostringstream text;
+    text << config.warmup_iterations << " warmup, ";
+    const bool time_rule = config.min_time_s > 0 || config.max_time_s > 0 || config.target_ci_width > 0;
+    if (!time_rule) {
+        text << config.measurement_iterations << " samples";
+        return text.str();
+    }
+    text << "at least " << config.measurement_iterations << " samples";
+    if (config.min_time_s > 0) text << ", at least " << config.min_time_s << " s";
+    if (config.target_ci_width > 0) text << ", until the CI is " << config.target_ci_width * 100 << "% wide";
+    const double max_time = config.max_time_s > 0        ? config.max_time_s
+                            : config.target_ci_width > 0 ? bench::default_max_time_s
+                                                         : 0;
+    if (max_time > 0) text << ", at most " << max_time << " s";
+    return text.str();
 }
 
 std::string median_with_ci(const ScenarioFigures& f) {

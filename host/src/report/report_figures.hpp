@@ -1,7 +1,9 @@
-// The figures report.md and report.html show, computed once from a RunRecord: per
-// scenario its headline series with the 95% CI of its median (bootstrap over the raw
-// samples), spread, throughput and speedups over eager; per run the machine in a few
-// lines. Both renderers (rendered_reports.hpp) read these, so they always agree.
+// The figures the console table, report.md and report.html show, computed once from a
+// RunRecord: per scenario its headline series with the 95% CI of its median (bootstrap
+// over the raw samples), spread, throughput and speedups over eager; per run the machine
+// and the settings in a few lines, and how the scenarios make tables (one per
+// benchmark, a column per axis that varies in it). Every renderer reads these, so they
+// always agree.
 #pragma once
 
 #include <cmath>
@@ -51,12 +53,46 @@ struct ScenarioFigures {
     bool success() const { return outcome->result.status == bench::Status::success; }
 };
 
+/// Axis name and value, as in a scenario name's brackets.
+using AxisValues = std::vector<std::pair<std::string, std::string>>;
+
+/// One table of the reports: the scenarios of one benchmark (category/plugin/benchmark),
+/// a row each, with a column per axis whose value varies among them.
+struct BenchmarkTable {
+    std::string benchmark_id;
+    /// Axes with one value in this benchmark but several in the run: said with its name.
+    AxisValues fixed_axes;
+    /// The axes that vary in this benchmark, in the order of the scenario names.
+    std::vector<std::string> axes;
+    struct Row {
+        std::size_t scenario = 0;         // in RunFigures::scenarios
+        std::vector<std::string> values;  // one per axis; "-" where the name lacks it
+    };
+    std::vector<Row> rows;  // the record's order
+};
+
+struct CategoryTables {
+    std::string category;
+    RunTotals totals;
+    std::vector<BenchmarkTable> tables;  // in order of first appearance; none without scenarios
+};
+
 struct RunFigures {
     const RunRecord* record = nullptr;
     RunTotals totals;
     std::vector<ScenarioFigures> scenarios;  // the record's order
     /// The machine in a few labelled lines: CPU, memory, GPU, OS, build, LibTorch, load.
     std::vector<std::pair<std::string, std::string>> machine;
+    /// How the run was set up, in labelled lines: the sampling of its scenarios, then the
+    /// options it recorded (run_config) that are set.
+    std::vector<std::pair<std::string, std::string>> settings;
+    /// The command line of the run and the folder it was given in, as recorded; empty
+    /// for a run that did not record them.
+    std::string command_line, working_directory;
+    /// Axes with one value across the whole run: said once, above the tables.
+    AxisValues fixed_axes;
+    /// Every category of category_order(), with its tables.
+    std::vector<CategoryTables> categories;
 };
 
 RunFigures compute_figures(const RunRecord& record);
@@ -77,6 +113,20 @@ std::vector<std::pair<std::string, std::string>> scenario_axes(std::string_view 
 /// is left): "resnet50[variant=eager,batch_size=1]" without variant is
 /// "resnet50[batch_size=1]".
 std::string scenario_name_without(std::string_view scenario_name, const std::vector<std::string>& axes);
+
+/// "dtype=float32, device=cpu".
+std::string axes_text(const AxisValues& axes);
+
+/// "41 scenarios: 31 succeeded, 0 failed (100.0% of those that ran), 10 skipped"; without
+/// the percentage when none ran. Skips are not failures: the rate is over the scenarios
+/// that ran.
+std::string totals_text(const RunTotals& totals);
+/// "100.0%": the success rate over the scenarios that ran; "-" when none ran.
+std::string success_rate_text(const RunTotals& totals);
+
+/// How a scenario is sampled: "3 warmup, 10 samples", "3 warmup, at least 10 samples, at
+/// least 0.5 s, at most 10 s".
+std::string sampling_text(const bench::ScenarioConfig& config);
 
 /// "3.92 ms [3.89, 3.95]": the headline median in a time unit that suits it, with the
 /// bounds of its 95% CI in the same unit; "-" without samples.

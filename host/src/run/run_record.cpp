@@ -1,5 +1,7 @@
 #include "run/run_record.hpp"
 
+#include <cmath>
+
 namespace benchhost {
 
 std::string hardware_fact(const HardwareInfo& hardware, const std::string& section, const std::string& key) {
@@ -10,23 +12,25 @@ std::string hardware_fact(const HardwareInfo& hardware, const std::string& secti
 }
 
 double RunTotals::success_rate() const {
-    return total > 0 ? static_cast<double>(successful) / static_cast<double>(total) : 0.0;
+    return ran() > 0 ? static_cast<double>(successful) / static_cast<double>(ran()) : std::nan("");
+}
+
+void RunTotals::count(bench::Status status) {
+    ++total;
+    switch (status) {
+        case bench::Status::success: ++successful; break;
+        case bench::Status::skipped: ++skipped; break;
+        case bench::Status::failed:
+        case bench::Status::crashed:
+        case bench::Status::timed_out:
+        case bench::Status::exited:
+        case bench::Status::rejected: ++failed; break;
+    }
 }
 
 RunTotals count_totals(const RunRecord& record) {
     RunTotals totals;
-    for (const auto& outcome : record.outcomes) {
-        ++totals.total;
-        switch (outcome.result.status) {
-            case bench::Status::success: ++totals.successful; break;
-            case bench::Status::skipped: ++totals.skipped; break;
-            case bench::Status::failed:
-            case bench::Status::crashed:
-            case bench::Status::timed_out:
-            case bench::Status::exited:
-            case bench::Status::rejected: ++totals.failed; break;
-        }
-    }
+    for (const auto& outcome : record.outcomes) totals.count(outcome.result.status);
     return totals;
 }
 

@@ -114,8 +114,12 @@ struct RunRecord {
 /// timed_out, exited, rejected).
 struct RunTotals {
     int total = 0, successful = 0, failed = 0, skipped = 0;
-    /// successful / total, in [0, 1]; 0 when total is 0. Skipped scenarios count in the
-    /// denominator: successful_runs / total_benchmarks, as the summary has always written it.
+    /// Scenarios that ran: succeeded or failed. A skip is not a failure: it did not run.
+    int ran() const { return successful + failed; }
+    /// Counts one scenario that ended with `status`.
+    void count(bench::Status status);
+    /// successful / ran(), in [0, 1]; NaN when none ran (no scenario, or every one
+    /// skipped), which the summary writes as null.
     double success_rate() const;
 };
 

@@ -7,28 +7,6 @@
 #include "util/units.hpp"
 
 namespace benchhost {
-namespace {
-
-// Rounds to three significant digits.
-double round3(double value) {
-    if (value == 0 || !std::isfinite(value)) return value;
-    const double magnitude = std::floor(std::log10(std::fabs(value)));
-    const double scale = std::pow(10.0, 2 - magnitude);
-    return std::round(value * scale) / scale;
-}
-
-std::string format_quantity(double value, std::string_view unit) {
-    if (!std::isfinite(value)) return "-";
-    std::string text = format3(value);
-    if (!unit.empty()) {
-        text += ' ';
-        text.append(unit);
-    }
-    return text;
-}
-
-}  // namespace
-
 std::size_t display_width(std::string_view text) {
     std::size_t width = 0;
     for (const char c : text) {
@@ -47,15 +25,8 @@ std::string format3(double value) {
 
 std::string format_figure(double value, std::string_view unit) {
     if (!std::isfinite(value)) return "-";
-    const double factor = to_ms_factor(unit);
-    if (std::isnan(factor)) return format_quantity(value, unit);
-    // Choose the unit after rounding, so that 999.96 ms reads "1.00 s", not "1000 ms".
-    const double ms = round3(value * factor);
-    const double magnitude = std::fabs(ms);
-    if (magnitude >= 1000) return format3(ms / 1000) + " s";
-    if (magnitude >= 1 || ms == 0) return format3(ms) + " ms";
-    if (magnitude >= 1e-3) return format3(ms * 1e3) + " us";
-    return format3(ms * 1e6) + " ns";
+    const DisplayScale scale = display_scale(value, unit);
+    return format3(value * scale.factor) + scale.suffix;
 }
 
 std::string format_ratio(double value) { return std::isfinite(value) ? format3(value) + "x" : "-"; }
@@ -95,18 +66,35 @@ std::string one_line(std::string_view text, std::size_t limit) {
     return line + "...";
 }
 
-std::string render_table(const std::vector<TableColumn>& columns, const std::vector<std::vector<std::string>>& rows) {
+std::string render_table(const std::vector<TableColumn>& columns, const std::vector<std::vector<std::string>>& rows,
+                         std::size_t max_width) {
     std::vector<std::size_t> widths(columns.size());
     for (std::size_t i = 0; i < columns.size(); ++i) widths[i] = display_width(columns[i].title);
     for (const auto& row : rows)
         for (std::size_t i = 0; i < row.size() && i < columns.size(); ++i)
             widths[i] = std::max(widths[i], display_width(row[i]));
 
+    if (max_width > 0 && !columns.empty()) {
+        std::size_t total = 2 * (columns.size() - 1);
+        for (const std::size_t width : widths) total += width;
+        const auto narrowest = [&](std::size_t i) { return std::max<std::size_t>(display_width(columns[i].title), 8); };
+        while (total > max_width) {
+            std::size_t widest = columns.size();
+            for (std::size_t i = 0; i < columns.size(); ++i)
+                if (columns[i].shrink && widths[i] > narrowest(i) && (widest == columns.size() || widths[i] > widths[widest]))
+                    widest = i;
+            if (widest == columns.size()) break;  // nothing left to narrow
+            --widths[widest];
+            --total;
+        }
+    }
+
     std::string out;
     const auto append = [&](auto cell_of) {
         std::string line;
         for (std::size_t i = 0; i < columns.size(); ++i) {
-            const std::string cell = cell_of(i);
+            std::string cell = cell_of(i);
+            if (display_width(cell) > widths[i]) cell = one_line(cell, widths[i]);
             const bool last = i + 1 == columns.size();
             if (i > 0) line += "  ";
             const std::size_t padding = widths[i] - std::min(widths[i], display_width(cell));
@@ -121,6 +109,56 @@ std::string render_table(const std::vector<TableColumn>& columns, const std::vec
     append([&](std::size_t i) { return columns[i].title; });
     for (const auto& row : rows) append([&](std::size_t i) { return i < row.size() ? row[i] : std::string(); });
     return out;
+}
+
+std::vector<std::string> wrap_text(std::string_view text, std::size_t width, std::size_t indent) {
+    // Pieces that end after a break opportunity.
+    std::vector<std::string_view> pieces;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == ' ' || text[i] == ',' || text[i] == '/') {
+            pieces.push_back(text.substr(start, i + 1 - start));
+            start = i + 1;
+        }
+    }
+    if (start < text.size()) pieces.push_back(text.substr(start));
+
+    std::vector<std::string> lines;
+    std::string line;
+    const std::size_t indent_width = std::min(indent, width > 1 ? width - 1 : 0);
+    const auto trimmed_width = [](const std::string& s) {
+        std::size_t end = s.size();
+        while (end > 0 && s[end - 1] == ' ') --end;
+        return display_width(std::string_view(s).substr(0, end));
+    };
+    const auto flush = [&] {
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        lines.push_back(line);
+        line.assign(indent_width, ' ');
+    };
+    for (const std::string_view piece : pieces) {
+        std::string candidate = line + std::string(piece);
+        if (trimmed_width(candidate) <= width) {
+            line = std::move(candidate);
+            continue;
+        }
+        if (display_width(line) > (lines.empty() ? 0 : indent_width)) flush();
+        // The piece on a line of its own, cut where lines end when it is longer.
+        for (std::size_t at = 0; at < piece.size();) {
+            const std::size_t room = width > display_width(line) ? width - display_width(line) : 1;
+            std::size_t end = at, taken = 0;
+            while (end < piece.size() && (taken < room || (static_cast<unsigned char>(piece[end]) & 0xC0) == 0x80)) {
+                if ((static_cast<unsigned char>(piece[end]) & 0xC0) != 0x80) ++taken;
+                ++end;
+            }
+            line += std::string(piece.substr(at, end - at));
+            at = end;
+            if (at < piece.size() && piece.find_first_not_of(' ', at) != std::string_view::npos) flush();
+            else at = piece.size();  // only spaces are left: the line ends with them
+        }
+    }
+    if (trimmed_width(line) > 0 || lines.empty()) flush();
+    return lines;
 }
 
 }  // namespace benchhost

@@ -198,7 +198,9 @@ TEST(MarkdownReport, HasTheRunTheTotalsAndOneTablePerCategory) {
     EXPECT_NE(md.find("| Commit | `abc123` |"), std::string::npos);
     EXPECT_NE(md.find("Test CPU &lt;9000&gt; (2 logical cores)"), std::string::npos) << md;
     EXPECT_NE(md.find("- the machine is loaded"), std::string::npos);
-    EXPECT_NE(md.find("12 scenarios: 10 succeeded, 1 failed, 1 skipped (success rate 83.3%)"), std::string::npos);
+    // The rate is over the scenarios that ran: the skip is not a failure.
+    EXPECT_NE(md.find("12 scenarios: 10 succeeded, 1 failed (90.9% of those that ran), 1 skipped."), std::string::npos)
+        << md;
     EXPECT_NE(md.find("[report.html](report.html)"), std::string::npos);
 
     const auto unit = md.find("## unit"), integration = md.find("## integration"), performance = md.find("## performance");
@@ -207,19 +209,98 @@ TEST(MarkdownReport, HasTheRunTheTotalsAndOneTablePerCategory) {
     ASSERT_NE(performance, std::string::npos);
     EXPECT_LT(unit, integration);
     EXPECT_LT(integration, performance);
-    EXPECT_EQ(count(md, "| Scenario | Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |"),
-              3u);
+    // A table per benchmark: toy varies in variant and batch size, the others are one
+    // scenario each, their axes in their headings.
+    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"), 4u);
+    EXPECT_EQ(count(md, "| variant | batch_size | Status | Median (95% CI) |"), 1u);
+    EXPECT_NE(md.find("### `performance/toy/toy`\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `performance/toy/gpu_toy` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `unit/ops/matmul` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
+    // Full ids only in the lists under the tables: the first is the skip of unit/ops/matmul.
+    EXPECT_EQ(md.find("[variant="), md.find("- `unit/ops/matmul[variant=") + std::string("- `unit/ops/matmul").size());
+}
+
+TEST(MarkdownReport, AxesWithOneValueInTheRunAreSaidOnce) {
+    RunRecord record = benchtest::record_of();
+    for (const auto variant : {bench::Variant::eager, bench::Variant::compiled})
+        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b").variant(variant).axis("dtype", "float32").series(
+            "latency", "ms", {1, 2, 3}));
+    const std::string md = benchhost::markdown_report(record);
+    EXPECT_NE(md.find("Axes with one value in this run: dtype=float32.\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("### `performance/p/b`\n\n| variant | Status |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| eager | success |"), std::string::npos) << md;
+    const std::string html = benchhost::html_report(record);
+    EXPECT_NE(html.find("Axes with one value in this run: dtype=float32.</p>"), std::string::npos);
+    EXPECT_NE(html.find("<thead><tr><th>variant</th><th>Status</th>"), std::string::npos);
+    EXPECT_NE(html.find("<td class=\"axis\">compiled</td><td><span class=\"status success\">"), std::string::npos);
+}
+
+TEST(MarkdownReport, SettingsSayHowTheRunRanAndHowToRunItAgain) {
+    RunRecord record = make_record();
+    record.run_config = {{"command_line", "benchhost run --include 'toy*' --rounds 2"},
+                         {"working_directory", "/home/me/bench"},
+                         {"include", "toy*"},
+                         {"exclude", ""},
+                         {"isolation", "process"},
+                         {"timeout_s", "600"},
+                         {"rounds", "2"},
+                         {"warmup_iterations", "3"},
+                         {"axes.seq_len", "128,512"},
+                         {"plugins.toy.params.size", "64"},
+                         {"plugins.toy.warmup_iterations", "1"}};
+    for (ScenarioOutcome& o : record.outcomes) o.config.measurement_iterations = 20;
+    record.outcomes.back().config.min_time_s = 0.5;  // unit/ops/matmul: a time rule
+    const std::string md = benchhost::markdown_report(record);
+    const auto settings = md.find("## Settings\n");
+    ASSERT_NE(settings, std::string::npos) << md;
+    EXPECT_LT(settings, md.find("## Totals"));
+    EXPECT_NE(md.find("| Sampling | 3 warmup, 20 samples (performance/toy/toy, performance/toy/gpu_toy, "
+                      "integration/broken/broken); 3 warmup, at least 20 samples, at least 0.5 s (unit/ops/matmul) |"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| Include | toy\\* |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Exclude | none |"), std::string::npos);
+    EXPECT_NE(md.find("| Isolation | process |"), std::string::npos);
+    EXPECT_NE(md.find("| Timeout per scenario (s; 0: none) | 600 |"), std::string::npos);
+    EXPECT_NE(md.find("| Rounds | 2 |"), std::string::npos);
+    EXPECT_NE(md.find("| Values of seq_len | 128,512 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Plugin toy: Parameter size | 64 |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("warmup_iterations"), std::string::npos);  // said by the sampling
+    EXPECT_NE(md.find("The command line, in `/home/me/bench`:\n\n```sh\nbenchhost run --include 'toy*' --rounds 2\n```\n"),
+              std::string::npos)
+        << md;
+    const std::string html = benchhost::html_report(record);
+    EXPECT_NE(html.find("<pre class=\"command\"><code>benchhost run --include &#39;toy*&#39; --rounds 2</code></pre>"), std::string::npos);
+    EXPECT_NE(html.find("<th scope=\"row\">Isolation</th><td>process</td>"), std::string::npos);
+
+    record.run_config.clear();  // a run folder written before runs recorded their command line
+    EXPECT_NE(benchhost::markdown_report(record).find("The run did not record its command line."), std::string::npos);
+}
+
+// The row of `o` in report.md: in the table under its benchmark's heading, the row that
+// starts with its variant and batch size (toy), or the only row (the others).
+std::string md_row(const std::string& md, const ScenarioOutcome& o) {
+    const auto heading = md.find("### `" + o.config.benchmark_id() + "`");
+    if (heading == std::string::npos) return "";
+    const auto end = md.find("\n\n", md.find("|---", heading));
+    const std::string table = md.substr(heading, end - heading);
+    const std::string start = o.config.benchmark == "toy" ? "\n| " + std::string(bench::to_string(o.config.variant)) + " | " +
+                                                                 std::to_string(o.config.batch_size) + " | "
+                                                           : "|\n| ";
+    const auto at = table.find(start);
+    if (at == std::string::npos) return "";
+    const auto row_start = table.find("| ", at);
+    return table.substr(row_start, table.find('\n', row_start) - row_start);
 }
 
 TEST(MarkdownReport, EachRowHasTheMedianWithItsCiAndTheSpeedupWithItsCi) {
     const RunRecord record = make_record();
     const std::string md = benchhost::markdown_report(record);
     for (const ScenarioOutcome& o : record.outcomes) {
-        const std::string id = "`" + o.config.scenario_id() + "`";
-        const auto row_start = md.find("| " + id + " |");
-        ASSERT_NE(row_start, std::string::npos) << id;
-        const std::string row = md.substr(row_start, md.find('\n', row_start) - row_start);
-        EXPECT_EQ(count(row, " | "), 7u) << row;  // 8 cells: no pipe from the text leaks
+        const std::string row = md_row(md, o);
+        ASSERT_FALSE(row.empty()) << o.config.scenario_id() << "\n" << md;
+        // 7 cells, and the variant and batch size for toy: no pipe from the text leaks.
+        EXPECT_EQ(count(row, " | "), o.config.benchmark == "toy" ? 8u : 6u) << row;
         if (o.result.status != bench::Status::success) continue;
         const bench::Series& latency = o.result.series.front();
         const bench::SeriesAnalysis a = bench::analyze_series(latency.samples);

@@ -337,7 +337,7 @@ TEST_F(ReportWriterTest, SummaryHasMetadataTotalsAndOneEntryPerScenario) {
     EXPECT_EQ(member(meta, "successful_runs").GetInt(), 2);
     EXPECT_EQ(member(meta, "failed_runs").GetInt(), 2);  // failed and crashed
     EXPECT_EQ(member(meta, "skipped_runs").GetInt(), 1);
-    EXPECT_DOUBLE_EQ(num(member(meta, "success_rate")), 0.4);
+    EXPECT_DOUBLE_EQ(num(member(meta, "success_rate")), 0.5);  // 2 of the 4 that ran: the skip is not counted
 
     EXPECT_EQ(str(member(member(member(summary, "context"), "cpu"), "logical_cores")), "2");
 
@@ -444,7 +444,7 @@ TEST_F(ReportWriterTest, EmptyRunStillWritesSummaryAndCsv) {
     EXPECT_TRUE(written.plugin_reports.empty());
     const auto summary = parse_file(written.summary);
     EXPECT_EQ(member(member(summary, "run_metadata"), "total_benchmarks").GetInt(), 0);
-    EXPECT_DOUBLE_EQ(num(member(member(summary, "run_metadata"), "success_rate")), 0);
+    EXPECT_TRUE(member(member(summary, "run_metadata"), "success_rate").IsNull());  // none ran
     EXPECT_EQ(parse_csv(read_file(written.csv)).size(), 1u);
 }
 
@@ -475,8 +475,14 @@ TEST(RunTotals, CountsEveryFailureKindAndTheRate) {
     EXPECT_EQ(totals.successful, 3);
     EXPECT_EQ(totals.skipped, 1);
     EXPECT_EQ(totals.failed, 4);
-    EXPECT_DOUBLE_EQ(totals.success_rate(), 3.0 / 8.0);
-    EXPECT_EQ(benchhost::count_totals(RunRecord{}).success_rate(), 0.0);
+    EXPECT_EQ(totals.ran(), 7);
+    EXPECT_DOUBLE_EQ(totals.success_rate(), 3.0 / 7.0);  // over the scenarios that ran
+    EXPECT_TRUE(std::isnan(benchhost::count_totals(RunRecord{}).success_rate()));
+    RunRecord skipped;
+    skipped.outcomes.resize(2);
+    for (auto& outcome : skipped.outcomes) outcome.result.status = bench::Status::skipped;
+    EXPECT_EQ(benchhost::count_totals(skipped).ran(), 0);
+    EXPECT_TRUE(std::isnan(benchhost::count_totals(skipped).success_rate()));
 }
 
 TEST(AtomicFile, CreatesParentsAndReplacesContent) {

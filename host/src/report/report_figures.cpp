@@ -177,7 +177,10 @@ std::vector<std::pair<std::string, std::string>> settings_lines(const RunRecord&
         if (!it->second.empty()) lines.emplace_back(setting.label, it->second);
         else if (setting.when_empty != nullptr) lines.emplace_back(setting.label, setting.when_empty);
     }
-    for (const auto& [key, value] : config) {
+    for (const auto& entry : config) {
+        // Not structured bindings: clang before 16 cannot capture them in a lambda.
+        const std::string& key = entry.first;
+        const std::string& value = entry.second;
         const auto is = [&](const char* name) { return key == name; };
         if (value.empty() || is("command_line") || is("working_directory")) continue;
         if (std::any_of(std::begin(setting_labels), std::end(setting_labels), [&](const SettingLabel& l) { return is(l.key); }))
@@ -197,7 +200,9 @@ void make_tables(RunFigures& figures) {
     std::vector<std::pair<std::string, std::vector<std::string>>> run_values;  // axis -> its values, in order
     for (const ScenarioFigures& f : figures.scenarios) {
         axes_of.push_back(scenario_axes(f.outcome->config.scenario_name));
-        for (const auto& [axis, value] : axes_of.back()) {
+        for (const auto& axis_value : axes_of.back()) {
+            const std::string& axis = axis_value.first;
+            const std::string& value = axis_value.second;
             auto it = std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
             if (it == run_values.end()) it = run_values.insert(run_values.end(), {axis, {}});
             if (std::find(it->second.begin(), it->second.end(), value) == it->second.end()) it->second.push_back(value);
@@ -229,13 +234,17 @@ void make_tables(RunFigures& figures) {
             // Each axis of the benchmark's scenarios not fixed in the run: its values here.
             std::vector<std::pair<std::string, std::vector<std::string>>> values;
             for (const BenchmarkTable::Row& row : table.rows)
-                for (const auto& [axis, value] : axes_of[row.scenario]) {
+                for (const auto& axis_value : axes_of[row.scenario]) {
+                    const std::string& axis = axis_value.first;
+                    const std::string& value = axis_value.second;
                     if (fixed_in_run(axis)) continue;
                     auto it = std::find_if(values.begin(), values.end(), [&](const auto& a) { return a.first == axis; });
                     if (it == values.end()) it = values.insert(values.end(), {axis, {}});
                     it->second.push_back(value);
                 }
-            for (const auto& [axis, seen] : values) {
+            for (const auto& axis_values : values) {
+                const std::string& axis = axis_values.first;
+                const std::vector<std::string>& seen = axis_values.second;
                 const bool one_value = seen.size() == table.rows.size() &&
                                        std::all_of(seen.begin(), seen.end(), [&](const auto& v) { return v == seen.front(); });
                 if (one_value) table.fixed_axes.emplace_back(axis, seen.front());

@@ -178,3 +178,19 @@ TEST_F(HandshakeTest, ARunNamesTheCauseWhenTheHandshakeNameMatchesNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(HandshakeTest, TheDryRunShowsTheBuildAndNameWarningsARunWouldLog) {
+    install_plugin(unoptimized_plugin, plugins, "unit");
+    install_plugin(optimized_plugin, plugins, "unit");
+    install_plugin(renamed_plugin, plugins, "unit");
+    const ProcessResult result = run({"--dry-run"});
+    ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(count_of(result.out, "warning: plugin unit/fixture_unoptimized ("), 1u) << result.out;
+    EXPECT_EQ(count_of(result.out, "warning: plugin unit/fixture_optimized ("), 0u) << result.out;
+    EXPECT_EQ(count_of(result.out, "BENCH_PLUGIN names the plugin 'trivial', the file 'renamed'"), 1u) << result.out;
+    EXPECT_FALSE(fs::exists(output));  // nothing written
+}
+
+}  // namespace

@@ -136,6 +136,8 @@ void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& 
         out << "\n" << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
         for (const std::string& note : plan.notes) out << "\nnote: " << note;
         for (const std::string& warning : plan.warnings) out << "\nwarning: " << warning;
+        for (const std::string& warning : discovery.warnings) out << "\nwarning: " << warning;
+        for (const std::string& warning : plugin_build_warnings(plan)) out << "\nwarning: " << warning;
         out << "\n";
     }
     out << "(dry run: nothing was run or written)\n";

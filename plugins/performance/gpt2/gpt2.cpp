@@ -627,11 +627,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         init_weights(*built, arch, seed);
         return built;
     });
-    const int64_t parameters = lt::count_parameters(*model);
-    if (parameters != parameter_count(arch))
-        throw std::logic_error("gpt2: " + std::string(arch.id) + " has " + std::to_string(parameters) +
-                               " parameters, expected " + std::to_string(parameter_count(arch)));
-    ctx.record_scalar("parameters", static_cast<double>(parameters), "count");
+    lt::record_parameters(ctx, *model, "gpt2 " + std::string(arch.id), parameter_count(arch));
 
     // In bfloat16 a variant is checked against eager's forward pass in float32 on the
     // same bf16-rounded weights. Two bf16 paths through 12 layers round independently:

@@ -310,6 +310,15 @@ int64_t count_parameters(const torch::nn::Module& module) {
     return count;
 }
 
+int64_t record_parameters(Context& ctx, const torch::nn::Module& module, const std::string& model, int64_t expected) {
+    const int64_t parameters = count_parameters(module);
+    ctx.record_scalar("parameters", static_cast<double>(parameters), "count");
+    if (expected > 0 && parameters != expected)
+        throw std::runtime_error(model + " has " + std::to_string(parameters) + " parameters, its architecture has " +
+                                 std::to_string(expected) + ": the definition is wrong");
+    return parameters;
+}
+
 namespace {
 
 /// Moves the module to `device` and its floating-point parameters and buffers to
@@ -350,11 +359,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     const torch::ScalarType dtype = select_dtype(ctx, device);
 
     prepare_module(*spec.module, device, dtype);
-    const int64_t parameters = count_parameters(*spec.module);
-    ctx.record_scalar("parameters", static_cast<double>(parameters), "count");
-    if (spec.expected_parameters > 0 && parameters != spec.expected_parameters)
-        throw std::runtime_error(spec.model + " has " + std::to_string(parameters) + " parameters, its architecture has " +
-                                 std::to_string(spec.expected_parameters) + ": the definition is wrong");
+    record_parameters(ctx, *spec.module, spec.model, spec.expected_parameters);
 
     // Inference only. The tracer works under InferenceMode too (checked), so all of the
     // scenario runs under it: no autograd bookkeeping, no version counters.

@@ -73,4 +73,11 @@ BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
 /// registered twice, as tied weights are, counts once).
 BENCH_EXPORT int64_t count_parameters(const torch::nn::Module& module);
 
+/// Counts the module's parameters and records them as the scalar "parameters" (count);
+/// when `expected` > 0 and the count differs, throws std::runtime_error naming `model`
+/// and both counts: a model definition that does not match its architecture is wrong.
+/// Returns the count.
+BENCH_EXPORT int64_t record_parameters(Context& ctx, const torch::nn::Module& module, const std::string& model,
+                                       int64_t expected = 0);
+
 }  // namespace bench::libtorch

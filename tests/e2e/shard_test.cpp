@@ -63,6 +63,7 @@ TEST_F(ShardTest, ShardsMergeIntoThePlanOfAnUnshardedRun) {
                                        (work / "shard1").string(), (work / "shard2" / "benchmark_summary.json").string()});
     ASSERT_EQ(merged.exit_code, 0) << merged.err;
     EXPECT_NE(merged.out.find("merged 3 shards"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("succeeded, 0 failed (100.0% of those that ran)"), std::string::npos) << merged.out;
     EXPECT_EQ(scenario_ids(work / "merged"), whole);
     const auto summary = read_json(work / "merged" / "benchmark_summary.json");
     EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 8);

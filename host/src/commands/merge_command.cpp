@@ -8,6 +8,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/report_reader.hpp"
+#include "report/report_figures.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_registry.hpp"
 
@@ -129,8 +130,7 @@ int merge_command(const fs::path& out, const std::vector<fs::path>& dirs) {
     if (!errors.empty()) return 1;
     const RunTotals totals = count_totals(merged);
     std::cout << "merged " << shards.size() << " shard" << (shards.size() == 1 ? "" : "s") << " into "
-              << (out / summary_file_name).string() << ": " << totals.total << " scenarios, " << totals.successful
-              << " succeeded, " << totals.failed << " failed, " << totals.skipped << " skipped\n";
+              << (out / summary_file_name).string() << ": " << totals_text(totals) << "\n";
     return 0;
 }
 

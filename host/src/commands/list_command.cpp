@@ -6,16 +6,11 @@
 
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
+#include "util/join.hpp"
 
 namespace benchhost {
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-    return out;
-}
 
 /// How the plugin was compiled, and what that means for its timings.
 std::string build_line(const DiscoveredPlugin& plugin) {

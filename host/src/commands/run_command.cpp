@@ -346,10 +346,11 @@ int run_benchmarks(const RunOptions& options) {
         log->log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
                  file.path.string(), file.reason);
     for (const std::string& note : plan.notes) log->info("{}", note);
-    for (const std::string& warning : prepared.discovery.warnings) log->warn("{}", warning);
     for (const std::string& warning : plugin_build_warnings(plan)) log->warn("{}", warning);
     if (prepared.empty_plan.empty()) {
+        // An empty plan's reasons hold these warnings too.
         for (const std::string& warning : plan.warnings) log->warn("{}", warning);
+        for (const std::string& warning : prepared.discovery.warnings) log->warn("{}", warning);
     } else {
         log->warn("the plan has no scenarios (--allow-empty: not an error)");
         for (const std::string& reason : prepared.empty_plan) log->warn("  {}", reason);

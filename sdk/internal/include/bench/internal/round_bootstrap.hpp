@@ -11,8 +11,9 @@
 //
 // Both are percentile bootstraps expanded for few rounds (Hesterberg's expanded
 // percentile interval): the tails are taken at Phi(-sqrt(n/(n-1)) t_{n-1}) instead of
-// (1 - level) / 2, n the rounds of the side with fewer. A plain percentile bootstrap over
-// 5 rounds covers about 85% where it claims 95%.
+// (1 - level) / 2, n the rounds of the side with fewer. A plain percentile bootstrap is
+// too narrow with few rounds; the expansion errs wide instead (docs/statistics.md has the
+// coverage of both on 5 rounds).
 //
 // Internal (sdk/internal): for the host and the SDK's own implementation; not installed,
 // not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).

@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "cli/cli.hpp"
+#include "commands/ab_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/export_command.hpp"
 #include "commands/list_command.hpp"
@@ -10,6 +11,28 @@
 #include "commands/run_command.hpp"
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
+
+namespace {
+
+/// Runs `command` with the worker server of process isolation when `needed`. The server
+/// starts here, before the run has threads, and gets ready while the run discovers and
+/// plans.
+template <typename Command>
+int with_worker_server(bool needed, Command&& command) {
+    using namespace benchhost;
+    if (needed) {
+        try {
+            start_worker_server();
+        } catch (const std::exception&) {
+            // The first scenario tries again, and reports why it cannot.
+        }
+    }
+    const int status = command();
+    stop_worker_server();
+    return status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace benchhost;
@@ -21,19 +44,11 @@ int main(int argc, char** argv) {
         [](auto& command) -> int {
             using T = std::decay_t<decltype(command)>;
             if constexpr (std::is_same_v<T, RunCommand>) {
-                // The worker server starts here, before the run has threads, and gets
-                // ready while the run discovers and plans.
                 const RunOptions& options = command.options;
-                if (options.isolation == Isolation::process && !options.dry_run) {
-                    try {
-                        start_worker_server();
-                    } catch (const std::exception&) {
-                        // The first scenario tries again, and reports why it cannot.
-                    }
-                }
-                const int status = run_benchmarks(options);
-                stop_worker_server();
-                return status;
+                return with_worker_server(options.isolation == Isolation::process && !options.dry_run,
+                                          [&] { return run_benchmarks(options); });
+            } else if constexpr (std::is_same_v<T, AbCommand>) {
+                return with_worker_server(!command.options.dry_run, [&] { return ab_command(command); });
             } else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
             else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);

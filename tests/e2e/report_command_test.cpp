@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/chromium.hpp"
 #include "../support/test_support.hpp"
 #include "report/rendered_reports.hpp"
 #include "json/report_reader.hpp"
@@ -19,12 +20,6 @@ namespace {
 using namespace benchtest;
 
 const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
 
 class ReportCommandTest : public ::testing::Test {
 protected:
@@ -120,41 +115,6 @@ TEST_F(ReportCommandTest, ARunThatCannotBeReadExitsWithTwoNamingTheFile) {
 }
 
 // ---- headless Chromium -----------------------------------------------------------------
-
-fs::path find_chromium() {
-    if (const char* explicit_path = std::getenv("BENCH_CHROMIUM"); explicit_path != nullptr && *explicit_path != '\0')
-        return explicit_path;
-    const char* path = std::getenv("PATH");
-    std::stringstream folders(path != nullptr ? path : "/usr/bin:/bin");
-    for (std::string folder; std::getline(folders, folder, ':');) {
-        for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-            const fs::path candidate = fs::path(folder) / name;
-            if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-        }
-    }
-    return {};
-}
-
-std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
-    std::uint32_t value = 0;
-    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<unsigned char>(bytes[at + i]);
-    return value;
-}
-
-// Chromium, headless, with a time limit (it must never hang the test), a profile of its
-// own and its log on stderr (console messages show there as "INFO:CONSOLE...").
-ProcessResult chromium(const fs::path& binary, const fs::path& profile, const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"/usr/bin/timeout", "-k", "10", "120", binary.string(), "--headless",
-                                     "--no-sandbox",  // needed as root
-                                     "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                                     "--user-data-dir=" + profile.string(), "--enable-logging=stderr", "--v=0"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_process(argv);
-}
-
-bool console_messages(const std::string& log) {
-    return log.find("CONSOLE") != std::string::npos || log.find("Uncaught") != std::string::npos;
-}
 
 TEST_F(ReportCommandTest, ChromiumRendersTheHtmlWithoutErrorsAndKeepsAScreenshot) {
     const fs::path binary = find_chromium();

@@ -172,6 +172,12 @@ inline const rapidjson::Document& summary_schema() {
     return schema.document;
 }
 
+/// docs/schema/comparison.schema.json (compare --json, run --baseline, ab), parsed once.
+inline const rapidjson::Document& comparison_schema() {
+    static const schema_detail::Schema schema("comparison.schema.json");
+    return schema.document;
+}
+
 /// Empty when `value` matches `schema`; else the first violation (see the top of this file).
 inline std::string schema_violation(const rapidjson::Document& schema, const rapidjson::Value& value) {
     return schema_detail::violation(schema, value);
@@ -247,24 +253,40 @@ inline void expect_reports_match_schema(const std::filesystem::path& run_dir, co
 /// (list, export, ...) and --help are left alone.
 inline void expect_host_output_matches_schema(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
     namespace fs = std::filesystem;
-    std::string output, command_line;
-    bool run = true, first_word = true;
+    std::string output, command_line, comparison_file, subcommand;
+    bool first_word = true, help = false;
     for (std::size_t i = 0; i < argv.size(); ++i) {
         command_line += (i == 0 ? "" : " ") + argv[i];
         if (i == 0) continue;
         const std::string& arg = argv[i];
-        if (first_word && !arg.starts_with("-")) run = arg == "run";
+        if (first_word) subcommand = arg.starts_with("-") ? "run" : arg;
         first_word = false;
-        if (arg == "--help" || arg == "-h" || arg == "--version") run = false;
+        if (arg == "--help" || arg == "-h" || arg == "--version") help = true;
         for (const char* option : {"--output-dir", "--resume"}) {
             const std::string prefix = std::string(option) + "=";
             if (arg == option && i + 1 < argv.size()) output = argv[i + 1];
             if (arg.starts_with(prefix)) output = arg.substr(prefix.size());
         }
+        if (arg == "--json" && i + 1 < argv.size()) comparison_file = argv[i + 1];
     }
-    if (!run) return;
-    fs::path dir = output.empty() ? fs::path("benchmark_results") / "latest" : fs::path(output);
-    if (dir.is_relative()) dir = cwd / dir;
+    if (help) return;
+    const auto absolute = [&](fs::path path) { return path.is_relative() ? cwd / path : path; };
+    const auto expect_comparison_matches = [&](const fs::path& file) {
+        if (!fs::exists(file)) return;
+        if (const std::string why = file_schema_violation(file, comparison_schema()); !why.empty())
+            ADD_FAILURE() << "comparison does not match docs/schema: " << why << "\n  (written by: " << command_line
+                          << ")";
+    };
+    if (subcommand == "compare" && !comparison_file.empty()) expect_comparison_matches(absolute(comparison_file));
+    if (subcommand == "ab" && !output.empty()) {
+        const fs::path dir = absolute(output);
+        for (const char* side : {"base", "new"})
+            if (fs::exists(dir / side / "benchmark_summary.json")) expect_reports_match_schema(dir / side, command_line);
+        expect_comparison_matches(dir / "comparison.json");
+    }
+    if (subcommand != "run") return;
+    const fs::path dir = absolute(output.empty() ? fs::path("benchmark_results") / "latest" : fs::path(output));
+    expect_comparison_matches(dir / "comparison.json");
     if (!fs::exists(dir / "benchmark_summary.json")) return;
     expect_reports_match_schema(dir, command_line);
 }

@@ -122,6 +122,14 @@ inline std::string debian_python() { return fs::exists("/usr/bin/python3") ? "/u
 
 inline fs::path benchhost_binary() { return fs::path(BENCH_TEST_BUILD_DIR) / "bin" / "benchhost"; }
 
+/// Runs the benchhost binary with `args` in `cwd` (its run folder then checked against
+/// docs/schema, as run_process does).
+inline ProcessResult run_host(const std::vector<std::string>& args, const fs::path& cwd) {
+    std::vector<std::string> argv = {benchhost_binary().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv, cwd);
+}
+
 /// Copies plugins into `<dir>/<category>/`, giving the host a folder of just these.
 inline void install_plugin(const fs::path& plugin, const fs::path& plugins_dir, const std::string& category) {
     fs::create_directories(plugins_dir / category);

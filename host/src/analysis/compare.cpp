@@ -65,29 +65,83 @@ Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
     return Verdict::same;
 }
 
-SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& base_outcome, const bench::Series& base,
-                                const ScenarioOutcome& next_outcome, const bench::Series& next,
-                                const CompareOptions& options) {
+/// One side of a row: its finite samples in ms, and by round when it has two or more.
+struct Side {
+    std::vector<double> all;
+    bench::RoundSamples rounds;
+    int round_count = 1;
+};
+
+/// The side `series` of `outcome` gives; only its first `keep_rounds` rounds when that
+/// is positive and fewer than it has (the figures a confirmation started from).
+Side side_of(const ScenarioOutcome& outcome, const bench::Series& series, int keep_rounds) {
+    Side side;
+    side.round_count = outcome.rounds;
+    side.rounds = rounds_in_ms(outcome, series);
+    if (keep_rounds <= 0 || side.rounds.empty() || keep_rounds >= static_cast<int>(side.rounds.size())) {
+        side.all = in_ms(series);
+        return side;
+    }
+    side.rounds.resize(static_cast<std::size_t>(keep_rounds));
+    side.round_count = keep_rounds;
+    for (const std::vector<double>& round : side.rounds)
+        for (const double x : round)
+            if (std::isfinite(x)) side.all.push_back(x);
+    if (keep_rounds == 1) side.rounds.clear();  // one round says nothing about the spread between rounds
+    return side;
+}
+
+/// The median of each round (its finite samples); NaN for a round without any.
+std::vector<double> round_medians(const bench::RoundSamples& rounds) {
+    std::vector<double> medians;
+    for (const std::vector<double>& round : rounds) {
+        std::vector<double> finite;
+        for (const double x : round)
+            if (std::isfinite(x)) finite.push_back(x);
+        medians.push_back(finite.empty() ? std::nan("") : bench::summarize(finite).median);
+    }
+    return medians;
+}
+
+std::string percent(double relative) { return fmt::format("{:.3g}%", relative * 100); }
+
+/// The figures and the verdict of `next` against `base` (SeriesComparison, without its
+/// names), on the best evidence the two sides hold.
+SeriesComparison judge(const Side& base, const Side& next, const CompareOptions& options) {
     SeriesComparison row;
-    row.scenario_id = id;
-    row.series = base.name;
-    const std::vector<double> a = in_ms(base), b = in_ms(next);
+    const std::vector<double>& a = base.all;
+    const std::vector<double>& b = next.all;
     row.base_samples = a.size();
     row.new_samples = b.size();
     row.base_median_ms = bench::summarize(a).median;
     row.new_median_ms = bench::summarize(b).median;
     row.ratio = row.new_median_ms / row.base_median_ms;
     row.p_value = bench::mann_whitney_u(a, b).p_value;
-    row.base_rounds = base_outcome.rounds;
-    row.new_rounds = next_outcome.rounds;
+    row.base_rounds = base.round_count;
+    row.new_rounds = next.round_count;
 
-    const bench::RoundSamples base_rounds = rounds_in_ms(base_outcome, base);
-    const bench::RoundSamples next_rounds = rounds_in_ms(next_outcome, next);
-    if (!base_rounds.empty() && !next_rounds.empty()) {
-        row.ratio_ci = bench::hierarchical_ratio_interval(next_rounds, base_rounds);
-        if (row.ratio_ci.valid()) {
+    if (options.paired && !base.rounds.empty() && !next.rounds.empty()) {
+        std::vector<double> base_medians = round_medians(base.rounds), new_medians = round_medians(next.rounds);
+        const std::size_t pairs = std::min(base_medians.size(), new_medians.size());
+        base_medians.resize(pairs);
+        new_medians.resize(pairs);
+        const bench::Interval ci = bench::paired_ratio_interval(base_medians, new_medians);
+        if (ci.valid()) {
+            row.evidence = "pairs";
+            row.ratio = bench::paired_ratio(base_medians, new_medians);
+            row.ratio_ci = ci;
+            row.verdict = verdict_of(row.ratio, ci, options.threshold);
+            if (row.verdict == Verdict::inconclusive)
+                row.note = "the pairs differ too much to tell: more rounds narrow the interval";
+            return row;
+        }
+    }
+    if (!base.rounds.empty() && !next.rounds.empty()) {
+        const bench::Interval ci = bench::hierarchical_ratio_interval(next.rounds, base.rounds);
+        if (ci.valid()) {
             row.evidence = "rounds";
-            row.verdict = verdict_of(row.ratio, row.ratio_ci, options.threshold);
+            row.ratio_ci = ci;
+            row.verdict = verdict_of(row.ratio, ci, options.threshold);
             if (row.verdict == Verdict::inconclusive)
                 row.note = "the rounds differ too much to tell: more rounds narrow the interval";
             return row;
@@ -95,11 +149,36 @@ SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& ba
     }
     row.ratio_ci = bench::bootstrap_ratio_interval(b, a);
     const bool significant = row.p_value < options.alpha;
-    if (significant && row.ratio > 1 + options.threshold) row.verdict = Verdict::slower;
-    else if (significant && row.ratio < 1 - options.threshold) row.verdict = Verdict::faster;
+    const double floor = std::max(options.noise_floor, 0.0);
+    const std::string within_floor = "one run a side: within the " + percent(floor) +
+                                     " noise floor between runs (--rounds 3 or benchhost ab can tell)";
+    if (significant && row.ratio > 1 + options.threshold) {
+        row.verdict = row.ratio_ci.valid() && row.ratio_ci.low > 1 + floor ? Verdict::slower : Verdict::inconclusive;
+    } else if (significant && row.ratio < 1 - options.threshold) {
+        row.verdict = row.ratio_ci.valid() && row.ratio_ci.high < 1 / (1 + floor) ? Verdict::faster : Verdict::inconclusive;
+    }
+    if (row.verdict == Verdict::inconclusive) row.note = within_floor;
     // With few samples no difference can be significant: say so rather than "same".
     if (!significant && std::min(a.size(), b.size()) < 5 && std::abs(row.ratio - 1) > options.threshold)
         row.note = "too few samples for the test (at least 5 per side)";
+    return row;
+}
+
+SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& base_outcome, const bench::Series& base,
+                                const ScenarioOutcome& next_outcome, const bench::Series& next,
+                                const CompareOptions& options) {
+    SeriesComparison row = judge(side_of(base_outcome, base, 0), side_of(next_outcome, next, 0), options);
+    row.scenario_id = id;
+    row.series = base.name;
+    // Confirmed: the figures of the rounds before the confirmation, beside those of all.
+    // An A/B run confirmed both sides; a run against a baseline only its own.
+    const int first = next_outcome.first_rounds;
+    if (first > 0 && first < next_outcome.rounds) {
+        const SeriesComparison before = judge(side_of(base_outcome, base, options.paired ? first : 0),
+                                              side_of(next_outcome, next, first), options);
+        row.first = SeriesComparison::First{before.ratio, before.ratio_ci, before.verdict, before.base_rounds,
+                                            before.new_rounds};
+    }
     return row;
 }
 
@@ -162,19 +241,14 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
             comparison.not_compared.push_back(id + ": " + why);
             continue;
         }
-        bool any = false;
-        for (const bench::Series& series : new_result.series) {
-            if (!is_time_unit(series.unit)) continue;
-            const bench::Series* old_series = old_result.find_series(series.name);
-            if (old_series == nullptr || !is_time_unit(old_series->unit)) continue;
-            if (old_series->samples.empty() || series.samples.empty()) continue;
-            SeriesComparison row = compare_series(id, *it->second, *old_series, outcome, series, options);
+        std::vector<SeriesComparison> rows = compare_outcomes(*it->second, outcome, options);
+        const bool any = !rows.empty();
+        for (SeriesComparison& row : rows) {
             if (std::isfinite(row.ratio) && row.ratio > 0) {
                 log_sum += std::log(row.ratio);
                 ++logs;
             }
             comparison.rows.push_back(std::move(row));
-            any = true;
         }
         if (!any) comparison.not_compared.push_back(id + ": no time series measured in both runs");
     }
@@ -186,7 +260,63 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
             comparison.only_in_base.push_back(id);
     }
     comparison.geomean_ratio = logs > 0 ? std::exp(log_sum / static_cast<double>(logs)) : std::nan("");
+    comparison.base_load = side_load(base);
+    comparison.new_load = side_load(next);
     return comparison;
+}
+
+std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
+                                               const CompareOptions& options) {
+    std::vector<SeriesComparison> rows;
+    if (base.result.status != bench::Status::success || next.result.status != bench::Status::success) return rows;
+    const std::string id = next.config.scenario_id();
+    for (const bench::Series& series : next.result.series) {
+        if (!is_time_unit(series.unit)) continue;
+        const bench::Series* old_series = base.result.find_series(series.name);
+        if (old_series == nullptr || !is_time_unit(old_series->unit)) continue;
+        if (old_series->samples.empty() || series.samples.empty()) continue;
+        rows.push_back(compare_series(id, base, *old_series, next, series, options));
+    }
+    return rows;
+}
+
+Verdict scenario_verdict(const std::vector<SeriesComparison>& rows) {
+    for (const Verdict verdict : {Verdict::slower, Verdict::inconclusive, Verdict::faster})
+        if (std::any_of(rows.begin(), rows.end(), [&](const SeriesComparison& row) { return row.verdict == verdict; }))
+            return verdict;
+    return Verdict::same;
+}
+
+SideLoad side_load(const RunRecord& record) {
+    SideLoad load;
+    double busy = 0, others = 0, average = 0;
+    std::size_t with_average = 0;
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        const auto it = outcome.result.monitors.find("cpu_metrics");
+        if (it == outcome.result.monitors.end() || !it->second.available) continue;
+        const bench::MonitorReport& cpu = it->second;
+        const auto metric = [&](const char* name) {
+            const auto m = cpu.metrics.find(name);
+            return m == cpu.metrics.end() ? std::nan("") : m->second.mean;
+        };
+        const auto cpus = cpu.values.find("cpus_available");
+        const double machine = metric("system_cpu_utilization"), own = metric("cpu_utilization");
+        if (!std::isfinite(machine) || !std::isfinite(own) || cpus == cpu.values.end()) continue;
+        ++load.scenarios;
+        busy += machine;
+        others += std::max(0.0, machine / 100 * cpus->second.value - own / 100);
+        if (const double a = metric("load_average"); std::isfinite(a)) {
+            average += a;
+            ++with_average;
+        }
+    }
+    if (load.scenarios > 0) {
+        const double n = static_cast<double>(load.scenarios);
+        load.machine_busy_percent = busy / n;
+        load.other_cpus = others / n;
+    }
+    if (with_average > 0) load.load_average = average / static_cast<double>(with_average);
+    return load;
 }
 
 }  // namespace benchhost

@@ -5,14 +5,23 @@
 //
 // The evidence depends on what the runs hold. Samples of one run share that moment's
 // load, so two runs differ by more than their samples' spread says:
-// - both sides measured in rounds (run --rounds N, N >= 2): the interval resamples
-//   rounds, then samples within them (bench/internal/round_bootstrap.hpp), and the
-//   verdict reads the interval: "slower" when it lies above 1 and the ratio passes the
-//   threshold, "inconclusive" when it reaches past the threshold without that;
-// - one round on either side: the samples alone, a bootstrap interval and a
-//   Mann-Whitney U test, which cannot see the noise between runs.
+// - "pairs": an A/B run (benchhost ab) ran round i of both sides back to back; the
+//   ratio is the geometric mean of the rounds' ratios of medians, its interval a
+//   bootstrap over the pairs (what a pair shares, the moment's load, cancels);
+// - "rounds": both sides measured in rounds (run --rounds N, N >= 2): the interval
+//   resamples rounds, then samples within them (bench/internal/round_bootstrap.hpp);
+// - "samples": one round on either side: a bootstrap interval of the samples and a
+//   Mann-Whitney U test, which cannot see the noise between runs. A change the test
+//   finds is "slower" only when the interval lies beyond the noise floor (the spread
+//   between single runs of the same build, CompareOptions::noise_floor), else
+//   "inconclusive".
+// With pairs or rounds the verdict reads the interval: "slower" when it lies above 1
+// and the ratio passes the threshold, "same" when it lies within the threshold, else
+// "inconclusive".
 #pragma once
 
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +34,12 @@ namespace benchhost {
 struct CompareOptions {
     double threshold = 0.05;  // a change smaller than this is "same", however significant
     double alpha = 0.05;      // significance level of the U test
+    /// How far apart single runs of the same build can be (a relative change): with one
+    /// run a side, a change is "slower" or "faster" only when its interval lies beyond it.
+    double noise_floor = 0.10;
+    /// The runs are the two sides of an A/B run: round i of one ran beside round i of the
+    /// other, and they are compared pair by pair.
+    bool paired = false;
 };
 
 /// inconclusive: the interval reaches past the threshold, but does not exclude no change.
@@ -45,6 +60,25 @@ struct SeriesComparison {
     /// or "samples" (one run each: the spread between runs is not seen).
     std::string evidence = "samples";
     int base_rounds = 1, new_rounds = 1;
+    /// With --confirm, when the scenario was run again because it was flagged slower: the
+    /// figures it was flagged with (its first rounds). The row's own figures are over all
+    /// rounds, confirmation included.
+    struct First {
+        double ratio = 0;
+        bench::Interval ratio_ci;
+        Verdict verdict = Verdict::slower;
+        int base_rounds = 1, new_rounds = 1;
+    };
+    std::optional<First> first;
+};
+
+/// The machine's load while one side ran, from the CPU monitor of its scenarios (the
+/// mean over those that were monitored); NaN when none was.
+struct SideLoad {
+    std::size_t scenarios = 0;         // monitored scenarios
+    double machine_busy_percent = NAN;  // of all CPUs, by everything (system_cpu_utilization)
+    double other_cpus = NAN;           // CPUs kept busy by other processes than the benchmark
+    double load_average = NAN;         // runnable tasks (1-minute load average)
 };
 
 struct Comparison {
@@ -57,6 +91,9 @@ struct Comparison {
     /// Why the runs' figures may not be comparable: "cpu.model: X (base) vs Y (new)".
     std::vector<std::string> incomparable;
     double geomean_ratio = 0;  // of all rows' ratios; NaN without rows
+    SideLoad base_load, new_load;
+    /// What else the reader should know, a sentence each (an A/B run's budget spent, ...).
+    std::vector<std::string> notes;
 
     std::size_t count(Verdict verdict) const;
     /// Rows significantly slower by more than the threshold.
@@ -65,6 +102,18 @@ struct Comparison {
 
 /// Compares every scenario of `next` with the scenario of the same id in `base`.
 Comparison compare_runs(const RunRecord& base, const RunRecord& next, const CompareOptions& options = {});
+
+/// The rows of one scenario that both sides ran successfully: one per time series both
+/// measured (compare_runs calls it for every scenario; an A/B run after every pair).
+std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
+                                               const CompareOptions& options);
+
+/// The verdict of a scenario from its rows: slower when one is, else inconclusive when
+/// one is, else faster when one is, else same.
+Verdict scenario_verdict(const std::vector<SeriesComparison>& rows);
+
+/// The load of one side (see SideLoad).
+SideLoad side_load(const RunRecord& record);
 
 /// The machine and build facts that differ between two runs (see Comparison::incomparable).
 std::vector<std::string> incomparable_facts(const HardwareInfo& base, const HardwareInfo& next);

@@ -3,6 +3,7 @@
 #include "report/reporter_registry.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <vector>
 
@@ -26,9 +27,18 @@ struct RunArguments {
     std::string resume, model_path, target_ci_width, baseline, threshold, shard, shard_costs;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
     bool dry_run = false, quiet = false, allow_empty = false;
-    int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0;
+    int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
+    std::string noise_floor;
+    // benchhost ab
+    std::string base_dir, new_dir;
+    std::vector<std::string> base_params, new_params;
+    int max_rounds = 0;
+    double time_limit = 0;
 };
+
+/// Which command the run options are for: `run`, or `ab` (two plugin folders in pairs).
+enum class RunMode { run, ab };
 
 /// The comma-separated values of an axis option, each once, in order; ConfigError
 /// naming the option for an empty one. `text` is the values, `given` what was typed.
@@ -60,6 +70,22 @@ std::pair<std::string, std::vector<std::string>> custom_axis(const std::string& 
     return {name, axis_values("--axis", given.substr(equals + 1), given)};
 }
 
+/// `--param KEY=VALUE[,VALUE...]` as the key and its values, or ConfigError naming `option`.
+std::pair<std::string, std::vector<std::string>> param_of(const std::string& option, const std::string& param) {
+    const auto equals = param.find('=');
+    if (equals == std::string::npos || equals == 0)
+        throw ConfigError("option " + option + ": '" + param + "' is not KEY=VALUE");
+    std::vector<std::string> values;
+    const std::string value = param.substr(equals + 1);
+    for (std::size_t start = 0;;) {
+        const auto comma = value.find(',', start);
+        values.push_back(value.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return {param.substr(0, equals), values};
+}
+
 /// A relative amount from the command line ("5%" or 0.05), or ConfigError naming the option.
 double relative_option(const std::string& option, const std::string& text, double below) {
     const auto value = parse_relative(text);
@@ -68,14 +94,37 @@ double relative_option(const std::string& option, const std::string& text, doubl
     return *value;
 }
 
-void add_run_options(CLI::App& run, RunArguments& args) {
+void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     // An option given twice takes the last value, as most tools do (a script can append
     // an override); --include, --exclude, --category and --param collect every value.
     run.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    run.add_option("--plugins-dir", args.plugins_dir, "Plugin folder (default: ../plugins beside the executable)");
+    const bool ab = mode == RunMode::ab;
+    if (ab) {
+        run.add_option("--base", args.base_dir, "Plugin folder of the base side (A), e.g. a main-branch build's plugins/")
+            ->required()
+            ->check(CLI::ExistingDirectory);
+        run.add_option("--new", args.new_dir, "Plugin folder of the new side (B), e.g. a pull request's build (may be --base)")
+            ->required()
+            ->check(CLI::ExistingDirectory);
+        run.add_option("--base-param", args.base_params, "A plugin parameter KEY=VALUE for the base side only; repeatable")
+            ->take_all();
+        run.add_option("--new-param", args.new_params,
+                       "A plugin parameter KEY=VALUE for the new side only (e.g. --new-param threads=8); repeatable")
+            ->take_all();
+        run.add_option("--max-rounds", args.max_rounds,
+                       "Pairs at most for a scenario still inconclusive after --rounds (default 12)")
+            ->check(CLI::Range(2, 1000));
+        run.add_option("--time-limit", args.time_limit,
+                       "Seconds: no pair beyond --rounds starts once this much of the A/B run has passed; 0: no limit")
+            ->check(CLI::NonNegativeNumber);
+    } else {
+        run.add_option("--plugins-dir", args.plugins_dir, "Plugin folder (default: ../plugins beside the executable)");
+    }
     run.add_option("--config", args.config, "YAML config file; options given here override it")->check(CLI::ExistingFile);
     run.add_option("--output-dir", args.output_dir,
-                   "Write reports into this folder (default: benchmark_results/<timestamp>/)");
+                   ab ? "Write the comparison and the sides' run folders (base/, new/) into this folder (default: "
+                        "benchmark_results/ab_<timestamp>/)"
+                      : "Write reports into this folder (default: benchmark_results/<timestamp>/)");
     run.add_option("--include", args.include, "Run only ids (category/plugin/benchmark) matching: substring or glob; repeatable")
         ->take_all();
     run.add_option("--exclude", args.exclude, "Skip ids matching: substring or glob; repeatable")->take_all();
@@ -95,17 +144,38 @@ void add_run_options(CLI::App& run, RunArguments& args) {
     run.add_option("--target-ci-width", args.target_ci_width,
                    "Measure until the 95% confidence interval of the median is this wide relative to the median "
                    "(e.g. 1%), or --max-time (default 10 s) is spent");
-    run.add_option("--rounds", args.rounds,
-                   "Run each scenario this many times, each in a fresh worker, the variants of a benchmark interleaved "
-                   "in rotating order; samples are pooled")
-        ->check(CLI::Range(1, 1000));
-    run.add_option("--baseline", args.baseline,
-                   "After the run, compare it with this earlier run folder (as `benchhost compare`)")
-        ->check(CLI::ExistingPath);
+    if (ab) {
+        run.add_option("--rounds", args.rounds,
+                       "Pairs of rounds every scenario runs, a round of each side back to back in fresh workers, "
+                       "alternating which goes first (default 4)")
+            ->check(CLI::Range(2, 1000));
+    } else {
+        run.add_option("--rounds", args.rounds,
+                       "Run each scenario this many times, each in a fresh worker, the variants of a benchmark "
+                       "interleaved in rotating order; samples are pooled, and a comparison judges by rounds")
+            ->check(CLI::Range(1, 1000));
+        run.add_option("--baseline", args.baseline,
+                       "After the run, compare it with this earlier run folder (as `benchhost compare`)")
+            ->check(CLI::ExistingPath);
+    }
+    // The comparison's options: for run, of the comparison with --baseline.
+    const auto comparison_help = [ab](std::string text) {
+        if (ab) text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+        return ab ? text : "With --baseline: " + text;
+    };
     run.add_option("--threshold", args.threshold,
-                   "With --baseline: a change smaller than this is not a regression (default 5%)");
+                   comparison_help("a change smaller than this is not a regression (default 5%)"));
     run.add_flag("--fail-on-regression", args.fail_on_regression,
-                 "With --baseline: exit 1 when a scenario is significantly slower by more than --threshold");
+                 comparison_help("exit 1 when a scenario is slower by more than --threshold (not when inconclusive)"));
+    run.add_option("--confirm", args.confirm,
+                   comparison_help(std::string("run a scenario found slower this many more ") +
+                                   (ab ? "pairs" : "rounds") +
+                                   " before the verdict stands; the comparison shows the first figures beside the "
+                                   "confirmed ones"))
+        ->check(CLI::Range(1, 1000));
+    run.add_option("--noise-floor", args.noise_floor,
+                   comparison_help("how far apart single runs of the same build can be (default 10%): with one run "
+                                   "a side, a change within it is inconclusive"));
     run.add_option("--format", args.formats,
                    "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON); "
                    "repeatable")
@@ -137,32 +207,41 @@ void add_run_options(CLI::App& run, RunArguments& args) {
                    "A custom axis NAME=V1,V2: one scenario per value for plugins that declare NAME in their axes, "
                    "each value passed as the parameter NAME (as the YAML's axes:); repeatable")
         ->take_all();
-    run.add_option("--resume", args.resume,
-                   "Continue the interrupted run in this folder: scenarios it already reported are not run again")
-        ->check(CLI::ExistingDirectory);
     run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
     run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
                  "Load plugins from folders or files that others than their owner can write");
-    run.add_option("--shard", args.shard,
-                   "Run only part K of N of the plan (K/N, 1-based), or `slurm` to take K and N from the SLURM job "
-                   "array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT); `benchhost merge` joins the shards' folders");
-    run.add_option("--shard-costs", args.shard_costs,
-                   "With --shard: an earlier run folder whose scenario times balance the shards (the same on every shard)")
-        ->check(CLI::ExistingPath);
+    if (!ab) {
+        run.add_option("--resume", args.resume,
+                       "Continue the interrupted run in this folder: scenarios it already reported are not run again")
+            ->check(CLI::ExistingDirectory);
+        run.add_option("--shard", args.shard,
+                       "Run only part K of N of the plan (K/N, 1-based), or `slurm` to take K and N from the SLURM "
+                       "job array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT); `benchhost merge` joins the shards' folders");
+        run.add_option("--shard-costs", args.shard_costs,
+                       "With --shard: an earlier run folder whose scenario times balance the shards (the same on "
+                       "every shard)")
+            ->check(CLI::ExistingPath);
+    }
     run.add_flag("--dry-run", args.dry_run, "Print the scenarios the run would execute, and run nothing");
     run.add_flag("--allow-empty", args.allow_empty,
                  "A plan with no scenarios (filters that match nothing, no plugins) is a success, not exit 1");
     run.add_flag("--quiet,-q", args.quiet,
                  "Print only warnings, errors and the summary: no progress, no informational lines");
-    run.add_option("--isolation", args.isolation, "process: each scenario in a worker process; none: in the host (for gdb)")
-        ->check(CLI::IsMember({"process", "none"}));
+    if (!ab)
+        run.add_option("--isolation", args.isolation,
+                       "process: each scenario in a worker process; none: in the host (for gdb)")
+            ->check(CLI::IsMember({"process", "none"}));
     run.add_option("--log-level", args.log_level, "trace, debug, info, warn, error, critical or off")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 }
 
 /// Applies what was given on the command line over the config file's values.
 void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptions& options) {
-    auto given = [&](const char* name) { return run.count(name) > 0; };
+    // `ab` has no --plugins-dir, --baseline, --resume, --shard or --isolation.
+    auto given = [&](const char* name) {
+        const CLI::Option* option = run.get_option_no_throw(name);
+        return option != nullptr && option->count() > 0;
+    };
     if (given("--plugins-dir")) options.plugins_dir = args.plugins_dir;
     if (given("--output-dir")) options.output_dir = args.output_dir;
     if (given("--include")) options.include = args.include;
@@ -189,8 +268,13 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--baseline")) options.baseline = args.baseline;
     if (given("--threshold")) options.regression_threshold = relative_option("--threshold", args.threshold, 100);
     if (given("--fail-on-regression")) options.fail_on_regression = args.fail_on_regression;
-    if ((given("--threshold") || given("--fail-on-regression")) && !options.baseline)
-        throw ConfigError("--threshold and --fail-on-regression need --baseline DIR (the run to compare with)");
+    if (given("--confirm")) options.confirm = args.confirm;
+    if (given("--noise-floor")) options.noise_floor = relative_option("--noise-floor", args.noise_floor, 100);
+    const bool ab = run.get_option_no_throw("--base") != nullptr;
+    if (!ab && (given("--threshold") || given("--fail-on-regression") || given("--confirm") || given("--noise-floor")) &&
+        !options.baseline)
+        throw ConfigError(
+            "--threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR (the run to compare with)");
     if (given("--resume")) {
         if (given("--output-dir") && fs::path(args.output_dir) != fs::path(args.resume))
             throw ConfigError("--resume writes into the folder it resumes; leave out --output-dir");
@@ -208,18 +292,8 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
     if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {
-        const auto equals = param.find('=');
-        if (equals == std::string::npos || equals == 0)
-            throw ConfigError("option --param: '" + param + "' is not KEY=VALUE");
-        std::vector<std::string> values;
-        const std::string value = param.substr(equals + 1);
-        for (std::size_t start = 0;;) {
-            const auto comma = value.find(',', start);
-            values.push_back(value.substr(start, comma - start));
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
-        cli.params.set(param.substr(0, equals), values);
+        auto [key, values] = param_of("--param", param);
+        cli.params.set(key, values);
     }
     const std::pair<const char*, const std::string*> axes[] = {
         {"variant", &args.variants}, {"batch_size", &args.batch_sizes}, {"dtype", &args.dtypes},
@@ -263,7 +337,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 
     RunArguments run_args;
     CLI::App* run = app.add_subcommand("run", "Discover, run and report benchmarks (the default)");
-    add_run_options(*run, run_args);
+    add_run_options(*run, run_args, RunMode::run);
+
+    RunArguments ab_args;
+    CLI::App* ab_app = app.add_subcommand(
+        "ab", "A/B: the same plan over two plugin folders, each scenario in pairs of rounds (A B, B A, ...) until "
+              "the comparison decides; writes comparison.md, comparison.json and report.html");
+    add_run_options(*ab_app, ab_args, RunMode::ab);
 
     std::string list_dir;
     CLI::App* list = app.add_subcommand("list", "List plugins and their benchmarks, and files that are not plugins");
@@ -301,7 +381,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     compare_app->add_option("--alpha", compare.alpha, "Significance level of the U test (default 0.05)")
         ->check(CLI::Range(0.0, 1.0));
     compare_app->add_flag("--fail-on-regression", compare.fail_on_regression,
-                          "Exit 1 when a scenario is significantly slower by more than --threshold");
+                          "Exit 1 when a scenario is slower by more than --threshold (not when inconclusive)");
+    std::string compare_noise_floor;
+    compare_app->add_option("--noise-floor", compare_noise_floor,
+                            "How far apart single runs of the same build can be (default 10%): with one run a side, "
+                            "a change within it is inconclusive");
     compare_app->add_option("--markdown", compare_markdown, "Also write the comparison as Markdown to this file");
     compare_app->add_option("--json", compare_json, "Also write the comparison as JSON to this file");
 
@@ -345,6 +429,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             compare.base = compare_base;
             compare.next = compare_new;
             if (!compare_threshold.empty()) compare.threshold = relative_option("--threshold", compare_threshold, 100);
+            if (!compare_noise_floor.empty())
+                compare.noise_floor = relative_option("--noise-floor", compare_noise_floor, 100);
             compare.markdown = compare_markdown;
             compare.json = compare_json;
             parsed.command = compare;
@@ -352,6 +438,26 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             parsed.command = ExportCommand{export_source, export_format, export_output};
         } else if (*report_app) {
             parsed.command = ReportCommand{report_source, report_output};
+        } else if (*ab_app) {
+            AbCommand ab;
+            ab.options.invocation.assign(argv, argv + argc);
+            ab.options.defaults = builtin_scenario_defaults();
+            ab.options.rounds = 4;
+            if (ab_app->count("--config") > 0) load_config_file(ab_args.config, ab.options);
+            apply_run_arguments(*ab_app, ab_args, ab.options);
+            ab.base_dir = ab_args.base_dir;
+            ab.new_dir = ab_args.new_dir;
+            for (const std::string& param : ab_args.base_params) ab.base_params.push_back(param_of("--base-param", param));
+            for (const std::string& param : ab_args.new_params) ab.new_params.push_back(param_of("--new-param", param));
+            if (ab.options.rounds < 2)
+                throw ConfigError("ab: rounds " + std::to_string(ab.options.rounds) +
+                                  ": an A/B run needs at least 2 pairs (--rounds 2) to see the spread between them");
+            if (ab_app->count("--max-rounds") > 0) ab.max_rounds = ab_args.max_rounds;
+            if (ab.max_rounds < ab.options.rounds)
+                throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + " is fewer than --rounds " +
+                                  std::to_string(ab.options.rounds) + " (the pairs every scenario runs)");
+            ab.time_limit_s = ab_args.time_limit;
+            parsed.command = std::move(ab);
         } else {
             RunOptions options;
             options.invocation.assign(argv, argv + argc);

@@ -1,5 +1,5 @@
-// The command line: `benchhost [run] [options]`, `benchhost list`, `compare`, `merge`,
-// `report`, `export`, and `benchhost worker`, which runs one scenario in its own process
+// The command line: `benchhost [run] [options]`, `benchhost ab`, `list`, `compare`,
+// `merge`, `report`, `export`, and `benchhost worker`, which runs one scenario in its own process
 // (for debugging; a run starts its workers through the worker server,
 // execute/worker_server.hpp).
 #pragma once
@@ -38,11 +38,25 @@ struct ExportCommand {
     std::filesystem::path output;  // empty: standard output
 };
 
+/// `benchhost ab --base DIR_A --new DIR_B [options]` (commands/ab_command.hpp): the
+/// same plan over two plugin folders, in A/B pairs of rounds.
+struct AbCommand {
+    /// The plan, the sampling, the output folder, the threshold, --confirm, ...; its
+    /// plugins_dir is not used, its rounds are the pairs every scenario runs.
+    RunOptions options;
+    std::filesystem::path base_dir, new_dir;
+    /// Parameters only one side gets (--base-param, --new-param), over the others.
+    std::vector<std::pair<std::string, std::vector<std::string>>> base_params, new_params;
+    int max_rounds = 12;      // pairs at most for a scenario still inconclusive
+    double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
+};
+
 /// `benchhost compare BASE NEW` (compare_command.hpp).
 struct CompareCommand {
     std::filesystem::path base, next;  // run folders, or their benchmark_summary.json
     double threshold = 0.05;
     double alpha = 0.05;
+    double noise_floor = 0.10;
     bool fail_on_regression = false;
     std::filesystem::path markdown, json;  // also write these; empty: not
 };
@@ -60,7 +74,8 @@ struct MergeCommand {
     std::vector<std::filesystem::path> shards;
 };
 
-using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand, ReportCommand>;
+using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand,
+                             ReportCommand, AbCommand>;
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program

@@ -21,7 +21,8 @@ int compare_command(const CompareCommand& command) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
-    Comparison comparison = compare_runs(base, next, CompareOptions{command.threshold, command.alpha});
+    Comparison comparison = compare_runs(base, next, CompareOptions{.threshold = command.threshold, .alpha = command.alpha,
+                                                                     .noise_floor = command.noise_floor});
     comparison.base_label = base_dir.string();
     comparison.new_label = next_dir.string();
     try {

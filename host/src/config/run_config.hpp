@@ -95,6 +95,12 @@ struct RunOptions {
     std::optional<std::filesystem::path> baseline;  // compare with this earlier run at the end
     double regression_threshold = 0.05;              // relative change that counts as a regression
     bool fail_on_regression = false;                 // exit 1 when the comparison finds one
+    /// How far apart single runs of the same build may be: with one run a side, a change
+    /// within it is "inconclusive" (CompareOptions::noise_floor).
+    double noise_floor = 0.10;
+    /// A scenario the comparison finds slower is run this many more rounds before the
+    /// verdict stands; the report keeps the first figures beside the confirmed ones.
+    int confirm = 0;
     std::vector<std::string> extra_formats;          // also write: "gbench-json" (gbench.json)
     std::optional<std::string> shard;                    // "K/N" or "slurm": run only this part of the plan
     std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards

@@ -72,6 +72,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
         if (is_monitor_name(name)) outcome.result.monitors.emplace(name, read_monitor(field));
     });
     if (scenario.has("rounds")) outcome.rounds = scenario.integer("rounds");
+    if (scenario.has("first_rounds")) outcome.first_rounds = scenario.integer("first_rounds");
     if (scenario.has("round_sizes")) outcome.round_sizes = read_round_sizes(scenario.object("round_sizes"));
     if (scenario.has("sampling")) outcome.result.sampling = read_sampling(scenario.object("sampling"));
 

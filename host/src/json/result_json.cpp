@@ -161,6 +161,7 @@ std::string journal_outcome_line(const ScenarioOutcome& outcome, int round) {
                out.field("wall_time_s", outcome.wall_time_s);
                out.field("log_tail", outcome.log_tail);
                out.field("crashed_while_loading", outcome.crashed_while_loading);
+               if (outcome.first_rounds > 0) out.field("confirms_after", outcome.first_rounds);
                out.key("config");
                write_config(out, outcome.config);
                out.key("result");
@@ -199,6 +200,7 @@ JournalLine parse_journal_line(std::string_view line, const std::string& origin)
     outcome.wall_time_s = read.number("wall_time_s");
     outcome.log_tail = read.string("log_tail");
     outcome.crashed_while_loading = read.boolean("crashed_while_loading");
+    if (read.has("confirms_after")) outcome.first_rounds = read.integer("confirms_after");
     outcome.config = read_config(read.object("config"));
     outcome.result = read_result(read["result"]);
     parsed.outcome = std::move(outcome);

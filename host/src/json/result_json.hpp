@@ -34,7 +34,8 @@ bool is_monitor_name(std::string_view name);
 // The first line describes the run; every other line is one execution of a scenario
 // (one round), as it ended: {"round", "plugin_path", "plugin_version", "plugin_build"
 // (scenario_json.hpp; absent in older journals), "started_at", "wall_time_s", "log_tail",
-// "crashed_while_loading", "config": config, "result": result}.
+// "crashed_while_loading", "confirms_after" (a confirmation round: the rounds before the
+// confirmation; absent otherwise), "config": config, "result": result}.
 // A resumed run appends a header line of its own and goes on.
 
 inline constexpr const char* journal_format_name = "benchhost run journal";

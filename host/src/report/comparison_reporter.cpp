@@ -1,5 +1,6 @@
 #include "report/comparison_reporter.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -7,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "json/report_reader.hpp"
+#include "report/html_page.hpp"
+#include "report/svg_chart.hpp"
 #include "json/json_writer.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -24,11 +27,29 @@ std::string interval_text(const bench::Interval& ci) {
     return fmt::format("[{}, {}]", format3(ci.low), format3(ci.high));
 }
 
+/// What a verdict rests on: "5 pairs", "3 vs 3 rounds", "" (one run a side).
+std::string evidence_text(const std::string& evidence, int base_rounds, int new_rounds) {
+    if (evidence == "pairs") return fmt::format("{} pairs", std::min(base_rounds, new_rounds));
+    if (evidence == "rounds") return fmt::format("{} vs {} rounds", base_rounds, new_rounds);
+    return "";
+}
+
+/// A confirmed row's first figures: "flagged slower at +7.2% [1.03, 1.12] after 3 pairs, confirmed".
+std::string first_text(const SeriesComparison& row) {
+    const SeriesComparison::First& first = *row.first;
+    const std::string after = evidence_text(row.evidence, first.base_rounds, first.new_rounds);
+    return fmt::format("flagged {} at {} {}{}, {}", to_string(first.verdict), format_change(first.ratio),
+                       interval_text(first.ratio_ci), after.empty() ? "" : " after " + after,
+                       row.verdict == Verdict::slower ? "confirmed" : "not confirmed");
+}
+
 /// The verdict with what it rests on: "slower (3 vs 3 rounds)", "same (too few samples ...)".
 std::string verdict_text(const SeriesComparison& row) {
     std::string text(to_string(row.verdict));
     std::vector<std::string> said;
-    if (row.evidence == "rounds") said.push_back(fmt::format("{} vs {} rounds", row.base_rounds, row.new_rounds));
+    if (std::string evidence = evidence_text(row.evidence, row.base_rounds, row.new_rounds); !evidence.empty())
+        said.push_back(std::move(evidence));
+    if (row.first) said.push_back(first_text(row));
     if (!row.note.empty()) said.push_back(row.note);
     for (std::size_t i = 0; i < said.size(); ++i) text += (i == 0 ? " (" : "; ") + said[i];
     return text + (said.empty() ? "" : ")");
@@ -43,12 +64,43 @@ std::string p_text(const SeriesComparison& row) {
 }
 
 
+/// "1 slower, 0 faster, 2 same (threshold 5%, ...)": the settings the verdicts read
+/// (alpha and the noise floor only where a row was judged by its samples).
 std::string verdict_counts(const Comparison& c) {
     const std::size_t inconclusive = c.count(Verdict::inconclusive);
-    return fmt::format("{} slower, {} faster, {} same{} (threshold {:.3g}%, alpha {:.3g})", c.count(Verdict::slower),
+    const bool by_samples = std::any_of(c.rows.begin(), c.rows.end(),
+                                        [](const SeriesComparison& row) { return row.evidence == "samples"; });
+    return fmt::format("{} slower, {} faster, {} same{} (threshold {:.3g}%{})", c.count(Verdict::slower),
                        c.count(Verdict::faster), c.count(Verdict::same),
                        inconclusive > 0 ? fmt::format(", {} inconclusive", inconclusive) : std::string(),
-                       c.options.threshold * 100, c.options.alpha);
+                       c.options.threshold * 100,
+                       by_samples ? fmt::format(", alpha {:.3g}, noise floor {:.3g}%", c.options.alpha,
+                                                c.options.noise_floor * 100)
+                                  : std::string());
+}
+
+std::string load_text(const SideLoad& load) {
+    if (load.scenarios == 0) return "not monitored";
+    std::string text = fmt::format("machine {:.0f}% busy, {:.2f} CPUs used by other processes",
+                                   load.machine_busy_percent, load.other_cpus);
+    if (std::isfinite(load.load_average)) text += fmt::format(", load average {:.2f}", load.load_average);
+    return text;
+}
+
+/// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
+std::string loads_line(const Comparison& c) {
+    if (c.base_load.scenarios == 0 && c.new_load.scenarios == 0)
+        return "Load while measuring: not monitored (--monitor-interval 0)";
+    return "Load while measuring: base: " + load_text(c.base_load) + "; new: " + load_text(c.new_load);
+}
+
+void write_load(JsonOut& out, const SideLoad& load) {
+    out.start_object();
+    out.field("monitored_scenarios", load.scenarios);
+    out.field("machine_busy_percent", load.machine_busy_percent);
+    out.field("other_cpus", load.other_cpus);
+    out.field("load_average", load.load_average);
+    out.end_object();
 }
 
 }  // namespace
@@ -79,7 +131,8 @@ std::string comparison_table(const Comparison& c) {
     list("Only in the base run", c.only_in_base);
     list("Only in the new run", c.only_in_new);
     list("Not compared", c.not_compared);
-    out += "\n" + verdict_counts(c) + "\n";
+    list("Notes", c.notes);
+    out += "\n" + loads_line(c) + "\n" + verdict_counts(c) + "\n";
     return out;
 }
 
@@ -118,18 +171,21 @@ std::string comparison_markdown(const Comparison& c) {
     list("Only in the base run", c.only_in_base);
     list("Only in the new run", c.only_in_new);
     list("Not compared", c.not_compared);
-    out += "\n" + verdict_counts(c) + "\n";
+    list("Notes", c.notes);
+    out += "\n" + loads_line(c) + "\n\n" + verdict_counts(c) + "\n";
     return out;
 }
 
 std::string comparison_json(const Comparison& c) {
     JsonOut out;
     out.start_object();
-    out.field("schema_version", 1);
+    out.field("schema_version", comparison_schema_version);
     out.field("base", c.base_label);
     out.field("new", c.new_label);
+    out.field("mode", c.options.paired ? "ab" : "runs");
     out.field("threshold", c.options.threshold);
     out.field("alpha", c.options.alpha);
+    out.field("noise_floor", c.options.noise_floor);
     out.field("comparable", c.incomparable.empty());
     out.key("incomparable");
     out.strings(c.incomparable);
@@ -152,6 +208,17 @@ std::string comparison_json(const Comparison& c) {
         out.field("base_rounds", row.base_rounds);
         out.field("new_rounds", row.new_rounds);
         if (!row.note.empty()) out.field("note", row.note);
+        if (row.first) {
+            out.key("first");
+            out.start_object();
+            out.field("ratio", row.first->ratio);
+            out.key("ratio_ci95");
+            out.interval(row.first->ratio_ci);
+            out.field("verdict", to_string(row.first->verdict));
+            out.field("base_rounds", row.first->base_rounds);
+            out.field("new_rounds", row.first->new_rounds);
+            out.end_object();
+        }
         out.end_object();
     }
     out.end_array();
@@ -162,6 +229,15 @@ std::string comparison_json(const Comparison& c) {
     out.strings(c.only_in_new);
     out.key("not_compared");
     out.strings(c.not_compared);
+    out.key("notes");
+    out.strings(c.notes);
+    out.key("load");
+    out.start_object();
+    out.key("base");
+    write_load(out, c.base_load);
+    out.key("new");
+    write_load(out, c.new_load);
+    out.end_object();
     out.key("counts");
     out.start_object();
     out.field("slower", c.count(Verdict::slower));
@@ -173,6 +249,103 @@ std::string comparison_json(const Comparison& c) {
     return out.text();
 }
 
+
+namespace {
+
+/// The colour of a verdict in the page's chart and table.
+int verdict_color(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::slower: return 1;
+        case Verdict::faster: return 2;
+        case Verdict::same: return 0;
+        case Verdict::inconclusive: return 6;
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::string comparison_html(const Comparison& c, const std::string& title, const std::vector<PageLink>& links) {
+    using svg::escape;
+    std::string out = html_page_start(title);
+    out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">New: <code>" + escape(c.new_label) +
+           "</code>, base: <code>" + escape(c.base_label) + "</code></p></header>\n";
+    if (!links.empty()) {
+        out += "<nav aria-label=\"Reports\"><ul>";
+        for (const auto& [text, address] : links)
+            out += "<li><a href=\"" + escape(address) + "\">" + escape(text) + "</a></li>";
+        out += "</ul></nav>\n";
+    }
+    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n<p>" + escape(verdict_counts(c)) + "</p>\n<p>" +
+           escape(loads_line(c)) + "</p>\n";
+    if (!c.incomparable.empty()) {
+        out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
+        for (const std::string& line : c.incomparable) out += "<li>" + escape(line) + "</li>";
+        out += "</ul></div>\n";
+    }
+    const auto list = [&](const char* heading, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        out += std::string("<h3>") + heading + "</h3><ul class=\"problems\">";
+        for (const std::string& item : items) out += "<li>" + escape(item) + "</li>";
+        out += "</ul>\n";
+    };
+    list("Notes", c.notes);
+    list("Not compared", c.not_compared);
+    list("Only in the base", c.only_in_base);
+    list("Only in the new", c.only_in_new);
+    out += "</section>\n";
+
+    out += "<section id=\"table\"><h2>Scenarios</h2>\n<table class=\"scenarios\"><thead><tr><th>Scenario</th>"
+           "<th>Series</th><th>Base</th><th>New</th><th>Change</th><th>Ratio 95% CI</th><th>Verdict</th></tr></thead>"
+           "<tbody>\n";
+    for (const SeriesComparison& row : c.rows) {
+        const std::string verdict_class = row.verdict == Verdict::slower   ? "bad"
+                                          : row.verdict == Verdict::faster ? "success"
+                                                                           : "skipped";
+        out += "<tr><td>" + escape(row.scenario_id) + "</td><td>" + escape(row.series) + "</td><td class=\"num\">" +
+               escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\">" +
+               escape(format_figure(row.new_median_ms, "ms")) + "</td><td class=\"num\">" +
+               escape(format_change(row.ratio)) + "</td><td class=\"num\">" + escape(interval_text(row.ratio_ci)) +
+               "</td><td><span class=\"status " + verdict_class + "\">" + escape(std::string(to_string(row.verdict))) +
+               "</span> " + escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
+    }
+    out += "</tbody></table>\n</section>\n";
+
+    out += "<section id=\"chart\"><h2>Ratios</h2>\n";
+    svg::IntervalChart chart;
+    chart.id = "ratios";
+    chart.title = "New / base, with 95% intervals";
+    chart.description = fmt::format(
+        "For each scenario and series, the ratio of the new side's time to the base side's (above 1 is slower), with "
+        "its 95% interval as whiskers; the verdict's colour. A change within {:.3g}% (the threshold) is the same.",
+        c.options.threshold * 100);
+    chart.width = 1180;
+    chart.reference = 1;
+    chart.reference_label = "1: no change";
+    double low = 1 - c.options.threshold, high = 1 + c.options.threshold;
+    std::vector<Verdict> seen;
+    for (const SeriesComparison& row : c.rows) {
+        if (!std::isfinite(row.ratio)) continue;
+        svg::IntervalRow chart_row;
+        chart_row.label = row.scenario_id + (row.series == "latency" ? "" : " " + row.series);
+        chart_row.marks.push_back({verdict_color(row.verdict), row.ratio, row.ratio_ci.low, row.ratio_ci.high,
+                                   chart_row.label + ": " + format_change(row.ratio) + " " +
+                                       interval_text(row.ratio_ci) + ", " + verdict_text(row)});
+        low = std::min({low, row.ratio, row.ratio_ci.valid() ? row.ratio_ci.low : row.ratio});
+        high = std::max({high, row.ratio, row.ratio_ci.valid() ? row.ratio_ci.high : row.ratio});
+        if (std::find(seen.begin(), seen.end(), row.verdict) == seen.end()) seen.push_back(row.verdict);
+        chart.rows.push_back(std::move(chart_row));
+    }
+    for (const Verdict verdict : seen) chart.legend.emplace_back(std::string(to_string(verdict)), verdict_color(verdict));
+    chart.x = {"new / base (ratio of medians)", svg::scale_for(low, high, 8), {}, false};
+    out += chart.rows.empty() ? svg::no_data("Ratios", "no scenario was compared")
+                              : "<figure>" + svg::interval_chart(chart) + "</figure>\n";
+    out += "</section>\n";
+    out += "<footer class=\"muted\"><p>Written by benchhost. The same table is in "
+           "<a href=\"comparison.md\">comparison.md</a> and, for tools, comparison.json.</p></footer>\n";
+    out += html_page_end();
+    return out;
+}
 
 void report_comparison(const Comparison& comparison, std::ostream& out, const fs::path& markdown, const fs::path& json) {
     out << comparison_table(comparison) << std::flush;
@@ -198,7 +371,8 @@ public:
             throw std::runtime_error("cannot compare with the baseline " + settings_.baseline.string() + ": " +
                                      e.what());
         }
-        Comparison comparison = compare_runs(base, record, CompareOptions{settings_.regression_threshold, 0.05});
+        Comparison comparison = compare_runs(base, record, CompareOptions{.threshold = settings_.regression_threshold, .alpha = 0.05,
+                                                                            .noise_floor = settings_.noise_floor});
         comparison.base_label = base_dir.string();
         comparison.new_label = settings_.output_dir.string();
         *out_ << "\n";

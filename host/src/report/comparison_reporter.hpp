@@ -7,14 +7,28 @@
 #include <filesystem>
 #include <iosfwd>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/compare.hpp"
 
 namespace benchhost {
 
+/// comparison.json's schema_version (docs/schema/comparison.schema.json). 2 added
+/// mode, noise_floor, the rows' "first" figures of a confirmation, notes and load.
+inline constexpr int comparison_schema_version = 2;
+
 std::string comparison_table(const Comparison& comparison);     // for the console
 std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
 std::string comparison_json(const Comparison& comparison);      // for tools
+
+/// A link the comparison's page shows at its top: text, relative address.
+using PageLink = std::pair<std::string, std::string>;
+/// The comparison as a page (an A/B run's report.html): the verdicts, the load of each
+/// side, the table, and a chart of every ratio with its 95% interval against the
+/// threshold.
+std::string comparison_html(const Comparison& comparison, const std::string& title,
+                            const std::vector<PageLink>& links);
 
 /// Prints the comparison's table to `out` and writes the Markdown and JSON files that
 /// are not empty paths. Throws std::runtime_error naming a file that cannot be written.

@@ -21,6 +21,7 @@
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
+#include "report/html_page.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
 #include "report/svg_chart.hpp"
@@ -641,14 +642,20 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
 
 }  // namespace
 
+std::string html_page_start(const std::string& title) {
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+           "<meta name=\"color-scheme\" content=\"light dark\">\n<title>" +
+           escape(title) + "</title>\n<style>" + style_sheet + "</style>\n</head>\n<body>\n<main>\n";
+}
+
+std::string html_page_end() { return "</main>\n</body>\n</html>\n"; }
+
 std::string html_report(const RunFigures& figures) {
     const RunRecord& record = *figures.record;
     Ids ids;
     const std::string title = "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                      "<meta name=\"color-scheme\" content=\"light dark\">\n<title>" +
-                      escape(title) + "</title>\n<style>" + style_sheet + "</style>\n</head>\n<body>\n<main>\n";
+    std::string out = html_page_start(title);
     out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">" + escape(record.host_name) + " &middot; " +
            escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
 
@@ -674,7 +681,7 @@ std::string html_report(const RunFigures& figures) {
     out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
            " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "
            "<a href=\"report.md\">report.md</a>.</p></footer>\n";
-    out += "</main>\n</body>\n</html>\n";
+    out += html_page_end();
     return out;
 }
 

@@ -69,6 +69,7 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         write_sampling(out, result.sampling);
     }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
+    if (outcome.first_rounds > 0) out.field("first_rounds", outcome.first_rounds);
     if (!outcome.round_sizes.empty()) {
         out.key("round_sizes");
         write_round_sizes(out, outcome.round_sizes);

@@ -29,6 +29,7 @@ struct ReporterSettings {
     // The comparison with a baseline run (`run --baseline`).
     std::filesystem::path baseline;
     double regression_threshold = 0.05;
+    double noise_floor = 0.10;
     bool fail_on_regression = false;
 };
 

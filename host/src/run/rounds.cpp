@@ -9,6 +9,7 @@ namespace benchhost {
 void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
     ++pooled.rounds;
     pooled.wall_time_s += round.wall_time_s;
+    if (round.first_rounds > 0) pooled.first_rounds = round.first_rounds;  // a confirmation round
     bench::ScenarioResult& into = pooled.result;
     if (into.status != bench::Status::success) return;
     if (round.result.status != bench::Status::success) {

@@ -15,6 +15,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
 
 #include <spdlog/logger.h>
 
@@ -68,6 +72,59 @@ struct RunLoopParts {
     RunJournal& journal;
     Reporter& reporters;
 };
+
+/// Runs the executions of one plan into one record, one at a time, in whatever order
+/// its caller asks: run_plan asks in execution_order; an A/B run (run/ab_loop.hpp)
+/// alternates two runners, one per side. For each execution it runs the scenario,
+/// journals it, pools it with the scenario's earlier rounds, tells the reporters, and
+/// brings their files up to date when a checkpoint is due.
+class ScenarioRunner {
+public:
+    /// The record may hold the outcomes of a resumed run: their rounds are not run again.
+    ScenarioRunner(const Plan& plan, const RunLoopOptions& options, RunRecord& record, RunLoopParts parts);
+
+    /// Runs round `round` (1-based) of plan.scenarios[index]. `last_round`: the
+    /// scenario ends with it (its statistics are computed and the reporters told); a
+    /// round that fails ends it too. Returns the scenario as pooled so far, or nullptr
+    /// when the round was not run: it ran before --resume, an earlier round failed, or
+    /// the run was interrupted (record.interrupted is then true).
+    const ScenarioOutcome* run(std::size_t index, int round, bool last_round, const ExecutionProgress& progress);
+
+    /// The scenario `id` was flagged slower and will be run again to confirm it: its
+    /// outcome records first_rounds (the rounds so far), and the rounds run after this
+    /// call end it again. False when no round of it succeeded.
+    bool reopen_for_confirmation(const std::string& id);
+
+    /// The outcome of scenario `id` so far; nullptr before its first round.
+    const ScenarioOutcome* outcome(const std::string& id) const;
+
+    /// Ends the run: scenarios an interruption left unfinished get their statistics,
+    /// every outcome its speedups. Returns false when the journal could not be written
+    /// (the results are still in the record and the reports).
+    bool finish();
+
+private:
+    void journal(const ScenarioOutcome& outcome, int round);
+    void finish_scenario(ScenarioOutcome& outcome);
+    void checkpoint_if_due();
+
+    const Plan& plan_;
+    const RunLoopOptions& options_;
+    RunRecord& record_;
+    RunLoopParts parts_;
+    ExecutionOptions execution_;
+    std::map<std::string, std::size_t> outcome_of_;  // scenario id -> index in record_.outcomes
+    std::map<std::string, int> resumed_rounds_;      // scenario id -> rounds the resumed run had
+    std::map<std::filesystem::path, std::string> crashed_while_loading_;  // in this run
+    std::set<std::string> logged_warnings_;  // "<id>\n<warning>": a warning every round repeats is logged once
+    CheckpointClock checkpoints_;
+    CheckpointClock::Clock::time_point execution_started_;
+    bool journal_ok_ = true;
+};
+
+/// Runs every scenario of `plan` `rounds` times through `runner`, in execution_order,
+/// until the run is interrupted; the caller calls runner.finish().
+void run_rounds(ScenarioRunner& runner, const Plan& plan, int rounds, const RunRecord& record);
 
 /// Runs `plan` into record.outcomes: each scenario `options.rounds` times
 /// (execution_order), skipping the rounds the record already holds (a resumed run).

@@ -73,6 +73,9 @@ struct ScenarioOutcome {
     /// Per series name, how many samples each round added, in order (only with rounds > 1):
     /// what a comparison resamples by round (analysis/compare.cpp).
     std::map<std::string, std::vector<std::size_t>> round_sizes;
+    /// With --confirm: the rounds the scenario had when it was flagged slower; the rounds
+    /// after them confirm or overturn that verdict. 0: never confirmed.
+    int first_rounds = 0;
     ScenarioStatistics statistics;  // filled when the scenario has ended (all its rounds)
 };
 

@@ -40,7 +40,8 @@ TEST(Compare, VerdictsFromSamples) {
                                 outcome("faster", samples(10, 30, 3)), outcome("small", samples(10, 30, 4))});
     const RunRecord next = run({outcome("same", samples(10, 30, 5)), outcome("slower", samples(11, 30, 6)),
                                 outcome("faster", samples(8, 30, 7)), outcome("small", samples(10.2, 30, 8))});
-    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05});
+    // No noise floor: the U test and the interval of the samples alone decide.
+    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0});
     ASSERT_EQ(c.rows.size(), 4u);  // latency only: throughput is not a time
     EXPECT_EQ(c.rows[0].verdict, Verdict::same);
     EXPECT_EQ(c.rows[1].verdict, Verdict::slower);
@@ -212,6 +213,111 @@ TEST(Compare, RoundsOnOneSideOnlyFallBackToTheSamples) {
     ASSERT_EQ(c.rows.size(), 1u);
     EXPECT_EQ(c.rows[0].evidence, "samples");
     EXPECT_EQ(c.rows[0].verdict, Verdict::same);
+}
+
+TEST(Compare, OneRunASideIsInconclusiveWithinTheNoiseFloor) {
+    // One run a side cannot see the noise between runs: a 10% change, however
+    // significant its samples, is inconclusive within a 15% floor; 40% is beyond it.
+    const RunRecord base = run({outcome("ten", samples(10, 30, 1)), outcome("forty", samples(10, 30, 2)),
+                                outcome("faster", samples(10, 30, 3))});
+    const RunRecord next = run({outcome("ten", samples(11, 30, 4)), outcome("forty", samples(14, 30, 5)),
+                                outcome("faster", samples(9, 30, 6))});
+    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.15});
+    ASSERT_EQ(c.rows.size(), 3u);
+    EXPECT_LT(c.rows[0].p_value, 1e-6);
+    EXPECT_GT(c.rows[0].ratio_ci.low, 1.05);  // what the samples say
+    EXPECT_EQ(c.rows[0].verdict, Verdict::inconclusive);
+    EXPECT_NE(c.rows[0].note.find("15% noise floor"), std::string::npos) << c.rows[0].note;
+    EXPECT_EQ(c.rows[1].verdict, Verdict::slower);
+    EXPECT_EQ(c.rows[2].verdict, Verdict::inconclusive);  // 10% faster: within the floor too
+    const std::string table = comparison_table(c);
+    EXPECT_NE(table.find("noise floor 15%"), std::string::npos) << table;
+}
+
+/// A side measured in rounds whose i-th round runs at moments[i] (the load of that
+/// moment, shared by the other side's i-th round when they ran as a pair).
+TEST(Compare, PairsCancelTheLoadTheyShare) {
+    // Both sides' rounds swing by 30% together, as A/B pairs run back to back do. Pair by
+    // pair, the same code is the same and 8% slower is slower; judged as unpaired rounds
+    // the swing hides both.
+    const std::vector<double> moments = {1.00, 1.30, 0.95, 1.20, 1.05, 1.25};
+    std::vector<double> slower_moments;
+    for (const double m : moments) slower_moments.push_back(m * 1.08);
+    const RunRecord base = run({in_rounds("same", 10, moments, 15, 100), in_rounds("slower", 10, moments, 15, 200)});
+    const RunRecord next = run({in_rounds("same", 10, moments, 15, 300), in_rounds("slower", 10, slower_moments, 15, 400)});
+    const Comparison paired = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .paired = true});
+    ASSERT_EQ(paired.rows.size(), 2u);
+    EXPECT_EQ(paired.rows[0].evidence, "pairs");
+    EXPECT_EQ(paired.rows[0].verdict, Verdict::same);
+    EXPECT_EQ(paired.rows[1].verdict, Verdict::slower);
+    EXPECT_NEAR(paired.rows[1].ratio, 1.08, 0.01);
+    EXPECT_GT(paired.rows[1].ratio_ci.low, 1.0);
+    const Comparison unpaired = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05});
+    EXPECT_EQ(unpaired.rows[1].evidence, "rounds");
+    EXPECT_NE(unpaired.rows[1].verdict, Verdict::slower);
+    EXPECT_GT(unpaired.rows[1].ratio_ci.high - unpaired.rows[1].ratio_ci.low,
+              3 * (paired.rows[1].ratio_ci.high - paired.rows[1].ratio_ci.low));
+    EXPECT_NE(comparison_table(paired).find("slower (6 pairs)"), std::string::npos) << comparison_table(paired);
+    rapidjson::Document json;
+    json.Parse(comparison_json(paired).c_str());
+    EXPECT_STREQ(json["mode"].GetString(), "ab");
+    EXPECT_STREQ(json["rows"][1]["evidence"].GetString(), "pairs");
+}
+
+TEST(Compare, AConfirmedRowKeepsItsFirstFigures) {
+    // Flagged slower after 3 rounds that a load spike slowed; 3 more rounds of the
+    // confirmation say otherwise. The row is judged over all 6 and keeps the first 3's.
+    const RunRecord base = run({in_rounds("spike", 10, {1.0, 1.01, 0.99}, 20, 1)});
+    ScenarioOutcome flagged = in_rounds("spike", 10, {1.20, 1.22, 1.19, 1.0, 1.01, 0.99, 1.0, 0.995}, 20, 50);
+    flagged.first_rounds = 3;
+    const Comparison c = compare_runs(base, run({flagged}), {.threshold = 0.05});
+    ASSERT_EQ(c.rows.size(), 1u);
+    const SeriesComparison& row = c.rows[0];
+    ASSERT_TRUE(row.first.has_value());
+    EXPECT_EQ(row.first->verdict, Verdict::slower);
+    EXPECT_EQ(row.first->new_rounds, 3);
+    EXPECT_NEAR(row.first->ratio, 1.2, 0.03);
+    EXPECT_NE(row.verdict, Verdict::slower);
+    EXPECT_EQ(row.new_rounds, 8);
+    const std::string table = comparison_table(c);
+    EXPECT_NE(table.find("not confirmed"), std::string::npos) << table;
+    rapidjson::Document json;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_TRUE(json["rows"][0].HasMember("first"));
+    EXPECT_STREQ(json["rows"][0]["first"]["verdict"].GetString(), "slower");
+    EXPECT_EQ(json["rows"][0]["first"]["new_rounds"].GetInt(), 3);
+}
+
+TEST(Compare, TheLoadOfEachSideFromItsCpuMonitor) {
+    const auto monitored = [](double machine_percent, double own_percent) {
+        ScenarioOutcome o = outcome("x", samples(10, 30, 1));
+        bench::MonitorReport& cpu = o.result.monitors["cpu_metrics"];
+        cpu.available = true;
+        cpu.metrics["system_cpu_utilization"].mean = machine_percent;
+        cpu.metrics["cpu_utilization"].mean = own_percent;
+        cpu.metrics["load_average"].mean = 1.5;
+        cpu.values["cpus_available"] = {4, "CPUs"};
+        return o;
+    };
+    const Comparison c = compare_runs(run({monitored(50, 100)}), run({outcome("x", samples(10, 30, 2))}));
+    EXPECT_EQ(c.base_load.scenarios, 1u);
+    EXPECT_DOUBLE_EQ(c.base_load.machine_busy_percent, 50);
+    EXPECT_DOUBLE_EQ(c.base_load.other_cpus, 1.0);  // 2 of 4 CPUs busy, 1 of them the benchmark
+    EXPECT_DOUBLE_EQ(c.base_load.load_average, 1.5);
+    EXPECT_EQ(c.new_load.scenarios, 0u);
+    const std::string table = comparison_table(c);
+    EXPECT_NE(table.find("base: machine 50% busy, 1.00 CPUs used by other processes"), std::string::npos) << table;
+    EXPECT_NE(table.find("new: not monitored"), std::string::npos) << table;
+}
+
+TEST(Compare, ThePageHasTheTableAndAChartOfTheRatios) {
+    const Comparison c = compare_runs(run({outcome("a", samples(10, 30, 1))}), run({outcome("a", samples(14, 30, 2))}));
+    const std::string page = comparison_html(c, "A/B <test>", {{"base side", "base/report.html"}});
+    EXPECT_NE(page.find("<title>A/B &lt;test&gt;</title>"), std::string::npos);
+    EXPECT_NE(page.find("<svg"), std::string::npos);
+    EXPECT_NE(page.find("href=\"base/report.html\""), std::string::npos);
+    EXPECT_NE(page.find("performance/mock/a"), std::string::npos);
+    EXPECT_NE(page.find(">slower<"), std::string::npos);
 }
 
 }  // namespace

@@ -102,3 +102,47 @@ TEST(CommandLine, Compare) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
+    const auto parsed = parse({"ab", "--base", ".", "--new", "..", "--enable-mock", "--include", "mock",
+                               "--new-param", "slowdown=1.2", "--base-param", "threads=4,8", "--param", "seed=3",
+                               "--rounds", "3", "--max-rounds", "6", "--time-limit", "60", "--confirm", "2",
+                               "--threshold", "2%", "--noise-floor", "12%", "--fail-on-regression"});
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    const auto& ab = std::get<AbCommand>(*parsed.command);
+    EXPECT_EQ(ab.base_dir, ".");
+    EXPECT_EQ(ab.new_dir, "..");
+    ASSERT_EQ(ab.new_params.size(), 1u);
+    EXPECT_EQ(ab.new_params[0].first, "slowdown");
+    EXPECT_EQ(ab.new_params[0].second, (std::vector<std::string>{"1.2"}));
+    EXPECT_EQ(ab.base_params.at(0).second, (std::vector<std::string>{"4", "8"}));
+    EXPECT_EQ(ab.options.rounds, 3);
+    EXPECT_EQ(ab.max_rounds, 6);
+    EXPECT_DOUBLE_EQ(ab.time_limit_s, 60);
+    EXPECT_EQ(ab.options.confirm, 2);
+    EXPECT_DOUBLE_EQ(ab.options.regression_threshold, 0.02);
+    EXPECT_DOUBLE_EQ(ab.options.noise_floor, 0.12);
+    EXPECT_TRUE(ab.options.fail_on_regression);
+    EXPECT_TRUE(ab.options.enable_mock);
+    EXPECT_EQ(ab.options.include, (std::vector<std::string>{"mock"}));
+    // Defaults: 4 pairs, up to 12.
+    const auto defaults = std::get<AbCommand>(*parse({"ab", "--base", ".", "--new", "."}).command);
+    EXPECT_EQ(defaults.options.rounds, 4);
+    EXPECT_EQ(defaults.max_rounds, 12);
+}
+
+TEST(CommandLine, AbRefusesWhatItCannotDo) {
+    EXPECT_EQ(parse({"ab", "--base", "."}).exit_code, 2);  // --new is missing
+    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--baseline", "."}).exit_code, 2);
+    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--plugins-dir", "."}).exit_code, 2);
+    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--new-param", "slowdown"}).exit_code, 2);
+    EXPECT_EQ(error_of_parse({"ab", "--base", ".", "--new", ".", "--rounds", "8", "--max-rounds", "4"}),
+              "2 benchhost: error: --max-rounds 4 is fewer than --rounds 8 (the pairs every scenario runs)\n");
+    EXPECT_EQ(error_of_parse({"run", "--confirm", "2"}),
+              "2 benchhost: error: --threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR "
+              "(the run to compare with)\n");
+}
+
+}  // namespace

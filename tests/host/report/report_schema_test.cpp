@@ -142,7 +142,7 @@ void check_schema_node(const Document& root, const Value& node, const std::strin
 }
 
 TEST(ReportSchema, BothFilesAreDocumentedDraft04Schemas) {
-    for (const char* name : {"report.schema.json", "summary.schema.json"}) {
+    for (const char* name : {"report.schema.json", "summary.schema.json", "comparison.schema.json"}) {
         SCOPED_TRACE(name);
         Document schema;
         const std::string text = read_file(schema_dir / name);
@@ -430,6 +430,24 @@ TEST(ReportSchema, ARealMockRunMatches) {
     ASSERT_EQ(after.size(), 1u);
     EXPECT_NE(after[0].find(report.string()), std::string::npos) << after[0];
     EXPECT_NE(after[0].find("middle"), std::string::npos) << after[0];
+}
+
+TEST(ReportSchema, ComparisonsOfEveryVersionMatch) {
+    // As the first writer wrote it (schema_version 1: no mode, noise floor, load, notes).
+    const char* first = R"({"schema_version": 1, "base": "base", "new": "new", "threshold": 0.05, "alpha": 0.05,
+        "comparable": true, "incomparable": [],
+        "rows": [{"scenario_id": "performance/mock/x", "series": "latency", "base_median_ms": 1.0,
+                  "new_median_ms": 1.1, "base_samples": 30, "new_samples": 30, "ratio": 1.1,
+                  "ratio_ci95": [1.08, 1.12], "p_value": 0.0001, "verdict": "slower"}],
+        "geomean_ratio": 1.1, "only_in_base": [], "only_in_new": [], "not_compared": [],
+        "counts": {"slower": 1, "faster": 0, "same": 0}})";
+    Document old;
+    old.Parse(first);
+    ASSERT_FALSE(old.HasParseError());
+    EXPECT_EQ(schema_violation(comparison_schema(), old), "");
+    // A field the format does not have is named.
+    old.AddMember("extra", 1, old.GetAllocator());
+    EXPECT_NE(schema_violation(comparison_schema(), old).find("extra"), std::string::npos);
 }
 
 }  // namespace

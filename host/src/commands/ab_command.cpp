@@ -1,0 +1,182 @@
+#include "commands/ab_command.hpp"
+
+#include <iostream>
+
+#include "commands/run_setup.hpp"
+#include "discover/discovery.hpp"
+#include "discover/plugin_registry.hpp"
+#include "execute/executor.hpp"
+#include "plan/ab_pairs.hpp"
+#include "report/comparison_reporter.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_json.hpp"
+#include "report/reporter_registry.hpp"
+#include "run/ab_loop.hpp"
+#include "run/journal.hpp"
+#include "util/atomic_file.hpp"
+#include "util/text_table.hpp"
+
+namespace benchhost {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// One side of the A/B run: its options, plugins, plan, record and files.
+struct Side {
+    std::string name;  // "base" or "new"
+    RunOptions options;
+    Discovery discovery;
+    Plan plan;
+    std::vector<std::string> empty_plan;
+    RunRecord record;
+    fs::path dir;
+    std::shared_ptr<spdlog::logger> log;
+    std::unique_ptr<RunJournal> journal;
+    ReporterMultiplex reporters;
+};
+
+RunOptions side_options(const AbCommand& command, const fs::path& plugins_dir,
+                        const std::vector<std::pair<std::string, std::vector<std::string>>>& params) {
+    RunOptions options = command.options;
+    options.plugins_dir = plugins_dir;
+    for (const auto& [key, values] : params) options.command_line.params.set(key, values);
+    return options;
+}
+
+void prepare_side(Side& side, PluginRegistry& registry) {
+    side.discovery = discover_plugins(side.options.plugins_dir, DiscoveryOptions{side.options.allow_untrusted});
+    if (!side.options.retry_failed) apply_crash_registry(side.discovery, registry);
+    side.plan = make_plan(side.discovery, side.options);
+    if (side.plan.scenarios.empty()) side.empty_plan = empty_plan_reasons(side.plan, side.discovery, side.options);
+}
+
+/// `ab --dry-run`: the pairs, and how many rounds they may take.
+void print_pairs(const std::vector<AbPair>& pairs, const AbCommand& command, std::ostream& out) {
+    std::vector<std::vector<std::string>> rows;
+    for (const AbPair& pair : pairs) rows.push_back({pair.scenario_id});
+    out << "A/B plan: " << pairs.size() << " scenario" << (pairs.size() == 1 ? "" : "s") << " on both sides (base "
+        << command.base_dir.string() << ", new " << command.new_dir.string() << "); " << command.options.rounds
+        << " pairs of rounds each, up to " << command.max_rounds << " while inconclusive\n\n"
+        << render_table({{"SCENARIO", Align::left}}, rows) << "(dry run: nothing was run or written)\n";
+}
+
+}  // namespace
+
+int ab_command(const AbCommand& command) {
+    const std::time_t start_time = std::time(nullptr);
+    const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
+    PluginRegistry registry(PluginRegistry::default_path());
+    Side base{"base", side_options(command, command.base_dir, command.base_params)};
+    Side next{"new", side_options(command, command.new_dir, command.new_params)};
+    std::vector<AbPair> pairs;
+    fs::path output_dir;
+    try {
+        prepare_side(base, registry);
+        prepare_side(next, registry);
+        for (Side* side : {&base, &next}) {
+            if (side->empty_plan.empty()) continue;
+            std::cerr << "--" << side->name << " " << side->options.plugins_dir.string() << ":\n";
+            print_empty_plan(side->empty_plan, command.options.allow_empty, std::cerr);
+            if (!command.options.allow_empty) return 1;
+        }
+        pairs = pair_plans(base.plan, next.plan, command.base_dir, command.new_dir);
+        if (command.options.dry_run) {
+            print_pairs(pairs, command, std::cout);
+            return 0;
+        }
+        output_dir = prepare_output_dir(command.options.output_dir, "ab_" + timestamp);
+        for (Side* side : {&base, &next}) side->dir = prepare_output_dir(output_dir / side->name, timestamp);
+    } catch (const std::exception& e) {
+        std::cerr << "benchhost: error: " << e.what() << "\n";
+        return 2;
+    }
+
+    // One log for the A/B run, and each side's in its folder; the console sees each line once.
+    const spdlog::sink_ptr console = make_console_sink(command.options.log_level, command.options.quiet, nullptr);
+    const spdlog::sink_ptr ab_file = make_log_file_sink(output_dir / ("benchmark_ab_" + timestamp + ".log"), false);
+    auto log = make_logger({console, ab_file});
+    log->info("benchhost {} ab: {} scenarios, base {}, new {}; {} to {} pairs of rounds each; reports in {}",
+              BENCHHOST_VERSION, pairs.size(), command.base_dir.string(), command.new_dir.string(),
+              command.options.rounds, command.max_rounds, output_dir.string());
+    try {
+        for (Side* side : {&base, &next}) {
+            side->log = make_logger(
+                {console, ab_file, make_log_file_sink(side->dir / ("benchmark_run_" + timestamp + ".log"), false)});
+            log_plan(*side->log, side->discovery, side->plan, side->empty_plan);
+            side->record.timestamp = timestamp;
+            begin_record(side->record, side->options, start_time, true, *side->log);
+            side->record.run_config["ab_side"] = side->name;
+            side->record.run_config["ab_other_side"] =
+                (side == &base ? command.new_dir : command.base_dir).string();
+            side->journal = std::make_unique<RunJournal>(
+                side->dir, JournalHeader{side->record.timestamp, side->record.started_at, side->record.commit_id,
+                                         side->record.host_version, side->record.run_config, std::nullopt});
+            ReporterSettings settings;
+            settings.output_dir = side->dir;
+            settings.log = side->log.get();
+            side->reporters = make_reporters(file_reporter_names(side->options.extra_formats), settings);
+            side->reporters.run_started(side->record);
+        }
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        return 2;
+    }
+
+    install_interrupt_handlers();
+    const RunLoopOptions loop = run_loop_options(command.options);
+    ScenarioRunner base_runner(base.plan, loop, base.record, RunLoopParts{*base.log, registry, *base.journal, base.reporters});
+    ScenarioRunner new_runner(next.plan, loop, next.record, RunLoopParts{*next.log, registry, *next.journal, next.reporters});
+    AbLoopOptions ab;
+    ab.min_rounds = command.options.rounds;
+    ab.max_rounds = command.max_rounds;
+    ab.time_limit_s = command.time_limit_s;
+    ab.confirm = command.options.confirm;
+    ab.compare = comparison_options(command.options);
+    std::vector<std::string> notes = run_ab(pairs, ab, AbSide{base.plan, base_runner, base.record},
+                                            AbSide{next.plan, new_runner, next.record}, *log);
+    const bool interrupted = base.record.interrupted || next.record.interrupted;
+    bool written = true;
+    for (auto [side, runner] : {std::pair{&base, &base_runner}, std::pair{&next, &new_runner}}) {
+        written = runner->finish() && written;
+        side->record.interrupted = interrupted;
+        side->record.finished = !interrupted;
+        side->record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
+        side->reporters.run_finished(side->record);
+        written = log_reporter_errors(side->reporters, *side->log) && written;
+    }
+    if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
+
+    CompareOptions compare = ab.compare;
+    compare.paired = true;
+    Comparison comparison = compare_runs(base.record, next.record, compare);
+    comparison.base_label = command.base_dir.string();
+    comparison.new_label = command.new_dir.string();
+    if (interrupted) notes.insert(notes.begin(), "interrupted: the figures are those of the pairs that ran");
+    comparison.notes = std::move(notes);
+    std::cout << "\n";
+    try {
+        report_comparison(comparison, std::cout, output_dir / "comparison.md", output_dir / "comparison.json");
+        write_file_atomically(output_dir / html_report_name,
+                              comparison_html(comparison, "benchhost A/B " + timestamp,
+                                              {{"base side: report", "base/" + std::string(html_report_name)},
+                                               {"new side: report", "new/" + std::string(html_report_name)},
+                                               {"comparison.md", "comparison.md"},
+                                               {"comparison.json", "comparison.json"}}));
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        written = false;
+    }
+    log->info("comparison: {}; report: {}", (output_dir / "comparison.md").string(),
+              (output_dir / html_report_name).string());
+
+    if (interrupted) return 130;
+    const std::size_t slower = comparison.regressions();
+    if (command.options.fail_on_regression && slower > 0)
+        log->error("{} regression{} beyond the threshold of {:.3g}%", slower, slower == 1 ? "" : "s",
+                   command.options.regression_threshold * 100);
+    const bool failed = count_totals(base.record).failed > 0 || count_totals(next.record).failed > 0;
+    return !written || failed || (command.options.fail_on_regression && slower > 0) ? 1 : 0;
+}
+
+}  // namespace benchhost

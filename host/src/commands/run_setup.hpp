@@ -1,0 +1,82 @@
+// What `benchhost run` and `benchhost ab` both do around their scenarios: the output
+// folder, the log, the warnings about the plan, the record of the options, and the
+// reporters of a run folder.
+#pragma once
+
+#include <ctime>
+#include <filesystem>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "analysis/compare.hpp"
+#include "config/run_config.hpp"
+#include "discover/discovery.hpp"
+#include "plan/plan.hpp"
+#include "run/run_loop.hpp"
+#include "run/run_record.hpp"
+#include "report/progress.hpp"
+#include "report/reporter.hpp"
+
+namespace benchhost {
+
+/// `when` formatted by strftime, in UTC or local time.
+std::string format_time(std::time_t when, const char* format, bool utc);
+
+/// Creates a run's output folder and checks that it is writable, before anything runs.
+/// Without `output_dir`: benchmark_results/<timestamp>/ and a `latest` link beside it.
+/// Throws ConfigError naming the folder.
+std::filesystem::path prepare_output_dir(const std::optional<std::filesystem::path>& output_dir,
+                                         const std::string& timestamp);
+
+/// The console's part of a log: `level` and up (warn with --quiet), through `progress`
+/// when it is given, else to standard error.
+spdlog::sink_ptr make_console_sink(const std::string& level, bool quiet, const std::shared_ptr<ProgressSink>& progress);
+/// A log file: everything from debug up, timestamped; `append` keeps what it holds.
+spdlog::sink_ptr make_log_file_sink(const std::filesystem::path& log_file, bool append);
+/// A logger writing to all of `sinks`, flushed at every line.
+std::shared_ptr<spdlog::logger> make_logger(std::vector<spdlog::sink_ptr> sinks);
+
+/// One warning per plugin with scenarios to run whose build slows it down (not
+/// optimized, assertions on, a sanitizer).
+std::vector<std::string> plugin_build_warnings(const Plan& plan);
+
+/// An empty plan and why: an error (the run exits 1), or with --allow-empty a warning.
+void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std::ostream& out);
+
+/// The effective options, as key -> text: the summary's run_config and report.md's
+/// Settings (the command line that reproduces the run included).
+std::map<std::string, std::string> describe_options(const RunOptions& options);
+
+/// The reporters of a run folder: its files, the formats asked for, the progress, the
+/// table, and with a baseline the comparison.
+ReporterMultiplex make_run_reporters(const RunOptions& options, const std::filesystem::path& output_dir,
+                                     spdlog::logger& log, ProgressSink* progress);
+
+/// Logs what discovery and planning found: files that are not plugins, what the plan
+/// left out, plugin builds that slow them down, the warnings; or, for an empty plan
+/// allowed by --allow-empty, why it is empty (`empty_plan`).
+void log_plan(spdlog::logger& log, const Discovery& discovery, const Plan& plan,
+              const std::vector<std::string>& empty_plan);
+
+/// Fills in what a record says of its run before the first scenario: when it started
+/// (unless `new_run` is false: a resumed run keeps its start), the build, the machine
+/// and its warnings (logged), the effective options.
+void begin_record(RunRecord& record, const RunOptions& options, std::time_t start_time, bool new_run,
+                  spdlog::logger& log);
+
+/// How the run loop runs each scenario, from the run's options.
+RunLoopOptions run_loop_options(const RunOptions& options);
+
+/// How a comparison with a baseline judges, from the run's options.
+CompareOptions comparison_options(const RunOptions& options);
+
+/// Logs the reporters' errors, once each; true when there was none.
+bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log);
+
+}  // namespace benchhost

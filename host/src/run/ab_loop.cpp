@@ -1,0 +1,163 @@
+#include "run/ab_loop.hpp"
+
+#include <fmt/format.h>
+
+#include "util/join.hpp"
+
+namespace benchhost {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Where one scenario's pairs stand.
+struct PairState {
+    const AbPair* pair = nullptr;
+    int rounds = 0;        // pairs run
+    bool ended = false;    // decided, failed or skipped on a side, or out of budget
+    bool out_of_time = false;
+    Verdict verdict = Verdict::inconclusive;
+    double last_pair_s = 0;  // wall time of its last pair
+};
+
+class AbLoop {
+public:
+    AbLoop(const std::vector<AbPair>& pairs, const AbLoopOptions& options, AbSide base, AbSide next,
+           spdlog::logger& log)
+        : options_(options), base_(base), next_(next), log_(log), start_(Clock::now()) {
+        options_.compare.paired = true;
+        for (const AbPair& pair : pairs) states_.push_back(PairState{&pair});
+        planned_ = pairs.size() * 2 * static_cast<std::size_t>(options.min_rounds);
+    }
+
+    std::vector<std::string> run() {
+        for (int round = 1;; ++round) {
+            bool any = false;
+            for (PairState& state : states_) {
+                if (state.ended) continue;
+                if (round > options_.min_rounds && options_.time_limit_s > 0 &&
+                    elapsed_s() + state.last_pair_s > options_.time_limit_s) {
+                    state.ended = true;
+                    state.out_of_time = true;
+                    continue;
+                }
+                any = true;
+                if (!run_pair(state)) return notes();
+                judge(state);
+            }
+            if (!any) break;
+        }
+        confirm();
+        return notes();
+    }
+
+private:
+    double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+    /// One more pair of `state`'s scenario: A then B on odd pairs, B then A on even ones.
+    /// False when the run was interrupted.
+    bool run_pair(PairState& state) {
+        const int round = state.rounds + 1;
+        const bool base_first = round % 2 == 1;
+        const auto started = Clock::now();
+        for (int k = 0; k < 2; ++k) {
+            const bool base_side = (k == 0) == base_first;
+            AbSide& side = base_side ? base_ : next_;
+            const std::size_t index = base_side ? state.pair->base_index : state.pair->new_index;
+            planned_ = std::max(planned_, executed_ + 1);
+            side.runner.run(index, round, false,
+                            ExecutionProgress{++executed_, planned_,
+                                              state.pair->scenario_id + (base_side ? " (base)" : " (new)")});
+            if (side.record.interrupted) return false;
+        }
+        state.rounds = round;
+        state.last_pair_s = std::chrono::duration<double>(Clock::now() - started).count();
+        return true;
+    }
+
+    /// The scenario's verdict after its pairs so far; ends it when it is decided, when a
+    /// side did not succeed, or at --max-rounds.
+    void judge(PairState& state) {
+        const ScenarioOutcome* a = base_.runner.outcome(state.pair->scenario_id);
+        const ScenarioOutcome* b = next_.runner.outcome(state.pair->scenario_id);
+        if (a == nullptr || b == nullptr || a->result.status != bench::Status::success ||
+            b->result.status != bench::Status::success) {
+            state.ended = true;  // skipped or failed on a side: the comparison says which
+            return;
+        }
+        if (state.rounds < options_.min_rounds) return;
+        const std::vector<SeriesComparison> rows = compare_outcomes(*a, *b, options_.compare);
+        state.verdict = scenario_verdict(rows);
+        if (state.verdict != Verdict::inconclusive || state.rounds >= options_.max_rounds) state.ended = true;
+        if (!rows.empty())
+            log_.debug("{}: {} after {} pairs (ratio {:.4g}, 95% CI [{:.4g}, {:.4g}])", state.pair->scenario_id,
+                       to_string(state.verdict), state.rounds, rows.front().ratio, rows.front().ratio_ci.low,
+                       rows.front().ratio_ci.high);
+    }
+
+    /// --confirm N: the scenarios found slower run N more pairs, interleaved.
+    void confirm() {
+        if (options_.confirm <= 0) return;
+        std::vector<PairState*> flagged;
+        for (PairState& state : states_) {
+            if (state.verdict != Verdict::slower) continue;
+            if (!base_.runner.reopen_for_confirmation(state.pair->scenario_id) ||
+                !next_.runner.reopen_for_confirmation(state.pair->scenario_id))
+                continue;
+            flagged.push_back(&state);
+        }
+        if (flagged.empty()) return;
+        log_.info("{} scenario{} slower: {} more pair{} each to confirm", flagged.size(), flagged.size() == 1 ? "" : "s",
+                  options_.confirm, options_.confirm == 1 ? "" : "s");
+        for (int k = 0; k < options_.confirm; ++k)
+            for (PairState* state : flagged)
+                if (!run_pair(*state)) return;
+        std::size_t confirmed = 0;
+        for (PairState* state : flagged) {
+            const ScenarioOutcome* a = base_.runner.outcome(state->pair->scenario_id);
+            const ScenarioOutcome* b = next_.runner.outcome(state->pair->scenario_id);
+            state->verdict = a != nullptr && b != nullptr ? scenario_verdict(compare_outcomes(*a, *b, options_.compare))
+                                                          : Verdict::inconclusive;
+            if (state->verdict == Verdict::slower) ++confirmed;
+        }
+        confirmations_ = fmt::format("{} of {} scenario{} found slower stayed slower over {} more pair{} (--confirm)",
+                                     confirmed, flagged.size(), flagged.size() == 1 ? "" : "s", options_.confirm,
+                                     options_.confirm == 1 ? "" : "s");
+        log_.info("{}", confirmations_);
+    }
+
+    std::vector<std::string> notes() const {
+        std::vector<std::string> out;
+        std::vector<std::string> at_max, out_of_time;
+        for (const PairState& state : states_) {
+            if (state.verdict != Verdict::inconclusive) continue;
+            if (state.out_of_time) out_of_time.push_back(state.pair->scenario_id);
+            else if (state.rounds >= options_.max_rounds) at_max.push_back(state.pair->scenario_id);
+        }
+        if (!at_max.empty())
+            out.push_back(fmt::format("still inconclusive after --max-rounds {} pairs: {}", options_.max_rounds,
+                                      join(at_max, ", ")));
+        if (!out_of_time.empty())
+            out.push_back(fmt::format("still inconclusive when the --time-limit of {:g} s was spent: {}",
+                                      options_.time_limit_s, join(out_of_time, ", ")));
+        if (!confirmations_.empty()) out.push_back(confirmations_);
+        return out;
+    }
+
+    AbLoopOptions options_;
+    AbSide base_, next_;
+    spdlog::logger& log_;
+    Clock::time_point start_;
+    std::vector<PairState> states_;
+    std::size_t executed_ = 0, planned_ = 0;
+    std::string confirmations_;
+};
+
+}  // namespace
+
+std::vector<std::string> run_ab(const std::vector<AbPair>& pairs, const AbLoopOptions& options, AbSide base,
+                                AbSide next, spdlog::logger& log) {
+    return AbLoop(pairs, options, base, next, log).run();
+}
+
+}  // namespace benchhost

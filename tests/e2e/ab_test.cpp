@@ -1,0 +1,181 @@
+// End to end: `benchhost ab` over two plugin folders. The mock's `slowdown` parameter,
+// given to one side (--new-param), injects a regression; fixture_ab is built twice, the
+// second build crashing in one benchmark and having one more.
+#include <gtest/gtest.h>
+
+#include "../support/chromium.hpp"
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
+
+class AbTest : public ::testing::Test {
+protected:
+    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
+
+    ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
+
+    /// The mock's eager scenario, about 1 ms a call, both sides from `plugins`.
+    ProcessResult ab_mock(const fs::path& output, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"ab", "--base", plugins.string(), "--new", plugins.string(),
+                                         "--output-dir", output.string(), "--enable-mock",
+                                         "--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
+                                         "--warmup-iterations", "3", "--measurement-iterations", "15",
+                                         "--monitor-interval", "0", "--param", "base_units=1000000",
+                                         "--threshold", "5%", "--fail-on-regression"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+};
+
+TEST_F(AbTest, TheSameBuildIsNeverSlower) {
+    const fs::path out = work / "same";
+    const ProcessResult same = ab_mock(out, {"--rounds", "4", "--max-rounds", "8"});
+    EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+    const auto json = read_json(out / "comparison.json");
+    EXPECT_STREQ(json["mode"].GetString(), "ab");
+    ASSERT_EQ(json["rows"].Size(), 1u) << same.out;
+    const auto& row = json["rows"][0];
+    EXPECT_STREQ(row["evidence"].GetString(), "pairs");
+    EXPECT_STRNE(row["verdict"].GetString(), "slower") << same.out;
+    EXPECT_GE(row["base_rounds"].GetInt(), 4);
+    EXPECT_EQ(row["base_rounds"].GetInt(), row["new_rounds"].GetInt());
+    EXPECT_LE(row["base_rounds"].GetInt(), 8);
+    // Each side is a whole run folder; the comparison has its page.
+    for (const char* side : {"base", "new"}) {
+        EXPECT_TRUE(fs::exists(out / side / "benchmark_summary.json")) << side;
+        EXPECT_TRUE(fs::exists(out / side / "report.html")) << side;
+        EXPECT_TRUE(fs::exists(out / side / "journal.jsonl")) << side;
+    }
+    EXPECT_TRUE(fs::exists(out / "comparison.md"));
+    const std::string page = read_file(out / "report.html");
+    EXPECT_NE(page.find("<svg"), std::string::npos);
+    EXPECT_NE(page.find("href=\"base/report.html\""), std::string::npos);
+    // The rounds of the two sides alternate which goes first: A B, B A, ...
+    const auto base_report = files_matching(out / "base" / "mock_benchmark", "mock_benchmark_", ".json");
+    ASSERT_EQ(base_report.size(), 1u);
+    const auto report = read_json(base_report[0]);
+    EXPECT_EQ(report["benchmark_scenarios"][0]["round_sizes"]["latency"].Size(),
+              static_cast<rapidjson::SizeType>(row["base_rounds"].GetInt()));
+    const std::string log = read_file(files_matching(out, "benchmark_ab_", ".log").at(0));
+    EXPECT_NE(log.find("pairs of rounds"), std::string::npos) << log;
+}
+
+TEST_F(AbTest, ATwentyPerCentSlowdownIsSlowerAndFailsTheGate) {
+    const fs::path out = work / "slower";
+    const ProcessResult slower = ab_mock(out, {"--new-param", "slowdown=1.2", "--confirm", "2"});
+    EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+    const auto json = read_json(out / "comparison.json");
+    ASSERT_EQ(json["rows"].Size(), 1u);
+    const auto& row = json["rows"][0];
+    EXPECT_STREQ(row["verdict"].GetString(), "slower") << slower.out;
+    // About 1.2 on a quiet machine; a loaded one spreads the pairs' ratios.
+    EXPECT_GT(row["ratio"].GetDouble(), 1.1) << slower.out;
+    // Confirmed: two more pairs, and the first figures kept beside the confirmed ones.
+    ASSERT_TRUE(row.HasMember("first")) << slower.out;
+    EXPECT_STREQ(row["first"]["verdict"].GetString(), "slower");
+    EXPECT_EQ(row["new_rounds"].GetInt(), row["first"]["new_rounds"].GetInt() + 2);
+    EXPECT_NE(slower.out.find("confirmed"), std::string::npos) << slower.out;
+    // Only the new side got the parameter.
+    const auto new_report = read_json(files_matching(out / "new" / "mock_benchmark", "mock_benchmark_", ".json").at(0));
+    const auto base_report = read_json(files_matching(out / "base" / "mock_benchmark", "mock_benchmark_", ".json").at(0));
+    EXPECT_STREQ(new_report["benchmark_scenarios"][0]["metadata"]["config"]["params"]["slowdown"].GetString(), "1.2");
+    EXPECT_FALSE(base_report["benchmark_scenarios"][0]["metadata"]["config"]["params"].HasMember("slowdown"));
+}
+
+TEST_F(AbTest, SidesWithOtherPluginsAreAnErrorNamingBoth) {
+    const fs::path other = work / "other";
+    install_plugin(ab_fixtures / "base/performance/libfixture_ab.so", other, "performance");
+    const ProcessResult mismatch = host({"ab", "--base", plugins.string(), "--new", other.string(), "--enable-mock",
+                                         "--output-dir", (work / "out").string()});
+    EXPECT_EQ(mismatch.exit_code, 2) << mismatch.out << mismatch.err;
+    EXPECT_NE(mismatch.err.find("plugin performance/mock_benchmark is in --base " + plugins.string()), std::string::npos)
+        << mismatch.err;
+    EXPECT_NE(mismatch.err.find("plugin performance/fixture_ab is in --new " + other.string()), std::string::npos)
+        << mismatch.err;
+    EXPECT_FALSE(fs::exists(work / "out")) << "nothing runs, nothing is written";
+
+    // The same plugin with a benchmark more on one side.
+    const ProcessResult benchmarks = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
+                                           (ab_fixtures / "new").string(), "--output-dir", (work / "out").string()});
+    EXPECT_EQ(benchmarks.exit_code, 2) << benchmarks.err;
+    EXPECT_NE(benchmarks.err.find("only in --new (" + (ab_fixtures / "new/performance/libfixture_ab.so").string() +
+                                  "): only_on_new"),
+              std::string::npos)
+        << benchmarks.err;
+}
+
+TEST_F(AbTest, ACrashOnOneSideIsReportedAndTheOtherSideKept) {
+    const fs::path out = work / "crash";
+    const ProcessResult crash = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
+                                      (ab_fixtures / "new").string(), "--exclude", "only_on_new", "--variants", "eager",
+                                      "--output-dir", out.string(), "--measurement-iterations", "10", "--monitor-interval", "0",
+                                      "--rounds", "2", "--max-rounds", "4"});
+    EXPECT_EQ(crash.exit_code, 1) << crash.out << crash.err;
+    const auto json = read_json(out / "comparison.json");
+    bool reported = false;
+    for (const auto& line : json["not_compared"].GetArray())
+        reported = reported || (std::string(line.GetString()).find("crashes_on_new") != std::string::npos &&
+                                std::string(line.GetString()).find("new crashed") != std::string::npos);
+    EXPECT_TRUE(reported) << crash.out;
+    ASSERT_EQ(json["rows"].Size(), 1u) << crash.out;  // steady, compared
+    EXPECT_NE(std::string(json["rows"][0]["scenario_id"].GetString()).find("steady"), std::string::npos);
+    // The base side's figures of the crashing benchmark are kept, in full.
+    const auto summary = read_json(out / "base" / "benchmark_summary.json");
+    int succeeded = 0;
+    for (const auto& result : summary["results"].GetArray())
+        succeeded += std::string(result["status"].GetString()) == "success";
+    EXPECT_EQ(succeeded, 2);
+    const auto new_summary = read_json(out / "new" / "benchmark_summary.json");
+    bool crashed = false;
+    for (const auto& result : new_summary["results"].GetArray())
+        crashed = crashed || std::string(result["status"].GetString()) == "crashed";
+    EXPECT_TRUE(crashed);
+}
+
+TEST_F(AbTest, DryRunListsThePairs) {
+    const ProcessResult dry = ab_mock(work / "dry", {"--dry-run"});
+    EXPECT_EQ(dry.exit_code, 0) << dry.err;
+    EXPECT_NE(dry.out.find("A/B plan: 1 scenario on both sides"), std::string::npos) << dry.out;
+    EXPECT_FALSE(fs::exists(work / "dry"));
+}
+
+TEST_F(AbTest, ChromiumRendersThePageWithoutErrors) {
+    const fs::path binary = find_chromium();
+    if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
+    const fs::path out = work / "page";
+    ASSERT_EQ(ab_mock(out, {"--rounds", "2", "--max-rounds", "2", "--new-param", "slowdown=1.3"}).exit_code, 1);
+    const fs::path html = out / "report.html";
+    const fs::path artifacts = fs::path(BENCH_TEST_BUILD_DIR) / "test-artifacts";
+    fs::create_directories(artifacts);
+    const fs::path png = artifacts / "ab_report.png";
+    fs::remove(png);
+    const ProcessResult shot =
+        chromium(binary, work / "profile", {"--screenshot=" + png.string(), "--window-size=1280,1200", "file://" + html.string()});
+    if (shot.exit_code == 124 || shot.exit_code == 137) FAIL() << "chromium timed out:\n" << shot.err;
+    ASSERT_EQ(shot.exit_code, 0) << shot.err;
+    EXPECT_FALSE(console_messages(shot.err)) << shot.err;
+    const std::string image = read_file(png);
+    ASSERT_GT(image.size(), 24u);
+    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_EQ(big_endian(image, 16), 1280u);
+    fs::copy_file(html, artifacts / "ab_report.html", fs::copy_options::overwrite_existing);
+
+    const ProcessResult dom = chromium(binary, work / "profile", {"--dump-dom", "file://" + html.string()});
+    ASSERT_EQ(dom.exit_code, 0) << dom.err;
+    EXPECT_FALSE(console_messages(dom.err)) << dom.err;
+    const std::string source = read_file(html);
+    EXPECT_EQ(count(source, "<svg "), 1u);
+    EXPECT_EQ(count(dom.out, "<svg "), 1u) << dom.out.substr(0, 2000);
+    EXPECT_NE(dom.out.find(">slower<"), std::string::npos);
+    EXPECT_NE(dom.out.find("</html>"), std::string::npos);
+}
+
+}  // namespace

@@ -110,6 +110,44 @@ TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
     EXPECT_NE(softmax.reason.find("no kernelized softmax"), std::string::npos) << softmax.reason;
 }
 
+TEST_F(TorchPluginsTest, TensorOpsSlowdownMakesTheTimedCallsSlower) {
+    // slowdown=1.5 busy-waits half of each call's time after the operator. Runs of the
+    // same build side by side, not absolute times: the slowed run's median against the
+    // quieter of two plain runs around it, with a generous bound (1.2 for 1.5).
+    const std::vector<std::string> args = {"--include", "tensor_ops/matmul", "--variants", "eager", "--dtypes",
+                                           "float32", "--param", "matmul.sizes=128", "--measurement-iterations", "15",
+                                           "--monitor-interval", "0"};
+    const std::string id = "matmul[variant=eager,dtype=float32,device=cpu,threads=0]";
+    const auto median = [&](const std::vector<std::string>& extra, std::string* slowdown_info = nullptr) {
+        std::vector<std::string> all = args;
+        all.insert(all.end(), extra.begin(), extra.end());
+        auto s = run(all);
+        const Scenario& matmul = s[id];
+        EXPECT_EQ(matmul.status, "success") << matmul.reason;
+        if (matmul.status != "success") return std::nan("");
+        const auto& info = (*matmul.report)["info"];
+        if (slowdown_info != nullptr && info.HasMember("slowdown")) *slowdown_info = info["slowdown"].GetString();
+        return (*matmul.report)["measurements"]["latency_n128"]["median"].GetDouble();
+    };
+    std::string info;
+    const double plain_before = median({});
+    const double slowed = median({"--param", "slowdown=1.5"}, &info);
+    const double plain_after = median({});
+    EXPECT_EQ(info, "1.5");  // the report says its timings were slowed on purpose
+    const double plain = std::min(plain_before, plain_after);
+    EXPECT_GT(slowed / plain, 1.2) << "plain " << plain_before << " and " << plain_after << " ms, slowed " << slowed
+                                   << " ms";
+
+    // A slowdown below 1 or not a number fails the scenario, naming the parameter.
+    for (const char* bad : {"slowdown=0.5", "slowdown=fast"}) {
+        std::vector<std::string> all = args;
+        all.insert(all.end(), {"--param", bad});
+        auto s = run(all, 1);
+        EXPECT_EQ(s[id].status, "failed") << bad;
+        EXPECT_NE(s[id].reason.find("slowdown"), std::string::npos) << bad << ": " << s[id].reason;
+    }
+}
+
 TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
     auto s = run({"--include", "vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
                   "--measurement-iterations", "1"});

@@ -45,6 +45,14 @@
 //                      kernel, which would make the run long and measure nothing of
 //                      interest; 0 disables. (bfloat16 layer_norm is ~15x slower than
 //                      float32 in LibTorch 1.13 on the CPU and is still measured.)  default 50
+//   slowdown           makes every timed call this many times slower, to simulate a
+//                      regression (for testing regression detection): inside the timed
+//                      call, after the operator, a busy wait reading the steady clock for
+//                      (slowdown - 1) x the time the operator itself took, so the extra
+//                      time follows the operator's own noise. A number >= 1; 1 adds
+//                      nothing (not even a clock read). Recorded as info "slowdown" when
+//                      not 1. Untimed calls (probe, verify, max_slowdown's check) are
+//                      not slowed.                                   default 1
 //
 // Dtypes: float32, bfloat16, float16 (fp32/bf16/fp16/half also accepted). An operator the
 // build has no kernel for in that dtype is tried once; its c10::Error becomes the skip
@@ -150,6 +158,35 @@ double call_ms(const Op& op, const Inputs& inputs) {
     return std::chrono::duration<double, std::milli>(bench::Clock::now() - start).count();
 }
 
+/// The operator call that is timed: `op` on `inputs`, then, for a slowdown above 1, a busy
+/// wait of (slowdown - 1) x the time the call took. Busy, not a sleep: a sleep would give
+/// the core away and wake up late by a scheduler tick, the spin keeps the CPU as the
+/// operator did and ends on time.
+void timed_call(const Op& op, const Inputs& inputs, double slowdown) {
+    if (slowdown == 1.0) {
+        const at::Tensor y = op(inputs);
+        bench::do_not_optimize(y.data_ptr());
+        return;
+    }
+    const auto start = bench::Clock::now();
+    const at::Tensor y = op(inputs);
+    bench::do_not_optimize(y.data_ptr());
+    const auto took = bench::Clock::now() - start;
+    const auto until = start + took + std::chrono::duration_cast<bench::Clock::duration>(took * (slowdown - 1.0));
+    while (bench::Clock::now() < until) {
+    }
+}
+
+/// Parameter slowdown: a number >= 1 (default 1), or an std::invalid_argument naming it.
+double slowdown_param(const bench::Params& params) {
+    const double slowdown = params.get_double("slowdown", 1.0);  // throws for a value that is not a number
+    if (!(slowdown >= 1.0))
+        throw std::invalid_argument(fmt::format("parameter slowdown: {} is less than 1 (it multiplies the time of "
+                                                "each timed call; 1 leaves it as it is)",
+                                                slowdown));
+    return slowdown;
+}
+
 /// "AxBx..." with exactly `count` positive integers, or an std::invalid_argument naming
 /// the parameter.
 std::vector<long long> parse_shape(std::string_view text, std::size_t count, std::string_view key,
@@ -188,6 +225,7 @@ public:
             ctx.skip(fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)",
                                  config.dtype));
         dtype_ = *dtype;
+        slowdown_ = slowdown_param(ctx.params());
         threads_.emplace(ctx);
         bench::libtorch::retain_freed_memory(ctx);
 
@@ -198,6 +236,7 @@ public:
         ctx.set_info("mkldnn", at::hasMKLDNN() ? "yes" : "no");
         ctx.set_info("flop_count", flop_count);
         ctx.set_info("variant", std::string(bench::to_string(config.variant)));
+        if (slowdown_ != 1.0) ctx.set_info("slowdown", fmt::format("{}", slowdown_));
     }
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
@@ -216,6 +255,7 @@ private:
     bench::Context& ctx_;
     std::string op_;
     Dtype dtype_{};
+    double slowdown_ = 1.0;  // parameter slowdown: each timed call made this many times slower
     std::optional<bench::libtorch::ThreadScope> threads_;  // after the skips: a skipped entry leaves them alone
     // Hold for the whole entry: the inputs are built and the operators run under them.
     at::NoGradGuard no_grad_;
@@ -296,10 +336,7 @@ void Session::run(const std::vector<Case>& cases) const {
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const Case& c = cases[i];
         const Op& op = ops[i];
-        measured.push_back(ctx_.measure("latency_" + c.label, [&] {
-            const at::Tensor y = op(c.inputs);
-            bench::do_not_optimize(y.data_ptr());
-        }));
+        measured.push_back(ctx_.measure("latency_" + c.label, [&] { timed_call(op, c.inputs, slowdown_); }));
         const double median_ms = bench::summarize(measured.back().samples).median;
         const double gflops = c.flops / (median_ms * 1e6);
         ctx_.record_scalar("gflops_" + c.label, gflops, "GFLOP/s");

@@ -5,6 +5,7 @@
 #include "commands/ab_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/export_command.hpp"
+#include "commands/history_command.hpp"
 #include "commands/list_command.hpp"
 #include "commands/merge_command.hpp"
 #include "commands/report_command.hpp"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);
             else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command.out, command.shards);
             else if constexpr (std::is_same_v<T, ReportCommand>) return report_command(command);
+            else if constexpr (std::is_same_v<T, HistoryCommand>) return history_command(command);
             else
                 return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level,
                                    command.monitor_interval_ms);

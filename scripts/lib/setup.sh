@@ -11,6 +11,7 @@ bench_packages=(
   libtorch-dev libopenblas0-openmp  # LibTorch, and a fast BLAS behind it
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev sqlite3  # the run history (--history), and the command its tests edit it with
   clang libclang-rt-14-dev
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # and Google Benchmark's compare.py (libbenchmark-tools) with what it imports.

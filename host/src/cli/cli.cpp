@@ -29,7 +29,8 @@ struct RunArguments {
     bool dry_run = false, quiet = false, allow_empty = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
-    std::string noise_floor;
+    std::string noise_floor, history;
+    bool history_samples = false;
     // benchhost ab
     std::string base_dir, new_dir;
     std::vector<std::string> base_params, new_params;
@@ -157,6 +158,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
         run.add_option("--baseline", args.baseline,
                        "After the run, compare it with this earlier run folder (as `benchhost compare`)")
             ->check(CLI::ExistingPath);
+        run.add_option("--history", args.history,
+                       "Record the run, when it ends, in this history (an SQLite file, made when missing); "
+                       "`benchhost history` reads it");
+        run.add_flag("--history-samples", args.history_samples, "With --history: record the raw samples too");
     }
     // The comparison's options: for run, of the comparison with --baseline.
     const auto comparison_help = [ab](std::string text) {
@@ -269,6 +274,13 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--threshold")) options.regression_threshold = relative_option("--threshold", args.threshold, 100);
     if (given("--fail-on-regression")) options.fail_on_regression = args.fail_on_regression;
     if (given("--confirm")) options.confirm = args.confirm;
+    if (given("--history")) {
+        if (args.history.empty()) throw ConfigError("--history: an empty location (an SQLite file)");
+        options.history = args.history;
+    }
+    if (given("--history-samples")) options.history_samples = args.history_samples;
+    if (options.history_samples && !options.history)
+        throw ConfigError("--history-samples needs --history LOCATION (or the config's history:)");
     if (given("--noise-floor")) options.noise_floor = relative_option("--noise-floor", args.noise_floor, 100);
     const bool ab = run.get_option_no_throw("--base") != nullptr;
     if (!ab && (given("--threshold") || given("--fail-on-regression") || given("--confirm") || given("--noise-floor")) &&
@@ -395,6 +407,36 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     report_app->add_option("dir", report_source, "Run folder, or its benchmark_summary.json")->required();
     report_app->add_option("--output-dir", report_output, "Write the reports into this folder (default: the run folder)");
 
+    HistoryCommand history;
+    std::vector<std::string> history_runs;
+    CLI::App* history_app =
+        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits");
+    history_app->require_subcommand(1, 1);
+    const auto history_location = [&](CLI::App* sub) {
+        sub->add_option("--history", history.location, "The history: an SQLite file")->required();
+    };
+    const auto history_filter = [&](CLI::App* sub) {
+        sub->add_option("--machine", history.machine, "Only runs on this machine: its fingerprint (or a prefix) or host name");
+        sub->add_option("--branch", history.branch, "Only runs of this branch");
+        sub->add_option("--since", history.since, "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)");
+        sub->add_option("--until", history.until, "Only runs started at or before this UTC date or time");
+    };
+    CLI::App* history_add = history_app->add_subcommand("add", "Add run folders (merged ones too); a run added before is left as it is");
+    history_location(history_add);
+    history_add->add_option("runs", history_runs, "Run folders, or their benchmark_summary.json")->required()->check(CLI::ExistingPath);
+    history_add->add_flag("--samples", history.samples, "Record the raw samples too");
+    CLI::App* history_list = history_app->add_subcommand("list", "The runs in the history, the newest first");
+    history_location(history_list);
+    history_filter(history_list);
+    history_list->add_option("--limit", history.limit, "Only the newest N runs");
+    CLI::App* history_show =
+        history_app->add_subcommand("show", "A table per scenario, series and machine: its figures in each run, over commits");
+    history_location(history_show);
+    history_show->add_option("pattern", history.pattern, "Scenario ids: a substring, or a glob with * ? [")->required();
+    history_show->add_option("--series", history.series, "Only this series (default: every series)");
+    history_filter(history_show);
+    history_show->add_option("--limit", history.limit, "Only the last N runs of each table");
+
     WorkerCommand worker;
     std::string worker_plugin, worker_config, worker_result;
     CLI::App* worker_app = app.add_subcommand("worker", "Internal: run one scenario (started by the host)");
@@ -438,6 +480,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             parsed.command = ExportCommand{export_source, export_format, export_output};
         } else if (*report_app) {
             parsed.command = ReportCommand{report_source, report_output};
+        } else if (*history_app) {
+            history.action = *history_add ? "add" : *history_list ? "list" : "show";
+            history.runs.assign(history_runs.begin(), history_runs.end());
+            parsed.command = history;
         } else if (*ab_app) {
             AbCommand ab;
             ab.options.invocation.assign(argv, argv + argc);

@@ -51,6 +51,18 @@ struct AbCommand {
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 
+/// `benchhost history add|list|show` (commands/history_command.hpp).
+struct HistoryCommand {
+    std::string action;                         // "add", "list" or "show"
+    std::string location;                       // --history: an SQLite file
+    std::vector<std::filesystem::path> runs;    // add: run folders (or their summaries)
+    bool samples = false;                       // add: the raw samples too
+    std::string pattern;                        // show: scenario ids (substring or glob)
+    std::string series;                         // show: only this series; empty: all
+    std::string machine, branch, since, until;  // list, show: which runs
+    std::size_t limit = 0;                      // list: the newest N; show: the last N runs
+};
+
 /// `benchhost compare BASE NEW` (compare_command.hpp).
 struct CompareCommand {
     std::filesystem::path base, next;  // run folders, or their benchmark_summary.json
@@ -75,7 +87,7 @@ struct MergeCommand {
 };
 
 using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand,
-                             ReportCommand, AbCommand>;
+                             ReportCommand, AbCommand, HistoryCommand>;
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program

@@ -67,8 +67,11 @@ int ab_command(const AbCommand& command) {
     const std::time_t start_time = std::time(nullptr);
     const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
     PluginRegistry registry(PluginRegistry::default_path());
-    Side base{"base", side_options(command, command.base_dir, command.base_params)};
-    Side next{"new", side_options(command, command.new_dir, command.new_params)};
+    Side base, next;
+    base.name = "base";
+    base.options = side_options(command, command.base_dir, command.base_params);
+    next.name = "new";
+    next.options = side_options(command, command.new_dir, command.new_params);
     std::vector<AbPair> pairs;
     fs::path output_dir;
     try {

@@ -19,6 +19,7 @@
 
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
+#include "history/history_store.hpp"
 #include "execute/executor.hpp"
 #include "json/report_reader.hpp"
 #include "plan/plan.hpp"
@@ -133,8 +134,11 @@ int run_benchmarks(const RunOptions& options) {
 
     PluginRegistry registry(PluginRegistry::default_path());
     Prepared prepared;
+    std::unique_ptr<HistoryStore> history;
     try {
         prepared = prepare(options, timestamp, registry);
+        // A history that cannot be written is found before anything runs.
+        if (options.history && !options.dry_run) history = open_history(*options.history, true);
         const bool empty = !prepared.empty_plan.empty();
         if (options.dry_run) {
             print_plan(prepared.plan, prepared.discovery, options, prepared.record.shard, std::cout);
@@ -200,6 +204,18 @@ int run_benchmarks(const RunOptions& options) {
 
     reporters.run_finished(record);
     written = log_reporter_errors(reporters, *log) && written;
+    if (history) {
+        // The run's own files are written: a history that fails now loses nothing.
+        try {
+            const AddResult added =
+                history->add_run(record, fs::absolute(output_dir).lexically_normal().string(), options.history_samples);
+            log->info("history: {} as run {} in {}", added.added ? "recorded" : "already recorded", added.run_id,
+                      history->where());
+        } catch (const std::exception& e) {
+            log->error("history: the run was not recorded: {}", e.what());
+            written = false;
+        }
+    }
     if (written)
         log->info("summary: {}; report: {}", (output_dir / summary_file_name).string(),
                   (output_dir / html_report_name).string());

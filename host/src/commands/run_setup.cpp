@@ -174,6 +174,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     out["shard"] = options.shard.value_or("");
     out["shard_costs"] = options.shard_costs ? options.shard_costs->string() : "";
     out["baseline"] = options.baseline ? options.baseline->string() : "";
+    out["history"] = options.history.value_or("");
+    out["history_samples"] = options.history_samples ? "true" : "false";
     if (options.baseline) {
         std::ostringstream threshold;
         threshold << options.regression_threshold;

@@ -24,7 +24,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "compile_modes", "min_time", "max_time", "target_ci_width"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
-                                           "rounds", "allow_empty", "plugins"};
+                                           "rounds", "allow_empty", "history", "history_samples", "plugins"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -274,6 +274,11 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 options.enable_mock = bool_value(origin, key, value);
             } else if (key == "allow_empty") {
                 options.allow_empty = bool_value(origin, key, value);
+            } else if (key == "history") {
+                options.history = scalar_text(origin, key, value);
+                if (options.history->empty()) fail(origin, value, "history: an empty location (an SQLite file)");
+            } else if (key == "history_samples") {
+                options.history_samples = bool_value(origin, key, value);
             } else if (key == "timeout") {
                 const std::string text = scalar_text(origin, key, value);
                 auto seconds = bench::parse_double(text);

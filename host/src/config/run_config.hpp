@@ -101,6 +101,9 @@ struct RunOptions {
     /// A scenario the comparison finds slower is run this many more rounds before the
     /// verdict stands; the report keeps the first figures beside the confirmed ones.
     int confirm = 0;
+    /// Record the run, when it ends, in this history (an SQLite file): history/history_store.hpp.
+    std::optional<std::string> history;
+    bool history_samples = false;  // with the raw samples
     std::vector<std::string> extra_formats;          // also write: "gbench-json" (gbench.json)
     std::optional<std::string> shard;                    // "K/N" or "slurm": run only this part of the plan
     std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards

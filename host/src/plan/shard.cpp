@@ -8,6 +8,8 @@
 
 #include <bench/params.hpp>
 
+#include "util/fingerprint.hpp"
+
 namespace benchhost {
 
 namespace {
@@ -57,16 +59,9 @@ std::string plan_fingerprint(const Plan& plan) {
     ids.reserve(plan.scenarios.size());
     for (const PlannedScenario& s : plan.scenarios) ids.push_back(s.config.scenario_id());
     std::sort(ids.begin(), ids.end());
-    std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
-    for (const std::string& id : ids) {
-        for (const unsigned char c : id + '\n') {
-            hash ^= c;
-            hash *= 0x100000001b3ULL;
-        }
-    }
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
+    std::string text;
+    for (const std::string& id : ids) text += id + '\n';
+    return fingerprint(text);
 }
 
 Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::string, double>& known_costs) {

@@ -1,0 +1,17 @@
+// `benchhost history add|list|show --history FILE`: the run history
+// (history/history_store.hpp) from the command line.
+//   add RUN...      adds run folders (merged ones too); a run added before is left alone
+//   list            the runs, the newest first, with their machine, commit and branch
+//   show PATTERN    a table per scenario, series and machine: the figures of each run,
+//                   oldest first, with the change from the run before
+#pragma once
+
+#include "cli/cli.hpp"
+
+namespace benchhost {
+
+/// 0; 1 when a run folder could not be added (the others are); 2 when the history cannot
+/// be opened, or nothing matches PATTERN.
+int history_command(const HistoryCommand& command);
+
+}  // namespace benchhost

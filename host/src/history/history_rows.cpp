@@ -1,0 +1,113 @@
+// What a run becomes in the history: its row (key, machine, config hash, branch) and its
+// scenarios with the statistics the run computed.
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "history/history_store.hpp"
+#include "util/fingerprint.hpp"
+
+namespace benchhost {
+
+namespace {
+
+/// Options that say where a run was started or written, not what it measured: left out
+/// of the config hash, so that the same measurement from another folder hashes the same.
+const std::set<std::string> not_measurement = {
+    "command_line", "working_directory", "resumed_from", "baseline", "regression_threshold",
+    "fail_on_regression", "noise_floor", "confirm", "formats", "shard", "shard_costs",
+    "history", "history_samples", "merged_from", "ab_side", "ab_other_side", "plugins_dir",
+    "config_file", "timeout_s", "retry_failed", "allow_untrusted_plugins", "monitor_interval_ms"};
+
+/// The branch the CI says it builds, from the variables CI systems set.
+std::string branch_from_environment() {
+    for (const char* name :
+         {"BENCH_BRANCH", "GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME", "BRANCH_NAME", "GIT_BRANCH"}) {
+        const char* value = std::getenv(name);
+        if (value != nullptr && *value != '\0') return value;
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string machine_text(const HardwareInfo& hardware) {
+    std::string text = hardware_fact(hardware, "host", "hostname");
+    for (const auto& [section, key] : {std::pair{"cpu", "model"}, std::pair{"cpu", "logical_cores"},
+                                       std::pair{"memory", "total_mib"}, std::pair{"os", "machine"},
+                                       std::pair{"gpu", "count"}, std::pair{"gpu", "gpu0_name"}}) {
+        const std::string fact = hardware_fact(hardware, section, key);
+        text += "; " + std::string(section) + "." + key + "=" + (fact.empty() ? "?" : fact);
+    }
+    return text;
+}
+
+HistoryRun history_run_of(const RunRecord& record, const std::string& source) {
+    HistoryRun run;
+    run.started_at = record.started_at;
+    run.finished_at = record.finished_at;
+    run.timestamp = record.timestamp;
+    run.commit_id = record.commit_id;
+    run.branch = branch_from_environment();
+    run.host_name = record.host_name;
+    run.machine_text = machine_text(record.hardware);
+    run.machine = fingerprint(run.machine_text);
+    std::string config;
+    for (const auto& [key, value] : record.run_config)
+        if (not_measurement.count(key) == 0) config += key + "=" + value + "\n";
+    run.config_hash = fingerprint(config);
+    if (record.shard) {
+        run.shard_index = record.shard->index;
+        run.shard_count = record.shard->count;
+    }
+    run.source = source;
+    run.host_version = record.host_version;
+    run.complete = record.finished;
+    // The same run, whatever folder it is read from: when and where it started, which
+    // part of its plan it was, and what it measured (two runs started in the same second
+    // differ there).
+    std::string identity = record.timestamp + "\n" + record.started_at + "\n" + record.host_name + "\n" + run.machine +
+                           "\n" + std::to_string(run.shard_index) + "/" + std::to_string(run.shard_count) + "\n";
+    char number[32];
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        identity += outcome.config.scenario_id() + " " + outcome.started_at;
+        for (const bench::Series& series : outcome.result.series) {
+            const double first = series.samples.empty() ? 0.0 : series.samples.front();
+            std::snprintf(number, sizeof number, " %zu:%.17g", series.samples.size(), first);
+            identity += number;
+        }
+        identity += "\n";
+    }
+    run.key = fingerprint(identity);
+    run.scenarios = record.outcomes.size();
+    return run;
+}
+
+std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool samples) {
+    std::vector<HistoryScenario> scenarios;
+    scenarios.reserve(record.outcomes.size());
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        HistoryScenario scenario;
+        scenario.scenario_id = outcome.config.scenario_id();
+        scenario.plugin = outcome.config.plugin;
+        scenario.benchmark = outcome.config.benchmark;
+        scenario.status = std::string(bench::to_string(outcome.result.status));
+        scenario.reason = outcome.result.reason;
+        scenario.rounds = outcome.rounds;
+        for (const SeriesStatistics& statistics : outcome.statistics.series) {
+            HistorySeries series;
+            series.name = statistics.name;
+            series.unit = statistics.unit;
+            series.summary = statistics.analysis.summary;
+            series.ci_low = statistics.analysis.median_ci.low;
+            series.ci_high = statistics.analysis.median_ci.high;
+            if (samples)
+                if (const bench::Series* raw = outcome.result.find_series(statistics.name)) series.samples = raw->samples;
+            scenario.series.push_back(std::move(series));
+        }
+        scenarios.push_back(std::move(scenario));
+    }
+    return scenarios;
+}
+
+}  // namespace benchhost

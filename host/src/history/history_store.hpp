@@ -1,0 +1,135 @@
+// History: every run, kept in a database, so that a scenario can be followed over
+// commits and machines ("when, and at which commit, did this get slower, and where?").
+//
+// A store holds runs; a run, its scenarios; a scenario, the summary of each of its
+// series (median, mean, quantiles, the median's 95% interval, sample count, rounds) and,
+// when asked for, the raw samples. The statistics are those the run computed
+// (analysis/scenario_statistics.hpp): the store never recomputes them.
+//
+// A run is stored once: adding it again (the same run folder, or its journal replayed)
+// changes nothing (HistoryRun::key). Runs are grouped by machine (a fingerprint of the
+// hardware facts: two runs of one scenario are compared only on the same machine).
+//
+// Backends: an SQLite file (history/sqlite_store.cpp), the default. The schema is
+// versioned (history_schema_version); a database written by a newer benchhost is
+// refused, never changed; an older one is migrated when opened for writing.
+#pragma once
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <bench/statistics.hpp>
+
+#include "run/run_record.hpp"
+
+namespace benchhost {
+
+/// The version of the history's tables this benchhost writes.
+inline constexpr int history_schema_version = 1;
+
+/// A run as the history keeps it.
+struct HistoryRun {
+    long long id = 0;       // the store's own number; 0 before it is stored
+    std::string key;        // what makes the run the same run when added again
+    std::string started_at, finished_at, timestamp;
+    std::string commit_id, branch;
+    std::string host_name;
+    std::string machine;        // fingerprint of the machine (hex)
+    std::string machine_text;   // the facts it is made of, for people
+    std::string config_hash;    // of the options that change what is measured (hex)
+    int shard_index = 0, shard_count = 0;  // 0: not a shard
+    std::string source;         // the run folder it came from
+    std::string host_version;
+    bool complete = false;      // every planned scenario ran
+    std::size_t scenarios = 0;  // how many it has (read back)
+};
+
+/// One series of a scenario in one run.
+struct HistorySeries {
+    std::string name, unit;
+    bench::Summary summary;              // over the finite samples, as the run computed it
+    double ci_low = NAN, ci_high = NAN;  // of the median, 95%
+    std::vector<double> samples;         // only with --history-samples
+};
+
+struct HistoryScenario {
+    std::string scenario_id, plugin, benchmark, status, reason;
+    int rounds = 1;
+    std::vector<HistorySeries> series;
+};
+
+/// What `history list` selects; empty fields select everything.
+struct RunFilter {
+    std::string machine{};  // a fingerprint, or a prefix of one, or a host name
+    std::string branch{};
+    std::string since{}, until{};  // ISO 8601 dates or times, compared as text (UTC)
+    std::size_t limit = 0;     // the newest N; 0: all
+};
+
+/// One point of a scenario's history: one series of it in one run.
+struct HistoryPoint {
+    HistoryRun run;
+    std::string scenario_id, status;
+    HistorySeries series;
+};
+
+/// What adding a run did.
+struct AddResult {
+    long long run_id = 0;
+    bool added = false;  // false: it was already there, nothing changed
+    std::size_t scenarios = 0;
+};
+
+class HistoryStore {
+public:
+    virtual ~HistoryStore() = default;
+
+    /// Adds `record` (read from `source`, a run folder, or the folder a run writes to).
+    /// With `samples`, the raw samples too. Idempotent. Throws HistoryError.
+    virtual AddResult add_run(const RunRecord& record, const std::string& source, bool samples) = 0;
+
+    /// The runs `filter` selects, the newest first.
+    virtual std::vector<HistoryRun> runs(const RunFilter& filter) = 0;
+
+    /// The stored points of the scenarios whose id matches `pattern` (a substring, or a
+    /// glob with * ? [), every series, oldest run first; only runs `filter` selects.
+    virtual std::vector<HistoryPoint> points(const std::string& pattern, const RunFilter& filter,
+                                             bool with_samples = false) = 0;
+
+    /// The schema version the database has.
+    virtual int schema_version() = 0;
+    /// Where it is, for messages ("history.db", "postgresql://host/db").
+    virtual std::string where() const = 0;
+    /// Its size in bytes, when the backend knows it.
+    virtual std::optional<std::uintmax_t> size_bytes() = 0;
+};
+
+/// What went wrong with a history, naming it: "history.db: ...".
+class HistoryError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Opens (creates, with `create`) the history at `location`: an SQLite file path.
+/// Throws HistoryError naming the location: cannot be opened or created, not a benchhost
+/// history, a newer schema, read-only when writing is wanted.
+std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create);
+
+// ---- What a run becomes in the history (history/history_rows.cpp) ----------------
+
+/// The run's row: its key, machine fingerprint, config hash, branch (from the CI's
+/// variables: GITHUB_HEAD_REF, GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BRANCH_NAME,
+/// GIT_BRANCH, BENCH_BRANCH; empty when none is set), shard.
+HistoryRun history_run_of(const RunRecord& record, const std::string& source);
+
+/// The scenarios of the run, each series with the statistics the run computed.
+std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool samples);
+
+/// The machine facts the fingerprint is made of, "host; cpu; cores; memory; gpu".
+std::string machine_text(const HardwareInfo& hardware);
+
+}  // namespace benchhost

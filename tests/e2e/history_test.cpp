@@ -1,0 +1,91 @@
+// End to end: runs recorded in a history file with `run --history`, and read back with
+// `benchhost history list|show|add`.
+#include <gtest/gtest.h>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+
+class HistoryTest : public ::testing::Test {
+protected:
+    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
+    ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
+
+    ProcessResult run_mock(const fs::path& output, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
+                                         "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                         "--variants", "eager", "--measurement-iterations", "8",
+                                         "--monitor-interval", "0", "--param", "base_units=300000"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+    fs::path history = work / "history.db";
+};
+
+TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
+    ASSERT_EQ(run_mock(work / "one", {"--history", history.string()}).exit_code, 0);
+    const ProcessResult second = run_mock(work / "two", {"--history", history.string(), "--history-samples"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_NE(second.err.find("history: recorded as run 2 in " + history.string()), std::string::npos) << second.err;
+
+    const ProcessResult list = host({"history", "list", "--history", history.string()});
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("2 runs in " + history.string()), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find((work / "two").string()), std::string::npos) << list.out;
+    EXPECT_LT(list.out.find((work / "two").string()), list.out.find((work / "one").string())) << "the newest first";
+
+    const ProcessResult show = host({"history", "show", "mock_benchmark", "--series", "latency", "--history", history.string()});
+    EXPECT_EQ(show.exit_code, 0) << show.err;
+    EXPECT_NE(show.out.find("performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]  latency  on "),
+              std::string::npos)
+        << show.out;
+    EXPECT_EQ(std::count(show.out.begin(), show.out.end(), '\n'), 5) << show.out;  // title, header, 2 runs, blank
+    EXPECT_EQ(show.out.find("throughput"), std::string::npos) << show.out;
+
+    // Adding the run folders again changes nothing.
+    const ProcessResult add = host({"history", "add", (work / "one").string(), (work / "two" / "benchmark_summary.json").string(),
+                                    "--history", history.string()});
+    EXPECT_EQ(add.exit_code, 0) << add.err;
+    EXPECT_NE(add.out.find("one: already there as run 1"), std::string::npos) << add.out;
+    EXPECT_NE(add.out.find("two: already there as run 2"), std::string::npos) << add.out;
+
+    const ProcessResult none = host({"history", "show", "no_such_scenario", "--history", history.string()});
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("no scenario in " + history.string() + " matches 'no_such_scenario'"), std::string::npos)
+        << none.err;
+}
+
+TEST_F(HistoryTest, AHistoryThatCannotBeWrittenStopsTheRunBeforeItStarts) {
+    write_file(history, "not a database\n");
+    const ProcessResult run = run_mock(work / "out", {"--history", history.string()});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find(history.string() + ": file is not a database"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(work / "out")) << "nothing ran";
+    EXPECT_EQ(read_file(history), "not a database\n");
+
+    const ProcessResult samples = run_mock(work / "out", {"--history-samples"});
+    EXPECT_EQ(samples.exit_code, 2);
+    EXPECT_NE(samples.err.find("--history-samples needs --history"), std::string::npos) << samples.err;
+    const ProcessResult missing = host({"history", "list", "--history", (work / "missing.db").string()});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("no history there"), std::string::npos) << missing.err;
+}
+
+TEST_F(HistoryTest, AFolderThatIsNotARunIsNamedAndTheOthersAreAdded) {
+    ASSERT_EQ(run_mock(work / "one").exit_code, 0);
+    fs::create_directories(work / "empty");
+    const ProcessResult add =
+        host({"history", "add", (work / "empty").string(), (work / "one").string(), "--history", history.string()});
+    EXPECT_EQ(add.exit_code, 1);
+    EXPECT_NE(add.err.find((work / "empty").string()), std::string::npos) << add.err;
+    EXPECT_NE(add.out.find("one: added (1 scenario) as run 1"), std::string::npos) << add.out;
+}
+
+}  // namespace

@@ -1,12 +1,11 @@
 #include "commands/history_command.hpp"
 
 #include <iostream>
-#include <map>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include "history/history_store.hpp"
+#include "history/series_history.hpp"
 #include "json/report_reader.hpp"
 #include "util/text_table.hpp"
 
@@ -78,42 +77,40 @@ int list(HistoryStore& store, const HistoryCommand& command) {
 
 int show(HistoryStore& store, const HistoryCommand& command) {
     const std::vector<HistoryPoint> points = store.points(command.pattern, filter_of(command));
-    // One table per scenario, series and machine: figures of two machines never mix.
-    std::map<std::tuple<std::string, std::string, std::string>, std::vector<const HistoryPoint*>> tables;
-    std::map<std::string, std::string> machine_texts;
-    for (const HistoryPoint& point : points) {
-        if (point.series.name.empty()) continue;  // a scenario without series (failed, skipped)
-        if (!command.series.empty() && point.series.name != command.series) continue;
-        tables[{point.scenario_id, point.series.name, point.run.machine}].push_back(&point);
-        machine_texts[point.run.machine] = point.run.machine_text;
-    }
+    const std::vector<SeriesHistory> tables = series_histories(points, command.series);
     if (tables.empty()) {
         std::cerr << "benchhost: error: no scenario in " << store.where() << " matches '" << command.pattern << "'"
                   << (command.series.empty() ? "" : " with a series '" + command.series + "'")
                   << " (benchhost history list shows the runs)\n";
         return 2;
     }
-    for (auto& [key, rows_of] : tables) {
-        const auto& [scenario, series, machine] = key;
-        std::vector<const HistoryPoint*> shown = rows_of;
-        if (command.limit > 0 && shown.size() > command.limit)
-            shown.erase(shown.begin(), shown.end() - static_cast<std::ptrdiff_t>(command.limit));
+    for (const SeriesHistory& table : tables) {
+        const std::vector<const HistoryPoint*>& rows_of = table.points;
+        const auto& steps = table.steps;
+        std::size_t first = 0;
+        if (command.limit > 0 && rows_of.size() > command.limit) first = rows_of.size() - command.limit;
         std::vector<std::vector<std::string>> rows;
-        double previous = NAN;
-        for (const HistoryPoint* point : shown) {
+        double previous = first > 0 ? rows_of[first - 1]->series.summary.median : NAN;
+        for (std::size_t i = first; i < rows_of.size(); ++i) {
+            const HistoryPoint* point = rows_of[i];
             const HistorySeries& s = point->series;
             const std::string ci = std::isfinite(s.ci_low) && std::isfinite(s.ci_high)
                                        ? fmt::format("[{}, {}]", format_figure(s.ci_low, s.unit),
                                                      format_figure(s.ci_high, s.unit))
                                        : "-";
             const double median = s.summary.median;
+            std::string step = "";
+            if (const auto it = steps.find(i); it != steps.end())
+                step = fmt::format("step {} (p {:.3f})", format_change(1 + it->second.relative_change),
+                                   it->second.p_value);
             rows.push_back({point->run.started_at, short_commit(point->run.commit_id),
                             point->run.branch.empty() ? "-" : point->run.branch, format_figure(median, s.unit), ci,
                             std::isfinite(previous) ? format_change(median / previous) : "-",
-                            std::to_string(s.summary.count), point->status});
+                            std::to_string(s.summary.count), point->status, step});
             previous = median;
         }
-        std::cout << scenario << "  " << series << "  on " << machine << " (" << machine_texts[machine] << ")\n"
+        std::cout << table.scenario_id << "  " << table.series << "  on " << table.machine << " (" << table.machine_text
+                  << ")\n"
                   << render_table({{"STARTED", Align::left},
                                    {"COMMIT", Align::left},
                                    {"BRANCH", Align::left},
@@ -121,9 +118,18 @@ int show(HistoryStore& store, const HistoryCommand& command) {
                                    {"95% CI", Align::right},
                                    {"CHANGE", Align::right},
                                    {"N", Align::right},
-                                   {"STATUS", Align::left}},
-                                  rows)
-                  << "\n";
+                                   {"STATUS", Align::left},
+                                   {"CHANGE POINT", Align::left}},
+                                  rows);
+        if (!steps.empty()) {
+            std::cout << steps.size() << " change point" << (steps.size() == 1 ? "" : "s")
+                      << " in the medians (E-divisive, 5% significance):";
+            for (const auto& [index, step] : steps)
+                std::cout << " " << short_commit(rows_of[index]->run.commit_id) << " "
+                          << format_change(1 + step.relative_change) << ";";
+            std::cout << "\n";
+        }
+        std::cout << "\n";
     }
     return 0;
 }

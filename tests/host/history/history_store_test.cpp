@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
 #include <thread>
 
 #include "analysis/scenario_statistics.hpp"
+#include "history/series_history.hpp"
 
 #include "../../support/builders.hpp"
 #include "../../support/test_support.hpp"
@@ -166,6 +168,48 @@ TEST_F(HistoryStoreTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     if (bump.exit_code != 0) GTEST_SKIP() << "the sqlite3 command is not installed: " << bump.err;
     EXPECT_EQ(error_of(true), file.string() + ": written by a newer benchhost (history schema 99; this one reads up to " +
                                   std::to_string(history_schema_version) + "): use that benchhost, or another file");
+}
+
+}  // namespace
+
+namespace {
+
+/// A point of `scenario`'s latency on `machine` with median `ms`, run number `run`.
+HistoryPoint point(const std::string& scenario, const std::string& machine, double ms, int run) {
+    HistoryPoint p;
+    p.run.id = run;
+    p.run.machine = machine;
+    p.scenario_id = scenario;
+    p.status = "success";
+    p.series.name = "latency";
+    p.series.unit = "ms";
+    p.series.summary.median = ms;
+    return p;
+}
+
+TEST(SeriesHistories, OneTablePerScenarioSeriesAndMachineWithTheStepsOfItsMedians) {
+    std::vector<HistoryPoint> points;
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> noise(0, 0.01);
+    for (int run = 0; run < 40; ++run) {
+        // On machine A a step of +10% at run 25; machine B, twice as fast, stays flat.
+        points.push_back(point("performance/mock/a", "A", 10 * (run >= 25 ? 1.10 : 1.0) * (1 + noise(rng)), run));
+        points.push_back(point("performance/mock/a", "B", 5 * (1 + noise(rng)), run));
+    }
+    HistoryPoint failed = point("performance/mock/a", "A", NAN, 99);
+    failed.series.name.clear();  // a run in which the scenario failed has no series
+    points.push_back(failed);
+
+    const std::vector<SeriesHistory> histories = series_histories(points);
+    ASSERT_EQ(histories.size(), 2u);
+    EXPECT_EQ(histories[0].machine, "A");
+    EXPECT_EQ(histories[0].points.size(), 40u);
+    ASSERT_EQ(histories[0].steps.size(), 1u);
+    const auto& [index, step] = *histories[0].steps.begin();
+    EXPECT_NEAR(static_cast<double>(index), 25, 2);
+    EXPECT_NEAR(step.relative_change, 0.10, 0.02);
+    EXPECT_TRUE(histories[1].steps.empty()) << "a flat history has no step";
+    EXPECT_TRUE(series_histories(points, "throughput").empty());
 }
 
 }  // namespace

@@ -12,6 +12,9 @@ bench_packages=(
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3  # the run history (--history), and the command its tests edit it with
+  # The run history in PostgreSQL (--history postgresql://...): libpqxx, and the server
+  # whose initdb and pg_ctl the tests start a throw-away cluster with.
+  libpqxx-dev postgresql
   clang libclang-rt-14-dev
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # and Google Benchmark's compare.py (libbenchmark-tools) with what it imports.

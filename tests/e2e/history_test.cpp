@@ -1,7 +1,12 @@
 // End to end: runs recorded in a history file with `run --history`, and read back with
-// `benchhost history list|show|add`.
+// `benchhost history list|show|add`; and in a PostgreSQL database (a throw-away cluster,
+// tests/support/postgres.hpp) by shards running at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
+
+#include "../support/postgres.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -86,6 +91,61 @@ TEST_F(HistoryTest, AFolderThatIsNotARunIsNamedAndTheOthersAreAdded) {
     EXPECT_EQ(add.exit_code, 1);
     EXPECT_NE(add.err.find((work / "empty").string()), std::string::npos) << add.err;
     EXPECT_NE(add.out.find("one: added (1 scenario) as run 1"), std::string::npos) << add.out;
+}
+
+TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
+    PostgresCluster cluster;
+    if (!cluster.running()) GTEST_SKIP() << cluster.why_not();
+    const std::string url = cluster.url();
+    // Three shards of a plan of three scenarios, started together on an empty database:
+    // the first to come makes the tables, and each records its run.
+    std::vector<ProcessResult> shards(3);
+    std::vector<std::thread> threads;
+    for (int k = 1; k <= 3; ++k) {
+        threads.emplace_back([&, k] {
+            shards[k - 1] = host({"run", "--plugins-dir", plugins.string(), "--output-dir",
+                                  (work / ("shard" + std::to_string(k))).string(), "--enable-mock", "--include",
+                                  "mock_benchmark/mock_benchmark", "--variants", "eager,compiled,kernelized",
+                                  "--measurement-iterations", "5", "--monitor-interval", "0", "--param",
+                                  "base_units=100000", "--shard", std::to_string(k) + "/3", "--history", url});
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const ProcessResult& shard : shards) {
+        ASSERT_EQ(shard.exit_code, 0) << shard.err;
+        EXPECT_NE(shard.err.find("history: recorded as run "), std::string::npos) << shard.err;
+        EXPECT_NE(shard.err.find(" in " + url), std::string::npos) << shard.err;
+    }
+
+    const ProcessResult list = host({"history", "list", "--history", url});
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("3 runs in " + url), std::string::npos) << list.out;
+    for (const std::string shard : {" 1/3 ", " 2/3 ", " 3/3 "}) EXPECT_NE(list.out.find(shard), std::string::npos) << list.out;
+
+    // Every scenario of the plan once, in one of the runs: a table of one run each.
+    const ProcessResult show = host({"history", "show", "mock_benchmark", "--series", "latency", "--history", url});
+    EXPECT_EQ(show.exit_code, 0) << show.err;
+    for (const std::string variant : {"eager", "compiled", "kernelized"}) {
+        const std::string title = "performance/mock_benchmark/mock_benchmark[variant=" + variant + ",batch_size=1]  latency  on ";
+        const std::size_t at = show.out.find(title);
+        EXPECT_NE(at, std::string::npos) << show.out;
+        EXPECT_EQ(show.out.find(title, at + 1), std::string::npos) << show.out;
+    }
+    EXPECT_EQ(std::count(show.out.begin(), show.out.end(), '\n'), 12) << show.out;  // 3 x (title, header, 1 run, blank)
+
+    // Adding a shard's folder again changes nothing.
+    const ProcessResult add = host({"history", "add", (work / "shard2").string(), "--history", url});
+    EXPECT_EQ(add.exit_code, 0) << add.err;
+    EXPECT_NE(add.out.find("shard2: already there as run "), std::string::npos) << add.out;
+}
+
+TEST_F(HistoryTest, AnUnreachablePostgresStopsTheRunBeforeItStarts) {
+    const std::string url = "postgresql://127.0.0.1:" + std::to_string(PostgresCluster::free_port()) + "/bench";
+    const ProcessResult run = run_mock(work / "out", {"--history", url});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find(url + ": could not connect: "), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("Connection refused"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(work / "out")) << "nothing ran";
 }
 
 }  // namespace

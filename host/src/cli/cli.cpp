@@ -159,7 +159,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        "After the run, compare it with this earlier run folder (as `benchhost compare`)")
             ->check(CLI::ExistingPath);
         run.add_option("--history", args.history,
-                       "Record the run, when it ends, in this history (an SQLite file, made when missing); "
+                       "Record the run, when it ends, in this history (an SQLite file, made when missing, or "
+                       "postgresql://HOST[:PORT]/DATABASE); "
                        "`benchhost history` reads it");
         run.add_flag("--history-samples", args.history_samples, "With --history: record the raw samples too");
     }
@@ -413,7 +414,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits");
     history_app->require_subcommand(1, 1);
     const auto history_location = [&](CLI::App* sub) {
-        sub->add_option("--history", history.location, "The history: an SQLite file")->required();
+        sub->add_option("--history", history.location, "The history: an SQLite file, or postgresql://HOST[:PORT]/DATABASE")->required();
     };
     const auto history_filter = [&](CLI::App* sub) {
         sub->add_option("--machine", history.machine, "Only runs on this machine: its fingerprint (or a prefix) or host name");

@@ -10,7 +10,8 @@
 // changes nothing (HistoryRun::key). Runs are grouped by machine (a fingerprint of the
 // hardware facts: two runs of one scenario are compared only on the same machine).
 //
-// Backends: an SQLite file (history/sqlite_store.cpp), the default. The schema is
+// Backends: an SQLite file (history/sqlite_store.cpp), the default, and a PostgreSQL
+// database (history/postgres_store.cpp, for "postgresql://" URLs). The schema is
 // versioned (history_schema_version); a database written by a newer benchhost is
 // refused, never changed; an older one is migrated when opened for writing.
 #pragma once
@@ -114,9 +115,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// Opens (creates, with `create`) the history at `location`: an SQLite file path.
-/// Throws HistoryError naming the location: cannot be opened or created, not a benchhost
-/// history, a newer schema, read-only when writing is wanted.
+/// Opens (creates, with `create`) the history at `location`: an SQLite file path, or a
+/// PostgreSQL URL ("postgresql://..." or "postgres://...", whose tables are made in an
+/// empty database). Throws HistoryError naming the location (a URL without its password):
+/// cannot be opened, created or connected to, not a benchhost history, a newer schema,
+/// read-only when writing is wanted.
 std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create);
 
 // ---- What a run becomes in the history (history/history_rows.cpp) ----------------

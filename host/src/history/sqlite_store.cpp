@@ -8,7 +8,9 @@
 #include <functional>
 #include <map>
 
+#include "history/history_sql.hpp"
 #include "history/history_store.hpp"
+#include "history/postgres_store.hpp"
 #include "plan/plan.hpp"  // matches_pattern
 
 namespace benchhost {
@@ -16,8 +18,6 @@ namespace benchhost {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* history_format = "benchhost history";
 
 /// The tables of schema version 1. Runs, their scenarios, each scenario's series.
 constexpr const char* schema_v1 = R"sql(
@@ -131,9 +131,7 @@ public:
             sqlite3_busy_timeout(db_, 30000);
             const int version = read_version();  // also: is it a database, a history?
             if (version > history_schema_version)
-                throw HistoryError(path + ": written by a newer benchhost (history schema " + std::to_string(version) +
-                                   "; this one reads up to " + std::to_string(history_schema_version) +
-                                   "): use that benchhost, or another file");
+                throw HistoryError(history_sql::newer_schema(path, version));
             execute("PRAGMA foreign_keys = ON");
             if (version == 0) initialize();
             else if (version < history_schema_version) migrate(version);
@@ -158,11 +156,9 @@ public:
                 return result;  // stored before: nothing changes
             }
         }
-        Statement insert_run(db_,
-                             "INSERT INTO runs (run_key, started_at, finished_at, timestamp, commit_id, branch, "
-                             "host_name, machine, machine_text, config_hash, shard_index, shard_count, source, "
-                             "host_version, complete) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                             path_);
+        Statement insert_run(
+            db_, (std::string("INSERT INTO ") + history_sql::insert_run_columns + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)").c_str(),
+            path_);
         insert_run.bind(1, run.key).bind(2, run.started_at).bind(3, run.finished_at).bind(4, run.timestamp);
         insert_run.bind(5, run.commit_id).bind(6, run.branch).bind(7, run.host_name).bind(8, run.machine);
         insert_run.bind(9, run.machine_text).bind(10, run.config_hash);
@@ -171,14 +167,13 @@ public:
         insert_run.step();
         result.run_id = sqlite3_last_insert_rowid(db_);
 
-        Statement insert_scenario(db_,
-                                  "INSERT INTO scenarios (run_id, scenario_id, plugin, benchmark, status, reason, "
-                                  "rounds) VALUES (?,?,?,?,?,?,?)",
-                                  path_);
+        Statement insert_scenario(
+            db_, (std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES (?,?,?,?,?,?,?)").c_str(),
+            path_);
         Statement insert_series(db_,
-                                "INSERT INTO series (scenario, name, unit, count, mean, median, std, min, max, p25, "
-                                "p75, p90, p95, p99, ci_low, ci_high, samples) VALUES "
-                                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                (std::string("INSERT INTO ") + history_sql::insert_series_columns +
+                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                                    .c_str(),
                                 path_);
         for (const HistoryScenario& scenario : history_scenarios_of(record, samples)) {
             insert_scenario.reset();
@@ -207,11 +202,9 @@ public:
     }
 
     std::vector<HistoryRun> runs(const RunFilter& filter) override {
-        std::string sql =
-            "SELECT r.id, r.run_key, r.started_at, r.finished_at, r.timestamp, r.commit_id, r.branch, r.host_name, "
-            "r.machine, r.machine_text, r.config_hash, r.shard_index, r.shard_count, r.source, r.host_version, "
-            "r.complete, (SELECT count(*) FROM scenarios s WHERE s.run_id = r.id) FROM runs r" +
-            where_clause(filter) + " ORDER BY r.started_at DESC, r.id DESC";
+        std::string sql = std::string("SELECT ") + history_sql::run_columns +
+                          ", (SELECT count(*) FROM scenarios s WHERE s.run_id = r.id) FROM runs r" +
+                          where_clause(filter) + history_sql::run_order;
         if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
         Statement select(db_, sql.c_str(), path_);
         bind_filter(select, filter);
@@ -232,14 +225,9 @@ public:
                 if (const std::string id = distinct.text(0); matches_pattern(id, pattern)) ids.push_back(id);
         }
         std::vector<HistoryPoint> out;
-        std::string sql =
-            "SELECT r.id, r.run_key, r.started_at, r.finished_at, r.timestamp, r.commit_id, r.branch, r.host_name, "
-            "r.machine, r.machine_text, r.config_hash, r.shard_index, r.shard_count, r.source, r.host_version, "
-            "r.complete, s.scenario_id, s.status, v.name, v.unit, v.count, v.mean, v.median, v.std, v.min, v.max, "
-            "v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high, " +
-            std::string(with_samples ? "v.samples" : "NULL") +
-            " FROM scenarios s JOIN runs r ON r.id = s.run_id LEFT JOIN series v ON v.scenario = s.id" +
-            where_clause(filter, "s.scenario_id = ?9") + " ORDER BY r.started_at, r.id, v.name";
+        std::string sql = std::string("SELECT ") + history_sql::run_columns + ", " + history_sql::point_columns +
+                          (with_samples ? ", v.samples" : ", NULL") + history_sql::point_from +
+                          where_clause(filter, "s.scenario_id = ?9") + history_sql::point_order;
         Statement select(db_, sql.c_str(), path_);
         for (const std::string& id : ids) {
             select.reset();
@@ -314,13 +302,13 @@ private:
         Statement has_meta(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'", path_);
         has_meta.step();
         if (has_meta.integer(0) == 0)
-            throw HistoryError(path_ + ": an SQLite database, but not a benchhost history (it has no meta table)");
+            throw HistoryError(history_sql::not_a_history(path_, "an SQLite", "it has no meta table"));
         Statement meta(db_, "SELECT key, value FROM meta WHERE key IN ('format', 'schema_version')", path_);
         std::map<std::string, std::string> values;
         while (meta.step()) values[meta.text(0)] = meta.text(1);
-        if (values["format"] != history_format)
-            throw HistoryError(path_ + ": an SQLite database, but not a benchhost history (meta.format is '" +
-                               values["format"] + "')");
+        if (values["format"] != history_sql::format)
+            throw HistoryError(
+                history_sql::not_a_history(path_, "an SQLite", "meta.format is '" + values["format"] + "'"));
         try {
             return std::stoi(values["schema_version"]);
         } catch (const std::exception&) {
@@ -334,7 +322,7 @@ private:
         Transaction transaction(*this);
         if (read_version() != 0) return;  // another process made it meanwhile
         execute(schema_v1);
-        execute(("INSERT INTO meta (key, value) VALUES ('format', '" + std::string(history_format) +
+        execute(("INSERT INTO meta (key, value) VALUES ('format', '" + std::string(history_sql::format) +
                  "'), ('schema_version', '1')")
                     .c_str());
         transaction.commit();
@@ -400,9 +388,7 @@ private:
 
 std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create) {
     if (location.empty()) throw HistoryError("--history: an empty location");
-    if (location.starts_with("postgresql://") || location.starts_with("postgres://"))
-        throw HistoryError(location + ": PostgreSQL histories are not supported by this benchhost yet; use an "
-                                      "SQLite file (--history history.db)");
+    if (is_postgres_location(location)) return open_postgres_history(location, create);
     return std::make_unique<SqliteStore>(location, create);
 }
 

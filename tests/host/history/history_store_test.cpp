@@ -1,18 +1,24 @@
-// The run history in an SQLite file: runs stored with the statistics they computed,
-// read back by filter and by scenario, stored once, several writers at once, and the
-// files it must refuse (and leave as they are).
+// The run history, in an SQLite file and in a PostgreSQL database (a throw-away cluster,
+// tests/support/postgres.hpp; skipped where PostgreSQL is not installed): runs stored
+// with the statistics they computed, read back by filter and by scenario, stored once,
+// several writers at once, and the files and databases it must refuse (and leave as
+// they are).
 #include "history/history_store.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <thread>
+
+#include "history/postgres_store.hpp"
 
 #include "analysis/scenario_statistics.hpp"
 #include "history/series_history.hpp"
 
 #include "../../support/builders.hpp"
+#include "../../support/postgres.hpp"
 #include "../../support/test_support.hpp"
 
 namespace {
@@ -34,14 +40,30 @@ RunRecord a_run(const std::string& started_at, double ms, unsigned seed, const s
     return record;
 }
 
-class HistoryStoreTest : public ::testing::Test {
+enum class Backend { sqlite, postgres };
+
+/// The store's behaviour, on each backend.
+class HistoryStoreTest : public ::testing::TestWithParam<Backend> {
 protected:
-    std::unique_ptr<HistoryStore> open(bool create = true) { return open_history(file.string(), create); }
+    void SetUp() override {
+        if (GetParam() == Backend::sqlite) return;
+        cluster = std::make_unique<PostgresCluster>();
+        if (!cluster->running()) GTEST_SKIP() << cluster->why_not();
+        location = cluster->url();
+    }
+    std::unique_ptr<HistoryStore> open(bool create = true) { return open_history(location, create); }
     TempDir work;
     fs::path file = work / "history.db";
+    std::string location = file.string();
+    std::unique_ptr<PostgresCluster> cluster;
 };
 
-TEST_F(HistoryStoreTest, ARunIsStoredWithTheStatisticsItComputed) {
+INSTANTIATE_TEST_SUITE_P(Backends, HistoryStoreTest, ::testing::Values(Backend::sqlite, Backend::postgres),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                             return info.param == Backend::sqlite ? "SQLite" : "PostgreSQL";
+                         });
+
+TEST_P(HistoryStoreTest, ARunIsStoredWithTheStatisticsItComputed) {
     const RunRecord record = a_run("2026-11-24T10:00:00Z", 10, 1);
     {
         auto store = open();
@@ -80,7 +102,7 @@ TEST_F(HistoryStoreTest, ARunIsStoredWithTheStatisticsItComputed) {
     EXPECT_TRUE(store->points("nothing", {}).empty());
 }
 
-TEST_F(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart) {
+TEST_P(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart) {
     auto store = open();
     const RunRecord first = a_run("2026-11-24T10:00:00Z", 10, 1);
     ASSERT_TRUE(store->add_run(first, "/runs/one", false).added);
@@ -92,7 +114,7 @@ TEST_F(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart
     EXPECT_EQ(store->runs({}).size(), 2u);
 }
 
-TEST_F(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {
+TEST_P(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {
     auto store = open();
     store->add_run(a_run("2026-11-20T10:00:00Z", 10, 1), "r1", false);
     store->add_run(a_run("2026-11-21T10:00:00Z", 11, 2, "EPYC"), "r2", false);
@@ -119,7 +141,7 @@ TEST_F(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {
     EXPECT_NEAR(points[1].series.summary.median, 12, 0.2);
 }
 
-TEST_F(HistoryStoreTest, WritersAtOnceLoseNothing) {
+TEST_P(HistoryStoreTest, WritersAtOnceLoseNothing) {
     open();  // made once, as the first run would
     constexpr int writers = 4, runs_each = 15;
     std::vector<std::thread> threads;
@@ -127,7 +149,7 @@ TEST_F(HistoryStoreTest, WritersAtOnceLoseNothing) {
     for (int w = 0; w < writers; ++w) {
         threads.emplace_back([&, w] {
             try {
-                auto store = open_history(file.string(), true);  // a connection of its own, as another process has
+                auto store = open_history(location, true);  // a connection of its own, as another process has
                 for (int i = 0; i < runs_each; ++i)
                     store->add_run(a_run("2026-11-24T10:00:00Z", 10, static_cast<unsigned>(1000 * w + i)), "r", false);
             } catch (const std::exception& e) {
@@ -140,7 +162,38 @@ TEST_F(HistoryStoreTest, WritersAtOnceLoseNothing) {
     EXPECT_EQ(open()->runs({}).size(), static_cast<std::size_t>(writers * runs_each));
 }
 
-TEST_F(HistoryStoreTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
+TEST_P(HistoryStoreTest, TheSameRunAddedAtOnceIsStoredOnce) {
+    open();
+    const RunRecord record = a_run("2026-11-24T10:00:00Z", 10, 1);
+    constexpr int writers = 4;
+    std::vector<std::thread> threads;
+    std::vector<int> added(writers, -1);
+    for (int w = 0; w < writers; ++w) {
+        threads.emplace_back([&, w] {
+            try {
+                added[w] = open_history(location, true)->add_run(record, "r", true).added ? 1 : 0;
+            } catch (const std::exception&) {
+                added[w] = -1;
+            }
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(std::count(added.begin(), added.end(), 1), 1);
+    EXPECT_EQ(std::count(added.begin(), added.end(), 0), writers - 1);
+    auto store = open(false);
+    ASSERT_EQ(store->runs({}).size(), 1u);
+    EXPECT_EQ(store->runs({})[0].scenarios, 2u);
+    EXPECT_EQ(store->points("mock/", {}).size(), 2u);
+}
+
+class SqliteHistoryTest : public ::testing::Test {
+protected:
+    std::unique_ptr<HistoryStore> open(bool create = true) { return open_history(file.string(), create); }
+    TempDir work;
+    fs::path file = work / "history.db";
+};
+
+TEST_F(SqliteHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     const auto error_of = [&](bool create) {
         try {
             open(create);
@@ -168,6 +221,98 @@ TEST_F(HistoryStoreTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     if (bump.exit_code != 0) GTEST_SKIP() << "the sqlite3 command is not installed: " << bump.err;
     EXPECT_EQ(error_of(true), file.string() + ": written by a newer benchhost (history schema 99; this one reads up to " +
                                   std::to_string(history_schema_version) + "): use that benchhost, or another file");
+}
+
+// ---- PostgreSQL only --------------------------------------------------------------
+
+class PostgresHistoryTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!cluster.running()) GTEST_SKIP() << cluster.why_not();
+    }
+    std::string error_of(const std::string& url, bool create) {
+        try {
+            open_history(url, create);
+        } catch (const HistoryError& e) {
+            return e.what();
+        }
+        return "no error";
+    }
+    PostgresCluster cluster;
+};
+
+TEST_F(PostgresHistoryTest, ProcessesStartingAtOnceMakeTheTablesOnce) {
+    // An empty database, and several writers opening it at the same moment: the tables
+    // are made once (under an advisory lock), and no run is lost.
+    constexpr int writers = 3, runs_each = 5;
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(writers);
+    for (int w = 0; w < writers; ++w) {
+        threads.emplace_back([&, w] {
+            try {
+                auto store = open_history(cluster.url(), true);
+                for (int i = 0; i < runs_each; ++i)
+                    store->add_run(a_run("2026-11-24T10:00:00Z", 10, static_cast<unsigned>(1000 * w + i)), "r", false);
+            } catch (const std::exception& e) {
+                errors[w] = e.what();
+            }
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::string& error : errors) EXPECT_EQ(error, "");
+    auto store = open_history(cluster.url(), false);
+    EXPECT_EQ(store->runs({}).size(), static_cast<std::size_t>(writers * runs_each));
+    EXPECT_EQ(store->schema_version(), history_schema_version);
+    EXPECT_EQ(store->where(), cluster.url());
+    ASSERT_TRUE(store->size_bytes().has_value());
+    EXPECT_GT(*store->size_bytes(), 0u);
+}
+
+TEST_F(PostgresHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
+    // An empty database, when only reading: nothing is made.
+    EXPECT_EQ(error_of(cluster.url(), false),
+              cluster.url() + ": no history there (a run with --history " + cluster.url() + " makes one)");
+    // A database with tables of its own.
+    ASSERT_EQ(cluster.createdb("other").exit_code, 0);
+    ASSERT_EQ(cluster.psql("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ada')", "other").exit_code, 0);
+    EXPECT_EQ(error_of(cluster.url("other"), true),
+              cluster.url("other") + ": a PostgreSQL database, but not a benchhost history (it has no meta table)");
+    const ProcessResult users = cluster.psql("SELECT count(*) FROM users; SELECT count(*) FROM pg_tables WHERE "
+                                             "schemaname = 'public'", "other");
+    EXPECT_EQ(users.exit_code, 0) << users.err;
+    EXPECT_EQ(users.out, "1\n1\n") << "the database is left as it was";
+    // A meta table of something else.
+    ASSERT_EQ(cluster.psql("CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('format', 'x')", "other")
+                  .exit_code,
+              0);
+    EXPECT_EQ(error_of(cluster.url("other"), true),
+              cluster.url("other") + ": a PostgreSQL database, but not a benchhost history (meta.format is 'x')");
+    // A newer benchhost's history.
+    open_history(cluster.url(), true)->add_run(a_run("2026-11-24T10:00:00Z", 10, 1), "r", false);
+    ASSERT_EQ(cluster.psql("UPDATE meta SET value = '99' WHERE key = 'schema_version'").exit_code, 0);
+    EXPECT_EQ(error_of(cluster.url(), true),
+              cluster.url() + ": written by a newer benchhost (history schema 99; this one reads up to " +
+                  std::to_string(history_schema_version) + "): use that benchhost, or another database");
+}
+
+TEST_F(PostgresHistoryTest, AServerThatIsNotThereIsNamedWithoutThePassword) {
+    const std::string url = "postgresql://bench:s3cret@127.0.0.1:" + std::to_string(PostgresCluster::free_port()) + "/bench";
+    const std::string error = error_of(url, true);
+    EXPECT_TRUE(error.starts_with("postgresql://bench@127.0.0.1:")) << error;
+    EXPECT_NE(error.find(": could not connect: "), std::string::npos) << error;
+    EXPECT_NE(error.find("Connection refused"), std::string::npos) << error;
+    EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
+}
+
+TEST(PostgresUrl, ThePasswordIsLeftOutOfMessages) {
+    EXPECT_EQ(url_without_password("postgresql://u:pw@h:5432/db"), "postgresql://u@h:5432/db");
+    EXPECT_EQ(url_without_password("postgres://u@h/db"), "postgres://u@h/db");
+    EXPECT_EQ(url_without_password("postgresql://h/db?password=pw"), "postgresql://h/db");
+    EXPECT_EQ(url_without_password("postgresql://h/db?password=pw&sslmode=disable"), "postgresql://h/db?sslmode=disable");
+    EXPECT_EQ(url_without_password("postgresql://h/db?sslmode=disable&password=pw"), "postgresql://h/db?sslmode=disable");
+    EXPECT_EQ(url_without_password("postgresql://127.0.0.1:5/db"), "postgresql://127.0.0.1:5/db");
+    EXPECT_TRUE(is_postgres_location("postgres://h/db"));
+    EXPECT_FALSE(is_postgres_location("history.db"));
 }
 
 }  // namespace

@@ -1,0 +1,57 @@
+// What the history's backends (sqlite_store.cpp, postgres_store.cpp) share: the column
+// lists of their statements, which are the same text in both SQL dialects, and the
+// messages that refuse a database.
+#pragma once
+
+#include <string>
+
+#include "history/history_store.hpp"
+
+namespace benchhost::history_sql {
+
+/// meta.format of every benchhost history.
+inline constexpr const char* format = "benchhost history";
+
+/// A run's columns, in the order the backends read them (run_of).
+inline constexpr const char* run_columns =
+    "r.id, r.run_key, r.started_at, r.finished_at, r.timestamp, r.commit_id, r.branch, r.host_name, "
+    "r.machine, r.machine_text, r.config_hash, r.shard_index, r.shard_count, r.source, r.host_version, "
+    "r.complete";
+/// How many run_columns there are.
+inline constexpr int run_column_count = 16;
+
+/// The columns an INSERT INTO runs / scenarios / series names, in the order of the values.
+inline constexpr const char* insert_run_columns =
+    "runs (run_key, started_at, finished_at, timestamp, commit_id, branch, host_name, machine, machine_text, "
+    "config_hash, shard_index, shard_count, source, host_version, complete)";
+inline constexpr const char* insert_scenario_columns =
+    "scenarios (run_id, scenario_id, plugin, benchmark, status, reason, rounds)";
+inline constexpr const char* insert_series_columns =
+    "series (scenario, name, unit, count, mean, median, std, min, max, p25, p75, p90, p95, p99, ci_low, ci_high, "
+    "samples)";
+
+/// A point's columns after run_columns: the scenario, then its series (samples last,
+/// added by the backend).
+inline constexpr const char* point_columns =
+    "s.scenario_id, s.status, v.name, v.unit, v.count, v.mean, v.median, v.std, v.min, v.max, "
+    "v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high";
+/// FROM and ORDER BY of points(), around the WHERE clause.
+inline constexpr const char* point_from =
+    " FROM scenarios s JOIN runs r ON r.id = s.run_id LEFT JOIN series v ON v.scenario = s.id";
+inline constexpr const char* point_order = " ORDER BY r.started_at, r.id, v.name";
+/// ORDER BY of runs(): the newest first.
+inline constexpr const char* run_order = " ORDER BY r.started_at DESC, r.id DESC";
+
+/// "WHERE: written by a newer benchhost (history schema N; ...)".
+inline std::string newer_schema(const std::string& where, int version) {
+    return where + ": written by a newer benchhost (history schema " + std::to_string(version) +
+           "; this one reads up to " + std::to_string(history_schema_version) + "): use that benchhost, or another " +
+           (where.find("://") == std::string::npos ? "file" : "database");
+}
+
+/// "WHERE: an SQLite database, but not a benchhost history (WHY)".
+inline std::string not_a_history(const std::string& where, const std::string& kind, const std::string& why) {
+    return where + ": " + kind + " database, but not a benchhost history (" + why + ")";
+}
+
+}  // namespace benchhost::history_sql

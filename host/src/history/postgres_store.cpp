@@ -1,0 +1,421 @@
+// The history in a PostgreSQL database, through libpqxx (Debian's libpqxx-dev): the
+// tables, the semantics and the messages of the SQLite store (sqlite_store.cpp). Several
+// processes may add runs at once, each run one transaction; a run added twice at once is
+// stored once (INSERT ... ON CONFLICT (run_key) DO NOTHING). The tables are made in an
+// empty database under an advisory lock, so that processes starting together make them
+// once. A database that has other tables, or a newer history, is refused and left as it is.
+//
+// Values travel as text: doubles with 17 digits (exact), samples as a bytea in hex.
+#include "history/postgres_store.hpp"
+
+#include <pqxx/pqxx>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "history/history_sql.hpp"
+#include "plan/plan.hpp"  // matches_pattern
+
+namespace benchhost {
+
+namespace {
+
+/// The tables of schema version 1, as sqlite_store.cpp's. Text that is compared or
+/// ordered is compared byte by byte (COLLATE "C"), as SQLite does, whatever the
+/// database's locale.
+constexpr const char* schema_v1 = R"sql(
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+  id BIGSERIAL PRIMARY KEY,
+  run_key TEXT NOT NULL UNIQUE,
+  started_at TEXT COLLATE "C" NOT NULL, finished_at TEXT NOT NULL, timestamp TEXT NOT NULL,
+  commit_id TEXT NOT NULL, branch TEXT NOT NULL, host_name TEXT NOT NULL,
+  machine TEXT COLLATE "C" NOT NULL, machine_text TEXT NOT NULL, config_hash TEXT NOT NULL,
+  shard_index INTEGER NOT NULL, shard_count INTEGER NOT NULL,
+  source TEXT NOT NULL, host_version TEXT NOT NULL, complete INTEGER NOT NULL);
+CREATE INDEX runs_by_machine ON runs (machine, started_at);
+CREATE TABLE scenarios (
+  id BIGSERIAL PRIMARY KEY,
+  run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  scenario_id TEXT COLLATE "C" NOT NULL, plugin TEXT NOT NULL, benchmark TEXT NOT NULL,
+  status TEXT NOT NULL, reason TEXT NOT NULL, rounds INTEGER NOT NULL,
+  UNIQUE (run_id, scenario_id));
+CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id);
+CREATE TABLE series (
+  scenario BIGINT NOT NULL REFERENCES scenarios (id) ON DELETE CASCADE,
+  name TEXT COLLATE "C" NOT NULL, unit TEXT NOT NULL, count BIGINT NOT NULL,
+  mean DOUBLE PRECISION, median DOUBLE PRECISION, std DOUBLE PRECISION,
+  min DOUBLE PRECISION, max DOUBLE PRECISION,
+  p25 DOUBLE PRECISION, p75 DOUBLE PRECISION, p90 DOUBLE PRECISION, p95 DOUBLE PRECISION,
+  p99 DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION,
+  samples BYTEA,
+  PRIMARY KEY (scenario, name));
+)sql";
+
+/// Each migration takes the database from version i + 1 to i + 2 (none yet).
+const std::vector<const char*> migrations = {};
+
+/// The advisory lock held while the tables are made or migrated ("benchhst").
+constexpr long long schema_lock = 0x62656e6368687374LL;
+
+/// A parameter as text; nullopt is NULL.
+using Param = std::optional<std::string>;
+
+Param text(const std::string& value) { return value; }
+Param integer(long long value) { return std::to_string(value); }
+Param real(double value) {
+    if (!std::isfinite(value)) return std::nullopt;  // NaN is no value
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.17g", value);
+    return std::string(buffer);
+}
+/// The doubles' bytes, as bytea's hex input; NULL when there are none.
+Param bytes(const std::vector<double>& values) {
+    if (values.empty()) return std::nullopt;
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out = "\\x";
+    out.reserve(2 + values.size() * sizeof(double) * 2);
+    const auto* data = reinterpret_cast<const unsigned char*>(values.data());
+    for (std::size_t i = 0; i < values.size() * sizeof(double); ++i) {
+        out += digits[data[i] >> 4];
+        out += digits[data[i] & 15];
+    }
+    return out;
+}
+
+std::string text_of(const pqxx::field& field) { return field.is_null() ? std::string() : field.c_str(); }
+long long integer_of(const pqxx::field& field) { return field.is_null() ? 0 : std::atoll(field.c_str()); }
+double real_of(const pqxx::field& field) { return field.is_null() ? NAN : std::strtod(field.c_str(), nullptr); }
+std::vector<double> doubles_of(const pqxx::field& field) {
+    std::vector<double> values;
+    if (field.is_null()) return values;
+    const char* hex = field.c_str();
+    const std::size_t length = std::strlen(hex);
+    if (length < 2 || hex[0] != '\\' || hex[1] != 'x') return values;
+    std::vector<unsigned char> raw((length - 2) / 2);
+    const auto nibble = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+    for (std::size_t i = 0; i < raw.size(); ++i)
+        raw[i] = static_cast<unsigned char>(nibble(hex[2 + 2 * i]) << 4 | nibble(hex[3 + 2 * i]));
+    values.resize(raw.size() / sizeof(double));
+    if (!values.empty()) std::memcpy(values.data(), raw.data(), values.size() * sizeof(double));
+    return values;
+}
+
+/// libpq's message on one line, without the trailing newline.
+std::string one_line(std::string message) {
+    for (std::size_t at; (at = message.find("\n\t")) != std::string::npos;) message.replace(at, 2, " ");
+    for (char& c : message)
+        if (c == '\n' || c == '\t') c = ' ';
+    while (!message.empty() && message.back() == ' ') message.pop_back();
+    if (message.starts_with("ERROR:  ")) message.erase(0, 8);
+    return message;
+}
+
+class PostgresStore final : public HistoryStore {
+public:
+    PostgresStore(const std::string& url, bool create) : where_(url_without_password(url)) {
+        try {
+            connection_ = std::make_unique<pqxx::connection>(url);
+        } catch (const std::exception& e) {
+            throw HistoryError(where_ + ": could not connect: " + one_line(e.what()));
+        }
+        guarded([&] {
+            pqxx::nontransaction quiet(*connection_);
+            quiet.exec("SET client_min_messages = warning");
+        });
+        const int version = schema_version();  // also: is it a history?
+        if (version > history_schema_version) throw HistoryError(history_sql::newer_schema(where_, version));
+        if (version == 0 && !create)
+            throw HistoryError(where_ + ": no history there (a run with --history " + where_ + " makes one)");
+        if (version < history_schema_version) make_tables();
+    }
+
+    AddResult add_run(const RunRecord& record, const std::string& source, bool samples) override {
+        const HistoryRun run = history_run_of(record, source);
+        const std::vector<HistoryScenario> scenarios = history_scenarios_of(record, samples);
+        AddResult result;
+        guarded([&] {
+            result = AddResult{};
+            pqxx::work transaction(*connection_);
+            const pqxx::result inserted = exec(
+                transaction,
+                std::string("INSERT INTO ") + history_sql::insert_run_columns +
+                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+                    " ON CONFLICT (run_key) DO NOTHING RETURNING id",
+                {text(run.key), text(run.started_at), text(run.finished_at), text(run.timestamp), text(run.commit_id),
+                 text(run.branch), text(run.host_name), text(run.machine), text(run.machine_text),
+                 text(run.config_hash), integer(run.shard_index), integer(run.shard_count), text(run.source),
+                 text(run.host_version), integer(run.complete ? 1 : 0)});
+            if (inserted.empty()) {  // stored before (or by a writer beside us): nothing changes
+                const pqxx::result existing =
+                    exec(transaction, "SELECT id FROM runs WHERE run_key = $1", {text(run.key)});
+                if (!existing.empty()) result.run_id = integer_of(existing[0][0]);
+                return;
+            }
+            result.run_id = integer_of(inserted[0][0]);
+            const std::string insert_scenario = std::string("INSERT INTO ") + history_sql::insert_scenario_columns +
+                                                " VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING id";
+            const std::string insert_series =
+                std::string("INSERT INTO ") + history_sql::insert_series_columns +
+                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)";
+            for (const HistoryScenario& scenario : scenarios) {
+                const pqxx::result row =
+                    exec(transaction, insert_scenario,
+                         {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin),
+                          text(scenario.benchmark), text(scenario.status), text(scenario.reason),
+                          integer(scenario.rounds)});
+                const long long scenario_row = integer_of(row[0][0]);
+                for (const HistorySeries& s : scenario.series) {
+                    const bench::Summary& m = s.summary;
+                    exec(transaction, insert_series,
+                         {integer(scenario_row), text(s.name), text(s.unit), integer(static_cast<long long>(m.count)),
+                          real(m.mean), real(m.median), real(m.std), real(m.min), real(m.max), real(m.p25),
+                          real(m.p75), real(m.p90), real(m.p95), real(m.p99), real(s.ci_low), real(s.ci_high),
+                          bytes(s.samples)});
+                }
+                ++result.scenarios;
+            }
+            transaction.commit();
+            result.added = true;
+        });
+        return result;
+    }
+
+    std::vector<HistoryRun> runs(const RunFilter& filter) override {
+        std::vector<Param> params;
+        std::string sql = std::string("SELECT ") + history_sql::run_columns +
+                          ", (SELECT count(*) FROM scenarios s WHERE s.run_id = r.id) FROM runs r" +
+                          where_clause(filter, params) + history_sql::run_order;
+        if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit);
+        std::vector<HistoryRun> out;
+        guarded([&] {
+            out.clear();
+            pqxx::read_transaction transaction(*connection_);
+            for (const pqxx::row& row : exec(transaction, sql, params)) {
+                HistoryRun run = run_of(row);
+                run.scenarios = static_cast<std::size_t>(integer_of(row[history_sql::run_column_count]));
+                out.push_back(std::move(run));
+            }
+        });
+        return out;
+    }
+
+    std::vector<HistoryPoint> points(const std::string& pattern, const RunFilter& filter, bool with_samples) override {
+        std::vector<HistoryPoint> out;
+        guarded([&] {
+            out.clear();
+            pqxx::read_transaction transaction(*connection_);
+            std::vector<std::string> ids;
+            for (const pqxx::row& row : transaction.exec("SELECT DISTINCT scenario_id FROM scenarios ORDER BY scenario_id"))
+                if (std::string id = text_of(row[0]); matches_pattern(id, pattern)) ids.push_back(std::move(id));
+            std::vector<Param> params;
+            const std::string where = where_clause(filter, params, "s.scenario_id = $");
+            const std::string sql = std::string("SELECT ") + history_sql::run_columns + ", " +
+                                    history_sql::point_columns + (with_samples ? ", v.samples" : ", NULL") +
+                                    history_sql::point_from + where + history_sql::point_order;
+            for (const std::string& id : ids) {
+                params.back() = id;
+                for (const pqxx::row& row : exec(transaction, sql, params)) {
+                    HistoryPoint point;
+                    point.run = run_of(row);
+                    int i = history_sql::run_column_count;
+                    point.scenario_id = text_of(row[i++]);
+                    point.status = text_of(row[i++]);
+                    HistorySeries& s = point.series;
+                    s.name = text_of(row[i++]);
+                    s.unit = text_of(row[i++]);
+                    bench::Summary& m = s.summary;
+                    m.count = static_cast<std::size_t>(integer_of(row[i++]));
+                    for (double* field : {&m.mean, &m.median, &m.std, &m.min, &m.max, &m.p25, &m.p75, &m.p90, &m.p95,
+                                          &m.p99, &s.ci_low, &s.ci_high})
+                        *field = real_of(row[i++]);
+                    if (with_samples) s.samples = doubles_of(row[i]);
+                    out.push_back(std::move(point));
+                }
+            }
+        });
+        return out;
+    }
+
+    int schema_version() override {
+        int version = 0;
+        guarded([&] {
+            pqxx::read_transaction transaction(*connection_);
+            version = read_version(transaction);
+        });
+        return version;
+    }
+    std::string where() const override { return where_; }
+    std::optional<std::uintmax_t> size_bytes() override {
+        std::uintmax_t size = 0;
+        guarded([&] {
+            pqxx::read_transaction transaction(*connection_);
+            size = static_cast<std::uintmax_t>(
+                integer_of(transaction.exec("SELECT pg_database_size(current_database())")[0][0]));
+        });
+        return size;
+    }
+
+private:
+    /// Runs `work`, turning libpqxx's exceptions into HistoryError naming the database.
+    template <typename Work>
+    void guarded(Work&& work) {
+        try {
+            work();
+        } catch (const HistoryError&) {
+            throw;
+        } catch (const pqxx::broken_connection& e) {
+            throw HistoryError(where_ + ": lost the connection: " + one_line(e.what()));
+        } catch (const std::exception& e) {
+            throw HistoryError(where_ + ": " + one_line(e.what()));
+        }
+    }
+
+    static pqxx::result exec(pqxx::transaction_base& transaction, const std::string& sql,
+                             const std::vector<Param>& params) {
+        std::vector<const char*> raw;
+        raw.reserve(params.size());
+        for (const Param& param : params) raw.push_back(param ? param->c_str() : nullptr);
+        return transaction.exec_params(sql, pqxx::prepare::make_dynamic_params(raw));
+    }
+
+    /// 0 for a database without tables; the schema version of a history; HistoryError
+    /// for another database.
+    int read_version(pqxx::transaction_base& transaction) {
+        const pqxx::result tables = transaction.exec(
+            "SELECT count(*), count(*) FILTER (WHERE table_name = 'meta') FROM information_schema.tables "
+            "WHERE table_schema = current_schema()");
+        if (integer_of(tables[0][0]) == 0) return 0;
+        if (integer_of(tables[0][1]) == 0)
+            throw HistoryError(history_sql::not_a_history(where_, "a PostgreSQL", "it has no meta table"));
+        std::map<std::string, std::string> values;
+        for (const pqxx::row& row :
+             transaction.exec("SELECT key, value FROM meta WHERE key IN ('format', 'schema_version')"))
+            values[text_of(row[0])] = text_of(row[1]);
+        if (values["format"] != history_sql::format)
+            throw HistoryError(
+                history_sql::not_a_history(where_, "a PostgreSQL", "meta.format is '" + values["format"] + "'"));
+        try {
+            return std::stoi(values["schema_version"]);
+        } catch (const std::exception&) {
+            throw HistoryError(where_ + ": its schema_version is not a number: '" + values["schema_version"] + "'");
+        }
+    }
+
+    /// Makes the tables in an empty database, or migrates an older history, once: the
+    /// processes that start together wait for each other on an advisory lock.
+    void make_tables() {
+        guarded([&] {
+            pqxx::work transaction(*connection_);
+            transaction.exec("SELECT pg_advisory_xact_lock(" + std::to_string(schema_lock) + ")");
+            int version = read_version(transaction);  // another process may have made them meanwhile
+            if (version > history_schema_version) throw HistoryError(history_sql::newer_schema(where_, version));
+            if (version == 0) {
+                transaction.exec(schema_v1);
+                exec(transaction, "INSERT INTO meta (key, value) VALUES ('format', $1), ('schema_version', '1')",
+                     {text(history_sql::format)});
+                version = 1;
+            }
+            for (; version < history_schema_version; ++version) {
+                transaction.exec(migrations.at(static_cast<std::size_t>(version - 1)));
+                exec(transaction, "UPDATE meta SET value = $1 WHERE key = 'schema_version'",
+                     {integer(version + 1)});
+            }
+            transaction.commit();
+        });
+    }
+
+    /// " WHERE ..." for `filter`, its values appended to `params` ($1, $2, ... in order);
+    /// with `extra`, a term that ends in "$" and takes one more parameter (left empty).
+    static std::string where_clause(const RunFilter& filter, std::vector<Param>& params, const std::string& extra = "") {
+        std::vector<std::string> terms;
+        const auto next = [&](const std::string& value) {
+            params.push_back(value);
+            std::string placeholder = "$";
+            placeholder += std::to_string(params.size());
+            placeholder += "::text";
+            return placeholder;
+        };
+        if (!filter.machine.empty()) {
+            const std::string machine = next(filter.machine);
+            // ILIKE: SQLite's LIKE ignores the case of ASCII letters too.
+            terms.push_back("(r.machine ILIKE " + machine + " || '%' OR r.host_name = " + machine + ")");
+        }
+        if (!filter.branch.empty()) terms.push_back("r.branch = " + next(filter.branch));
+        if (!filter.since.empty()) terms.push_back("r.started_at >= " + next(filter.since));
+        if (!filter.until.empty()) terms.push_back("r.started_at <= " + next(filter.until));
+        if (!extra.empty()) terms.push_back(extra.substr(0, extra.size() - 1) + next(""));
+        std::string out;
+        for (std::size_t i = 0; i < terms.size(); ++i) out += (i == 0 ? " WHERE " : " AND ") + terms[i];
+        return out;
+    }
+
+    static HistoryRun run_of(const pqxx::row& row) {
+        HistoryRun run;
+        run.id = integer_of(row[0]);
+        run.key = text_of(row[1]);
+        run.started_at = text_of(row[2]);
+        run.finished_at = text_of(row[3]);
+        run.timestamp = text_of(row[4]);
+        run.commit_id = text_of(row[5]);
+        run.branch = text_of(row[6]);
+        run.host_name = text_of(row[7]);
+        run.machine = text_of(row[8]);
+        run.machine_text = text_of(row[9]);
+        run.config_hash = text_of(row[10]);
+        run.shard_index = static_cast<int>(integer_of(row[11]));
+        run.shard_count = static_cast<int>(integer_of(row[12]));
+        run.source = text_of(row[13]);
+        run.host_version = text_of(row[14]);
+        run.complete = integer_of(row[15]) != 0;
+        return run;
+    }
+
+    std::string where_;
+    std::unique_ptr<pqxx::connection> connection_;
+};
+
+}  // namespace
+
+bool is_postgres_location(const std::string& location) {
+    return location.starts_with("postgresql://") || location.starts_with("postgres://");
+}
+
+std::string url_without_password(const std::string& url) {
+    std::string out = url;
+    const std::size_t scheme = out.find("://");
+    if (scheme == std::string::npos) return out;
+    const std::size_t host_start = scheme + 3;
+    const std::size_t authority_end = std::min(out.find_first_of("/?#", host_start), out.size());
+    const std::size_t at = out.rfind('@', authority_end == 0 ? 0 : authority_end - 1);
+    if (at != std::string::npos && at >= host_start) {
+        const std::size_t colon = out.find(':', host_start);
+        if (colon != std::string::npos && colon < at) out.erase(colon, at - colon);
+    }
+    // A password given as a parameter: "?password=..." or "&password=...".
+    const std::size_t query = out.find('?');
+    if (query != std::string::npos) {
+        for (std::size_t at_param = query; at_param < out.size();) {
+            const std::size_t end = std::min(out.find('&', at_param + 1), out.size());
+            const std::size_t name = at_param + 1;
+            if (out.compare(name, 9, "password=") == 0) {
+                // Keep the separator before it, unless it is the last parameter.
+                if (end < out.size()) out.erase(name, end - name + 1);
+                else out.erase(at_param, end - at_param);
+                continue;
+            }
+            at_param = end;
+        }
+    }
+    return out;
+}
+
+std::unique_ptr<HistoryStore> open_postgres_history(const std::string& url, bool create) {
+    return std::make_unique<PostgresStore>(url, create);
+}
+
+}  // namespace benchhost

@@ -59,8 +59,8 @@ protected:
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, HistoryStoreTest, ::testing::Values(Backend::sqlite, Backend::postgres),
-                         [](const ::testing::TestParamInfo<Backend>& info) {
-                             return info.param == Backend::sqlite ? "SQLite" : "PostgreSQL";
+                         [](const ::testing::TestParamInfo<Backend>& backend) {
+                             return backend.param == Backend::sqlite ? "SQLite" : "PostgreSQL";
                          });
 
 TEST_P(HistoryStoreTest, ARunIsStoredWithTheStatisticsItComputed) {

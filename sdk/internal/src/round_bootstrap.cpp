@@ -1,5 +1,7 @@
 #include <bench/internal/round_bootstrap.hpp>
 
+#include <bench/internal/distributions.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,53 +14,6 @@ namespace bench {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-/// Regularized incomplete beta function I_x(a, b), by its continued fraction (modified
-/// Lentz), converging fast for x < (a + 1) / (a + b + 2); the symmetry
-/// I_x(a, b) = 1 - I_{1-x}(b, a) covers the rest.
-double incomplete_beta(double a, double b, double x) {
-    if (x <= 0) return 0;
-    if (x >= 1) return 1;
-    if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(b, a, 1 - x);
-    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                                  b * std::log1p(-x)) / a;
-    constexpr double tiny = 1e-300;
-    double f = 1, c = 1, d = 0;
-    for (int i = 0; i <= 400; ++i) {
-        const int m = i / 2;
-        double numerator;
-        if (i == 0) numerator = 1;
-        else if (i % 2 == 0) numerator = (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
-        else numerator = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
-        d = 1 + numerator * d;
-        if (std::abs(d) < tiny) d = tiny;
-        d = 1 / d;
-        c = 1 + numerator / c;
-        if (std::abs(c) < tiny) c = tiny;
-        const double cd = c * d;
-        f *= cd;
-        if (std::abs(1 - cd) < 1e-12) break;
-    }
-    return front * (f - 1);
-}
-
-/// P(T <= t) for Student's t with `dof` degrees of freedom.
-double student_t_cdf(double t, double dof) {
-    const double tail = 0.5 * incomplete_beta(dof / 2, 0.5, dof / (dof + t * t));
-    return t >= 0 ? 1 - tail : tail;
-}
-
-/// Smallest-error root of a monotonically increasing `f` on [low, high] by bisection.
-template <class F>
-double solve_increasing(F&& f, double target, double low, double high) {
-    for (int i = 0; i < 200 && high - low > 1e-12 * std::max(1.0, std::abs(high)); ++i) {
-        const double mid = low + (high - low) / 2;
-        (f(mid) < target ? low : high) = mid;
-    }
-    return low + (high - low) / 2;
-}
-
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 /// The finite values of `v`.
 std::vector<double> finite(std::span<const double> v) {
@@ -104,7 +59,7 @@ double expanded_tail(std::size_t n, double level) {
     const double plain = (1 - std::clamp(level, 0.0, 1.0)) / 2;
     if (n < 2 || plain <= 0 || plain >= 0.5) return plain;
     const double dof = static_cast<double>(n - 1);
-    const double t = solve_increasing([&](double x) { return student_t_cdf(x, dof); }, 1 - plain, 0, 1e7);
+    const double t = student_t_quantile(1 - plain, dof);
     return normal_cdf(-std::sqrt(static_cast<double>(n) / dof) * t);
 }
 

@@ -93,6 +93,51 @@ TEST_F(HistoryTest, AFolderThatIsNotARunIsNamedAndTheOthersAreAdded) {
     EXPECT_NE(add.out.find("one: added (1 scenario) as run 1"), std::string::npos) << add.out;
 }
 
+TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
+    // Six runs of a build, then one of a build whose slower_on_new is 30% slower, all
+    // into one history: the gate fails the last, with its evidence, and passes the
+    // runs of the first build.
+    const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
+    const auto run_fixture = [&](const std::string& side, const std::string& name) {
+        install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", plugins, "performance");
+        return host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(), "--include",
+                     "fixture_ab/slower_on_new", "--variants", "eager", "--measurement-iterations", "30",
+                     "--monitor-interval", "0", "--history", history.string()});
+    };
+    for (int i = 1; i <= 6; ++i) ASSERT_EQ(run_fixture("base", "base" + std::to_string(i)).exit_code, 0);
+    ASSERT_EQ(run_fixture("new", "new").exit_code, 0);
+
+    const ProcessResult check = host({"history", "check", "--history", history.string()});
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    EXPECT_NE(check.out.find("Run 7 ("), std::string::npos) << check.out;
+    const std::size_t row = check.out.find("performance/fixture_ab/slower_on_new");
+    ASSERT_NE(row, std::string::npos) << check.out;
+    const std::string line = check.out.substr(row, check.out.find('\n', row) - row);
+    EXPECT_NE(line.find("latency  6 "), std::string::npos) << line;  // judged by the six runs before it
+    EXPECT_NE(line.find("slower"), std::string::npos) << line;
+    EXPECT_NE(check.out.find("1 slower, 0 faster, 0 same, 0 inconclusive (threshold 5%"), std::string::npos) << check.out;
+
+    // The sixth run of the first build, against the five before it: not slower.
+    const ProcessResult same = host({"history", "check", "--run", "6", "--history", history.string()});
+    EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+    EXPECT_EQ(same.out.find(" slower\n"), std::string::npos) << same.out;
+    // The fifth: four runs before it, too few to judge by.
+    const ProcessResult few = host({"history", "check", "--run", "5", "--history", history.string()});
+    EXPECT_EQ(few.exit_code, 0) << few.out << few.err;
+    EXPECT_NE(few.out.find("inconclusive (4 earlier runs, fewer than 5: too few to learn the noise from)"),
+              std::string::npos)
+        << few.out;
+
+    const ProcessResult missing = host({"history", "check", "--run", "99", "--history", history.string()});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("no run 99 in " + history.string()), std::string::npos) << missing.err;
+    const ProcessResult nothing = host({"history", "check", "no_such_benchmark", "--history", history.string()});
+    EXPECT_EQ(nothing.exit_code, 2);
+    EXPECT_NE(nothing.err.find("run 7 in " + history.string() + " has no series of a scenario like 'no_such_benchmark'"),
+              std::string::npos)
+        << nothing.err;
+}
+
 TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
     PostgresCluster cluster;
     if (!cluster.running()) GTEST_SKIP() << cluster.why_not();

@@ -55,16 +55,6 @@ bench::RoundSamples rounds_in_ms(const ScenarioOutcome& outcome, const bench::Se
     return rounds;
 }
 
-/// The verdict an interval gives: a change beyond the threshold that the interval
-/// excludes no change for, no change beyond the threshold, or neither.
-Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
-    if (!ci.valid()) return Verdict::inconclusive;
-    if (ci.low > 1 && ratio > 1 + threshold) return Verdict::slower;
-    if (ci.high < 1 && ratio < 1 - threshold) return Verdict::faster;
-    if (ci.high > 1 + threshold || ci.low < 1 - threshold) return Verdict::inconclusive;
-    return Verdict::same;
-}
-
 /// One side of a row: its finite samples in ms, and by round when it has two or more.
 struct Side {
     std::vector<double> all;
@@ -183,6 +173,14 @@ SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& ba
 }
 
 }  // namespace
+
+Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
+    if (!ci.valid()) return Verdict::inconclusive;
+    if (ci.low > 1 && ratio > 1 + threshold) return Verdict::slower;
+    if (ci.high < 1 && ratio < 1 - threshold) return Verdict::faster;
+    if (ci.high > 1 + threshold || ci.low < 1 - threshold) return Verdict::inconclusive;
+    return Verdict::same;
+}
 
 std::string_view to_string(Verdict verdict) {
     switch (verdict) {

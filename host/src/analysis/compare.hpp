@@ -108,6 +108,11 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
 std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
                                                const CompareOptions& options);
 
+/// The verdict an interval of a ratio (new / base) gives: slower (or faster) when it
+/// excludes no change and the ratio passes the threshold, same when it lies within the
+/// threshold, else inconclusive (and inconclusive for an invalid interval).
+Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold);
+
 /// The verdict of a scenario from its rows: slower when one is, else inconclusive when
 /// one is, else faster when one is, else same.
 Verdict scenario_verdict(const std::vector<SeriesComparison>& rows);

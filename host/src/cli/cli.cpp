@@ -411,7 +411,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     HistoryCommand history;
     std::vector<std::string> history_runs;
     CLI::App* history_app =
-        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits");
+        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits, check a run against it");
     history_app->require_subcommand(1, 1);
     const auto history_location = [&](CLI::App* sub) {
         sub->add_option("--history", history.location, "The history: an SQLite file, or postgresql://HOST[:PORT]/DATABASE")->required();
@@ -437,6 +437,24 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     history_show->add_option("--series", history.series, "Only this series (default: every series)");
     history_filter(history_show);
     history_show->add_option("--limit", history.limit, "Only the last N runs of each table");
+    std::string check_threshold;
+    CLI::App* history_check = history_app->add_subcommand(
+        "check", "Gate: a run against the runs before it on the same machine, by their noise; exit 1 when slower");
+    history_location(history_check);
+    history_check->add_option("pattern", history.pattern, "Only scenario ids like this: a substring, or a glob (default: all)");
+    history_check->add_option("--run", history.run_id, "The run to check, by its number (history list); default: the newest the filters select")
+        ->check(CLI::PositiveNumber);
+    history_check->add_option("--series", history.series, "Only this series (default: every series)");
+    history_filter(history_check);
+    history_check->add_option("--baseline-branch", history.baseline_branch,
+                              "Learn from earlier runs of this branch only (default: any branch)");
+    history_check->add_option("--threshold", check_threshold,
+                              "Smallest change that counts, as 5% or 0.05 (default 5%): smaller is `same`");
+    history_check->add_option("--lookback", history.lookback, "Learn the noise from at most the last N earlier runs (default 30)")
+        ->check(CLI::PositiveNumber);
+    history_check->add_option("--min-runs", history.min_runs,
+                              "Fewest earlier runs to judge by (default 5); fewer: inconclusive")
+        ->check(CLI::Range(2, 1000000));
 
     WorkerCommand worker;
     std::string worker_plugin, worker_config, worker_result;
@@ -482,7 +500,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         } else if (*report_app) {
             parsed.command = ReportCommand{report_source, report_output};
         } else if (*history_app) {
-            history.action = *history_add ? "add" : *history_list ? "list" : "show";
+            history.action = *history_add ? "add" : *history_list ? "list" : *history_show ? "show" : "check";
+            if (!check_threshold.empty()) history.threshold = relative_option("--threshold", check_threshold, 100);
             history.runs.assign(history_runs.begin(), history_runs.end());
             parsed.command = history;
         } else if (*ab_app) {

@@ -53,7 +53,7 @@ struct AbCommand {
 
 /// `benchhost history add|list|show` (commands/history_command.hpp).
 struct HistoryCommand {
-    std::string action;                         // "add", "list" or "show"
+    std::string action;                         // "add", "list", "show" or "check"
     std::string location;                       // --history: an SQLite file
     std::vector<std::filesystem::path> runs;    // add: run folders (or their summaries)
     bool samples = false;                       // add: the raw samples too
@@ -61,6 +61,12 @@ struct HistoryCommand {
     std::string series;                         // show: only this series; empty: all
     std::string machine, branch, since, until;  // list, show: which runs
     std::size_t limit = 0;                      // list: the newest N; show: the last N runs
+    // check: the run checked (0: the newest run the filters select), the branch of the
+    // earlier runs (empty: any), and the gate's settings.
+    long long run_id = 0;
+    std::string baseline_branch;
+    double threshold = 0.05;
+    std::size_t lookback = 30, min_runs = 5;
 };
 
 /// `benchhost compare BASE NEW` (compare_command.hpp).

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/history_check_command.hpp"
 #include "history/history_store.hpp"
 #include "history/series_history.hpp"
 #include "json/report_reader.hpp"
@@ -147,6 +148,7 @@ int history_command(const HistoryCommand& command) {
     try {
         if (command.action == "add") return add(*store, command);
         if (command.action == "list") return list(*store, command);
+        if (command.action == "check") return history_check_command(*store, command);
         return show(*store, command);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";

@@ -11,13 +11,17 @@ namespace benchhost {
 
 namespace {
 
-/// Options that say where a run was started or written, not what it measured: left out
-/// of the config hash, so that the same measurement from another folder hashes the same.
+/// Options that say where a run was started or written, or which plugins and benchmarks
+/// it ran, not how it measured them: left out of the config hash, so that the same
+/// measurement from another folder, or in a run of more or fewer benchmarks, hashes the
+/// same. The axes ("axes.*": variants, batch sizes, threads, ...) stay in: not every
+/// axis is in every scenario's id.
 const std::set<std::string> not_measurement = {
     "command_line", "working_directory", "resumed_from", "baseline", "regression_threshold",
     "fail_on_regression", "noise_floor", "confirm", "formats", "shard", "shard_costs",
     "history", "history_samples", "merged_from", "ab_side", "ab_other_side", "plugins_dir",
-    "config_file", "timeout_s", "retry_failed", "allow_untrusted_plugins", "monitor_interval_ms"};
+    "config_file", "timeout_s", "retry_failed", "allow_untrusted_plugins", "monitor_interval_ms",
+    "include", "exclude", "categories", "enable_mock"};
 
 /// The branch the CI says it builds, from the variables CI systems set.
 std::string branch_from_environment() {

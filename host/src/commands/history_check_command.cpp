@@ -1,0 +1,135 @@
+#include "commands/history_check_command.hpp"
+
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/history_check.hpp"
+#include "util/text_table.hpp"
+
+namespace benchhost {
+
+namespace {
+
+/// The run to check: --run N, else the newest the filters select.
+std::optional<HistoryRun> run_to_check(HistoryStore& store, const HistoryCommand& command) {
+    RunFilter filter{command.machine, command.branch, command.since, command.until};
+    if (command.run_id == 0) filter.limit = 1;
+    for (HistoryRun& run : store.runs(filter))
+        if (command.run_id == 0 || run.id == command.run_id) return std::move(run);
+    return std::nullopt;
+}
+
+struct Series {
+    std::string unit;
+    std::vector<double> earlier;          // medians, oldest first
+    std::vector<std::string> commits;     // of the earlier runs
+    double latest = NAN;
+    bool checked = false;                 // the run checked has it
+};
+
+}  // namespace
+
+int history_check_command(HistoryStore& store, const HistoryCommand& command) {
+    const std::optional<HistoryRun> run = run_to_check(store, command);
+    if (!run) {
+        std::cerr << "benchhost: error: "
+                  << (command.run_id != 0 ? fmt::format("no run {} in {}", command.run_id, store.where())
+                                          : "no run in " + store.where())
+                  << (command.machine.empty() && command.branch.empty() && command.since.empty() && command.until.empty()
+                          ? ""
+                          : " that --machine, --branch, --since and --until select")
+                  << " (benchhost history list shows the runs)\n";
+        return 2;
+    }
+    // Every earlier point of the machine; those of the run's configuration (and branch,
+    // with --baseline-branch) are its history.
+    RunFilter earlier_filter;
+    earlier_filter.machine = run->machine;
+    earlier_filter.until = run->started_at;
+    const std::string pattern = command.pattern.empty() ? "*" : command.pattern;
+    std::map<std::pair<std::string, std::string>, Series> by_series;
+    std::size_t other_config = 0;
+    std::vector<std::string> failed;  // scenarios of the run checked without figures
+    for (const HistoryPoint& point : store.points(pattern, earlier_filter)) {
+        if (point.series.name.empty() && point.run.id == run->id) failed.push_back(point.scenario_id + " (" + point.status + ")");
+        if (point.series.name.empty() || (!command.series.empty() && point.series.name != command.series)) continue;
+        Series& series = by_series[{point.scenario_id, point.series.name}];
+        if (point.run.id == run->id) {
+            series.latest = point.series.summary.median;
+            series.unit = point.series.unit;
+            series.checked = true;
+        } else if (!series.checked && point.run.machine == run->machine) {  // runs started before it
+            if (point.run.config_hash != run->config_hash) {
+                ++other_config;
+                continue;
+            }
+            if (!command.baseline_branch.empty() && point.run.branch != command.baseline_branch) continue;
+            series.earlier.push_back(point.series.summary.median);
+            series.commits.push_back(point.run.commit_id);
+        }
+    }
+    std::erase_if(by_series, [](const auto& entry) { return !entry.second.checked; });
+    if (by_series.empty()) {
+        std::cerr << "benchhost: error: run " << run->id << " in " << store.where() << " has no series of a scenario like '"
+                  << pattern << "'" << (command.series.empty() ? "" : " named '" + command.series + "'")
+                  << " (benchhost history show lists them)\n";
+        return 2;
+    }
+
+    HistoryCheckOptions options;
+    options.threshold = command.threshold;
+    options.lookback = command.lookback;
+    options.min_runs = command.min_runs;
+    std::cout << "Run " << run->id << " (" << run->started_at << ", commit " << run->commit_id.substr(0, 10)
+              << (run->branch.empty() ? "" : ", branch " + run->branch) << ") on " << run->machine << " ("
+              << run->machine_text << ")\nagainst the last " << options.lookback
+              << " earlier runs at most of each series on that machine, with the same configuration"
+              << (command.baseline_branch.empty() ? "" : ", of branch " + command.baseline_branch) << "\n\n";
+
+    std::vector<std::vector<std::string>> rows;
+    std::map<Verdict, std::size_t> counts;
+    for (const auto& [key, series] : by_series) {
+        const HistoryCheck check = check_against_history(series.earlier, series.latest, options);
+        ++counts[check.verdict];
+        std::string evidence = std::to_string(check.runs);
+        if (check.after_step)
+            evidence += " since " + series.commits[series.earlier.size() - check.runs].substr(0, 10);
+        std::string verdict(to_string(check.verdict));
+        if (!check.note.empty()) verdict += " (" + check.note + ")";
+        rows.push_back({key.first, key.second, evidence,
+                        std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-",
+                        std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
+                        format_figure(series.latest, series.unit),
+                        std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
+                        check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high)
+                                               : "-",
+                        verdict});
+    }
+    std::cout << render_table({{"SCENARIO", Align::left},
+                               {"SERIES", Align::left},
+                               {"RUNS", Align::left},
+                               {"BASELINE", Align::right},
+                               {"NOISE", Align::right},
+                               {"THIS RUN", Align::right},
+                               {"CHANGE", Align::right},
+                               {fmt::format("RATIO {:.0f}% RANGE", 100 * options.level), Align::right},
+                               {"VERDICT", Align::left}},
+                              rows);
+    std::cout << counts[Verdict::slower] << " slower, " << counts[Verdict::faster] << " faster, "
+              << counts[Verdict::same] << " same, " << counts[Verdict::inconclusive] << " inconclusive (threshold "
+              << fmt::format("{:g}%", 100 * options.threshold)
+              << "; RUNS: the earlier runs judged by, since the last step of their medians; BASELINE: their "
+                 "geometric mean; NOISE: the spread between them)\n";
+    if (!failed.empty()) {
+        std::cout << "Not checked, no figures in this run:";
+        for (const std::string& scenario : failed) std::cout << " " << scenario << ";";
+        std::cout << "\n";
+    }
+    if (other_config > 0)
+        std::cout << "Left out: " << other_config << " earlier points of runs with another configuration\n";
+    return counts[Verdict::slower] > 0 ? 1 : 0;
+}
+
+}  // namespace benchhost

@@ -94,6 +94,16 @@ public:
         return run({(bin_ / "psql").string(), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
                     std::to_string(port_), "-U", superuser_, "-d", database.empty() ? database_ : database, "-c", sql});
     }
+    /// Runs the SQL file `file` (pg_dump's output, say) with psql in `database`. The file
+    /// is copied into the cluster's folder first, where the server's user can read it.
+    ProcessResult psql_file(const fs::path& file, const std::string& database = "") {
+        const fs::path copy = dir_ / file.filename();
+        fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
+        fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+        return run({(bin_ / "psql").string(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                    std::to_string(port_), "-U", superuser_, "-d", database.empty() ? database_ : database, "-f",
+                    copy.string()});
+    }
     /// Stops the server now (immediate shutdown); also done by the destructor.
     void stop() {
         if (!started_) return;

@@ -124,7 +124,11 @@ int show(HistoryStore& store, const HistoryCommand& command) {
                                   rows);
         if (!steps.empty()) {
             std::cout << steps.size() << " change point" << (steps.size() == 1 ? "" : "s")
-                      << " in the medians (E-divisive, 5% significance):";
+                      << " in the medians (E-divisive, 5% significance"
+                      << (table.searched_from > 0
+                              ? fmt::format(", looked for among the last {} runs", rows_of.size() - table.searched_from)
+                              : "")
+                      << "):";
             for (const auto& [index, step] : steps)
                 std::cout << " " << short_commit(rows_of[index]->run.commit_id) << " "
                           << format_change(1 + step.relative_change) << ";";

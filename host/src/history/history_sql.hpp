@@ -27,8 +27,8 @@ inline constexpr const char* insert_run_columns =
 inline constexpr const char* insert_scenario_columns =
     "scenarios (run_id, scenario_id, plugin, benchmark, status, reason, rounds)";
 inline constexpr const char* insert_series_columns =
-    "series (scenario, name, unit, count, mean, median, std, min, max, p25, p75, p90, p95, p99, ci_low, ci_high, "
-    "samples)";
+    "series (scenario_id, run_id, name, unit, count, mean, median, std, min, max, p25, p75, p90, p95, p99, ci_low, "
+    "ci_high, samples)";
 
 /// A point's columns after run_columns: the scenario, then its series (samples last,
 /// added by the backend).
@@ -37,8 +37,16 @@ inline constexpr const char* point_columns =
     "v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high";
 /// FROM and ORDER BY of points(), around the WHERE clause.
 inline constexpr const char* point_from =
-    " FROM scenarios s JOIN runs r ON r.id = s.run_id LEFT JOIN series v ON v.scenario = s.id";
+    " FROM scenarios s JOIN runs r ON r.id = s.run_id LEFT JOIN series v ON v.scenario_id = s.scenario_id AND "
+    "v.run_id = s.run_id";
 inline constexpr const char* point_order = " ORDER BY r.started_at, r.id, v.name";
+/// The distinct scenario ids, in order: one index lookup per id (a loose index scan over
+/// scenarios_by_id), where SELECT DISTINCT reads every scenario of every run (55 ms for
+/// 10,000 runs of 50 scenarios in SQLite, against 1).
+inline constexpr const char* distinct_scenario_ids =
+    "WITH RECURSIVE ids (id) AS (SELECT min(scenario_id) FROM scenarios UNION ALL "
+    "SELECT (SELECT min(scenario_id) FROM scenarios WHERE scenario_id > ids.id) FROM ids WHERE ids.id IS NOT NULL) "
+    "SELECT id FROM ids WHERE id IS NOT NULL";
 /// ORDER BY of runs(): the newest first.
 inline constexpr const char* run_order = " ORDER BY r.started_at DESC, r.id DESC";
 

@@ -30,7 +30,7 @@
 namespace benchhost {
 
 /// The version of the history's tables this benchhost writes.
-inline constexpr int history_schema_version = 1;
+inline constexpr int history_schema_version = 2;
 
 /// A run as the history keeps it.
 struct HistoryRun {

@@ -56,8 +56,30 @@ CREATE TABLE series (
   PRIMARY KEY (scenario, name));
 )sql";
 
-/// Each migration takes the database from version i + 1 to i + 2 (none yet).
-const std::vector<const char*> migrations = {};
+/// Each migration takes the database from version i + 1 to i + 2, as sqlite_store.cpp's
+/// (which says why); a new history is made as version 1, then migrated.
+const std::vector<const char*> migrations = {R"sql(
+CREATE TABLE series_v2 (
+  scenario_id TEXT COLLATE "C" NOT NULL,
+  run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  name TEXT COLLATE "C" NOT NULL, unit TEXT NOT NULL, count BIGINT NOT NULL,
+  mean DOUBLE PRECISION, median DOUBLE PRECISION, std DOUBLE PRECISION,
+  min DOUBLE PRECISION, max DOUBLE PRECISION,
+  p25 DOUBLE PRECISION, p75 DOUBLE PRECISION, p90 DOUBLE PRECISION, p95 DOUBLE PRECISION,
+  p99 DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION,
+  samples BYTEA,
+  CONSTRAINT series_v2_key PRIMARY KEY (scenario_id, run_id, name));
+INSERT INTO series_v2
+  SELECT s.scenario_id, s.run_id, v.name, v.unit, v.count, v.mean, v.median, v.std, v.min, v.max,
+         v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high, v.samples
+  FROM series v JOIN scenarios s ON s.id = v.scenario;
+DROP TABLE series;
+ALTER TABLE series_v2 RENAME TO series;
+ALTER TABLE series RENAME CONSTRAINT series_v2_key TO series_key;
+DROP INDEX scenarios_by_id;
+CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
+CREATE INDEX runs_by_start ON runs (started_at, id);
+)sql"};
 
 /// The advisory lock held while the tables are made or migrated ("benchhst").
 constexpr long long schema_lock = 0x62656e6368687374LL;
@@ -158,21 +180,19 @@ public:
             }
             result.run_id = integer_of(inserted[0][0]);
             const std::string insert_scenario = std::string("INSERT INTO ") + history_sql::insert_scenario_columns +
-                                                " VALUES ($1,$2,$3,$4,$5,$6,$7) RETURNING id";
+                                                " VALUES ($1,$2,$3,$4,$5,$6,$7)";
             const std::string insert_series =
                 std::string("INSERT INTO ") + history_sql::insert_series_columns +
-                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)";
+                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)";
             for (const HistoryScenario& scenario : scenarios) {
-                const pqxx::result row =
-                    exec(transaction, insert_scenario,
-                         {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin),
-                          text(scenario.benchmark), text(scenario.status), text(scenario.reason),
-                          integer(scenario.rounds)});
-                const long long scenario_row = integer_of(row[0][0]);
+                exec(transaction, insert_scenario,
+                     {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin), text(scenario.benchmark),
+                      text(scenario.status), text(scenario.reason), integer(scenario.rounds)});
                 for (const HistorySeries& s : scenario.series) {
                     const bench::Summary& m = s.summary;
                     exec(transaction, insert_series,
-                         {integer(scenario_row), text(s.name), text(s.unit), integer(static_cast<long long>(m.count)),
+                         {text(scenario.scenario_id), integer(result.run_id), text(s.name), text(s.unit),
+                          integer(static_cast<long long>(m.count)),
                           real(m.mean), real(m.median), real(m.std), real(m.min), real(m.max), real(m.p25),
                           real(m.p75), real(m.p90), real(m.p95), real(m.p99), real(s.ci_low), real(s.ci_high),
                           bytes(s.samples)});
@@ -210,7 +230,7 @@ public:
             out.clear();
             pqxx::read_transaction transaction(*connection_);
             std::vector<std::string> ids;
-            for (const pqxx::row& row : transaction.exec("SELECT DISTINCT scenario_id FROM scenarios ORDER BY scenario_id"))
+            for (const pqxx::row& row : transaction.exec(history_sql::distinct_scenario_ids))
                 if (std::string id = text_of(row[0]); matches_pattern(id, pattern)) ids.push_back(std::move(id));
             std::vector<Param> params;
             const std::string where = where_clause(filter, params, "s.scenario_id = $");

@@ -5,7 +5,7 @@
 namespace benchhost {
 
 std::vector<SeriesHistory> series_histories(const std::vector<HistoryPoint>& points, const std::string& series,
-                                            const bench::ChangePointOptions& options) {
+                                            const bench::ChangePointOptions& options, std::size_t window) {
     std::map<std::tuple<std::string, std::string, std::string>, SeriesHistory> by_key;
     for (const HistoryPoint& point : points) {
         if (point.series.name.empty()) continue;
@@ -19,9 +19,14 @@ std::vector<SeriesHistory> series_histories(const std::vector<HistoryPoint>& poi
     }
     std::vector<SeriesHistory> out;
     for (auto& [key, history] : by_key) {
+        const std::size_t n = history.points.size();
+        history.searched_from = n > window ? n - window : 0;
         std::vector<double> medians;
-        for (const HistoryPoint* point : history.points) medians.push_back(point->series.summary.median);
-        for (const bench::ChangePoint& step : bench::e_divisive(medians, options)) history.steps.emplace(step.index, step);
+        for (std::size_t i = history.searched_from; i < n; ++i) medians.push_back(history.points[i]->series.summary.median);
+        for (bench::ChangePoint step : bench::e_divisive(medians, options)) {
+            step.index += history.searched_from;
+            history.steps.emplace(step.index, step);
+        }
         out.push_back(std::move(history));
     }
     return out;

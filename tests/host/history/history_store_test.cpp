@@ -102,6 +102,50 @@ TEST_P(HistoryStoreTest, ARunIsStoredWithTheStatisticsItComputed) {
     EXPECT_TRUE(store->points("nothing", {}).empty());
 }
 
+TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
+    // tests/fixtures/history/v1_*.sql: histories that benchhost wrote with schema
+    // version 1 (two runs of the mock, eager and compiled, 5 samples a series; the second
+    // with --history-samples), dumped with sqlite3 .dump and pg_dump.
+    const fs::path fixtures = fs::path(BENCH_TEST_SOURCE_DIR) / "tests/fixtures/history";
+    if (GetParam() == Backend::sqlite) {
+        const ProcessResult load =
+            run_process({"/usr/bin/sqlite3", file.string(), ".read " + (fixtures / "v1_sqlite.sql").string()}, work.path());
+        ASSERT_EQ(load.exit_code, 0) << load.err;
+    } else {
+        const ProcessResult load = cluster->psql_file(fixtures / "v1_postgresql.sql");
+        ASSERT_EQ(load.exit_code, 0) << load.err << load.out;
+    }
+    {
+        auto store = open(false);  // migrated when opened
+        EXPECT_EQ(store->schema_version(), history_schema_version);
+        const std::vector<HistoryRun> runs = store->runs({});
+        ASSERT_EQ(runs.size(), 2u);
+        for (const HistoryRun& run : runs) {
+            EXPECT_EQ(run.scenarios, 2u);
+            EXPECT_TRUE(run.complete);
+        }
+        const std::vector<HistoryPoint> points = store->points("mock_benchmark", {}, true);
+        ASSERT_EQ(points.size(), 8u);  // 2 runs x 2 scenarios x (latency, throughput)
+        for (const HistoryPoint& point : points) {
+            EXPECT_EQ(point.status, "success");
+            EXPECT_EQ(point.series.summary.count, 5u) << point.scenario_id;
+            EXPECT_GT(point.series.summary.median, 0) << point.scenario_id;
+            EXPECT_LE(point.series.ci_low, point.series.summary.median);
+            EXPECT_GE(point.series.ci_high, point.series.summary.median);
+            // The second run was recorded with its samples, the first without.
+            EXPECT_EQ(point.series.samples.size(), point.run.id == runs[0].id ? 5u : 0u) << point.run.id;
+        }
+        EXPECT_EQ(points[0].series.name, "latency");
+        EXPECT_EQ(points[0].series.unit, "ms");
+        // And it takes new runs.
+        EXPECT_TRUE(store->add_run(a_run("2026-11-24T20:00:00Z", 10, 1), "/runs/new", false).added);
+    }
+    auto store = open(false);
+    EXPECT_EQ(store->runs({}).size(), 3u);
+    EXPECT_EQ(store->points("mock/a", {}).size(), 1u);
+    EXPECT_EQ(store->points("mock_benchmark", {}).size(), 8u);
+}
+
 TEST_P(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart) {
     auto store = open();
     const RunRecord first = a_run("2026-11-24T10:00:00Z", 10, 1);

@@ -140,9 +140,9 @@ void warn_about_unused_settings(const Discovery& discovery, const RunOptions& op
 }  // namespace
 
 bool matches_pattern(std::string_view id, std::string_view pattern) {
-    if (pattern.find_first_of("*?[") != std::string_view::npos)
-        return fnmatch(std::string(pattern).c_str(), std::string(id).c_str(), 0) == 0;
-    return id.find(pattern) != std::string_view::npos;
+    if (id.find(pattern) != std::string_view::npos) return true;  // a scenario's own id, brackets and all
+    return pattern.find_first_of("*?[") != std::string_view::npos &&
+           fnmatch(std::string(pattern).c_str(), std::string(id).c_str(), 0) == 0;
 }
 
 Plan make_plan(const Discovery& discovery, const RunOptions& options) {

@@ -264,6 +264,11 @@ TEST(Plan, GlobAndSubstringPatterns) {
     EXPECT_TRUE(matches_pattern("performance/resnet50/resnet50", "perf*/resnet50/*"));
     EXPECT_FALSE(matches_pattern("performance/resnet50/resnet50", "unit/*"));
     EXPECT_TRUE(matches_pattern("unit/tensor_ops/matmul", "unit/tensor_ops/mat?ul"));
+    // A scenario's id, brackets and all, matches itself (as a glob it would not).
+    const std::string scenario = "performance/mock/mock[variant=eager,batch_size=1]";
+    EXPECT_TRUE(matches_pattern(scenario, scenario));
+    EXPECT_TRUE(matches_pattern(scenario, "mock[variant=eager"));
+    EXPECT_FALSE(matches_pattern("performance/mock/mock[variant=compiled,batch_size=1]", scenario));
 }
 
 }  // namespace

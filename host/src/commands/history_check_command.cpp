@@ -48,6 +48,12 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     RunFilter earlier_filter;
     earlier_filter.machine = run->machine;
     earlier_filter.until = run->started_at;
+    // Only the newest runs of the machine are read: three times the lookback, for the
+    // runs of other configurations and branches, and scenarios that not every run has.
+    RunFilter window = earlier_filter;
+    window.limit = 3 * command.lookback + 1;
+    if (const std::vector<HistoryRun> newest = store.runs(window); newest.size() == window.limit)
+        earlier_filter.since = newest.back().started_at;
     const std::string pattern = command.pattern.empty() ? "*" : command.pattern;
     std::map<std::pair<std::string, std::string>, Series> by_series;
     std::size_t other_config = 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,16 @@ public:
         return run({(bin_ / "psql").string(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
                     std::to_string(port_), "-U", superuser_, "-d", database.empty() ? database_ : database, "-f",
                     copy.string()});
+    }
+    /// Puts `line` first in pg_hba.conf (who may connect, and how) and reloads the server.
+    ProcessResult authenticate_first(const std::string& line) {
+        const fs::path hba = dir_ / "data" / "pg_hba.conf";
+        const std::string rest = read_file(hba);
+        {
+            std::ofstream out(hba, std::ios::trunc);
+            out << line << "\n" << rest;
+        }
+        return psql("SELECT pg_reload_conf()");
     }
     /// Stops the server now (immediate shutdown); also done by the destructor.
     void stop() {

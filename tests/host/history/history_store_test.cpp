@@ -339,6 +339,22 @@ TEST_F(PostgresHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
                   std::to_string(history_schema_version) + "): use that benchhost, or another database");
 }
 
+TEST_F(PostgresHistoryTest, AWrongPasswordIsNamedWithoutThePassword) {
+    // A user who must give a password (scram-sha-256), and a URL with the wrong one.
+    ASSERT_EQ(cluster.psql("CREATE ROLE bencher LOGIN PASSWORD 'right-one'").exit_code, 0);
+    const ProcessResult hba = cluster.authenticate_first("host all bencher 127.0.0.1/32 scram-sha-256");
+    ASSERT_EQ(hba.exit_code, 0) << hba.err;
+    const std::string at = "@127.0.0.1:" + std::to_string(cluster.port()) + "/bench";
+    const std::string error = error_of("postgresql://bencher:wrong-one" + at, true);
+    EXPECT_TRUE(error.starts_with("postgresql://bencher" + at + ": could not connect: ")) << error;
+    EXPECT_NE(error.find("password authentication failed for user \"bencher\""), std::string::npos) << error;
+    EXPECT_EQ(error.find("wrong-one"), std::string::npos) << error;
+    // The right one connects (the database is empty: nothing to read).
+    EXPECT_EQ(error_of("postgresql://bencher:right-one" + at, false),
+              "postgresql://bencher" + at + ": no history there (a run with --history postgresql://bencher" + at +
+                  " makes one)");
+}
+
 TEST_F(PostgresHistoryTest, AServerThatIsNotThereIsNamedWithoutThePassword) {
     const std::string url = "postgresql://bench:s3cret@127.0.0.1:" + std::to_string(PostgresCluster::free_port()) + "/bench";
     const std::string error = error_of(url, true);

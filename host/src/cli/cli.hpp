@@ -53,14 +53,15 @@ struct AbCommand {
 
 /// `benchhost history add|list|show` (commands/history_command.hpp).
 struct HistoryCommand {
-    std::string action;                         // "add", "list" or "show"
+    std::string action;                         // "add", "list", "show" or "report"
     std::string location;                       // --history: an SQLite file
     std::vector<std::filesystem::path> runs;    // add: run folders (or their summaries)
     bool samples = false;                       // add: the raw samples too
-    std::string pattern;                        // show: scenario ids (substring or glob)
-    std::string series;                         // show: only this series; empty: all
-    std::string machine, branch, since, until;  // list, show: which runs
-    std::size_t limit = 0;                      // list: the newest N; show: the last N runs
+    std::string pattern;                        // show, report: scenario ids (substring or glob)
+    std::string series;                         // show, report: only this series; empty: all
+    std::string machine, branch, since, until;  // list, show, report: which runs
+    std::size_t limit = 0;                      // list: the newest N; show, report: the last N runs
+    std::filesystem::path output_dir;           // report: where the pages go
 };
 
 /// `benchhost compare BASE NEW` (compare_command.hpp).

@@ -116,11 +116,13 @@ int report(HistoryStore& store, const HistoryCommand& command) {
     if (histories.empty()) return 2;
     const DashboardOptions options{store.where(), command.pattern, command.limit};
     const DashboardWritten written = write_history_dashboard(histories, command.output_dir, options);
+    std::size_t charted = 0;  // the figures of the series' runs
+    for (const SeriesHistory& history : histories) charted += history.points.size();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::cout << "wrote " << (command.output_dir / "index.html").string() << " and " << written.pages - 1 << " page"
               << (written.pages == 2 ? "" : "s") << " (" << written.scenarios << " scenario"
               << (written.scenarios == 1 ? "" : "s") << ", " << histories.size() << " series on " << written.machines
-              << " machine" << (written.machines == 1 ? "" : "s") << ", " << points.size() << " points) in "
+              << " machine" << (written.machines == 1 ? "" : "s") << ", " << charted << " points) in "
               << fmt::format("{:.2f}", seconds) << " s\n";
     return 0;
 }

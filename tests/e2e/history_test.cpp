@@ -1,11 +1,15 @@
 // End to end: runs recorded in a history file with `run --history`, and read back with
-// `benchhost history list|show|add`; and in a PostgreSQL database (a throw-away cluster,
-// tests/support/postgres.hpp) by shards running at once.
+// `benchhost history list|show|add`, and as a dashboard with `history report`, rendered
+// by headless Chromium (skipped without it; its screenshot kept as
+// <build>/test-artifacts/history_report.png); and in a PostgreSQL database (a throw-away
+// cluster, tests/support/postgres.hpp) by shards running at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <thread>
 
+#include "../support/chromium.hpp"
 #include "../support/postgres.hpp"
 #include "../support/test_support.hpp"
 
@@ -191,6 +195,76 @@ TEST_F(HistoryTest, AnUnreachablePostgresStopsTheRunBeforeItStarts) {
     EXPECT_NE(run.err.find(url + ": could not connect: "), std::string::npos) << run.err;
     EXPECT_NE(run.err.find("Connection refused"), std::string::npos) << run.err;
     EXPECT_FALSE(fs::exists(work / "out")) << "nothing ran";
+}
+
+TEST_F(HistoryTest, HistoryReportWritesADashboardThatChromiumRenders) {
+    // Eight runs of the mock: four at 300,000 units of work, then four at 600,000: its
+    // latency steps up about twice at the fifth.
+    for (int k = 0; k < 8; ++k) {
+        const ProcessResult run = run_mock(work / ("run" + std::to_string(k)),
+                                           {"--history", history.string(), "--param",
+                                            k < 4 ? "base_units=300000" : "base_units=600000"});
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+    }
+    const fs::path site = work / "site" / "history";
+    const ProcessResult report = host({"history", "report", "--series", "latency", "--history", history.string(),
+                                       "--output-dir", site.string()});
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_NE(report.out.find("wrote " + (site / "index.html").string() + " and 1 page (1 scenario, 1 series on 1 machine, "
+                              "8 points) in "),
+              std::string::npos)
+        << report.out;
+    const std::string index = read_file(site / "index.html");
+    std::smatch link;
+    ASSERT_TRUE(std::regex_search(index, link, std::regex("<a href=\"([A-Za-z0-9_.-]+\\.html)\">"))) << index;
+    const fs::path page = site / link[1].str();
+    ASSERT_TRUE(fs::exists(page)) << page;
+    const std::string html = read_file(page);
+    EXPECT_EQ(count(html, "class=\"step-marker\""), 1u) << "the step of the fifth run";
+    EXPECT_NE(html.find("class=\"step-marker\" data-x=\"5\""), std::string::npos);
+
+    // Nothing matches: exit 2, as show says it. An output folder that cannot be made: exit 2, naming it.
+    const ProcessResult none = host({"history", "report", "no_such_scenario", "--history", history.string(),
+                                     "--output-dir", (work / "other").string()});
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("no scenario in " + history.string() + " matches 'no_such_scenario'"), std::string::npos)
+        << none.err;
+    write_file(work / "a_file", "");
+    const ProcessResult blocked =
+        host({"history", "report", "--history", history.string(), "--output-dir", (work / "a_file" / "site").string()});
+    EXPECT_EQ(blocked.exit_code, 2);
+    EXPECT_NE(blocked.err.find("cannot create the output folder " + (work / "a_file" / "site").string()),
+              std::string::npos)
+        << blocked.err;
+
+    // In a browser: the index's sparkline, and the page's chart with its band and marker.
+    const fs::path binary = find_chromium();
+    if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
+    const ProcessResult index_dom = chromium(binary, work / "profile", {"--dump-dom", "file://" + (site / "index.html").string()});
+    if (index_dom.exit_code != 0) GTEST_SKIP() << "chromium cannot start here: " << index_dom.err.substr(0, 2000);
+    EXPECT_FALSE(console_messages(index_dom.err)) << index_dom.err;
+    EXPECT_EQ(count(index_dom.out, "<svg class=\"spark\""), 1u) << index_dom.out.substr(0, 3000);
+    const ProcessResult dom = chromium(binary, work / "profile", {"--dump-dom", "file://" + page.string()});
+    ASSERT_EQ(dom.exit_code, 0) << dom.err;
+    EXPECT_FALSE(console_messages(dom.err)) << dom.err;
+    EXPECT_EQ(count(dom.out, "<svg class=\"chart xy\""), 1u);
+    EXPECT_EQ(count(dom.out, "class=\"band interval"), 1u);
+    EXPECT_EQ(count(dom.out, "class=\"step-marker\""), 1u);
+    EXPECT_EQ(count(dom.out, "<circle class=\"pt "), 8u);
+    EXPECT_NE(dom.out.find("</html>"), std::string::npos);
+
+    const fs::path artifacts = fs::path(BENCH_TEST_BUILD_DIR) / "test-artifacts";
+    fs::create_directories(artifacts);
+    const fs::path png = artifacts / "history_report.png";
+    fs::remove(png);
+    const ProcessResult shot = chromium(binary, work / "profile", {"--screenshot=" + png.string(),
+                                                                   "--window-size=1280,1200", "file://" + page.string()});
+    ASSERT_EQ(shot.exit_code, 0) << shot.err;
+    const std::string image = read_file(png);
+    ASSERT_GT(image.size(), 24u);
+    EXPECT_EQ(image.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    EXPECT_EQ(big_endian(image, 16), 1280u);
+    EXPECT_GT(image.size(), 30000u) << "a page with a chart and a table";
 }
 
 }  // namespace

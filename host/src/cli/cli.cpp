@@ -411,7 +411,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     HistoryCommand history;
     std::vector<std::string> history_runs;
     CLI::App* history_app =
-        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits, check a run against it");
+        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits, "
+                                      "check a run against it, write a dashboard of it");
     history_app->require_subcommand(1, 1);
     const auto history_location = [&](CLI::App* sub) {
         sub->add_option("--history", history.location, "The history: an SQLite file, or postgresql://HOST[:PORT]/DATABASE")->required();
@@ -455,6 +456,18 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     history_check->add_option("--min-runs", history.min_runs,
                               "Fewest earlier runs to judge by (default 5); fewer: inconclusive")
         ->check(CLI::Range(2, 1000000));
+    std::string report_dir;
+    CLI::App* history_report = history_app->add_subcommand(
+        "report", "Write a static dashboard: DIR/index.html and a page per scenario, series and machine with a chart "
+                  "of its medians over commits, their 95% intervals and change points, and its table");
+    history_location(history_report);
+    history_report->add_option("--output-dir", report_dir, "Write the pages into this folder (made when missing)")
+        ->required();
+    history_report->add_option("pattern", history.pattern,
+                               "Scenario ids: a substring, or a glob with * ? [ (default: every scenario)");
+    history_report->add_option("--series", history.series, "Only this series (default: every series)");
+    history_filter(history_report);
+    history_report->add_option("--limit", history.limit, "Only the last N runs on each page");
 
     WorkerCommand worker;
     std::string worker_plugin, worker_config, worker_result;
@@ -500,7 +513,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         } else if (*report_app) {
             parsed.command = ReportCommand{report_source, report_output};
         } else if (*history_app) {
-            history.action = *history_add ? "add" : *history_list ? "list" : *history_show ? "show" : "check";
+            history.action = *history_add    ? "add"
+                             : *history_list   ? "list"
+                             : *history_show   ? "show"
+                             : *history_report ? "report"
+                                               : "check";
+            history.output_dir = report_dir;
             if (!check_threshold.empty()) history.threshold = relative_option("--threshold", check_threshold, 100);
             history.runs.assign(history_runs.begin(), history_runs.end());
             parsed.command = history;

@@ -1,13 +1,17 @@
 #include "commands/history_command.hpp"
 
+#include "commands/history_check_command.hpp"
+
+#include <chrono>
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "commands/history_check_command.hpp"
 #include "history/history_store.hpp"
+#include "history/history_table.hpp"
 #include "history/series_history.hpp"
 #include "json/report_reader.hpp"
+#include "report/history_dashboard.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -25,8 +29,6 @@ RunFilter filter_of(const HistoryCommand& command) {
     if (command.action == "list") filter.limit = command.limit;
     return filter;
 }
-
-std::string short_commit(const std::string& commit) { return commit.substr(0, 10); }
 
 std::string shard_text(const HistoryRun& run) {
     return run.shard_count > 0 ? fmt::format("{}/{}", run.shard_index, run.shard_count) : "-";
@@ -76,66 +78,54 @@ int list(HistoryStore& store, const HistoryCommand& command) {
     return 0;
 }
 
-int show(HistoryStore& store, const HistoryCommand& command) {
-    const std::vector<HistoryPoint> points = store.points(command.pattern, filter_of(command));
-    const std::vector<SeriesHistory> tables = series_histories(points, command.series);
-    if (tables.empty()) {
+/// The histories of the scenarios the command selects; empty, with the error printed,
+/// when none matches.
+std::vector<SeriesHistory> selected(HistoryStore& store, const HistoryCommand& command,
+                                    std::vector<HistoryPoint>& points) {
+    points = store.points(command.pattern, filter_of(command));
+    std::vector<SeriesHistory> histories = series_histories(points, command.series);
+    if (histories.empty())
         std::cerr << "benchhost: error: no scenario in " << store.where() << " matches '" << command.pattern << "'"
                   << (command.series.empty() ? "" : " with a series '" + command.series + "'")
                   << " (benchhost history list shows the runs)\n";
-        return 2;
-    }
-    for (const SeriesHistory& table : tables) {
-        const std::vector<const HistoryPoint*>& rows_of = table.points;
-        const auto& steps = table.steps;
-        std::size_t first = 0;
-        if (command.limit > 0 && rows_of.size() > command.limit) first = rows_of.size() - command.limit;
-        std::vector<std::vector<std::string>> rows;
-        double previous = first > 0 ? rows_of[first - 1]->series.summary.median : NAN;
-        for (std::size_t i = first; i < rows_of.size(); ++i) {
-            const HistoryPoint* point = rows_of[i];
-            const HistorySeries& s = point->series;
-            const std::string ci = std::isfinite(s.ci_low) && std::isfinite(s.ci_high)
-                                       ? fmt::format("[{}, {}]", format_figure(s.ci_low, s.unit),
-                                                     format_figure(s.ci_high, s.unit))
-                                       : "-";
-            const double median = s.summary.median;
-            std::string step = "";
-            if (const auto it = steps.find(i); it != steps.end())
-                step = fmt::format("step {} (p {:.3f})", format_change(1 + it->second.relative_change),
-                                   it->second.p_value);
-            rows.push_back({point->run.started_at, short_commit(point->run.commit_id),
-                            point->run.branch.empty() ? "-" : point->run.branch, format_figure(median, s.unit), ci,
-                            std::isfinite(previous) ? format_change(median / previous) : "-",
-                            std::to_string(s.summary.count), point->status, step});
-            previous = median;
-        }
-        std::cout << table.scenario_id << "  " << table.series << "  on " << table.machine << " (" << table.machine_text
-                  << ")\n"
-                  << render_table({{"STARTED", Align::left},
-                                   {"COMMIT", Align::left},
-                                   {"BRANCH", Align::left},
-                                   {"MEDIAN", Align::right},
-                                   {"95% CI", Align::right},
-                                   {"CHANGE", Align::right},
-                                   {"N", Align::right},
-                                   {"STATUS", Align::left},
-                                   {"CHANGE POINT", Align::left}},
-                                  rows);
-        if (!steps.empty()) {
-            std::cout << steps.size() << " change point" << (steps.size() == 1 ? "" : "s")
-                      << " in the medians (E-divisive, 5% significance"
-                      << (table.searched_from > 0
-                              ? fmt::format(", looked for among the last {} runs", rows_of.size() - table.searched_from)
-                              : "")
-                      << "):";
-            for (const auto& [index, step] : steps)
-                std::cout << " " << short_commit(rows_of[index]->run.commit_id) << " "
-                          << format_change(1 + step.relative_change) << ";";
-            std::cout << "\n";
-        }
+    return histories;
+}
+
+int show(HistoryStore& store, const HistoryCommand& command) {
+    std::vector<HistoryPoint> points;
+    const std::vector<SeriesHistory> histories = selected(store, command, points);
+    if (histories.empty()) return 2;
+    for (const SeriesHistory& history : histories) {
+        const HistoryTable table = history_table(history, command.limit);
+        std::cout << history_title(history) << "\n" << render_table(table.columns, table.rows);
+        if (const std::string line = steps_line(history); !line.empty()) std::cout << line << "\n";
         std::cout << "\n";
     }
+    return 0;
+}
+
+int report(HistoryStore& store, const HistoryCommand& command) {
+    const auto started = std::chrono::steady_clock::now();
+    std::error_code error;
+    fs::create_directories(command.output_dir, error);
+    if (error || !fs::is_directory(command.output_dir)) {
+        std::cerr << "benchhost: error: cannot create the output folder " << command.output_dir.string() << ": "
+                  << (error ? error.message() : "not a folder") << "\n";
+        return 2;
+    }
+    std::vector<HistoryPoint> points;
+    const std::vector<SeriesHistory> histories = selected(store, command, points);
+    if (histories.empty()) return 2;
+    const DashboardOptions options{store.where(), command.pattern, command.limit};
+    const DashboardWritten written = write_history_dashboard(histories, command.output_dir, options);
+    std::size_t charted = 0;  // the figures of the series' runs
+    for (const SeriesHistory& history : histories) charted += history.points.size();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::cout << "wrote " << (command.output_dir / "index.html").string() << " and " << written.pages - 1 << " page"
+              << (written.pages == 2 ? "" : "s") << " (" << written.scenarios << " scenario"
+              << (written.scenarios == 1 ? "" : "s") << ", " << histories.size() << " series on " << written.machines
+              << " machine" << (written.machines == 1 ? "" : "s") << ", " << charted << " points) in "
+              << fmt::format("{:.2f}", seconds) << " s\n";
     return 0;
 }
 
@@ -152,6 +142,7 @@ int history_command(const HistoryCommand& command) {
     try {
         if (command.action == "add") return add(*store, command);
         if (command.action == "list") return list(*store, command);
+        if (command.action == "report") return report(*store, command);
         if (command.action == "check") return history_check_command(*store, command);
         return show(*store, command);
     } catch (const std::exception& e) {

@@ -13,25 +13,25 @@
 
 namespace benchhost {
 
-/// Change points are looked for among the last this many runs of a history: E-divisive
-/// costs O(n^2) per permutation (bench/internal/change_points.hpp), about 20 ms at 200
-/// runs and a few hundred at 1000 on the development VM, and `history show` of one
-/// scenario should answer within 200 ms however long its history.
-inline constexpr std::size_t change_point_window = 300;
-
 struct SeriesHistory {
     std::string scenario_id, series, machine, machine_text;
     std::vector<const HistoryPoint*> points;         // oldest first
     std::map<std::size_t, bench::ChangePoint> steps;  // by the index in points of the run that starts one
-    std::size_t searched_from = 0;  // the index of the first run the steps were looked for in
+    std::size_t steps_from = 0;  // the change points were searched in points[steps_from...]
 };
 
+/// How many runs, the newest, the change points of a history are searched in: E-divisive
+/// costs O(n^2) per permutation (bench/internal/change_points.hpp), so that a history of
+/// 10,000 runs would take seconds per series; a step older than these is not marked.
+inline constexpr std::size_t change_point_runs = 300;
+
 /// The histories in `points` (as HistoryStore::points gives them: oldest run first),
-/// one per scenario, series and machine; only the series `series` when it is not empty.
-/// Points without a series (a scenario that failed) are left out. The change points are
-/// found over each history's medians, its last `window` runs.
+/// one per scenario, series and machine, ordered by them; only the series `series` when
+/// it is not empty. Points without a series (a scenario that failed) are left out. The
+/// change points are found over each history's medians, over its last `max_runs` runs
+/// (0: all), the histories shared out among the cores.
 std::vector<SeriesHistory> series_histories(const std::vector<HistoryPoint>& points, const std::string& series = "",
                                             const bench::ChangePointOptions& options = {},
-                                            std::size_t window = change_point_window);
+                                            std::size_t max_runs = change_point_runs);
 
 }  // namespace benchhost

@@ -84,6 +84,10 @@ svg.chart .note{fill:var(--muted);font-style:italic}
 .dot{fill:var(--c);fill-opacity:.45}
 .box{fill:var(--c);fill-opacity:.16;stroke:var(--c);stroke-width:1.5}
 .whisker{stroke:var(--fg);stroke-width:1.2;fill:none}.median{stroke:var(--fg);stroke-width:2.5}
+.marker{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:4 3;fill:none}
+svg.chart .marker-label{fill:var(--bad);font-weight:600}.stepped{color:var(--bad)}
+svg.spark{display:block;overflow:visible}svg.spark .line{stroke-width:1.5}
+tr.step td{background:var(--rowband)}tr.step td:last-child{color:var(--bad);font-weight:600}
 )css";
 
 // Colours of the variants: the same in every chart.

@@ -32,6 +32,14 @@ std::string num(double value) {
     return text;
 }
 
+// Appends a path command with its point to `d`: "M12.5 40".
+void path_to(std::string& d, char command, double x, double y) {
+    d += command;
+    d += num(x);
+    d += ' ';
+    d += num(y);
+}
+
 // A data value for an attribute: enough digits to read it back.
 std::string value_text(double value) {
     if (!std::isfinite(value)) return "NaN";
@@ -55,8 +63,10 @@ struct Scaled {
     Scale scale = Scale::linear;
     double low = 0, high = 1;
     std::vector<double> ticks;
+    std::vector<std::string> labels;  // of the ticks, when the axis names them
 
     double t(double v) const { return scale == Scale::log ? std::log10(v) : v; }
+    std::string label(std::size_t tick) const { return tick < labels.size() ? labels[tick] : tick_label(ticks[tick]); }
     bool drawable(double v) const { return std::isfinite(v) && (scale == Scale::linear || v > 0); }
 };
 
@@ -92,8 +102,11 @@ Scaled scaled(const Axis& axis, double low, double high) {
         s.low = std::pow(10.0, std::log10(low) - pad);
         s.high = std::pow(10.0, std::log10(high) + pad);
         if (!axis.ticks.empty()) {
-            for (const double tick : axis.ticks)
-                if (tick > 0) s.ticks.push_back(tick);
+            for (std::size_t i = 0; i < axis.ticks.size(); ++i) {
+                if (!(axis.ticks[i] > 0)) continue;
+                s.ticks.push_back(axis.ticks[i]);
+                if (axis.tick_labels.size() == axis.ticks.size()) s.labels.push_back(axis.tick_labels[i]);
+            }
         } else {
             // Powers of ten when the axis spans many decades, else 1-2-5 steps, finer until
             // there are at least three ticks.
@@ -132,6 +145,7 @@ Scaled scaled(const Axis& axis, double low, double high) {
         s.low = low - pad;
         s.high = high + pad;
         s.ticks = axis.ticks;
+        if (axis.tick_labels.size() == axis.ticks.size()) s.labels = axis.tick_labels;
         return s;
     }
     // Pad by 5% (not past zero), then widen to whole steps.
@@ -202,6 +216,8 @@ std::string legend(const std::vector<LegendItem>& items, double x0, double x1, d
         const std::string c = color_class(item.color);
         if (item.swatch == "band") {
             out += "<rect class=\"band\" x=\"" + num(x) + "\" y=\"" + num(y - 9) + "\" width=\"16\" height=\"10\"/>";
+        } else if (item.swatch == "marker") {
+            out += "<path class=\"marker\" d=\"M" + num(x + 8) + " " + num(y - 11) + "v13\"/>";
         } else if (item.swatch == "ref") {
             out += "<path class=\"ref\" d=\"M" + num(x) + " " + num(y - 4) + "h16\"/>";
         } else {
@@ -219,12 +235,12 @@ std::string legend(const std::vector<LegendItem>& items, double x0, double x1, d
 std::string x_axis(const Scaled& s, const Mapper& map, double top, double bottom, const std::string& title,
                    double title_x, double title_y) {
     std::string out = "<g class=\"x-axis\">";
-    for (const double tick : s.ticks) {
-        if (!s.drawable(tick)) continue;
-        const double x = map(tick);
+    for (std::size_t i = 0; i < s.ticks.size(); ++i) {
+        if (!s.drawable(s.ticks[i])) continue;
+        const double x = map(s.ticks[i]);
         out += "<path class=\"grid\" d=\"M" + num(x) + " " + num(top) + "V" + num(bottom) + "\"/>";
         out += "<path class=\"tick\" d=\"M" + num(x) + " " + num(bottom) + "v5\"/>";
-        out += text_element(x, bottom + 18, "tick-label", tick_label(tick), "middle");
+        out += text_element(x, bottom + 18, "tick-label", s.label(i), "middle");
     }
     out += "<path class=\"axis\" d=\"M" + num(map.p0) + " " + num(bottom) + "H" + num(map.p1) + "\"/>";
     out += text_element(title_x, title_y, "axis-title", title, "middle");
@@ -235,12 +251,12 @@ std::string x_axis(const Scaled& s, const Mapper& map, double top, double bottom
 std::string y_axis(const Scaled& s, const Mapper& map, double left, double right, const std::string& title,
                    double title_x) {
     std::string out = "<g class=\"y-axis\">";
-    for (const double tick : s.ticks) {
-        if (!s.drawable(tick)) continue;
-        const double y = map(tick);
+    for (std::size_t i = 0; i < s.ticks.size(); ++i) {
+        if (!s.drawable(s.ticks[i])) continue;
+        const double y = map(s.ticks[i]);
         out += "<path class=\"grid\" d=\"M" + num(left) + " " + num(y) + "H" + num(right) + "\"/>";
         out += "<path class=\"tick\" d=\"M" + num(left - 5) + " " + num(y) + "h5\"/>";
-        out += text_element(left - 8, y + 4, "tick-label", tick_label(tick), "end");
+        out += text_element(left - 8, y + 4, "tick-label", s.label(i), "end");
     }
     out += "<path class=\"axis\" d=\"M" + num(left) + " " + num(map.p0) + "V" + num(map.p1) + "\"/>";
     const double middle = (map.p0 + map.p1) / 2;
@@ -252,7 +268,7 @@ std::string y_axis(const Scaled& s, const Mapper& map, double left, double right
 
 double max_tick_label_width(const Scaled& s, double font_px) {
     double width = 0;
-    for (const double tick : s.ticks) width = std::max(width, text_width(tick_label(tick), font_px));
+    for (std::size_t i = 0; i < s.ticks.size(); ++i) width = std::max(width, text_width(s.label(i), font_px));
     return width;
 }
 
@@ -347,8 +363,12 @@ std::string xy_chart(const XYChart& chart) {
     const double width = chart.width, height = chart.height;
 
     std::vector<LegendItem> items;
-    for (const XYSeries& series : chart.series) items.push_back({series.name, series.line ? "line" : "dot", series.color});
+    for (const XYSeries& series : chart.series) {
+        items.push_back({series.name, series.line ? "line" : "dot", series.color});
+        if (!series.band.empty()) items.push_back({series.band, "band", series.color});
+    }
     if (!chart.bands.empty() && !chart.band_label.empty()) items.push_back({chart.band_label, "band", 0});
+    if (!chart.markers.empty() && !chart.marker_label.empty()) items.push_back({chart.marker_label, "marker", 0});
 
     const double left = 30 + max_tick_label_width(sy, 11) + 10;
     const double right = width - 18;
@@ -374,6 +394,56 @@ std::string xy_chart(const XYChart& chart) {
     out += x_axis(sx, mx, top, bottom, chart.x.title, (left + right) / 2, height - 10);
     out += y_axis(sy, my, left, right, chart.y.title, 14);
 
+    // The series' interval bands: from low to high along the points, back along their
+    // lows; a point without both breaks the band.
+    for (const XYSeries& series : chart.series) {
+        if (series.band.empty()) continue;
+        std::string d;
+        std::vector<const XYPoint*> run;
+        const auto close_run = [&] {
+            if (run.size() >= 2) {
+                for (std::size_t i = 0; i < run.size(); ++i) path_to(d, i == 0 ? 'M' : 'L', mx(run[i]->x), my(run[i]->high));
+                for (auto it = run.rbegin(); it != run.rend(); ++it) path_to(d, 'L', mx((*it)->x), my((*it)->low));
+                d += 'Z';
+            }
+            run.clear();
+        };
+        for (const XYPoint& p : series.points) {
+            if (usable(p.x, chart.x.scale) && usable(p.low, chart.y.scale) && usable(p.high, chart.y.scale))
+                run.push_back(&p);
+            else
+                close_run();
+        }
+        close_run();
+        if (!d.empty())
+            out += "<path class=\"band interval " + color_class(series.color) + "\" data-series=\"" + escape(series.name) +
+                   "\" d=\"" + d + "\"><title>" + escape(series.band) + "</title></path>";
+    }
+
+    // The markers, their labels in up to three rows at the top, each in the first row
+    // where it does not run into the label before it.
+    if (!chart.markers.empty()) {
+        out += "<g class=\"markers\">";
+        std::vector<double> row_end(3, -std::numeric_limits<double>::infinity());
+        for (const XMarker& marker : chart.markers) {
+            if (!usable(marker.x, chart.x.scale)) continue;
+            const double x = std::clamp(mx(marker.x), left, right);
+            const std::string label = fit(marker.label, 160, 11);
+            const double label_width = text_width(label, 11);
+            std::size_t row = 0;
+            while (row < row_end.size() && x + 3 < row_end[row] + 6) ++row;
+            if (row == row_end.size()) row = 0;
+            const bool flip = x + 3 + label_width > right;  // near the right edge: left of the line
+            row_end[row] = flip ? x : x + 3 + label_width;
+            out += "<g class=\"step-marker\" data-x=\"" + value_text(marker.x) + "\"><title>" + escape(marker.tip) +
+                   "</title><path class=\"marker\" d=\"M" + num(x) + " " + num(top) + "V" + num(bottom) + "\"/>" +
+                   text_element(flip ? x - 3 : x + 3, top + 11 + 13 * static_cast<double>(row), "marker-label", label,
+                                flip ? "end" : "start") +
+                   "</g>";
+        }
+        out += "</g>";
+    }
+
     for (const XYSeries& series : chart.series) {
         const std::string c = color_class(series.color);
         out += "<g class=\"series " + c + "\" data-series=\"" + escape(series.name) + "\">";
@@ -393,12 +463,12 @@ std::string xy_chart(const XYChart& chart) {
         for (const XYPoint& p : series.points) {
             if (!usable(p.x, chart.x.scale) || !usable(p.y, chart.y.scale)) continue;
             const double x = mx(p.x), y = my(p.y);
-            if (usable(p.low, chart.y.scale) && usable(p.high, chart.y.scale)) {
+            if (series.band.empty() && usable(p.low, chart.y.scale) && usable(p.high, chart.y.scale)) {
                 const double y0 = my(p.low), y1 = my(p.high);
                 out += "<path class=\"err " + c + "\" d=\"M" + num(x) + " " + num(y0) + "V" + num(y1) + "M" +
                        num(x - 4) + " " + num(y0) + "h8M" + num(x - 4) + " " + num(y1) + "h8\"/>";
             }
-            if (!series.markers) continue;
+            if (!series.markers || !p.marker) continue;
             const std::string tip =
                 p.tip.empty() ? series.name + ": " + tick_label(p.x) + ", " + tick_label(p.y) : p.tip;
             out += "<circle class=\"pt " + c + "\" cx=\"" + num(x) + "\" cy=\"" + num(y) + "\" r=\"4\" data-x=\"" +
@@ -408,6 +478,60 @@ std::string xy_chart(const XYChart& chart) {
         out += "</g>";
     }
     out += "</svg>\n";
+    return out;
+}
+
+std::string sparkline(const Sparkline& spark) {
+    // The points drawn: all of them, or each pixel's lowest and highest in their order.
+    const std::size_t n = spark.values.size();
+    const auto pixels = static_cast<std::size_t>(std::max(spark.width, 1));
+    std::vector<std::size_t> drawn;
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    std::size_t bucket_low = n, bucket_high = n, bucket = 0;
+    const auto flush = [&] {
+        if (bucket_low == n) return;
+        drawn.push_back(std::min(bucket_low, bucket_high));
+        if (bucket_high != bucket_low) drawn.push_back(std::max(bucket_low, bucket_high));
+        bucket_low = bucket_high = n;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = spark.values[i];
+        if (!std::isfinite(v)) continue;
+        low = std::min(low, v);
+        high = std::max(high, v);
+        if (n <= 2 * pixels) {
+            drawn.push_back(i);
+            continue;
+        }
+        if (const std::size_t b = i * pixels / n; b != bucket) {
+            flush();
+            bucket = b;
+        }
+        if (bucket_low == n || v < spark.values[bucket_low]) bucket_low = i;
+        if (bucket_high == n || v > spark.values[bucket_high]) bucket_high = i;
+    }
+    flush();
+    if (drawn.empty()) return "<span class=\"no-data\">no data</span>";
+    Scaled sx, sy;
+    sx.low = 0;
+    sx.high = n > 1 ? static_cast<double>(n - 1) : 1;
+    sy.low = low == high ? low - 1 : low;
+    sy.high = low == high ? high + 1 : high;
+    const double pad = 3;
+    const Mapper mx{&sx, pad, spark.width - pad}, my{&sy, spark.height - pad, pad};
+    const std::string c = color_class(spark.color);
+    std::string out = "<svg class=\"spark\" role=\"img\" viewBox=\"0 0 " + std::to_string(spark.width) + " " +
+                      std::to_string(spark.height) + "\" width=\"" + std::to_string(spark.width) + "\" height=\"" +
+                      std::to_string(spark.height) + "\"><title>" + escape(spark.title) + "</title>";
+    if (spark.marked < n) {
+        const double x = mx(static_cast<double>(spark.marked));
+        out += "<path class=\"marker\" d=\"M" + num(x) + " 0V" + std::to_string(spark.height) + "\"/>";
+    }
+    std::string d;
+    for (const std::size_t i : drawn) path_to(d, d.empty() ? 'M' : 'L', mx(static_cast<double>(i)), my(spark.values[i]));
+    out += "<path class=\"line " + c + "\" d=\"" + d + "\"/>";
+    out += "<circle class=\"pt " + c + "\" cx=\"" + num(mx(static_cast<double>(drawn.back()))) + "\" cy=\"" +
+           num(my(spark.values[drawn.back()])) + "\" r=\"2.5\"/></svg>";
     return out;
 }
 

@@ -30,6 +30,8 @@ struct Axis {
     /// Where to put ticks; empty: chosen from the data (1-2-5 steps, or powers of ten).
     std::vector<double> ticks;
     bool include_zero = false;  // a linear axis starts at 0 (or ends there)
+    /// With `ticks`, the label of each (a commit under a run's position); empty: the value.
+    std::vector<std::string> tick_labels{};
 };
 
 /// The scale an axis over positive values from `low` to `high` should have: log when
@@ -44,6 +46,7 @@ struct XYPoint {
     double x = NAN, y = NAN;
     double low = NAN, high = NAN;  // an error bar on y, when both are finite
     std::string tip;               // the point's tooltip; empty: "x, y"
+    bool marker = true;            // with XYSeries::markers: a circle here
 };
 
 struct XYSeries {
@@ -51,7 +54,17 @@ struct XYSeries {
     int color = 0;  // class c<color>
     std::vector<XYPoint> points;
     bool line = true;     // join the points (a NaN y breaks the line)
-    bool markers = true;  // a circle at each point
+    bool markers = true;  // a circle at each point (whose `marker` is set)
+    /// Not empty: the points' low..high drawn as a shaded band (named so in the legend)
+    /// instead of error bars.
+    std::string band{};
+};
+
+/// A vertical line across the plot at x, labelled at its top (where a series steps).
+struct XMarker {
+    double x = NAN;
+    std::string label;  // short: it is drawn beside the line
+    std::string tip;    // the line's tooltip
 };
 
 /// A line chart: y against x, one line per series.
@@ -64,10 +77,27 @@ struct XYChart {
     /// the legend as `band_label`.
     std::vector<std::pair<double, double>> bands;
     std::string band_label;
+    /// Vertical lines (class "marker"), named in the legend as `marker_label`.
+    std::vector<XMarker> markers;
+    std::string marker_label;
     int width = 640, height = 360;
 };
 
 std::string xy_chart(const XYChart& chart);
+
+/// A small line chart without axes, for a table cell: the values in order, the last one
+/// as a dot, and `marked` (a position in `values`, when below its size) as a vertical
+/// line. Longer series than 2 * width are drawn from each pixel's lowest and highest
+/// value, so that the line keeps its spikes at any length.
+struct Sparkline {
+    std::string title;  // its <title>: the browser's tooltip
+    std::vector<double> values;
+    std::size_t marked = static_cast<std::size_t>(-1);
+    int color = 0;
+    int width = 160, height = 32;
+};
+
+std::string sparkline(const Sparkline& spark);
 
 /// A value with its interval, drawn as a dot with whiskers.
 struct IntervalMark {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <regex>
 #include <thread>
 
@@ -186,6 +187,36 @@ TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
     const ProcessResult add = host({"history", "add", (work / "shard2").string(), "--history", url});
     EXPECT_EQ(add.exit_code, 0) << add.err;
     EXPECT_NE(add.out.find("shard2: already there as run "), std::string::npos) << add.out;
+}
+
+TEST_F(HistoryTest, AHistoryLostDuringTheRunKeepsTheRunsReports) {
+    // The database goes away while the run measures: the run is not recorded, says so,
+    // exits 1, and its folder is whole.
+    PostgresCluster cluster;
+    if (!cluster.running()) GTEST_SKIP() << cluster.why_not();
+    const fs::path out = work / "out";
+    ProcessResult run;
+    std::thread runner([&] {
+        run = host({"run", "--plugins-dir", plugins.string(), "--output-dir", out.string(), "--enable-mock",
+                    "--include", "mock_benchmark/mock_benchmark", "--variants", "eager,compiled,kernelized",
+                    "--measurement-iterations", "300", "--monitor-interval", "0", "--param", "base_units=1000000",
+                    "--history", cluster.url()});
+    });
+    // Once the first scenario is in the journal (two more, of a second or so each, to go).
+    for (int i = 0; i < 600 && !(fs::exists(out / "journal.jsonl") && !read_file(out / "journal.jsonl").empty()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cluster.stop();
+    runner.join();
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_NE(run.err.find("history: the run was not recorded: " + cluster.url() + ": "), std::string::npos) << run.err;
+    const std::string summary = read_file(out / "benchmark_summary.json");
+    std::size_t succeeded = 0;
+    for (std::size_t at = summary.find("\"status\": \"success\""); at != std::string::npos;
+         at = summary.find("\"status\": \"success\"", at + 1))
+        ++succeeded;
+    EXPECT_EQ(succeeded, 3u) << "every scenario measured and kept";
+    EXPECT_TRUE(fs::exists(out / "report.html"));
+    EXPECT_EQ(files_matching(out / "mock_benchmark", "mock_benchmark_", ".json").size(), 1u);
 }
 
 TEST_F(HistoryTest, AnUnreachablePostgresStopsTheRunBeforeItStarts) {

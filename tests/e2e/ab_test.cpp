@@ -118,7 +118,7 @@ TEST_F(AbTest, ACrashOnOneSideIsReportedAndTheOtherSideKept) {
                                       (ab_fixtures / "new").string(), "--exclude", "only_on_new", "--exclude",
                                       "slower_on_new", "--variants", "eager",
                                       "--output-dir", out.string(), "--measurement-iterations", "10", "--monitor-interval", "0",
-                                      "--rounds", "2", "--max-rounds", "4"});
+                                      "--rounds", "2", "--max-rounds", "6"});
     EXPECT_EQ(crash.exit_code, 1) << crash.out << crash.err;
     const auto json = read_json(out / "comparison.json");
     bool reported = false;
@@ -152,7 +152,7 @@ TEST_F(AbTest, ChromiumRendersThePageWithoutErrors) {
     const fs::path binary = find_chromium();
     if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
     const fs::path out = work / "page";
-    ASSERT_EQ(ab_mock(out, {"--rounds", "2", "--max-rounds", "2", "--new-param", "slowdown=1.3"}).exit_code, 1);
+    ASSERT_EQ(ab_mock(out, {"--max-rounds", "6", "--new-param", "slowdown=1.3"}).exit_code, 1);
     const fs::path html = out / "report.html";
     const fs::path artifacts = fs::path(BENCH_TEST_BUILD_DIR) / "test-artifacts";
     fs::create_directories(artifacts);

@@ -115,13 +115,17 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
         const std::size_t pairs = std::min(base_medians.size(), new_medians.size());
         base_medians.resize(pairs);
         new_medians.resize(pairs);
-        const bench::Interval ci = bench::paired_ratio_interval(base_medians, new_medians);
-        if (ci.valid()) {
+        const double ratio = bench::paired_ratio(base_medians, new_medians);
+        if (std::isfinite(ratio)) {
+            // Judged by the pairs alone, however few: with fewer than fewest_pairs there is
+            // no interval, and the verdict waits for more pairs.
             row.evidence = "pairs";
-            row.ratio = bench::paired_ratio(base_medians, new_medians);
-            row.ratio_ci = ci;
-            row.verdict = verdict_of(row.ratio, ci, options.threshold);
-            if (row.verdict == Verdict::inconclusive)
+            row.ratio = ratio;
+            row.ratio_ci = bench::paired_ratio_interval(base_medians, new_medians);
+            row.verdict = verdict_of(row.ratio, row.ratio_ci, options.threshold);
+            if (!row.ratio_ci.valid())
+                row.note = fmt::format("{} pairs: {} are needed for a 95% interval", pairs, bench::fewest_pairs(0.95));
+            else if (row.verdict == Verdict::inconclusive)
                 row.note = "the pairs differ too much to tell: more rounds narrow the interval";
             return row;
         }

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <bench/internal/axes.hpp>
+#include <bench/internal/round_bootstrap.hpp>
 #include <bench/version.hpp>
 
 namespace benchhost {
@@ -148,7 +149,7 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     if (ab) {
         run.add_option("--rounds", args.rounds,
                        "Pairs of rounds every scenario runs, a round of each side back to back in fresh workers, "
-                       "alternating which goes first (default 4)")
+                       "alternating which goes first (default 6, the fewest with a 95% interval)")
             ->check(CLI::Range(2, 1000));
     } else {
         run.add_option("--rounds", args.rounds,
@@ -526,7 +527,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             AbCommand ab;
             ab.options.invocation.assign(argv, argv + argc);
             ab.options.defaults = builtin_scenario_defaults();
-            ab.options.rounds = 4;
+            ab.options.rounds = 6;
             if (ab_app->count("--config") > 0) load_config_file(ab_args.config, ab.options);
             apply_run_arguments(*ab_app, ab_args, ab.options);
             ab.base_dir = ab_args.base_dir;
@@ -540,6 +541,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             if (ab.max_rounds < ab.options.rounds)
                 throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + " is fewer than --rounds " +
                                   std::to_string(ab.options.rounds) + " (the pairs every scenario runs)");
+            if (const std::size_t fewest = bench::fewest_pairs(0.95); static_cast<std::size_t>(ab.max_rounds) < fewest)
+                throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + ": an A/B verdict needs at least " +
+                                  std::to_string(fewest) + " pairs (the fewest with a 95% interval); give --max-rounds " +
+                                  std::to_string(fewest) + " or more");
             ab.time_limit_s = ab_args.time_limit;
             parsed.command = std::move(ab);
         } else {

@@ -90,7 +90,7 @@ std::string load_text(const SideLoad& load) {
 /// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
 std::string loads_line(const Comparison& c) {
     if (c.base_load.scenarios == 0 && c.new_load.scenarios == 0)
-        return "Load while measuring: not monitored (--monitor-interval 0)";
+        return "Load while measuring: not monitored (no scenario measured with the CPU monitor on; --monitor-interval 0 turns it off)";
     return "Load while measuring: base: " + load_text(c.base_load) + "; new: " + load_text(c.new_load);
 }
 

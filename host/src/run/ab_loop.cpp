@@ -89,10 +89,15 @@ private:
         const std::vector<SeriesComparison> rows = compare_outcomes(*a, *b, options_.compare);
         state.verdict = scenario_verdict(rows);
         if (state.verdict != Verdict::inconclusive || state.rounds >= options_.max_rounds) state.ended = true;
-        if (!rows.empty())
-            log_.debug("{}: {} after {} pairs (ratio {:.4g}, 95% CI [{:.4g}, {:.4g}])", state.pair->scenario_id,
-                       to_string(state.verdict), state.rounds, rows.front().ratio, rows.front().ratio_ci.low,
-                       rows.front().ratio_ci.high);
+        if (!rows.empty()) {
+            std::string series;  // every series, the one that decided among them
+            for (const SeriesComparison& row : rows)
+                series += fmt::format("{}{} {} ratio {:.4g}, 95% CI [{:.4g}, {:.4g}]", series.empty() ? "" : "; ",
+                                      row.series, to_string(row.verdict), row.ratio, row.ratio_ci.low,
+                                      row.ratio_ci.high);
+            log_.debug("{}: {} after {} pairs ({})", state.pair->scenario_id, to_string(state.verdict), state.rounds,
+                       series);
+        }
     }
 
     /// --confirm N: the scenarios found slower run N more pairs, interleaved.

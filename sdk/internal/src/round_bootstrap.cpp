@@ -82,28 +82,56 @@ Interval hierarchical_ratio_interval(const RoundSamples& numerator, const RoundS
     return detail::percentile_interval(estimates, expanded_tail(std::min(top.size(), bottom.size()), options.level));
 }
 
+namespace {
+
+/// The means of every two of `logs` (each with itself too), sorted: n (n + 1) / 2 of them.
+std::vector<double> walsh_averages(const std::vector<double>& logs) {
+    std::vector<double> out;
+    out.reserve(logs.size() * (logs.size() + 1) / 2);
+    for (std::size_t i = 0; i < logs.size(); ++i)
+        for (std::size_t j = i; j < logs.size(); ++j) out.push_back((logs[i] + logs[j]) / 2);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
 double paired_ratio(std::span<const double> base_medians, std::span<const double> new_medians) {
-    const std::vector<double> logs = log_ratios(base_medians, new_medians);
-    if (logs.empty()) return nan;
-    double sum = 0;
-    for (const double x : logs) sum += x;
-    return std::exp(sum / static_cast<double>(logs.size()));
+    const std::vector<double> walsh = walsh_averages(log_ratios(base_medians, new_medians));
+    if (walsh.empty()) return nan;
+    const std::size_t m = walsh.size();
+    return std::exp(m % 2 == 1 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2);
+}
+
+std::size_t signed_rank_lower_count(std::size_t n, double level) {
+    // count[w]: the subsets of the ranks 1..n whose sum is w, of 2^n, each as likely
+    // when the ratios' logs are symmetric around the true one.
+    const std::size_t top = n * (n + 1) / 2;
+    std::vector<double> count(top + 1, 0.0);
+    count[0] = 1;
+    for (std::size_t rank = 1; rank <= n; ++rank)
+        for (std::size_t w = top; w >= rank; --w) count[w] += count[w - rank];
+    const double tail = (1 - std::clamp(level, 0.0, 1.0)) / 2, total = std::ldexp(1.0, static_cast<int>(n));
+    double below = 0;
+    std::size_t c = 0;  // P(T < c) <= tail
+    while (c <= top && (below + count[c]) / total <= tail) below += count[c++];
+    return c;
+}
+
+std::size_t fewest_pairs(double level) {
+    std::size_t n = 1;
+    while (n < 64 && signed_rank_lower_count(n, level) == 0) ++n;
+    return n;
 }
 
 Interval paired_ratio_interval(std::span<const double> base_medians, std::span<const double> new_medians,
                                const BootstrapOptions& options) {
-    const std::vector<double> logs = log_ratios(base_medians, new_medians);
-    if (logs.size() < 2 || options.resamples < 1) return {};
-    std::mt19937_64 rng(options.seed);
-    std::vector<double> estimates, drawn;
-    estimates.reserve(static_cast<std::size_t>(options.resamples));
-    for (int r = 0; r < options.resamples; ++r) {
-        detail::resample(logs, rng, drawn);
-        double sum = 0;
-        for (const double x : drawn) sum += x;
-        estimates.push_back(std::exp(sum / static_cast<double>(drawn.size())));
-    }
-    return detail::percentile_interval(estimates, expanded_tail(logs.size(), options.level));
+    const std::vector<double> walsh = walsh_averages(log_ratios(base_medians, new_medians));
+    const std::size_t n = log_ratios(base_medians, new_medians).size();
+    if (n < 2) return {};
+    const std::size_t c = signed_rank_lower_count(n, options.level);
+    if (c == 0) return {};  // too few pairs for any interval at this level
+    return {std::exp(walsh[c - 1]), std::exp(walsh[walsh.size() - c])};
 }
 
 }  // namespace bench

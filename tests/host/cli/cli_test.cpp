@@ -129,7 +129,7 @@ TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
     EXPECT_EQ(ab.options.include, (std::vector<std::string>{"mock"}));
     // Defaults: 4 pairs, up to 12.
     const auto defaults = std::get<AbCommand>(*parse({"ab", "--base", ".", "--new", "."}).command);
-    EXPECT_EQ(defaults.options.rounds, 4);
+    EXPECT_EQ(defaults.options.rounds, 6);
     EXPECT_EQ(defaults.max_rounds, 12);
 }
 
@@ -140,6 +140,9 @@ TEST(CommandLine, AbRefusesWhatItCannotDo) {
     EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--new-param", "slowdown"}).exit_code, 2);
     EXPECT_EQ(error_of_parse({"ab", "--base", ".", "--new", ".", "--rounds", "8", "--max-rounds", "4"}),
               "2 benchhost: error: --max-rounds 4 is fewer than --rounds 8 (the pairs every scenario runs)\n");
+    EXPECT_EQ(error_of_parse({"ab", "--base", ".", "--new", ".", "--rounds", "2", "--max-rounds", "4"}),
+              "2 benchhost: error: --max-rounds 4: an A/B verdict needs at least 6 pairs (the fewest with a 95% "
+              "interval); give --max-rounds 6 or more\n");
     EXPECT_EQ(error_of_parse({"run", "--confirm", "2"}),
               "2 benchhost: error: --threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR "
               "(the run to compare with)\n");

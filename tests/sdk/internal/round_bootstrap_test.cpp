@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -119,6 +120,56 @@ TEST(RoundBootstrap, PairedIntervalSeparatesAFivePerCentChangeTheMomentsWouldHid
     const bench::Interval ci = bench::paired_ratio_interval(a, b);
     EXPECT_GT(ci.low, 1.02);
     EXPECT_LT(ci.high, 1.08);
+}
+
+TEST(RoundBootstrap, ThePairedIntervalIsWilcoxonsAndNeedsSixPairsAt95) {
+    EXPECT_EQ(bench::fewest_pairs(0.95), 6u);
+    EXPECT_EQ(bench::fewest_pairs(0.99), 8u);
+    // The signed-rank tables' critical values: n = 6: 0 (T <= 0 rejects at 2.5% a side),
+    // n = 8: 3, n = 10: 8, n = 20: 52; c counts the sums up to them.
+    EXPECT_EQ(bench::signed_rank_lower_count(5, 0.95), 0u);
+    EXPECT_EQ(bench::signed_rank_lower_count(6, 0.95), 1u);
+    EXPECT_EQ(bench::signed_rank_lower_count(8, 0.95), 4u);
+    EXPECT_EQ(bench::signed_rank_lower_count(10, 0.95), 9u);
+    EXPECT_EQ(bench::signed_rank_lower_count(20, 0.95), 53u);
+    const std::vector<double> base = {10, 10, 10, 10, 10, 10};
+    const std::vector<double> next = {10.1, 10.4, 10.2, 10.6, 10.3, 10.5};
+    EXPECT_FALSE(bench::paired_ratio_interval(std::span(base).first(5), std::span(next).first(5)).valid());
+    const bench::Interval six = bench::paired_ratio_interval(base, next);
+    EXPECT_NEAR(six.low, 1.01, 1e-9);  // six pairs: the smallest and largest ratio
+    EXPECT_NEAR(six.high, 1.06, 1e-9);
+}
+
+TEST(RoundBootstrap, AStalledRoundMovesThePairedRatioLittle) {
+    // One base round 500 times slower than the others (a stalled machine): the
+    // Hodges-Lehmann ratio stays near the other pairs', where their geometric mean
+    // would be 0.35.
+    const std::vector<double> base = {10, 10, 10, 10, 10, 5000, 10, 10};
+    const std::vector<double> next = {10.5, 10.4, 10.6, 10.5, 10.3, 10.5, 10.6, 10.4};
+    EXPECT_NEAR(bench::paired_ratio(base, next), 1.05, 0.01);
+    const bench::Interval ci = bench::paired_ratio_interval(base, next);
+    EXPECT_LT(ci.low, 1.04);   // the stalled pair widens it...
+    EXPECT_GT(ci.high, 1.05);  // ...around the others
+}
+
+TEST(RoundBootstrap, ThePairedIntervalHoldsItsLevelUnderHeavyTailedNoise) {
+    // The same build: pair log ratios symmetric around 0 but heavy-tailed (Student's t
+    // with 2 degrees of freedom, stalls and bursts), 8 to 12 pairs: the 95% interval
+    // leaves out no change at most 5% of the time (exactly, for symmetric noise; the
+    // discreteness makes it about 4%).
+    std::mt19937_64 rng(11);
+    std::student_t_distribution<double> heavy(2);
+    int excluded = 0;
+    const int trials = 2000;
+    for (int trial = 0; trial < trials; ++trial) {
+        std::vector<double> a, b;
+        for (int pair = 0; pair < 8 + trial % 5; ++pair) {
+            a.push_back(10);
+            b.push_back(10 * std::exp(0.03 * heavy(rng)));
+        }
+        excluded += !bench::paired_ratio_interval(a, b).contains(1.0);
+    }
+    EXPECT_LE(excluded, trials * 55 / 1000) << excluded << " of " << trials;
 }
 
 TEST(RoundBootstrap, ExpandedTailMatchesStudentsT) {

@@ -422,7 +422,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         sub->add_option("--machine", history.machine, "Only runs on this machine: its fingerprint (or a prefix) or host name");
         sub->add_option("--branch", history.branch, "Only runs of this branch");
         sub->add_option("--since", history.since, "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)");
-        sub->add_option("--until", history.until, "Only runs started at or before this UTC date or time");
+        sub->add_option("--until", history.until, "Only runs started at or before this UTC date or time (a date: to its end)");
     };
     CLI::App* history_add = history_app->add_subcommand("add", "Add run folders (merged ones too); a run added before is left as it is");
     history_location(history_add);
@@ -522,6 +522,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
             history.output_dir = report_dir;
             if (!check_threshold.empty()) history.threshold = relative_option("--threshold", check_threshold, 100);
             history.runs.assign(history_runs.begin(), history_runs.end());
+            // --until takes in the whole of the day, hour or minute it names: start times
+            // are compared as text, and 2026-11-24T10:00:00Z is after "2026-11-24".
+            if (constexpr std::string_view latest = "0000-12-31T23:59:59Z";
+                !history.until.empty() && history.until.size() < latest.size())
+                history.until += latest.substr(history.until.size());
             parsed.command = history;
         } else if (*ab_app) {
             AbCommand ab;

@@ -89,6 +89,17 @@ TEST(CommandLine, AxisValuesAreCheckedWithTheOptionNamed) {
               "2 benchhost: error: option --axis: 'batch_size' is a built-in axis: set it with --batch-sizes\n");
 }
 
+TEST(CommandLine, HistoryUntilADateOrTimeTakesInAllOfIt) {
+    const auto until = [](const char* value) {
+        return std::get<HistoryCommand>(*parse({"history", "list", "--history", "h.db", "--until", value}).command).until;
+    };
+    EXPECT_EQ(until("2026-11-24"), "2026-11-24T23:59:59Z");
+    EXPECT_EQ(until("2026-11-24T10:00"), "2026-11-24T10:00:59Z");
+    EXPECT_EQ(until("2026-11"), "2026-11-31T23:59:59Z");
+    EXPECT_EQ(until("2026-11-24T10:00:00Z"), "2026-11-24T10:00:00Z");
+    EXPECT_EQ(std::get<HistoryCommand>(*parse({"history", "list", "--history", "h.db"}).command).until, "");
+}
+
 TEST(CommandLine, Compare) {
     const auto parsed = parse({"compare", ".", ".", "--threshold", "10%", "--fail-on-regression", "--markdown",
                                "c.md", "--json", "c.json", "--alpha", "0.01"});

@@ -59,21 +59,21 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     std::size_t other_config = 0;
     std::vector<std::string> failed;  // scenarios of the run checked without figures
     for (const HistoryPoint& point : store.points(pattern, earlier_filter)) {
-        if (point.series.name.empty() && point.run.id == run->id) failed.push_back(point.scenario_id + " (" + point.status + ")");
+        if (point.series.name.empty() && point.run->id == run->id) failed.push_back(point.scenario_id + " (" + point.status + ")");
         if (point.series.name.empty() || (!command.series.empty() && point.series.name != command.series)) continue;
         Series& series = by_series[{point.scenario_id, point.series.name}];
-        if (point.run.id == run->id) {
+        if (point.run->id == run->id) {
             series.latest = point.series.summary.median;
             series.unit = point.series.unit;
             series.checked = true;
-        } else if (!series.checked && point.run.machine == run->machine) {  // runs started before it
-            if (point.run.config_hash != run->config_hash) {
+        } else if (!series.checked && point.run->machine == run->machine) {  // runs started before it
+            if (point.run->config_hash != run->config_hash) {
                 ++other_config;
                 continue;
             }
-            if (!command.baseline_branch.empty() && point.run.branch != command.baseline_branch) continue;
+            if (!command.baseline_branch.empty() && point.run->branch != command.baseline_branch) continue;
             series.earlier.push_back(point.series.summary.median);
-            series.commits.push_back(point.run.commit_id);
+            series.commits.push_back(point.run->commit_id);
         }
     }
     std::erase_if(by_series, [](const auto& entry) { return !entry.second.checked; });

@@ -32,8 +32,8 @@ HistoryTable history_table(const SeriesHistory& history, std::size_t limit) {
         const HistorySeries& s = point.series;
         const double median = s.summary.median;
         const auto step = history.steps.find(i);
-        table.rows.push_back({point.run.started_at, short_commit(point.run.commit_id),
-                              point.run.branch.empty() ? "-" : point.run.branch, format_figure(median, s.unit),
+        table.rows.push_back({point.run->started_at, short_commit(point.run->commit_id),
+                              point.run->branch.empty() ? "-" : point.run->branch, format_figure(median, s.unit),
                               interval_text(s), std::isfinite(previous) ? format_change(median / previous) : "-",
                               std::to_string(s.summary.count), point.status,
                               step == history.steps.end() ? "" : step_text(step->second)});
@@ -55,7 +55,7 @@ std::string steps_line(const SeriesHistory& history) {
     line += "):";
     for (const auto& [index, step] : history.steps) {
         line += ' ';
-        line += short_commit(history.points[index]->run.commit_id);
+        line += short_commit(history.points[index]->run->commit_id);
         line += ' ';
         line += format_change(1 + step.relative_change);
         line += ';';

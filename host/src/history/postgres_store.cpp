@@ -237,11 +237,14 @@ public:
             const std::string sql = std::string("SELECT ") + history_sql::run_columns + ", " +
                                     history_sql::point_columns + (with_samples ? ", v.samples" : ", NULL") +
                                     history_sql::point_from + where + history_sql::point_order;
+            std::map<long long, std::shared_ptr<const HistoryRun>> runs_read;
             for (const std::string& id : ids) {
                 params.back() = id;
                 for (const pqxx::row& row : exec(transaction, sql, params)) {
                     HistoryPoint point;
-                    point.run = run_of(row);
+                    std::shared_ptr<const HistoryRun>& run = runs_read[integer_of(row[0])];
+                    if (!run) run = std::make_shared<const HistoryRun>(run_of(row));
+                    point.run = run;
                     int i = history_sql::run_column_count;
                     point.scenario_id = text_of(row[i++]);
                     point.status = text_of(row[i++]);

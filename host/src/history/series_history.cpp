@@ -30,12 +30,12 @@ std::vector<SeriesHistory> series_histories(const std::vector<HistoryPoint>& poi
     for (const HistoryPoint& point : points) {
         if (point.series.name.empty()) continue;
         if (!series.empty() && point.series.name != series) continue;
-        SeriesHistory& history = by_key[{point.scenario_id, point.series.name, point.run.machine}];
+        SeriesHistory& history = by_key[{point.scenario_id, point.series.name, point.run->machine}];
         if (history.points.empty()) {
             history.scenario_id = point.scenario_id;
             history.series = point.series.name;
-            history.machine = point.run.machine;
-            history.machine_text = point.run.machine_text;
+            history.machine = point.run->machine;
+            history.machine_text = point.run->machine_text;
         }
         history.points.push_back(&point);
     }

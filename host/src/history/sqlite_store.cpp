@@ -252,13 +252,16 @@ public:
                           (with_samples ? ", v.samples" : ", NULL") + history_sql::point_from +
                           where_clause(filter, "s.scenario_id = ?9") + history_sql::point_order;
         Statement select(db_, sql.c_str(), path_);
+        std::map<long long, std::shared_ptr<const HistoryRun>> runs_read;
         for (const std::string& id : ids) {
             select.reset();
             bind_filter(select, filter);
             select.bind(9, id);
             while (select.step()) {
                 HistoryPoint point;
-                point.run = run_of(select, 0);
+                std::shared_ptr<const HistoryRun>& run = runs_read[select.integer(0)];
+                if (!run) run = std::make_shared<const HistoryRun>(run_of(select, 0));
+                point.run = run;
                 point.scenario_id = select.text(16);
                 point.status = select.text(17);
                 HistorySeries& s = point.series;

@@ -89,8 +89,8 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
         p.high = s.ci_high;
         p.marker = (i - first) % every == 0 || i + 1 == points.size() || history.steps.count(i) > 0;
         if (p.marker)
-            p.tip = fmt::format("run {}: commit {}, {}\nmedian {}, 95% CI {}", i + 1, short_commit(point.run.commit_id),
-                                point.run.started_at, format_figure(s.summary.median, s.unit), interval_text(s));
+            p.tip = fmt::format("run {}: commit {}, {}\nmedian {}, 95% CI {}", i + 1, short_commit(point.run->commit_id),
+                                point.run->started_at, format_figure(s.summary.median, s.unit), interval_text(s));
         for (const double v : {p.y, p.low, p.high})
             if (std::isfinite(v) && v > 0) {
                 low = std::min(low, v);
@@ -114,7 +114,7 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
     for (std::size_t k = 0; k < ticks; ++k) {
         const std::size_t i = first + (ticks == 1 ? 0 : (k * (n - 1) + (ticks - 1) / 2) / (ticks - 1));
         chart.x.ticks.push_back(static_cast<double>(i + 1));
-        chart.x.tick_labels.push_back(short_commit(points[i]->run.commit_id));
+        chart.x.tick_labels.push_back(short_commit(points[i]->run->commit_id));
     }
     chart.y.title = "median " + history.series + (unit.empty() ? "" : " (" + unit + ")");
     chart.y.scale = svg::scale_for(low, high, 8);
@@ -125,9 +125,9 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
         const HistoryPoint& point = *points[index];
         const std::string change = format_change(1 + step.relative_change);
         chart.markers.push_back(
-            {static_cast<double>(index + 1), short_commit(point.run.commit_id) + " " + change,
+            {static_cast<double>(index + 1), short_commit(point.run->commit_id) + " " + change,
              fmt::format("change point at run {}, commit {} ({}): median {} -> {} ({}), p {:.3f}", index + 1,
-                         short_commit(point.run.commit_id), point.run.started_at, format_figure(step.before, unit),
+                         short_commit(point.run->commit_id), point.run->started_at, format_figure(step.before, unit),
                          format_figure(step.after, unit), change, step.p_value)});
     }
 
@@ -143,13 +143,13 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
 std::string latest_step_html(const SeriesHistory& history) {
     if (history.steps.empty()) return "<span class=\"muted\">no step</span>";
     const auto& [index, step] = *history.steps.rbegin();
-    return "<code>" + escape(short_commit(history.points[index]->run.commit_id)) + "</code> <b class=\"stepped\">" +
+    return "<code>" + escape(short_commit(history.points[index]->run->commit_id)) + "</code> <b class=\"stepped\">" +
            escape(format_change(1 + step.relative_change)) + "</b> <span class=\"ci\">" +
            escape(fmt::format("(p {:.3f})", step.p_value)) + "</span>";
 }
 
 std::string dates(const SeriesHistory& history, std::size_t first) {
-    return escape(history.points[first]->run.started_at) + " to " + escape(history.points.back()->run.started_at);
+    return escape(history.points[first]->run->started_at) + " to " + escape(history.points.back()->run->started_at);
 }
 
 }  // namespace
@@ -196,7 +196,7 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
         by_machine[history.machine].push_back(&history);
         scenarios.insert(history.scenario_id);
         for (std::size_t i = first_shown(history, options.limit); i < history.points.size(); ++i)
-            runs.insert(history.points[i]->run.id);
+            runs.insert(history.points[i]->run->id);
     }
 
     std::string out = html_page_start("benchhost history");
@@ -231,8 +231,8 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
             if (!history->steps.empty() && history->steps.rbegin()->first >= first)
                 spark.marked = history->steps.rbegin()->first - first;
             spark.title = fmt::format("{} {}: the medians of {} runs, {} to {}", history->scenario_id, history->series,
-                                      spark.values.size(), history->points[first]->run.started_at,
-                                      history->points.back()->run.started_at);
+                                      spark.values.size(), history->points[first]->run->started_at,
+                                      history->points.back()->run->started_at);
             const std::string page = history_page_name(*history);
             out += "<tr><td><a href=\"" + escape(page) + "\"><code>" + escape(history->scenario_id) + "</code></a></td><td>" +
                    escape(history->series) + "</td><td class=\"num\">" + std::to_string(spark.values.size()) +

@@ -49,12 +49,14 @@ protected:
 
 HistoryPoint DashboardTest::point(const std::string& scenario, const std::string& machine, double ms, int run) {
     HistoryPoint p;
-    p.run.id = run + 1;
-    p.run.machine = machine;
-    p.run.machine_text = "host-" + machine + "; cpu.model=Xeon";
-    p.run.commit_id = fmt_commit(run);
-    p.run.started_at = "2026-11-" + std::to_string(10 + run / 24) + "T" + (run % 24 < 10 ? "0" : "") +
-                       std::to_string(run % 24) + ":00:00Z";
+    HistoryRun r;
+    r.id = run + 1;
+    r.machine = machine;
+    r.machine_text = "host-" + machine + "; cpu.model=Xeon";
+    r.commit_id = fmt_commit(run);
+    r.started_at = "2026-11-" + std::to_string(10 + run / 24) + "T" + (run % 24 < 10 ? "0" : "") +
+                   std::to_string(run % 24) + ":00:00Z";
+    p.run = std::make_shared<const HistoryRun>(r);
     p.scenario_id = scenario;
     p.status = "success";
     p.series.name = "latency";
@@ -73,7 +75,7 @@ TEST_F(DashboardTest, APageMarksTheStepAtItsCommitUnderAChartWithItsBand) {
     ASSERT_EQ(stepped.steps.size(), 1u);
     const std::size_t at = stepped.steps.begin()->first;
     EXPECT_NEAR(static_cast<double>(at), 25, 2);
-    const std::string commit = short_commit(stepped.points[at]->run.commit_id);
+    const std::string commit = short_commit(stepped.points[at]->run->commit_id);
 
     const std::string html = history_page_html(stepped, options);
     EXPECT_EQ(count(html, "<svg class=\"chart xy\""), 1u);

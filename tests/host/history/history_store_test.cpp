@@ -133,7 +133,7 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
             EXPECT_LE(point.series.ci_low, point.series.summary.median);
             EXPECT_GE(point.series.ci_high, point.series.summary.median);
             // The second run was recorded with its samples, the first without.
-            EXPECT_EQ(point.series.samples.size(), point.run.id == runs[0].id ? 5u : 0u) << point.run.id;
+            EXPECT_EQ(point.series.samples.size(), point.run->id == runs[0].id ? 5u : 0u) << point.run->id;
         }
         EXPECT_EQ(points[0].series.name, "latency");
         EXPECT_EQ(points[0].series.unit, "ms");
@@ -181,7 +181,7 @@ TEST_P(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {
     // A scenario over time, oldest first, on one machine.
     const auto points = store->points("mock/a", {.machine = all[0].machine});
     ASSERT_EQ(points.size(), 2u);
-    EXPECT_EQ(points[0].run.source, "r1");
+    EXPECT_EQ(points[0].run->source, "r1");
     EXPECT_NEAR(points[1].series.summary.median, 12, 0.2);
 }
 
@@ -382,8 +382,10 @@ namespace {
 /// A point of `scenario`'s latency on `machine` with median `ms`, run number `run`.
 HistoryPoint point(const std::string& scenario, const std::string& machine, double ms, int run) {
     HistoryPoint p;
-    p.run.id = run;
-    p.run.machine = machine;
+    HistoryRun r;
+    r.id = run;
+    r.machine = machine;
+    p.run = std::make_shared<const HistoryRun>(r);
     p.scenario_id = scenario;
     p.status = "success";
     p.series.name = "latency";

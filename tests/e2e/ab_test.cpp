@@ -141,6 +141,19 @@ TEST_F(AbTest, ACrashOnOneSideIsReportedAndTheOtherSideKept) {
     EXPECT_TRUE(crashed);
 }
 
+TEST_F(AbTest, NothingComparedFails) {
+    // Every scenario skipped on both sides: the A/B run has answered nothing, and says so.
+    const fs::path faults = work / "faults";
+    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", faults, "integration");
+    const fs::path out = work / "skipped";
+    const ProcessResult skipped = host({"ab", "--base", faults.string(), "--new", faults.string(), "--include",
+                                        "fixture_faults/skips", "--output-dir", out.string(), "--monitor-interval", "0"});
+    EXPECT_EQ(skipped.exit_code, 1) << skipped.out << skipped.err;
+    EXPECT_NE(skipped.err.find("nothing was compared: no scenario succeeded on both sides"), std::string::npos)
+        << skipped.err;
+    EXPECT_NE(read_file(out / "comparison.md").find("nothing was compared"), std::string::npos);
+}
+
 TEST_F(AbTest, DryRunListsThePairs) {
     const ProcessResult dry = ab_mock(work / "dry", {"--dry-run"});
     EXPECT_EQ(dry.exit_code, 0) << dry.err;

@@ -156,6 +156,10 @@ int ab_command(const AbCommand& command) {
     comparison.base_label = command.base_dir.string();
     comparison.new_label = command.new_dir.string();
     if (interrupted) notes.insert(notes.begin(), "interrupted: the figures are those of the pairs that ran");
+    // An A/B run that compared nothing has not answered its question: it fails.
+    const bool nothing_compared = comparison.rows.empty() && !interrupted;
+    if (nothing_compared)
+        notes.insert(notes.begin(), "nothing was compared: no scenario succeeded on both sides (see Not compared)");
     comparison.notes = std::move(notes);
     std::cout << "\n";
     try {
@@ -179,7 +183,8 @@ int ab_command(const AbCommand& command) {
         log->error("{} regression{} beyond the threshold of {:.3g}%", slower, slower == 1 ? "" : "s",
                    command.options.regression_threshold * 100);
     const bool failed = count_totals(base.record).failed > 0 || count_totals(next.record).failed > 0;
-    return !written || failed || (command.options.fail_on_regression && slower > 0) ? 1 : 0;
+    if (nothing_compared) log->error("nothing was compared: no scenario succeeded on both sides");
+    return !written || failed || nothing_compared || (command.options.fail_on_regression && slower > 0) ? 1 : 0;
 }
 
 }  // namespace benchhost

@@ -133,6 +133,15 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
               std::string::npos)
         << few.out;
 
+    // compare of the last two runs, judged by the spread of the runs before them.
+    const ProcessResult compare = host({"compare", (work / "base6").string(), (work / "new").string(), "--history",
+                                        history.string(), "--json", (work / "comparison.json").string()});
+    EXPECT_EQ(compare.exit_code, 0) << compare.err;
+    EXPECT_NE(compare.out.find("slower (noise of 6 runs in the history)"), std::string::npos) << compare.out;
+    const std::string json = read_file(work / "comparison.json");
+    EXPECT_NE(json.find("\"evidence\": \"history\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"history_runs\": 6"), std::string::npos) << json;
+
     const ProcessResult missing = host({"history", "check", "--run", "99", "--history", history.string()});
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_NE(missing.err.find("no run 99 in " + history.string()), std::string::npos) << missing.err;

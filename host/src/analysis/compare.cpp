@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <bench/internal/distributions.hpp>
 #include <bench/internal/hypothesis_test.hpp>
 #include <bench/internal/round_bootstrap.hpp>
 #include <bench/statistics.hpp>
@@ -97,7 +98,8 @@ std::string percent(double relative) { return fmt::format("{:.3g}%", relative * 
 
 /// The figures and the verdict of `next` against `base` (SeriesComparison, without its
 /// names), on the best evidence the two sides hold.
-SeriesComparison judge(const Side& base, const Side& next, const CompareOptions& options) {
+SeriesComparison judge(const Side& base, const Side& next, const CompareOptions& options,
+                       const HistoryNoise* noise = nullptr) {
     SeriesComparison row;
     const std::vector<double>& a = base.all;
     const std::vector<double>& b = next.all;
@@ -141,6 +143,19 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
             return row;
         }
     }
+    if (noise != nullptr && std::isfinite(noise->sd) && noise->runs >= 2 && std::isfinite(row.ratio) && row.ratio > 0) {
+        // One run a side, each as far from the level as the history's runs are from
+        // theirs: the log of the ratio spreads by sd * sqrt(2).
+        const double half = bench::student_t_quantile(0.975, static_cast<double>(noise->runs - 1)) * noise->sd *
+                            std::sqrt(2.0);
+        row.evidence = "history";
+        row.history_runs = noise->runs;
+        row.ratio_ci = {row.ratio * std::exp(-half), row.ratio * std::exp(half)};
+        row.verdict = verdict_of(row.ratio, row.ratio_ci, options.threshold);
+        if (row.verdict == Verdict::inconclusive)
+            row.note = "runs on this machine differ by " + percent(noise->sd) + ": too much to tell";
+        return row;
+    }
     row.ratio_ci = bench::bootstrap_ratio_interval(b, a);
     const bool significant = row.p_value < options.alpha;
     const double floor = std::max(options.noise_floor, 0.0);
@@ -161,7 +176,9 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
 SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& base_outcome, const bench::Series& base,
                                 const ScenarioOutcome& next_outcome, const bench::Series& next,
                                 const CompareOptions& options) {
-    SeriesComparison row = judge(side_of(base_outcome, base, 0), side_of(next_outcome, next, 0), options);
+    const auto noise = options.history_noise.find(history_noise_key(id, base.name));
+    SeriesComparison row = judge(side_of(base_outcome, base, 0), side_of(next_outcome, next, 0), options,
+                                 noise == options.history_noise.end() ? nullptr : &noise->second);
     row.scenario_id = id;
     row.series = base.name;
     // Confirmed: the figures of the rounds before the confirmation, beside those of all.

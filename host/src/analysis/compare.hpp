@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@
 
 namespace benchhost {
 
+/// How far apart the medians of a scenario's runs on one machine are, learned from the
+/// run history (analysis/history_check.hpp): the standard deviation of their logs, and
+/// how many runs it was learned from.
+struct HistoryNoise {
+    double sd = NAN;
+    std::size_t runs = 0;
+};
+
 struct CompareOptions {
     double threshold = 0.05;  // a change smaller than this is "same", however significant
     double alpha = 0.05;      // significance level of the U test
@@ -40,7 +49,15 @@ struct CompareOptions {
     /// The runs are the two sides of an A/B run: round i of one ran beside round i of the
     /// other, and they are compared pair by pair.
     bool paired = false;
+    /// Between-run noise from a history, by history_noise_key(scenario, series): a series
+    /// with one round a side is judged by it (evidence "history") instead of the floor.
+    std::map<std::string, HistoryNoise> history_noise{};
 };
+
+/// The key of CompareOptions::history_noise.
+inline std::string history_noise_key(const std::string& scenario_id, const std::string& series) {
+    return scenario_id + "\n" + series;
+}
 
 /// inconclusive: the interval reaches past the threshold, but does not exclude no change.
 enum class Verdict { faster, slower, same, inconclusive };
@@ -56,10 +73,12 @@ struct SeriesComparison {
     double p_value = 1;  // Mann-Whitney U, two-sided
     Verdict verdict = Verdict::same;
     std::string note;  // why the verdict could not be "slower" or "faster" (too few samples, ...)
-    /// What the interval and the verdict rest on: "rounds" (between-round spread seen)
-    /// or "samples" (one run each: the spread between runs is not seen).
+    /// What the interval and the verdict rest on: "pairs" (A/B), "rounds" (between-round
+    /// spread seen), "history" (one run each, the spread between runs learned from the
+    /// run history) or "samples" (one run each: the spread between runs is not seen).
     std::string evidence = "samples";
     int base_rounds = 1, new_rounds = 1;
+    std::size_t history_runs = 0;  // evidence "history": the runs the noise was learned from
     /// With --confirm, when the scenario was run again because it was flagged slower: the
     /// figures it was flagged with (its first rounds). The row's own figures are over all
     /// rounds, confirmation included.

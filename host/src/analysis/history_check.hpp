@@ -44,6 +44,16 @@ struct HistoryCheck {
     std::string note;                  // why it is inconclusive, when it is for want of runs
 };
 
+/// The baseline `earlier` gives (the medians of the runs before, oldest first): the
+/// runs of the window since its last step, their mean log median and the standard
+/// deviation of their logs (NaN with fewer than min_runs).
+struct HistoryBaseline {
+    std::size_t runs = 0, first = 0;
+    bool after_step = false;
+    double mean_log = NAN, noise = NAN;
+};
+HistoryBaseline history_baseline(std::span<const double> earlier, const HistoryCheckOptions& options = {});
+
 /// Checks `latest` (a median) against `earlier` (the medians of the runs before it,
 /// oldest first; non-finite and non-positive ones are left out).
 HistoryCheck check_against_history(std::span<const double> earlier, double latest,

@@ -402,6 +402,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                             "a change within it is inconclusive");
     compare_app->add_option("--markdown", compare_markdown, "Also write the comparison as Markdown to this file");
     compare_app->add_option("--json", compare_json, "Also write the comparison as JSON to this file");
+    compare_app->add_option("--history", compare.history,
+                            "A run history (SQLite file or postgresql://...): a series with one run a side is judged by "
+                            "how far apart the new run's machine's earlier runs of it are, not by the noise floor");
 
     std::string report_source, report_output;
     CLI::App* report_app =

@@ -78,6 +78,7 @@ struct CompareCommand {
     double noise_floor = 0.10;
     bool fail_on_regression = false;
     std::filesystem::path markdown, json;  // also write these; empty: not
+    std::string history;  // learn the spread between runs from this run history; empty: not
 };
 
 /// `benchhost report DIR [--output-dir OUT]` (report_command.hpp): report.md and

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "history/history_noise.hpp"
 #include "json/report_reader.hpp"
 #include "report/comparison_reporter.hpp"
 
@@ -21,8 +22,16 @@ int compare_command(const CompareCommand& command) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
-    Comparison comparison = compare_runs(base, next, CompareOptions{.threshold = command.threshold, .alpha = command.alpha,
-                                                                     .noise_floor = command.noise_floor});
+    CompareOptions options{.threshold = command.threshold, .alpha = command.alpha, .noise_floor = command.noise_floor};
+    if (!command.history.empty()) {
+        try {
+            options.history_noise = history_noise_for(*open_history(command.history, false), next);
+        } catch (const std::exception& e) {
+            std::cerr << "benchhost: error: --history: " << e.what() << "\n";
+            return 2;
+        }
+    }
+    Comparison comparison = compare_runs(base, next, options);
     comparison.base_label = base_dir.string();
     comparison.new_label = next_dir.string();
     try {

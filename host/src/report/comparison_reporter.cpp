@@ -28,7 +28,8 @@ std::string interval_text(const bench::Interval& ci) {
 }
 
 /// What a verdict rests on: "5 pairs", "3 vs 3 rounds", "" (one run a side).
-std::string evidence_text(const std::string& evidence, int base_rounds, int new_rounds) {
+std::string evidence_text(const std::string& evidence, int base_rounds, int new_rounds, std::size_t history_runs = 0) {
+    if (evidence == "history") return fmt::format("noise of {} runs in the history", history_runs);
     if (evidence == "pairs") return fmt::format("{} pairs", std::min(base_rounds, new_rounds));
     if (evidence == "rounds") return fmt::format("{} vs {} rounds", base_rounds, new_rounds);
     return "";
@@ -47,7 +48,8 @@ std::string first_text(const SeriesComparison& row) {
 std::string verdict_text(const SeriesComparison& row) {
     std::string text(to_string(row.verdict));
     std::vector<std::string> said;
-    if (std::string evidence = evidence_text(row.evidence, row.base_rounds, row.new_rounds); !evidence.empty())
+    if (std::string evidence = evidence_text(row.evidence, row.base_rounds, row.new_rounds, row.history_runs);
+        !evidence.empty())
         said.push_back(std::move(evidence));
     if (row.first) said.push_back(first_text(row));
     if (!row.note.empty()) said.push_back(row.note);
@@ -207,6 +209,7 @@ std::string comparison_json(const Comparison& c) {
         out.field("evidence", row.evidence);
         out.field("base_rounds", row.base_rounds);
         out.field("new_rounds", row.new_rounds);
+        if (row.evidence == "history") out.field("history_runs", row.history_runs);
         if (!row.note.empty()) out.field("note", row.note);
         if (row.first) {
             out.key("first");

@@ -234,6 +234,40 @@ TEST(Compare, OneRunASideIsInconclusiveWithinTheNoiseFloor) {
     EXPECT_NE(table.find("noise floor 15%"), std::string::npos) << table;
 }
 
+TEST(Compare, OneRunASideIsJudgedByTheHistorysNoiseWhenThereIsOne) {
+    // The same runs as above, with the spread between runs learned from a history:
+    // 1% between runs makes 10% slower (and faster) clear; 8% between runs does not.
+    const RunRecord base = run({outcome("ten", samples(10, 30, 1)), outcome("forty", samples(10, 30, 2)),
+                                outcome("faster", samples(10, 30, 3))});
+    const RunRecord next = run({outcome("ten", samples(11, 30, 4)), outcome("forty", samples(14, 30, 5)),
+                                outcome("faster", samples(9, 30, 6))});
+    CompareOptions options{.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.15};
+    const std::string ten = next.outcomes[0].config.scenario_id(), forty = next.outcomes[1].config.scenario_id(),
+                      faster = next.outcomes[2].config.scenario_id();
+    options.history_noise[history_noise_key(ten, "latency")] = {0.01, 20};
+    options.history_noise[history_noise_key(forty, "latency")] = {0.08, 20};
+    options.history_noise[history_noise_key(faster, "latency")] = {0.01, 20};
+    const Comparison c = compare_runs(base, next, options);
+    ASSERT_EQ(c.rows.size(), 3u);
+    EXPECT_EQ(c.rows[0].evidence, "history");
+    EXPECT_EQ(c.rows[0].history_runs, 20u);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::slower);
+    // 8% between runs: 40% is still clear, as the interval says (+-2.09 * 8% * sqrt 2).
+    EXPECT_EQ(c.rows[1].verdict, Verdict::slower);
+    EXPECT_NEAR(std::log(c.rows[1].ratio_ci.high / c.rows[1].ratio), 2.093 * 0.08 * std::sqrt(2.0), 1e-3);
+    EXPECT_EQ(c.rows[2].verdict, Verdict::faster);
+    EXPECT_NE(comparison_table(c).find("slower (noise of 20 runs in the history)"), std::string::npos)
+        << comparison_table(c);
+    // Noisier runs: 10% is within what the history's runs differ by.
+    options.history_noise[history_noise_key(ten, "latency")] = {0.08, 20};
+    const Comparison noisy = compare_runs(base, next, options);
+    EXPECT_EQ(noisy.rows[0].verdict, Verdict::inconclusive);
+    EXPECT_NE(noisy.rows[0].note.find("runs on this machine differ by 8%"), std::string::npos) << noisy.rows[0].note;
+    // A series the history has no noise for: the noise floor, as before.
+    options.history_noise.erase(history_noise_key(ten, "latency"));
+    EXPECT_EQ(compare_runs(base, next, options).rows[0].evidence, "samples");
+}
+
 /// A side measured in rounds whose i-th round runs at moments[i] (the load of that
 /// moment, shared by the other side's i-th round when they ran as a pair).
 TEST(Compare, PairsCancelTheLoadTheyShare) {

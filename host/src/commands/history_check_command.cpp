@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "analysis/history_check.hpp"
+#include "history/history_noise.hpp"
+#include "history/history_table.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -45,15 +47,7 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     }
     // Every earlier point of the machine; those of the run's configuration (and branch,
     // with --baseline-branch) are its history.
-    RunFilter earlier_filter;
-    earlier_filter.machine = run->machine;
-    earlier_filter.until = run->started_at;
-    // Only the newest runs of the machine are read: three times the lookback, for the
-    // runs of other configurations and branches, and scenarios that not every run has.
-    RunFilter window = earlier_filter;
-    window.limit = 3 * command.lookback + 1;
-    if (const std::vector<HistoryRun> newest = store.runs(window); newest.size() == window.limit)
-        earlier_filter.since = newest.back().started_at;
+    const RunFilter earlier_filter = recent_runs_filter(store, *run, command.lookback);
     const std::string pattern = command.pattern.empty() ? "*" : command.pattern;
     std::map<std::pair<std::string, std::string>, Series> by_series;
     std::size_t other_config = 0;
@@ -88,7 +82,7 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     options.threshold = command.threshold;
     options.lookback = command.lookback;
     options.min_runs = command.min_runs;
-    std::cout << "Run " << run->id << " (" << run->started_at << ", commit " << run->commit_id.substr(0, 10)
+    std::cout << "Run " << run->id << " (" << run->started_at << ", commit " << short_commit(run->commit_id)
               << (run->branch.empty() ? "" : ", branch " + run->branch) << ") on " << run->machine << " ("
               << run->machine_text << ")\nagainst the last " << options.lookback
               << " earlier runs at most of each series on that machine, with the same configuration"
@@ -101,7 +95,7 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
         ++counts[check.verdict];
         std::string evidence = std::to_string(check.runs);
         if (check.after_step)
-            evidence += " since " + series.commits[series.earlier.size() - check.runs].substr(0, 10);
+            evidence += " since " + short_commit(series.commits[series.earlier.size() - check.runs]);
         std::string verdict(to_string(check.verdict));
         if (!check.note.empty()) verdict += " (" + check.note + ")";
         rows.push_back({key.first, key.second, evidence,

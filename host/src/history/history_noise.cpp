@@ -6,16 +6,21 @@
 
 namespace benchhost {
 
+RunFilter recent_runs_filter(HistoryStore& store, const HistoryRun& run, std::size_t lookback) {
+    RunFilter filter;
+    filter.machine = run.machine;
+    filter.until = run.started_at;
+    RunFilter window = filter;
+    window.limit = 3 * lookback + 1;
+    if (const std::vector<HistoryRun> newest = store.runs(window); newest.size() == window.limit)
+        filter.since = newest.back().started_at;
+    return filter;
+}
+
 std::map<std::string, HistoryNoise> history_noise_for(HistoryStore& store, const RunRecord& next) {
     const HistoryRun me = history_run_of(next, "");
     const HistoryCheckOptions options;
-    RunFilter filter;
-    filter.machine = me.machine;
-    filter.until = me.started_at;
-    RunFilter window = filter;  // only the newest runs are read, as history check does
-    window.limit = 3 * options.lookback + 1;
-    if (const std::vector<HistoryRun> newest = store.runs(window); newest.size() == window.limit)
-        filter.since = newest.back().started_at;
+    const RunFilter filter = recent_runs_filter(store, me, options.lookback);
     std::map<std::string, std::vector<double>> medians;
     for (const HistoryPoint& point : store.points("*", filter)) {
         if (point.series.name.empty() || point.run->key == me.key || point.run->machine != me.machine ||

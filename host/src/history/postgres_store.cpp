@@ -17,6 +17,8 @@
 #include <map>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "history/history_sql.hpp"
 #include "plan/plan.hpp"  // matches_pattern
 
@@ -358,10 +360,7 @@ private:
         std::vector<std::string> terms;
         const auto next = [&](const std::string& value) {
             params.push_back(value);
-            std::string placeholder = "$";
-            placeholder += std::to_string(params.size());
-            placeholder += "::text";
-            return placeholder;
+            return fmt::format("${}::text", params.size());
         };
         if (!filter.machine.empty()) {
             const std::string machine = next(filter.machine);

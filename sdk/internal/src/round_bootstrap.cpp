@@ -125,12 +125,12 @@ std::size_t fewest_pairs(double level) {
 }
 
 Interval paired_ratio_interval(std::span<const double> base_medians, std::span<const double> new_medians,
-                               const BootstrapOptions& options) {
-    const std::vector<double> walsh = walsh_averages(log_ratios(base_medians, new_medians));
-    const std::size_t n = log_ratios(base_medians, new_medians).size();
-    if (n < 2) return {};
-    const std::size_t c = signed_rank_lower_count(n, options.level);
+                               double level) {
+    const std::vector<double> logs = log_ratios(base_medians, new_medians);
+    if (logs.size() < 2) return {};
+    const std::size_t c = signed_rank_lower_count(logs.size(), level);
     if (c == 0) return {};  // too few pairs for any interval at this level
+    const std::vector<double> walsh = walsh_averages(logs);
     return {std::exp(walsh[c - 1]), std::exp(walsh[walsh.size() - c])};
 }
 

@@ -123,10 +123,22 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
             // no interval, and the verdict waits for more pairs.
             row.evidence = "pairs";
             row.ratio = ratio;
-            row.ratio_ci = bench::paired_ratio_interval(base_medians, new_medians);
-            row.verdict = verdict_of(row.ratio, row.ratio_ci, options.threshold);
-            if (!row.ratio_ci.valid())
-                row.note = fmt::format("{} pairs: {} are needed for a 95% interval", pairs, bench::fewest_pairs(0.95));
+            row.ratio_ci = bench::paired_ratio_interval(base_medians, new_medians, 0.95);
+            row.verdict_ci = row.ratio_ci;
+            if (pairs > options.first_look_pairs) {
+                row.verdict_level = options.later_looks_level;
+                row.verdict_ci = bench::paired_ratio_interval(base_medians, new_medians, options.later_looks_level);
+            }
+            row.verdict = verdict_of(row.ratio, row.verdict_ci, options.threshold);
+            const int level_percent = static_cast<int>(std::lround(row.verdict_level * 100));
+            if (!row.verdict_ci.valid())
+                row.note = fmt::format("{} pairs: {} are needed for a {}% interval", pairs,
+                                       bench::fewest_pairs(row.verdict_level), level_percent);
+            else if (row.verdict == Verdict::inconclusive && verdict_of(row.ratio, row.ratio_ci, options.threshold) !=
+                                                                 Verdict::inconclusive)
+                row.note = fmt::format("past the first {} pairs the verdict reads the {}% interval [{:.3g}, {:.3g}]: "
+                                       "more pairs narrow it",
+                                       options.first_look_pairs, level_percent, row.verdict_ci.low, row.verdict_ci.high);
             else if (row.verdict == Verdict::inconclusive)
                 row.note = "the pairs differ too much to tell: more rounds narrow the interval";
             return row;

@@ -6,8 +6,10 @@
 // The evidence depends on what the runs hold. Samples of one run share that moment's
 // load, so two runs differ by more than their samples' spread says:
 // - "pairs": an A/B run (benchhost ab) ran round i of both sides back to back; the
-//   ratio is the geometric mean of the rounds' ratios of medians, its interval a
-//   bootstrap over the pairs (what a pair shares, the moment's load, cancels);
+//   ratio is the Hodges-Lehmann estimate of the rounds' ratios of medians, its interval
+//   Wilcoxon's signed-rank interval (what a pair shares, the moment's load, cancels).
+//   A verdict read again after every added pair is read at a stricter level
+//   (CompareOptions::first_look_pairs);
 // - "rounds": both sides measured in rounds (run --rounds N, N >= 2): the interval
 //   resamples rounds, then samples within them (bench/internal/round_bootstrap.hpp);
 // - "samples": one round on either side: a bootstrap interval of the samples and a
@@ -52,6 +54,15 @@ struct CompareOptions {
     /// Between-run noise from a history, by history_noise_key(scenario, series): a series
     /// with one round a side is judged by it (evidence "history") instead of the floor.
     std::map<std::string, HistoryNoise> history_noise{};
+    /// Paired: the pairs every scenario runs before its first verdict (ab --rounds). A
+    /// verdict read after more pairs, added one at a time while it was inconclusive or
+    /// by a confirmation, is one of many looks at the same growing data: each look at 95%
+    /// would add its own chance of a false alarm. Past the first look the verdict reads
+    /// the interval at later_looks_level instead (as Pocock's repeated significance
+    /// tests do): the looks together then call a build slower than itself about as
+    /// rarely as one look at 95% does (tests/host/analysis/compare_test.cpp).
+    std::size_t first_look_pairs = 6;
+    double later_looks_level = 0.99;
 };
 
 /// The key of CompareOptions::history_noise.
@@ -79,6 +90,10 @@ struct SeriesComparison {
     std::string evidence = "samples";
     int base_rounds = 1, new_rounds = 1;
     std::size_t history_runs = 0;  // evidence "history": the runs the noise was learned from
+    /// The level of the interval the verdict was read from: 0.95 (ratio_ci itself), or
+    /// CompareOptions::later_looks_level for pairs past the first look (verdict_ci).
+    double verdict_level = 0.95;
+    bench::Interval verdict_ci;
     /// With --confirm, when the scenario was run again because it was flagged slower: the
     /// figures it was flagged with (its first rounds). The row's own figures are over all
     /// rounds, confirmation included.

@@ -114,7 +114,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        "A plugin parameter KEY=VALUE for the new side only (e.g. --new-param threads=8); repeatable")
             ->take_all();
         run.add_option("--max-rounds", args.max_rounds,
-                       "Pairs at most for a scenario still inconclusive after --rounds (default 12)")
+                       "Pairs at most for a scenario still inconclusive after --rounds (default 40; past --rounds the verdict "
+                       "reads a 99% interval)")
             ->check(CLI::Range(2, 1000));
         run.add_option("--time-limit", args.time_limit,
                        "Seconds: no pair beyond --rounds starts once this much of the A/B run has passed; 0: no limit")

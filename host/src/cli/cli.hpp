@@ -47,7 +47,7 @@ struct AbCommand {
     std::filesystem::path base_dir, new_dir;
     /// Parameters only one side gets (--base-param, --new-param), over the others.
     std::vector<std::pair<std::string, std::vector<std::string>>> base_params, new_params;
-    int max_rounds = 12;      // pairs at most for a scenario still inconclusive
+    int max_rounds = 40;      // pairs at most for a scenario still inconclusive
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 

@@ -136,6 +136,7 @@ int ab_command(const AbCommand& command) {
     ab.time_limit_s = command.time_limit_s;
     ab.confirm = command.options.confirm;
     ab.compare = comparison_options(command.options);
+    ab.compare.first_look_pairs = static_cast<std::size_t>(command.options.rounds);
     std::vector<std::string> notes = run_ab(pairs, ab, AbSide{base.plan, base_runner, base.record},
                                             AbSide{next.plan, new_runner, next.record}, *log);
     const bool interrupted = base.record.interrupted || next.record.interrupted;

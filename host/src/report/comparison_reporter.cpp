@@ -210,6 +210,11 @@ std::string comparison_json(const Comparison& c) {
         out.field("base_rounds", row.base_rounds);
         out.field("new_rounds", row.new_rounds);
         if (row.evidence == "history") out.field("history_runs", row.history_runs);
+        if (row.verdict_level != 0.95) {
+            out.field("verdict_level", row.verdict_level);
+            out.key("verdict_ci");
+            out.interval(row.verdict_ci);
+        }
         if (!row.note.empty()) out.field("note", row.note);
         if (row.first) {
             out.key("first");

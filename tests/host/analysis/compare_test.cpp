@@ -7,6 +7,7 @@
 
 #include "../../support/builders.hpp"
 
+#include <iostream>
 #include <random>
 
 #include <rapidjson/document.h>
@@ -296,6 +297,85 @@ TEST(Compare, PairsCancelTheLoadTheyShare) {
     json.Parse(comparison_json(paired).c_str());
     EXPECT_STREQ(json["mode"].GetString(), "ab");
     EXPECT_STREQ(json["rows"][1]["evidence"].GetString(), "pairs");
+}
+
+/// An A/B scenario as the A/B loop looks at it: `first_look` pairs, then one pair at a
+/// time while the verdict is inconclusive, up to `max_pairs`. A pair's rounds share the
+/// moment's load (up to 30%); each round's own noise is 2.8% (4% on a pair's ratio).
+/// Returns the verdict the loop ends with.
+Verdict looked_at_pair_by_pair(unsigned seed, double slowdown, double threshold, double later_looks_level) {
+    constexpr std::size_t first_look = 6, max_pairs = 40;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> load(1.0, 1.3);
+    std::normal_distribution<double> own(0.0, 0.028);
+    std::vector<double> base_moments, new_moments;
+    CompareOptions options{.threshold = threshold, .paired = true};
+    options.first_look_pairs = first_look;
+    options.later_looks_level = later_looks_level;
+    for (;;) {
+        const std::size_t pairs = base_moments.empty() ? first_look : base_moments.size() + 1;
+        while (base_moments.size() < pairs) {
+            const double moment = load(rng);
+            base_moments.push_back(moment * std::exp(own(rng)));
+            new_moments.push_back(moment * slowdown * std::exp(own(rng)));
+        }
+        const unsigned round_seed = seed * 1000;
+        const std::vector<SeriesComparison> rows =
+            compare_outcomes(in_rounds("x", 10, base_moments, 5, round_seed), in_rounds("x", 10, new_moments, 5, round_seed + 500),
+                             options);
+        if (rows.front().verdict != Verdict::inconclusive || base_moments.size() >= max_pairs) return rows.front().verdict;
+    }
+}
+
+TEST(Compare, PairsLookedAtAgainAndAgainStillRarelyCallABuildSlowerThanItself) {
+    // At a 1% threshold a pair's 4% noise keeps the same build inconclusive for long, and
+    // the A/B loop reads its verdict after every pair, up to 40. Each look at 95% adds its
+    // own chance of a false alarm; reading the looks past the first at 99% keeps them
+    // together near one look's rate, and a 2% regression is still found most times.
+    constexpr int trials = 400;
+    int slower_corrected = 0, slower_every_look_at_95 = 0, found = 0;
+    for (unsigned seed = 1; seed <= trials; ++seed) {
+        slower_corrected += looked_at_pair_by_pair(seed, 1.0, 0.01, 0.99) == Verdict::slower;
+        slower_every_look_at_95 += looked_at_pair_by_pair(seed, 1.0, 0.01, 0.95) == Verdict::slower;
+        found += looked_at_pair_by_pair(seed, 1.02, 0.01, 0.99) == Verdict::slower;
+    }
+    EXPECT_LE(slower_corrected, trials * 5 / 100) << "the same build called slower";
+    EXPECT_GT(slower_every_look_at_95, 2 * slower_corrected) << "every look at 95%: " << slower_every_look_at_95;
+    EXPECT_GE(found, trials * 60 / 100) << "2% slower found";
+    std::cout << "same build slower: " << slower_corrected << " of " << trials << " (every look at 95%: "
+              << slower_every_look_at_95 << "); 2% slower found: " << found << "\n";
+}
+
+TEST(Compare, PastTheFirstLookThePairsVerdictReadsTheStricterInterval) {
+    // Eight pairs, 3% slower with 1% noise: the 95% interval excludes no change; read
+    // as the first look it is slower, read past a first look of 6 pairs at 99%.
+    const std::vector<double> base_moments = {1.00, 1.10, 0.95, 1.20, 1.05, 1.15, 1.00, 1.10};
+    std::vector<double> new_moments;
+    const std::vector<double> own = {1.040, 1.021, 1.035, 1.018, 1.045, 1.025, 1.030, 1.019};
+    for (std::size_t i = 0; i < base_moments.size(); ++i) new_moments.push_back(base_moments[i] * own[i]);
+    const ScenarioOutcome base = in_rounds("x", 10, base_moments, 5, 7), next = in_rounds("x", 10, new_moments, 5, 8);
+    CompareOptions options{.threshold = 0.01, .paired = true};
+    options.first_look_pairs = 8;
+    const SeriesComparison first_look = compare_outcomes(base, next, options).front();
+    EXPECT_EQ(first_look.verdict, Verdict::slower);
+    EXPECT_EQ(first_look.verdict_level, 0.95);
+    options.first_look_pairs = 6;
+    const SeriesComparison later = compare_outcomes(base, next, options).front();
+    EXPECT_EQ(later.verdict_level, 0.99);
+    EXPECT_LE(later.verdict_ci.low, later.ratio_ci.low);
+    EXPECT_GE(later.verdict_ci.high, later.ratio_ci.high);
+    EXPECT_EQ(later.ratio_ci.low, first_look.ratio_ci.low) << "the 95% interval is shown either way";
+    rapidjson::Document json;
+    Comparison c;
+    c.options = options;
+    c.rows = {later};
+    json.Parse(comparison_json(c).c_str());
+    EXPECT_DOUBLE_EQ(json["rows"][0]["verdict_level"].GetDouble(), 0.99);
+    EXPECT_EQ(json["rows"][0]["verdict_ci"].Size(), 2u);
+    if (later.verdict == Verdict::inconclusive) {
+        EXPECT_NE(later.note.find("past the first 6 pairs the verdict reads the 99% interval"), std::string::npos)
+            << later.note;
+    }
 }
 
 TEST(Compare, AConfirmedRowKeepsItsFirstFigures) {

@@ -103,14 +103,23 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     // into one history: the gate fails the last, with its evidence, and passes the
     // runs of the first build.
     const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
-    const auto run_fixture = [&](const std::string& side, const std::string& name) {
+    const auto run_fixture = [&](const std::string& side, const std::string& name, std::vector<std::string> extra = {}) {
         install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", plugins, "performance");
-        return host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(), "--include",
-                     "fixture_ab/slower_on_new", "--variants", "eager", "--measurement-iterations", "30",
-                     "--monitor-interval", "0", "--history", history.string()});
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(),
+                                         "--include", "fixture_ab/slower_on_new", "--variants", "eager",
+                                         "--measurement-iterations", "30", "--monitor-interval", "0", "--history",
+                                         history.string()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
     };
     for (int i = 1; i <= 6; ++i) ASSERT_EQ(run_fixture("base", "base" + std::to_string(i)).exit_code, 0);
-    ASSERT_EQ(run_fixture("new", "new").exit_code, 0);
+    // The new build against the last run of the old, judged by the spread of the runs
+    // before it, as compare --history judges it below; and recorded.
+    const ProcessResult gated = run_fixture("new", "new", {"--baseline", (work / "base6").string(), "--fail-on-regression"});
+    EXPECT_EQ(gated.exit_code, 1) << gated.out << gated.err;
+    EXPECT_NE(gated.out.find("slower (noise of 6 runs in the history)"), std::string::npos) << gated.out;
+    EXPECT_NE(read_file(work / "new" / "comparison.json").find("\"evidence\": \"history\""), std::string::npos);
+    EXPECT_NE(gated.err.find("history: recorded as run 7 in "), std::string::npos) << gated.err;
 
     const ProcessResult check = host({"history", "check", "--history", history.string()});
     EXPECT_EQ(check.exit_code, 1) << check.out << check.err;

@@ -19,6 +19,7 @@
 
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
+#include "history/history_noise.hpp"
 #include "history/history_store.hpp"
 #include "execute/executor.hpp"
 #include "json/report_reader.hpp"
@@ -170,13 +171,27 @@ int run_benchmarks(const RunOptions& options) {
     log_plan(*log, prepared.discovery, plan, prepared.empty_plan);
     begin_record(record, options, start_time, !options.resume_dir, *log);
 
+    // With a history, a series with one run a side is judged against the baseline by the
+    // spread between the earlier runs on this machine (as compare --history does).
+    CompareOptions compare = comparison_options(options);
+    if (history && options.baseline) {
+        try {
+            compare.history_noise = history_noise_for(*history, record);
+            log->info("history: the noise between runs of {} series from the earlier runs on this machine",
+                      compare.history_noise.size());
+        } catch (const std::exception& e) {
+            log->warn("history: cannot read the noise between runs ({}): the baseline is compared without it",
+                      e.what());
+        }
+    }
+
     std::unique_ptr<RunJournal> journal;
     ReporterMultiplex reporters;
     try {
         journal = std::make_unique<RunJournal>(
             output_dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
                                       record.run_config, record.shard});
-        reporters = make_run_reporters(options, output_dir, *log, progress.get());
+        reporters = make_run_reporters(options, compare, output_dir, *log, progress.get());
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         return 2;
@@ -190,7 +205,7 @@ int run_benchmarks(const RunOptions& options) {
     if (options.baseline && options.confirm > 0 && !record.interrupted) {
         try {
             const RunRecord base = read_run(run_folder_of(*options.baseline));
-            confirm_regressions(runner, plan, base, comparison_options(options), options.confirm, record, *log);
+            confirm_regressions(runner, plan, base, compare, options.confirm, record, *log);
         } catch (const std::exception& e) {  // the comparison at the end says it again
             log->error("--confirm: cannot read the baseline {}: {}", options.baseline->string(), e.what());
         }

@@ -190,7 +190,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
 }
 
 
-ReporterMultiplex make_run_reporters(const RunOptions& options, const fs::path& output_dir, spdlog::logger& log,
+ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare, const fs::path& output_dir,
+                                     spdlog::logger& log,
                                      ProgressSink* progress) {
     ReporterSettings settings;
     settings.output_dir = output_dir;
@@ -202,8 +203,7 @@ ReporterMultiplex make_run_reporters(const RunOptions& options, const fs::path& 
     if (options.baseline) {
         names.emplace_back("comparison");
         settings.baseline = *options.baseline;
-        settings.regression_threshold = options.regression_threshold;
-        settings.noise_floor = options.noise_floor;
+        settings.compare = compare;
         settings.fail_on_regression = options.fail_on_regression;
     }
     return make_reporters(names, settings);

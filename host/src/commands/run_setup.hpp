@@ -54,9 +54,9 @@ void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std
 std::map<std::string, std::string> describe_options(const RunOptions& options);
 
 /// The reporters of a run folder: its files, the formats asked for, the progress, the
-/// table, and with a baseline the comparison.
-ReporterMultiplex make_run_reporters(const RunOptions& options, const std::filesystem::path& output_dir,
-                                     spdlog::logger& log, ProgressSink* progress);
+/// table, and with a baseline the comparison, judged with `compare`.
+ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare,
+                                     const std::filesystem::path& output_dir, spdlog::logger& log, ProgressSink* progress);
 
 /// Logs what discovery and planning found: files that are not plugins, what the plan
 /// left out, plugin builds that slow them down, the warnings; or, for an empty plan

@@ -379,8 +379,7 @@ public:
             throw std::runtime_error("cannot compare with the baseline " + settings_.baseline.string() + ": " +
                                      e.what());
         }
-        Comparison comparison = compare_runs(base, record, CompareOptions{.threshold = settings_.regression_threshold, .alpha = 0.05,
-                                                                            .noise_floor = settings_.noise_floor});
+        Comparison comparison = compare_runs(base, record, settings_.compare);
         comparison.base_label = base_dir.string();
         comparison.new_label = settings_.output_dir.string();
         *out_ << "\n";
@@ -393,7 +392,7 @@ public:
             settings_.log->info("comparison with {}: {} slower, {} faster", base_dir.string(), slower_, faster_);
             if (status_ != 0)
                 settings_.log->error("{} regression{} beyond the threshold of {:.3g}%", regressions_,
-                                     regressions_ == 1 ? "" : "s", settings_.regression_threshold * 100);
+                                     regressions_ == 1 ? "" : "s", settings_.compare.threshold * 100);
         }
     }
     int exit_status() const override { return status_; }

@@ -12,6 +12,7 @@
 
 #include <spdlog/logger.h>
 
+#include "analysis/compare.hpp"
 #include "report/progress.hpp"
 #include "report/reporter.hpp"
 
@@ -26,10 +27,10 @@ struct ReporterSettings {
     std::ostream* console = nullptr;   // tables for people (console, comparison); nullptr: std::cout
     spdlog::logger* log = nullptr;     // the run's log, for what a reporter concludes; may be nullptr
     ProgressSink* progress = nullptr;  // the status line on a terminal; nullptr elsewhere
-    // The comparison with a baseline run (`run --baseline`).
+    // The comparison with a baseline run (`run --baseline`), and how it judges (the
+    // threshold, the noise floor, the history's noise between runs).
     std::filesystem::path baseline;
-    double regression_threshold = 0.05;
-    double noise_floor = 0.10;
+    CompareOptions compare;
     bool fail_on_regression = false;
 };
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "../support/test_support.hpp"
 
@@ -64,7 +66,7 @@ protected:
 };
 
 TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
-    auto s = run({"--include", "resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
+    auto s = run({"--include", "resnet50/resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
         const Scenario& scenario = s["resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"];
@@ -183,11 +185,54 @@ TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
 }
 
 TEST_F(TorchPluginsTest, UnsupportedDtypeIsSkippedWithTheReason) {
+    // Inference and training alike.
     auto s = run({"--include", "resnet50", "--variants", "eager", "--dtypes", "float16", "--batch-sizes", "1"});
-    ASSERT_EQ(s.size(), 1u);
-    const Scenario& scenario = s.begin()->second;
-    EXPECT_EQ(scenario.status, "skipped");
-    EXPECT_NE(scenario.reason.find("float16"), std::string::npos) << scenario.reason;
+    ASSERT_EQ(s.size(), 2u);
+    for (const auto& [name, scenario] : s) {
+        EXPECT_EQ(scenario.status, "skipped") << name;
+        EXPECT_NE(scenario.reason.find("float16"), std::string::npos) << name << ": " << scenario.reason;
+    }
+}
+
+TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
+    // Batch 1, two timed steps per optimizer; compiled is an inference variant: skipped.
+    auto s = run({"--include", "resnet50/train", "--variants", "eager,compiled", "--batch-sizes", "1", "--axis",
+                  "optimizer=sgd,adamw"});
+    ASSERT_EQ(s.size(), 4u);
+    const Scenario& compiled = s["train[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,optimizer=sgd]"];
+    EXPECT_EQ(compiled.status, "skipped");
+    EXPECT_NE(compiled.reason.find("eager only"), std::string::npos) << compiled.reason;
+
+    constexpr double mib = 1024.0 * 1024.0;
+    const double parameter_bytes = 4.0 * 25'557'032;  // float32
+    for (const auto& [optimizer, moments] : {std::pair{"sgd", 1.0}, std::pair{"adamw", 2.0}}) {
+        const Scenario& train =
+            s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0,optimizer=" + std::string(optimizer) + "]"];
+        ASSERT_EQ(train.status, "success") << optimizer << ": " << train.reason;
+        for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
+            EXPECT_TRUE(has_series(train, series)) << optimizer << ": " << series;
+        EXPECT_EQ(scalar(train, "parameters"), 25'557'032);
+        // Measured, not computed: parameters and gradients within 5% of their bytes, the
+        // optimizer's state one (SGD's momentum) or two (AdamW's moments) times that.
+        const double parameters = scalar(train, "memory_parameters") * mib;
+        const double gradients = scalar(train, "memory_gradients") * mib;
+        const double state = scalar(train, "memory_optimizer_state") * mib;
+        const double activations = scalar(train, "memory_activations") * mib;
+        const double peak = scalar(train, "memory_peak") * mib;
+        EXPECT_NEAR(parameters / parameter_bytes, 1.0, 0.05) << optimizer;
+        EXPECT_NEAR(gradients / parameter_bytes, 1.0, 0.05) << optimizer;
+        EXPECT_NEAR(state / parameter_bytes, moments, 0.05 * moments) << optimizer;
+        EXPECT_GT(activations, 0) << optimizer;
+        // The breakdown adds up to the peak of a step within 10%.
+        EXPECT_NEAR((parameters + gradients + state + activations) / peak, 1.0, 0.10) << optimizer;
+        EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), (parameters + gradients + state + activations) / peak, 1e-9);
+        EXPECT_NEAR(scalar(train, "memory_training_over_inference"), peak / (scalar(train, "memory_inference_peak") * mib),
+                    1e-9);
+        EXPECT_GT(scalar(train, "memory_training_over_inference"), 1.0) << optimizer;
+        // The plugin checked the same and found nothing to warn about.
+        for (const auto& warning : (*train.report)["warnings"].GetArray())
+            EXPECT_EQ(std::string(warning.GetString()).find("memory"), std::string::npos) << warning.GetString();
+    }
 }
 
 TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {

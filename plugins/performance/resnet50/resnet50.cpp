@@ -9,9 +9,15 @@
 // and fc, random batch norm affine parameters, running statistics calibrated on a
 // random batch, so that folding them into the convolutions is really exercised.
 //
+// Two benchmarks: `resnet50`, inference (above), and `train`, training steps of the
+// eager model (forward, cross-entropy loss on seeded labels, backward, optimizer step)
+// timed apart, with the memory they take measured (bench/torch/training.hpp).
+//
 // Parameters (`--param KEY=VALUE`):
 //   image_size   input height and width (default 224)
-//   seed         weight and input seed (default 0)
+//   seed         weight, input and label seed (default 0)
+//   optimizer    train only: sgd (SGD with momentum, the default) or adamw; also an
+//                axis (`--axis optimizer=sgd,adamw`)
 //
 // The kernelized variant runs every conv + batch norm (+ ReLU) through the SDK's
 // conv_bn_act kernels (bench/torch/kernels.hpp): oneDNN's prepacked convolution on
@@ -20,6 +26,7 @@
 #include <bench/plugin.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
+#include <bench/torch/training.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -29,13 +36,14 @@
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/randint.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
-BENCH_PLUGIN("resnet50", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
+BENCH_PLUGIN("resnet50", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
 
 namespace {
 
@@ -233,17 +241,33 @@ Forward kernelize(const ResNet50& model, const KernelRegistry& kernels) {
     };
 }
 
+struct Settings {
+    int64_t image_size;
+    uint64_t seed;
+};
+
+Settings read_settings(const bench::Context& ctx) {
+    const auto& params = ctx.params();
+    const int64_t image_size = params.get_int("image_size", 224);
+    if (image_size < 32) throw std::invalid_argument("image_size must be at least 32, got " + std::to_string(image_size));
+    return {image_size, static_cast<uint64_t>(params.get_int("seed", 0))};
+}
+
+/// The input batch: seeded, the same for every variant and for training.
+torch::Tensor make_images(const Settings& settings, int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+    at::Generator gen = at::detail::createCPUGenerator(settings.seed + 1);
+    return at::randn({batch_size, 3, settings.image_size, settings.image_size}, gen,
+                     at::TensorOptions().dtype(at::kFloat))
+        .to(device, dtype);
+}
+
 }  // namespace
 
 BENCH_RUN_BENCHMARK(ctx) {
-    const auto& params = ctx.params();
-    const int64_t image_size = params.get_int("image_size", 224);
-    const auto seed = static_cast<uint64_t>(params.get_int("seed", 0));
-    if (image_size < 32) throw std::invalid_argument("image_size must be at least 32, got " + std::to_string(image_size));
-
+    const Settings settings = read_settings(ctx);
     ResNet50 model = bench::libtorch::load_model(ctx, [&] {
         ResNet50 built;
-        initialize(*built, seed, image_size);
+        initialize(*built, settings.seed, settings.image_size);
         return built;
     });
 
@@ -253,10 +277,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     spec.module = model.ptr();
     spec.expected_parameters = resnet50_parameters;
     spec.forward = [net = model.ptr()](const torch::Tensor& x) { return net->forward(x); };
-    spec.make_input = [image_size, seed](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
-        at::Generator gen = at::detail::createCPUGenerator(seed + 1);
-        return at::randn({batch_size, 3, image_size, image_size}, gen, at::TensorOptions().dtype(at::kFloat))
-            .to(device, dtype);
+    spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+        return make_images(settings, batch_size, device, dtype);
     };
     std::string kernel_description;
     spec.kernelize = [model, &kernel_description](const KernelRegistry& kernels) {
@@ -268,4 +290,29 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     bench::libtorch::run_model_benchmark(ctx, spec);
     if (!kernel_description.empty()) ctx.set_info("kernels", kernel_description);
+}
+
+// Training steps: the same model, weights and input, labels drawn from the seed, the
+// optimizer from --param optimizer (or --axis optimizer=sgd,adamw). Eager only.
+BENCH_BENCHMARK(train, ctx) {
+    const Settings settings = read_settings(ctx);
+    bench::libtorch::TrainingBenchmark spec;
+    spec.model = "resnet50";
+    spec.throughput_unit = "images/s";
+    spec.expected_parameters = resnet50_parameters;
+    spec.build = [settings] {
+        ResNet50 built;
+        initialize(*built, settings.seed, settings.image_size);
+        return bench::libtorch::TrainableModel{built.ptr(), [net = built.ptr()](const torch::Tensor& x) {
+                                                   return net->forward(x);
+                                               }};
+    };
+    spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+        return make_images(settings, batch_size, device, dtype);
+    };
+    spec.make_targets = [settings](int64_t batch_size, torch::Device device) {
+        at::Generator gen = at::detail::createCPUGenerator(settings.seed + 2);
+        return at::randint(1000, {batch_size}, gen, at::TensorOptions().dtype(at::kLong)).to(device);
+    };
+    bench::libtorch::run_training_benchmark(ctx, spec);
 }

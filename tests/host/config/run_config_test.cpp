@@ -146,7 +146,7 @@ TEST(RunConfig, MissingFileIsAnError) {
 }
 
 TEST(RunConfig, ShippedConfigsLoad) {
-    for (const char* name : {"default.yaml", "quick.yaml", "production.yaml"}) {
+    for (const char* name : {"default.yaml", "quick.yaml", "production.yaml", "serving.yaml"}) {
         RunOptions options;
         EXPECT_NO_THROW(benchhost::load_config_file(std::string(BENCH_TEST_SOURCE_DIR) + "/configs/" + name, options))
             << name;

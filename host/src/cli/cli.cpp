@@ -103,31 +103,41 @@ double relative_option(const std::string& option, const std::string& text, doubl
 /// The serving load's options (docs/serving.md).
 void add_load_options(CLI::App& run, RunArguments& args) {
     run.add_option("--load", args.load,
-                   "Serve the benchmarks that serve (Context::serve) under this load: single-stream (one query after "
+                   "Run the benchmarks that serve (ctx.serve) under this load: single-stream (one query after "
                    "another, p90), multi-stream (queries of --samples-per-query samples, p99), server (arrivals at "
-                   "--target-qps or --concurrency clients, queued, p99) or offline (every query at once, throughput)");
+                   "--target-qps or --concurrency clients, queued, p99) or offline (every query at once, throughput)")
+        ->type_name("MODE");
     run.add_option("--queries", args.queries,
-                   "With --load: queries to issue (default " + std::to_string(bench::default_queries) + ")");
+                   "With --load: queries to issue (default " + std::to_string(bench::default_queries) + ")")
+        ->type_name("N");
     run.add_option("--min-duration", args.min_duration,
-                   "With --load: seconds the load lasts at least, issuing more than --queries if need be");
+                   "With --load: seconds the load lasts at least, issuing more than --queries if need be")
+        ->type_name("SECONDS");
     run.add_option("--samples-per-query", args.samples_per_query,
                    "With --load multi-stream: samples in each query (default " +
-                       std::to_string(bench::default_samples_per_query) + ")");
+                       std::to_string(bench::default_samples_per_query) + ")")
+        ->type_name("N");
     run.add_option("--target-qps", args.target_qps,
                    "With --load server: the arrival rate, queries/s (above 0), of a seeded Poisson process, or a "
-                   "gamma one with --burstiness");
+                   "gamma one with --burstiness")
+        ->type_name("QPS");
     run.add_option("--burstiness", args.burstiness,
                    "With --target-qps: the gamma shape of the gaps between arrivals (default 1: Poisson; below 1: "
-                   "burstier)");
+                   "burstier)")
+        ->type_name("SHAPE");
     run.add_option("--concurrency", args.concurrency,
                    "With --load server, instead of --target-qps: this many closed-loop clients, each issuing its next "
-                   "query as its last one completes");
+                   "query as its last one completes")
+        ->type_name("N");
     run.add_option("--late-tolerance", args.late_tolerance,
-                   "With --load: a query issued more than this after its scheduled time counts as late (default 1ms)");
-    run.add_option("--load-seed", args.load_seed, "With --target-qps: the seed of the arrival times (default 1)");
+                   "With --load: a query issued more than this after its scheduled time counts as late (default 1ms)")
+        ->type_name("DURATION");
+    run.add_option("--load-seed", args.load_seed, "With --target-qps: the seed of the arrival times (default 1)")
+        ->type_name("N");
     run.add_option("--slo", args.slo,
                    "With --load: the bounds a query must meet to count in the goodput, METRIC=DURATION with a unit, "
-                   "comma-separated; metrics latency, ttft, tpot, itl (e.g. latency=200ms or ttft=500ms,tpot=50ms)");
+                   "comma-separated; metrics latency, ttft, tpot, itl (e.g. latency=200ms or ttft=500ms,tpot=50ms)")
+        ->type_name("METRIC=DURATION,...");
 }
 
 void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {

@@ -85,6 +85,7 @@ TEST_F(ServingTest, TheMockUnderPoissonArrivalsWaitsAsAnMD1Queue) {
         double rho;
         long long queries;
     };
+    std::string not_md1;  // the runs whose queue was not M/D/1, and why
     for (const Load load : {Load{0.5, 8000}, Load{0.8, 20000}}) {
         const double rate = load.rho / s;
         const fs::path output = work / ("rho" + std::to_string(load.rho));
@@ -106,11 +107,25 @@ TEST_F(ServingTest, TheMockUnderPoissonArrivalsWaitsAsAnMD1Queue) {
                     load.rho, load.queries, rate, wait, theory, 100 * (wait / theory - 1), schedule,
                     100 * (schedule / theory - 1), figure(sc, "service_time", "mean"), achieved,
                     100 * (achieved / rate - 1), late, figure(sc, "max_issue_delay", "value"));
-        EXPECT_NEAR(wait, theory, 0.10 * theory) << "rho " << load.rho;
+        // M/D/1 needs the service time the mock was given. The mock waits until a deadline
+        // that long after the start of each query, so a longer mean service time means
+        // only that its thread was not running at the deadline: the machine's other work
+        // (or this test niced under it) took the CPU. Then the queue is not M/D/1, and
+        // its wait says nothing about the load generator: that run is reported and
+        // skipped, not judged. The generator's own figures (its rate) are judged anyway.
+        const double service = figure(sc, "service_time", "mean");
+        if (service > 1.02 * service_ms) {
+            not_md1 += "rho " + std::to_string(load.rho) + ": mean service " + std::to_string(service) + " ms for " +
+                       std::to_string(service_ms) + " ms; ";
+        } else {
+            EXPECT_NEAR(wait, theory, 0.10 * theory) << "rho " << load.rho << ", " << late << " late issues";
+        }
         EXPECT_NEAR(achieved, rate, 0.03 * rate) << "rho " << load.rho;
         EXPECT_EQ(figure(sc, "queue_wait", "count"), static_cast<double>(load.queries));
         EXPECT_GE(late, 0);  // reported; 0 on an idle machine
     }
+    if (!not_md1.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU, so the queue was not M/D/1: " << not_md1;
 }
 
 TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {

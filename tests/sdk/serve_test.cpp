@@ -24,6 +24,13 @@ bench::ScenarioConfig config_with(bench::LoadConfig load) {
     return config;
 }
 
+bench::LoadConfig load_of(bench::LoadMode mode, long long queries) {
+    bench::LoadConfig load;
+    load.mode = mode;
+    load.queries = queries;
+    return load;
+}
+
 void busy_for(std::chrono::microseconds time) {
     const auto until = bench::Clock::now() + time;
     while (bench::Clock::now() < until) {
@@ -61,9 +68,7 @@ TEST(Serve, WithoutALoadItServesSingleStreamTheDefaultQueriesAfterTheWarmup) {
 }
 
 TEST(Serve, MultiStreamQueriesCarryTheirSamples) {
-    bench::LoadConfig load;
-    load.mode = bench::LoadMode::multi_stream;
-    load.queries = 20;
+    bench::LoadConfig load = load_of(bench::LoadMode::multi_stream, 20);
     load.samples_per_query = 4;
     bench::Context ctx(config_with(load), quiet_logger());
     ctx.serve([](bench::Query& q) { EXPECT_EQ(q.samples(), 4); });
@@ -73,9 +78,7 @@ TEST(Serve, MultiStreamQueriesCarryTheirSamples) {
 }
 
 TEST(Serve, OfflineQueriesAllArriveAtTheStartSoTheirWaitsAddUp) {
-    bench::LoadConfig load;
-    load.mode = bench::LoadMode::offline;
-    load.queries = 10;
+    bench::LoadConfig load = load_of(bench::LoadMode::offline, 10);
     bench::Context ctx(config_with(load), quiet_logger());
     ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(500)); });
     const std::vector<double>& waits = ctx.result().find_series("queue_wait")->samples;
@@ -86,9 +89,7 @@ TEST(Serve, OfflineQueriesAllArriveAtTheStartSoTheirWaitsAddUp) {
 }
 
 TEST(Serve, AServerLoadIssuesEveryScheduledQueryAndRecordsItsRate) {
-    bench::LoadConfig load;
-    load.mode = bench::LoadMode::server;
-    load.queries = 50;
+    bench::LoadConfig load = load_of(bench::LoadMode::server, 50);
     load.target_qps = 2000;
     load.slos = {{"latency", 1000}};
     bench::Context ctx(config_with(load), quiet_logger());
@@ -104,9 +105,7 @@ TEST(Serve, AServerLoadIssuesEveryScheduledQueryAndRecordsItsRate) {
 }
 
 TEST(Serve, AClosedLoopKeepsItsClientsQueriesQueued) {
-    bench::LoadConfig load;
-    load.mode = bench::LoadMode::server;
-    load.queries = 30;
+    bench::LoadConfig load = load_of(bench::LoadMode::server, 30);
     load.concurrency = 3;
     bench::Context ctx(config_with(load), quiet_logger());
     ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(300)); });
@@ -118,9 +117,7 @@ TEST(Serve, AClosedLoopKeepsItsClientsQueriesQueued) {
 }
 
 TEST(Serve, TokensGiveTheGenerativeFiguresAndAHandlersExceptionPropagates) {
-    bench::LoadConfig load;
-    load.mode = bench::LoadMode::single_stream;
-    load.queries = 5;
+    bench::LoadConfig load = load_of(bench::LoadMode::single_stream, 5);
     bench::Context ctx(config_with(load), quiet_logger());
     ctx.serve([](bench::Query& q) {
         for (int t = 0; t < 4; ++t) {

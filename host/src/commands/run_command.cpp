@@ -139,8 +139,8 @@ std::string nothing_served(const RunOptions& options, const RunRecord& record) {
     }
     if (not_serving.empty()) return {};
     return "--load " + std::string(bench::to_string(options.load.mode)) +
-           ": no selected benchmark serves (" + join(not_serving, ", ") +
-           " never call ctx.serve): select a benchmark that serves, e.g. --include mock_server";
+           ": no selected benchmark serves (none of " + join(not_serving, ", ") +
+           " calls ctx.serve): select a benchmark that serves, e.g. --include mock_server";
 }
 
 }  // namespace

@@ -95,7 +95,7 @@ void check_load(const bench::LoadConfig& load) {
 std::vector<std::pair<std::string, std::string>> describe_load(const bench::LoadConfig& load) {
     std::vector<std::pair<std::string, std::string>> out;
     if (load.mode == bench::LoadMode::none) return out;
-    out.emplace_back("load", std::string(bench::to_string(load.mode)));
+    out.emplace_back("mode", std::string(bench::to_string(load.mode)));
     out.emplace_back("queries", std::to_string(load.queries > 0 ? load.queries : bench::default_queries));
     if (load.min_duration_s > 0) out.emplace_back("min_duration_s", number_text(load.min_duration_s));
     if (load.mode == bench::LoadMode::multi_stream)

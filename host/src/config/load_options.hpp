@@ -26,7 +26,7 @@ std::vector<bench::Slo> slo_value(const std::string& where, const std::string& t
 /// the options otherwise.
 void check_load(const bench::LoadConfig& load);
 
-/// The load's options as the summary records them ("load", "target_qps", ...): empty
+/// The load's options as the summary records them ("mode", "target_qps", ...): empty
 /// without --load.
 std::vector<std::pair<std::string, std::string>> describe_load(const bench::LoadConfig& load);
 

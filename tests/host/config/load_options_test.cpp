@@ -58,7 +58,7 @@ TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {
     load.slos = {{"latency", 200}};
     const auto described = describe_load(load);
     const std::vector<std::pair<std::string, std::string>> expected = {
-        {"load", "server"}, {"queries", "200"}, {"target_qps", "25"}, {"burstiness", "1"}, {"load_seed", "1"},
+        {"mode", "server"}, {"queries", "200"}, {"target_qps", "25"}, {"burstiness", "1"}, {"load_seed", "1"},
         {"late_tolerance_ms", "1"}, {"slo", "latency=200ms"}};
     EXPECT_EQ(described, expected);
 }

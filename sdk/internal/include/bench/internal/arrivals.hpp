@@ -16,7 +16,7 @@ namespace bench {
 /// per second: the gaps between arrivals are gamma-distributed with shape `burstiness`
 /// (1: exponential, a Poisson process; 0.25: four times the variance of Poisson's), then
 /// scaled together so that they add up to exactly count / rate. For exponential gaps
-/// that is a Poisson process conditioned on `count` arrivals in count / rate seconds:
+/// that is a Poisson process conditioned on its count-th arrival coming at count / rate:
 /// the run's arrival rate is the target, and what is random is where the arrivals fall.
 /// The same arguments give the same times on every machine (the generator is
 /// std::mt19937_64 and the distributions are computed here, not by the standard

@@ -412,7 +412,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app.footer("Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
                "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
                "(or, with --fail-on-regression, one got slower; or nothing was selected, unless --allow-empty),\n"
-               "2 wrong arguments or configuration (nothing ran), 130 interrupted.");
+               "2 wrong arguments or configuration (nothing ran), or a --load that no selected benchmark served,\n"
+               "130 interrupted.");
 
     RunArguments run_args;
     CLI::App* run = app.add_subcommand("run", "Discover, run and report benchmarks (the default)");

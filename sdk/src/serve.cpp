@@ -201,6 +201,9 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
         std::vector<double> sorted = f.latency;
         std::sort(sorted.begin(), sorted.end());
         ctx.record_scalar("headline_latency", percentile_of_sorted(sorted, percentile), "ms");
+        const auto [low, high] = percentile_interval(sorted, percentile);
+        ctx.record_scalar("headline_latency_ci95_low", low, "ms");
+        ctx.record_scalar("headline_latency_ci95_high", high, "ms");
         std::ostringstream headline;  // (not a chain of +: GCC 12 warns about it, wrongly, with -Wrestrict)
         headline << 'p' << percentile << " of latency (" << to_string(run.mode) << ", as MLPerf LoadGen)";
         ctx.set_info("headline_latency", headline.str());

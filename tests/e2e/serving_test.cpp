@@ -65,6 +65,18 @@ protected:
         return measurements[name][field].GetDouble();
     }
 
+    /// Empty when the mock's mean service time was the one it was given; else why not.
+    /// The mock waits until a deadline that long after the start of each query, so a
+    /// longer mean means only that its thread was not running at the deadline: the
+    /// machine's other work (or this test niced under it) took the CPU. Then the queue
+    /// is not the one theory describes, and its figures say nothing about the load
+    /// generator: they are reported and not judged.
+    static std::string not_given_its_cpu(const rapidjson::Value& s) {
+        const double service = figure(s, "service_time", "mean");
+        if (service <= 1.02 * service_ms) return {};
+        return "mean service " + std::to_string(service) + " ms for " + std::to_string(service_ms) + " ms";
+    }
+
     TempDir work;
     fs::path plugins = work / "plugins";
 };
@@ -107,19 +119,12 @@ TEST_F(ServingTest, TheMockUnderPoissonArrivalsWaitsAsAnMD1Queue) {
                     load.rho, load.queries, rate, wait, theory, 100 * (wait / theory - 1), schedule,
                     100 * (schedule / theory - 1), figure(sc, "service_time", "mean"), achieved,
                     100 * (achieved / rate - 1), late, figure(sc, "max_issue_delay", "value"));
-        // M/D/1 needs the service time the mock was given. The mock waits until a deadline
-        // that long after the start of each query, so a longer mean service time means
-        // only that its thread was not running at the deadline: the machine's other work
-        // (or this test niced under it) took the CPU. Then the queue is not M/D/1, and
-        // its wait says nothing about the load generator: that run is reported and
-        // skipped, not judged. The generator's own figures (its rate) are judged anyway.
-        const double service = figure(sc, "service_time", "mean");
-        if (service > 1.02 * service_ms) {
-            not_md1 += "rho " + std::to_string(load.rho) + ": mean service " + std::to_string(service) + " ms for " +
-                       std::to_string(service_ms) + " ms; ";
-        } else {
+        // M/D/1 needs the service time the mock was given (not_given_its_cpu); the load
+        // generator's own figure, its rate, is judged anyway.
+        if (const std::string why = not_given_its_cpu(sc); !why.empty())
+            not_md1 += "rho " + std::to_string(load.rho) + ": " + why + "; ";
+        else
             EXPECT_NEAR(wait, theory, 0.10 * theory) << "rho " << load.rho << ", " << late << " late issues";
-        }
         EXPECT_NEAR(achieved, rate, 0.03 * rate) << "rho " << load.rho;
         EXPECT_EQ(figure(sc, "queue_wait", "count"), static_cast<double>(load.queries));
         EXPECT_GE(late, 0);  // reported; 0 on an idle machine
@@ -135,8 +140,10 @@ TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {
     const auto doc = report(output, "mock_server");
     const double throughput = figure(scenario(doc), "throughput", "value");
     std::printf("offline: %.1f queries/s, 1/S = %.1f\n", throughput, 1000 / service_ms);
-    EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);
     EXPECT_STREQ(scenario(doc)["info"]["load"].GetString(), "offline");
+    if (const std::string why = not_given_its_cpu(scenario(doc)); !why.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
+    EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);
 }
 
 TEST_F(ServingTest, GenerativeQueriesAreJudgedByTheirSlo) {

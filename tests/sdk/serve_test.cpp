@@ -62,6 +62,8 @@ TEST(Serve, WithoutALoadItServesSingleStreamTheDefaultQueriesAfterTheWarmup) {
     EXPECT_EQ(ctx.result().info.at("load"), "single-stream");
     EXPECT_NE(ctx.result().info.at("headline_latency").find("p90"), std::string::npos);
     EXPECT_EQ(scalar(ctx, "queries"), bench::default_queries);
+    EXPECT_LE(scalar(ctx, "headline_latency_ci95_low"), scalar(ctx, "headline_latency"));  // p90 of 200: both sides
+    EXPECT_GE(scalar(ctx, "headline_latency_ci95_high"), scalar(ctx, "headline_latency"));
     EXPECT_EQ(ctx.measurement_windows().size(), 1u);
     EXPECT_EQ(ctx.measurement_windows()[0].iterations, bench::default_queries);
     EXPECT_THROW(ctx.serve([](bench::Query&) {}), std::logic_error);

@@ -1,6 +1,7 @@
 #include <bench/internal/load_figures.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
@@ -58,6 +59,16 @@ LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tol
     for (std::size_t i = 0; i < slos.size(); ++i)
         if (unmeasured[i]) f.unmeasured_slo_metrics.push_back(slos[i].metric);
     return f;
+}
+
+std::pair<double, double> percentile_interval(const std::vector<double>& sorted, double q) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double n = static_cast<double>(sorted.size()), p = q / 100;
+    const double half = 1.959963984540054 * std::sqrt(n * p * (1 - p));
+    // 1-based ranks j < k with P(j <= B < k) of about 95%, B ~ Binomial(n, p).
+    const double j = std::floor(n * p - half), k = std::ceil(n * p + half) + 1;
+    return {j >= 1 && j <= n ? sorted[static_cast<std::size_t>(j) - 1] : nan,
+            k >= 1 && k <= n ? sorted[static_cast<std::size_t>(k) - 1] : nan};
 }
 
 double headline_percentile(LoadMode mode) {

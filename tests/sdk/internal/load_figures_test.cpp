@@ -63,6 +63,20 @@ TEST(LoadFigures, ATokenSloOnQueriesWithoutTokensIsMissedAndSaidSo) {
     EXPECT_EQ(f.unmeasured_slo_metrics, (std::vector<std::string>{"ttft"}));
 }
 
+TEST(LoadFigures, APercentilesIntervalIsBetweenOrderStatistics) {
+    std::vector<double> sorted(1000);
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = static_cast<double>(i + 1);
+    // The median of 1000: ranks 500 -/+ 1.96 * sqrt(250) = 31.
+    EXPECT_EQ(bench::percentile_interval(sorted, 50), std::make_pair(469.0, 532.0));
+    // p99 of 1000: 990 -/+ 1.96 * sqrt(9.9) = 6.2.
+    EXPECT_EQ(bench::percentile_interval(sorted, 99), std::make_pair(983.0, 998.0));
+    // p99 of 100: no sample above it to bound it with.
+    sorted.resize(100);
+    const auto [low, high] = bench::percentile_interval(sorted, 99);
+    EXPECT_EQ(low, 97.0);
+    EXPECT_TRUE(std::isnan(high));
+}
+
 TEST(LoadFigures, TheHeadlinePercentileIsLoadGens) {
     EXPECT_EQ(bench::headline_percentile(bench::LoadMode::single_stream), 90);
     EXPECT_EQ(bench::headline_percentile(bench::LoadMode::multi_stream), 99);

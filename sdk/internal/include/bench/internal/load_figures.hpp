@@ -6,6 +6,7 @@
 // not exported.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include <bench/load.hpp>
@@ -48,6 +49,12 @@ struct LoadFigures {
 };
 
 LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms, const std::vector<Slo>& slos);
+
+/// A distribution-free 95% interval of the `q`-th percentile (0 to 100) of `sorted`: the
+/// order statistics whose ranks bound, at 95%, how many samples fall below that
+/// percentile (binomial, by its normal approximation). A side is NaN where the samples
+/// are too few to bound it (for p99, fewer than about 570 samples do not bound it from above).
+std::pair<double, double> percentile_interval(const std::vector<double>& sorted, double q);
 
 /// The headline percentile of a mode's latency (MLPerf LoadGen's rule): 90 for
 /// single-stream, 99 for multi-stream and server; 0 for offline, judged by throughput.

@@ -1,5 +1,7 @@
 #include <bench/context.hpp>
 
+#include "serve_loop.hpp"
+
 #include <stdexcept>
 #include <utility>
 
@@ -12,6 +14,7 @@ struct Context::Impl {
     std::vector<MeasurementWindow> windows;
     bool window_open = false;
     MeasurementWindow open_window;  // while window_open: its start and measure()'s calls
+    bool served = false;            // serve() was called
 
     Series& series_named(std::string_view name, std::string_view unit) {
         for (Series& s : result.series) {
@@ -119,6 +122,14 @@ void Context::record_measurement(Clock::time_point start, Clock::time_point stop
 }
 
 std::vector<MeasurementWindow> Context::measurement_windows() const { return impl_->windows; }
+
+void Context::serve(const ServeHandler& handler) {
+    if (impl_->served) throw std::logic_error("Context::serve: called twice in one scenario");
+    impl_->served = true;
+    detail::run_load(*this, handler);
+}
+
+bool Context::served() const { return impl_->served; }
 
 void Context::skip(std::string_view reason) { throw SkipScenario(std::string(reason)); }
 

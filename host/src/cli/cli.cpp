@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 
+#include "config/load_options.hpp"
 #include "report/reporter_registry.hpp"
 
 #include <algorithm>
@@ -32,6 +33,9 @@ struct RunArguments {
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
     std::string noise_floor, history;
     bool history_samples = false;
+    // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
+    std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
+        load_seed, slo;
     // benchhost ab
     std::string base_dir, new_dir;
     std::vector<std::string> base_params, new_params;
@@ -94,6 +98,46 @@ double relative_option(const std::string& option, const std::string& text, doubl
     if (!value || *value >= below)
         throw ConfigError("option " + option + ": expected a relative amount such as 5% or 0.05, got '" + text + "'");
     return *value;
+}
+
+/// The serving load's options (docs/serving.md).
+void add_load_options(CLI::App& run, RunArguments& args) {
+    run.add_option("--load", args.load,
+                   "Run the benchmarks that serve (ctx.serve) under this load: single-stream (one query after "
+                   "another, p90), multi-stream (queries of --samples-per-query samples, p99), server (arrivals at "
+                   "--target-qps or --concurrency clients, queued, p99) or offline (every query at once, throughput)")
+        ->type_name("MODE");
+    run.add_option("--queries", args.queries,
+                   "With --load: queries to issue (default " + std::to_string(bench::default_queries) + ")")
+        ->type_name("N");
+    run.add_option("--min-duration", args.min_duration,
+                   "With --load: seconds the load lasts at least, issuing more than --queries if need be")
+        ->type_name("SECONDS");
+    run.add_option("--samples-per-query", args.samples_per_query,
+                   "With --load multi-stream: samples in each query (default " +
+                       std::to_string(bench::default_samples_per_query) + ")")
+        ->type_name("N");
+    run.add_option("--target-qps", args.target_qps,
+                   "With --load server: the arrival rate, queries/s (above 0), of a seeded Poisson process, or a "
+                   "gamma one with --burstiness")
+        ->type_name("QPS");
+    run.add_option("--burstiness", args.burstiness,
+                   "With --target-qps: the gamma shape of the gaps between arrivals (default 1: Poisson; below 1: "
+                   "burstier)")
+        ->type_name("SHAPE");
+    run.add_option("--concurrency", args.concurrency,
+                   "With --load server, instead of --target-qps: this many closed-loop clients, each issuing its next "
+                   "query as its last one completes")
+        ->type_name("N");
+    run.add_option("--late-tolerance", args.late_tolerance,
+                   "With --load: a query issued more than this after its scheduled time counts as late (default 1ms)")
+        ->type_name("DURATION");
+    run.add_option("--load-seed", args.load_seed, "With --target-qps: the seed of the arrival times (default 1)")
+        ->type_name("N");
+    run.add_option("--slo", args.slo,
+                   "With --load: the bounds a query must meet to count in the goodput, METRIC=DURATION with a unit, "
+                   "comma-separated; metrics latency, ttft, tpot, itl (e.g. latency=200ms or ttft=500ms,tpot=50ms)")
+        ->type_name("METRIC=DURATION,...");
 }
 
 void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
@@ -215,6 +259,7 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    "A custom axis NAME=V1,V2: one scenario per value for plugins that declare NAME in their axes, "
                    "each value passed as the parameter NAME (as the YAML's axes:); repeatable")
         ->take_all();
+    add_load_options(run, args);
     run.add_flag("--retry-failed", args.retry_failed, "Load plugins remembered as crashing while loading");
     run.add_flag("--allow-untrusted-plugins", args.allow_untrusted,
                  "Load plugins from folders or files that others than their owner can write");
@@ -297,6 +342,26 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
         options.output_dir = args.resume;
     }
 
+    bench::LoadConfig& load = options.load;
+    if (given("--load")) load.mode = load_mode_value("option --load", args.load);
+    if (given("--queries")) load.queries = count_value("option --queries", args.queries, 1);
+    if (given("--min-duration")) load.min_duration_s = seconds_value("option --min-duration", args.min_duration);
+    if (given("--samples-per-query"))
+        load.samples_per_query = static_cast<int>(count_value("option --samples-per-query", args.samples_per_query, 1));
+    if (given("--target-qps")) {
+        load.target_qps = rate_value("option --target-qps", args.target_qps);
+        load.concurrency = 0;  // over the config's closed loop
+    }
+    if (given("--concurrency")) {
+        load.concurrency = static_cast<int>(count_value("option --concurrency", args.concurrency, 1));
+        if (!given("--target-qps")) load.target_qps = 0;  // over the config's open loop
+    }
+    if (given("--burstiness")) load.burstiness = burstiness_value("option --burstiness", args.burstiness);
+    if (given("--late-tolerance")) load.late_tolerance_ms = duration_ms_value("option --late-tolerance", args.late_tolerance);
+    if (given("--load-seed")) load.seed = static_cast<std::uint64_t>(count_value("option --load-seed", args.load_seed, 0));
+    if (given("--slo")) load.slos = slo_value("option --slo", args.slo);
+    check_load(load);
+
     ScenarioSettings& cli = options.command_line;
     if (given("--warmup-iterations")) cli.warmup_iterations = args.warmup;
     if (given("--measurement-iterations")) cli.measurement_iterations = args.measurement;
@@ -348,7 +413,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app.footer("Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
                "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
                "(or, with --fail-on-regression, one got slower; or nothing was selected, unless --allow-empty),\n"
-               "2 wrong arguments or configuration (nothing ran), 130 interrupted.");
+               "2 wrong arguments or configuration (nothing ran), or a --load that no selected benchmark served,\n"
+               "130 interrupted.");
 
     RunArguments run_args;
     CLI::App* run = app.add_subcommand("run", "Discover, run and report benchmarks (the default)");

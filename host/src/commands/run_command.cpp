@@ -22,6 +22,7 @@
 #include "history/history_noise.hpp"
 #include "history/history_store.hpp"
 #include "execute/executor.hpp"
+#include "execute/worker.hpp"
 #include "json/report_reader.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
@@ -125,6 +126,22 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
         p.record.shard = info;
     }
     return p;
+}
+
+/// With --load, when no scenario served and some were skipped for not serving: the
+/// error that says so (the run then exits 2, as for a wrong option); else empty.
+std::string nothing_served(const RunOptions& options, const RunRecord& record) {
+    if (options.load.mode == bench::LoadMode::none) return {};
+    std::vector<std::string> not_serving;
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        if (outcome.result.status == bench::Status::success) return {};
+        if (outcome.result.status == bench::Status::skipped && outcome.result.reason == not_serving_reason(outcome.config))
+            not_serving.push_back(outcome.config.benchmark_id());
+    }
+    if (not_serving.empty()) return {};
+    return "--load " + std::string(bench::to_string(options.load.mode)) +
+           ": no selected benchmark serves (none of " + join(not_serving, ", ") +
+           " calls ctx.serve): select a benchmark that serves, e.g. --include mock_server";
 }
 
 }  // namespace
@@ -236,6 +253,10 @@ int run_benchmarks(const RunOptions& options) {
                   (output_dir / html_report_name).string());
 
     if (record.interrupted) return 130;
+    if (const std::string problem = nothing_served(options, record); !problem.empty()) {
+        log->error("{}", problem);
+        return 2;
+    }
     return !written || !journaled || reporters.exit_status() != 0 || count_totals(record).failed > 0 ? 1 : 0;
 }
 

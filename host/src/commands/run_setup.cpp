@@ -1,5 +1,7 @@
 #include "commands/run_setup.hpp"
 
+#include "config/load_options.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +178,7 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     out["baseline"] = options.baseline ? options.baseline->string() : "";
     out["history"] = options.history.value_or("");
     out["history_samples"] = options.history_samples ? "true" : "false";
+    for (const auto& [name, value] : describe_load(options.load)) out["load." + name] = value;
     if (options.baseline) {
         std::ostringstream threshold;
         threshold << options.regression_threshold;

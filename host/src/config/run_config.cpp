@@ -8,6 +8,7 @@
 
 #include <bench/internal/axes.hpp>
 
+#include "config/load_options.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -24,7 +25,9 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "compile_modes", "min_time", "max_time", "target_ci_width"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
-                                           "rounds", "allow_empty", "history", "history_samples", "plugins"};
+                                           "rounds", "allow_empty", "history", "history_samples", "plugins",
+                                           "load", "queries", "min_duration", "samples_per_query", "target_qps",
+                                           "burstiness", "concurrency", "late_tolerance", "load_seed", "slo"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -110,6 +113,34 @@ void read_params(const std::string& origin, const YAML::Node& node, const std::s
         else
             params.set(key, list_value(origin, key, entry.second));
     }
+}
+
+/// Reads one key of the serving load into `load`; false when `key` is not one.
+bool read_load_key(const std::string& origin, const std::string& key, const YAML::Node& value, bench::LoadConfig& load) {
+    const std::string at = where(origin, value) + ": '" + key + "'";
+    if (key == "slo" && value.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms}
+        std::string text;
+        for (const auto& entry : value)
+            text += (text.empty() ? "" : ",") + entry.first.Scalar() + "=" + scalar_text(origin, key, entry.second);
+        load.slos = slo_value(at, text);
+        return true;
+    }
+    if (key != "load" && key != "queries" && key != "min_duration" && key != "samples_per_query" &&
+        key != "target_qps" && key != "burstiness" && key != "concurrency" && key != "late_tolerance" &&
+        key != "load_seed" && key != "slo")
+        return false;
+    const std::string text = scalar_text(origin, key, value);
+    if (key == "load") load.mode = load_mode_value(at, text);
+    else if (key == "queries") load.queries = count_value(at, text, 1);
+    else if (key == "min_duration") load.min_duration_s = seconds_value(at, text);
+    else if (key == "samples_per_query") load.samples_per_query = static_cast<int>(count_value(at, text, 1));
+    else if (key == "target_qps") load.target_qps = rate_value(at, text);
+    else if (key == "burstiness") load.burstiness = burstiness_value(at, text);
+    else if (key == "concurrency") load.concurrency = static_cast<int>(count_value(at, text, 1));
+    else if (key == "late_tolerance") load.late_tolerance_ms = duration_ms_value(at, text);
+    else if (key == "load_seed") load.seed = static_cast<std::uint64_t>(count_value(at, text, 0));
+    else load.slos = slo_value(at, text);
+    return true;
 }
 
 /// Reads one scenario key into `settings`; false when `key` is not a scenario key.
@@ -257,6 +288,7 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
             const YAML::Node& value = entry.second;
             check_key(origin, entry.first, key, allowed, "");
             if (read_scenario_key(origin, key, value, options.config, params_entries_left)) continue;
+            if (read_load_key(origin, key, value, options.load)) continue;
             if (key == "plugins_dir") {
                 options.plugins_dir = scalar_text(origin, key, value);
             } else if (key == "output_dir") {

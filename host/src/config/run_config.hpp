@@ -26,6 +26,10 @@
 //   output_dir: results/
 //   plugins_dir: build/plugins
 //   log_level: info
+//   load: server                  # the load of benchmarks that serve (docs/serving.md) ...
+//   target_qps: 50                #   ... and its options: queries, min_duration,
+//   slo: latency=200ms            #   samples_per_query, burstiness, concurrency,
+//                                 #   late_tolerance, load_seed
 //   plugins:                      # ... and per plugin, any scenario setting
 //     resnet50: {batch_sizes: [1, 8], params: {image_size: 224}}
 #pragma once
@@ -38,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bench/load.hpp>
 #include <bench/params.hpp>
 
 namespace benchhost {
@@ -111,6 +116,9 @@ struct RunOptions {
     bool allow_empty = false;  // a plan with no scenarios is a success, not an error
     bool quiet = false;    // no progress and no informational log lines on the console
     std::vector<std::string> invocation;  // the command line as given (argv), for the record
+    /// The load of the benchmarks that serve (--load ...; config/load_options.hpp): every
+    /// scenario gets it.
+    bench::LoadConfig load;
 
     ScenarioSettings defaults;                                // built in
     ScenarioSettings config;                                  // the YAML's top level

@@ -73,6 +73,11 @@ std::string loader_message(const std::string& what, const std::filesystem::path&
 
 }  // namespace
 
+std::string not_serving_reason(const bench::ScenarioConfig& config) {
+    return "--load " + std::string(bench::to_string(config.load.mode)) + ": plugin " + config.plugin + ", benchmark " +
+           config.benchmark_id() + " does not serve (it never calls ctx.serve with a request handler)";
+}
+
 LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol) {
     const std::string where = plugin.string() + ": ";
     try {
@@ -103,8 +108,13 @@ bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::Sc
     bench::ScenarioResult result;
     try {
         entry(context);
+        const bool served = context.served();
         result = context.take_result();
         result.status = bench::Status::success;
+        if (config.load.mode != bench::LoadMode::none && !served) {
+            result.status = bench::Status::skipped;
+            result.reason = not_serving_reason(config);
+        }
     } catch (const bench::SkipScenario& skip) {
         result = context.take_result();
         result.status = bench::Status::skipped;

@@ -25,12 +25,18 @@ struct LoadedEntryPoint {
     std::string error;
 };
 
+/// Why a scenario run with --load was skipped when its benchmark never served
+/// (Context::serve): the same text in the worker, which skips it, and in the run, which
+/// exits 2 when no scenario served.
+std::string not_serving_reason(const bench::ScenarioConfig& config);
+
 /// Loads `plugin` (RTLD_NOW) and looks up `symbol` after checking the handshake.
 /// Never throws. The library stays loaded until the process ends.
 LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol);
 
 /// Calls a loaded entry point with a Context for `config`; an exception becomes a
-/// failed result, bench::SkipScenario a skipped one. Never throws. The GPU and CPU
+/// failed result, bench::SkipScenario a skipped one, and a benchmark run under a
+/// --load that never served a skipped one (not_serving_reason). Never throws. The GPU and CPU
 /// monitors sample around the call (every monitoring.interval_ms; 0: not at all) and
 /// their reports go into the result's "gpu_metrics" and "cpu_metrics", their
 /// warnings into its warnings (and the log), unless the scenario was skipped.

@@ -1,5 +1,6 @@
 #include "json/scenario_json.hpp"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -69,6 +70,25 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
     out.field("min_time_s", config.min_time_s);
     out.field("max_time_s", config.max_time_s);
     out.field("target_ci_width", config.target_ci_width);
+    if (config.load.mode != bench::LoadMode::none) {
+        const bench::LoadConfig& load = config.load;
+        out.key("load");
+        out.start_object();
+        out.field("mode", bench::to_string(load.mode));
+        out.field("queries", load.queries);
+        out.field("min_duration_s", load.min_duration_s);
+        out.field("samples_per_query", load.samples_per_query);
+        out.field("target_qps", load.target_qps);
+        out.field("burstiness", load.burstiness);
+        out.field("concurrency", load.concurrency);
+        out.field("late_tolerance_ms", load.late_tolerance_ms);
+        out.field("seed", static_cast<long long>(load.seed));
+        out.key("slo");
+        out.start_object();
+        for (const bench::Slo& slo : load.slos) out.field(slo.metric, slo.limit_ms);
+        out.end_object();
+        out.end_object();
+    }
     out.key("params");
     out.start_object();
     for (const auto& [key, values] : config.params.all()) {
@@ -98,6 +118,21 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
     if (object.has("min_time_s")) config.min_time_s = object.number("min_time_s");
     if (object.has("max_time_s")) config.max_time_s = object.number("max_time_s");
     if (object.has("target_ci_width")) config.target_ci_width = object.number("target_ci_width");
+    if (object.has("load")) {
+        const FieldReader load = object.object("load");
+        config.load.mode = load.enumerated("mode", bench::parse_load_mode);
+        config.load.queries = load.integer64("queries");
+        config.load.min_duration_s = load.number("min_duration_s");
+        config.load.samples_per_query = load.integer("samples_per_query");
+        config.load.target_qps = load.number("target_qps");
+        config.load.burstiness = load.number("burstiness");
+        config.load.concurrency = load.integer("concurrency");
+        config.load.late_tolerance_ms = load.number("late_tolerance_ms");
+        config.load.seed = static_cast<std::uint64_t>(load.integer64("seed"));
+        load.object("slo").each_member([&](const std::string& metric, const FieldReader& limit) {
+            config.load.slos.push_back(bench::Slo{metric, limit.as_number()});
+        });
+    }
     object.object("params").each_member([&](const std::string& key, const FieldReader& values) {
         if (!values.value().IsArray()) values.expected("an array of strings");
         config.params.set(key, values.as_strings());

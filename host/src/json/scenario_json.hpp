@@ -8,7 +8,10 @@
 //             "batch_size", "dtype", "device", "threads", "warmup_iterations",
 //             "measurement_iterations", "num_tokens_to_generate", "model_id",
 //             "min_time_s", "max_time_s", "target_ci_width", "params": {key: [value, ...]}}
-//            (min_time_s, max_time_s and target_ci_width were added later: absent means 0)
+//            (min_time_s, max_time_s and target_ci_width were added later: absent means 0;
+//            "load" {"mode", "queries", "min_duration_s", "samples_per_query", "target_qps",
+//            "burstiness", "concurrency", "late_tolerance_ms", "seed", "slo": {metric: ms}}
+//            only with --load)
 //   series   listed (the worker protocol): {"name", "unit", "inner_iterations", "samples": [...]};
 //            keyed by its name (a report's "measurements"), with its statistics:
 //            {"mean", "median", "std", "min", "max", "p25", "p75", "p90", "p95", "p99", "count",

@@ -164,6 +164,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             if (!selected(id, options, include_used, plan)) continue;
 
             bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
+            config.load = options.load;
             // Axes the plugin does not vary over still set its config: their first value.
             // Several values are a warning only when the user gave them, not the defaults.
             for (const auto& [axis, values] : settings.axes) {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <bench/export.hpp>
+#include <bench/load.hpp>
 #include <bench/params.hpp>
 
 namespace bench {
@@ -50,6 +51,10 @@ struct ScenarioConfig {
     double min_time_s = 0;
     double max_time_s = 0;
     double target_ci_width = 0;
+
+    // The load a benchmark that serves runs under (--load ...; <bench/load.hpp>).
+    // (Added in ABI 2.3, after the members older plugins know.)
+    LoadConfig load;
 
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }

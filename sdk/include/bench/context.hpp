@@ -14,6 +14,7 @@
 #include <bench/export.hpp>
 #include <bench/measurement_window.hpp>
 #include <bench/result.hpp>
+#include <bench/serve.hpp>
 #include <bench/timer.hpp>
 
 namespace bench {
@@ -99,6 +100,18 @@ public:
     void add_warning(std::string_view warning);
     /// Records a text fact shown in the report (framework, model name, ...).
     void set_info(std::string_view key, std::string_view value);
+
+    /// Serves queries with `handler` under the run's load (--load single-stream,
+    /// multi-stream, server or offline; single-stream without --load) and records the
+    /// figures of every query: latency from its scheduled arrival to completion,
+    /// queue_wait, service_time, and for a handler that reports tokens
+    /// time_to_first_token, time_per_output_token and inter_token_latency; with the
+    /// achieved rate, the late issues and the goodput under --slo (docs/serving.md).
+    /// Once per scenario: a second call throws std::logic_error.
+    void serve(const ServeHandler& handler);
+    /// Whether serve() was called: a benchmark run with --load that never serves is
+    /// skipped by the host, saying so.
+    bool served() const;
 
     /// Ends the scenario as skipped, with a reason the user will read.
     [[noreturn]] void skip(std::string_view reason);

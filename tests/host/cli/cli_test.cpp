@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -157,6 +161,63 @@ TEST(CommandLine, AbRefusesWhatItCannotDo) {
     EXPECT_EQ(error_of_parse({"run", "--confirm", "2"}),
               "2 benchhost: error: --threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR "
               "(the run to compare with)\n");
+}
+
+TEST(CommandLine, TheServingLoadOnTheCommandLineOverridesTheYaml) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("cli_test_serving_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path config = dir / "serve.yaml";
+    {
+        std::ofstream out(config);
+        out << "load: server\ntarget_qps: 40\nslo: latency=1s\nqueries: 300\n";
+    }
+    const auto parsed = parse({"run", "--config", config.c_str(), "--concurrency", "4", "--slo", "ttft=20ms"});
+    fs::remove_all(dir);
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    const bench::LoadConfig& load = run_options(parsed).load;
+    EXPECT_EQ(load.mode, bench::LoadMode::server);
+    EXPECT_EQ(load.concurrency, 4);
+    EXPECT_EQ(load.target_qps, 0);  // the closed loop given replaces the config's open loop
+    EXPECT_EQ(load.queries, 300);
+    EXPECT_EQ(load.slos, (std::vector<bench::Slo>{{"ttft", 20}}));
+}
+
+TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "0"}),
+              "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got 0\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "-1"}),
+              "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got -1\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "often"}),
+              "2 benchhost: error: option --target-qps: expected a rate in queries per second, got 'often'\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "single-stream", "--slo", "latency=200"}),
+              "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "single-stream", "--slo", "p50=2ms"}),
+              "2 benchhost: error: option --slo: unknown metric 'p50' (expected latency, ttft, tpot or itl)\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "5", "--burstiness", "0"}),
+              "2 benchhost: error: option --burstiness: expected the gamma shape of the gaps between arrivals, above 0 "
+              "(1: Poisson), got '0'\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--concurrency", "0"}),
+              "2 benchhost: error: option --concurrency: expected an integer from 1 to 100000000, got '0'\n");
+}
+
+TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
+    EXPECT_EQ(error_of_parse({"run", "--load", "server"}),
+              "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "5", "--concurrency", "2"}),
+              "2 benchhost: error: --load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
+              "(closed loop: that many clients), not both\n");
+    EXPECT_EQ(error_of_parse({"run", "--target-qps", "5"}), "2 benchhost: error: --target-qps needs --load server\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "offline", "--samples-per-query", "4"}),
+              "2 benchhost: error: --samples-per-query needs --load multi-stream\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--concurrency", "2", "--burstiness", "2"}),
+              "2 benchhost: error: --burstiness needs --load server --target-qps R (it shapes the arrivals at that rate)\n");
+    EXPECT_EQ(error_of_parse({"run", "--slo", "latency=1s"}),
+              "2 benchhost: error: --queries, --min-duration, --late-tolerance and --slo need --load MODE "
+              "(single-stream, multi-stream, server or offline)\n");
+    const auto ok = parse({"run", "--load", "multi-stream", "--samples-per-query", "4", "--queries", "10"});
+    ASSERT_TRUE(ok.command) << ok.exit_code;
+    EXPECT_EQ(run_options(ok).load.samples_per_query, 4);
 }
 
 }  // namespace

@@ -145,8 +145,41 @@ TEST(RunConfig, MissingFileIsAnError) {
     EXPECT_THROW(benchhost::load_config_file("/nonexistent/benchhost.yaml", options), ConfigError);
 }
 
+TEST(RunConfig, ServingLoadKeysSetTheLoad) {
+    const bench::LoadConfig serving = load(R"(
+load: server
+queries: 500
+min_duration: 2.5
+target_qps: 40
+burstiness: 0.5
+late_tolerance: 500us
+load_seed: 9
+slo: {ttft: 500ms, tpot: 50ms}
+)").load;
+    EXPECT_EQ(serving.mode, bench::LoadMode::server);
+    EXPECT_EQ(serving.queries, 500);
+    EXPECT_DOUBLE_EQ(serving.min_duration_s, 2.5);
+    EXPECT_DOUBLE_EQ(serving.target_qps, 40);
+    EXPECT_DOUBLE_EQ(serving.burstiness, 0.5);
+    EXPECT_DOUBLE_EQ(serving.late_tolerance_ms, 0.5);
+    EXPECT_EQ(serving.seed, 9u);
+    EXPECT_EQ(serving.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
+    EXPECT_EQ(load("slo: latency=0.2s\n").load.slos, (std::vector<bench::Slo>{{"latency", 200}}));
+}
+
+TEST(RunConfig, WrongServingLoadValuesNameTheKeyAndWhere) {
+    EXPECT_EQ(error_of("load: fast\n"),
+              "test.yaml:1:7: 'load': 'fast' is not a load: single-stream, multi-stream, server or offline");
+    EXPECT_EQ(error_of("target_qps: 0\n"), "test.yaml:1:13: 'target_qps': the rate must be above 0 queries/s, got 0");
+    EXPECT_EQ(error_of("slo: {latency: 200}\n"),
+              "test.yaml:1:6: 'slo': latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)");
+    EXPECT_EQ(error_of("late_tolerance: 2\n"),
+              "test.yaml:1:17: 'late_tolerance': expected a duration above 0 with its unit (us, ms or s, e.g. 1ms), got '2'");
+    EXPECT_EQ(error_of("target_qs: 5\n"), "test.yaml:1:1: unknown key 'target_qs' (did you mean 'target_qps'?)");
+}
+
 TEST(RunConfig, ShippedConfigsLoad) {
-    for (const char* name : {"default.yaml", "quick.yaml", "production.yaml"}) {
+    for (const char* name : {"default.yaml", "quick.yaml", "production.yaml", "serving.yaml"}) {
         RunOptions options;
         EXPECT_NO_THROW(benchhost::load_config_file(std::string(BENCH_TEST_SOURCE_DIR) + "/configs/" + name, options))
             << name;

@@ -142,6 +142,16 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
         EXPECT_EQ(back.plan_scenarios, 40u);
         EXPECT_EQ(back.plan_fingerprint, shard.plan_fingerprint);
     }
+    // The serving load, when there is one (docs/serving.md).
+    config.load.mode = bench::LoadMode::server;
+    config.load.queries = 500;
+    config.load.target_qps = 12.5;
+    config.load.burstiness = 0.5;
+    config.load.late_tolerance_ms = 0.25;
+    config.load.seed = 7;
+    config.load.slos = {{"ttft", 500}, {"tpot", 50}};
+    for (const JsonFormat format : {protocol_json, report_json})
+        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
     shard.index = 4;
     EXPECT_EQ(error_of([&] { through(protocol_json, [&](JsonOut& out) { write_shard(out, shard); }, read_shard); }),
               "test: field 'index' must be between 1 and count");

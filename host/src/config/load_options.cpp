@@ -1,0 +1,116 @@
+#include "config/load_options.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include <bench/params.hpp>
+
+#include "config/run_config.hpp"
+
+namespace benchhost {
+
+namespace {
+
+std::string number_text(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+}  // namespace
+
+bench::LoadMode load_mode_value(const std::string& where, const std::string& text) {
+    const auto mode = bench::parse_load_mode(text);
+    if (!mode) throw ConfigError(where + ": '" + text + "' is not a load: single-stream, multi-stream, server or offline");
+    return *mode;
+}
+
+double rate_value(const std::string& where, const std::string& text) {
+    const auto rate = bench::parse_double(text);
+    if (!rate) throw ConfigError(where + ": expected a rate in queries per second, got '" + text + "'");
+    if (!(*rate > 0)) throw ConfigError(where + ": the rate must be above 0 queries/s, got " + text);
+    return *rate;
+}
+
+double burstiness_value(const std::string& where, const std::string& text) {
+    const auto shape = bench::parse_double(text);
+    if (!shape || !(*shape > 0))
+        throw ConfigError(where + ": expected the gamma shape of the gaps between arrivals, above 0 (1: Poisson), got '" +
+                          text + "'");
+    return *shape;
+}
+
+long long count_value(const std::string& where, const std::string& text, long long minimum) {
+    const auto count = bench::parse_int(text);
+    if (!count || *count < minimum || *count > 100'000'000)
+        throw ConfigError(where + ": expected an integer from " + std::to_string(minimum) + " to 100000000, got '" +
+                          text + "'");
+    return *count;
+}
+
+double seconds_value(const std::string& where, const std::string& text) {
+    const auto seconds = bench::parse_double(text);
+    if (!seconds || !(*seconds >= 0) || *seconds > 86'400)
+        throw ConfigError(where + ": expected seconds from 0 to 86400, got '" + text + "'");
+    return *seconds;
+}
+
+double duration_ms_value(const std::string& where, const std::string& text) {
+    const auto ms = bench::parse_duration_ms(text);
+    if (!ms || !(*ms > 0))
+        throw ConfigError(where + ": expected a duration above 0 with its unit (us, ms or s, e.g. 1ms), got '" + text +
+                          "'");
+    return *ms;
+}
+
+std::vector<bench::Slo> slo_value(const std::string& where, const std::string& text) {
+    try {
+        return bench::parse_slos(text);
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(where + ": " + e.what());
+    }
+}
+
+void check_load(const bench::LoadConfig& load) {
+    using bench::LoadMode;
+    const bool server = load.mode == LoadMode::server;
+    if (load.target_qps > 0 && !server) throw ConfigError("--target-qps needs --load server");
+    if (load.concurrency > 0 && !server) throw ConfigError("--concurrency needs --load server");
+    if (load.burstiness != 1 && !(server && load.target_qps > 0))
+        throw ConfigError("--burstiness needs --load server --target-qps R (it shapes the arrivals at that rate)");
+    if (load.samples_per_query > 0 && load.mode != LoadMode::multi_stream)
+        throw ConfigError("--samples-per-query needs --load multi-stream");
+    if (server && load.target_qps > 0 && load.concurrency > 0)
+        throw ConfigError("--load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
+                          "(closed loop: that many clients), not both");
+    if (server && !(load.target_qps > 0) && load.concurrency <= 0)
+        throw ConfigError("--load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)");
+    if (load.mode == LoadMode::none &&
+        (load.queries > 0 || load.min_duration_s > 0 || load.late_tolerance_ms > 0 || !load.slos.empty()))
+        throw ConfigError("--queries, --min-duration, --late-tolerance and --slo need --load MODE "
+                          "(single-stream, multi-stream, server or offline)");
+}
+
+std::vector<std::pair<std::string, std::string>> describe_load(const bench::LoadConfig& load) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (load.mode == bench::LoadMode::none) return out;
+    out.emplace_back("mode", std::string(bench::to_string(load.mode)));
+    out.emplace_back("queries", std::to_string(load.queries > 0 ? load.queries : bench::default_queries));
+    if (load.min_duration_s > 0) out.emplace_back("min_duration_s", number_text(load.min_duration_s));
+    if (load.mode == bench::LoadMode::multi_stream)
+        out.emplace_back("samples_per_query", std::to_string(load.samples_per_query > 0 ? load.samples_per_query
+                                                                                          : bench::default_samples_per_query));
+    if (load.target_qps > 0) {
+        out.emplace_back("target_qps", number_text(load.target_qps));
+        out.emplace_back("burstiness", number_text(load.burstiness));
+        out.emplace_back("load_seed", std::to_string(load.seed));
+    }
+    if (load.concurrency > 0) out.emplace_back("concurrency", std::to_string(load.concurrency));
+    out.emplace_back("late_tolerance_ms",
+                     number_text(load.late_tolerance_ms > 0 ? load.late_tolerance_ms : bench::default_late_tolerance_ms));
+    if (!load.slos.empty()) out.emplace_back("slo", bench::to_string(load.slos));
+    return out;
+}
+
+}  // namespace benchhost

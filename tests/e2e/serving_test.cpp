@@ -1,0 +1,218 @@
+// End to end: the mock server (plugins/performance/mock_server) served by the SDK's load
+// generator under each load, checked against queueing theory; and the load's options
+// checked, from the command line to the exit status.
+#include <bench/internal/arrivals.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path server_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_server.so";
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+
+/// The mock's service time. Short enough that the M/D/1 runs below fit in about 17 s,
+/// long enough that what the load generator adds to each wait (handing a query from the
+/// issuing thread to the serving one: 3-5 us here) stays near 2% of the shortest mean
+/// wait tested (0.2 ms at rho = 0.5).
+constexpr double service_ms = 0.4;
+
+/// The mean wait of a single server with service time `service` fed by exactly these
+/// arrivals, by Lindley's recursion: what this seed's schedule gives in theory. Its gap
+/// to the M/D/1 formula is the sampling error of the schedule; the measured wait's gap
+/// to it is what the machine and the load generator added.
+double lindley_mean_wait(const std::vector<double>& arrivals, double service) {
+    double free_at = 0, total = 0;
+    for (const double arrival : arrivals) {
+        const double start = std::max(arrival, free_at);
+        total += start - arrival;
+        free_at = start + service;
+    }
+    return total / static_cast<double>(arrivals.size());
+}
+
+class ServingTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        install_plugin(server_plugin, plugins, "performance");
+        install_plugin(mock_plugin, plugins, "performance");
+    }
+
+    ProcessResult serve(const fs::path& output, std::vector<std::string> extra) {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
+                                         "--enable-mock", "--monitor-interval", "0", "--warmup-iterations", "50",
+                                         "--param", "service_time_ms=" + std::to_string(service_ms)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_host(args, work.path());
+    }
+
+    /// The scenario of `plugin` in the run folder `output`.
+    static rapidjson::Document report(const fs::path& output, const std::string& plugin) {
+        const auto reports = files_matching(output / plugin, plugin + "_", ".json");
+        if (reports.size() != 1) throw std::runtime_error("expected one report of " + plugin + " in " + output.string());
+        return read_json(reports[0]);
+    }
+    static const rapidjson::Value& scenario(const rapidjson::Document& doc) { return doc["benchmark_scenarios"][0]; }
+    static double figure(const rapidjson::Value& s, const char* name, const char* field) {
+        const auto& measurements = s["measurements"];
+        if (!measurements.HasMember(name)) throw std::runtime_error(std::string("no measurement ") + name);
+        return measurements[name][field].GetDouble();
+    }
+
+    /// Empty when the mock's mean service time was the one it was given; else why not.
+    /// The mock waits until a deadline that long after the start of each query, so a
+    /// longer mean means only that its thread was not running at the deadline: the
+    /// machine's other work (or this test niced under it) took the CPU. Then the queue
+    /// is not the one theory describes, and its figures say nothing about the load
+    /// generator: they are reported and not judged.
+    static std::string not_given_its_cpu(const rapidjson::Value& s) {
+        const double service = figure(s, "service_time", "mean");
+        if (service <= 1.02 * service_ms) return {};
+        return "mean service " + std::to_string(service) + " ms for " + std::to_string(service_ms) + " ms";
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+};
+
+TEST_F(ServingTest, TheMockUnderPoissonArrivalsWaitsAsAnMD1Queue) {
+    // M/D/1: the mean wait is rho * S / (2 * (1 - rho)). The sample mean of the waits of
+    // n queries is far noisier than n independent waits would be, since a queue's waits
+    // are correlated; the schedule's rate is exactly the target (arrivals.hpp), which
+    // removes the largest part of that noise. Simulated over 1,000 seeds each (Lindley's
+    // recursion, this arrival process), the sample mean's relative standard deviation is
+    // 3.4% at rho = 0.5 with 8,000 queries and 4.1% at rho = 0.8 with 20,000: an error
+    // beyond 10% has a probability of 0.4% and 1.7%. The seed is fixed, so that part of
+    // the error is the same in every run; the test prints it (the schedule's own mean
+    // wait beside the formula's), apart from what the machine adds. Fewer queries would
+    // not do: the deviation goes as 1 / sqrt(n), and 4.1% at 20,000 is 9.2% at 4,000.
+    const double s = service_ms / 1000;
+    struct Load {
+        double rho;
+        long long queries;
+    };
+    std::string not_md1;  // the runs whose queue was not M/D/1, and why
+    for (const Load load : {Load{0.5, 8000}, Load{0.8, 20000}}) {
+        const double rate = load.rho / s;
+        const fs::path output = work / ("rho" + std::to_string(load.rho));
+        const ProcessResult run = serve(output, {"--include", "mock_server", "--load", "server", "--target-qps",
+                                                 std::to_string(rate), "--queries", std::to_string(load.queries),
+                                                 "--load-seed", "1"});
+        ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+        const auto doc = report(output, "mock_server");
+        const auto& sc = scenario(doc);
+        ASSERT_STREQ(sc["status"].GetString(), "success") << run.out;
+        const double wait = figure(sc, "queue_wait", "mean");
+        const double theory = load.rho * service_ms / (2 * (1 - load.rho));
+        const double schedule =
+            1000 * lindley_mean_wait(bench::arrival_times(rate, static_cast<std::size_t>(load.queries), 1.0, 1), s);
+        const double achieved = figure(sc, "achieved_qps", "value");
+        const double late = figure(sc, "late_issues", "value");
+        std::printf("rho %.1f: %lld queries at %.0f/s; mean wait %.4f ms, M/D/1 %.4f ms (%+.1f%%), this schedule %.4f ms "
+                    "(%+.1f%%); service %.4f ms; achieved %.1f/s (%+.2f%%); late issues %.0f (max delay %.3f ms)\n",
+                    load.rho, load.queries, rate, wait, theory, 100 * (wait / theory - 1), schedule,
+                    100 * (schedule / theory - 1), figure(sc, "service_time", "mean"), achieved,
+                    100 * (achieved / rate - 1), late, figure(sc, "max_issue_delay", "value"));
+        // M/D/1 needs the service time the mock was given (not_given_its_cpu); the load
+        // generator's own figure, its rate, is judged anyway.
+        if (const std::string why = not_given_its_cpu(sc); !why.empty())
+            not_md1 += "rho " + std::to_string(load.rho) + ": " + why + "; ";
+        else
+            EXPECT_NEAR(wait, theory, 0.10 * theory) << "rho " << load.rho << ", " << late << " late issues";
+        EXPECT_NEAR(achieved, rate, 0.03 * rate) << "rho " << load.rho;
+        EXPECT_EQ(figure(sc, "queue_wait", "count"), static_cast<double>(load.queries));
+        EXPECT_GE(late, 0);  // reported; 0 on an idle machine
+    }
+    if (!not_md1.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU, so the queue was not M/D/1: " << not_md1;
+}
+
+TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {
+    const fs::path output = work / "offline";
+    const ProcessResult run = serve(output, {"--include", "mock_server", "--load", "offline", "--queries", "2000"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto doc = report(output, "mock_server");
+    const double throughput = figure(scenario(doc), "throughput", "value");
+    std::printf("offline: %.1f queries/s, 1/S = %.1f\n", throughput, 1000 / service_ms);
+    EXPECT_STREQ(scenario(doc)["info"]["load"].GetString(), "offline");
+    if (const std::string why = not_given_its_cpu(scenario(doc)); !why.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
+    EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);
+}
+
+TEST_F(ServingTest, GenerativeQueriesAreJudgedByTheirSlo) {
+    // 4 tokens over a 2 ms service: the first at 0.5 ms, then one each 0.5 ms.
+    const fs::path met = work / "met", missed = work / "missed";
+    const std::vector<std::string> load = {"--include", "mock_server", "--load", "single-stream", "--queries", "50",
+                                           "--param", "service_time_ms=2", "--param", "tokens=4"};
+    std::vector<std::string> args = load;
+    args.insert(args.end(), {"--slo", "ttft=100ms,tpot=100ms"});
+    ProcessResult run = serve(met, args);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    auto doc = report(met, "mock_server");
+    EXPECT_EQ(figure(scenario(doc), "goodput", "value"), 100);
+    EXPECT_NEAR(figure(scenario(doc), "time_per_output_token", "median"), 0.5, 0.1);
+    EXPECT_NEAR(figure(scenario(doc), "inter_token_latency", "median"), 0.5, 0.1);
+    EXPECT_NEAR(figure(scenario(doc), "time_to_first_token", "median"), 0.5, 0.1);
+    EXPECT_GT(figure(scenario(doc), "latency_p99_9", "value"), 0);
+    EXPECT_NE(std::string(scenario(doc)["info"]["headline_latency"].GetString()).find("p90"), std::string::npos);
+
+    args = load;
+    args.insert(args.end(), {"--slo", "latency=1us"});  // no query of 2 ms meets it
+    run = serve(missed, args);
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    doc = report(missed, "mock_server");
+    EXPECT_EQ(figure(scenario(doc), "goodput", "value"), 0);
+}
+
+TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
+    const auto error_of = [&](std::vector<std::string> extra) {
+        const ProcessResult run = serve(work / "never", extra);
+        return std::to_string(run.exit_code) + " " + run.err;
+    };
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--load", "server", "--target-qps", "0"}, "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got 0"},
+        {{"--load", "server", "--target-qps=-5"}, "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got -5"},
+        {{"--load", "server", "--target-qps", "10", "--slo", "latency=200"},
+         "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)"},
+        {{"--load", "server", "--target-qps", "10", "--slo", "p99=200ms"},
+         "2 benchhost: error: option --slo: unknown metric 'p99' (expected latency, ttft, tpot or itl)"},
+        {{"--load", "server"}, "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)"},
+        {{"--load", "fast"}, "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
+        {{"--target-qps", "10"}, "2 benchhost: error: --target-qps needs --load server"},
+    };
+    for (const auto& [args, expected] : cases) EXPECT_EQ(error_of(args), expected + "\n");
+    EXPECT_FALSE(fs::exists(work / "never"));
+}
+
+TEST_F(ServingTest, ALoadOnlyOnBenchmarksThatDoNotServeExitsTwoNamingThePlugin) {
+    const std::vector<std::string> mock = {"--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
+                                           "--measurement-iterations", "2", "--param", "base_units=10000",
+                                           "--load", "server", "--target-qps", "100", "--queries", "20"};
+    const ProcessResult alone = serve(work / "alone", mock);
+    EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
+    EXPECT_NE((alone.out + alone.err).find("--load server: no selected benchmark serves "
+                                           "(none of performance/mock_benchmark/mock_benchmark calls ctx.serve)"),
+              std::string::npos)
+        << alone.out << alone.err;
+    const auto doc = report(work / "alone", "mock_benchmark");
+    EXPECT_STREQ(scenario(doc)["status"].GetString(), "skipped");
+    EXPECT_STREQ(scenario(doc)["reason"].GetString(),
+                 "--load server: plugin mock_benchmark, benchmark performance/mock_benchmark/mock_benchmark does not "
+                 "serve (it never calls ctx.serve with a request handler)");
+
+    // Beside a benchmark that serves, it is only skipped.
+    std::vector<std::string> both = mock;
+    both.insert(both.end(), {"--include", "mock_server"});
+    const ProcessResult mixed = serve(work / "mixed", both);
+    EXPECT_EQ(mixed.exit_code, 0) << mixed.out << mixed.err;
+    EXPECT_STREQ(scenario(report(work / "mixed", "mock_server"))["status"].GetString(), "success");
+}
+
+}  // namespace

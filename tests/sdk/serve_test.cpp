@@ -1,0 +1,145 @@
+// Context::serve in process: which figures each load records and how many queries it
+// serves. What the figures measure against queueing theory is checked end to end, with
+// the mock server (tests/e2e/serving_test.cpp).
+#include <bench/context.hpp>
+
+#include <spdlog/sinks/null_sink.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <set>
+#include <stdexcept>
+
+namespace {
+
+std::shared_ptr<spdlog::logger> quiet_logger() {
+    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
+}
+
+bench::ScenarioConfig config_with(bench::LoadConfig load) {
+    bench::ScenarioConfig config;
+    config.warmup_iterations = 2;
+    config.load = std::move(load);
+    return config;
+}
+
+bench::LoadConfig load_of(bench::LoadMode mode, long long queries) {
+    bench::LoadConfig load;
+    load.mode = mode;
+    load.queries = queries;
+    return load;
+}
+
+void busy_for(std::chrono::microseconds time) {
+    const auto until = bench::Clock::now() + time;
+    while (bench::Clock::now() < until) {
+    }
+}
+
+double scalar(const bench::Context& ctx, const char* name) {
+    const bench::Scalar* s = ctx.result().find_scalar(name);
+    if (s == nullptr) throw std::runtime_error(std::string("no scalar ") + name);
+    return s->value;
+}
+
+TEST(Serve, WithoutALoadItServesSingleStreamTheDefaultQueriesAfterTheWarmup) {
+    bench::Context ctx(config_with({}), quiet_logger());
+    std::multiset<long long> seen;
+    ctx.serve([&](bench::Query& q) {
+        seen.insert(q.index());
+        EXPECT_EQ(q.samples(), 1);
+    });
+    EXPECT_TRUE(ctx.served());
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(bench::default_queries + 2));  // 2 warmup queries
+    for (const char* name : {"latency", "queue_wait", "service_time"}) {
+        ASSERT_NE(ctx.result().find_series(name), nullptr) << name;
+        EXPECT_EQ(ctx.result().find_series(name)->samples.size(), static_cast<std::size_t>(bench::default_queries));
+        EXPECT_EQ(ctx.result().find_series(name)->unit, "ms");
+    }
+    for (const double wait : ctx.result().find_series("queue_wait")->samples) EXPECT_GE(wait, 0);
+    EXPECT_EQ(ctx.result().find_series("time_to_first_token"), nullptr);  // no tokens
+    EXPECT_EQ(ctx.result().info.at("load"), "single-stream");
+    EXPECT_NE(ctx.result().info.at("headline_latency").find("p90"), std::string::npos);
+    EXPECT_EQ(scalar(ctx, "queries"), bench::default_queries);
+    EXPECT_LE(scalar(ctx, "headline_latency_ci95_low"), scalar(ctx, "headline_latency"));  // p90 of 200: both sides
+    EXPECT_GE(scalar(ctx, "headline_latency_ci95_high"), scalar(ctx, "headline_latency"));
+    EXPECT_EQ(ctx.measurement_windows().size(), 1u);
+    EXPECT_EQ(ctx.measurement_windows()[0].iterations, bench::default_queries);
+    EXPECT_THROW(ctx.serve([](bench::Query&) {}), std::logic_error);
+}
+
+TEST(Serve, MultiStreamQueriesCarryTheirSamples) {
+    bench::LoadConfig load = load_of(bench::LoadMode::multi_stream, 20);
+    load.samples_per_query = 4;
+    bench::Context ctx(config_with(load), quiet_logger());
+    ctx.serve([](bench::Query& q) { EXPECT_EQ(q.samples(), 4); });
+    EXPECT_EQ(scalar(ctx, "samples_per_query"), 4);
+    EXPECT_EQ(ctx.result().find_series("latency")->samples.size(), 20u);
+    EXPECT_NE(ctx.result().info.at("headline_latency").find("p99"), std::string::npos);
+}
+
+TEST(Serve, OfflineQueriesAllArriveAtTheStartSoTheirWaitsAddUp) {
+    bench::LoadConfig load = load_of(bench::LoadMode::offline, 10);
+    bench::Context ctx(config_with(load), quiet_logger());
+    ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(500)); });
+    const std::vector<double>& waits = ctx.result().find_series("queue_wait")->samples;
+    ASSERT_EQ(waits.size(), 10u);
+    for (std::size_t i = 1; i < waits.size(); ++i) EXPECT_GE(waits[i], waits[i - 1] + 0.45) << i;
+    EXPECT_GT(scalar(ctx, "throughput"), 0);
+    EXPECT_EQ(ctx.result().find_scalar("headline_latency"), nullptr);  // offline is judged by throughput
+}
+
+TEST(Serve, AServerLoadIssuesEveryScheduledQueryAndRecordsItsRate) {
+    bench::LoadConfig load = load_of(bench::LoadMode::server, 50);
+    load.target_qps = 2000;
+    load.slos = {{"latency", 1000}};
+    bench::Context ctx(config_with(load), quiet_logger());
+    std::set<long long> seen;
+    ctx.serve([&](bench::Query& q) { seen.insert(q.index()); });
+    EXPECT_EQ(seen.size(), 50u);
+    EXPECT_EQ(scalar(ctx, "target_qps"), 2000);
+    EXPECT_GT(scalar(ctx, "achieved_qps"), 0);
+    EXPECT_GE(scalar(ctx, "late_issues"), 0);
+    EXPECT_EQ(scalar(ctx, "goodput"), 100);  // a second is far more than any query takes
+    EXPECT_EQ(ctx.result().info.at("slo"), "latency=1000ms");
+    EXPECT_NE(ctx.result().info.at("arrivals").find("Poisson"), std::string::npos);
+}
+
+TEST(Serve, AClosedLoopKeepsItsClientsQueriesQueued) {
+    bench::LoadConfig load = load_of(bench::LoadMode::server, 30);
+    load.concurrency = 3;
+    bench::Context ctx(config_with(load), quiet_logger());
+    ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(300)); });
+    const std::vector<double>& waits = ctx.result().find_series("queue_wait")->samples;
+    ASSERT_EQ(waits.size(), 30u);
+    // After the start, each query waits behind the other two clients' queries.
+    for (std::size_t i = 3; i < waits.size(); ++i) EXPECT_GE(waits[i], 2 * 0.3 * 0.9) << i;
+    EXPECT_EQ(scalar(ctx, "concurrency"), 3);
+}
+
+TEST(Serve, TokensGiveTheGenerativeFiguresAndAHandlersExceptionPropagates) {
+    bench::LoadConfig load = load_of(bench::LoadMode::single_stream, 5);
+    bench::Context ctx(config_with(load), quiet_logger());
+    ctx.serve([](bench::Query& q) {
+        for (int t = 0; t < 4; ++t) {
+            busy_for(std::chrono::microseconds(100));
+            q.token();
+        }
+        EXPECT_EQ(q.tokens(), 4);
+    });
+    EXPECT_EQ(ctx.result().find_series("time_to_first_token")->samples.size(), 5u);
+    EXPECT_EQ(ctx.result().find_series("time_per_output_token")->samples.size(), 5u);
+    EXPECT_EQ(ctx.result().find_series("inter_token_latency")->samples.size(), 15u);
+    for (const double itl : ctx.result().find_series("inter_token_latency")->samples) EXPECT_GE(itl, 0.1);
+
+    load.mode = bench::LoadMode::server;
+    load.target_qps = 1000;
+    bench::Context failing(config_with(load), quiet_logger());
+    EXPECT_THROW(failing.serve([](bench::Query& q) {
+        if (q.index() == 3) throw std::runtime_error("query 3 failed");
+    }),
+                 std::runtime_error);
+}
+
+}  // namespace

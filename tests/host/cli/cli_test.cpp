@@ -142,10 +142,10 @@ TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
     EXPECT_TRUE(ab.options.fail_on_regression);
     EXPECT_TRUE(ab.options.enable_mock);
     EXPECT_EQ(ab.options.include, (std::vector<std::string>{"mock"}));
-    // Defaults: 4 pairs, up to 12.
+    // Defaults: 6 pairs, up to 40.
     const auto defaults = std::get<AbCommand>(*parse({"ab", "--base", ".", "--new", "."}).command);
     EXPECT_EQ(defaults.options.rounds, 6);
-    EXPECT_EQ(defaults.max_rounds, 12);
+    EXPECT_EQ(defaults.max_rounds, 40);
 }
 
 TEST(CommandLine, AbRefusesWhatItCannotDo) {

@@ -151,7 +151,7 @@ TEST_F(TorchPluginsTest, TensorOpsSlowdownMakesTheTimedCallsSlower) {
 }
 
 TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
-    auto s = run({"--include", "vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
+    auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
                   "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
@@ -233,6 +233,24 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
         for (const auto& warning : (*train.report)["warnings"].GetArray())
             EXPECT_EQ(std::string(warning.GetString()).find("memory"), std::string::npos) << warning.GetString();
     }
+}
+
+TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
+    // The same flow as ResNet-50's, on a model with no batch norm: SGD, batch 1, one timed step.
+    auto s = run({"--include", "vit_b_16/train", "--variants", "eager", "--batch-sizes", "1", "--warmup-iterations", "0",
+                  "--measurement-iterations", "1"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& train = s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    ASSERT_EQ(train.status, "success") << train.reason;
+    EXPECT_EQ(scalar(train, "parameters"), 86'567'656);
+    constexpr double mib = 1024.0 * 1024.0;
+    const double parameter_bytes = 4.0 * 86'567'656;  // float32; ViT has no buffers
+    EXPECT_NEAR(scalar(train, "memory_parameters") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 1.0, 0.05);  // SGD's momentum
+    EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), 1.0, 0.10);
+    for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
+        EXPECT_TRUE(has_series(train, series)) << series;
 }
 
 TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {

@@ -165,7 +165,7 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
 }
 
 TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
-    auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled,kernelized",
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled,kernelized",
                   "--batch-sizes", "1", "--num-tokens-to-generate", "4"});
     ASSERT_EQ(s.size(), 3u);
     for (const auto& [name, scenario] : s) {
@@ -176,7 +176,7 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
 }
 
 TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
-    auto s = run({"--include", "gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
                   "--num-tokens-to-generate", "2", "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 1u);
     const Scenario& scenario = s.begin()->second;
@@ -249,6 +249,26 @@ TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
     EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
     EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 1.0, 0.05);  // SGD's momentum
     EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), 1.0, 0.10);
+    for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
+        EXPECT_TRUE(has_series(train, series)) << series;
+}
+
+TEST_F(TorchPluginsTest, Gpt2TrainsAsALanguageModel) {
+    // gpt2-tiny, sequences of 16 ids, AdamW: every position's logits against the next id.
+    auto s = run({"--include", "gpt2/train", "--model-id", "gpt2-tiny", "--variants", "eager", "--batch-sizes", "2",
+                  "--param", "prompt_tokens=16", "--param", "optimizer=adamw", "--measurement-iterations", "3"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& train = s.begin()->second;
+    ASSERT_EQ(train.status, "success") << train.reason;
+    EXPECT_EQ(scalar(train, "parameters"), 560'640);
+    constexpr double mib = 1024.0 * 1024.0;
+    const double parameter_bytes = 4.0 * 560'640;  // the LM head is the token embedding: counted once
+    EXPECT_NEAR(scalar(train, "memory_parameters") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 2.0, 0.10);  // AdamW's two moments
+    // A loss below that of guessing among 1,024 ids (ln 1024 = 6.93): the steps learn.
+    EXPECT_LT(scalar(train, "loss"), 6.93);
+    EXPECT_GT(scalar(train, "loss"), 0);
     for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
         EXPECT_TRUE(has_series(train, series)) << series;
 }

@@ -142,6 +142,8 @@ TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {
     const double throughput = figure(scenario(doc), "throughput", "value");
     std::printf("offline: %.1f queries/s, 1/S = %.1f\n", throughput, 1000 / service_ms);
     EXPECT_STREQ(scenario(doc)["info"]["load"].GetString(), "offline");
+    // The console's THROUGHPUT column shows it (a figure, not a series).
+    EXPECT_NE(run.out.find(" samples/s"), std::string::npos) << run.out;
     if (const std::string why = not_given_its_cpu(scenario(doc)); !why.empty())
         GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
     EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);

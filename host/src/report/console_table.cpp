@@ -18,7 +18,8 @@
 // MEDIAN and P95 are of the scenario's headline series (latency, else the time to first
 // token, ...: headline_series() in analysis/scenario_statistics.hpp), and 95% CI is the
 // half-width of the bootstrap interval of its median, relative to the median. THROUGHPUT
-// is the median of the "throughput" series, or else of "tokens_per_second". VS EAGER is
+// is the median of the "throughput" series, or else of "tokens_per_second", or else the
+// "throughput" figure of a serving load (offline's headline). VS EAGER is
 // the headline series' speedup over the eager scenario of the same benchmark and axes.
 // NOTE (only when a scenario has one) is the reason on one line, cut to 60 code points;
 // failures are then listed with their reasons in full.

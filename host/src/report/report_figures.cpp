@@ -347,6 +347,14 @@ RunFigures compute_figures(const RunRecord& record) {
             f.throughput_unit = series->unit;
             break;
         }
+        // A serving load records its throughput as one figure (the samples over the time of
+        // the last completion: offline's headline), not as a series.
+        if (const bench::Scalar* scalar = result.find_scalar("throughput");
+            f.throughput_series.empty() && scalar != nullptr && std::isfinite(scalar->value)) {
+            f.throughput_series = scalar->name;
+            f.throughput = scalar->value;
+            f.throughput_unit = scalar->unit;
+        }
         f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }

@@ -32,7 +32,8 @@ struct ScenarioFigures {
     bool is_time = false;          // `unit` is a time: samples_ms holds them in ms
     std::vector<double> samples_ms;
 
-    /// Median of "throughput", else "tokens_per_second"; NaN without either.
+    /// Median of the series "throughput", else "tokens_per_second", else the scalar
+    /// "throughput" (a serving load's; no interval); NaN without any.
     std::string throughput_series;
     double throughput = NAN;
     std::string throughput_unit;

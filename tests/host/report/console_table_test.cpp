@@ -346,6 +346,25 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
     }
 }
 
+TEST(ConsoleTable, AServingLoadsThroughputFigureFillsTheThroughputColumn) {
+    // Offline's headline is its throughput, recorded as one figure, not a series.
+    RunRecord record;
+    auto offline = benchtest::Outcome("performance", "mock_server", "mock_server").series("latency", "ms", {400, 800});
+    offline.edit([](ScenarioOutcome& o) { o.result.scalars.push_back({"throughput", 2462.6, "samples/s"}); });
+    record.outcomes.push_back(offline);
+    auto both = benchtest::Outcome("performance", "mock_server", "other").series("latency", "ms", {1, 2});
+    both.series("throughput", "items/s", {10, 12, 14});
+    both.edit([](ScenarioOutcome& o) { o.result.scalars.push_back({"throughput", 99, "samples/s"}); });
+    record.outcomes.push_back(both);
+    const auto lines = table_lines(record);
+    const auto table = table_under(lines, "performance/mock_server/mock_server");
+    ASSERT_EQ(table.size(), 2u) << benchhost::format_summary_table(record);
+    EXPECT_NE(table[1].find("2.46k samples/s"), std::string::npos) << table[1];
+    const auto other = table_under(lines, "performance/mock_server/other");
+    ASSERT_EQ(other.size(), 2u);
+    EXPECT_NE(other[1].find("12.0 items/s"), std::string::npos) << other[1];  // the series comes first
+}
+
 TEST(ConsoleTable, APeakSearchListsItsRatesAfterTheTables) {
     RunRecord record;
     bench::PeakSearch search;

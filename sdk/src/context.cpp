@@ -126,7 +126,7 @@ std::vector<MeasurementWindow> Context::measurement_windows() const { return imp
 void Context::serve(const ServeHandler& handler) {
     if (impl_->served) throw std::logic_error("Context::serve: called twice in one scenario");
     impl_->served = true;
-    detail::run_load(*this, handler);
+    impl_->result.peak_search = detail::run_load(*this, handler);
 }
 
 bool Context::served() const { return impl_->served; }

@@ -1,7 +1,7 @@
 // The plugin reports: <plugin>/<plugin>_<timestamp>.json, every scenario of one plugin
 // with its metadata, each series with its statistics (as computed when the scenario
 // ended) and raw samples, the sampling, the cold start, the speedups over eager, the
-// monitors' reports, warnings and info. docs/schema/report.schema.json describes it;
+// peak search (--find-peak), the monitors' reports, warnings and info. docs/schema/report.schema.json describes it;
 // json/report_reader.cpp reads it back.
 //
 // At a checkpoint the reports of the plugins that have new scenarios are written again;
@@ -90,6 +90,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     if (any_cold_start) out.end_object();
 
     write_speedups(out, outcome.statistics.speedups);
+    if (result.peak_search) {
+        out.key("peak_search");
+        write_peak_search(out, *result.peak_search);
+    }
 
     for (const auto& [name, report] : result.monitors) {
         if (!is_monitor_name(name)) continue;

@@ -152,6 +152,12 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.load.slos = {{"ttft", 500}, {"tpot", 50}};
     for (const JsonFormat format : {protocol_json, report_json})
         EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
+    config.load.target_qps = 0;
+    config.load.find_peak = true;
+    config.load.peak_precision = 0.02;
+    config.load.slo_percentile = 95;
+    for (const JsonFormat format : {protocol_json, report_json})
+        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
     shard.index = 4;
     EXPECT_EQ(error_of([&] { through(protocol_json, [&](JsonOut& out) { write_shard(out, shard); }, read_shard); }),
               "test: field 'index' must be between 1 and count");
@@ -175,6 +181,16 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
     outcome.result.monitors["gpu_metrics"].timeline.series.clear();
     outcome.result.monitors["cpu_metrics"].reason = "disabled";
     outcome.result.sampling["latency"] = sampling(0);
+    bench::PeakSearch search;
+    search.percentile = 95;
+    search.precision = 0.05;
+    search.peak_qps = 400;
+    search.end = bench::peak_end_precision;
+    search.steps.push_back({"coarse", 400, 398.5, 200, 200, 100, 0, true, "", {{"latency", 20, 2.5, 12.25}}});
+    search.steps.push_back({"coarse", 800, 790, 12, 200, 25, 3, false,
+                            "3 of 12 queries over the latency bound, enough to take p95 of 200 over it",
+                            {{"latency", 20, 41.5, 99.75}}});
+    outcome.result.peak_search = search;
     outcome.started_at = "2026-11-22T12:00:00Z";
     outcome.wall_time_s = 0.5;
 
@@ -196,6 +212,22 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
     ASSERT_EQ(read.outcomes.size(), 1u);
     EXPECT_EQ(read.outcomes[0].config, outcome.config);
     EXPECT_EQ(read.outcomes[0].result, outcome.result);
+    ASSERT_TRUE(read.outcomes[0].result.peak_search);
+    EXPECT_EQ(read.outcomes[0].result.peak_search->steps.size(), 2u);  // not vacuous
+}
+
+// A search that found no peak: its NaN peak is NaN again (null in a report).
+TEST(ScenarioJson, APeakSearchWithoutAPeakReadsBackWithoutOne) {
+    bench::PeakSearch search;
+    search.end = bench::peak_end_no_pass;
+    search.precision = 0.05;
+    search.steps.push_back({"coarse", 10, 9.5, 3, 200, 0, 0, false, "why", {{"ttft", 5, 7, 8}}});
+    for (const JsonFormat format : {protocol_json, report_json}) {
+        const bench::PeakSearch back = through(format, [&](JsonOut& out) { write_peak_search(out, search); },
+                                               read_peak_search);
+        EXPECT_TRUE(std::isnan(back.peak_qps));
+        EXPECT_EQ(back, search);
+    }
 }
 
 TEST(ScenarioJson, ErrorsNameThePathInEveryFile) {

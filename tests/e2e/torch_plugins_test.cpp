@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "../support/image_files.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -267,6 +268,55 @@ TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {
     s = run({"--include", "torchscript_model", "--variants", "eager", "--batch-sizes", "1"});
     EXPECT_EQ(s.begin()->second.status, "skipped");
     EXPECT_NE(s.begin()->second.reason.find("--model-path"), std::string::npos);
+}
+
+TEST_F(TorchPluginsTest, ModelsRunOnTheImagesOfAFolder) {
+    // Three images of two classes, one JPEG and two PNG, of sizes that need resizing and
+    // cropping: the models' input is their first batch_size, preprocessed.
+    const fs::path images = work / "images";
+    fs::create_directories(images / "cat");
+    fs::create_directories(images / "dog");
+    write_jpeg(images / "cat/1.jpg", solid(300, 200, 200, 30, 30));
+    write_png(images / "cat/2.png", solid(120, 260, 30, 200, 30));
+    write_png(images / "dog/1.png", solid(64, 64, 30, 30, 200));
+    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16", "--variants", "eager", "--batch-sizes",
+                  "2", "--measurement-iterations", "1", "--param", "dataset=" + images.string()});
+    ASSERT_EQ(s.size(), 2u);
+    for (const char* name : {"resnet50[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]",
+                             "vit_b_16[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"}) {
+        const Scenario& scenario = s[name];
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        EXPECT_EQ(scalar(scenario, "dataset_images"), 2) << name;  // only the images the batch needs
+        EXPECT_GT(scalar(scenario, "preprocess_time"), 0) << name;
+        EXPECT_GT(scalar(scenario, "preprocess_per_image"), 0) << name;
+        EXPECT_STREQ((*scenario.report)["info"]["dataset"].GetString(),
+                     (images.string() + ": 2 of 3 images, 2 classes").c_str());
+        EXPECT_TRUE(has_series(scenario, "latency")) << name;
+    }
+}
+
+TEST_F(TorchPluginsTest, AFolderThatCannotBeReadFailsTheScenarioSayingWhy) {
+    const fs::path tool = build_dir / "tools/make_example_torchscript";
+    ASSERT_EQ(run_process({tool.string(), (work / "cnn.pt").string()}).exit_code, 0);
+    auto reason_with = [&](const fs::path& dataset) {
+        auto s = run({"--include", "torchscript_model", "--model-path", (work / "cnn.pt").string(), "--variants",
+                      "eager", "--batch-sizes", "1", "--param", "dataset=" + dataset.string()},
+                     1);
+        EXPECT_EQ(s.size(), 1u);
+        EXPECT_EQ(s.begin()->second.status, "failed");
+        return s.begin()->second.reason;
+    };
+    EXPECT_NE(reason_with(work / "nowhere").find("data set " + (work / "nowhere").string() + " does not exist"),
+              std::string::npos);
+    fs::create_directories(work / "flat");
+    write_png(work / "flat/a.png", solid(8, 8, 1, 2, 3));
+    EXPECT_NE(reason_with(work / "flat").find("has no class folders"), std::string::npos);
+    fs::create_directories(work / "broken/cat");
+    write_png(work / "broken/cat/a.png", solid(8, 8, 1, 2, 3));
+    write_file(work / "broken/cat/b.jpg", "<html>not an image</html>");
+    EXPECT_NE(reason_with(work / "broken").find((work / "broken/cat/b.jpg").string() +
+                                                ": not a JPEG or PNG file (it starts with 3c 68 74 6d)"),
+              std::string::npos);
 }
 
 }  // namespace

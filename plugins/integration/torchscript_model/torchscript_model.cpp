@@ -4,7 +4,11 @@
 // the parameter `models`, a list of LABEL:PATH (`--param models=original:a.pt,quantized:b.pt`).
 // Inputs are random, of shape [batch, input_shape...] (parameter input_shape, default
 // 3,224,224), floating point in the scenario's dtype, or token ids in [0, input_max)
-// with input_dtype int64.
+// with input_dtype int64. With the parameter dataset (`--param dataset=DIR`, an image
+// folder: one sub-folder per class, JPEG and PNG files) they are the folder's images
+// instead, resized, centre-cropped to 224 and normalised (bench/torch/image_dataset.hpp),
+// all of them decoded once before any model runs (the first dataset_limit with that
+// parameter), and a batch is its first batch_size images.
 //
 // Variants: eager runs the module as loaded; compiled freezes it and applies
 // optimize_for_inference, and must produce the same output; a TorchScript file has no
@@ -17,10 +21,12 @@
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/device.hpp>
+#include <bench/torch/image_dataset.hpp>
 
 #include <torch/script.h>
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
@@ -104,6 +110,13 @@ BENCH_RUN_BENCHMARK(ctx) {
     ctx.set_info("model", files.size() == 1 ? files[0].label : "comparison");
     torch::NoGradGuard no_grad;
 
+    std::optional<bench::libtorch::ImageDataset> dataset;
+    if (ctx.params().contains("dataset")) {
+        const bench::libtorch::ImageFolder folder = bench::libtorch::scan_image_folder(ctx.params().get_string("dataset"));
+        dataset = bench::libtorch::load_image_dataset(folder, {}, ctx.params().get_int("dataset_limit", -1));
+        bench::libtorch::record_dataset(ctx, *dataset);
+    }
+
     const bool several = files.size() > 1;
     double first_median = 0;
     for (const ModelFile& file : files) {
@@ -119,7 +132,8 @@ BENCH_RUN_BENCHMARK(ctx) {
         ctx.record_scalar(prefix + "load_time", load_ms, "ms");
         ctx.set_info(prefix + "path", fs::absolute(file.path).string());
 
-        const torch::Tensor input = make_input(ctx.params(), config.batch_size, device, dtype);
+        const torch::Tensor input = dataset ? bench::libtorch::dataset_batch(*dataset, config.batch_size).to(device, dtype)
+                                            : make_input(ctx.params(), config.batch_size, device, dtype);
         std::vector<c10::IValue> inputs{input};
         const torch::Tensor reference = first_tensor(module.forward(inputs));
         if (config.variant == bench::Variant::compiled) {

@@ -14,6 +14,9 @@
 // The module tree and parameter names mirror torchvision's (conv_proj, class_token,
 // encoder.pos_embedding, encoder.layers.encoder_layer_<i>.{ln_1, self_attention, ln_2,
 // mlp.0, mlp.3}, encoder.ln, heads.head): 86,567,656 parameters.
+//
+// Inputs are seeded random images, or with --param dataset=DIR the first batch_size
+// images of an image folder, preprocessed (bench/torch/image_dataset.hpp).
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -29,6 +32,7 @@
 #include <torch/nn/module.h>
 
 #include <bench/plugin.hpp>
+#include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 
@@ -351,6 +355,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         at::manual_seed(kInputSeed);
         return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
     };
+    bench::libtorch::use_image_dataset(ctx, spec);  // --param dataset=DIR: real images instead
     spec.kernelize = [model, &ctx](const bench::libtorch::KernelRegistry&) {
         KernelPath path = parse_kernel_path(ctx.params().get_string("kernel", "onednn_prepacked"));
         if (path == KernelPath::onednn_prepacked && !(model->conv_proj_weight.is_cpu() && PackedLinear::available()))

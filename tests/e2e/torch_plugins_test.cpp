@@ -319,4 +319,58 @@ TEST_F(TorchPluginsTest, AFolderThatCannotBeReadFailsTheScenarioSayingWhy) {
               std::string::npos);
 }
 
+TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
+    // Ten images whose classes the colour classifier gets right 7 times, and 9 times in
+    // its top 5; with two centres swapped, 5 and 9 (tests/support/image_files.hpp).
+    const fs::path images = work / "colours";
+    write_colour_dataset(images);
+    const fs::path tool = build_dir / "tools/make_colour_classifier";
+    ASSERT_EQ(run_process({tool.string(), (work / "original.pt").string()}).exit_code, 0);
+    ASSERT_EQ(run_process({tool.string(), (work / "swapped.pt").string(), "--swap", "3,4"}).exit_code, 0);
+    auto s = run({"--include", "torchscript_model", "--param",
+                  "models=original:" + (work / "original.pt").string() + ",swapped:" + (work / "swapped.pt").string(),
+                  "--param", "dataset=" + images.string(), "--variants", "eager,compiled", "--batch-sizes", "4",
+                  "--dtypes", "float32,bfloat16"});
+    ASSERT_EQ(s.size(), 4u);
+    for (const char* variant : {"eager", "compiled"}) {
+        for (const char* dtype : {"float32", "bfloat16"}) {
+            const std::string name = "torchscript_model[variant=" + std::string(variant) + ",batch_size=4,dtype=" + dtype +
+                                     ",device=cpu,threads=0]";
+            const Scenario& scenario = s[name];
+            ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+            EXPECT_EQ(scalar(scenario, "dataset_images"), 10) << name;
+            const auto& accuracy = (*scenario.report)["accuracy"];
+            ASSERT_TRUE(accuracy.IsObject()) << name;
+            const std::pair<const char*, int> expected[] = {{"original", 7}, {"swapped", 5}};
+            for (const auto& [model, top1] : expected) {
+                ASSERT_TRUE(accuracy.HasMember(model)) << name << " " << model;
+                const auto& a = accuracy[model];
+                EXPECT_EQ(a["inputs"].GetInt(), 10) << name << " " << model;
+                EXPECT_EQ(a["top1_correct"].GetInt(), top1) << name << " " << model;
+                EXPECT_EQ(a["top5_correct"].GetInt(), 9) << name << " " << model;
+                EXPECT_DOUBLE_EQ(a["top1"].GetDouble(), top1 / 10.0) << name << " " << model;
+                EXPECT_DOUBLE_EQ(a["top5"].GetDouble(), 0.9) << name << " " << model;
+                EXPECT_EQ(a["dataset"].GetString(), images.string()) << name << " " << model;
+            }
+        }
+    }
+    // report.md lists them beside their latency; report.html draws them against it, and
+    // throughput against parameters.
+    const std::string markdown = read_file(output / "report.md");
+    EXPECT_NE(markdown.find("## Accuracy"), std::string::npos);
+    EXPECT_NE(markdown.find("| torchscript_model | eager | float32 | 4 | original | 70.0% (7/10) | 90.0% (9/10) | " +
+                            images.string() + " | "),
+              std::string::npos)
+        << markdown;
+    EXPECT_NE(markdown.find("| torchscript_model | compiled | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
+              std::string::npos)
+        << markdown;
+    const std::string html = read_file(output / "report.html");
+    EXPECT_NE(html.find("<section id=\"accuracy\">"), std::string::npos);
+    EXPECT_NE(html.find("top-1 accuracy against median latency"), std::string::npos);
+    EXPECT_NE(html.find("original, eager, float32, batch 4: top-1 70.0%, top-5 90.0% of 10"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"scaling\">"), std::string::npos);
+    EXPECT_NE(html.find("Throughput against parameters (samples/s)"), std::string::npos);
+}
+
 }  // namespace

@@ -70,4 +70,39 @@ inline void write_png(const std::filesystem::path& file, const Pixels& pixels) {
         throw std::runtime_error("cannot write " + file.string() + ": " + image.message);
 }
 
+/// A data set whose accuracy under the nearest-colour classifier is known by
+/// construction. Eight classes, class_0 to class_7, the solid colours with red
+/// 16 + 32 k (green 60, blue 120); the classifier (make_colour_classifier, or the same
+/// in C++) scores class k by -(mean normalised red - class k's normalised red)^2, so
+/// that its five best are the class of the image's red and the four nearest to it.
+/// Ten images, half JPEG and half PNG, of sizes that need resizing and cropping:
+///   - seven of their own class's colour, one in each of class_0 to class_6: right;
+///   - class_2/b.png has class 3's colour (one step away), class_7/a.jpg class 5's
+///     (two steps): wrong, but in the top 5;
+///   - class_0/b.jpg has class 7's colour: wrong, and not in the top 5.
+/// Top-1 7/10, top-5 9/10. With the centres of classes 3 and 4 swapped
+/// (make_colour_classifier --swap 3,4), the images of class 3 and 4 go wrong too, still
+/// in the top 5: top-1 5/10, top-5 9/10.
+inline constexpr int colour_classes = 8;
+inline unsigned char colour_red(int k) { return static_cast<unsigned char>(16 + 32 * k); }
+
+inline void write_colour_dataset(const std::filesystem::path& root) {
+    struct Entry {
+        int folder, colour;
+        const char* name;
+        int width, height;
+    };
+    const Entry entries[] = {{0, 0, "a.png", 300, 200}, {0, 7, "b.jpg", 64, 80},   {1, 1, "a.jpg", 256, 256},
+                             {2, 2, "a.png", 90, 300},  {2, 3, "b.png", 320, 240}, {3, 3, "a.jpg", 224, 300},
+                             {4, 4, "a.png", 50, 40},   {5, 5, "a.jpg", 500, 260}, {6, 6, "a.png", 230, 229},
+                             {7, 5, "a.jpg", 120, 90}};
+    for (int k = 0; k < colour_classes; ++k) std::filesystem::create_directories(root / ("class_" + std::to_string(k)));
+    for (const Entry& e : entries) {
+        const std::filesystem::path file = root / ("class_" + std::to_string(e.folder)) / e.name;
+        const Pixels pixels = solid(e.width, e.height, colour_red(e.colour), 60, 120);
+        if (file.extension() == ".png") write_png(file, pixels);
+        else write_jpeg(file, pixels);
+    }
+}
+
 }  // namespace benchtest

@@ -22,6 +22,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/html_page.hpp"
+#include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
 #include "report/svg_chart.hpp"
@@ -671,14 +672,17 @@ std::string html_report(const RunFigures& figures) {
         for (const std::string& category : categories)
             out += "<li><a href=\"#" + preview.next("category-" + category) + "\">" + escape(category) + "</a></li>";
     }
-    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>"
-           "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
+    const ModelComparison models = compare_models(figures);
+    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>";
+    out += model_comparison_nav(models);
+    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
 
     run_section(out, figures);
     plugins_section(out, record);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category, ids);
     batch_size_charts(out, figures, ids);
     speedup_chart(out, figures, ids);
+    out += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
     distribution_charts(out, figures, ids);
     monitor_charts(out, figures, ids);
 

@@ -16,10 +16,14 @@
 //
 // Per model it records the file size, the parameter count, the load time, latency and
 // throughput per batch; with several models each series is prefixed "<label>/" and
-// the first model's are also the scenario's headline "latency" and "throughput".
+// the first model's are also the scenario's headline "latency" and "throughput". With a
+// data set, each model's top-1 and top-5 accuracy over all of its images, in the
+// scenario's variant and dtype (the folder's classes, in sorted order, are the model's
+// class indices), evaluated outside the timed samples.
 #include <bench/plugin.hpp>
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
+#include <bench/torch/classification.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/image_dataset.hpp>
 
@@ -143,6 +147,17 @@ BENCH_RUN_BENCHMARK(ctx) {
             module.forward(inputs);  // the first call specializes the graph: part of compiling
             ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
             bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
+        }
+
+        if (dataset) {  // top-1 and top-5 over the whole folder, outside the timed samples
+            const bench::libtorch::Forward classify = [&module](const torch::Tensor& x) {
+                return first_tensor(module.forward({x}));
+            };
+            const bench::Accuracy accuracy = bench::libtorch::classification_accuracy(
+                classify, *dataset, file.label, config.batch_size, device, dtype);
+            ctx.record_accuracy(accuracy);
+            ctx.log().info("{}: top-1 {}/{}, top-5 {}/{}", file.label, accuracy.top1_correct, accuracy.inputs,
+                           accuracy.top5_correct, accuracy.inputs);
         }
 
         const bench::Series latency = bench::libtorch::measure_synchronized(

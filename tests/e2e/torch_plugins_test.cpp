@@ -352,6 +352,19 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
                 EXPECT_DOUBLE_EQ(a["top5"].GetDouble(), 0.9) << name << " " << model;
                 EXPECT_EQ(a["dataset"].GetString(), images.string()) << name << " " << model;
             }
+            // How far each model's output is from its float32 output on the same images:
+            // float32 eager is float32 itself.
+            for (const char* model : {"original", "swapped"}) {
+                const double abs_diff = scalar(scenario, (std::string(model) + "/max_abs_diff_vs_float32").c_str());
+                const double rel_diff = scalar(scenario, (std::string(model) + "/max_rel_diff_vs_float32").c_str());
+                if (std::string(dtype) == "float32" && std::string(variant) == "eager") {
+                    EXPECT_EQ(abs_diff, 0.0) << name << " " << model;
+                    EXPECT_EQ(rel_diff, 0.0) << name << " " << model;
+                } else {
+                    EXPECT_GE(abs_diff, 0.0) << name << " " << model;
+                    EXPECT_LT(abs_diff, 0.5) << name << " " << model;
+                }
+            }
         }
     }
     // report.md lists them beside their latency; report.html draws them against it, and
@@ -365,7 +378,22 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
     EXPECT_NE(markdown.find("| torchscript_model | compiled | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
               std::string::npos)
         << markdown;
+    // The dtypes side by side: latency, speedup over float32, difference from float32.
+    const auto line_starting = [&](const std::string& start) {
+        const auto at = markdown.find(start);
+        return at == std::string::npos ? std::string() : markdown.substr(at, markdown.find('\n', at) - at);
+    };
+    EXPECT_NE(markdown.find("## Precision side by side"), std::string::npos);
+    const std::string float32_row =
+        line_starting("| torchscript_model | variant=eager, batch_size=4, device=cpu, threads=0 | original | float32 | ");
+    EXPECT_TRUE(float32_row.ends_with(" | 0 | 0 |")) << markdown;  // float32 against itself
+    EXPECT_NE(float32_row.find("| 1.00x (baseline) |"), std::string::npos) << float32_row;
+    EXPECT_FALSE(
+        line_starting("| torchscript_model | variant=compiled, batch_size=4, device=cpu, threads=0 | swapped | bfloat16 | ")
+            .empty())
+        << markdown;
     const std::string html = read_file(output / "report.html");
+    EXPECT_NE(html.find("<section id=\"precision\">"), std::string::npos);
     EXPECT_NE(html.find("<section id=\"accuracy\">"), std::string::npos);
     EXPECT_NE(html.find("top-1 accuracy against median latency"), std::string::npos);
     EXPECT_NE(html.find("original, eager, float32, batch 4: top-1 70.0%, top-5 90.0% of 10"), std::string::npos);

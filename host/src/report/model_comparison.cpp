@@ -104,7 +104,9 @@ std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
             row.dtype = outcome.config.dtype;
             row.latency = latency_text(m->latency);
             row.speedup = "-";
-            if (baseline != nullptr && m->latency != nullptr) {
+            if (m == baseline) {
+                row.speedup = "1.00x (baseline)";
+            } else if (baseline != nullptr && m->latency != nullptr) {
                 if (const std::optional<Speedup> speedup =
                         series_speedup(*baseline->scenario->outcome, outcome, m->prefix + "latency")) {
                     row.speedup = format_ratio(speedup->value);

@@ -44,7 +44,7 @@ struct DtypeRow {
     MeasuredModel model;
     std::string dtype;
     std::string latency;       // median with its 95% CI, "-" without
-    std::string speedup;       // over float32, with its 95% CI; "-" without float32
+    std::string speedup;       // over float32, with its 95% CI; "1.00x (baseline)" for float32; "-" without it
     double max_abs_diff = NAN;  // of the output from float32's, as the plugin recorded it
     double max_rel_diff = NAN;
 };

@@ -19,13 +19,17 @@
 // the first model's are also the scenario's headline "latency" and "throughput". With a
 // data set, each model's top-1 and top-5 accuracy over all of its images, in the
 // scenario's variant and dtype (the folder's classes, in sorted order, are the model's
-// class indices), evaluated outside the timed samples.
+// class indices), evaluated outside the timed samples. In a dtype other than float32,
+// how far each model's output is from its float32 output on the same input
+// ("max_abs_diff_vs_float32", "max_rel_diff_vs_float32"; for float32, from its first
+// call's).
 #include <bench/plugin.hpp>
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/classification.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/image_dataset.hpp>
+#include <bench/torch/precision.hpp>
 
 #include <torch/script.h>
 
@@ -129,6 +133,17 @@ BENCH_RUN_BENCHMARK(ctx) {
         torch::jit::Module module = torch::jit::load(file.path.string(), device);
         const double load_ms = since_ms(start);
         module.eval();
+        const auto input_in = [&](torch::ScalarType type) {
+            return dataset ? bench::libtorch::dataset_batch(*dataset, config.batch_size).to(device, type)
+                           : make_input(ctx.params(), config.batch_size, device, type);
+        };
+        // In another dtype, the model's float32 output on the same input first: what that
+        // dtype's output is compared with (below).
+        torch::Tensor float32_output;
+        if (dtype != torch::kFloat) {
+            module.to(torch::kFloat);
+            float32_output = first_tensor(module.forward({input_in(torch::kFloat)}));
+        }
         if (torch::isFloatingType(dtype)) module.to(dtype);
 
         ctx.record_scalar(prefix + "file_size", static_cast<double>(fs::file_size(file.path)) / (1 << 20), "MiB");
@@ -136,8 +151,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         ctx.record_scalar(prefix + "load_time", load_ms, "ms");
         ctx.set_info(prefix + "path", fs::absolute(file.path).string());
 
-        const torch::Tensor input = dataset ? bench::libtorch::dataset_batch(*dataset, config.batch_size).to(device, dtype)
-                                            : make_input(ctx.params(), config.batch_size, device, dtype);
+        const torch::Tensor input = input_in(dtype);
         std::vector<c10::IValue> inputs{input};
         const torch::Tensor reference = first_tensor(module.forward(inputs));
         if (config.variant == bench::Variant::compiled) {
@@ -148,6 +162,10 @@ BENCH_RUN_BENCHMARK(ctx) {
             ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
             bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
         }
+        // How far the output is from float32's on the same input (float32: from the first
+        // call's), outside the timed samples.
+        bench::libtorch::record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output,
+                                                        first_tensor(module.forward(inputs)), dtype, prefix);
 
         if (dataset) {  // top-1 and top-5 over the whole folder, outside the timed samples
             const bench::libtorch::Forward classify = [&module](const torch::Tensor& x) {

@@ -19,6 +19,9 @@
 // steps of the eager model (forward, cross-entropy loss on seeded labels, backward, an
 // optimizer step: --param optimizer=sgd or adamw, also an axis) timed apart, with the
 // memory they take measured (bench/torch/training.hpp).
+//
+// Inputs are seeded random images, or with --param dataset=DIR the first batch_size
+// images of an image folder, preprocessed (bench/torch/image_dataset.hpp).
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -35,6 +38,7 @@
 #include <torch/nn/module.h>
 
 #include <bench/plugin.hpp>
+#include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/training.hpp>
@@ -358,6 +362,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         at::manual_seed(kInputSeed);
         return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
     };
+    bench::libtorch::use_image_dataset(ctx, spec);  // --param dataset=DIR: real images instead
     spec.kernelize = [model, &ctx](const bench::libtorch::KernelRegistry&) {
         KernelPath path = parse_kernel_path(ctx.params().get_string("kernel", "onednn_prepacked"));
         if (path == KernelPath::onednn_prepacked && !(model->conv_proj_weight.is_cpu() && PackedLinear::available()))

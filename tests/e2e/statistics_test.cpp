@@ -2,6 +2,8 @@
 // plugin, whose cost is known and whose `slowdown` parameter injects a regression.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "../support/test_support.hpp"
 
 namespace {
@@ -246,34 +248,43 @@ TEST_F(StatisticsTest, MinTimeAndConfidenceTargetStopSampling) {
 }
 
 TEST_F(StatisticsTest, RoundsInterleaveVariantsAndPoolSamples) {
-    const fs::path out = work / "out";
-    const ProcessResult result = run_mock(out, {"--variants", "eager,compiled", "--rounds", "2",
-                                                "--measurement-iterations", "15", "--log-level", "info"});
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-    // The log shows the rotation: eager first in round 1, compiled first in round 2.
-    const std::size_t first_eager = result.err.find("[1/4] performance/mock_benchmark/mock_benchmark[variant=eager");
-    const std::size_t round_two = result.err.find("[3/4] performance/mock_benchmark/mock_benchmark[variant=compiled");
-    EXPECT_NE(first_eager, std::string::npos) << result.err;
-    EXPECT_NE(round_two, std::string::npos) << result.err;
+    // The speedup is a ratio of two medians timed on a machine that other work may load
+    // for part of a run, so a run is repeated, up to three times, until one gives it;
+    // everything else must hold in every attempt.
+    std::string misses;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+        const fs::path out = work / ("attempt" + std::to_string(attempt));
+        const ProcessResult result = run_mock(out, {"--variants", "eager,compiled", "--rounds", "2",
+                                                    "--measurement-iterations", "15", "--log-level", "info"});
+        ASSERT_EQ(result.exit_code, 0) << result.err;
+        // The log shows the rotation: eager first in round 1, compiled first in round 2.
+        const std::size_t first_eager = result.err.find("[1/4] performance/mock_benchmark/mock_benchmark[variant=eager");
+        const std::size_t round_two = result.err.find("[3/4] performance/mock_benchmark/mock_benchmark[variant=compiled");
+        EXPECT_NE(first_eager, std::string::npos) << result.err;
+        EXPECT_NE(round_two, std::string::npos) << result.err;
 
-    const auto report = scenario_report(out);
-    ASSERT_EQ(report["benchmark_scenarios"].Size(), 2u);
-    for (const auto& scenario : report["benchmark_scenarios"].GetArray()) {
-        EXPECT_EQ(scenario["rounds"].GetInt(), 2);
-        EXPECT_EQ(scenario["measurements"]["latency"]["count"].GetInt(), 30);
-        EXPECT_EQ(scenario["sampling"]["latency"]["samples"].GetInt(), 30);
+        const auto report = scenario_report(out);
+        ASSERT_EQ(report["benchmark_scenarios"].Size(), 2u);
+        for (const auto& scenario : report["benchmark_scenarios"].GetArray()) {
+            EXPECT_EQ(scenario["rounds"].GetInt(), 2);
+            EXPECT_EQ(scenario["measurements"]["latency"]["count"].GetInt(), 30);
+            EXPECT_EQ(scenario["sampling"]["latency"]["samples"].GetInt(), 30);
+        }
+        const auto& compiled = report["benchmark_scenarios"][1];
+        ASSERT_STREQ(compiled["metadata"]["config"]["variant"].GetString(), "compiled");
+        const auto& speedup = compiled["speedup_over_eager"]["latency"];
+        EXPECT_LE(speedup["ci95"][0].GetDouble(), speedup["value"].GetDouble());
+        EXPECT_GE(speedup["ci95"][1].GetDouble(), speedup["value"].GetDouble());
+        EXPECT_STREQ(speedup["baseline_scenario_id"].GetString(),
+                     "performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]");
+        const auto summary = read_json(out / "benchmark_summary.json");
+        EXPECT_TRUE(summary["results"][1]["speedup_over_eager"]["latency"]["value"].IsNumber());
+        // compiled does 0.8 of eager's work: a speedup of 1.25.
+        const double value = speedup["value"].GetDouble();
+        if (std::abs(value - 1.25) <= 0.15) return;
+        misses += "attempt " + std::to_string(attempt) + ": speedup " + std::to_string(value) + "\n";
     }
-    // compiled does 0.8 of eager's work: a speedup of 1.25, with its interval.
-    const auto& compiled = report["benchmark_scenarios"][1];
-    ASSERT_STREQ(compiled["metadata"]["config"]["variant"].GetString(), "compiled");
-    const auto& speedup = compiled["speedup_over_eager"]["latency"];
-    EXPECT_NEAR(speedup["value"].GetDouble(), 1.25, 0.15);
-    EXPECT_LE(speedup["ci95"][0].GetDouble(), speedup["value"].GetDouble());
-    EXPECT_GE(speedup["ci95"][1].GetDouble(), speedup["value"].GetDouble());
-    EXPECT_STREQ(speedup["baseline_scenario_id"].GetString(),
-                 "performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]");
-    const auto summary = read_json(out / "benchmark_summary.json");
-    EXPECT_TRUE(summary["results"][1]["speedup_over_eager"]["latency"]["value"].IsNumber());
+    ADD_FAILURE() << "compiled's speedup over eager was not 1.25 +- 0.15 in 3 attempts:\n" << misses;
 }
 
 }  // namespace

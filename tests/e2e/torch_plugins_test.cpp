@@ -175,6 +175,31 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
     }
 }
 
+TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsAlone) {
+    // 4 closed-loop clients, 4 slots: queries join and leave the batch at different
+    // steps, so they decode at different positions side by side. Before serving, the
+    // plugin checks that three queries joining one step apart generate what each
+    // generates alone (it fails the scenario otherwise).
+    auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled", "--load", "server",
+                  "--concurrency", "4", "--max-batch", "4", "--queries", "16", "--num-tokens-to-generate", "6",
+                  "--warmup-iterations", "1"});
+    ASSERT_EQ(s.size(), 2u);
+    const Scenario& eager = s["gpt2[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    ASSERT_EQ(eager.status, "success") << eager.reason;
+    const auto& report = *eager.report;
+    EXPECT_STREQ(report["info"]["batching_check"].GetString(),
+                 "the tokens of 3 queries joining a batch one step apart equal those each generates alone");
+    const auto& m = report["measurements"];
+    for (const char* series : {"latency", "time_to_first_token", "time_per_output_token"})
+        EXPECT_EQ(m[series]["count"].GetInt(), 16) << series;
+    EXPECT_EQ(m["inter_token_latency"]["count"].GetInt(), 16 * 5);
+    EXPECT_EQ(m["queries_per_batch"]["max"].GetDouble(), 4);  // the clients' queries shared steps
+    EXPECT_EQ(scalar(eager, "max_batch"), 4);
+    const Scenario& compiled = s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    EXPECT_EQ(compiled.status, "skipped");
+    EXPECT_EQ(compiled.reason, "--load: gpt2 serves (continuous batching) in the eager variant only");
+}
+
 TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
     auto s = run({"--include", "gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
                   "--num-tokens-to-generate", "2", "--measurement-iterations", "1"});

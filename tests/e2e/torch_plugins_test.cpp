@@ -200,6 +200,37 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     EXPECT_EQ(compiled.reason, "--load: gpt2 serves (continuous batching) in the eager variant only");
 }
 
+TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
+    // Offline, every query there at the start: batches of 4, then 2.
+    auto s = run({"--include", "resnet50/resnet50", "--variants", "eager,compiled,kernelized", "--param",
+                  "image_size=64", "--load", "offline", "--queries", "10", "--max-batch", "4"});
+    ASSERT_EQ(s.size(), 3u);
+    for (const auto& [name, scenario] : s) {
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        const auto& batches = (*scenario.report)["measurements"]["queries_per_batch"]["measurements"];
+        ASSERT_EQ(batches.Size(), 3u) << name;
+        EXPECT_EQ(batches[0].GetDouble(), 4) << name;
+        EXPECT_EQ(batches[2].GetDouble(), 2) << name;
+        EXPECT_GT(scalar(scenario, "throughput"), 0) << name;
+    }
+    // A graph per batch size, each checked against eager.
+    const Scenario& compiled = s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    EXPECT_GT(scalar(compiled, "serving_compile_time"), 0);
+    EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-2);
+}
+
+TEST_F(TorchPluginsTest, VitB16ServesWithDynamicBatching) {
+    // The kernelized variant packs its weights per number of rows: each batch size's
+    // first call comes before the load.
+    auto s = run({"--include", "vit_b_16", "--variants", "eager,kernelized", "--load", "offline", "--queries", "4",
+                  "--max-batch", "2", "--warmup-iterations", "0"});
+    ASSERT_EQ(s.size(), 2u);
+    for (const auto& [name, scenario] : s) {
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        EXPECT_EQ((*scenario.report)["measurements"]["queries_per_batch"]["median"].GetDouble(), 2) << name;
+    }
+}
+
 TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
     auto s = run({"--include", "gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
                   "--num-tokens-to-generate", "2", "--measurement-iterations", "1"});

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -198,6 +200,35 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     const Scenario& compiled = s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
     EXPECT_EQ(compiled.status, "skipped");
     EXPECT_EQ(compiled.reason, "--load: gpt2 serves (continuous batching) in the eager variant only");
+}
+
+TEST_F(TorchPluginsTest, Gpt2ContinuousBatchingGainsThroughputSideBySide) {
+    // Offline, every query waiting: 4 slots decode 4 queries a step where 1 slot decodes
+    // one. The throughputs are measured side by side, one slot before and after four;
+    // when the two one-slot runs differ by more than 25%, the machine's load changed
+    // under the test and the ratio says nothing about batching (skipped, with figures).
+    const auto throughput = [&](const char* max_batch) {
+        auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager", "--load", "offline",
+                      "--queries", "32", "--max-batch", max_batch, "--num-tokens-to-generate", "16"});
+        if (s.size() != 1u || s.begin()->second.status != "success") {
+            ADD_FAILURE() << "--max-batch " << max_batch << ": no successful scenario";
+            return std::nan("");
+        }
+        const Scenario& scenario = s.begin()->second;
+        EXPECT_EQ((*scenario.report)["measurements"]["queries_per_batch"]["max"].GetDouble(), std::atof(max_batch));
+        return scalar(scenario, "throughput");
+    };
+    const double before = throughput("1"), batched = throughput("4"), after = throughput("1");
+    ASSERT_GT(before, 0);
+    ASSERT_GT(after, 0);
+    ASSERT_GT(batched, 0);
+    const double alone = (before + after) / 2;
+    std::printf("gpt2-tiny offline: 1 slot %.1f and %.1f queries/s, 4 slots %.1f queries/s (x%.2f)\n", before, after,
+                batched, batched / alone);
+    if (std::max(before, after) > 1.25 * std::min(before, after))
+        GTEST_SKIP() << "the machine's load changed under the test: one slot gave " << before << " then " << after
+                     << " queries/s";
+    EXPECT_GT(batched / alone, 1.3);
 }
 
 TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {

@@ -575,6 +575,10 @@ std::optional<PeakSearch> run_batches(Context& ctx, const BatchHandler& handler)
 
 std::optional<PeakSearch> run_steps(Context& ctx, const StepHandler& handler) {
     if (!handler) throw std::invalid_argument("Context::serve_steps: the handler is empty");
+    if (ctx.config().load.max_batch_wait_ms > 0)
+        ctx.add_warning("--max-batch-wait " + number_text(ctx.config().load.max_batch_wait_ms) +
+                        " ms: this benchmark batches continuously (Context::serve_steps), where a query joins at the "
+                        "next step, so it does not wait");
     Engine engine = batching_engine(ctx.config().load, Engine::Kind::steps);
     engine.step = handler;
     return serve_with(ctx, engine);

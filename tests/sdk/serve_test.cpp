@@ -252,6 +252,22 @@ TEST(ServeSteps, QueriesJoinAtTheNextStepWithAFreeSlotAndLeaveWhenFinished) {
     EXPECT_GT(*std::max_element(waits.begin(), waits.end()), 0);
     EXPECT_NE(ctx.result().info.at("batching").find("continuous, up to 2"), std::string::npos);
     EXPECT_THROW(ctx.serve_steps([](bench::QueryBatch) {}), std::logic_error);
+    EXPECT_TRUE(ctx.result().warnings.empty());
+}
+
+TEST(ServeSteps, AWaitForFullerBatchesIsNotOneOfContinuousBatchingAndWarns) {
+    bench::LoadConfig load = load_of(bench::LoadMode::offline, 4);
+    load.max_batch = 2;
+    load.max_batch_wait_ms = 5;
+    bench::Context ctx(config_with(load), quiet_logger());
+    ctx.serve_steps([](bench::QueryBatch active) {
+        for (bench::Query* q : active) q->finish();
+    });
+    EXPECT_EQ(ctx.result().find_series("queries_per_batch")->samples, (std::vector<double>{2, 2}));
+    ASSERT_EQ(ctx.result().warnings.size(), 1u);
+    EXPECT_EQ(ctx.result().warnings[0], "--max-batch-wait 5 ms: this benchmark batches continuously "
+                                        "(Context::serve_steps), where a query joins at the next step, so it does "
+                                        "not wait");
 }
 
 }  // namespace

@@ -381,6 +381,42 @@ bench::PeakSearch read_peak_search(const FieldReader& object) {
     return search;
 }
 
+// ---- accuracy -----------------------------------------------------------------------
+
+void write_accuracy(JsonOut& out, const std::vector<bench::Accuracy>& accuracy) {
+    out.start_object();
+    for (const bench::Accuracy& a : accuracy) {
+        out.key(a.model);
+        out.start_object();
+        out.field("dataset", a.dataset);
+        out.field("inputs", a.inputs);
+        out.field("top1_correct", a.top1_correct);
+        out.field("top5_correct", a.top5_correct);
+        out.field("top1", a.top1());
+        out.field("top5", a.top5());
+        out.end_object();
+    }
+    out.end_object();
+}
+
+std::vector<bench::Accuracy> read_accuracy(const FieldReader& object) {
+    std::vector<bench::Accuracy> accuracy;
+    object.as_object().each_member([&](const std::string& model, const FieldReader& field) {
+        const FieldReader item = field.as_object();
+        bench::Accuracy a;
+        a.model = model;
+        a.dataset = item.string("dataset");
+        a.inputs = item.integer64("inputs");
+        a.top1_correct = item.integer64("top1_correct");
+        a.top5_correct = item.integer64("top5_correct");
+        if (a.top1_correct < 0 || a.top1_correct > a.top5_correct || a.top5_correct > a.inputs)
+            item.fail("needs 0 <= top1_correct <= top5_correct <= inputs, got " + std::to_string(a.top1_correct) +
+                      ", " + std::to_string(a.top5_correct) + ", " + std::to_string(a.inputs));
+        accuracy.push_back(std::move(a));
+    });
+    return accuracy;
+}
+
 // ---- shard --------------------------------------------------------------------------
 
 // ---- round sizes --------------------------------------------------------------------

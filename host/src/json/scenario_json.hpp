@@ -26,6 +26,9 @@
 //             "timeline": {"time_s": [...], "series": {name: [...]}}}
 //   sampling {series name: {"stop_reason", "elapsed_s", "samples", "target_ci_width" (null
 //             without a target), "ci_width", "clock_resolution_ns", "clock_cost_ns"}}
+//   accuracy {model: {"dataset", "inputs", "top1_correct", "top5_correct", "top1", "top5"}}
+//            (top1 and top5: the fractions of the counts, for readers; read back from the
+//            counts)
 //   rounds   {series name: [samples of round 1, of round 2, ...]} (a report's "round_sizes")
 //   peak search  {"percentile", "precision", "peak_qps" (NaN/null: none), "end",
 //            "steps": [{"phase", "target_qps", "achieved_qps", "queries", "planned",
@@ -72,6 +75,10 @@ bench::MonitorReport read_monitor(const FieldReader& object);
 
 void write_sampling(JsonOut& out, const std::map<std::string, bench::SamplingReport>& sampling);
 std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& object);
+
+void write_accuracy(JsonOut& out, const std::vector<bench::Accuracy>& accuracy);
+/// Also checks the counts: 0 <= top1_correct <= top5_correct <= inputs.
+std::vector<bench::Accuracy> read_accuracy(const FieldReader& object);
 
 /// {series name: [samples of round 1, of round 2, ...]}
 void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes);

@@ -23,6 +23,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/html_page.hpp"
+#include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
 #include "report/svg_chart.hpp"
@@ -773,9 +774,11 @@ std::string html_report(const RunFigures& figures) {
         for (const std::string& category : categories)
             out += "<li><a href=\"#" + preview.next("category-" + category) + "\">" + escape(category) + "</a></li>";
     }
+    const ModelComparison models = compare_models(figures);
     if (!peak_tables(figures).empty()) out += "<li><a href=\"#peak-search\">Peak search</a></li>";
-    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>"
-           "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
+    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>";
+    out += model_comparison_nav(models);
+    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
 
     run_section(out, figures);
     plugins_section(out, record);
@@ -783,6 +786,7 @@ std::string html_report(const RunFigures& figures) {
     peak_section(out, figures, ids);
     batch_size_charts(out, figures, ids);
     speedup_chart(out, figures, ids);
+    out += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
     distribution_charts(out, figures, ids);
     monitor_charts(out, figures, ids);
 

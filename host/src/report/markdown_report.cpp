@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/model_comparison.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
@@ -250,6 +251,7 @@ std::string markdown_report(const RunFigures& figures) {
     plugins_section(out, record);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     peak_section(out, figures);
+    out += model_comparison_markdown(compare_models(figures), md_text);
     return out;
 }
 

@@ -1,7 +1,8 @@
 // The plugin reports: <plugin>/<plugin>_<timestamp>.json, every scenario of one plugin
 // with its metadata, each series with its statistics (as computed when the scenario
-// ended) and raw samples, the sampling, the cold start, the speedups over eager, the
-// peak search (--find-peak), the monitors' reports, warnings and info. docs/schema/report.schema.json describes it;
+// ended) and raw samples, the sampling, the accuracy of classifiers, the cold start, the
+// speedups over eager, the peak search (--find-peak), the monitors' reports, warnings and
+// info. docs/schema/report.schema.json describes it;
 // json/report_reader.cpp reads it back.
 //
 // At a checkpoint the reports of the plugins that have new scenarios are written again;
@@ -67,6 +68,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     if (!result.sampling.empty()) {
         out.key("sampling");
         write_sampling(out, result.sampling);
+    }
+    if (!result.accuracy.empty()) {
+        out.key("accuracy");
+        write_accuracy(out, result.accuracy);
     }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
     if (outcome.first_rounds > 0) out.field("first_rounds", outcome.first_rounds);

@@ -100,6 +100,10 @@ public:
     void add_warning(std::string_view warning);
     /// Records a text fact shown in the report (framework, model name, ...).
     void set_info(std::string_view key, std::string_view value);
+    /// Records the accuracy of a classifier (ABI 2.5); recording a model again replaces
+    /// it. Counts that cannot be (negative, more correct than inputs, fewer in the top 5
+    /// than at the top) are std::invalid_argument.
+    void record_accuracy(const Accuracy& accuracy);
 
     /// Serves queries with `handler` under the run's load (--load single-stream,
     /// multi-stream, server or offline; single-stream without --load) and records the
@@ -109,13 +113,13 @@ public:
     /// achieved rate, the late issues and the goodput under --slo (docs/serving.md).
     /// Once per scenario: a second call throws std::logic_error.
     void serve(const ServeHandler& handler);
-    /// serve() with dynamic batching (ABI 2.5): the handler serves the queries waiting
+    /// serve() with dynamic batching (ABI 2.6): the handler serves the queries waiting
     /// when it is free, up to --max-batch of them, together. While arrivals may still
     /// come (server, --target-qps), a batch that is not full waits up to
     /// --max-batch-wait after its first query was issued for more. A query completes
     /// when the handler returns. Records the series "queries_per_batch".
     void serve_batches(const BatchHandler& handler);
-    /// serve() with continuous batching (ABI 2.5): the handler runs one step of the
+    /// serve() with continuous batching (ABI 2.6): the handler runs one step of the
     /// queries active in the batch, up to --max-batch of them, each in a slot of its own
     /// (Query::slot). A query that arrives joins at the next step that has a free slot
     /// (Query::steps() is 0 in it); one the handler finishes (Query::finish) leaves at

@@ -91,7 +91,7 @@ struct LoadConfig {
     /// exclusive (--slo p95:...); 0: the mode's headline percentile (99 in server).
     double slo_percentile = 0;
 
-    // (Added in ABI 2.5, after the members older plugins know.)
+    // (Added in ABI 2.6, after the members older plugins know.)
     /// Context::serve_batches and serve_steps: the most queries in a batch or a step
     /// (--max-batch); 0: 1, no batching.
     int max_batch = 0;

@@ -49,6 +49,21 @@ struct SamplingReport {
     friend bool operator==(const SamplingReport&, const SamplingReport&) = default;
 };
 
+/// How often a classifier was right over a labelled data set (ABI 2.5): its top-1
+/// and top-5 accuracy, kept as counts so that they are exact.
+struct Accuracy {
+    std::string model;    // what was evaluated: the model's label ("original", "quantized")
+    std::string dataset;  // the data set it was evaluated on, e.g. its folder
+    long long inputs = 0;        // inputs classified
+    long long top1_correct = 0;  // whose label scored highest
+    long long top5_correct = 0;  // whose label was among the five highest scores (all of them with fewer classes)
+
+    double top1() const { return inputs > 0 ? static_cast<double>(top1_correct) / static_cast<double>(inputs) : 0.0; }
+    double top5() const { return inputs > 0 ? static_cast<double>(top5_correct) / static_cast<double>(inputs) : 0.0; }
+
+    friend bool operator==(const Accuracy&, const Accuracy&) = default;
+};
+
 /// How a scenario ended. The plugin decides between the first three; the host adds
 /// the others when the worker process ends abnormally.
 enum class Status {
@@ -81,6 +96,9 @@ struct BENCH_EXPORT ScenarioResult {
     /// With --find-peak: the rates tried and the peak found (<bench/peak.hpp>). (Added
     /// in ABI 2.4, last.)
     std::optional<PeakSearch> peak_search;
+    /// The classification accuracy of each model the scenario evaluated (ABI 2.5, last
+    /// for the same reason).
+    std::vector<Accuracy> accuracy;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

@@ -12,7 +12,7 @@
 //       }
 //   });
 //
-// Batching (ABI 2.5): Context::serve_batches hands the handler the queries waiting, up
+// Batching (ABI 2.6): Context::serve_batches hands the handler the queries waiting, up
 // to --max-batch of them (dynamic batching: each query completes when the handler
 // returns); Context::serve_steps calls it once per step with the queries active in the
 // batch (continuous batching: a query that arrives joins at the next step, one that the
@@ -54,7 +54,7 @@ public:
     /// Tokens reported so far.
     long long tokens() const;
 
-    // (Added in ABI 2.5, after the members older plugins know.)
+    // (Added in ABI 2.6, after the members older plugins know.)
     /// Context::serve_steps: the query's slot, from 0 to --max-batch - 1, its own from
     /// the step it joins to the step it finishes (e.g. its row of a KV cache).
     /// Context::serve_batches: its place in the batch. Context::serve: 0.
@@ -81,7 +81,7 @@ private:
 /// one that called Context::serve); an exception from it fails the scenario.
 using ServeHandler = std::function<void(Query&)>;
 
-/// The queries of a batch or a step, in the order they joined (ABI 2.5).
+/// The queries of a batch or a step, in the order they joined (ABI 2.6).
 using QueryBatch = std::span<Query* const>;
 
 /// Dynamic batching (Context::serve_batches): serves a batch of 1 to --max-batch

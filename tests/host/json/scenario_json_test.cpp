@@ -193,6 +193,7 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
                             "3 of 12 queries over the latency bound, enough to take p95 of 200 over it",
                             {{"latency", 20, 41.5, 99.75}}});
     outcome.result.peak_search = search;
+    outcome.result.accuracy = {{"original", "/data/val", 10, 7, 9}, {"quantized \"q8\"", "/data/val", 10, 6, 9}};
     outcome.started_at = "2026-11-22T12:00:00Z";
     outcome.wall_time_s = 0.5;
 
@@ -230,6 +231,30 @@ TEST(ScenarioJson, APeakSearchWithoutAPeakReadsBackWithoutOne) {
         EXPECT_TRUE(std::isnan(back.peak_qps));
         EXPECT_EQ(back, search);
     }
+}
+
+TEST(ScenarioJson, AccuracyKeepsItsCountsAndWritesTheirFractions) {
+    const std::vector<bench::Accuracy> accuracy = {{"original", "val", 10, 7, 9}, {"empty", "none", 0, 0, 0}};
+    for (const JsonFormat format : {protocol_json, report_json})
+        EXPECT_EQ(through(format, [&](JsonOut& out) { write_accuracy(out, accuracy); }, read_accuracy), accuracy);
+    JsonOut out(report_json);
+    write_accuracy(out, accuracy);
+    const rapidjson::Document written = FieldReader::parse(out.json(), "test");
+    EXPECT_DOUBLE_EQ(written["original"]["top1"].GetDouble(), 0.7);
+    EXPECT_DOUBLE_EQ(written["original"]["top5"].GetDouble(), 0.9);
+    EXPECT_EQ(written["empty"]["top1"].GetDouble(), 0.0);
+
+    // Counts that cannot be are an error naming the model.
+    const auto read_text = [](const std::string& json) {
+        const rapidjson::Document document = FieldReader::parse(json, "report.json");
+        return read_accuracy(FieldReader(document, "report.json"));
+    };
+    EXPECT_EQ(error_of([&] {
+                  read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 4, "top5_correct": 3, "top1": 0.8, "top5": 0.6}})");
+              }),
+              "report.json: field 'm' needs 0 <= top1_correct <= top5_correct <= inputs, got 4, 3, 5");
+    EXPECT_EQ(error_of([&] { read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 1}})"); }),
+              "report.json: field 'm.top5_correct' is missing");
 }
 
 TEST(ScenarioJson, ErrorsNameThePathInEveryFile) {

@@ -183,7 +183,7 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     // steps, so they decode at different positions side by side. Before serving, the
     // plugin checks that three queries joining one step apart generate what each
     // generates alone (it fails the scenario otherwise).
-    auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled", "--load", "server",
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled", "--load", "server",
                   "--concurrency", "4", "--max-batch", "4", "--queries", "16", "--num-tokens-to-generate", "6",
                   "--warmup-iterations", "1"});
     ASSERT_EQ(s.size(), 2u);
@@ -209,7 +209,7 @@ TEST_F(TorchPluginsTest, Gpt2ContinuousBatchingGainsThroughputSideBySide) {
     // when the two one-slot runs differ by more than 25%, the machine's load changed
     // under the test and the ratio says nothing about batching (skipped, with figures).
     const auto throughput = [&](const char* max_batch) {
-        auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager", "--load", "offline",
+        auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager", "--load", "offline",
                       "--queries", "32", "--max-batch", max_batch, "--num-tokens-to-generate", "16"});
         if (s.size() != 1u || s.begin()->second.status != "success") {
             ADD_FAILURE() << "--max-batch " << max_batch << ": no successful scenario";
@@ -254,7 +254,7 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
 TEST_F(TorchPluginsTest, VitB16ServesWithDynamicBatching) {
     // The kernelized variant packs its weights per number of rows: each batch size's
     // first call comes before the load.
-    auto s = run({"--include", "vit_b_16", "--variants", "eager,kernelized", "--load", "offline", "--queries", "4",
+    auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "eager,kernelized", "--load", "offline", "--queries", "4",
                   "--max-batch", "2", "--warmup-iterations", "0"});
     ASSERT_EQ(s.size(), 2u);
     for (const auto& [name, scenario] : s) {

@@ -404,7 +404,7 @@ TEST_F(TorchPluginsTest, ModelsRunOnTheImagesOfAFolder) {
     write_jpeg(images / "cat/1.jpg", solid(300, 200, 200, 30, 30));
     write_png(images / "cat/2.png", solid(120, 260, 30, 200, 30));
     write_png(images / "dog/1.png", solid(64, 64, 30, 30, 200));
-    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16", "--variants", "eager", "--batch-sizes",
+    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16/vit_b_16", "--variants", "eager", "--batch-sizes",
                   "2", "--measurement-iterations", "1", "--param", "dataset=" + images.string()});
     ASSERT_EQ(s.size(), 2u);
     for (const char* name : {"resnet50[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]",

@@ -145,6 +145,18 @@ void Context::serve(const ServeHandler& handler) {
     impl_->result.peak_search = detail::run_load(*this, handler);
 }
 
+void Context::serve_batches(const BatchHandler& handler) {
+    if (impl_->served) throw std::logic_error("Context::serve_batches: a scenario serves once");
+    impl_->served = true;
+    impl_->result.peak_search = detail::run_batches(*this, handler);
+}
+
+void Context::serve_steps(const StepHandler& handler) {
+    if (impl_->served) throw std::logic_error("Context::serve_steps: a scenario serves once");
+    impl_->served = true;
+    impl_->result.peak_search = detail::run_steps(*this, handler);
+}
+
 bool Context::served() const { return impl_->served; }
 
 void Context::skip(std::string_view reason) { throw SkipScenario(std::string(reason)); }

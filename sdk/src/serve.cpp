@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -49,71 +50,120 @@ bool wait_until(Clock::time_point deadline, std::mutex& mutex, std::condition_va
     return true;
 }
 
+/// How the handler takes its queries: one at a time (Context::serve: a batch handler of
+/// at most one), in batches, or in steps of a continuous batch.
+struct Engine {
+    enum class Kind { batches, steps };
+    Kind kind = Kind::batches;
+    BatchHandler batch;  // Kind::batches
+    StepHandler step;    // Kind::steps
+    std::size_t max_batch = 1;
+    Clock::duration max_wait{};  // batches: how long a batch that is not full waits for more
+    bool batching = false;       // serve_batches or serve_steps: record the batch sizes
+};
+
+/// A query issued and not yet taken by the handler.
+struct Waiting {
+    std::size_t index;
+    Clock::time_point scheduled, issued;
+};
+
+/// The queries the load generator issued, waiting for the handler. Pushed by the
+/// serving thread (queries issued as others complete) or by the issuing thread (server,
+/// open loop), taken by the serving thread.
+class WaitingQueue {
+public:
+    /// The open loop's schedule: the n-th query pushed (from 0, of `count`) is due at
+    /// `due(n)`. A taker that finds the queue empty then sleeps only until `spin_margin`
+    /// before the next one is due and spins on the count pushed from there: woken by the
+    /// condition variable instead, it started each query 35 to 40 us after its issue on
+    /// an idle 16-core VM, which added 17% to the mean wait of an M/D/1 queue at rho 0.5
+    /// (service 0.4 ms).
+    void set_schedule(std::size_t count, std::function<Clock::time_point(std::size_t)> due) {
+        scheduled_ = count;
+        due_ = std::move(due);
+    }
+    void push(const Waiting& waiting) {
+        {
+            std::lock_guard lock(mutex_);  // so that a taker about to sleep sees it
+            queue_.push_back(waiting);
+            pushed_.store(pushed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+        }
+        ready_.notify_one();
+    }
+    /// The issuing thread will issue no more.
+    void close() {
+        {
+            std::lock_guard lock(mutex_);
+            closed_.store(true, std::memory_order_release);
+        }
+        ready_.notify_all();
+    }
+    /// Up to `max` waiting queries, oldest first. With `block`, waits until one is
+    /// waiting (or the queue is closed and empty: none). While `arrivals` (the issuing
+    /// thread may issue more), a batch that is not full waits until `max` are waiting
+    /// or until `wait` after its first query was issued.
+    std::vector<Waiting> take(std::size_t max, bool block, bool arrivals, Clock::duration wait) {
+        std::unique_lock lock(mutex_);
+        const auto ready = [&] { return !queue_.empty() || closed_.load(std::memory_order_relaxed); };
+        if (block && !ready() && pushed_.load(std::memory_order_relaxed) < scheduled_) {
+            const std::size_t next = pushed_.load(std::memory_order_relaxed);
+            ready_.wait_until(lock, due_(next) - spin_margin, ready);
+            if (!ready()) {
+                lock.unlock();
+                while (pushed_.load(std::memory_order_acquire) == next && !closed_.load(std::memory_order_acquire)) {
+                }
+                lock.lock();
+            }
+        }
+        if (block) ready_.wait(lock, ready);
+        if (queue_.empty()) return {};
+        if (arrivals && wait > Clock::duration::zero() && queue_.size() < max) {
+            const Clock::time_point deadline = queue_.front().issued + wait;
+            ready_.wait_until(lock, deadline, [&] { return queue_.size() >= max || closed_; });
+        }
+        std::vector<Waiting> taken;
+        while (!queue_.empty() && taken.size() < max) {
+            taken.push_back(queue_.front());
+            queue_.pop_front();
+        }
+        return taken;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<Waiting> queue_;
+    std::atomic<std::size_t> pushed_{0};
+    std::atomic<bool> closed_{false};
+    std::size_t scheduled_ = 0;  // set_schedule
+    std::function<Clock::time_point(std::size_t)> due_;
+};
+
+}  // namespace
+
+/// What only the serving loop changes in a Query: the steps it has been in.
+struct QueryProgress {
+    static void step_done(Query& query) { ++query.steps_; }
+};
+
+namespace {
+
 struct LoadRun {
     const LoadConfig& load;
     LoadMode mode;
-    const ServeHandler& handler;
+    const Engine& engine;
     int samples;
     long long queries;  // at least this many
     double min_duration_s;
-    std::vector<QueryTimes> times;
+    std::vector<QueryTimes> times;  // by index; with a judge that stopped early, those served
     Clock::time_point start;
+    std::vector<double> batch_sizes;  // queries per batch or step, in order
 
     double ms_since_start(Clock::time_point t) const { return Ms(t - start).count(); }
 
-    /// Serves query `index`, scheduled at `scheduled` and issued at `issued`.
-    void serve_one(long long index, Clock::time_point scheduled, Clock::time_point issued) {
-        std::vector<Clock::time_point> tokens;
-        Query query(index, samples, &tokens);
-        const auto started = Clock::now();
-        handler(query);
-        const auto completed = Clock::now();
-        QueryTimes& t = times[static_cast<std::size_t>(index)];
-        t.scheduled = ms_since_start(scheduled);
-        t.issued = ms_since_start(issued);
-        t.started = ms_since_start(started);
-        t.completed = ms_since_start(completed);
-        t.samples = samples;
-        t.tokens.reserve(tokens.size());
-        for (const auto token : tokens) t.tokens.push_back(ms_since_start(token));
-    }
-
     bool more(long long issued) const {
         return issued < queries || std::chrono::duration<double>(Clock::now() - start).count() < min_duration_s;
-    }
-
-    /// single-stream, multi-stream: the next query is issued as the last one completes.
-    void sequential() {
-        for (long long i = 0; more(i); ++i) {
-            times.emplace_back();
-            const auto now = Clock::now();
-            serve_one(i, now, now);
-        }
-    }
-
-    /// offline: every query is there at the start, served one after another.
-    void offline() {
-        for (long long i = 0; more(i); ++i) {
-            times.emplace_back();
-            serve_one(i, start, start);
-        }
-    }
-
-    /// server, closed loop: `clients` queries wait at the start; each completion issues
-    /// the next query of its client, which queues behind the others.
-    void closed_loop(int clients) {
-        std::deque<Clock::time_point> waiting(static_cast<std::size_t>(clients), start);
-        long long issued = clients;
-        for (long long i = 0; !waiting.empty(); ++i) {
-            const Clock::time_point scheduled = waiting.front();
-            waiting.pop_front();
-            times.emplace_back();
-            serve_one(i, scheduled, scheduled);
-            if (more(issued)) {
-                waiting.push_back(Clock::now());
-                ++issued;
-            }
-        }
     }
 
     /// server, open loop: the queries of a load at `rate` (--queries, or more to last
@@ -123,33 +173,148 @@ struct LoadRun {
         return static_cast<std::size_t>(std::max(queries, needed));
     }
 
+    /// A query in service: what the handler sees, and when it started.
+    struct InService {
+        Waiting waiting;
+        std::vector<Clock::time_point> tokens;
+        Query query;
+        Clock::time_point started;
+        InService(const Waiting& w, int samples, int slot, Clock::time_point start)
+            : waiting(w), query(static_cast<long long>(w.index), samples, &tokens, slot), started(start) {}
+    };
+
+    void record(const InService& s, Clock::time_point completed) {
+        if (times.size() <= s.waiting.index) times.resize(s.waiting.index + 1);
+        QueryTimes& t = times[s.waiting.index];
+        t.scheduled = ms_since_start(s.waiting.scheduled);
+        t.issued = ms_since_start(s.waiting.issued);
+        t.started = ms_since_start(s.started);
+        t.completed = ms_since_start(completed);
+        t.samples = samples;
+        t.tokens.reserve(s.tokens.size());
+        for (const auto token : s.tokens) t.tokens.push_back(ms_since_start(token));
+    }
+
+    /// Serves what `queue` holds until `done()` says every query was issued and none is
+    /// waiting or in service. After each query completes, `completed(index)` (which may
+    /// issue more: push them) and, with a judge, its verdict: once decided, the rest is
+    /// dropped (`served` lists the queries served, in order).
+    RateJudge::Verdict serve_queue(WaitingQueue& queue, const std::function<bool()>& arrivals,
+                                   const std::function<bool()>& done, const std::function<void(std::size_t)>& completed,
+                                   RateJudge* judge, std::vector<std::size_t>& served) {
+        RateJudge::Verdict verdict = RateJudge::Verdict::undecided;
+        const auto complete = [&](const InService& s, Clock::time_point at) {
+            record(s, at);
+            served.push_back(s.waiting.index);
+            completed(s.waiting.index);
+            if (judge != nullptr && verdict == RateJudge::Verdict::undecided)
+                verdict = judge->add(times[s.waiting.index]);
+        };
+        if (engine.kind == Engine::Kind::batches) {
+            while (verdict == RateJudge::Verdict::undecided) {
+                const std::vector<Waiting> taken = queue.take(engine.max_batch, true, arrivals(), engine.max_wait);
+                if (taken.empty()) break;  // closed and empty
+                const auto started = Clock::now();
+                std::vector<std::unique_ptr<InService>> batch;
+                std::vector<Query*> handed;
+                for (const Waiting& w : taken) {
+                    batch.push_back(std::make_unique<InService>(w, samples, static_cast<int>(batch.size()), started));
+                    handed.push_back(&batch.back()->query);
+                }
+                engine.batch(QueryBatch(handed));
+                const auto finished = Clock::now();
+                if (engine.batching) batch_sizes.push_back(static_cast<double>(batch.size()));
+                for (const auto& s : batch) complete(*s, finished);
+                if (done()) break;
+            }
+            return verdict;
+        }
+        // Continuous batching: the active queries, each in a slot; new ones join at the
+        // next step with a free slot.
+        std::vector<std::unique_ptr<InService>> active;
+        std::vector<int> free_slots;
+        for (int slot = static_cast<int>(engine.max_batch) - 1; slot >= 0; --slot) free_slots.push_back(slot);
+        while (verdict == RateJudge::Verdict::undecided) {
+            if (!free_slots.empty()) {
+                const auto joined = Clock::now();
+                for (const Waiting& w : queue.take(free_slots.size(), active.empty(), false, {})) {
+                    active.push_back(std::make_unique<InService>(w, samples, free_slots.back(), joined));
+                    free_slots.pop_back();
+                }
+            }
+            if (active.empty()) break;  // closed and empty
+            std::vector<Query*> handed;
+            for (const auto& s : active) handed.push_back(&s->query);
+            engine.step(QueryBatch(handed));
+            const auto stepped = Clock::now();
+            batch_sizes.push_back(static_cast<double>(active.size()));
+            std::vector<std::unique_ptr<InService>> left;
+            for (auto& s : active) {
+                QueryProgress::step_done(s->query);
+                if (!s->query.finished()) {
+                    left.push_back(std::move(s));
+                    continue;
+                }
+                free_slots.push_back(s->query.slot());
+                complete(*s, stepped);
+            }
+            active = std::move(left);
+            if (active.empty() && done()) break;
+        }
+        return verdict;
+    }
+
+    /// The loads whose queries are issued as others complete: `initial` wait at the
+    /// start, and each completion issues one more while more are wanted, at the start
+    /// (`at_start`: offline, every query counts as there from the start) or then.
+    void issue_on_completion(long long initial, bool at_start) {
+        WaitingQueue queue;
+        long long issued = 0;
+        const auto issue = [&](Clock::time_point at) { queue.push({static_cast<std::size_t>(issued++), at, at}); };
+        while (issued < initial) issue(start);
+        std::vector<std::size_t> served;
+        serve_queue(
+            queue, [] { return false; }, [&] { return !more(issued) && served.size() == static_cast<std::size_t>(issued); },
+            [&](std::size_t) {
+                if (more(issued)) issue(at_start ? start : Clock::now());
+            },
+            nullptr, served);
+    }
+
+    /// single-stream, multi-stream: the next query is issued as the last one completes.
+    void sequential() { issue_on_completion(1, false); }
+
+    /// offline: every query is there at the start (with --min-duration, more are added,
+    /// as there at the start too, while it has not passed).
+    void offline() { issue_on_completion(queries, true); }
+
+    /// server, closed loop: `clients` queries wait at the start; each completion issues
+    /// the next query of its client, which queues behind the others.
+    void closed_loop(int clients) { issue_on_completion(clients, false); }
+
     /// server, open loop: the arrival times are drawn up front; a thread of their own
-    /// issues them on schedule, and this thread serves them in order. With a judge
+    /// issues them on schedule into the queue, and this thread serves it. With a judge
     /// (--find-peak), the load stops as soon as the judge decides the rate: the queries
     /// not served yet are dropped, and `times` keeps those served, in the order they
     /// were. Neither thread may add its own delay to the queue it measures:
     /// - the schedule's clock starts once the issuing thread runs: starting a thread took
     ///   1.6 to 2.5 ms on an idle 16-core VM, and every query due by then was issued late;
     /// - the serving thread, when it has nothing to serve, sleeps only until the next
-    ///   arrival's time less `spin_margin` and then spins on the count of issued queries:
-    ///   woken by a condition variable instead, it started each query 35 to 40 us after
-    ///   its issue on that machine, which added 17% to the mean wait of an M/D/1 queue
-    ///   at rho 0.5 (service 0.4 ms).
+    ///   arrival's time less `spin_margin` and then spins (WaitingQueue::set_schedule).
     RateJudge::Verdict open_loop(double rate, RateJudge* judge = nullptr) {
         const std::size_t count = planned_queries(rate);
         const std::vector<double> arrivals = arrival_times(rate, count, load.burstiness, load.seed);
         times.resize(count);
-        std::vector<Clock::time_point> issued_at(count);
-        std::vector<std::size_t> served_order;
-        RateJudge::Verdict verdict = RateJudge::Verdict::undecided;
-        std::atomic<std::size_t> issued{0};  // queries 0 .. issued-1 are issued (release/acquire on issued_at)
-        std::atomic<int> phase{0};           // 1: the issuer runs; 2: `start` is set
+        WaitingQueue queue;
+        std::atomic<int> phase{0};  // 1: the issuer runs; 2: `start` is set
         std::mutex mutex;
-        std::condition_variable wake_issuer, wake_server;
+        std::condition_variable wake_issuer;
         bool stop = false;
+        std::atomic<bool> issuing{true};
         auto scheduled = [&](std::size_t i) {
             return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(arrivals[i]));
         };
+        queue.set_schedule(count, scheduled);
         std::thread issuer([&] {
 #ifdef __linux__
             prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // wake when asked, not up to 50 us later
@@ -158,14 +323,11 @@ struct LoadRun {
             while (phase.load(std::memory_order_acquire) != 2) {
             }
             for (std::size_t i = 0; i < count; ++i) {
-                if (!wait_until(scheduled(i), mutex, wake_issuer, stop)) return;
-                issued_at[i] = Clock::now();
-                {
-                    std::lock_guard lock(mutex);  // so that a server about to sleep sees it
-                    issued.store(i + 1, std::memory_order_release);
-                }
-                wake_server.notify_one();
+                if (!wait_until(scheduled(i), mutex, wake_issuer, stop)) break;
+                queue.push({i, scheduled(i), Clock::now()});
             }
+            issuing = false;
+            queue.close();
         });
         while (phase.load(std::memory_order_acquire) != 1) std::this_thread::yield();
         start = Clock::now();
@@ -178,33 +340,22 @@ struct LoadRun {
             wake_issuer.notify_all();
             issuer.join();
         };
+        std::vector<std::size_t> served;
+        RateJudge::Verdict verdict = RateJudge::Verdict::undecided;
         try {
-            for (std::size_t i = 0; i < count; ++i) {
-                if (issued.load(std::memory_order_acquire) <= i) {
-                    {
-                        std::unique_lock lock(mutex);
-                        wake_server.wait_until(lock, scheduled(i) - spin_margin,
-                                               [&] { return issued.load(std::memory_order_relaxed) > i; });
-                    }
-                    while (issued.load(std::memory_order_acquire) <= i) {
-                    }
-                }
-                serve_one(static_cast<long long>(i), scheduled(i), issued_at[i]);
-                if (judge == nullptr) continue;
-                served_order.push_back(i);
-                verdict = judge->add(times[i]);
-                if (verdict != RateJudge::Verdict::undecided) break;
-            }
+            verdict = serve_queue(
+                queue, [&] { return issuing.load(); }, [&] { return served.size() == count; }, [](std::size_t) {}, judge,
+                served);
         } catch (...) {
             stop_issuer();
             throw;
         }
         stop_issuer();
-        if (judge != nullptr && served_order.size() < count) {
-            std::vector<QueryTimes> served;
-            served.reserve(served_order.size());
-            for (const std::size_t i : served_order) served.push_back(std::move(times[i]));
-            times = std::move(served);
+        if (served.size() < count) {
+            std::vector<QueryTimes> kept;
+            kept.reserve(served.size());
+            for (const std::size_t i : served) kept.push_back(std::move(times[i]));
+            times = std::move(kept);
         }
         return verdict;
     }
@@ -276,6 +427,18 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
             ctx.add_warning("--slo bounds " + metric +
                             ", but some queries reported no tokens (Query::token): they count as missing it");
     }
+    if (run.engine.batching) {
+        // The batches' sizes: a series of its own, not one of milliseconds.
+        if (!run.batch_sizes.empty()) ctx.record_series("queries_per_batch", run.batch_sizes, "queries");
+        ctx.record_scalar("max_batch", static_cast<double>(run.engine.max_batch), "queries");
+        const double wait_ms = Ms(run.engine.max_wait).count();
+        ctx.set_info("batching", run.engine.kind == Engine::Kind::steps
+                                     ? "continuous, up to " + std::to_string(run.engine.max_batch) + " queries a step"
+                                     : "dynamic, up to " + std::to_string(run.engine.max_batch) + " queries a batch" +
+                                           (wait_ms > 0 ? ", waiting up to " + number_text(wait_ms) +
+                                                              " ms for more while arrivals may come"
+                                                        : ""));
+    }
     if (f.late_issues > 0)
         ctx.add_warning(std::to_string(f.late_issues) + " of " + std::to_string(run.times.size()) +
                         " queries were issued more than " + number_text(ctx.result().find_scalar("late_tolerance")->value) +
@@ -287,13 +450,14 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
 /// --find-peak: the search (peak_search.hpp), each rate a server load of its own served
 /// to the end or until its verdict is certain; then the figures of the peak rate (or,
 /// when no rate passed, of the last one tried) are recorded as a server load's.
-PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& handler, double first_qps,
+PeakSearch find_peak(Context& ctx, const LoadConfig& load, const Engine& engine, double first_qps,
                      long long& served_queries) {
     const ScenarioConfig& config = ctx.config();
     const double percentile = load.slo_percentile > 0 ? load.slo_percentile : headline_percentile(LoadMode::server);
     const double tolerance = load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms;
     const long long queries = load.queries > 0 ? load.queries : default_queries;
     std::vector<QueryTimes> kept;  // the queries of the highest rate that passed, or of the last one tried
+    std::vector<double> kept_batches;
     double kept_rate = 0;
     bool kept_passed = false;
 
@@ -302,7 +466,7 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& h
     settings.precision = load.peak_precision > 0 ? load.peak_precision : default_peak_precision;
     settings.percentile = percentile;
     const PeakSearch search = search_peak(settings, [&](double rate, const std::string& phase) {
-        LoadRun run{load, LoadMode::server, handler, 1, queries, load.min_duration_s, {}, {}};
+        LoadRun run{load, LoadMode::server, engine, 1, queries, load.min_duration_s, {}, {}, {}};
         const auto planned = static_cast<long long>(run.planned_queries(rate));
         RateJudge judge(load.slos, percentile, planned);
         run.start = Clock::now();
@@ -320,6 +484,7 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& h
                        step.stopped_early.empty() ? "" : ", " + step.stopped_early);
         if (step.passed ? (!kept_passed || rate > kept_rate) : !kept_passed) {
             kept = std::move(run.times);
+            kept_batches = std::move(run.batch_sizes);
             kept_rate = rate;
             kept_passed = step.passed;
         }
@@ -328,7 +493,7 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& h
 
     LoadConfig at = load;
     at.target_qps = kept_rate;
-    LoadRun figures{at, LoadMode::server, handler, 1, queries, load.min_duration_s, std::move(kept), {}};
+    LoadRun figures{at, LoadMode::server, engine, 1, queries, load.min_duration_s, std::move(kept), {}, std::move(kept_batches)};
     record_figures(ctx, figures, load_figures(figures.times, tolerance, load.slos));
     std::string bounds;
     for (const Slo& slo : load.slos)
@@ -351,12 +516,9 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& h
     return search;
 }
 
-}  // namespace
-
-namespace detail {
-
-std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
-    if (!handler) throw std::invalid_argument("Context::serve: the handler is empty");
+/// Serves with `engine` under the run's load: the warmup, then the load (or the peak
+/// search), then the figures.
+std::optional<PeakSearch> serve_with(Context& ctx, const Engine& engine) {
     const ScenarioConfig& config = ctx.config();
     const LoadConfig& load = config.load;
     const LoadMode mode = load.mode == LoadMode::none ? LoadMode::single_stream : load.mode;
@@ -366,9 +528,9 @@ std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
         throw std::invalid_argument("--load server needs --target-qps above 0 or --concurrency");
     const int samples =
         mode == LoadMode::multi_stream ? (load.samples_per_query > 0 ? load.samples_per_query : default_samples_per_query) : 1;
-    LoadRun run{load, mode, handler, samples, load.queries > 0 ? load.queries : default_queries, load.min_duration_s, {}, {}};
+    LoadRun run{load, mode, engine, samples, load.queries > 0 ? load.queries : default_queries, load.min_duration_s, {}, {}, {}};
 
-    // Warmup: queries served one after another, not recorded. The fastest sets the
+    // Warmup: queries served one after another, alone, not recorded. The fastest sets the
     // first rate of --find-peak (half of what one query at a time allows), for which
     // one query is served even without warmup.
     const int warmup = std::max(config.warmup_iterations, load.find_peak ? 1 : 0);
@@ -376,8 +538,19 @@ std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
     for (int i = 0; i < warmup; ++i) {
         std::vector<Clock::time_point> tokens;
         Query query(i, samples, &tokens);
+        Query* alone[] = {&query};
         const auto started = Clock::now();
-        handler(query);
+        if (engine.kind == Engine::Kind::batches) {
+            engine.batch(QueryBatch(alone));
+        } else {
+            for (long long step = 0; !query.finished(); ++step) {
+                if (step == 1'000'000)
+                    throw std::runtime_error("Context::serve_steps: a warmup query was not finished after a million "
+                                             "steps: the handler must call Query::finish() on every query");
+                engine.step(QueryBatch(alone));
+                QueryProgress::step_done(query);
+            }
+        }
         fastest_s = std::min(fastest_s, std::chrono::duration<double>(Clock::now() - started).count());
     }
     if (load.find_peak) {
@@ -388,7 +561,7 @@ std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
         std::optional<PeakSearch> search;
         {
             MeasurementScope measuring(ctx);
-            search = find_peak(ctx, load, handler, first_qps, served);
+            search = find_peak(ctx, load, engine, first_qps, served);
             measuring.set_iterations(served);
         }
         return search;
@@ -405,6 +578,48 @@ std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
     const double tolerance = load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms;
     record_figures(ctx, run, load_figures(run.times, tolerance, load.slos));
     return std::nullopt;
+}
+
+/// The batching options of the run: --max-batch (1 without it), --max-batch-wait.
+Engine batching_engine(const LoadConfig& load, Engine::Kind kind) {
+    Engine engine;
+    engine.kind = kind;
+    engine.batching = true;
+    engine.max_batch = static_cast<std::size_t>(std::max(load.max_batch, 1));
+    engine.max_wait = std::chrono::duration_cast<Clock::duration>(Ms(load.max_batch_wait_ms));
+    return engine;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
+    if (!handler) throw std::invalid_argument("Context::serve: the handler is empty");
+    if (ctx.config().load.max_batch > 1)
+        ctx.add_warning("--max-batch " + std::to_string(ctx.config().load.max_batch) +
+                        ": this benchmark serves one query at a time (Context::serve), so it does not batch");
+    Engine engine;
+    engine.batch = [&handler](QueryBatch batch) { handler(*batch.front()); };
+    return serve_with(ctx, engine);
+}
+
+std::optional<PeakSearch> run_batches(Context& ctx, const BatchHandler& handler) {
+    if (!handler) throw std::invalid_argument("Context::serve_batches: the handler is empty");
+    Engine engine = batching_engine(ctx.config().load, Engine::Kind::batches);
+    engine.batch = handler;
+    return serve_with(ctx, engine);
+}
+
+std::optional<PeakSearch> run_steps(Context& ctx, const StepHandler& handler) {
+    if (!handler) throw std::invalid_argument("Context::serve_steps: the handler is empty");
+    if (ctx.config().load.max_batch_wait_ms > 0)
+        ctx.add_warning("--max-batch-wait " + number_text(ctx.config().load.max_batch_wait_ms) +
+                        " ms: this benchmark batches continuously (Context::serve_steps), where a query joins at the "
+                        "next step, so it does not wait");
+    Engine engine = batching_engine(ctx.config().load, Engine::Kind::steps);
+    engine.step = handler;
+    return serve_with(ctx, engine);
 }
 
 }  // namespace detail

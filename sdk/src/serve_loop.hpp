@@ -7,7 +7,10 @@
 
 namespace bench::detail {
 
-/// With --find-peak, the search (Context::serve keeps it in the result).
+/// Context::serve, serve_batches, serve_steps; with --find-peak, the search (the
+/// Context keeps it in the result).
 std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler);
+std::optional<PeakSearch> run_batches(Context& ctx, const BatchHandler& handler);
+std::optional<PeakSearch> run_steps(Context& ctx, const StepHandler& handler);
 
 }  // namespace bench::detail

@@ -72,10 +72,10 @@ protected:
     /// machine's other work (or this test niced under it) took the CPU. Then the queue
     /// is not the one theory describes, and its figures say nothing about the load
     /// generator: they are reported and not judged.
-    static std::string not_given_its_cpu(const rapidjson::Value& s) {
+    static std::string not_given_its_cpu(const rapidjson::Value& s, double expected_ms = service_ms) {
         const double service = figure(s, "service_time", "mean");
-        if (service <= 1.02 * service_ms) return {};
-        return "mean service " + std::to_string(service) + " ms for " + std::to_string(service_ms) + " ms";
+        if (service <= 1.02 * expected_ms) return {};
+        return "mean service " + std::to_string(service) + " ms for " + std::to_string(expected_ms) + " ms";
     }
 
     TempDir work;
@@ -159,6 +159,54 @@ TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {
     EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);
 }
 
+TEST_F(ServingTest, DynamicBatchingOfflineServesTheLargestBatchesAtTheirServiceTime) {
+    // A batch of n takes a + b n: with a = 1 ms, b = 0.25 ms and batches of 4, 2 ms a
+    // batch, so the throughput is 4 / 2 ms = 2,000 queries/s (one at a time it would be
+    // 1 / 1.25 ms = 800/s).
+    const fs::path output = work / "dynamic";
+    const ProcessResult run =
+        serve(output, {"--include", "mock_server", "--load", "offline", "--queries", "2000", "--max-batch", "4",
+                       "--param", "batching=dynamic", "--param", "service_time_ms=1", "--param", "per_query_ms=0.25"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto doc = report(output, "mock_server");
+    const auto& sc = scenario(doc);
+    ASSERT_STREQ(sc["status"].GetString(), "success") << run.out;
+    // Every query is there at the start: every batch is full.
+    EXPECT_EQ(figure(sc, "queries_per_batch", "count"), 500);
+    EXPECT_EQ(figure(sc, "queries_per_batch", "min"), 4);
+    EXPECT_EQ(figure(sc, "max_batch", "value"), 4);
+    const double throughput = figure(sc, "throughput", "value");
+    std::printf("dynamic batching, offline: %.1f queries/s, B / (a + b B) = 2000\n", throughput);
+    if (const std::string why = not_given_its_cpu(sc, 2.0); !why.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
+    EXPECT_NEAR(throughput, 2000, 0.03 * 2000);
+}
+
+TEST_F(ServingTest, ContinuousBatchingOfflineKeepsEveryStepFull) {
+    // Steps of a + b n, a = 0.5 ms, b = 0.125 ms: 4 slots, 1 ms a step; 4 tokens a query,
+    // so 4 queries every 4 steps: 1,000 queries/s, a token every 1 ms.
+    const fs::path output = work / "continuous";
+    const ProcessResult run = serve(
+        output, {"--include", "mock_server", "--load", "offline", "--queries", "400", "--max-batch", "4", "--param",
+                 "batching=continuous", "--param", "tokens=4", "--param", "service_time_ms=0.5", "--param",
+                 "per_query_ms=0.125"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto doc = report(output, "mock_server");
+    const auto& sc = scenario(doc);
+    ASSERT_STREQ(sc["status"].GetString(), "success") << run.out;
+    EXPECT_EQ(figure(sc, "queries_per_batch", "count"), 400);  // 400 queries x 4 tokens / 4 a step
+    EXPECT_EQ(figure(sc, "queries_per_batch", "min"), 4);
+    EXPECT_EQ(figure(sc, "time_to_first_token", "count"), 400);
+    EXPECT_EQ(figure(sc, "inter_token_latency", "count"), 1200);
+    const double throughput = figure(sc, "throughput", "value");
+    std::printf("continuous batching, offline: %.1f queries/s, B / (T (a + b B)) = 1000; inter-token latency %.3f ms\n",
+                throughput, figure(sc, "inter_token_latency", "median"));
+    // A query is in 4 steps of 1 ms: its service, from joining to finishing, is 4 ms.
+    if (const std::string why = not_given_its_cpu(sc, 4.0); !why.empty())
+        GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
+    EXPECT_NEAR(throughput, 1000, 0.03 * 1000);
+}
+
 TEST_F(ServingTest, GenerativeQueriesAreJudgedByTheirSlo) {
     // 4 tokens over a 2 ms service: the first at 0.5 ms, then one each 0.5 ms.
     const fs::path met = work / "met", missed = work / "missed";
@@ -209,6 +257,13 @@ TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
          "2 benchhost: error: --find-peak searches the rate itself: leave out --target-qps (got 100)"},
         {{"--load", "fast"}, "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
         {{"--target-qps", "10"}, "2 benchhost: error: --target-qps needs --load server"},
+        {{"--max-batch", "4"},
+         "2 benchhost: error: --max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
+         "that serves in batches)"},
+        {{"--load", "offline", "--max-batch", "0"},
+         "2 benchhost: error: option --max-batch: expected an integer from 1 to 100000000, got '0'"},
+        {{"--load", "offline", "--max-batch-wait", "2ms"},
+         "2 benchhost: error: --max-batch-wait needs --max-batch N above 1 (a batch of one never waits)"},
     };
     for (const auto& [args, expected] : cases) EXPECT_EQ(error_of(args), expected + "\n");
     EXPECT_FALSE(fs::exists(work / "never"));

@@ -35,7 +35,7 @@ struct RunArguments {
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
-        load_seed, slo, peak_precision;
+        load_seed, slo, peak_precision, max_batch, max_batch_wait;
     bool find_peak = false;
     // benchhost ab
     std::string base_dir, new_dir;
@@ -144,6 +144,14 @@ void add_load_options(CLI::App& run, RunArguments& args) {
                  "With --load server and --slo: search the highest rate of arrivals whose p99 (or the --slo's pNN) of "
                  "each bounded metric meets its bound, doubling the rate until one fails, then a binary search "
                  "(docs/serving.md)");
+    run.add_option("--max-batch", args.max_batch,
+                   "With --load: the most queries a benchmark that batches (ctx.serve_batches, ctx.serve_steps) serves "
+                   "together (default 1: no batching)")
+        ->type_name("N");
+    run.add_option("--max-batch-wait", args.max_batch_wait,
+                   "With --max-batch: how long a batch that is not full waits for more queries after its first, while "
+                   "arrivals may come (default 0: it does not wait)")
+        ->type_name("DURATION");
     run.add_option("--peak-precision", args.peak_precision,
                    "With --find-peak: end when the lowest rate that failed is within this of the highest that passed "
                    "(default 5%)")
@@ -370,6 +378,9 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--late-tolerance")) load.late_tolerance_ms = duration_ms_value("option --late-tolerance", args.late_tolerance);
     if (given("--load-seed")) load.seed = static_cast<std::uint64_t>(count_value("option --load-seed", args.load_seed, 0));
     if (given("--slo")) slo_value("option --slo", args.slo, load);
+    if (given("--max-batch")) load.max_batch = static_cast<int>(count_value("option --max-batch", args.max_batch, 1));
+    if (given("--max-batch-wait"))
+        load.max_batch_wait_ms = duration_ms_value("option --max-batch-wait", args.max_batch_wait);
     if (given("--peak-precision"))
         load.peak_precision = peak_precision_value("option --peak-precision", args.peak_precision);
     if (given("--find-peak")) {

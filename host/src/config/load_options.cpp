@@ -134,6 +134,11 @@ void check_load(const bench::LoadConfig& load) {
         (load.queries > 0 || load.min_duration_s > 0 || load.late_tolerance_ms > 0 || !load.slos.empty()))
         throw ConfigError("--queries, --min-duration, --late-tolerance and --slo need --load MODE "
                           "(single-stream, multi-stream, server or offline)");
+    if (load.mode == LoadMode::none && (load.max_batch > 0 || load.max_batch_wait_ms > 0))
+        throw ConfigError("--max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
+                          "that serves in batches)");
+    if (load.max_batch_wait_ms > 0 && load.max_batch <= 1)
+        throw ConfigError("--max-batch-wait needs --max-batch N above 1 (a batch of one never waits)");
 }
 
 std::vector<std::pair<std::string, std::string>> describe_load(const bench::LoadConfig& load) {
@@ -158,6 +163,8 @@ std::vector<std::pair<std::string, std::string>> describe_load(const bench::Load
     if (load.concurrency > 0) out.emplace_back("concurrency", std::to_string(load.concurrency));
     out.emplace_back("late_tolerance_ms",
                      number_text(load.late_tolerance_ms > 0 ? load.late_tolerance_ms : bench::default_late_tolerance_ms));
+    if (load.max_batch > 0) out.emplace_back("max_batch", std::to_string(load.max_batch));
+    if (load.max_batch_wait_ms > 0) out.emplace_back("max_batch_wait_ms", number_text(load.max_batch_wait_ms));
     if (!load.slos.empty())
         out.emplace_back("slo", (load.slo_percentile > 0 ? "p" + number_text(load.slo_percentile) + ":" : std::string()) +
                                     bench::to_string(load.slos));

@@ -28,7 +28,7 @@ const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
                                            "load", "queries", "min_duration", "samples_per_query", "target_qps",
                                            "burstiness", "concurrency", "late_tolerance", "load_seed", "slo",
-                                           "find_peak", "peak_precision"};
+                                           "find_peak", "peak_precision", "max_batch", "max_batch_wait"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -137,7 +137,7 @@ bool read_load_key(const std::string& origin, const std::string& key, const YAML
     }
     if (key != "load" && key != "queries" && key != "min_duration" && key != "samples_per_query" &&
         key != "target_qps" && key != "burstiness" && key != "concurrency" && key != "late_tolerance" &&
-        key != "load_seed" && key != "slo" && key != "peak_precision")
+        key != "load_seed" && key != "slo" && key != "peak_precision" && key != "max_batch" && key != "max_batch_wait")
         return false;
     const std::string text = scalar_text(origin, key, value);
     if (key == "load") load.mode = load_mode_value(at, text);
@@ -150,6 +150,8 @@ bool read_load_key(const std::string& origin, const std::string& key, const YAML
     else if (key == "late_tolerance") load.late_tolerance_ms = duration_ms_value(at, text);
     else if (key == "load_seed") load.seed = static_cast<std::uint64_t>(count_value(at, text, 0));
     else if (key == "peak_precision") load.peak_precision = peak_precision_value(at, text);
+    else if (key == "max_batch") load.max_batch = static_cast<int>(count_value(at, text, 1));
+    else if (key == "max_batch_wait") load.max_batch_wait_ms = duration_ms_value(at, text);
     else slo_value(at, text, load);
     return true;
 }

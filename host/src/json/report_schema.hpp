@@ -17,8 +17,9 @@ namespace benchhost {
 /// 4 the summary's success_rate over the scenarios that ran (null when none did),
 /// and how each plugin was compiled (metadata.plugin_build, the summary's plugins);
 /// 5 first_rounds; 6 the peak search (a scenario's peak_search); 7 the accuracy of
-/// classifiers (a scenario's accuracy).
-inline constexpr int report_schema_version = 7;
+/// classifiers (a scenario's accuracy); 8 the batching options of the load
+/// (metadata.config.load's max_batch, max_batch_wait_ms).
+inline constexpr int report_schema_version = 8;
 
 enum class ReportSchema { report, summary };
 

@@ -90,6 +90,8 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
         out.field("slo_percentile", load.slo_percentile);
         out.field("find_peak", load.find_peak);
         out.field("peak_precision", load.peak_precision);
+        out.field("max_batch", load.max_batch);
+        out.field("max_batch_wait_ms", load.max_batch_wait_ms);
         out.end_object();
     }
     out.key("params");
@@ -138,6 +140,8 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
         if (load.has("slo_percentile")) config.load.slo_percentile = load.number("slo_percentile");
         if (load.has("find_peak")) config.load.find_peak = load.boolean("find_peak");
         if (load.has("peak_precision")) config.load.peak_precision = load.number("peak_precision");
+        if (load.has("max_batch")) config.load.max_batch = load.integer("max_batch");
+        if (load.has("max_batch_wait_ms")) config.load.max_batch_wait_ms = load.number("max_batch_wait_ms");
     }
     object.object("params").each_member([&](const std::string& key, const FieldReader& values) {
         if (!values.value().IsArray()) values.expected("an array of strings");

@@ -50,6 +50,17 @@
 // token's argmax, ms), time_per_output_token (mean time of the decode steps after the
 // first token, ms), latency (the whole generation, ms), tokens_per_second (see below).
 //
+// Serving (--load, docs/serving.md): the eager model serves generations (a prompt by the
+// query's index, num_tokens_to_generate tokens, greedy) with continuous batching
+// (Context::serve_steps) over a KV cache of --max-batch slots, [slots, heads, max_len,
+// head_dim] per layer: a query that joins is prefilled alone into its slot, then decodes
+// one token a step together with the others, each at its own position of its own slot,
+// its attention masked past that position (ContinuousGpt2). Before serving, three
+// queries that join one step apart must generate the tokens each generates alone on the
+// benchmark's batch-1 path (check_continuous_batching), or the scenario fails. Compiled
+// and kernelized do not serve (skipped): their graphs and kernels take one position for
+// the whole batch.
+//
 // Parameters (YAML `params:` or --param):
 //   prompt_tokens  prompt length (default 32); for `train`, the length of a sequence
 //   seed           seed of the weights and the prompt (default 42)
@@ -78,8 +89,10 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/types.h>
 #include <torch/utils.h>
+#include <ATen/TensorIndexing.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -183,6 +196,28 @@ struct AttentionImpl : torch::nn::Module {
         return c_proj(out.transpose(1, 2).reshape({batch, tokens, d}));
     }
 
+    /// Continuous batching: x [B, 1, D], row b the next token of the query in cache slot
+    /// slots[b] at positions[b]; writes each row's key and value there and attends over
+    /// that slot alone; `masked` [B, 1, 1, max_len] is true where a key lies after the
+    /// row's position. The caches are [slots, H, max_len, hd].
+    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& masked,
+                       Tensor& k_cache, Tensor& v_cache) {
+        using torch::indexing::Slice;
+        const int64_t batch = x.size(0), d = x.size(2), hd = d / n_head;
+        const Tensor qkv = c_attn(x);
+        const auto split_heads = [&](int64_t part) {
+            return qkv.narrow(-1, part * d, d).view({batch, 1, n_head, hd}).transpose(1, 2);  // [B, H, 1, hd]
+        };
+        const Tensor q = split_heads(0);
+        k_cache.index_put_({slots, Slice(), positions}, split_heads(1).squeeze(2));
+        v_cache.index_put_({slots, Slice(), positions}, split_heads(2).squeeze(2));
+        const Tensor keys = k_cache.index_select(0, slots), values = v_cache.index_select(0, slots);
+        Tensor scores = torch::matmul(q, keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(hd));
+        scores = scores.masked_fill(masked, -std::numeric_limits<double>::infinity());
+        const Tensor out = torch::matmul(torch::softmax(scores, -1), values);
+        return c_proj(out.transpose(1, 2).reshape({batch, 1, d}));
+    }
+
     int64_t n_head;
     torch::nn::Linear c_attn, c_proj;
 };
@@ -213,6 +248,12 @@ struct BlockImpl : torch::nn::Module {
     Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
                    Tensor& v_cache) {
         const Tensor h = x + attn->forward(ln_1(x), positions, masked, k_cache, v_cache);
+        return h + mlp->forward(ln_2(h));
+    }
+
+    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& masked,
+                       Tensor& k_cache, Tensor& v_cache) {
+        const Tensor h = x + attn->decode_rows(ln_1(x), positions, slots, masked, k_cache, v_cache);
         return h + mlp->forward(ln_2(h));
     }
 
@@ -247,6 +288,20 @@ struct Gpt2Impl : torch::nn::Module {
         // layer norm is per position, so normalizing that row alone is the same.
         const Tensor last = ln_f(x.select(1, x.size(1) - 1));
         return torch::nn::functional::linear(last, wte->weight);  // tied LM head, no bias
+    }
+
+    /// Continuous batching: the next token of B queries, query b (ids[b]) at
+    /// positions[b] of cache slot slots[b] (ids, positions, slots: [B]; caches [slots,
+    /// H, max_len, hd] per layer), each attending over its own slot. Returns the logits
+    /// [B, vocab].
+    Tensor decode_rows(const Tensor& ids, const Tensor& positions, const Tensor& slots, std::vector<Tensor>& caches) {
+        const int64_t batch = ids.size(0), max_len = caches.at(0).size(2);
+        const Tensor masked = (torch::arange(max_len, positions.options()).unsqueeze(0) > positions.unsqueeze(1))
+                                  .view({batch, 1, 1, max_len});
+        Tensor x = (wte(ids) + wpe(positions)).unsqueeze(1);
+        for (std::size_t i = 0; i < blocks.size(); ++i)
+            x = blocks[i]->decode_rows(x, positions, slots, masked, caches.at(2 * i), caches.at(2 * i + 1));
+        return torch::nn::functional::linear(ln_f(x.select(1, 0)), wte->weight);
     }
 
     torch::nn::Embedding wte, wpe;
@@ -555,6 +610,141 @@ Stepper kernelized_stepper(Gpt2Impl& model, const Gpt2Config& c, std::vector<Ten
 }
 
 // ---------------------------------------------------------------------------------
+// Serving (--load): continuous batching over a KV cache of --max-batch slots.
+
+/// A query that joins is prefilled alone into its slot (the eager forward pass on the
+/// slot's rows of the caches); the queries already in the batch then decode one token
+/// each, together, each at its own position of its own slot (Gpt2Impl::decode_rows).
+class ContinuousGpt2 {
+public:
+    ContinuousGpt2(Gpt2 model, const Gpt2Config& c, int64_t slots, int64_t max_len, const torch::TensorOptions& cache,
+                   const Tensor& prompt_positions)
+        : model_(std::move(model)),
+          caches_(make_caches(c, slots, max_len, cache)),
+          position_(static_cast<std::size_t>(slots), 0),
+          last_(static_cast<std::size_t>(slots), 0),
+          prompt_positions_(prompt_positions) {}
+
+    /// Prefills `prompt` [1, P] into `slot`; returns the query's first token.
+    int64_t join(int64_t slot, const Tensor& prompt) {
+        std::vector<Tensor> rows;
+        for (const Tensor& cache : caches_) rows.push_back(cache.narrow(0, slot, 1));  // written in place
+        const int64_t token = model_->forward(prompt, prompt_positions_, rows).argmax(-1).item<int64_t>();
+        const auto at = static_cast<std::size_t>(slot);
+        position_[at] = prompt.size(1);
+        last_[at] = token;
+        return token;
+    }
+
+    /// The next token of the query in each of `slots`, together.
+    std::vector<int64_t> decode(const std::vector<int64_t>& slots) {
+        std::vector<int64_t> ids, positions;
+        for (const int64_t slot : slots) {
+            ids.push_back(last_[static_cast<std::size_t>(slot)]);
+            positions.push_back(position_[static_cast<std::size_t>(slot)]);
+        }
+        const auto index = torch::TensorOptions().dtype(torch::kInt64).device(prompt_positions_.device());
+        const Tensor logits =
+            model_->decode_rows(torch::tensor(ids, index), torch::tensor(positions, index), torch::tensor(slots, index), caches_);
+        const Tensor chosen = logits.argmax(-1).to(torch::kCPU);
+        std::vector<int64_t> tokens;
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            const auto at = static_cast<std::size_t>(slots[i]);
+            tokens.push_back(chosen[static_cast<int64_t>(i)].item<int64_t>());
+            last_[at] = tokens.back();
+            ++position_[at];
+        }
+        return tokens;
+    }
+
+private:
+    Gpt2 model_;
+    std::vector<Tensor> caches_;
+    std::vector<int64_t> position_, last_;  // per slot: where its next token goes, and its last token
+    Tensor prompt_positions_;
+};
+
+/// The serving path's tokens against a generation alone: `prompts` [Q, P] join a batch
+/// one step apart (so that they decode at other positions, in other slots, beside
+/// each other), and each query's tokens must equal those the batch-1 generation (the
+/// non-serving benchmark's eager path) chooses for its prompt alone.
+void check_continuous_batching(bench::Context& ctx, const Gpt2& model, const Gpt2Config& c, const Tensor& prompts,
+                               int64_t new_tokens, int64_t max_len, const torch::TensorOptions& cache,
+                               const torch::Device& device) {
+    const int64_t queries = prompts.size(0), prompt_len = prompts.size(1);
+    GenerationInputs alone;
+    alone.prompt_positions = torch::arange(prompt_len, torch::TensorOptions().dtype(torch::kInt64).device(device));
+    for (int64_t p = 0; p < max_len; ++p)
+        alone.decode_positions.push_back(torch::full({1}, p, alone.prompt_positions.options()));
+    alone.new_tokens = new_tokens;
+    ContinuousGpt2 batch(model, c, queries, max_len, cache, alone.prompt_positions);
+    std::vector<std::vector<int64_t>> batched(static_cast<std::size_t>(queries));
+    for (int64_t step = 0;; ++step) {
+        std::vector<int64_t> decoding;
+        for (int64_t q = 0; q < queries; ++q) {
+            const auto at = static_cast<std::size_t>(q);
+            if (q == step) batched[at].push_back(batch.join(q, prompts.narrow(0, q, 1)));
+            else if (q < step && static_cast<int64_t>(batched[at].size()) < new_tokens) decoding.push_back(q);
+        }
+        if (!decoding.empty()) {
+            const std::vector<int64_t> tokens = batch.decode(decoding);
+            for (std::size_t i = 0; i < decoding.size(); ++i)
+                batched[static_cast<std::size_t>(decoding[i])].push_back(tokens[i]);
+        }
+        if (step >= queries && decoding.empty()) break;
+    }
+    for (int64_t q = 0; q < queries; ++q) {
+        alone.prompt = prompts.narrow(0, q, 1);
+        const Tensor tokens = generate(eager_stepper(model, make_caches(c, 1, max_len, cache)), alone, device)
+                                  .tokens.to(torch::kCPU);
+        for (int64_t t = 0; t < new_tokens; ++t) {
+            const int64_t expected = tokens[0][t].item<int64_t>();
+            const int64_t got = batched[static_cast<std::size_t>(q)][static_cast<std::size_t>(t)];
+            if (got != expected)
+                throw std::runtime_error("gpt2: continuous batching generated other tokens than a query alone: query " +
+                                         std::to_string(q) + " of " + std::to_string(queries) + ", token " +
+                                         std::to_string(t) + ": " + std::to_string(got) + " instead of " +
+                                         std::to_string(expected));
+        }
+    }
+    ctx.set_info("batching_check", "the tokens of " + std::to_string(queries) +
+                                       " queries joining a batch one step apart equal those each generates alone");
+}
+
+/// Serves generations (--load): each query a prompt of `prompts`, by its index, and
+/// num_tokens_to_generate tokens, greedily, with continuous batching (Context::serve_steps).
+void serve_generations(bench::Context& ctx, const Gpt2& model, const Gpt2Config& c, const Tensor& prompts,
+                       int64_t new_tokens, int64_t max_len, const torch::TensorOptions& cache,
+                       const Tensor& prompt_positions) {
+    const int64_t slots = std::max(ctx.config().load.max_batch, 1);
+    ContinuousGpt2 server(model, c, slots, max_len, cache, prompt_positions);
+    ctx.set_info("serving", "continuous batching over a KV cache of " + std::to_string(slots) +
+                                " slots ([slots, heads, " + std::to_string(max_len) +
+                                ", head_dim] per layer): a query is prefilled alone into its slot as it joins, then "
+                                "decodes one token a step beside the others, each at its own position");
+    ctx.serve_steps([&](bench::QueryBatch active) {
+        std::vector<bench::Query*> decoding;
+        std::vector<int64_t> decoding_slots;
+        for (bench::Query* query : active) {
+            if (query->steps() > 0) {
+                decoding.push_back(query);
+                decoding_slots.push_back(query->slot());
+                continue;
+            }
+            server.join(query->slot(), prompts.narrow(0, query->index() % prompts.size(0), 1));
+            query->token();
+            if (query->tokens() == new_tokens) query->finish();
+        }
+        if (decoding.empty()) return;
+        server.decode(decoding_slots);
+        for (bench::Query* query : decoding) {
+            query->token();
+            if (query->tokens() == new_tokens) query->finish();
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------
 // Checks against eager
 
 bool is_reduced_precision(torch::ScalarType dtype) {
@@ -615,6 +805,9 @@ BENCH_RUN_BENCHMARK(ctx) {
                                     std::to_string(arch.n_ctx) + " positions");
     const int64_t batch = cfg.batch_size;
     const auto seed = static_cast<uint64_t>(ctx.params().get_int("seed", 42));
+    const bool serving = cfg.load.mode != bench::LoadMode::none;
+    if (serving && cfg.variant != bench::Variant::eager)
+        ctx.skip("--load: gpt2 serves (continuous batching) in the eager variant only");
 
     const torch::Device device = lt::select_device(ctx);
     lt::retain_freed_memory(ctx);
@@ -664,6 +857,17 @@ BENCH_RUN_BENCHMARK(ctx) {
     for (int64_t p = 0; p < max_len; ++p) in.decode_positions.push_back(torch::full({1}, p, index_options));
     in.new_tokens = new_tokens;
     const auto cache_options = torch::TensorOptions().dtype(dtype).device(device);
+
+    if (serving) {
+        // Prompts of the queries, by index; the first three also check the batched path
+        // against generations alone before anything is served.
+        torch::manual_seed(seed + 2);
+        const Tensor prompts = torch::randint(arch.vocab_size, {16, prompt_len}, torch::kInt64).to(device);
+        check_continuous_batching(ctx, model, arch, prompts.narrow(0, 0, 3), new_tokens, max_len, cache_options, device);
+        serve_generations(ctx, model, arch, prompts, new_tokens, max_len, cache_options, in.prompt_positions);
+        lt::record_memory(ctx, device);
+        return;
+    }
 
     Stepper stepper;
     switch (cfg.variant) {

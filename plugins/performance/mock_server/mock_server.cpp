@@ -17,11 +17,21 @@
 // Sleeping alone would overshoot by the wake-up latency (60-90 us here, timer slack
 // included), hence the last 200 us of spinning.
 //
+// Batching (--max-batch; the `batching` parameter): `dynamic` serves with
+// Context::serve_batches, a batch of n queries taking a + b n (a = service_time_ms,
+// b = per_query_ms), so that offline at the largest batch B its throughput is
+// B / (a + b B); `continuous` serves with Context::serve_steps, a step of n active
+// queries taking a + b n and giving each one token, a query finishing at its `tokens`-th.
+//
 // Parameters (YAML `params:` of the plugin, or --param):
-//   service_time_ms  service time of one sample (default 2)
+//   service_time_ms  service time of one sample (default 2); with batching, a: the time
+//                    of a batch or a step whatever its size
+//   per_query_ms     with batching, b: the time each query of a batch or step adds (default 0)
+//   batching         none (default: Context::serve), dynamic or continuous
 //   wait             sleep (default) or spin
 //   tokens           > 0: a generative query, reporting this many tokens evenly spread
-//                    over its service time (the first after one token's time)
+//                    over its service time (the first after one token's time); with
+//                    continuous batching, its steps (default 4 there)
 #include <bench/plugin.hpp>
 
 #include <chrono>
@@ -50,22 +60,50 @@ void wait_until(bench::Clock::time_point deadline, bool sleep) {
 BENCH_RUN_BENCHMARK(ctx) {
     const double service_ms = ctx.params().get_double("service_time_ms", 2.0);
     if (!(service_ms > 0)) throw std::invalid_argument("service_time_ms must be above 0");
+    const double per_query_ms = ctx.params().get_double("per_query_ms", 0.0);
+    if (!(per_query_ms >= 0)) throw std::invalid_argument("per_query_ms must be 0 or more");
     const std::string wait = ctx.params().get_string("wait", "sleep");
     if (wait != "sleep" && wait != "spin") throw std::invalid_argument("wait must be sleep or spin, got '" + wait + "'");
     const bool sleep = wait == "sleep";
-    const long long tokens = ctx.params().get_int("tokens", 0);
-    if (tokens < 0) throw std::invalid_argument("tokens must be 0 or more");
+    const std::string batching = ctx.params().get_string("batching", "none");
+    if (batching != "none" && batching != "dynamic" && batching != "continuous")
+        throw std::invalid_argument("batching must be none, dynamic or continuous, got '" + batching + "'");
+    const long long tokens = ctx.params().get_int("tokens", batching == "continuous" ? 4 : 0);
+    if (tokens < 0 || (batching == "continuous" && tokens < 1))
+        throw std::invalid_argument("tokens must be 0 or more (1 or more with continuous batching)");
 #ifdef __linux__
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // sleeps end when asked, not up to 50 us later
 #endif
     ctx.set_info("framework", "mock");
     ctx.set_info("model", "mock-server");
     ctx.record_scalar("service_time_setting", service_ms, "ms");
+    const auto duration = [](double ms) {
+        return std::chrono::duration_cast<bench::Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+    };
 
+    if (batching == "dynamic") {
+        ctx.record_scalar("per_query_setting", per_query_ms, "ms");
+        ctx.serve_batches([&](bench::QueryBatch batch) {
+            const auto start = bench::Clock::now();
+            wait_until(start + duration(service_ms + per_query_ms * static_cast<double>(batch.size())), sleep);
+        });
+        return;
+    }
+    if (batching == "continuous") {
+        ctx.record_scalar("per_query_setting", per_query_ms, "ms");
+        ctx.serve_steps([&](bench::QueryBatch active) {
+            const auto start = bench::Clock::now();
+            wait_until(start + duration(service_ms + per_query_ms * static_cast<double>(active.size())), sleep);
+            for (bench::Query* query : active) {
+                query->token();
+                if (query->tokens() == tokens) query->finish();
+            }
+        });
+        return;
+    }
     ctx.serve([&](bench::Query& query) {
         const auto start = bench::Clock::now();
-        const auto service = std::chrono::duration_cast<bench::Clock::duration>(
-            std::chrono::duration<double, std::milli>(service_ms * query.samples()));
+        const auto service = duration(service_ms * query.samples());
         for (long long t = 1; t <= tokens; ++t) {
             wait_until(start + service * t / tokens, sleep);
             query.token();

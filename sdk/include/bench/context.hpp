@@ -113,8 +113,23 @@ public:
     /// achieved rate, the late issues and the goodput under --slo (docs/serving.md).
     /// Once per scenario: a second call throws std::logic_error.
     void serve(const ServeHandler& handler);
-    /// Whether serve() was called: a benchmark run with --load that never serves is
-    /// skipped by the host, saying so.
+    /// serve() with dynamic batching (ABI 2.6): the handler serves the queries waiting
+    /// when it is free, up to --max-batch of them, together. While arrivals may still
+    /// come (server, --target-qps), a batch that is not full waits up to
+    /// --max-batch-wait after its first query was issued for more. A query completes
+    /// when the handler returns. Records the series "queries_per_batch".
+    void serve_batches(const BatchHandler& handler);
+    /// serve() with continuous batching (ABI 2.6): the handler runs one step of the
+    /// queries active in the batch, up to --max-batch of them, each in a slot of its own
+    /// (Query::slot). A query that arrives joins at the next step that has a free slot
+    /// (Query::steps() is 0 in it); one the handler finishes (Query::finish) leaves at
+    /// the end of that step, and completes then. Its tokens (Query::token) give the
+    /// time to first token, time per output token and inter-token latency as in
+    /// serve(). Records the series "queries_per_batch" (queries per step). A query that never
+    /// finishes keeps its slot: the handler must finish every query.
+    void serve_steps(const StepHandler& handler);
+    /// Whether serve(), serve_batches() or serve_steps() was called: a benchmark run
+    /// with --load that never serves is skipped by the host, saying so.
     bool served() const;
 
     /// Ends the scenario as skipped, with a reason the user will read.

@@ -91,6 +91,15 @@ struct LoadConfig {
     /// exclusive (--slo p95:...); 0: the mode's headline percentile (99 in server).
     double slo_percentile = 0;
 
+    // (Added in ABI 2.6, after the members older plugins know.)
+    /// Context::serve_batches and serve_steps: the most queries in a batch or a step
+    /// (--max-batch); 0: 1, no batching.
+    int max_batch = 0;
+    /// Context::serve_batches: how long a batch that is not full waits for more queries
+    /// after its first was issued, while arrivals may still come (--max-batch-wait); 0:
+    /// it does not wait.
+    double max_batch_wait_ms = 0;
+
     friend bool operator==(const LoadConfig&, const LoadConfig&) = default;
 };
 

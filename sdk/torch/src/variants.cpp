@@ -338,6 +338,52 @@ void prepare_module(torch::nn::Module& module, const torch::Device& device, torc
     module.eval();
 }
 
+/// Serving (--load): the variant serves queries of one input each with dynamic batching
+/// (Context::serve_batches): a batch of n queries is one forward pass over n inputs,
+/// query i taking input i mod N of a seeded batch of N = --max-batch. The compiled
+/// variant traces a graph per batch size, 1 to N (a traced graph keeps the sizes it was
+/// traced at), each checked against eager; every size's first call (kernels packed per
+/// shape, the graph executor's own optimizations) comes before the load.
+void serve_model(Context& ctx, ModelBenchmark& spec, const Forward& run, const torch::Device& device,
+                 torch::ScalarType dtype) {
+    const ScenarioConfig& config = ctx.config();
+    const int64_t max_batch = std::max(config.load.max_batch, 1);
+    const torch::Tensor inputs = spec.make_input(max_batch, device, dtype);
+    std::vector<Forward> by_size(static_cast<std::size_t>(max_batch) + 1, run);
+    if (config.variant == Variant::compiled) {
+        double compile_ms = 0;
+        const Forward& eager = spec.forward;
+        for (int64_t n = 1; n <= max_batch; ++n) {
+            const torch::Tensor input = inputs.narrow(0, 0, n);
+            CompiledModel compiled = compile_traced(
+                [&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input}, config.compile_mode);
+            compile_ms += compiled.compile_time_ms;
+            auto module = std::make_shared<torch::jit::Module>(std::move(compiled.module));
+            by_size[static_cast<std::size_t>(n)] = [module](const torch::Tensor& x) { return module->forward({x}).toTensor(); };
+            check_against_reference(ctx, eager(input), by_size[static_cast<std::size_t>(n)](input), dtype);
+        }
+        ctx.record_scalar("serving_compile_time", compile_ms, "ms");
+    }
+    for (int64_t n = 1; n <= max_batch; ++n) {
+        do_not_optimize(by_size[static_cast<std::size_t>(n)](inputs.narrow(0, 0, n)));
+        synchronize(device);
+    }
+    ctx.set_info("serving", "dynamic batching: a batch of n queries is one forward pass over n inputs (query i: input "
+                            "i mod " + std::to_string(max_batch) + " of a seeded batch)" +
+                                (config.variant == Variant::compiled ? "; a graph traced per batch size, 1 to " +
+                                                                           std::to_string(max_batch)
+                                                                     : ""));
+    const auto index = torch::TensorOptions().dtype(torch::kInt64).device(device);
+    ctx.serve_batches([&](QueryBatch batch) {
+        std::vector<int64_t> rows;
+        rows.reserve(batch.size());
+        for (const Query* query : batch) rows.push_back(query->index() % max_batch);
+        const torch::Tensor out = by_size[batch.size()](inputs.index_select(0, torch::tensor(rows, index)));
+        synchronize(device);
+        do_not_optimize(out);
+    });
+}
+
 }  // namespace
 
 void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
@@ -431,6 +477,11 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output, output, dtype);
     output = torch::Tensor();  // not kept while timing
 
+    if (config.load.mode != LoadMode::none) {
+        serve_model(ctx, spec, run, device, dtype);
+        record_memory(ctx, device);
+        return;
+    }
     flush_memory(device);
     const Series latency = measure_synchronized(ctx, "latency", device, [&] {
         const torch::Tensor out = run(input);

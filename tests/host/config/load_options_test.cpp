@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,26 @@ TEST(LoadOptions, AnSloNamesItsPercentileBeforeItsBounds) {
     EXPECT_DOUBLE_EQ(peak_precision_value("x", "0.1"), 0.1);
     EXPECT_THROW(peak_precision_value("x", "0"), ConfigError);
     EXPECT_THROW(peak_precision_value("x", "100%"), ConfigError);
+}
+
+TEST(LoadOptions, BatchingNeedsALoadAndWaitingNeedsABatchAboveOne) {
+    bench::LoadConfig load;
+    load.max_batch = 4;
+    EXPECT_EQ(check_error(load), "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a "
+                                 "benchmark that serves in batches)");
+    load.mode = bench::LoadMode::offline;
+    EXPECT_EQ(check_error(load), "no error");
+    load.max_batch = 1;
+    load.max_batch_wait_ms = 2;
+    EXPECT_EQ(check_error(load), "--max-batch-wait needs --max-batch N above 1 (a batch of one never waits)");
+    load.max_batch = 8;
+    EXPECT_EQ(check_error(load), "no error");
+    const auto described = describe_load(load);
+    EXPECT_NE(std::find(described.begin(), described.end(), std::pair<std::string, std::string>{"max_batch", "8"}),
+              described.end());
+    EXPECT_NE(std::find(described.begin(), described.end(),
+                        std::pair<std::string, std::string>{"max_batch_wait_ms", "2"}),
+              described.end());
 }
 
 TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {

@@ -174,6 +174,10 @@ slo: {ttft: 500ms, tpot: 50ms}
     EXPECT_DOUBLE_EQ(search.slo_percentile, 95);
     EXPECT_EQ(search.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
     EXPECT_DOUBLE_EQ(load("slo: p90:latency=1s\n").load.slo_percentile, 90);
+
+    const bench::LoadConfig batched = load("load: offline\nmax_batch: 8\nmax_batch_wait: 2ms\n").load;
+    EXPECT_EQ(batched.max_batch, 8);
+    EXPECT_DOUBLE_EQ(batched.max_batch_wait_ms, 2);
 }
 
 TEST(RunConfig, WrongServingLoadValuesNameTheKeyAndWhere) {

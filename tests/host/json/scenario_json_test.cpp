@@ -156,6 +156,8 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.load.find_peak = true;
     config.load.peak_precision = 0.02;
     config.load.slo_percentile = 95;
+    config.load.max_batch = 8;
+    config.load.max_batch_wait_ms = 2.5;
     for (const JsonFormat format : {protocol_json, report_json})
         EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
     shard.index = 4;

@@ -65,7 +65,11 @@ auto load_model(Context& ctx, Build&& build) {
 ///    against the float32 output, or eager's reference in float32
 ///    ("max_abs_diff_vs_float32", "max_rel_diff_vs_float32");
 ///  - "latency" (ms, measure_synchronized), "throughput" (batch_size per call, in
-///    throughput_unit);
+///    throughput_unit); with --load instead, the variant serves queries of one input
+///    each with dynamic batching (Context::serve_batches, up to --max-batch: a batch of
+///    n queries is one forward pass over n inputs; the compiled variant traces a graph
+///    per batch size, each checked against eager, "serving_compile_time"), and the
+///    load's figures replace these and the work (docs/serving.md);
 ///  - work, outside the measured time: FLOPs counted on the traced eager graph,
 ///    record_work with calibrated_peak_gflops(dtype) on the CPU ("flops_per_forward",
 ///    "gflops", "peak_gflops", "fraction_of_peak"); a forward that cannot be traced only

@@ -9,6 +9,7 @@
 
 #include <bench/export.hpp>
 #include <bench/monitor_report.hpp>
+#include <bench/profile.hpp>
 
 namespace bench {
 
@@ -77,6 +78,9 @@ struct BENCH_EXPORT ScenarioResult {
     /// How the sampling of each series timed by the SDK ended, by series name. (Added in
     /// ABI 1.2, last so that the members before it keep their place.)
     std::map<std::string, SamplingReport> sampling;
+    /// Where the time went, from the profiled pass after the measurement (--profile,
+    /// Context::profile); empty without one. (Added in ABI 2.4, last.)
+    std::optional<Profile> profile;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

@@ -8,6 +8,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/field_reader.hpp"
+#include "json/profile_json.hpp"
 #include "json/report_schema.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
@@ -75,6 +76,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     if (scenario.has("first_rounds")) outcome.first_rounds = scenario.integer("first_rounds");
     if (scenario.has("round_sizes")) outcome.round_sizes = read_round_sizes(scenario.object("round_sizes"));
     if (scenario.has("sampling")) outcome.result.sampling = read_sampling(scenario.object("sampling"));
+    if (scenario.has("profile")) outcome.result.profile = read_profile(scenario["profile"]);
 
     scenario.object("measurements").each_member([&](const std::string& name, const FieldReader& field) {
         const FieldReader item = field.as_object();

@@ -15,8 +15,9 @@ namespace benchhost {
 /// 2 added series statistics (cv, ci95, outliers, stable), sampling, cold_start,
 /// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards);
 /// 4 the summary's success_rate over the scenarios that ran (null when none did),
-/// and how each plugin was compiled (metadata.plugin_build, the summary's plugins).
-inline constexpr int report_schema_version = 5;
+/// and how each plugin was compiled (metadata.plugin_build, the summary's plugins);
+/// 5 first_rounds (--confirm); 6 a profiled scenario's profile (--profile).
+inline constexpr int report_schema_version = 6;
 
 enum class ReportSchema { report, summary };
 

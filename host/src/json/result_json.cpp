@@ -10,7 +10,8 @@
 //            "info": {key: value},
 //            "warnings": [text, ...],
 //            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor},
-//            "sampling": sampling}
+//            "sampling": sampling,
+//            "profile": profile (json/profile_json.hpp; only with --profile)}
 //
 // Non-finite numbers: this is a private protocol between the host and its own workers,
 // so NaN and +-infinity are written as the NaN / Infinity / -Infinity tokens and text as
@@ -31,6 +32,7 @@
 
 #include "json/field_reader.hpp"
 #include "json/json_writer.hpp"
+#include "json/profile_json.hpp"
 #include "json/scenario_json.hpp"
 
 namespace benchhost {
@@ -61,6 +63,10 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
     out.end_object();
     out.key("sampling");
     write_sampling(out, result.sampling);
+    if (result.profile) {
+        out.key("profile");
+        write_profile(out, *result.profile);
+    }
     out.end_object();
 }
 
@@ -84,6 +90,7 @@ bench::ScenarioResult read_result(const FieldReader& object) {
         });
     }
     if (document.has("sampling")) result.sampling = read_sampling(document.object("sampling"));
+    if (document.has("profile")) result.profile = read_profile(document["profile"]);
     return result;
 }
 

@@ -18,6 +18,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/profile_sections.hpp"
 #include "report/run_plugins.hpp"
 #include "util/text_table.hpp"
 
@@ -228,6 +229,7 @@ std::string markdown_report(const RunFigures& figures) {
 
     plugins_section(out, record);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
+    out += profile_markdown_section(figures, md_text, md_code);
     return out;
 }
 

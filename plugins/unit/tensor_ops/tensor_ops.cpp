@@ -96,6 +96,7 @@
 #include <bench/torch/compile.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/kernels.hpp>
+#include <bench/torch/profiling.hpp>
 
 BENCH_PLUGIN("tensor_ops", "1.1.0", .axes = "variant,dtype,device,threads");
 
@@ -358,6 +359,11 @@ void Session::run(const std::vector<Case>& cases) const {
     ctx_.record_scalar("gflops", cases[headline_index].flops / (bench::summarize(headline->samples).median * 1e6),
                        "GFLOP/s");
     ctx_.set_info("headline", cases[headline_index].label);
+
+    // --profile: one call of the headline size, profiled apart from everything measured.
+    const Case& profiled = cases[headline_index];
+    bench::libtorch::profile(ctx_, op_ + " " + profiled.label,
+                             [&] { timed_call(ops[headline_index], profiled.inputs, slowdown_); });
 }
 
 /// compiled: the operator traced into a TorchScript graph, frozen and optimized (the

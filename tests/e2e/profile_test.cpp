@@ -192,6 +192,7 @@ TEST(ResNetProfile, TheOperatorsSelfTimesAddUpToTheMeasuredLatency) {
     const ProfiledRun run = run_resnet(work, work / "run", 128);
     ASSERT_EQ(run.process.exit_code, 0) << run.process.out << run.process.err;
     ASSERT_EQ(run.record.outcomes.size(), 2u);
+    std::string skipped;  // the scenarios the machine's load left unchecked, and why
     for (const auto& outcome : run.record.outcomes) {
         SCOPED_TRACE(outcome.config.scenario_id());
         ASSERT_TRUE(outcome.result.profile.has_value());
@@ -203,18 +204,27 @@ TEST(ResNetProfile, TheOperatorsSelfTimesAddUpToTheMeasuredLatency) {
                     "unprofiled %.3f ms, overhead %.3fx\n",
                     outcome.config.scenario_id().c_str(), self, latency, self / latency, p.call_ms,
                     p.unprofiled_call_ms, p.overhead);
+        // Whatever the load, the operators account for the profiled call they ran in: the
+        // call's own code between them is little (the operators' figures are means, the
+        // call's a median).
+        EXPECT_NEAR(self / p.call_ms, 1.0, 0.15) << "self times " << self << " ms, profiled call " << p.call_ms << " ms";
         // The profiler's cost grows with what else competes for the CPU; and the profiled
         // pass's unprofiled calls time what the measurement timed: when they disagree, the
         // two parts had different shares of the machine, and one cannot check the other.
+        std::string loaded;
         for (const std::string& warning : outcome.result.warnings)
-            if (warning.find("the machine was loaded") != std::string::npos)
-                GTEST_SKIP() << "the profiler's overhead grows with the machine's load: " << warning;
+            if (warning.find("the machine was loaded") != std::string::npos) loaded = warning;
         const double drift = p.unprofiled_call_ms / latency;
-        if (std::fabs(drift - 1) > 0.10)
-            GTEST_SKIP() << "the machine was loaded: the profiled pass's unprofiled call took " << p.unprofiled_call_ms
-                         << " ms, the measurement's median " << latency << " ms (" << drift << "x)";
+        if (loaded.empty() && std::fabs(drift - 1) > 0.10)
+            loaded = "the profiled pass's unprofiled call took " + std::to_string(p.unprofiled_call_ms) +
+                     " ms, the measurement's median " + std::to_string(latency) + " ms";
+        if (!loaded.empty()) {
+            skipped += outcome.config.scenario_id() + ": " + loaded + "\n";
+            continue;
+        }
         EXPECT_NEAR(self / latency, 1.0, 0.15) << "self times " << self << " ms, latency " << latency << " ms";
     }
+    if (!skipped.empty()) GTEST_SKIP() << "the self times against the latency not checked, the machine was loaded:\n" << skipped;
 }
 
 TEST(MockProfile, APluginWithoutLibTorchGetsNativeStacksOrSaysWhyNot) {

@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> facts(const ProfileView& view) 
     out.emplace_back("Profiled call", p.call);
     if (!p.operator_profiler.empty()) {
         out.emplace_back("Operator profiler", p.operator_profiler);
-        out.emplace_back("Calls profiled", std::to_string(p.calls) + ", each after an unprofiled one");
+        out.emplace_back("Calls profiled", std::to_string(p.calls) + ", in blocks taking turns with blocks of unprofiled calls");
         out.emplace_back("One call, profiled / unprofiled (medians)",
                          format_figure(p.call_ms, "ms") + " / " + format_figure(p.unprofiled_call_ms, "ms") +
                              ": the profiler's overhead " + format_ratio(p.overhead));

@@ -94,8 +94,8 @@ struct Profile {
     std::string call;               // what one profiled call is ("forward", "generation")
     std::string operator_profiler;  // what measured the operators; empty: none
     long long calls = 0;            // calls profiled by the operator profiler
-    /// Medians of one call under the operator profiler and without it, timed alternately
-    /// in the same pass, and their ratio: the operator profiler's own overhead.
+    /// Medians of one call under the operator profiler and without it, timed in blocks that
+    /// take turns in the same pass, and their ratio: the operator profiler's own overhead.
     double call_ms = NAN;
     double unprofiled_call_ms = NAN;
     double overhead = NAN;

@@ -9,6 +9,7 @@ build_dir=${BENCH_BUILD_DIR:-$repo_root/build}
 bench_packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
   libtorch-dev libopenblas0-openmp  # LibTorch, and a fast BLAS behind it
+  libjpeg-dev libpng-dev  # JPEG (libjpeg-turbo) and PNG images for --param dataset=DIR
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev sqlite3  # the run history (--history), and the command its tests edit it with

@@ -96,6 +96,22 @@ void Context::set_info(std::string_view key, std::string_view value) {
     impl_->result.info[std::string(key)] = std::string(value);
 }
 
+void Context::record_accuracy(const Accuracy& accuracy) {
+    if (accuracy.inputs < 0 || accuracy.top1_correct < 0 || accuracy.top1_correct > accuracy.top5_correct ||
+        accuracy.top5_correct > accuracy.inputs)
+        throw std::invalid_argument("record_accuracy: '" + accuracy.model + "': need 0 <= top1_correct (" +
+                                    std::to_string(accuracy.top1_correct) + ") <= top5_correct (" +
+                                    std::to_string(accuracy.top5_correct) + ") <= inputs (" +
+                                    std::to_string(accuracy.inputs) + ")");
+    for (Accuracy& existing : impl_->result.accuracy) {
+        if (existing.model == accuracy.model) {
+            existing = accuracy;
+            return;
+        }
+    }
+    impl_->result.accuracy.push_back(accuracy);
+}
+
 void Context::begin_measurement() {
     if (impl_->window_open) throw std::logic_error("begin_measurement: a measurement window is already open");
     impl_->window_open = true;
@@ -127,7 +143,7 @@ std::vector<MeasurementWindow> Context::measurement_windows() const { return imp
 void Context::serve(const ServeHandler& handler) {
     if (impl_->served) throw std::logic_error("Context::serve: called twice in one scenario");
     impl_->served = true;
-    detail::run_load(*this, handler);
+    impl_->result.peak_search = detail::run_load(*this, handler);
 }
 
 bool Context::served() const { return impl_->served; }

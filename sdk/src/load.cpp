@@ -83,4 +83,13 @@ std::string to_string(const std::vector<Slo>& slos) {
     return text;
 }
 
+std::optional<double> parse_percentile(std::string_view text) {
+    if (text.size() < 2 || text.front() != 'p') return std::nullopt;
+    const std::string_view number = text.substr(1);
+    if (!std::isdigit(static_cast<unsigned char>(number.front()))) return std::nullopt;
+    const std::optional<double> value = parse_double(number);
+    if (!value || !(*value > 0) || !(*value < 100)) return std::nullopt;
+    return value;
+}
+
 }  // namespace bench

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include <bench/internal/arrivals.hpp>
 #include <bench/internal/load_figures.hpp>
+#include <bench/internal/peak_search.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {
@@ -114,17 +116,36 @@ struct LoadRun {
         }
     }
 
+    /// server, open loop: the queries of a load at `rate` (--queries, or more to last
+    /// --min-duration).
+    std::size_t planned_queries(double rate) const {
+        const auto needed = static_cast<long long>(std::ceil(min_duration_s * rate));
+        return static_cast<std::size_t>(std::max(queries, needed));
+    }
+
     /// server, open loop: the arrival times are drawn up front; a thread of their own
-    /// issues them on schedule into a queue, and this thread serves the queue.
-    void open_loop() {
-        const auto needed = static_cast<long long>(std::ceil(min_duration_s * load.target_qps));
-        const auto count = static_cast<std::size_t>(std::max(queries, needed));
-        const std::vector<double> arrivals = arrival_times(load.target_qps, count, load.burstiness, load.seed);
+    /// issues them on schedule, and this thread serves them in order. With a judge
+    /// (--find-peak), the load stops as soon as the judge decides the rate: the queries
+    /// not served yet are dropped, and `times` keeps those served, in the order they
+    /// were. Neither thread may add its own delay to the queue it measures:
+    /// - the schedule's clock starts once the issuing thread runs: starting a thread took
+    ///   1.6 to 2.5 ms on an idle 16-core VM, and every query due by then was issued late;
+    /// - the serving thread, when it has nothing to serve, sleeps only until the next
+    ///   arrival's time less `spin_margin` and then spins on the count of issued queries:
+    ///   woken by a condition variable instead, it started each query 35 to 40 us after
+    ///   its issue on that machine, which added 17% to the mean wait of an M/D/1 queue
+    ///   at rho 0.5 (service 0.4 ms).
+    RateJudge::Verdict open_loop(double rate, RateJudge* judge = nullptr) {
+        const std::size_t count = planned_queries(rate);
+        const std::vector<double> arrivals = arrival_times(rate, count, load.burstiness, load.seed);
         times.resize(count);
         std::vector<Clock::time_point> issued_at(count);
+        std::vector<std::size_t> served_order;
+        RateJudge::Verdict verdict = RateJudge::Verdict::undecided;
+        std::atomic<std::size_t> issued{0};  // queries 0 .. issued-1 are issued (release/acquire on issued_at)
+        std::atomic<int> phase{0};           // 1: the issuer runs; 2: `start` is set
         std::mutex mutex;
-        std::condition_variable ready, wake_issuer;
-        std::deque<std::size_t> queue;
+        std::condition_variable wake_issuer, wake_server;
         bool stop = false;
         auto scheduled = [&](std::size_t i) {
             return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(arrivals[i]));
@@ -133,17 +154,22 @@ struct LoadRun {
 #ifdef __linux__
             prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // wake when asked, not up to 50 us later
 #endif
+            phase.store(1, std::memory_order_release);
+            while (phase.load(std::memory_order_acquire) != 2) {
+            }
             for (std::size_t i = 0; i < count; ++i) {
                 if (!wait_until(scheduled(i), mutex, wake_issuer, stop)) return;
-                const auto now = Clock::now();
+                issued_at[i] = Clock::now();
                 {
-                    std::lock_guard lock(mutex);
-                    issued_at[i] = now;
-                    queue.push_back(i);
+                    std::lock_guard lock(mutex);  // so that a server about to sleep sees it
+                    issued.store(i + 1, std::memory_order_release);
                 }
-                ready.notify_one();
+                wake_server.notify_one();
             }
         });
+        while (phase.load(std::memory_order_acquire) != 1) std::this_thread::yield();
+        start = Clock::now();
+        phase.store(2, std::memory_order_release);
         auto stop_issuer = [&] {
             {
                 std::lock_guard lock(mutex);
@@ -153,29 +179,46 @@ struct LoadRun {
             issuer.join();
         };
         try {
-            for (std::size_t served = 0; served < count; ++served) {
-                std::size_t i;
-                Clock::time_point issued;
-                {
-                    std::unique_lock lock(mutex);
-                    ready.wait(lock, [&] { return !queue.empty(); });
-                    i = queue.front();
-                    queue.pop_front();
-                    issued = issued_at[i];
+            for (std::size_t i = 0; i < count; ++i) {
+                if (issued.load(std::memory_order_acquire) <= i) {
+                    {
+                        std::unique_lock lock(mutex);
+                        wake_server.wait_until(lock, scheduled(i) - spin_margin,
+                                               [&] { return issued.load(std::memory_order_relaxed) > i; });
+                    }
+                    while (issued.load(std::memory_order_acquire) <= i) {
+                    }
                 }
-                serve_one(static_cast<long long>(i), scheduled(i), issued);
+                serve_one(static_cast<long long>(i), scheduled(i), issued_at[i]);
+                if (judge == nullptr) continue;
+                served_order.push_back(i);
+                verdict = judge->add(times[i]);
+                if (verdict != RateJudge::Verdict::undecided) break;
             }
         } catch (...) {
             stop_issuer();
             throw;
         }
         stop_issuer();
+        if (judge != nullptr && served_order.size() < count) {
+            std::vector<QueryTimes> served;
+            served.reserve(served_order.size());
+            for (const std::size_t i : served_order) served.push_back(std::move(times[i]));
+            times = std::move(served);
+        }
+        return verdict;
     }
 };
 
 std::string number_text(double value) {
     std::ostringstream text;
     text << value;
+    return text.str();
+}
+
+std::string percentile_text(double percentile) {
+    std::ostringstream text;  // (not "p" + ...: GCC 12 warns about it, wrongly, with -Wrestrict)
+    text << 'p' << percentile;
     return text.str();
 }
 
@@ -227,7 +270,8 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
     }
     if (!load.slos.empty()) {
         ctx.record_scalar("goodput", f.goodput * 100, "%");
-        ctx.set_info("slo", to_string(load.slos));
+        ctx.set_info("slo", (load.slo_percentile > 0 ? percentile_text(load.slo_percentile) + ":" : std::string()) +
+                                to_string(load.slos));
         for (const std::string& metric : f.unmeasured_slo_metrics)
             ctx.add_warning("--slo bounds " + metric +
                             ", but some queries reported no tokens (Query::token): they count as missing it");
@@ -239,38 +283,128 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
                         " ms): the load generator fell behind its schedule; their latencies count from the schedule");
 }
 
+
+/// --find-peak: the search (peak_search.hpp), each rate a server load of its own served
+/// to the end or until its verdict is certain; then the figures of the peak rate (or,
+/// when no rate passed, of the last one tried) are recorded as a server load's.
+PeakSearch find_peak(Context& ctx, const LoadConfig& load, const ServeHandler& handler, double first_qps,
+                     long long& served_queries) {
+    const ScenarioConfig& config = ctx.config();
+    const double percentile = load.slo_percentile > 0 ? load.slo_percentile : headline_percentile(LoadMode::server);
+    const double tolerance = load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms;
+    const long long queries = load.queries > 0 ? load.queries : default_queries;
+    std::vector<QueryTimes> kept;  // the queries of the highest rate that passed, or of the last one tried
+    double kept_rate = 0;
+    bool kept_passed = false;
+
+    PeakSearchSettings settings;
+    settings.start_qps = first_qps;
+    settings.precision = load.peak_precision > 0 ? load.peak_precision : default_peak_precision;
+    settings.percentile = percentile;
+    const PeakSearch search = search_peak(settings, [&](double rate, const std::string& phase) {
+        LoadRun run{load, LoadMode::server, handler, 1, queries, load.min_duration_s, {}, {}};
+        const auto planned = static_cast<long long>(run.planned_queries(rate));
+        RateJudge judge(load.slos, percentile, planned);
+        run.start = Clock::now();
+        const RateJudge::Verdict verdict = run.open_loop(rate, &judge);
+        served_queries += static_cast<long long>(run.times.size());
+        PeakStep step = peak_step(run.times, load.slos, percentile, tolerance, rate, planned, verdict, judge.why());
+        step.phase = phase;
+        // A bound on tokens that no query reported cannot be judged at any rate.
+        const bool tokens = std::any_of(run.times.begin(), run.times.end(),
+                                        [](const QueryTimes& q) { return !q.tokens.empty(); });
+        for (const Slo& slo : load.slos)
+            if (slo.metric != "latency" && !tokens) ctx.skip(peak_unjudged_reason(config, slo.metric));
+        ctx.log().info("--find-peak: {} {:.4g} queries/s: {} ({} of {} queries{})", phase, rate,
+                       step.passed ? "passed" : "failed", step.queries, step.planned,
+                       step.stopped_early.empty() ? "" : ", " + step.stopped_early);
+        if (step.passed ? (!kept_passed || rate > kept_rate) : !kept_passed) {
+            kept = std::move(run.times);
+            kept_rate = rate;
+            kept_passed = step.passed;
+        }
+        return step;
+    });
+
+    LoadConfig at = load;
+    at.target_qps = kept_rate;
+    LoadRun figures{at, LoadMode::server, handler, 1, queries, load.min_duration_s, std::move(kept), {}};
+    record_figures(ctx, figures, load_figures(figures.times, tolerance, load.slos));
+    std::string bounds;
+    for (const Slo& slo : load.slos)
+        bounds += (bounds.empty() ? "" : ", ") + percentile_text(percentile) + " of " + slo.metric + " <= " +
+                  number_text(slo.limit_ms) + " ms";
+    ctx.set_info("find_peak", bounds + "; " + std::to_string(search.steps.size()) + " rates tried, to within " +
+                                  number_text(search.precision * 100) + "%");
+    ctx.record_scalar("peak_search_rates", static_cast<double>(search.steps.size()), "rates");
+    if (!std::isnan(search.peak_qps)) ctx.record_scalar("peak_qps", search.peak_qps, "queries/s");
+    if (search.end == peak_end_no_pass)
+        ctx.add_warning("--find-peak: no rate met the SLO (" + bounds + "), down to " + number_text(kept_rate) +
+                        " queries/s: the figures are that rate's");
+    else if (search.end == peak_end_no_fail)
+        ctx.add_warning("--find-peak: every rate met the SLO, up to " + number_text(search.peak_qps) +
+                        " queries/s: the peak is at least that");
+    else if (search.end == peak_end_steps)
+        ctx.add_warning("--find-peak: the search stopped after " + std::to_string(search.steps.size()) +
+                        " rates, before the lowest rate that failed came within " +
+                        number_text(search.precision * 100) + "% of the peak");
+    return search;
+}
+
 }  // namespace
 
 namespace detail {
 
-void run_load(Context& ctx, const ServeHandler& handler) {
+std::optional<PeakSearch> run_load(Context& ctx, const ServeHandler& handler) {
     if (!handler) throw std::invalid_argument("Context::serve: the handler is empty");
     const ScenarioConfig& config = ctx.config();
     const LoadConfig& load = config.load;
     const LoadMode mode = load.mode == LoadMode::none ? LoadMode::single_stream : load.mode;
-    if (mode == LoadMode::server && load.concurrency <= 0 && !(load.target_qps > 0))
+    if (load.find_peak && (mode != LoadMode::server || load.slos.empty()))
+        throw std::invalid_argument("--find-peak needs --load server and --slo");
+    if (mode == LoadMode::server && !load.find_peak && load.concurrency <= 0 && !(load.target_qps > 0))
         throw std::invalid_argument("--load server needs --target-qps above 0 or --concurrency");
     const int samples =
         mode == LoadMode::multi_stream ? (load.samples_per_query > 0 ? load.samples_per_query : default_samples_per_query) : 1;
     LoadRun run{load, mode, handler, samples, load.queries > 0 ? load.queries : default_queries, load.min_duration_s, {}, {}};
 
-    // Warmup: queries served one after another, not recorded.
-    for (int i = 0; i < config.warmup_iterations; ++i) {
+    // Warmup: queries served one after another, not recorded. The fastest sets the
+    // first rate of --find-peak (half of what one query at a time allows), for which
+    // one query is served even without warmup.
+    const int warmup = std::max(config.warmup_iterations, load.find_peak ? 1 : 0);
+    double fastest_s = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < warmup; ++i) {
         std::vector<Clock::time_point> tokens;
         Query query(i, samples, &tokens);
+        const auto started = Clock::now();
         handler(query);
+        fastest_s = std::min(fastest_s, std::chrono::duration<double>(Clock::now() - started).count());
+    }
+    if (load.find_peak) {
+        // A handler that takes no time would make the first rate infinite: at most a
+        // million queries/s, which the issuing thread cannot keep up with anyway.
+        const double first_qps = 0.5 / std::max(fastest_s, 0.5e-6);
+        long long served = 0;
+        std::optional<PeakSearch> search;
+        {
+            MeasurementScope measuring(ctx);
+            search = find_peak(ctx, load, handler, first_qps, served);
+            measuring.set_iterations(served);
+        }
+        return search;
     }
     {
         MeasurementScope measuring(ctx);
         run.start = Clock::now();
         if (mode == LoadMode::offline) run.offline();
         else if (mode == LoadMode::server && load.concurrency > 0) run.closed_loop(load.concurrency);
-        else if (mode == LoadMode::server) run.open_loop();
+        else if (mode == LoadMode::server) run.open_loop(load.target_qps);
         else run.sequential();
         measuring.set_iterations(static_cast<long long>(run.times.size()));
     }
     const double tolerance = load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms;
     record_figures(ctx, run, load_figures(run.times, tolerance, load.slos));
+    return std::nullopt;
 }
 
 }  // namespace detail

@@ -154,6 +154,18 @@ TEST_F(AbTest, NothingComparedFails) {
     EXPECT_NE(read_file(out / "comparison.md").find("nothing was compared"), std::string::npos);
 }
 
+TEST_F(AbTest, ALoadThatNoSelectedBenchmarkServesExitsTwo) {
+    // As in `run`: the mock does not serve, so --load was wrong for this selection.
+    const fs::path out = work / "load";
+    const ProcessResult run = ab_mock(out, {"--load", "server", "--target-qps", "100", "--queries", "20"});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    EXPECT_NE(run.err.find("[error] base side: --load server: no selected benchmark serves (none of "
+                           "performance/mock_benchmark/mock_benchmark calls ctx.serve)"),
+              std::string::npos)
+        << run.err;
+    EXPECT_TRUE(fs::exists(out / "comparison.md"));  // the reports are written all the same
+}
+
 TEST_F(AbTest, DryRunListsThePairs) {
     const ProcessResult dry = ab_mock(work / "dry", {"--dry-run"});
     EXPECT_EQ(dry.exit_code, 0) << dry.err;

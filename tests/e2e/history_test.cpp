@@ -72,6 +72,40 @@ TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
         << none.err;
 }
 
+TEST_F(HistoryTest, AMergedRunIsNotAddedBesideItsShards) {
+    // Two shards of a plan of two scenarios; only the first records its run.
+    const std::vector<std::string> plan = {"--variants", "eager,compiled"};
+    auto shard = [&](int k, bool record) {
+        std::vector<std::string> extra = plan;
+        extra.insert(extra.end(), {"--shard", std::to_string(k) + "/2"});
+        if (record) extra.insert(extra.end(), {"--history", history.string()});
+        return run_mock(work / ("shard" + std::to_string(k)), extra);
+    };
+    ASSERT_EQ(shard(1, true).exit_code, 0);
+    ASSERT_EQ(shard(2, false).exit_code, 0);
+    const fs::path merged = work / "merged";
+    const ProcessResult merge = host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
+    ASSERT_EQ(merge.exit_code, 0) << merge.err;
+
+    // Its first shard is there: the merged run would count that shard's scenario twice.
+    const ProcessResult partly = host({"history", "add", merged.string(), "--history", history.string()});
+    EXPECT_EQ(partly.exit_code, 1);
+    EXPECT_NE(partly.err.find("merged: merged from 2 shards, of which 1/2 (run 1) is in the history already"),
+              std::string::npos)
+        << partly.err;
+    EXPECT_NE(partly.err.find("add the other shards' folders instead: " + (work / "shard2").string()), std::string::npos)
+        << partly.err;
+
+    // With both shards there, the merged run is there already.
+    ASSERT_EQ(host({"history", "add", (work / "shard2").string(), "--history", history.string()}).exit_code, 0);
+    const ProcessResult whole = host({"history", "add", merged.string(), "--history", history.string()});
+    EXPECT_EQ(whole.exit_code, 0) << whole.err;
+    EXPECT_NE(whole.out.find("merged: already there as its shards 1/2 (run 1), 2/2 (run 2)"), std::string::npos)
+        << whole.out;
+    const ProcessResult list = host({"history", "list", "--history", history.string()});
+    EXPECT_NE(list.out.find("2 runs in " + history.string()), std::string::npos) << list.out;
+}
+
 TEST_F(HistoryTest, AHistoryThatCannotBeWrittenStopsTheRunBeforeItStarts) {
     write_file(history, "not a database\n");
     const ProcessResult run = run_mock(work / "out", {"--history", history.string()});

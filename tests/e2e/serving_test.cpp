@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "../support/test_support.hpp"
@@ -141,6 +142,8 @@ TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {
     const double throughput = figure(scenario(doc), "throughput", "value");
     std::printf("offline: %.1f queries/s, 1/S = %.1f\n", throughput, 1000 / service_ms);
     EXPECT_STREQ(scenario(doc)["info"]["load"].GetString(), "offline");
+    // The console's THROUGHPUT column shows it (a figure, not a series).
+    EXPECT_NE(run.out.find(" samples/s"), std::string::npos) << run.out;
     if (const std::string why = not_given_its_cpu(scenario(doc)); !why.empty())
         GTEST_SKIP() << "the machine did not give the mock its CPU: " << why;
     EXPECT_NEAR(throughput, 1000 / service_ms, 0.03 * 1000 / service_ms);
@@ -183,12 +186,96 @@ TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
          "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)"},
         {{"--load", "server", "--target-qps", "10", "--slo", "p99=200ms"},
          "2 benchhost: error: option --slo: unknown metric 'p99' (expected latency, ttft, tpot or itl)"},
-        {{"--load", "server"}, "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)"},
+        {{"--load", "server"},
+         "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
+         "--find-peak"},
+        {{"--load", "server", "--find-peak"},
+         "2 benchhost: error: --find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or ttft=500ms,tpot=50ms): "
+         "the bound that each rate's p99 must meet"},
+        {{"--load", "multi-stream", "--find-peak", "--slo", "latency=5ms"},
+         "2 benchhost: error: --find-peak needs --load server (it searches the highest rate of arrivals that meets the "
+         "SLO), got --load multi-stream"},
+        {{"--load", "server", "--find-peak", "--slo", "latency=5ms", "--target-qps", "100"},
+         "2 benchhost: error: --find-peak searches the rate itself: leave out --target-qps (got 100)"},
         {{"--load", "fast"}, "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
         {{"--target-qps", "10"}, "2 benchhost: error: --target-qps needs --load server"},
     };
     for (const auto& [args, expected] : cases) EXPECT_EQ(error_of(args), expected + "\n");
     EXPECT_FALSE(fs::exists(work / "never"));
+}
+
+TEST_F(ServingTest, FindPeakWalksACurveWhosePeakPassedAndWhoseNextRateAboveFailed) {
+    // The mock at 2 ms a query can take 500 queries/s; under a p99 of 20 ms the search
+    // doubles from half of what one query at a time allows, then halves the span to 25%.
+    // Nothing here asserts a time: the curve must only agree with itself.
+    const fs::path output = work / "peak";
+    const ProcessResult run =
+        serve(output, {"--include", "mock_server", "--load", "server", "--find-peak", "--slo", "latency=20ms",
+                       "--queries", "100", "--peak-precision", "25%", "--param", "service_time_ms=2"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const auto doc = report(output, "mock_server");
+    const auto& sc = scenario(doc);
+    ASSERT_STREQ(sc["status"].GetString(), "success") << run.out;
+    ASSERT_TRUE(sc.HasMember("peak_search")) << run.out;
+    const auto& search = sc["peak_search"];
+    EXPECT_EQ(search["percentile"].GetDouble(), 99);
+    EXPECT_EQ(search["precision"].GetDouble(), 0.25);
+    ASSERT_STREQ(search["end"].GetString(), "precision") << run.out;
+    const double peak = search["peak_qps"].GetDouble();
+    double lowest_failed = INFINITY;
+    bool peak_passed = false;
+    const auto& steps = search["steps"].GetArray();
+    ASSERT_GE(steps.Size(), 2u);
+    EXPECT_STREQ(steps[0]["phase"].GetString(), "coarse");
+    for (const auto& step : steps) {
+        const double rate = step["target_qps"].GetDouble();
+        const bool passed = step["passed"].GetBool();
+        const auto& latency = step["metrics"][0];
+        EXPECT_STREQ(latency["metric"].GetString(), "latency");
+        EXPECT_EQ(latency["bound_ms"].GetDouble(), 20);
+        const bool early = step["stopped_early"].GetStringLength() > 0;
+        EXPECT_EQ(early, step["queries"].GetInt64() < step["planned"].GetInt64()) << rate;
+        EXPECT_EQ(step["planned"].GetInt64(), 100);
+        if (passed) {
+            // A p99 within the bound leaves at most one of 100 queries over it.
+            EXPECT_LE(latency["percentile_ms"].GetDouble(), 20) << rate;
+            EXPECT_GE(step["goodput"].GetDouble(), 99) << rate;
+            EXPECT_LE(rate, peak);
+        } else if (!early) {
+            EXPECT_GT(latency["percentile_ms"].GetDouble(), 20) << rate;
+        }
+        if (rate == peak) peak_passed = passed;
+        if (rate > peak) {
+            EXPECT_FALSE(passed) << rate << " passed above the peak " << peak;
+            lowest_failed = std::min(lowest_failed, rate);
+        }
+    }
+    EXPECT_TRUE(peak_passed) << peak;
+    EXPECT_LE(lowest_failed, 1.25 * peak);
+    // The scenario's figures are the peak's: its rate, its queries.
+    EXPECT_EQ(figure(sc, "peak_qps", "value"), peak);
+    EXPECT_EQ(figure(sc, "target_qps", "value"), peak);
+    EXPECT_EQ(figure(sc, "latency", "count"), 100);
+    EXPECT_EQ(figure(sc, "peak_search_rates", "value"), static_cast<double>(steps.Size()));
+    EXPECT_NE(std::string(sc["info"]["find_peak"].GetString()).find("p99 of latency <= 20 ms"), std::string::npos);
+    // Every report shows the curve.
+    EXPECT_NE(run.out.find("Peak search of performance/mock_server/mock_server: p99 of latency <= 20.0 ms"),
+              std::string::npos)
+        << run.out;
+    EXPECT_NE(read_file(output / "report.md").find("## Peak search"), std::string::npos);
+    const std::string html = read_file(output / "report.html");
+    EXPECT_NE(html.find("<section id=\"peak-search\">"), std::string::npos);
+    EXPECT_NE(html.find("latency against the rate"), std::string::npos);
+}
+
+TEST_F(ServingTest, FindPeakOnTokensOfABenchmarkWithoutTokensExitsTwoNamingThePlugin) {
+    const ProcessResult run = serve(work / "tokens", {"--include", "mock_server", "--load", "server", "--find-peak",
+                                                      "--slo", "ttft=50ms", "--queries", "20"});
+    EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+    const std::string reason = "--find-peak --slo ttft: plugin mock_server, benchmark performance/mock_server/mock_server "
+                               "reports no tokens (Query::token), so its ttft cannot be judged at any rate";
+    EXPECT_NE((run.out + run.err).find("[error] " + reason), std::string::npos) << run.out << run.err;
+    EXPECT_STREQ(scenario(report(work / "tokens", "mock_server"))["reason"].GetString(), reason.c_str());
 }
 
 TEST_F(ServingTest, ALoadOnlyOnBenchmarksThatDoNotServeExitsTwoNamingThePlugin) {

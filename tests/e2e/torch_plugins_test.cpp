@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "../support/image_files.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -151,7 +152,7 @@ TEST_F(TorchPluginsTest, TensorOpsSlowdownMakesTheTimedCallsSlower) {
 }
 
 TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
-    auto s = run({"--include", "vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
+    auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1",
                   "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
@@ -165,7 +166,7 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
 }
 
 TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
-    auto s = run({"--include", "gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled,kernelized",
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled,kernelized",
                   "--batch-sizes", "1", "--num-tokens-to-generate", "4"});
     ASSERT_EQ(s.size(), 3u);
     for (const auto& [name, scenario] : s) {
@@ -176,7 +177,7 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
 }
 
 TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
-    auto s = run({"--include", "gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2", "--variants", "eager", "--batch-sizes", "1",
                   "--num-tokens-to-generate", "2", "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 1u);
     const Scenario& scenario = s.begin()->second;
@@ -235,6 +236,44 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
     }
 }
 
+TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
+    // The same flow as ResNet-50's, on a model with no batch norm: SGD, batch 1, one timed step.
+    auto s = run({"--include", "vit_b_16/train", "--variants", "eager", "--batch-sizes", "1", "--warmup-iterations", "0",
+                  "--measurement-iterations", "1"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& train = s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    ASSERT_EQ(train.status, "success") << train.reason;
+    EXPECT_EQ(scalar(train, "parameters"), 86'567'656);
+    constexpr double mib = 1024.0 * 1024.0;
+    const double parameter_bytes = 4.0 * 86'567'656;  // float32; ViT has no buffers
+    EXPECT_NEAR(scalar(train, "memory_parameters") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 1.0, 0.05);  // SGD's momentum
+    EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), 1.0, 0.10);
+    for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
+        EXPECT_TRUE(has_series(train, series)) << series;
+}
+
+TEST_F(TorchPluginsTest, Gpt2TrainsAsALanguageModel) {
+    // gpt2-tiny, sequences of 16 ids, AdamW: every position's logits against the next id.
+    auto s = run({"--include", "gpt2/train", "--model-id", "gpt2-tiny", "--variants", "eager", "--batch-sizes", "2",
+                  "--param", "prompt_tokens=16", "--param", "optimizer=adamw", "--measurement-iterations", "3"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& train = s.begin()->second;
+    ASSERT_EQ(train.status, "success") << train.reason;
+    EXPECT_EQ(scalar(train, "parameters"), 560'640);
+    constexpr double mib = 1024.0 * 1024.0;
+    const double parameter_bytes = 4.0 * 560'640;  // the LM head is the token embedding: counted once
+    EXPECT_NEAR(scalar(train, "memory_parameters") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
+    EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 2.0, 0.10);  // AdamW's two moments
+    // A loss below that of guessing among 1,024 ids (ln 1024 = 6.93): the steps learn.
+    EXPECT_LT(scalar(train, "loss"), 6.93);
+    EXPECT_GT(scalar(train, "loss"), 0);
+    for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
+        EXPECT_TRUE(has_series(train, series)) << series;
+}
+
 TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {
     // Two TorchScript files written by the test, with the tool the build uses.
     const fs::path tool = build_dir / "tools/make_example_torchscript";
@@ -267,6 +306,137 @@ TEST_F(TorchPluginsTest, TorchScriptFilesRoundTripAndCompare) {
     s = run({"--include", "torchscript_model", "--variants", "eager", "--batch-sizes", "1"});
     EXPECT_EQ(s.begin()->second.status, "skipped");
     EXPECT_NE(s.begin()->second.reason.find("--model-path"), std::string::npos);
+}
+
+TEST_F(TorchPluginsTest, ModelsRunOnTheImagesOfAFolder) {
+    // Three images of two classes, one JPEG and two PNG, of sizes that need resizing and
+    // cropping: the models' input is their first batch_size, preprocessed.
+    const fs::path images = work / "images";
+    fs::create_directories(images / "cat");
+    fs::create_directories(images / "dog");
+    write_jpeg(images / "cat/1.jpg", solid(300, 200, 200, 30, 30));
+    write_png(images / "cat/2.png", solid(120, 260, 30, 200, 30));
+    write_png(images / "dog/1.png", solid(64, 64, 30, 30, 200));
+    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16", "--variants", "eager", "--batch-sizes",
+                  "2", "--measurement-iterations", "1", "--param", "dataset=" + images.string()});
+    ASSERT_EQ(s.size(), 2u);
+    for (const char* name : {"resnet50[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]",
+                             "vit_b_16[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"}) {
+        const Scenario& scenario = s[name];
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        EXPECT_EQ(scalar(scenario, "dataset_images"), 2) << name;  // only the images the batch needs
+        EXPECT_GT(scalar(scenario, "preprocess_time"), 0) << name;
+        EXPECT_GT(scalar(scenario, "preprocess_per_image"), 0) << name;
+        EXPECT_STREQ((*scenario.report)["info"]["dataset"].GetString(),
+                     (images.string() + ": 2 of 3 images, 2 classes").c_str());
+        EXPECT_TRUE(has_series(scenario, "latency")) << name;
+    }
+}
+
+TEST_F(TorchPluginsTest, AFolderThatCannotBeReadFailsTheScenarioSayingWhy) {
+    const fs::path tool = build_dir / "tools/make_example_torchscript";
+    ASSERT_EQ(run_process({tool.string(), (work / "cnn.pt").string()}).exit_code, 0);
+    auto reason_with = [&](const fs::path& dataset) {
+        auto s = run({"--include", "torchscript_model", "--model-path", (work / "cnn.pt").string(), "--variants",
+                      "eager", "--batch-sizes", "1", "--param", "dataset=" + dataset.string()},
+                     1);
+        EXPECT_EQ(s.size(), 1u);
+        EXPECT_EQ(s.begin()->second.status, "failed");
+        return s.begin()->second.reason;
+    };
+    EXPECT_NE(reason_with(work / "nowhere").find("data set " + (work / "nowhere").string() + " does not exist"),
+              std::string::npos);
+    fs::create_directories(work / "flat");
+    write_png(work / "flat/a.png", solid(8, 8, 1, 2, 3));
+    EXPECT_NE(reason_with(work / "flat").find("has no class folders"), std::string::npos);
+    fs::create_directories(work / "broken/cat");
+    write_png(work / "broken/cat/a.png", solid(8, 8, 1, 2, 3));
+    write_file(work / "broken/cat/b.jpg", "<html>not an image</html>");
+    EXPECT_NE(reason_with(work / "broken").find((work / "broken/cat/b.jpg").string() +
+                                                ": not a JPEG or PNG file (it starts with 3c 68 74 6d)"),
+              std::string::npos);
+}
+
+TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
+    // Ten images whose classes the colour classifier gets right 7 times, and 9 times in
+    // its top 5; with two centres swapped, 5 and 9 (tests/support/image_files.hpp).
+    const fs::path images = work / "colours";
+    write_colour_dataset(images);
+    const fs::path tool = build_dir / "tools/make_colour_classifier";
+    ASSERT_EQ(run_process({tool.string(), (work / "original.pt").string()}).exit_code, 0);
+    ASSERT_EQ(run_process({tool.string(), (work / "swapped.pt").string(), "--swap", "3,4"}).exit_code, 0);
+    auto s = run({"--include", "torchscript_model", "--param",
+                  "models=original:" + (work / "original.pt").string() + ",swapped:" + (work / "swapped.pt").string(),
+                  "--param", "dataset=" + images.string(), "--variants", "eager,compiled", "--batch-sizes", "4",
+                  "--dtypes", "float32,bfloat16"});
+    ASSERT_EQ(s.size(), 4u);
+    for (const char* variant : {"eager", "compiled"}) {
+        for (const char* dtype : {"float32", "bfloat16"}) {
+            const std::string name = "torchscript_model[variant=" + std::string(variant) + ",batch_size=4,dtype=" + dtype +
+                                     ",device=cpu,threads=0]";
+            const Scenario& scenario = s[name];
+            ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+            EXPECT_EQ(scalar(scenario, "dataset_images"), 10) << name;
+            const auto& accuracy = (*scenario.report)["accuracy"];
+            ASSERT_TRUE(accuracy.IsObject()) << name;
+            const std::pair<const char*, int> expected[] = {{"original", 7}, {"swapped", 5}};
+            for (const auto& [model, top1] : expected) {
+                ASSERT_TRUE(accuracy.HasMember(model)) << name << " " << model;
+                const auto& a = accuracy[model];
+                EXPECT_EQ(a["inputs"].GetInt(), 10) << name << " " << model;
+                EXPECT_EQ(a["top1_correct"].GetInt(), top1) << name << " " << model;
+                EXPECT_EQ(a["top5_correct"].GetInt(), 9) << name << " " << model;
+                EXPECT_DOUBLE_EQ(a["top1"].GetDouble(), top1 / 10.0) << name << " " << model;
+                EXPECT_DOUBLE_EQ(a["top5"].GetDouble(), 0.9) << name << " " << model;
+                EXPECT_EQ(a["dataset"].GetString(), images.string()) << name << " " << model;
+            }
+            // How far each model's output is from its float32 output on the same images:
+            // float32 eager is float32 itself.
+            for (const char* model : {"original", "swapped"}) {
+                const double abs_diff = scalar(scenario, (std::string(model) + "/max_abs_diff_vs_float32").c_str());
+                const double rel_diff = scalar(scenario, (std::string(model) + "/max_rel_diff_vs_float32").c_str());
+                if (std::string(dtype) == "float32" && std::string(variant) == "eager") {
+                    EXPECT_EQ(abs_diff, 0.0) << name << " " << model;
+                    EXPECT_EQ(rel_diff, 0.0) << name << " " << model;
+                } else {
+                    EXPECT_GE(abs_diff, 0.0) << name << " " << model;
+                    EXPECT_LT(abs_diff, 0.5) << name << " " << model;
+                }
+            }
+        }
+    }
+    // report.md lists them beside their latency; report.html draws them against it, and
+    // throughput against parameters.
+    const std::string markdown = read_file(output / "report.md");
+    EXPECT_NE(markdown.find("## Accuracy"), std::string::npos);
+    EXPECT_NE(markdown.find("| torchscript_model | eager | float32 | 4 | original | 70.0% (7/10) | 90.0% (9/10) | " +
+                            images.string() + " | "),
+              std::string::npos)
+        << markdown;
+    EXPECT_NE(markdown.find("| torchscript_model | compiled | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
+              std::string::npos)
+        << markdown;
+    // The dtypes side by side: latency, speedup over float32, difference from float32.
+    const auto line_starting = [&](const std::string& start) {
+        const auto at = markdown.find(start);
+        return at == std::string::npos ? std::string() : markdown.substr(at, markdown.find('\n', at) - at);
+    };
+    EXPECT_NE(markdown.find("## Precision side by side"), std::string::npos);
+    const std::string float32_row =
+        line_starting("| torchscript_model | variant=eager, batch_size=4, device=cpu, threads=0 | original | float32 | ");
+    EXPECT_TRUE(float32_row.ends_with(" | 0 | 0 |")) << markdown;  // float32 against itself
+    EXPECT_NE(float32_row.find("| 1.00x (baseline) |"), std::string::npos) << float32_row;
+    EXPECT_FALSE(
+        line_starting("| torchscript_model | variant=compiled, batch_size=4, device=cpu, threads=0 | swapped | bfloat16 | ")
+            .empty())
+        << markdown;
+    const std::string html = read_file(output / "report.html");
+    EXPECT_NE(html.find("<section id=\"precision\">"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"accuracy\">"), std::string::npos);
+    EXPECT_NE(html.find("top-1 accuracy against median latency"), std::string::npos);
+    EXPECT_NE(html.find("original, eager, float32, batch 4: top-1 70.0%, top-5 90.0% of 10"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"scaling\">"), std::string::npos);
+    EXPECT_NE(html.find("Throughput against parameters (samples/s)"), std::string::npos);
 }
 
 }  // namespace

@@ -142,4 +142,23 @@ TEST(Serve, TokensGiveTheGenerativeFiguresAndAHandlersExceptionPropagates) {
                  std::runtime_error);
 }
 
+TEST(Serve, FindPeakSkipsWhenItsSloBoundsTokensThatNoQueryReports) {
+    bench::LoadConfig load = load_of(bench::LoadMode::server, 20);
+    load.find_peak = true;
+    load.slos = {{"tpot", 50}};
+    bench::ScenarioConfig config = config_with(load);
+    config.category = "performance";
+    config.plugin = "quiet";
+    config.benchmark = "quiet";
+    bench::Context ctx(config, quiet_logger());
+    try {
+        ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(50)); });
+        FAIL() << "served without tokens";
+    } catch (const bench::SkipScenario& skip) {
+        EXPECT_STREQ(skip.what(), "--find-peak --slo tpot: plugin quiet, benchmark performance/quiet/quiet reports no "
+                                  "tokens (Query::token), so its tpot cannot be judged at any rate");
+    }
+}
+
 }  // namespace
+

@@ -24,25 +24,29 @@ bool eager_success(const ScenarioOutcome& outcome) {
 /// The speedups of `outcome` over `eager`, both with their statistics computed.
 std::vector<Speedup> speedups_between(const ScenarioOutcome& eager, const ScenarioOutcome& outcome) {
     std::vector<Speedup> speedups;
-    for (const char* name : speedup_series) {
-        const SeriesStatistics* mine = outcome.statistics.find(name);
-        const SeriesStatistics* theirs = eager.statistics.find(name);
-        if (mine == nullptr || theirs == nullptr || mine->unit != theirs->unit) continue;
-        if (mine->analysis.summary.count == 0 || theirs->analysis.summary.count == 0) continue;
-        const bench::Series* mine_series = outcome.result.find_series(name);
-        const bench::Series* their_series = eager.result.find_series(name);
-        Speedup speedup;
-        speedup.series = name;
-        speedup.value = theirs->analysis.summary.median / mine->analysis.summary.median;
-        speedup.ci = bench::bootstrap_ratio_interval(finite_samples(their_series->samples),
-                                                     finite_samples(mine_series->samples));
-        speedup.baseline_scenario_id = eager.config.scenario_id();
-        speedups.push_back(std::move(speedup));
-    }
+    for (const char* name : speedup_series)
+        if (std::optional<Speedup> speedup = series_speedup(eager, outcome, name)) speedups.push_back(std::move(*speedup));
     return speedups;
 }
 
 }  // namespace
+
+std::optional<Speedup> series_speedup(const ScenarioOutcome& baseline, const ScenarioOutcome& outcome,
+                                      const std::string& name) {
+    const SeriesStatistics* mine = outcome.statistics.find(name);
+    const SeriesStatistics* theirs = baseline.statistics.find(name);
+    if (mine == nullptr || theirs == nullptr || mine->unit != theirs->unit) return std::nullopt;
+    if (mine->analysis.summary.count == 0 || theirs->analysis.summary.count == 0) return std::nullopt;
+    const bench::Series* mine_series = outcome.result.find_series(name);
+    const bench::Series* their_series = baseline.result.find_series(name);
+    Speedup speedup;
+    speedup.series = name;
+    speedup.value = theirs->analysis.summary.median / mine->analysis.summary.median;
+    speedup.ci =
+        bench::bootstrap_ratio_interval(finite_samples(their_series->samples), finite_samples(mine_series->samples));
+    speedup.baseline_scenario_id = baseline.config.scenario_id();
+    return speedup;
+}
 
 std::vector<double> finite_samples(const std::vector<double>& samples) {
     std::vector<double> finite;

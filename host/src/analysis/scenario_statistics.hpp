@@ -66,6 +66,14 @@ std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome);
 /// record: for tests and one-off use; reporters read outcome.statistics.speedups).
 std::vector<Speedup> speedups_over_eager(const RunRecord& record, const ScenarioOutcome& outcome);
 
+/// The speedup of series `name` of `outcome` over the same series of `baseline` (both
+/// with their statistics computed): the ratio of the medians, with the bootstrap
+/// interval of that ratio; none when either lacks the series or its samples, or their
+/// units differ. What the speedups over eager are made of; the reports also compare
+/// dtypes with it.
+std::optional<Speedup> series_speedup(const ScenarioOutcome& baseline, const ScenarioOutcome& outcome,
+                                      const std::string& name);
+
 /// The eager scenario `outcome` is compared with, or nullptr.
 const ScenarioOutcome* eager_counterpart(const RunRecord& record, const ScenarioOutcome& outcome);
 

@@ -35,7 +35,8 @@ struct RunArguments {
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
-        load_seed, slo;
+        load_seed, slo, peak_precision;
+    bool find_peak = false;
     // benchhost ab
     std::string base_dir, new_dir;
     std::vector<std::string> base_params, new_params;
@@ -136,8 +137,17 @@ void add_load_options(CLI::App& run, RunArguments& args) {
         ->type_name("N");
     run.add_option("--slo", args.slo,
                    "With --load: the bounds a query must meet to count in the goodput, METRIC=DURATION with a unit, "
-                   "comma-separated; metrics latency, ttft, tpot, itl (e.g. latency=200ms or ttft=500ms,tpot=50ms)")
-        ->type_name("METRIC=DURATION,...");
+                   "comma-separated; metrics latency, ttft, tpot, itl (e.g. latency=200ms or ttft=500ms,tpot=50ms); "
+                   "with --find-peak, pNN: before them names the percentile each rate is judged by (default p99)")
+        ->type_name("[pNN:]METRIC=DURATION,...");
+    run.add_flag("--find-peak", args.find_peak,
+                 "With --load server and --slo: search the highest rate of arrivals whose p99 (or the --slo's pNN) of "
+                 "each bounded metric meets its bound, doubling the rate until one fails, then a binary search "
+                 "(docs/serving.md)");
+    run.add_option("--peak-precision", args.peak_precision,
+                   "With --find-peak: end when the lowest rate that failed is within this of the highest that passed "
+                   "(default 5%)")
+        ->type_name("FRACTION");
 }
 
 void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
@@ -364,7 +374,16 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--burstiness")) load.burstiness = burstiness_value("option --burstiness", args.burstiness);
     if (given("--late-tolerance")) load.late_tolerance_ms = duration_ms_value("option --late-tolerance", args.late_tolerance);
     if (given("--load-seed")) load.seed = static_cast<std::uint64_t>(count_value("option --load-seed", args.load_seed, 0));
-    if (given("--slo")) load.slos = slo_value("option --slo", args.slo);
+    if (given("--slo")) slo_value("option --slo", args.slo, load);
+    if (given("--peak-precision"))
+        load.peak_precision = peak_precision_value("option --peak-precision", args.peak_precision);
+    if (given("--find-peak")) {
+        load.find_peak = true;
+        if (!given("--target-qps")) load.target_qps = 0;    // over the config's rate
+        if (!given("--concurrency")) load.concurrency = 0;  // and its clients
+    } else if (given("--target-qps") || given("--concurrency")) {
+        load.find_peak = false;  // over the config's search
+    }
     check_load(load);
 
     ScenarioSettings& cli = options.command_line;

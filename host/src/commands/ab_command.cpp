@@ -179,6 +179,13 @@ int ab_command(const AbCommand& command) {
               (output_dir / html_report_name).string());
 
     if (interrupted) return 130;
+    // A --load that no selected benchmark served was wrong for the selection, as in `run`.
+    for (const Side* side : {&base, &next}) {
+        if (const std::string problem = load_problem(side->options, side->record); !problem.empty()) {
+            log->error("{} side: {}", side->name, problem);
+            return 2;
+        }
+    }
     const std::size_t slower = comparison.regressions();
     if (command.options.fail_on_regression && slower > 0)
         log->error("{} regression{} beyond the threshold of {:.3g}%", slower, slower == 1 ? "" : "s",

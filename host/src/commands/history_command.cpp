@@ -2,7 +2,9 @@
 
 #include "commands/history_check_command.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -34,12 +36,55 @@ std::string shard_text(const HistoryRun& run) {
     return run.shard_count > 0 ? fmt::format("{}/{}", run.shard_index, run.shard_count) : "-";
 }
 
+/// The runs of `store` that are shards of the merged run `record` (`benchhost merge`):
+/// each started when and where one of its shards did, as that shard of as many. Empty
+/// for a run that was not merged.
+std::vector<HistoryRun> stored_shards_of(HistoryStore& store, const RunRecord& record) {
+    std::vector<HistoryRun> found;
+    if (record.shards.empty()) return found;
+    RunFilter filter;
+    for (const ShardRecord& shard : record.shards) {
+        if (filter.since.empty() || shard.started_at < filter.since) filter.since = shard.started_at;
+        if (shard.started_at > filter.until) filter.until = shard.started_at;
+    }
+    const int count = static_cast<int>(record.shards.size());
+    for (const HistoryRun& run : store.runs(filter))
+        for (const ShardRecord& shard : record.shards)
+            if (run.shard_count == count && run.shard_index == shard.index && run.started_at == shard.started_at &&
+                run.host_name == shard.host_name)
+                found.push_back(run);
+    std::sort(found.begin(), found.end(),
+              [](const HistoryRun& a, const HistoryRun& b) { return a.shard_index < b.shard_index; });
+    return found;
+}
+
 int add(HistoryStore& store, const HistoryCommand& command) {
     int status = 0;
     for (const fs::path& given : command.runs) {
         try {
             const fs::path folder = run_folder_of(given);
             const RunRecord record = read_run(folder);
+            // A merged run holds its shards' scenarios: stored beside shards already
+            // there, every one of them would count twice in the series.
+            if (const std::vector<HistoryRun> stored = stored_shards_of(store, record); !stored.empty()) {
+                std::string runs, missing;
+                for (const HistoryRun& run : stored)
+                    runs += fmt::format("{}{}/{} (run {})", runs.empty() ? "" : ", ", run.shard_index, run.shard_count,
+                                        run.id);
+                for (const ShardRecord& shard : record.shards)
+                    if (std::none_of(stored.begin(), stored.end(),
+                                     [&](const HistoryRun& run) { return run.shard_index == shard.index; }))
+                        missing += fmt::format("{}{}", missing.empty() ? "" : " ", shard.source);
+                if (missing.empty()) {
+                    std::cout << folder.string() << ": already there as its shards " << runs << "\n";
+                    continue;
+                }
+                throw std::runtime_error(folder.string() + ": merged from " + std::to_string(record.shards.size()) +
+                                         " shards, of which " + runs + (stored.size() == 1 ? " is" : " are") +
+                                         " in the history already: adding it would count their scenarios "
+                                         "twice; add the other shards' folders instead: " +
+                                         missing);
+            }
             const AddResult result = store.add_run(record, fs::absolute(folder).lexically_normal().string(), command.samples);
             std::cout << folder.string() << ": "
                       << (result.added ? fmt::format("added ({} scenario{})", result.scenarios, result.scenarios == 1 ? "" : "s")

@@ -128,22 +128,6 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
     return p;
 }
 
-/// With --load, when no scenario served and some were skipped for not serving: the
-/// error that says so (the run then exits 2, as for a wrong option); else empty.
-std::string nothing_served(const RunOptions& options, const RunRecord& record) {
-    if (options.load.mode == bench::LoadMode::none) return {};
-    std::vector<std::string> not_serving;
-    for (const ScenarioOutcome& outcome : record.outcomes) {
-        if (outcome.result.status == bench::Status::success) return {};
-        if (outcome.result.status == bench::Status::skipped && outcome.result.reason == not_serving_reason(outcome.config))
-            not_serving.push_back(outcome.config.benchmark_id());
-    }
-    if (not_serving.empty()) return {};
-    return "--load " + std::string(bench::to_string(options.load.mode)) +
-           ": no selected benchmark serves (none of " + join(not_serving, ", ") +
-           " calls ctx.serve): select a benchmark that serves, e.g. --include mock_server";
-}
-
 }  // namespace
 
 int run_benchmarks(const RunOptions& options) {
@@ -253,7 +237,7 @@ int run_benchmarks(const RunOptions& options) {
                   (output_dir / html_report_name).string());
 
     if (record.interrupted) return 130;
-    if (const std::string problem = nothing_served(options, record); !problem.empty()) {
+    if (const std::string problem = load_problem(options, record); !problem.empty()) {
         log->error("{}", problem);
         return 2;
     }

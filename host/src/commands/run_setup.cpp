@@ -2,6 +2,8 @@
 
 #include "config/load_options.hpp"
 
+#include <bench/internal/peak_search.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include "execute/worker.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
 #include "util/join.hpp"
@@ -270,5 +273,25 @@ bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log) {
     return errors.empty();
 }
 
+
+std::string load_problem(const RunOptions& options, const RunRecord& record) {
+    if (options.load.mode == bench::LoadMode::none) return {};
+    std::vector<std::string> not_serving, unjudged;
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        const bench::ScenarioResult& result = outcome.result;
+        if (result.status == bench::Status::success) return {};
+        if (result.status != bench::Status::skipped) continue;
+        if (result.reason == not_serving_reason(outcome.config)) not_serving.push_back(outcome.config.benchmark_id());
+        for (const bench::Slo& slo : options.load.slos)
+            if (options.load.find_peak && result.reason == bench::peak_unjudged_reason(outcome.config, slo.metric))
+                unjudged.push_back(result.reason);
+    }
+    std::vector<std::string> problems = unjudged;
+    if (!not_serving.empty())
+        problems.push_back("--load " + std::string(bench::to_string(options.load.mode)) +
+                           ": no selected benchmark serves (none of " + join(not_serving, ", ") +
+                           " calls ctx.serve): select a benchmark that serves, e.g. --include mock_server");
+    return join(problems, "; ");
+}
 
 }  // namespace benchhost

@@ -79,4 +79,10 @@ CompareOptions comparison_options(const RunOptions& options);
 /// Logs the reporters' errors, once each; true when there was none.
 bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log);
 
+/// With --load, when no scenario succeeded and some were skipped because the load did
+/// not fit them (a benchmark that never calls ctx.serve; under --find-peak, an SLO on
+/// tokens that a benchmark never reports): the error that says so, naming the option
+/// and the benchmarks (the run then exits 2, as for a wrong option); else empty.
+std::string load_problem(const RunOptions& options, const RunRecord& record);
+
 }  // namespace benchhost

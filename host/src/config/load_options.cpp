@@ -64,28 +64,72 @@ double duration_ms_value(const std::string& where, const std::string& text) {
     return *ms;
 }
 
-std::vector<bench::Slo> slo_value(const std::string& where, const std::string& text) {
+double peak_precision_value(const std::string& where, const std::string& text) {
+    const auto value = parse_relative(text);
+    if (!value || !(*value > 0) || !(*value < 1))
+        throw ConfigError(where + ": expected a relative precision above 0 and below 1, such as 5% or 0.05, got '" + text +
+                          "'");
+    return *value;
+}
+
+void slo_value(const std::string& where, const std::string& text, bench::LoadConfig& load) {
+    std::string_view bounds = text;
+    double percentile = 0;
+    if (const std::size_t colon = bounds.find(':'); colon != std::string_view::npos) {
+        const std::string prefix(bounds.substr(0, colon));
+        const auto parsed = bench::parse_percentile(prefix);
+        if (!parsed)
+            throw ConfigError(where + ": '" + prefix +
+                              "' is not a percentile: expected pNN before the bounds, above p0 and below p100 (e.g. "
+                              "p95:latency=200ms)");
+        percentile = *parsed;
+        bounds = bounds.substr(colon + 1);
+    }
     try {
-        return bench::parse_slos(text);
+        load.slos = bench::parse_slos(bounds);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(where + ": " + e.what());
     }
+    load.slo_percentile = percentile;
 }
 
 void check_load(const bench::LoadConfig& load) {
     using bench::LoadMode;
     const bool server = load.mode == LoadMode::server;
+    if (load.find_peak) {
+        if (!server)
+            throw ConfigError("--find-peak needs --load server (it searches the highest rate of arrivals that meets the "
+                              "SLO), got " +
+                              (load.mode == LoadMode::none ? std::string("no --load")
+                                                           : "--load " + std::string(bench::to_string(load.mode))));
+        if (load.target_qps > 0)
+            throw ConfigError("--find-peak searches the rate itself: leave out --target-qps (got " +
+                              number_text(load.target_qps) + ")");
+        if (load.concurrency > 0)
+            throw ConfigError("--find-peak searches a rate of arrivals: leave out --concurrency (closed-loop clients)");
+        if (load.slos.empty())
+            throw ConfigError("--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or ttft=500ms,tpot=50ms): "
+                              "the bound that each rate's p99 must meet");
+    } else {
+        if (load.peak_precision > 0) throw ConfigError("--peak-precision needs --find-peak");
+        if (load.slo_percentile > 0)
+            throw ConfigError("--slo p" + number_text(load.slo_percentile) +
+                              ":...: a percentile is what --find-peak judges each rate by; it needs --find-peak "
+                              "(the goodput counts the queries that meet every bound)");
+    }
     if (load.target_qps > 0 && !server) throw ConfigError("--target-qps needs --load server");
     if (load.concurrency > 0 && !server) throw ConfigError("--concurrency needs --load server");
-    if (load.burstiness != 1 && !(server && load.target_qps > 0))
-        throw ConfigError("--burstiness needs --load server --target-qps R (it shapes the arrivals at that rate)");
+    if (load.burstiness != 1 && !(server && (load.target_qps > 0 || load.find_peak)))
+        throw ConfigError("--burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals at "
+                          "that rate)");
     if (load.samples_per_query > 0 && load.mode != LoadMode::multi_stream)
         throw ConfigError("--samples-per-query needs --load multi-stream");
     if (server && load.target_qps > 0 && load.concurrency > 0)
         throw ConfigError("--load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
                           "(closed loop: that many clients), not both");
-    if (server && !(load.target_qps > 0) && load.concurrency <= 0)
-        throw ConfigError("--load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)");
+    if (server && !load.find_peak && !(load.target_qps > 0) && load.concurrency <= 0)
+        throw ConfigError("--load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
+                          "--find-peak");
     if (load.mode == LoadMode::none &&
         (load.queries > 0 || load.min_duration_s > 0 || load.late_tolerance_ms > 0 || !load.slos.empty()))
         throw ConfigError("--queries, --min-duration, --late-tolerance and --slo need --load MODE "
@@ -101,15 +145,22 @@ std::vector<std::pair<std::string, std::string>> describe_load(const bench::Load
     if (load.mode == bench::LoadMode::multi_stream)
         out.emplace_back("samples_per_query", std::to_string(load.samples_per_query > 0 ? load.samples_per_query
                                                                                           : bench::default_samples_per_query));
-    if (load.target_qps > 0) {
-        out.emplace_back("target_qps", number_text(load.target_qps));
+    if (load.find_peak) {
+        out.emplace_back("find_peak", "true");
+        out.emplace_back("peak_precision",
+                         number_text(load.peak_precision > 0 ? load.peak_precision : bench::default_peak_precision));
+    }
+    if (load.target_qps > 0 || load.find_peak) {
+        if (load.target_qps > 0) out.emplace_back("target_qps", number_text(load.target_qps));
         out.emplace_back("burstiness", number_text(load.burstiness));
         out.emplace_back("load_seed", std::to_string(load.seed));
     }
     if (load.concurrency > 0) out.emplace_back("concurrency", std::to_string(load.concurrency));
     out.emplace_back("late_tolerance_ms",
                      number_text(load.late_tolerance_ms > 0 ? load.late_tolerance_ms : bench::default_late_tolerance_ms));
-    if (!load.slos.empty()) out.emplace_back("slo", bench::to_string(load.slos));
+    if (!load.slos.empty())
+        out.emplace_back("slo", (load.slo_percentile > 0 ? "p" + number_text(load.slo_percentile) + ":" : std::string()) +
+                                    bench::to_string(load.slos));
     return out;
 }
 

@@ -19,11 +19,14 @@ double burstiness_value(const std::string& where, const std::string& text);  // 
 long long count_value(const std::string& where, const std::string& text, long long minimum);
 double seconds_value(const std::string& where, const std::string& text);     // 0 to 86400
 double duration_ms_value(const std::string& where, const std::string& text);  // with a unit: 1ms, 500us
-std::vector<bench::Slo> slo_value(const std::string& where, const std::string& text);
+double peak_precision_value(const std::string& where, const std::string& text);  // 5% or 0.05, above 0, below 1
+/// "[pNN:]METRIC=BOUND,...": the bounds into load.slos, the percentile (0 without one)
+/// into load.slo_percentile.
+void slo_value(const std::string& where, const std::string& text, bench::LoadConfig& load);
 
 /// The options together, once every layer is read: a server load needs a rate or
-/// clients (not both), and the options of one mode need that mode. ConfigError naming
-/// the options otherwise.
+/// clients (not both), or --find-peak with an SLO; the options of one mode need that
+/// mode. ConfigError naming the options otherwise.
 void check_load(const bench::LoadConfig& load);
 
 /// The load's options as the summary records them ("mode", "target_qps", ...): empty

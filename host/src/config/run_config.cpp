@@ -27,7 +27,8 @@ const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include
                                            "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
                                            "load", "queries", "min_duration", "samples_per_query", "target_qps",
-                                           "burstiness", "concurrency", "late_tolerance", "load_seed", "slo"};
+                                           "burstiness", "concurrency", "late_tolerance", "load_seed", "slo",
+                                           "find_peak", "peak_precision"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -118,16 +119,25 @@ void read_params(const std::string& origin, const YAML::Node& node, const std::s
 /// Reads one key of the serving load into `load`; false when `key` is not one.
 bool read_load_key(const std::string& origin, const std::string& key, const YAML::Node& value, bench::LoadConfig& load) {
     const std::string at = where(origin, value) + ": '" + key + "'";
-    if (key == "slo" && value.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms}
-        std::string text;
-        for (const auto& entry : value)
+    if (key == "slo" && value.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms[, percentile: p95]}
+        std::string text, percentile;
+        for (const auto& entry : value) {
+            if (entry.first.Scalar() == "percentile") {
+                percentile = scalar_text(origin, key, entry.second) + ":";
+                continue;
+            }
             text += (text.empty() ? "" : ",") + entry.first.Scalar() + "=" + scalar_text(origin, key, entry.second);
-        load.slos = slo_value(at, text);
+        }
+        slo_value(at, percentile + text, load);
+        return true;
+    }
+    if (key == "find_peak") {
+        load.find_peak = bool_value(origin, key, value);
         return true;
     }
     if (key != "load" && key != "queries" && key != "min_duration" && key != "samples_per_query" &&
         key != "target_qps" && key != "burstiness" && key != "concurrency" && key != "late_tolerance" &&
-        key != "load_seed" && key != "slo")
+        key != "load_seed" && key != "slo" && key != "peak_precision")
         return false;
     const std::string text = scalar_text(origin, key, value);
     if (key == "load") load.mode = load_mode_value(at, text);
@@ -139,7 +149,8 @@ bool read_load_key(const std::string& origin, const std::string& key, const YAML
     else if (key == "concurrency") load.concurrency = static_cast<int>(count_value(at, text, 1));
     else if (key == "late_tolerance") load.late_tolerance_ms = duration_ms_value(at, text);
     else if (key == "load_seed") load.seed = static_cast<std::uint64_t>(count_value(at, text, 0));
-    else load.slos = slo_value(at, text);
+    else if (key == "peak_precision") load.peak_precision = peak_precision_value(at, text);
+    else slo_value(at, text, load);
     return true;
 }
 

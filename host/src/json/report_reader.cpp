@@ -76,6 +76,8 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     if (scenario.has("first_rounds")) outcome.first_rounds = scenario.integer("first_rounds");
     if (scenario.has("round_sizes")) outcome.round_sizes = read_round_sizes(scenario.object("round_sizes"));
     if (scenario.has("sampling")) outcome.result.sampling = read_sampling(scenario.object("sampling"));
+    if (scenario.has("peak_search")) outcome.result.peak_search = read_peak_search(scenario["peak_search"]);
+    if (scenario.has("accuracy")) outcome.result.accuracy = read_accuracy(scenario["accuracy"]);
     if (scenario.has("profile")) outcome.result.profile = read_profile(scenario["profile"]);
 
     scenario.object("measurements").each_member([&](const std::string& name, const FieldReader& field) {

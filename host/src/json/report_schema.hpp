@@ -16,8 +16,9 @@ namespace benchhost {
 /// speedup_over_eager and rounds; 3 sharded and merged runs (run_metadata.shard, shards);
 /// 4 the summary's success_rate over the scenarios that ran (null when none did),
 /// and how each plugin was compiled (metadata.plugin_build, the summary's plugins);
-/// 5 first_rounds (--confirm); 6 a profiled scenario's profile (--profile).
-inline constexpr int report_schema_version = 6;
+/// 5 first_rounds; 6 the peak search (a scenario's peak_search); 7 the accuracy of
+/// classifiers (a scenario's accuracy); 9 a profiled scenario's profile (--profile).
+inline constexpr int report_schema_version = 9;
 
 enum class ReportSchema { report, summary };
 

@@ -11,6 +11,8 @@
 //            "warnings": [text, ...],
 //            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor},
 //            "sampling": sampling,
+//            "peak_search": peak search (only with --find-peak),
+//            "accuracy": accuracy,
 //            "profile": profile (json/profile_json.hpp; only with --profile)}
 //
 // Non-finite numbers: this is a private protocol between the host and its own workers,
@@ -20,7 +22,7 @@
 // Numbers are parsed with full precision, so every finite double round-trips bit for bit.
 //
 // Reading is strict: every field written is required and must have the type written
-// (but "warnings", "monitors" and "sampling", added later, may be absent: none, and so
+// (but "warnings", "monitors", "sampling", "peak_search" and "accuracy", added later, may be absent: none, and so
 // may the optional fields of the blocks); unknown fields are ignored. A monitor's name
 // must end in "_metrics" (it becomes a key of the scenario in the report). Errors name
 // the field by its path, e.g. "result JSON: field 'series[2].unit' is missing".
@@ -63,6 +65,12 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
     out.end_object();
     out.key("sampling");
     write_sampling(out, result.sampling);
+    if (result.peak_search) {
+        out.key("peak_search");
+        write_peak_search(out, *result.peak_search);
+    }
+    out.key("accuracy");
+    write_accuracy(out, result.accuracy);
     if (result.profile) {
         out.key("profile");
         write_profile(out, *result.profile);
@@ -90,6 +98,8 @@ bench::ScenarioResult read_result(const FieldReader& object) {
         });
     }
     if (document.has("sampling")) result.sampling = read_sampling(document.object("sampling"));
+    if (document.has("peak_search")) result.peak_search = read_peak_search(document["peak_search"]);
+    if (document.has("accuracy")) result.accuracy = read_accuracy(document["accuracy"]);
     if (document.has("profile")) result.profile = read_profile(document["profile"]);
     return result;
 }

@@ -88,6 +88,9 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
         out.start_object();
         for (const bench::Slo& slo : load.slos) out.field(slo.metric, slo.limit_ms);
         out.end_object();
+        out.field("slo_percentile", load.slo_percentile);
+        out.field("find_peak", load.find_peak);
+        out.field("peak_precision", load.peak_precision);
         out.end_object();
     }
     out.key("params");
@@ -134,6 +137,9 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
         load.object("slo").each_member([&](const std::string& metric, const FieldReader& limit) {
             config.load.slos.push_back(bench::Slo{metric, limit.as_number()});
         });
+        if (load.has("slo_percentile")) config.load.slo_percentile = load.number("slo_percentile");
+        if (load.has("find_peak")) config.load.find_peak = load.boolean("find_peak");
+        if (load.has("peak_precision")) config.load.peak_precision = load.number("peak_precision");
     }
     object.object("params").each_member([&](const std::string& key, const FieldReader& values) {
         if (!values.value().IsArray()) values.expected("an array of strings");
@@ -302,6 +308,111 @@ std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& ob
         sampling.emplace(name, std::move(report));
     });
     return sampling;
+}
+
+// ---- peak search --------------------------------------------------------------------
+
+void write_peak_search(JsonOut& out, const bench::PeakSearch& search) {
+    out.start_object();
+    out.field("percentile", search.percentile);
+    out.field("precision", search.precision);
+    out.field("peak_qps", search.peak_qps);
+    out.field("end", search.end);
+    out.key("steps");
+    out.start_array();
+    for (const bench::PeakStep& step : search.steps) {
+        out.start_object();
+        out.field("phase", step.phase);
+        out.field("target_qps", step.target_qps);
+        out.field("achieved_qps", step.achieved_qps);
+        out.field("queries", step.queries);
+        out.field("planned", step.planned);
+        out.field("goodput", step.goodput);
+        out.field("late_issues", step.late_issues);
+        out.field("passed", step.passed);
+        out.field("stopped_early", step.stopped_early);
+        out.key("metrics");
+        out.start_array();
+        for (const bench::PeakMetric& metric : step.metrics) {
+            out.start_object();
+            out.field("metric", metric.metric);
+            out.field("bound_ms", metric.bound_ms);
+            out.field("p50_ms", metric.p50_ms);
+            out.field("percentile_ms", metric.percentile_ms);
+            out.end_object();
+        }
+        out.end_array();
+        out.end_object();
+    }
+    out.end_array();
+    out.end_object();
+}
+
+bench::PeakSearch read_peak_search(const FieldReader& object) {
+    const FieldReader item = object.as_object();
+    bench::PeakSearch search;
+    search.percentile = item.number("percentile");
+    search.precision = item.number("precision");
+    search.peak_qps = item.number("peak_qps");
+    search.end = item.string("end");
+    const FieldReader steps = item.array("steps");
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const FieldReader s = steps.at(i).as_object();
+        bench::PeakStep step;
+        step.phase = s.string("phase");
+        step.target_qps = s.number("target_qps");
+        step.achieved_qps = s.number("achieved_qps");
+        step.queries = s.integer64("queries");
+        step.planned = s.integer64("planned");
+        step.goodput = s.number("goodput");
+        step.late_issues = s.integer64("late_issues");
+        step.passed = s.boolean("passed");
+        step.stopped_early = s.string("stopped_early");
+        const FieldReader metrics = s.array("metrics");
+        for (std::size_t m = 0; m < metrics.size(); ++m) {
+            const FieldReader metric = metrics.at(m).as_object();
+            step.metrics.push_back({metric.string("metric"), metric.number("bound_ms"), metric.number("p50_ms"),
+                                    metric.number("percentile_ms")});
+        }
+        search.steps.push_back(std::move(step));
+    }
+    return search;
+}
+
+// ---- accuracy -----------------------------------------------------------------------
+
+void write_accuracy(JsonOut& out, const std::vector<bench::Accuracy>& accuracy) {
+    out.start_object();
+    for (const bench::Accuracy& a : accuracy) {
+        out.key(a.model);
+        out.start_object();
+        out.field("dataset", a.dataset);
+        out.field("inputs", a.inputs);
+        out.field("top1_correct", a.top1_correct);
+        out.field("top5_correct", a.top5_correct);
+        out.field("top1", a.top1());
+        out.field("top5", a.top5());
+        out.end_object();
+    }
+    out.end_object();
+}
+
+std::vector<bench::Accuracy> read_accuracy(const FieldReader& object) {
+    std::vector<bench::Accuracy> accuracy;
+    object.as_object().each_member([&](const std::string& model, const FieldReader& field) {
+        const FieldReader item = field.as_object();
+        bench::Accuracy a;
+        a.model = model;
+        a.dataset = item.string("dataset");
+        a.inputs = item.integer64("inputs");
+        a.top1_correct = item.integer64("top1_correct");
+        a.top5_correct = item.integer64("top5_correct");
+        if (a.top1_correct < 0 || a.top1_correct > a.top5_correct || a.top5_correct > a.inputs)
+            item.fail("needs 0 <= top1_correct <= top5_correct <= inputs, got " + std::to_string(a.top1_correct) +
+                      ", " + std::to_string(a.top5_correct) + ", " + std::to_string(a.inputs));
+        accuracy.push_back(std::move(a));
+    });
+    return accuracy;
 }
 
 // ---- shard --------------------------------------------------------------------------

@@ -11,8 +11,9 @@
 //            (min_time_s, max_time_s and target_ci_width were added later: absent means 0;
 //            "profile": true only with --profile;
 //            "load" {"mode", "queries", "min_duration_s", "samples_per_query", "target_qps",
-//            "burstiness", "concurrency", "late_tolerance_ms", "seed", "slo": {metric: ms}}
-//            only with --load)
+//            "burstiness", "concurrency", "late_tolerance_ms", "seed", "slo": {metric: ms},
+//            "slo_percentile", "find_peak", "peak_precision"} only with --load; the last three
+//            were added later: absent means 0, false, 0)
 //   series   listed (the worker protocol): {"name", "unit", "inner_iterations", "samples": [...]};
 //            keyed by its name (a report's "measurements"), with its statistics:
 //            {"mean", "median", "std", "min", "max", "p25", "p75", "p90", "p95", "p99", "count",
@@ -26,7 +27,14 @@
 //             "timeline": {"time_s": [...], "series": {name: [...]}}}
 //   sampling {series name: {"stop_reason", "elapsed_s", "samples", "target_ci_width" (null
 //             without a target), "ci_width", "clock_resolution_ns", "clock_cost_ns"}}
+//   accuracy {model: {"dataset", "inputs", "top1_correct", "top5_correct", "top1", "top5"}}
+//            (top1 and top5: the fractions of the counts, for readers; read back from the
+//            counts)
 //   rounds   {series name: [samples of round 1, of round 2, ...]} (a report's "round_sizes")
+//   peak search  {"percentile", "precision", "peak_qps" (NaN/null: none), "end",
+//            "steps": [{"phase", "target_qps", "achieved_qps", "queries", "planned",
+//            "goodput", "late_issues", "passed", "stopped_early",
+//            "metrics": [{"metric", "bound_ms", "p50_ms", "percentile_ms"}, ...]}, ...]}
 //   shard    {"index", "count", "plan_scenarios", "plan_fingerprint"}
 //   plugin build  {"known", "optimized", "assertions", "sanitizers": [name, ...], "compiler"}
 //            (only {"known": false} when the plugin did not record it; absent in files
@@ -69,9 +77,17 @@ bench::MonitorReport read_monitor(const FieldReader& object);
 void write_sampling(JsonOut& out, const std::map<std::string, bench::SamplingReport>& sampling);
 std::map<std::string, bench::SamplingReport> read_sampling(const FieldReader& object);
 
+void write_accuracy(JsonOut& out, const std::vector<bench::Accuracy>& accuracy);
+/// Also checks the counts: 0 <= top1_correct <= top5_correct <= inputs.
+std::vector<bench::Accuracy> read_accuracy(const FieldReader& object);
+
 /// {series name: [samples of round 1, of round 2, ...]}
 void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes);
 std::map<std::string, std::vector<std::size_t>> read_round_sizes(const FieldReader& object);
+
+/// --find-peak's search (bench::PeakSearch), in the worker protocol and a report's scenario.
+void write_peak_search(JsonOut& out, const bench::PeakSearch& search);
+bench::PeakSearch read_peak_search(const FieldReader& object);
 
 void write_shard(JsonOut& out, const ShardInfo& shard);
 /// Also checks that 1 <= index <= count.

@@ -204,7 +204,12 @@ std::string comparison_json(const Comparison& c) {
         out.field("ratio", row.ratio);
         out.key("ratio_ci95");
         out.interval(row.ratio_ci);
-        out.field("p_value", row.p_value);
+        // The U test treats every sample as independent: it is the evidence only for a row
+        // judged by its samples; over pairs, rounds or a history it would say "different
+        // moments", not "different code", and is left out (null).
+        out.key("p_value");
+        if (row.evidence == "samples") out.number(row.p_value);
+        else out.null();
         out.field("verdict", to_string(row.verdict));
         out.field("evidence", row.evidence);
         out.field("base_rounds", row.base_rounds);

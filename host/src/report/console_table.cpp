@@ -18,10 +18,14 @@
 // MEDIAN and P95 are of the scenario's headline series (latency, else the time to first
 // token, ...: headline_series() in analysis/scenario_statistics.hpp), and 95% CI is the
 // half-width of the bootstrap interval of its median, relative to the median. THROUGHPUT
-// is the median of the "throughput" series, or else of "tokens_per_second". VS EAGER is
+// is the median of the "throughput" series, or else of "tokens_per_second", or else the
+// "throughput" figure of a serving load (offline's headline). VS EAGER is
 // the headline series' speedup over the eager scenario of the same benchmark and axes.
 // NOTE (only when a scenario has one) is the reason on one line, cut to 60 code points;
 // failures are then listed with their reasons in full.
+//
+// A scenario of --find-peak gets, after the tables, the rates its search tried: a row
+// each with its figures (peak_tables in report_figures.hpp), and the peak found.
 //
 // Fitting 100 columns: when a benchmark's table is too wide without its notes, the axes
 // that vary move from columns into headings, one at a time (the one with the fewest
@@ -200,6 +204,22 @@ std::string format_summary_table(const RunRecord& given) {
         if (!out.empty()) out += '\n';
         out += category.category + ": " + plural(static_cast<std::size_t>(category.totals.total), "scenario", "scenarios") + "\n";
         for (const BenchmarkTable& table : category.tables) benchmark_tables(out, figures, table);
+    }
+
+    // --find-peak: each search's rates, after the tables.
+    for (const PeakTable& peak : peak_tables(figures)) {
+        out += '\n';
+        append_wrapped(out, "Peak search of " + peak.outcome->config.scenario_id() + ": " + peak.bounds, 4);
+        std::vector<TableColumn> columns;
+        for (std::size_t c = 0; c < peak.columns.size(); ++c)
+            columns.push_back({peak.columns[c], c + 1 == peak.columns.size() ? Align::left : Align::right});
+        const std::string rendered = render_table(columns, peak.rows, line_limit - table_indent);
+        for (std::size_t at = 0; at < rendered.size();) {
+            const std::size_t end = rendered.find('\n', at);
+            out += std::string(table_indent, ' ') + rendered.substr(at, end - at) + "\n";
+            at = end + 1;
+        }
+        append_wrapped(out, std::string(table_indent, ' ') + peak.peak, 2 * table_indent);
     }
 
     // The table cuts notes short; what went wrong is worth reading in full.

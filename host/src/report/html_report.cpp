@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +24,7 @@
 #include "report/rendered_reports.hpp"
 #include "report/html_page.hpp"
 #include "report/profile_sections.hpp"
+#include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
 #include "report/svg_chart.hpp"
@@ -398,6 +400,107 @@ void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
     out += "</section>\n";
 }
 
+// --find-peak: for each search, the percentiles of each bounded metric and the goodput
+// against the rate tried, the peak marked, and the rates in the order tried.
+void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
+    const std::vector<PeakTable> tables = peak_tables(figures);
+    if (tables.empty()) return;
+    out += "<section id=\"peak-search\"><h2>Peak search</h2>\n";
+    for (const PeakTable& table : tables) {
+        const bench::PeakSearch& search = *table.outcome->result.peak_search;
+        const std::string id = table.outcome->config.scenario_id();
+        std::vector<const bench::PeakStep*> steps;
+        for (const bench::PeakStep& step : search.steps) steps.push_back(&step);
+        std::sort(steps.begin(), steps.end(),
+                  [](const bench::PeakStep* a, const bench::PeakStep* b) { return a->target_qps < b->target_qps; });
+        double low = INFINITY, high = 0;
+        for (const bench::PeakStep* step : steps) {
+            low = std::min(low, step->target_qps);
+            high = std::max(high, step->target_qps);
+        }
+        std::ostringstream percentile;
+        percentile << 'p' << search.percentile;
+        const std::string verdict_of_peak = std::isfinite(search.peak_qps) ? "peak " + rate_text(search.peak_qps) : "";
+        const auto with_peak = [&](svg::XYChart& chart) {
+            if (!std::isfinite(search.peak_qps)) return;
+            chart.markers.push_back({search.peak_qps, "peak", verdict_of_peak + ": the highest rate that passed"});
+            chart.marker_label = "the peak";
+        };
+        const auto tip_of = [&](const bench::PeakStep& step, const std::string& what) {
+            return rate_text(step.target_qps) + " (achieved " + rate_text(step.achieved_qps) +
+                   "): " + what + ", " + (step.passed ? "pass" : "fail") +
+                   (step.stopped_early.empty() ? "" : " (" + std::to_string(step.queries) + " of " +
+                                                          std::to_string(step.planned) + " queries)");
+        };
+        const svg::Axis x{"rate of arrivals (queries/s)", svg::scale_for(low, high), {}, false};
+
+        out += "<h3><code>" + escape(id) + "</code></h3>\n<p>" + escape(table.bounds) + ". " + escape(table.peak) +
+               ".</p>\n<div class=\"figures\">\n";
+        const std::size_t metrics = steps.empty() ? 0 : steps.front()->metrics.size();
+        for (std::size_t m = 0; m < metrics; ++m) {
+            const bench::PeakMetric& first = steps.front()->metrics[m];
+            svg::XYChart chart;
+            chart.id = ids.next("peak-" + id + "-" + first.metric);
+            chart.title = first.metric + " against the rate";
+            chart.description = "The median and " + percentile.str() + " of " + first.metric + " at each rate " + id +
+                                " was served at, with the bound of the SLO; the peak is the highest rate whose " +
+                                percentile.str() + " was within it.";
+            chart.x = x;
+            chart.width = 590;
+            chart.height = 340;
+            svg::XYSeries p50{"p50", 0, {}, true, true}, pq{percentile.str(), 1, {}, true, true};
+            svg::XYSeries bound{"bound " + format_figure(first.bound_ms, "ms"), 2, {}, true, false};
+            double y_low = first.bound_ms, y_high = first.bound_ms;
+            for (const bench::PeakStep* step : steps) {
+                if (m >= step->metrics.size()) continue;
+                const bench::PeakMetric& metric = step->metrics[m];
+                const auto finite = [](double v) { return std::isfinite(v) ? v : NAN; };
+                p50.points.push_back({step->target_qps, finite(metric.p50_ms), NAN, NAN,
+                                      tip_of(*step, "p50 " + format_figure(metric.p50_ms, "ms"))});
+                pq.points.push_back({step->target_qps, finite(metric.percentile_ms), NAN, NAN,
+                                     tip_of(*step, percentile.str() + " " + format_figure(metric.percentile_ms, "ms"))});
+                for (const double v : {metric.p50_ms, metric.percentile_ms}) {
+                    if (!std::isfinite(v) || v <= 0) continue;
+                    y_low = std::min(y_low, v);
+                    y_high = std::max(y_high, v);
+                }
+            }
+            bound.points = {{low, first.bound_ms, NAN, NAN, "bound " + format_figure(first.bound_ms, "ms")},
+                            {high, first.bound_ms, NAN, NAN, "bound " + format_figure(first.bound_ms, "ms")}};
+            chart.y = {first.metric + " (ms)", svg::scale_for(y_low, y_high, 10), {}, false};
+            chart.series = {std::move(p50), std::move(pq), std::move(bound)};
+            with_peak(chart);
+            out += figure(svg::xy_chart(chart));
+        }
+        svg::XYChart goodput;
+        goodput.id = ids.next("peak-" + id + "-goodput");
+        goodput.title = "goodput against the rate";
+        goodput.description = "The share of the queries served at each rate that met every bound of the SLO.";
+        goodput.x = x;
+        goodput.width = 590;
+        goodput.height = 340;
+        goodput.y = {"goodput (%)", svg::Scale::linear, {0, 25, 50, 75, 100}, true};
+        svg::XYSeries line{"goodput", 3, {}, true, true};
+        for (const bench::PeakStep* step : steps)
+            line.points.push_back({step->target_qps, step->goodput, NAN, NAN, tip_of(*step, "goodput " + format3(step->goodput) + "%")});
+        goodput.series.push_back(std::move(line));
+        with_peak(goodput);
+        out += figure(svg::xy_chart(goodput)) + "</div>\n";
+
+        out += "<table class=\"scenarios\"><thead><tr>";
+        for (const std::string& column : table.columns) out += "<th>" + escape(column) + "</th>";
+        out += "</tr></thead><tbody>\n";
+        for (const auto& row : table.rows) {
+            out += "<tr>";
+            for (std::size_t c = 0; c < row.size(); ++c)
+                out += (c + 1 == row.size() ? "<td>" : "<td class=\"num\">") + escape(row[c]) + "</td>";
+            out += "</tr>\n";
+        }
+        out += "</tbody></table>\n";
+    }
+    out += "</section>\n";
+}
+
 // Speedups of every variant over eager, with their 95% CIs: one row per benchmark point
 // and series, one mark per variant.
 void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
@@ -672,8 +775,11 @@ std::string html_report(const RunFigures& figures) {
         for (const std::string& category : categories)
             out += "<li><a href=\"#" + preview.next("category-" + category) + "\">" + escape(category) + "</a></li>";
     }
-    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>"
-           "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li>";
+    const ModelComparison models = compare_models(figures);
+    if (!peak_tables(figures).empty()) out += "<li><a href=\"#peak-search\">Peak search</a></li>";
+    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>";
+    out += model_comparison_nav(models);
+    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li>";
     const std::string profiles = profile_html_section(figures);
     if (!profiles.empty()) out += "<li><a href=\"#profiles\">Where the time goes</a></li>";
     out += "</ul></nav>\n";
@@ -681,8 +787,10 @@ std::string html_report(const RunFigures& figures) {
     run_section(out, figures);
     plugins_section(out, record);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category, ids);
+    peak_section(out, figures, ids);
     batch_size_charts(out, figures, ids);
     speedup_chart(out, figures, ids);
+    out += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
     distribution_charts(out, figures, ids);
     monitor_charts(out, figures, ids);
     out += profiles;

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/model_comparison.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
@@ -179,6 +180,27 @@ std::string md_code_block(std::string_view text, std::string_view language) {
     return fence + std::string(language) + "\n" + valid_utf8(text) + "\n" + fence + "\n";
 }
 
+// --find-peak: the rates each search tried, and the peak it found.
+void peak_section(std::string& out, const RunFigures& figures) {
+    const std::vector<PeakTable> tables = peak_tables(figures);
+    if (tables.empty()) return;
+    out += "## Peak search\n\n";
+    for (const PeakTable& table : tables) {
+        out += "### " + md_code(table.outcome->config.scenario_id()) + "\n\n" + md_text(table.bounds) +
+               "; the rates in the order tried.\n\n|";
+        for (const std::string& column : table.columns) out.append(" ").append(md_text(column)).append(" |");
+        out += "\n|";
+        for (std::size_t c = 0; c < table.columns.size(); ++c) out += c + 1 == table.columns.size() ? "---|" : "--:|";
+        out += "\n";
+        for (const auto& row : table.rows) {
+            out += "|";
+            for (const std::string& cell : row) out.append(" ").append(md_text(cell)).append(" |");
+            out += "\n";
+        }
+        out.append("\n").append(md_text(table.peak)).append(".\n\n");
+    }
+}
+
 // How the run was set up, and the command line that runs it again.
 void settings_section(std::string& out, const RunFigures& figures) {
     out += "## Settings\n\n";
@@ -229,6 +251,8 @@ std::string markdown_report(const RunFigures& figures) {
 
     plugins_section(out, record);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
+    peak_section(out, figures);
+    out += model_comparison_markdown(compare_models(figures), md_text);
     out += profile_markdown_section(figures, md_text, md_code);
     return out;
 }

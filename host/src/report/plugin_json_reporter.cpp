@@ -1,7 +1,8 @@
 // The plugin reports: <plugin>/<plugin>_<timestamp>.json, every scenario of one plugin
 // with its metadata, each series with its statistics (as computed when the scenario
-// ended) and raw samples, the sampling, the cold start, the speedups over eager, the
-// monitors' reports, warnings and info. docs/schema/report.schema.json describes it;
+// ended) and raw samples, the sampling, the accuracy of classifiers, the cold start, the
+// speedups over eager, the peak search (--find-peak), the monitors' reports, warnings and
+// info. docs/schema/report.schema.json describes it;
 // json/report_reader.cpp reads it back.
 //
 // At a checkpoint the reports of the plugins that have new scenarios are written again;
@@ -70,6 +71,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         out.key("sampling");
         write_sampling(out, result.sampling);
     }
+    if (!result.accuracy.empty()) {
+        out.key("accuracy");
+        write_accuracy(out, result.accuracy);
+    }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
     if (outcome.first_rounds > 0) out.field("first_rounds", outcome.first_rounds);
     if (!outcome.round_sizes.empty()) {
@@ -92,6 +97,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     if (any_cold_start) out.end_object();
 
     write_speedups(out, outcome.statistics.speedups);
+    if (result.peak_search) {
+        out.key("peak_search");
+        write_peak_search(out, *result.peak_search);
+    }
 
     for (const auto& [name, report] : result.monitors) {
         if (!is_monitor_name(name)) continue;

@@ -1,6 +1,7 @@
 #include "report/report_figures.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
@@ -347,6 +348,14 @@ RunFigures compute_figures(const RunRecord& record) {
             f.throughput_unit = series->unit;
             break;
         }
+        // A serving load records its throughput as one figure (the samples over the time of
+        // the last completion: offline's headline), not as a series.
+        if (const bench::Scalar* scalar = result.find_scalar("throughput");
+            f.throughput_series.empty() && scalar != nullptr && std::isfinite(scalar->value)) {
+            f.throughput_series = scalar->name;
+            f.throughput = scalar->value;
+            f.throughput_unit = scalar->unit;
+        }
         f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }
@@ -439,6 +448,73 @@ std::string speedup_text(const Speedup& speedup) {
     if (speedup.ci.valid()) text += " [" + format3(speedup.ci.low) + ", " + format3(speedup.ci.high) + "]";
     if (speedup.series != "latency") text += " (" + speedup.series + ")";
     return text;
+}
+
+namespace {
+
+std::string upper_case(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+}
+
+}  // namespace
+
+std::string rate_text(double qps) { return std::isfinite(qps) ? format_figure(qps, "") + "/s" : "-"; }
+
+std::vector<PeakTable> peak_tables(const RunFigures& figures) {
+    std::vector<PeakTable> tables;
+    for (const ScenarioFigures& f : figures.scenarios) {
+        if (!f.outcome->result.peak_search) continue;
+        const bench::PeakSearch& search = *f.outcome->result.peak_search;
+        PeakTable table;
+        table.outcome = f.outcome;
+        std::ostringstream percentile;
+        percentile << 'p' << search.percentile;
+        for (const bench::Slo& slo : f.outcome->config.load.slos)
+            table.bounds += (table.bounds.empty() ? "" : ", ") + percentile.str() + " of " + slo.metric + " <= " +
+                            format_figure(slo.limit_ms, "ms");
+        table.columns = {"#", "RATE", "ACHIEVED"};
+        const std::vector<bench::PeakMetric>& first =
+            search.steps.empty() ? std::vector<bench::PeakMetric>{} : search.steps.front().metrics;
+        for (const bench::PeakMetric& metric : first) {
+            table.columns.push_back(upper_case(metric.metric) + " P50");
+            table.columns.push_back(upper_case(metric.metric + " " + percentile.str()));
+        }
+        table.columns.insert(table.columns.end(), {"GOODPUT", "LATE", "QUERIES", "RESULT"});
+        double lowest_failed = NAN;
+        for (std::size_t i = 0; i < search.steps.size(); ++i) {
+            const bench::PeakStep& step = search.steps[i];
+            std::vector<std::string> row = {std::to_string(i + 1), rate_text(step.target_qps), rate_text(step.achieved_qps)};
+            for (std::size_t m = 0; m < first.size(); ++m) {
+                const bool has = m < step.metrics.size();
+                row.push_back(has ? format_figure(step.metrics[m].p50_ms, "ms") : "-");
+                row.push_back(has ? format_figure(step.metrics[m].percentile_ms, "ms") : "-");
+            }
+            row.push_back(std::isfinite(step.goodput) ? format3(step.goodput) + "%" : "-");
+            row.push_back(std::to_string(step.late_issues));
+            row.push_back(step.queries == step.planned ? std::to_string(step.queries)
+                                                       : std::to_string(step.queries) + "/" + std::to_string(step.planned));
+            row.push_back(std::string(step.passed ? "pass" : "fail") + (step.target_qps == search.peak_qps ? ", peak" : ""));
+            table.rows.push_back(std::move(row));
+            if (!step.passed && step.target_qps > search.peak_qps && !(step.target_qps >= lowest_failed))
+                lowest_failed = step.target_qps;
+        }
+        std::ostringstream precision;
+        precision << search.precision * 100 << '%';
+        if (search.end == bench::peak_end_no_pass) {
+            table.peak = "no peak: no rate passed, down to " + rate_text(search.steps.empty() ? NAN : search.steps.back().target_qps);
+        } else if (search.end == bench::peak_end_no_fail) {
+            table.peak = "peak at least " + rate_text(search.peak_qps) + ": every rate passed, up to that";
+        } else {
+            table.peak = "peak " + rate_text(search.peak_qps) + ": the highest rate that passed; the lowest that failed, " +
+                         rate_text(lowest_failed) +
+                         (search.end == bench::peak_end_precision ? ", is within " + precision.str()
+                                                                  : ", is not within " + precision.str() +
+                                                                        " (the search ran out of rates to try)");
+        }
+        tables.push_back(std::move(table));
+    }
+    return tables;
 }
 
 }  // namespace benchhost

@@ -32,7 +32,8 @@ struct ScenarioFigures {
     bool is_time = false;          // `unit` is a time: samples_ms holds them in ms
     std::vector<double> samples_ms;
 
-    /// Median of "throughput", else "tokens_per_second"; NaN without either.
+    /// Median of the series "throughput", else "tokens_per_second", else the scalar
+    /// "throughput" (a serving load's; no interval); NaN without any.
     std::string throughput_series;
     double throughput = NAN;
     std::string throughput_unit;
@@ -96,6 +97,22 @@ struct RunFigures {
 };
 
 RunFigures compute_figures(const RunRecord& record);
+
+/// --find-peak's search of a scenario as text, for the console, report.md and report.html:
+/// what each rate was judged by, one row per rate tried in the order they ran (the
+/// peak's marked), and the peak in a sentence.
+struct PeakTable {
+    const ScenarioOutcome* outcome = nullptr;
+    std::string bounds;  // "p99 of latency <= 20 ms"
+    std::vector<std::string> columns;  // "#", "RATE/S", "ACHIEVED/S", "<METRIC> P50", "<METRIC> P99", ..., "GOODPUT", "LATE", "QUERIES", "RESULT"
+    std::vector<std::vector<std::string>> rows;
+    std::string peak;  // "peak 1.17k queries/s: the highest rate that passed; the lowest that failed, 1.23k/s, is within 5%"
+};
+
+/// The scenarios with a peak search, in the record's order.
+std::vector<PeakTable> peak_tables(const RunFigures& figures);
+/// A rate of queries as the peak search shows it: "1.25k/s", "200/s"; "-" when not finite.
+std::string rate_text(double qps);
 
 /// The renderers of rendered_reports.hpp, over figures already computed.
 std::string markdown_report(const RunFigures& figures);

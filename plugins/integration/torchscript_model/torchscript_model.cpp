@@ -4,7 +4,11 @@
 // the parameter `models`, a list of LABEL:PATH (`--param models=original:a.pt,quantized:b.pt`).
 // Inputs are random, of shape [batch, input_shape...] (parameter input_shape, default
 // 3,224,224), floating point in the scenario's dtype, or token ids in [0, input_max)
-// with input_dtype int64.
+// with input_dtype int64. With the parameter dataset (`--param dataset=DIR`, an image
+// folder: one sub-folder per class, JPEG and PNG files) they are the folder's images
+// instead, resized, centre-cropped to 224 and normalised (bench/torch/image_dataset.hpp),
+// all of them decoded once before any model runs (the first dataset_limit with that
+// parameter), and a batch is its first batch_size images.
 //
 // Variants: eager runs the module as loaded; compiled freezes it and applies
 // optimize_for_inference, and must produce the same output; a TorchScript file has no
@@ -12,11 +16,20 @@
 //
 // Per model it records the file size, the parameter count, the load time, latency and
 // throughput per batch; with several models each series is prefixed "<label>/" and
-// the first model's are also the scenario's headline "latency" and "throughput".
+// the first model's are also the scenario's headline "latency" and "throughput". With a
+// data set, each model's top-1 and top-5 accuracy over all of its images, in the
+// scenario's variant and dtype (the folder's classes, in sorted order, are the model's
+// class indices), evaluated outside the timed samples. In a dtype other than float32,
+// how far each model's output is from its float32 output on the same input
+// ("max_abs_diff_vs_float32", "max_rel_diff_vs_float32"; for float32, from its first
+// call's).
 #include <bench/plugin.hpp>
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
+#include <bench/torch/classification.hpp>
 #include <bench/torch/device.hpp>
+#include <bench/torch/image_dataset.hpp>
+#include <bench/torch/precision.hpp>
 #include <bench/torch/profiling.hpp>
 
 #include <torch/script.h>
@@ -107,6 +120,13 @@ BENCH_RUN_BENCHMARK(ctx) {
     ctx.set_info("model", files.size() == 1 ? files[0].label : "comparison");
     torch::NoGradGuard no_grad;
 
+    std::optional<bench::libtorch::ImageDataset> dataset;
+    if (ctx.params().contains("dataset")) {
+        const bench::libtorch::ImageFolder folder = bench::libtorch::scan_image_folder(ctx.params().get_string("dataset"));
+        dataset = bench::libtorch::load_image_dataset(folder, {}, ctx.params().get_int("dataset_limit", -1));
+        bench::libtorch::record_dataset(ctx, *dataset);
+    }
+
     const bool several = files.size() > 1;
     double first_median = 0;
     std::optional<torch::jit::Module> profiled;  // the first file's module, for --profile
@@ -117,6 +137,17 @@ BENCH_RUN_BENCHMARK(ctx) {
         torch::jit::Module module = torch::jit::load(file.path.string(), device);
         const double load_ms = since_ms(start);
         module.eval();
+        const auto input_in = [&](torch::ScalarType type) {
+            return dataset ? bench::libtorch::dataset_batch(*dataset, config.batch_size).to(device, type)
+                           : make_input(ctx.params(), config.batch_size, device, type);
+        };
+        // In another dtype, the model's float32 output on the same input first: what that
+        // dtype's output is compared with (below).
+        torch::Tensor float32_output;
+        if (dtype != torch::kFloat) {
+            module.to(torch::kFloat);
+            float32_output = first_tensor(module.forward({input_in(torch::kFloat)}));
+        }
         if (torch::isFloatingType(dtype)) module.to(dtype);
 
         ctx.record_scalar(prefix + "file_size", static_cast<double>(fs::file_size(file.path)) / (1 << 20), "MiB");
@@ -124,7 +155,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         ctx.record_scalar(prefix + "load_time", load_ms, "ms");
         ctx.set_info(prefix + "path", fs::absolute(file.path).string());
 
-        const torch::Tensor input = make_input(ctx.params(), config.batch_size, device, dtype);
+        const torch::Tensor input = input_in(dtype);
         std::vector<c10::IValue> inputs{input};
         const torch::Tensor reference = first_tensor(module.forward(inputs));
         if (config.variant == bench::Variant::compiled) {
@@ -134,6 +165,21 @@ BENCH_RUN_BENCHMARK(ctx) {
             module.forward(inputs);  // the first call specializes the graph: part of compiling
             ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
             bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
+        }
+        // How far the output is from float32's on the same input (float32: from the first
+        // call's), outside the timed samples.
+        bench::libtorch::record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output,
+                                                        first_tensor(module.forward(inputs)), dtype, prefix);
+
+        if (dataset) {  // top-1 and top-5 over the whole folder, outside the timed samples
+            const bench::libtorch::Forward classify = [&module](const torch::Tensor& x) {
+                return first_tensor(module.forward({x}));
+            };
+            const bench::Accuracy accuracy = bench::libtorch::classification_accuracy(
+                classify, *dataset, file.label, config.batch_size, device, dtype);
+            ctx.record_accuracy(accuracy);
+            ctx.log().info("{}: top-1 {}/{}, top-5 {}/{}", file.label, accuracy.top1_correct, accuracy.inputs,
+                           accuracy.top5_correct, accuracy.inputs);
         }
 
         const bench::Series latency = bench::libtorch::measure_synchronized(

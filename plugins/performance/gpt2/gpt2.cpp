@@ -51,8 +51,14 @@
 // first token, ms), latency (the whole generation, ms), tokens_per_second (see below).
 //
 // Parameters (YAML `params:` or --param):
-//   prompt_tokens  prompt length (default 32)
+//   prompt_tokens  prompt length (default 32); for `train`, the length of a sequence
 //   seed           seed of the weights and the prompt (default 42)
+//   optimizer      train only: sgd (the default) or adamw; also an axis
+//
+// A second benchmark, `train`: causal language-model training steps of the eager model
+// (bench/torch/training.hpp): sequences of prompt_tokens seeded ids, the logits of every
+// position against the next id (cross-entropy), backward, an optimizer step; timed apart,
+// with the memory they take measured.
 #include <bench/plugin.hpp>
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/compile.hpp>
@@ -60,7 +66,10 @@
 #include <bench/torch/flops.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
+#include <bench/torch/training.hpp>
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/randint.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/functional/linear.h>
 #include <torch/nn/module.h>
@@ -87,7 +96,7 @@
 #include <utility>
 #include <vector>
 
-BENCH_PLUGIN("gpt2", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
+BENCH_PLUGIN("gpt2", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
 
 namespace {
 
@@ -726,4 +735,60 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     // --profile: one whole generation, profiled apart from everything measured.
     lt::profile(ctx, "generation", [&] { generate(stepper, in, device); }, lt::module_parameters(*model));
+}
+
+namespace {
+
+/// The logits of every position of `ids` [B, T], [B * T, vocab]: the eager blocks over
+/// caches of T positions made for this call, so that nothing carries from one training
+/// step to the next.
+Tensor logits_of_every_position(Gpt2Impl& model, const Gpt2Config& arch, const Tensor& ids) {
+    const int64_t batch = ids.size(0), tokens = ids.size(1);
+    const Tensor positions = torch::arange(tokens, ids.options());
+    std::vector<Tensor> caches = make_caches(arch, batch, tokens, model.wte->weight.options());
+    const Tensor masked = torch::arange(tokens, positions.options()).unsqueeze(0) > positions.unsqueeze(1);
+    Tensor x = model.wte(ids) + model.wpe(positions);
+    for (std::size_t i = 0; i < model.blocks.size(); ++i)
+        x = model.blocks[i]->forward(x, positions, masked, caches.at(2 * i), caches.at(2 * i + 1));
+    return torch::nn::functional::linear(model.ln_f(x), model.wte->weight).reshape({batch * tokens, -1});
+}
+
+/// Seeded ids [batch, tokens + 1]: a sequence is the first `tokens`, its targets the last.
+Tensor training_ids(const Gpt2Config& arch, int64_t batch, int64_t tokens, uint64_t seed) {
+    at::Generator gen = at::detail::createCPUGenerator(seed + 1);
+    return at::randint(arch.vocab_size, {batch, tokens + 1}, gen, at::TensorOptions().dtype(at::kLong));
+}
+
+}  // namespace
+
+// Training steps: causal language modelling on seeded sequences (--param prompt_tokens,
+// the sequence length), the optimizer from --param optimizer (or --axis
+// optimizer=sgd,adamw). Eager only. Throughput is in sequences a second.
+BENCH_BENCHMARK(train, ctx) {
+    const Gpt2Config& arch = find_model(ctx.config().model_id);
+    const int64_t tokens = ctx.params().get_int("prompt_tokens", 32);
+    if (tokens < 1 || tokens > arch.n_ctx)
+        throw std::invalid_argument("gpt2: prompt_tokens must be 1 to " + std::to_string(arch.n_ctx) + " (" +
+                                    std::string(arch.id) + "'s context) for train, not " + std::to_string(tokens));
+    const auto seed = static_cast<uint64_t>(ctx.params().get_int("seed", 42));
+    ctx.set_info("model_id", std::string(arch.id));
+    ctx.set_info("sequence_tokens", std::to_string(tokens));
+    bench::libtorch::TrainingBenchmark spec;
+    spec.model = "gpt2 " + std::string(arch.id);
+    spec.throughput_unit = "sequences/s";
+    spec.expected_parameters = parameter_count(arch);
+    spec.build = [&arch, seed] {
+        Gpt2 built(arch);
+        init_weights(*built, arch, seed);
+        return bench::libtorch::TrainableModel{built.ptr(), [model = built.ptr(), &arch](const Tensor& ids) {
+                                                   return logits_of_every_position(*model, arch, ids);
+                                               }};
+    };
+    spec.make_input = [&arch, tokens, seed](int64_t batch, torch::Device device, torch::ScalarType) {
+        return training_ids(arch, batch, tokens, seed).narrow(1, 0, tokens).contiguous().to(device);
+    };
+    spec.make_targets = [&arch, tokens, seed](int64_t batch, torch::Device device) {
+        return training_ids(arch, batch, tokens, seed).narrow(1, 1, tokens).reshape({-1}).to(device);
+    };
+    bench::libtorch::run_training_benchmark(ctx, spec);
 }

@@ -16,6 +16,10 @@
 // Parameters (`--param KEY=VALUE`):
 //   image_size   input height and width (default 224)
 //   seed         weight, input and label seed (default 0)
+//   dataset      an image folder (one sub-folder per class, JPEG and PNG files): its
+//                first batch_size images, resized, centre-cropped to image_size and
+//                normalised, are the input instead of random numbers
+//                (bench/torch/image_dataset.hpp)
 //   optimizer    train only: sgd (SGD with momentum, the default) or adamw; also an
 //                axis (`--axis optimizer=sgd,adamw`)
 //
@@ -24,6 +28,7 @@
 // channels-last tensors where LibTorch has it, a folded channels-last convolution
 // elsewhere. The report's `kernels` line names the ones used.
 #include <bench/plugin.hpp>
+#include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
@@ -315,6 +320,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
         return make_images(settings, batch_size, device, dtype);
     };
+    // Crop to image_size; resize the shorter side in the usual proportion (256 for 224).
+    bench::libtorch::use_image_dataset(ctx, spec, {.resize = settings.image_size * 256 / 224, .crop = settings.image_size});
     std::string kernel_description;
     spec.kernelize = [model, &kernel_description](const KernelRegistry& kernels) {
         Forward forward = kernelize(model, kernels);  // prepares every layer's kernel

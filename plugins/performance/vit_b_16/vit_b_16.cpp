@@ -14,6 +14,14 @@
 // The module tree and parameter names mirror torchvision's (conv_proj, class_token,
 // encoder.pos_embedding, encoder.layers.encoder_layer_<i>.{ln_1, self_attention, ln_2,
 // mlp.0, mlp.3}, encoder.ln, heads.head): 86,567,656 parameters.
+//
+// Two benchmarks: `vit_b_16`, inference (the variants above), and `train`, training
+// steps of the eager model (forward, cross-entropy loss on seeded labels, backward, an
+// optimizer step: --param optimizer=sgd or adamw, also an axis) timed apart, with the
+// memory they take measured (bench/torch/training.hpp).
+//
+// Inputs are seeded random images, or with --param dataset=DIR the first batch_size
+// images of an image folder, preprocessed (bench/torch/image_dataset.hpp).
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -24,16 +32,19 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <torch/nn/module.h>
 
 #include <bench/plugin.hpp>
+#include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
+#include <bench/torch/training.hpp>
 
-BENCH_PLUGIN("vit_b_16", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
+BENCH_PLUGIN("vit_b_16", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
 
 namespace {
 
@@ -359,6 +370,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         at::manual_seed(kInputSeed);
         return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
     };
+    bench::libtorch::use_image_dataset(ctx, spec);  // --param dataset=DIR: real images instead
     spec.kernelize = [model, &ctx](const bench::libtorch::KernelRegistry&) {
         KernelPath path = parse_kernel_path(ctx.params().get_string("kernel", "onednn_prepacked"));
         if (path == KernelPath::onednn_prepacked && !(model->conv_proj_weight.is_cpu() && PackedLinear::available()))
@@ -367,4 +379,27 @@ BENCH_RUN_BENCHMARK(ctx) {
         return kernelize(model, path, ctx.config().batch_size);
     };
     bench::libtorch::run_model_benchmark(ctx, spec);
+}
+
+// Training steps: the same model and weights, the same seeded input, labels drawn from
+// their own seed, the optimizer from --param optimizer (or --axis optimizer=sgd,adamw).
+// Eager only.
+BENCH_BENCHMARK(train, ctx) {
+    bench::libtorch::TrainingBenchmark spec;
+    spec.model = "vit_b_16";
+    spec.throughput_unit = "images/s";
+    spec.expected_parameters = kParameters;
+    spec.build = [] {
+        const std::shared_ptr<VisionTransformer> model = make_model();
+        return bench::libtorch::TrainableModel{model, [model](const at::Tensor& images) { return model->forward(images); }};
+    };
+    spec.make_input = [](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+        at::manual_seed(kInputSeed);
+        return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
+    };
+    spec.make_targets = [](int64_t batch_size, torch::Device device) {
+        at::Generator gen = at::detail::createCPUGenerator(kInputSeed + 1);
+        return at::randint(kClasses, {batch_size}, gen, at::TensorOptions().dtype(at::kLong)).to(device);
+    };
+    bench::libtorch::run_training_benchmark(ctx, spec);
 }

@@ -57,7 +57,7 @@ struct ScenarioConfig {
     LoadConfig load;
 
     // --profile: after its measurement, the benchmark's Context::profile runs a profiled
-    // pass (<bench/profile.hpp>). (Added in ABI 2.4, after the members older plugins know.)
+    // pass (<bench/profile.hpp>). (Added in ABI 2.7, after the members older plugins know.)
     bool profile = false;
 
     /// "category/plugin/benchmark": what --include and --exclude match.

@@ -101,6 +101,10 @@ public:
     void add_warning(std::string_view warning);
     /// Records a text fact shown in the report (framework, model name, ...).
     void set_info(std::string_view key, std::string_view value);
+    /// Records the accuracy of a classifier (ABI 2.5); recording a model again replaces
+    /// it. Counts that cannot be (negative, more correct than inputs, fewer in the top 5
+    /// than at the top) are std::invalid_argument.
+    void record_accuracy(const Accuracy& accuracy);
 
     /// Serves queries with `handler` under the run's load (--load single-stream,
     /// multi-stream, server or offline; single-stream without --load) and records the

@@ -1,7 +1,8 @@
 // The load a serving benchmark runs under: the mode (--load), how many queries, the
-// arrival process and the service-level objectives (--slo). It is part of the
-// scenario's configuration (ScenarioConfig::load, ABI 2.3); bench::Context::serve
-// reads it (<bench/serve.hpp>; docs/serving.md).
+// arrival process and the service-level objectives (--slo), or the search for the
+// highest rate that meets them (--find-peak, ABI 2.4). It is part of the scenario's
+// configuration (ScenarioConfig::load, ABI 2.3); bench::Context::serve reads it
+// (<bench/serve.hpp>; docs/serving.md).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,10 @@ BENCH_EXPORT std::vector<Slo> parse_slos(std::string_view text);
 /// The text parse_slos reads back: "ttft=500ms,tpot=50ms".
 BENCH_EXPORT std::string to_string(const std::vector<Slo>& slos);
 
+/// "p99", "p95", "p99.9": the percentile, above 0 and below 100; empty for anything
+/// else (ABI 2.4).
+BENCH_EXPORT std::optional<double> parse_percentile(std::string_view text);
+
 struct LoadConfig {
     LoadMode mode = LoadMode::none;
     /// Queries to issue; 0: default_queries. With min_duration_s, the run issues at
@@ -74,10 +79,23 @@ struct LoadConfig {
     std::uint64_t seed = 1;
     std::vector<Slo> slos;
 
+    // (Added in ABI 2.4, after the members older plugins know.)
+    /// Server: search the highest target_qps whose percentile (slo_percentile) of each
+    /// bounded metric meets its SLO, as MLPerf LoadGen's FindPeakPerformance
+    /// (--find-peak; the search is ScenarioResult::peak_search).
+    bool find_peak = false;
+    /// With find_peak: the search ends when the lowest rate that failed is within this
+    /// fraction of the highest that passed; 0: default_peak_precision.
+    double peak_precision = 0;
+    /// The percentile of each bounded metric that must meet its bound, 0 to 100
+    /// exclusive (--slo p95:...); 0: the mode's headline percentile (99 in server).
+    double slo_percentile = 0;
+
     friend bool operator==(const LoadConfig&, const LoadConfig&) = default;
 };
 
 inline constexpr long long default_queries = 200;
+inline constexpr double default_peak_precision = 0.05;
 inline constexpr int default_samples_per_query = 8;
 inline constexpr double default_late_tolerance_ms = 1.0;
 

@@ -1,4 +1,4 @@
-// Where the time goes (ABI 2.4): with --profile, a benchmark hands the SDK one call of
+// Where the time goes (ABI 2.7): with --profile, a benchmark hands the SDK one call of
 // what it measured, after its measurement, and the SDK runs a separate profiled pass of
 // that call: under an operator profiler when the benchmark gives one (the LibTorch
 // layer's: <bench/torch/profiling.hpp>), and under Linux perf sampling where the

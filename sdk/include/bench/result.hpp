@@ -9,6 +9,7 @@
 
 #include <bench/export.hpp>
 #include <bench/monitor_report.hpp>
+#include <bench/peak.hpp>
 #include <bench/profile.hpp>
 
 namespace bench {
@@ -49,6 +50,21 @@ struct SamplingReport {
     friend bool operator==(const SamplingReport&, const SamplingReport&) = default;
 };
 
+/// How often a classifier was right over a labelled data set (ABI 2.5): its top-1
+/// and top-5 accuracy, kept as counts so that they are exact.
+struct Accuracy {
+    std::string model;    // what was evaluated: the model's label ("original", "quantized")
+    std::string dataset;  // the data set it was evaluated on, e.g. its folder
+    long long inputs = 0;        // inputs classified
+    long long top1_correct = 0;  // whose label scored highest
+    long long top5_correct = 0;  // whose label was among the five highest scores (all of them with fewer classes)
+
+    double top1() const { return inputs > 0 ? static_cast<double>(top1_correct) / static_cast<double>(inputs) : 0.0; }
+    double top5() const { return inputs > 0 ? static_cast<double>(top5_correct) / static_cast<double>(inputs) : 0.0; }
+
+    friend bool operator==(const Accuracy&, const Accuracy&) = default;
+};
+
 /// How a scenario ended. The plugin decides between the first three; the host adds
 /// the others when the worker process ends abnormally.
 enum class Status {
@@ -78,8 +94,14 @@ struct BENCH_EXPORT ScenarioResult {
     /// How the sampling of each series timed by the SDK ended, by series name. (Added in
     /// ABI 1.2, last so that the members before it keep their place.)
     std::map<std::string, SamplingReport> sampling;
+    /// With --find-peak: the rates tried and the peak found (<bench/peak.hpp>). (Added
+    /// in ABI 2.4, last.)
+    std::optional<PeakSearch> peak_search;
+    /// The classification accuracy of each model the scenario evaluated (ABI 2.5, last
+    /// for the same reason).
+    std::vector<Accuracy> accuracy;
     /// Where the time went, from the profiled pass after the measurement (--profile,
-    /// Context::profile); empty without one. (Added in ABI 2.4, last.)
+    /// Context::profile); empty without one. (Added in ABI 2.7, last.)
     std::optional<Profile> profile;
 
     const Series* find_series(std::string_view name) const;

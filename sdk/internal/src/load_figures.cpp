@@ -8,10 +8,7 @@
 
 namespace bench {
 
-namespace {
-
-/// A query's value of an SLO metric; empty when the query has none (no tokens).
-std::optional<double> metric_of(const QueryTimes& q, const std::string& metric) {
+std::optional<double> slo_metric_value(const QueryTimes& q, const std::string& metric) {
     if (metric == "latency") return q.completed - q.scheduled;
     if (q.tokens.empty()) return std::nullopt;
     if (metric == "ttft") return q.tokens.front() - q.scheduled;
@@ -21,8 +18,6 @@ std::optional<double> metric_of(const QueryTimes& q, const std::string& metric) 
     for (std::size_t i = 1; i < q.tokens.size(); ++i) largest = std::max(largest, q.tokens[i] - q.tokens[i - 1]);
     return largest;
 }
-
-}  // namespace
 
 LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms, const std::vector<Slo>& slos) {
     LoadFigures f;
@@ -45,7 +40,7 @@ LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tol
         samples += q.samples;
         bool met = true;
         for (std::size_t i = 0; i < slos.size(); ++i) {
-            const std::optional<double> value = metric_of(q, slos[i].metric);
+            const std::optional<double> value = slo_metric_value(q, slos[i].metric);
             if (!value) unmeasured[i] = true;
             if (!value || *value > slos[i].limit_ms) met = false;
         }

@@ -253,21 +253,59 @@ Tolerance tolerance_for(torch::ScalarType dtype) {
     }
 }
 
-void check_against_reference(Context& ctx, const torch::Tensor& reference, const torch::Tensor& candidate,
-                             torch::ScalarType dtype) {
+namespace {
+
+/// Both outputs as dense float64 on the CPU, and |c - r| elementwise, with equal values
+/// (infinities included) exactly 0 and NaN where only one side is NaN (both NaN counts
+/// as equal).
+struct Difference {
+    torch::Tensor reference, candidate, diff;
+};
+
+Difference difference(const torch::Tensor& reference, const torch::Tensor& candidate) {
     if (!reference.defined() || !candidate.defined())
-        throw std::runtime_error("check_against_reference: the " + std::string(reference.defined() ? "candidate" : "reference") +
+        throw std::runtime_error("comparing outputs: the " + std::string(reference.defined() ? "candidate" : "reference") +
                                  " output is an undefined tensor");
     if (reference.sizes() != candidate.sizes())
-        throw std::runtime_error("output shape " + format_sizes(candidate.sizes()) + " differs from eager's " +
+        throw std::runtime_error("output shape " + format_sizes(candidate.sizes()) + " differs from the reference's " +
                                  format_sizes(reference.sizes()));
     const torch::NoGradGuard no_grad;
     auto to_host = [](const torch::Tensor& t) {
         torch::Tensor dense = t.is_mkldnn() ? t.to_dense() : t;
         return dense.to(torch::kCPU, torch::kDouble).contiguous();
     };
-    const torch::Tensor ref = to_host(reference);
-    const torch::Tensor cand = to_host(candidate);
+    Difference d{to_host(reference), to_host(candidate), {}};
+    d.diff = (d.candidate - d.reference).abs();
+    d.diff.masked_fill_(d.candidate.eq(d.reference), 0.0);
+    d.diff.masked_fill_(d.candidate.isnan().logical_and(d.reference.isnan()), 0.0);
+    d.diff.masked_fill_(d.candidate.isnan().logical_xor(d.reference.isnan()), std::numeric_limits<double>::infinity());
+    return d;
+}
+
+/// |reference| with NaN as 0, and the largest |c - r| / max(|r|, floor).
+torch::Tensor reference_magnitude(const Difference& d) { return d.reference.abs().nan_to_num(0.0, 0.0, 0.0); }
+
+double max_relative(const Difference& d, double floor) {
+    if (d.diff.numel() == 0) return 0.0;
+    return (d.diff / reference_magnitude(d).clamp_min(std::max(floor, 1e-300))).max().item<double>();
+}
+
+}  // namespace
+
+OutputDifference output_difference(const torch::Tensor& reference, const torch::Tensor& candidate,
+                                   double relative_floor) {
+    const Difference d = difference(reference, candidate);
+    return {d.diff.numel() ? d.diff.max().item<double>() : 0.0, max_relative(d, relative_floor)};
+}
+
+void check_against_reference(Context& ctx, const torch::Tensor& reference, const torch::Tensor& candidate,
+                             torch::ScalarType dtype) {
+    if (reference.defined() && candidate.defined() && reference.sizes() != candidate.sizes())
+        throw std::runtime_error("output shape " + format_sizes(candidate.sizes()) + " differs from eager's " +
+                                 format_sizes(reference.sizes()));
+    const Difference outputs = difference(reference, candidate);
+    const torch::Tensor& ref = outputs.reference;
+    const torch::Tensor& cand = outputs.candidate;
     // On CUDA, float32 convolutions (cuDNN, PyTorch's default) and matrix products (when
     // allowed) may round their inputs to TF32, float16's 10-bit mantissa: two execution
     // paths of one model then differ as in float16.
@@ -275,19 +313,11 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
                       (at::globalContext().allowTF32CuDNN() || at::globalContext().allowTF32CuBLAS());
     const Tolerance tol = tolerance_for(tf32 ? torch::kHalf : dtype);
 
-    // |c - r|, with equal values (infinities included) exactly 0 and NaN where only one
-    // side is NaN (both NaN counts as equal).
-    torch::Tensor diff = (cand - ref).abs();
-    diff.masked_fill_(cand.eq(ref), 0.0);
-    diff.masked_fill_(cand.isnan().logical_and(ref.isnan()), 0.0);
-    diff.masked_fill_(cand.isnan().logical_xor(ref.isnan()), std::numeric_limits<double>::infinity());
-    const torch::Tensor ref_abs = ref.abs().nan_to_num(0.0, 0.0, 0.0);
-    const torch::Tensor allowed = tol.absolute + tol.relative * ref_abs;
-    const torch::Tensor rel = diff / ref_abs.clamp_min(std::max(tol.absolute, 1e-300));
-
+    const torch::Tensor& diff = outputs.diff;
+    const torch::Tensor allowed = tol.absolute + tol.relative * reference_magnitude(outputs);
     const int64_t n = diff.numel();
     const double max_abs = n ? diff.max().item<double>() : 0.0;
-    const double max_rel = n ? rel.max().item<double>() : 0.0;
+    const double max_rel = max_relative(outputs, tol.absolute);
     ctx.record_scalar("max_abs_diff", max_abs, "abs");
     ctx.record_scalar("max_rel_diff", max_rel, "ratio");
 

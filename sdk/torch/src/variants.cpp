@@ -8,6 +8,7 @@
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
+#include <bench/torch/precision.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -359,13 +360,21 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     retain_freed_memory(ctx);
     const torch::ScalarType dtype = select_dtype(ctx, device);
 
+    const int64_t batch = config.batch_size;
+    // In another dtype, the model's float32 output on the same input first, while the
+    // model is still in float32: what that dtype's output is compared with (below).
+    torch::Tensor float32_output;
+    if (dtype != torch::kFloat) {
+        prepare_module(*spec.module, device, torch::kFloat);
+        const c10::InferenceMode inference;
+        float32_output = spec.forward(spec.make_input(batch, device, torch::kFloat));
+    }
     prepare_module(*spec.module, device, dtype);
     record_parameters(ctx, *spec.module, spec.model, spec.expected_parameters);
 
     // Inference only. The tracer works under InferenceMode too (checked), so all of the
     // scenario runs under it: no autograd bookkeeping, no version counters.
     const c10::InferenceMode inference;
-    const int64_t batch = config.batch_size;
     const torch::Tensor input = spec.make_input(batch, device, dtype);
 
     // The eager output on this input: the reference, and for eager the cold start.
@@ -408,14 +417,20 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     // Cold start: the first call of what is measured (for compiled, the graph
     // executor's first run, which does its own optimizations).
     double first_call_ms = eager_first_ms;
+    torch::Tensor output;
     if (variant != Variant::eager) {
         start = Clock::now();
-        const torch::Tensor output = run(input);
+        output = run(input);
         synchronize(device);
         first_call_ms = elapsed_ms(start);
         check_against_reference(ctx, reference, output, dtype);
+    } else {
+        output = run(input);  // a second call, so that float32 is compared with itself below
     }
     ctx.record_scalar("first_call", first_call_ms, "ms");
+    // How far this output is from float32's on the same input (float32: from eager's).
+    record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output, output, dtype);
+    output = torch::Tensor();  // not kept while timing
 
     flush_memory(device);
     const Series latency = measure_synchronized(ctx, "latency", device, [&] {

@@ -120,6 +120,7 @@ TEST(Compare, OutputFormats) {
     EXPECT_STREQ(json["rows"][0]["verdict"].GetString(), "slower");
     EXPECT_NEAR(json["rows"][0]["ratio"].GetDouble(), 1.2, 0.02);
     EXPECT_EQ(json["rows"][0]["ratio_ci95"].Size(), 2u);
+    EXPECT_LT(json["rows"][0]["p_value"].GetDouble(), 0.05);  // judged by the samples: the U test is the evidence
     EXPECT_EQ(json["counts"]["slower"].GetInt(), 1);
     EXPECT_TRUE(json["comparable"].GetBool());
 }
@@ -204,6 +205,7 @@ TEST(Compare, WithRoundsTheSpreadBetweenRoundsDecides) {
     ASSERT_TRUE(json.IsObject());
     EXPECT_STREQ(json["rows"][0]["evidence"].GetString(), "rounds");
     EXPECT_EQ(json["rows"][0]["new_rounds"].GetInt(), 3);
+    EXPECT_TRUE(json["rows"][0]["p_value"].IsNull());  // over rounds the U test is not the evidence
     EXPECT_TRUE(json["counts"].HasMember("inconclusive"));
 }
 
@@ -297,6 +299,7 @@ TEST(Compare, PairsCancelTheLoadTheyShare) {
     json.Parse(comparison_json(paired).c_str());
     EXPECT_STREQ(json["mode"].GetString(), "ab");
     EXPECT_STREQ(json["rows"][1]["evidence"].GetString(), "pairs");
+    EXPECT_TRUE(json["rows"][1]["p_value"].IsNull());
 }
 
 /// An A/B scenario as the A/B loop looks at it: `first_look` pairs, then one pair at a

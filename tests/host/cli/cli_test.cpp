@@ -181,6 +181,9 @@ TEST(CommandLine, TheServingLoadOnTheCommandLineOverridesTheYaml) {
         out << "load: server\ntarget_qps: 40\nslo: latency=1s\nqueries: 300\n";
     }
     const auto parsed = parse({"run", "--config", config.c_str(), "--concurrency", "4", "--slo", "ttft=20ms"});
+    // --find-peak replaces the config's rate too; beside a rate on the command line it is a contradiction.
+    const auto search = parse({"run", "--config", config.c_str(), "--find-peak", "--peak-precision", "10%"});
+    const auto rate = parse({"run", "--config", config.c_str(), "--find-peak", "--target-qps", "5"});
     fs::remove_all(dir);
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const bench::LoadConfig& load = run_options(parsed).load;
@@ -189,6 +192,25 @@ TEST(CommandLine, TheServingLoadOnTheCommandLineOverridesTheYaml) {
     EXPECT_EQ(load.target_qps, 0);  // the closed loop given replaces the config's open loop
     EXPECT_EQ(load.queries, 300);
     EXPECT_EQ(load.slos, (std::vector<bench::Slo>{{"ttft", 20}}));
+    ASSERT_TRUE(search.command) << search.exit_code;
+    EXPECT_TRUE(run_options(search).load.find_peak);
+    EXPECT_EQ(run_options(search).load.target_qps, 0);
+    EXPECT_DOUBLE_EQ(run_options(search).load.peak_precision, 0.1);
+    EXPECT_EQ(rate.exit_code, 2);
+}
+
+TEST(CommandLine, WrongFindPeakOptionsExitTwoNamingTheOption) {
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak"}),
+              "2 benchhost: error: --find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "
+              "ttft=500ms,tpot=50ms): the bound that each rate's p99 must meet\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "offline", "--find-peak", "--slo", "latency=1s"}),
+              "2 benchhost: error: --find-peak needs --load server (it searches the highest rate of arrivals that meets "
+              "the SLO), got --load offline\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak", "--slo", "latency=1s", "--target-qps", "9"}),
+              "2 benchhost: error: --find-peak searches the rate itself: leave out --target-qps (got 9)\n");
+    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak", "--slo", "latency=1s", "--peak-precision", "0"}),
+              "2 benchhost: error: option --peak-precision: expected a relative precision above 0 and below 1, such as "
+              "5% or 0.05, got '0'\n");
 }
 
 TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
@@ -211,7 +233,8 @@ TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
 
 TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
     EXPECT_EQ(error_of_parse({"run", "--load", "server"}),
-              "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0) or --concurrency N (clients)\n");
+              "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
+              "--find-peak\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "5", "--concurrency", "2"}),
               "2 benchhost: error: --load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
               "(closed loop: that many clients), not both\n");
@@ -219,7 +242,8 @@ TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
     EXPECT_EQ(error_of_parse({"run", "--load", "offline", "--samples-per-query", "4"}),
               "2 benchhost: error: --samples-per-query needs --load multi-stream\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--concurrency", "2", "--burstiness", "2"}),
-              "2 benchhost: error: --burstiness needs --load server --target-qps R (it shapes the arrivals at that rate)\n");
+              "2 benchhost: error: --burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals "
+              "at that rate)\n");
     EXPECT_EQ(error_of_parse({"run", "--slo", "latency=1s"}),
               "2 benchhost: error: --queries, --min-duration, --late-tolerance and --slo need --load MODE "
               "(single-stream, multi-stream, server or offline)\n");

@@ -50,6 +50,67 @@ TEST(LoadOptions, TheOptionsAreCheckedTogether) {
     EXPECT_EQ(check_error(load), "--concurrency needs --load server");
 }
 
+TEST(LoadOptions, FindPeakNeedsAServerLoadWithAnSloAndNoRate) {
+    bench::LoadConfig load;
+    load.find_peak = true;
+    EXPECT_EQ(check_error(load), "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
+                                 "the SLO), got no --load");
+    load.mode = bench::LoadMode::offline;
+    EXPECT_EQ(check_error(load), "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
+                                 "the SLO), got --load offline");
+    load.mode = bench::LoadMode::server;
+    EXPECT_EQ(check_error(load), "--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "
+                                 "ttft=500ms,tpot=50ms): the bound that each rate's p99 must meet");
+    load.slos = {{"latency", 50}};
+    EXPECT_EQ(check_error(load), "no error");  // no rate: the search finds it
+    load.burstiness = 0.5;
+    EXPECT_EQ(check_error(load), "no error");  // the arrivals of every rate are gamma's
+    load.target_qps = 250;
+    EXPECT_EQ(check_error(load), "--find-peak searches the rate itself: leave out --target-qps (got 250)");
+    load.target_qps = 0;
+    load.concurrency = 4;
+    EXPECT_EQ(check_error(load), "--find-peak searches a rate of arrivals: leave out --concurrency (closed-loop clients)");
+
+    bench::LoadConfig plain;
+    plain.mode = bench::LoadMode::server;
+    plain.target_qps = 10;
+    plain.peak_precision = 0.1;
+    EXPECT_EQ(check_error(plain), "--peak-precision needs --find-peak");
+    plain.peak_precision = 0;
+    slo_value("option --slo", "p95:latency=20ms", plain);
+    EXPECT_EQ(plain.slo_percentile, 95);
+    EXPECT_EQ(plain.slos, (std::vector<bench::Slo>{{"latency", 20}}));
+    EXPECT_EQ(check_error(plain), "--slo p95:...: a percentile is what --find-peak judges each rate by; it needs "
+                                  "--find-peak (the goodput counts the queries that meet every bound)");
+}
+
+TEST(LoadOptions, AnSloNamesItsPercentileBeforeItsBounds) {
+    bench::LoadConfig load;
+    slo_value("x", "p99.9:ttft=500ms,tpot=50ms", load);
+    EXPECT_DOUBLE_EQ(load.slo_percentile, 99.9);
+    EXPECT_EQ(load.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
+    slo_value("x", "latency=1s", load);
+    EXPECT_EQ(load.slo_percentile, 0);  // none named: the headline's
+    for (const char* wrong : {"p100:latency=1s", "p0:latency=1s", "99:latency=1s", "pp9:latency=1s", "p95:"}) {
+        try {
+            slo_value("option --slo", wrong, load);
+            ADD_FAILURE() << wrong;
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("option --slo: ", 0), 0u) << e.what();
+        }
+    }
+    try {
+        slo_value("option --slo", "p100:latency=1s", load);
+    } catch (const ConfigError& e) {
+        EXPECT_STREQ(e.what(), "option --slo: 'p100' is not a percentile: expected pNN before the bounds, above p0 and "
+                               "below p100 (e.g. p95:latency=200ms)");
+    }
+    EXPECT_DOUBLE_EQ(peak_precision_value("x", "2%"), 0.02);
+    EXPECT_DOUBLE_EQ(peak_precision_value("x", "0.1"), 0.1);
+    EXPECT_THROW(peak_precision_value("x", "0"), ConfigError);
+    EXPECT_THROW(peak_precision_value("x", "100%"), ConfigError);
+}
+
 TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {
     EXPECT_TRUE(describe_load({}).empty());
     bench::LoadConfig load;
@@ -61,6 +122,15 @@ TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {
         {"mode", "server"}, {"queries", "200"}, {"target_qps", "25"}, {"burstiness", "1"}, {"load_seed", "1"},
         {"late_tolerance_ms", "1"}, {"slo", "latency=200ms"}};
     EXPECT_EQ(described, expected);
+
+    load.target_qps = 0;
+    load.find_peak = true;
+    load.slo_percentile = 95;
+    const std::vector<std::pair<std::string, std::string>> search = {
+        {"mode", "server"},         {"queries", "200"},          {"find_peak", "true"},
+        {"peak_precision", "0.05"}, {"burstiness", "1"},         {"load_seed", "1"},
+        {"late_tolerance_ms", "1"}, {"slo", "p95:latency=200ms"}};
+    EXPECT_EQ(describe_load(load), search);
 }
 
 }  // namespace

@@ -168,6 +168,15 @@ slo: {ttft: 500ms, tpot: 50ms}
     EXPECT_EQ(serving.seed, 9u);
     EXPECT_EQ(serving.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
     EXPECT_EQ(load("slo: latency=0.2s\n").load.slos, (std::vector<bench::Slo>{{"latency", 200}}));
+
+    const bench::LoadConfig search = load("load: server\nfind_peak: true\npeak_precision: 2%\n"
+                                          "slo: {ttft: 500ms, tpot: 50ms, percentile: p95}\n")
+                                         .load;
+    EXPECT_TRUE(search.find_peak);
+    EXPECT_DOUBLE_EQ(search.peak_precision, 0.02);
+    EXPECT_DOUBLE_EQ(search.slo_percentile, 95);
+    EXPECT_EQ(search.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
+    EXPECT_DOUBLE_EQ(load("slo: p90:latency=1s\n").load.slo_percentile, 90);
 }
 
 TEST(RunConfig, WrongServingLoadValuesNameTheKeyAndWhere) {
@@ -179,6 +188,12 @@ TEST(RunConfig, WrongServingLoadValuesNameTheKeyAndWhere) {
     EXPECT_EQ(error_of("late_tolerance: 2\n"),
               "test.yaml:1:17: 'late_tolerance': expected a duration above 0 with its unit (us, ms or s, e.g. 1ms), got '2'");
     EXPECT_EQ(error_of("target_qs: 5\n"), "test.yaml:1:1: unknown key 'target_qs' (did you mean 'target_qps'?)");
+    EXPECT_EQ(error_of("peak_precision: 1.5\n"),
+              "test.yaml:1:17: 'peak_precision': expected a relative precision above 0 and below 1, such as 5% or 0.05, "
+              "got '1.5'");
+    EXPECT_EQ(error_of("slo: {latency: 1s, percentile: 99}\n"),
+              "test.yaml:1:6: 'slo': '99' is not a percentile: expected pNN before the bounds, above p0 and below p100 "
+              "(e.g. p95:latency=200ms)");
 }
 
 TEST(RunConfig, ShippedConfigsLoad) {

@@ -50,6 +50,7 @@ bench::ScenarioResult sample_result() {
     result.scalars.push_back({"peak_rss", 812.5, "MiB"});
     result.info["framework"] = "libtorch";
     result.info["model"] = "resnet50";
+    result.accuracy.push_back({"resnet50", "/data/imagenet/val", 50000, 38000, 46500});
     return result;
 }
 

@@ -152,6 +152,12 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.load.slos = {{"ttft", 500}, {"tpot", 50}};
     for (const JsonFormat format : {protocol_json, report_json})
         EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
+    config.load.target_qps = 0;
+    config.load.find_peak = true;
+    config.load.peak_precision = 0.02;
+    config.load.slo_percentile = 95;
+    for (const JsonFormat format : {protocol_json, report_json})
+        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
     shard.index = 4;
     EXPECT_EQ(error_of([&] { through(protocol_json, [&](JsonOut& out) { write_shard(out, shard); }, read_shard); }),
               "test: field 'index' must be between 1 and count");
@@ -175,6 +181,17 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
     outcome.result.monitors["gpu_metrics"].timeline.series.clear();
     outcome.result.monitors["cpu_metrics"].reason = "disabled";
     outcome.result.sampling["latency"] = sampling(0);
+    bench::PeakSearch search;
+    search.percentile = 95;
+    search.precision = 0.05;
+    search.peak_qps = 400;
+    search.end = bench::peak_end_precision;
+    search.steps.push_back({"coarse", 400, 398.5, 200, 200, 100, 0, true, "", {{"latency", 20, 2.5, 12.25}}});
+    search.steps.push_back({"coarse", 800, 790, 12, 200, 25, 3, false,
+                            "3 of 12 queries over the latency bound, enough to take p95 of 200 over it",
+                            {{"latency", 20, 41.5, 99.75}}});
+    outcome.result.peak_search = search;
+    outcome.result.accuracy = {{"original", "/data/val", 10, 7, 9}, {"quantized \"q8\"", "/data/val", 10, 6, 9}};
     outcome.started_at = "2026-11-22T12:00:00Z";
     outcome.wall_time_s = 0.5;
 
@@ -196,6 +213,46 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
     ASSERT_EQ(read.outcomes.size(), 1u);
     EXPECT_EQ(read.outcomes[0].config, outcome.config);
     EXPECT_EQ(read.outcomes[0].result, outcome.result);
+    ASSERT_TRUE(read.outcomes[0].result.peak_search);
+    EXPECT_EQ(read.outcomes[0].result.peak_search->steps.size(), 2u);  // not vacuous
+}
+
+// A search that found no peak: its NaN peak is NaN again (null in a report).
+TEST(ScenarioJson, APeakSearchWithoutAPeakReadsBackWithoutOne) {
+    bench::PeakSearch search;
+    search.end = bench::peak_end_no_pass;
+    search.precision = 0.05;
+    search.steps.push_back({"coarse", 10, 9.5, 3, 200, 0, 0, false, "why", {{"ttft", 5, 7, 8}}});
+    for (const JsonFormat format : {protocol_json, report_json}) {
+        const bench::PeakSearch back = through(format, [&](JsonOut& out) { write_peak_search(out, search); },
+                                               read_peak_search);
+        EXPECT_TRUE(std::isnan(back.peak_qps));
+        EXPECT_EQ(back, search);
+    }
+}
+
+TEST(ScenarioJson, AccuracyKeepsItsCountsAndWritesTheirFractions) {
+    const std::vector<bench::Accuracy> accuracy = {{"original", "val", 10, 7, 9}, {"empty", "none", 0, 0, 0}};
+    for (const JsonFormat format : {protocol_json, report_json})
+        EXPECT_EQ(through(format, [&](JsonOut& out) { write_accuracy(out, accuracy); }, read_accuracy), accuracy);
+    JsonOut out(report_json);
+    write_accuracy(out, accuracy);
+    const rapidjson::Document written = FieldReader::parse(out.json(), "test");
+    EXPECT_DOUBLE_EQ(written["original"]["top1"].GetDouble(), 0.7);
+    EXPECT_DOUBLE_EQ(written["original"]["top5"].GetDouble(), 0.9);
+    EXPECT_EQ(written["empty"]["top1"].GetDouble(), 0.0);
+
+    // Counts that cannot be are an error naming the model.
+    const auto read_text = [](const std::string& json) {
+        const rapidjson::Document document = FieldReader::parse(json, "report.json");
+        return read_accuracy(FieldReader(document, "report.json"));
+    };
+    EXPECT_EQ(error_of([&] {
+                  read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 4, "top5_correct": 3, "top1": 0.8, "top5": 0.6}})");
+              }),
+              "report.json: field 'm' needs 0 <= top1_correct <= top5_correct <= inputs, got 4, 3, 5");
+    EXPECT_EQ(error_of([&] { read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 1}})"); }),
+              "report.json: field 'm.top5_correct' is missing");
 }
 
 TEST(ScenarioJson, ErrorsNameThePathInEveryFile) {

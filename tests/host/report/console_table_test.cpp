@@ -346,4 +346,47 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
     }
 }
 
+TEST(ConsoleTable, AServingLoadsThroughputFigureFillsTheThroughputColumn) {
+    // Offline's headline is its throughput, recorded as one figure, not a series.
+    RunRecord record;
+    auto offline = benchtest::Outcome("performance", "mock_server", "mock_server").series("latency", "ms", {400, 800});
+    offline.edit([](ScenarioOutcome& o) { o.result.scalars.push_back({"throughput", 2462.6, "samples/s"}); });
+    record.outcomes.push_back(offline);
+    auto both = benchtest::Outcome("performance", "mock_server", "other").series("latency", "ms", {1, 2});
+    both.series("throughput", "items/s", {10, 12, 14});
+    both.edit([](ScenarioOutcome& o) { o.result.scalars.push_back({"throughput", 99, "samples/s"}); });
+    record.outcomes.push_back(both);
+    const auto lines = table_lines(record);
+    const auto table = table_under(lines, "performance/mock_server/mock_server");
+    ASSERT_EQ(table.size(), 2u) << benchhost::format_summary_table(record);
+    EXPECT_NE(table[1].find("2.46k samples/s"), std::string::npos) << table[1];
+    const auto other = table_under(lines, "performance/mock_server/other");
+    ASSERT_EQ(other.size(), 2u);
+    EXPECT_NE(other[1].find("12.0 items/s"), std::string::npos) << other[1];  // the series comes first
+}
+
+TEST(ConsoleTable, APeakSearchListsItsRatesAfterTheTables) {
+    RunRecord record;
+    bench::PeakSearch search;
+    search.peak_qps = 1250;
+    search.precision = 0.05;
+    search.end = bench::peak_end_precision;
+    search.steps = {{"coarse", 1250, 1248, 200, 200, 100, 0, true, "", {{"ttft", 500, 120, 480}, {"tpot", 50, 21, 38}}},
+                    {"coarse", 2500, 2400, 9, 200, 55.5, 2, false, "why", {{"ttft", 500, 900, 4000}, {"tpot", 50, 22, 41}}}};
+    auto server = benchtest::Outcome("performance", "gpt2", "gpt2").series("latency", "ms", {1, 2}).edit([&](ScenarioOutcome& o) {
+        o.config.load.slos = {{"ttft", 500}, {"tpot", 50}};
+        o.result.peak_search = search;
+    });
+    record.outcomes.push_back(server);
+    const auto lines = lines_of(benchhost::format_summary_table(record));
+    const auto table = table_under(lines, "Peak search of performance/gpt2/gpt2: p99 of ttft <= 500 ms, p99 of tpot <= 50.0 ms");
+    ASSERT_EQ(table.size(), 4u) << benchhost::format_summary_table(record);
+    EXPECT_EQ(table[0], "  #     RATE  ACHIEVED  TTFT P50  TTFT P99  TPOT P50  TPOT P99  GOODPUT  LATE  QUERIES  RESULT");
+    EXPECT_EQ(table[1], "  1  1.25k/s   1.25k/s    120 ms    480 ms   21.0 ms   38.0 ms     100%     0      200  pass, peak");
+    EXPECT_EQ(table[2], "  2  2.50k/s   2.40k/s    900 ms    4.00 s   22.0 ms   41.0 ms    55.5%     2    9/200  fail");
+    EXPECT_EQ(table[3], "  peak 1.25k/s: the highest rate that passed; the lowest that failed, 2.50k/s, is within 5%");
+    for (const std::string& line : lines) EXPECT_LE(benchhost::display_width(line), 100u) << line;
+}
+
 }  // namespace
+

@@ -533,4 +533,71 @@ TEST(SvgChart, WideRangesGetLogAxesWithDecadeTicks) {
     EXPECT_EQ(svg::tick_label(12000), "12k");
 }
 
+// A scenario of --find-peak: its search as a table in report.md, and in report.html as
+// a chart of each bounded metric and of the goodput against the rate, with the table.
+RunRecord peak_record() {
+    bench::PeakSearch search;
+    search.percentile = 99;
+    search.precision = 0.25;
+    search.peak_qps = 400;
+    search.end = bench::peak_end_precision;
+    const auto step = [](const char* phase, double rate, bool passed, double p99, long long queries) {
+        return bench::PeakStep{phase, rate, rate * 0.99, queries, 200, passed ? 100.0 : 40.0, 0, passed,
+                               queries < 200 ? "3 of 12 queries over the latency bound" : "",
+                               {{"latency", 20, p99 / 4, p99}}};
+    };
+    search.steps = {step("coarse", 200, true, 6, 200), step("coarse", 400, true, 15, 200),
+                    step("coarse", 800, false, INFINITY, 12), step("binary", 600, false, 45, 12),
+                    step("binary", 500, false, 30, 12)};
+    ScenarioOutcome server = benchtest::Outcome("performance", "mock_server", "mock_server")
+                                 .series("latency", "ms", {1, 2, 3})
+                                 .edit([&](ScenarioOutcome& o) {
+                                     o.config.load.mode = bench::LoadMode::server;
+                                     o.config.load.find_peak = true;
+                                     o.config.load.slos = {{"latency", 20}};
+                                     o.result.peak_search = search;
+                                 });
+    return benchtest::record_of({server});
+}
+
+TEST(PeakSearchReport, MarkdownHasTheRatesInTheOrderTriedAndThePeak) {
+    const std::string md = benchhost::markdown_report(peak_record());
+    EXPECT_NE(md.find("## Peak search\n\n### `performance/mock_server/mock_server`\n\np99 of latency &lt;= 20.0 ms; "
+                      "the rates in the order tried.\n\n"
+                      "| # | RATE | ACHIEVED | LATENCY P50 | LATENCY P99 | GOODPUT | LATE | QUERIES | RESULT |\n"
+                      "|--:|--:|--:|--:|--:|--:|--:|--:|---|\n"
+                      "| 1 | 200/s | 198/s | 1.50 ms | 6.00 ms | 100% | 0 | 200 | pass |\n"
+                      "| 2 | 400/s | 396/s | 3.75 ms | 15.0 ms | 100% | 0 | 200 | pass, peak |\n"
+                      "| 3 | 800/s | 792/s | - | - | 40.0% | 0 | 12/200 | fail |\n"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("peak 400/s: the highest rate that passed; the lowest that failed, 500/s, is within 25%.\n"),
+              std::string::npos)
+        << md;
+}
+
+TEST(PeakSearchReport, HtmlDrawsEachMetricAndTheGoodputAgainstTheRateWithThePeakMarked) {
+    const std::string html = benchhost::html_report(peak_record());
+    EXPECT_EQ(check_balanced(html), "");
+    EXPECT_NE(html.find("<a href=\"#peak-search\">Peak search</a>"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"peak-search\">"), std::string::npos);
+    const std::string latency = svg_with_id(html, "peak-performance-mock-server-mock-server-latency-");
+    ASSERT_FALSE(latency.empty());
+    // The points in order of the rate; 800/s had no finite p99 (a query without its
+    // metric): no point there.
+    EXPECT_EQ(series_values(latency, "p99", "data-x"), (std::vector<double>{200, 400, 500, 600}));
+    EXPECT_EQ(series_values(latency, "p99", "data-y"), (std::vector<double>{6, 15, 30, 45}));
+    EXPECT_EQ(series_values(latency, "p50", "data-x").size(), 4u);
+    EXPECT_NE(latency.find("bound 20.0 ms"), std::string::npos);
+    EXPECT_NE(latency.find("400/s (achieved 396/s): p99 15.0 ms, pass"), std::string::npos);
+    EXPECT_NE(latency.find("600/s (achieved 594/s): p99 45.0 ms, fail (12 of 200 queries)"), std::string::npos);
+    EXPECT_NE(latency.find("peak 400/s: the highest rate that passed"), std::string::npos);
+    const std::string goodput = svg_with_id(html, "peak-performance-mock-server-mock-server-goodput-");
+    EXPECT_EQ(series_values(goodput, "goodput", "data-y"), (std::vector<double>{100, 100, 40, 40, 40}));
+    EXPECT_EQ(html.find("nan"), std::string::npos);
+    EXPECT_EQ(html.find("inf\""), std::string::npos);
+    EXPECT_NE(html.find("<td>pass, peak</td>"), std::string::npos);
+}
+
 }  // namespace
+

@@ -6,6 +6,8 @@
 // not exported.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -47,6 +49,10 @@ struct LoadFigures {
     /// query counts as missing its SLO.
     std::vector<std::string> unmeasured_slo_metrics;
 };
+
+/// A query's value of an SLO metric (slo_metrics): latency, ttft, its mean tpot, or its
+/// largest gap between tokens for itl; empty when the query has none (no tokens).
+std::optional<double> slo_metric_value(const QueryTimes& query, const std::string& metric);
 
 LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms, const std::vector<Slo>& slos);
 

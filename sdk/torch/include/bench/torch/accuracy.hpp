@@ -18,6 +18,18 @@ struct Tolerance {
 /// |candidate - reference| <= absolute + relative * |reference| everywhere.
 BENCH_EXPORT Tolerance tolerance_for(torch::ScalarType dtype);
 
+/// How far one output is from another.
+struct OutputDifference {
+    double max_abs = 0;  // the largest |candidate - reference|
+    double max_rel = 0;  // the largest |candidate - reference| / max(|reference|, relative_floor)
+};
+
+/// `candidate` against `reference`, both converted to dense float64 on the CPU: equal
+/// values (infinities too, and NaN in both) differ by 0, NaN in one only by infinity.
+/// A shape mismatch is std::runtime_error. What check_against_reference records.
+BENCH_EXPORT OutputDifference output_difference(const torch::Tensor& reference, const torch::Tensor& candidate,
+                                                double relative_floor);
+
 /// Compares `candidate` with `reference` (both converted to dense float64 on the CPU),
 /// records the scalars "max_abs_diff" and "max_rel_diff" (|c - r| / max(|r|,
 /// tolerance.absolute), so that near-zero references do not blow it up) and, beyond

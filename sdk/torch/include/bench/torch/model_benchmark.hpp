@@ -46,9 +46,11 @@ auto load_model(Context& ctx, Build&& build) {
 }
 
 /// Runs the scenario:
-///  - ThreadScope, select_device, select_dtype (skips where they skip); the module moved
-///    to the device, its floating-point parameters and buffers to the dtype (integer
-///    buffers such as position ids keep theirs), eval mode, requires_grad off;
+///  - ThreadScope, select_device, select_dtype (skips where they skip); in a dtype other
+///    than float32, the model's float32 output on the same input (make_input in float32)
+///    first; the module moved to the device, its floating-point parameters and buffers
+///    to the dtype (integer buffers such as position ids keep theirs), eval mode,
+///    requires_grad off;
 ///  - "parameters" (count) checked against expected_parameters (std::runtime_error);
 ///  - under c10::InferenceMode from here on: one input from make_input(batch_size), eager's
 ///    output on it as the reference;
@@ -59,6 +61,9 @@ auto load_model(Context& ctx, Build&& build) {
 ///  - "first_call" (ms): the cold start, the first call after building or compiling;
 ///    compiled and kernelized outputs checked against eager (check_against_reference:
 ///    "max_abs_diff", "max_rel_diff"; out of tolerance the scenario fails);
+///    record_difference_from_float32 of the variant's output (for eager a second call)
+///    against the float32 output, or eager's reference in float32
+///    ("max_abs_diff_vs_float32", "max_rel_diff_vs_float32");
 ///  - "latency" (ms, measure_synchronized), "throughput" (batch_size per call, in
 ///    throughput_unit);
 ///  - work, outside the measured time: FLOPs counted on the traced eager graph,

@@ -1,0 +1,211 @@
+#include "report/model_comparison.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/svg_chart.hpp"
+#include "util/text_table.hpp"
+#include "util/units.hpp"
+
+namespace benchhost {
+namespace {
+
+constexpr std::string_view parameters_suffix = "/parameters";
+
+double scalar_value(const ScenarioOutcome& outcome, const std::string& name) {
+    const bench::Scalar* scalar = outcome.result.find_scalar(name);
+    return scalar == nullptr ? NAN : scalar->value;
+}
+
+/// "resnet50", or "tensor_ops/matmul" when the benchmark is not named after its plugin.
+std::string benchmark_label(const bench::ScenarioConfig& config) {
+    return config.benchmark == config.plugin ? config.plugin : config.plugin + "/" + config.benchmark;
+}
+
+std::string percent(long long part, long long whole) {
+    if (whole <= 0) return "-";
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.1f%% (%lld/%lld)", 100.0 * static_cast<double>(part) / static_cast<double>(whole),
+                  part, whole);
+    return buffer;
+}
+
+std::string difference_text(double value) {
+    if (!std::isfinite(value)) return "-";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
+
+std::string latency_text(const SeriesStatistics* latency) {
+    if (latency == nullptr || latency->analysis.summary.count == 0) return "-";
+    return figure_with_interval(latency->analysis.summary.median, latency->analysis.median_ci, latency->unit);
+}
+
+bool is_float32(const std::string& dtype) { return dtype == "float32" || dtype == "float" || dtype == "fp32"; }
+
+/// The axes of a scenario but the dtype: "variant=eager, batch_size=1, device=cpu".
+std::string axes_without_dtype(const ScenarioOutcome& outcome) {
+    AxisValues axes;
+    for (auto& [axis, value] : scenario_axes(outcome.config.scenario_name))
+        if (axis != "dtype") axes.emplace_back(axis, value);
+    return axes_text(axes);
+}
+
+ComparisonTable accuracy_table(const std::vector<MeasuredModel>& models) {
+    ComparisonTable table;
+    table.id = "accuracy";
+    table.title = "Accuracy";
+    table.intro = "Top-1 and top-5 accuracy of each classifier over its data set, in the scenario's variant and dtype "
+                  "(evaluated outside the timed samples), beside the median latency of a batch.";
+    table.header = {"Benchmark", "Variant", "Dtype", "Batch", "Model", "Top-1", "Top-5", "Data set",
+                    "Median latency (95% CI)"};
+    for (const MeasuredModel& model : models) {
+        if (model.accuracy == nullptr) continue;
+        const bench::ScenarioConfig& config = model.scenario->outcome->config;
+        const bench::Accuracy& a = *model.accuracy;
+        table.rows.push_back({benchmark_label(config), model.scenario->variant, config.dtype,
+                              std::to_string(config.batch_size), model.label, percent(a.top1_correct, a.inputs),
+                              percent(a.top5_correct, a.inputs), a.dataset, latency_text(model.latency)});
+    }
+    return table;
+}
+
+std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
+    // Groups of one model in scenarios that differ only in the dtype, in order of first
+    // appearance.
+    std::vector<std::pair<std::string, std::vector<const MeasuredModel*>>> groups;
+    for (const MeasuredModel& model : models) {
+        const ScenarioOutcome& outcome = *model.scenario->outcome;
+        const std::string key = outcome.config.benchmark_id() + "\n" +
+                                scenario_name_without(outcome.config.scenario_name, {"dtype"}) + "\n" + model.label;
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == key; });
+        if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+        it->second.push_back(&model);
+    }
+    std::vector<DtypeRow> rows;
+    for (auto& [key, members] : groups) {
+        std::vector<std::string> dtypes;
+        for (const MeasuredModel* m : members) dtypes.push_back(m->scenario->outcome->config.dtype);
+        std::sort(dtypes.begin(), dtypes.end());
+        if (std::unique(dtypes.begin(), dtypes.end()) - dtypes.begin() < 2) continue;
+        std::stable_partition(members.begin(), members.end(), [](const MeasuredModel* m) {
+            return is_float32(m->scenario->outcome->config.dtype);
+        });
+        const MeasuredModel* baseline = is_float32(members.front()->scenario->outcome->config.dtype) ? members.front() : nullptr;
+        for (const MeasuredModel* m : members) {
+            const ScenarioOutcome& outcome = *m->scenario->outcome;
+            DtypeRow row;
+            row.model = *m;
+            row.dtype = outcome.config.dtype;
+            row.latency = latency_text(m->latency);
+            row.speedup = "-";
+            if (m == baseline) {
+                row.speedup = "1.00x (baseline)";
+            } else if (baseline != nullptr && m->latency != nullptr) {
+                if (const std::optional<Speedup> speedup =
+                        series_speedup(*baseline->scenario->outcome, outcome, m->prefix + "latency")) {
+                    row.speedup = format_ratio(speedup->value);
+                    if (speedup->ci.valid())
+                        row.speedup += " [" + format3(speedup->ci.low) + ", " + format3(speedup->ci.high) + "]";
+                }
+            }
+            row.max_abs_diff = scalar_value(outcome, m->prefix + "max_abs_diff_vs_float32");
+            row.max_rel_diff = scalar_value(outcome, m->prefix + "max_rel_diff_vs_float32");
+            rows.push_back(std::move(row));
+        }
+    }
+    return rows;
+}
+
+ComparisonTable precision_table(const std::vector<DtypeRow>& rows) {
+    ComparisonTable table;
+    table.id = "precision";
+    table.title = "Precision side by side";
+    table.intro = "Scenarios that differ only in their dtype, each beside float32: the median latency, the speedup over "
+                  "float32 (float32's median / this one, with the bootstrap interval of that ratio), and how far the "
+                  "model's output is from its float32 output on the same input (max |difference|, and max |difference| "
+                  "/ |float32 value|; computed by the plugin outside the timed samples).";
+    table.header = {"Benchmark", "Scenario", "Model", "Dtype", "Median latency (95% CI)",
+                    "Speedup over float32 (95% CI)", "Max abs diff from float32", "Max rel diff from float32"};
+    for (const DtypeRow& row : rows) {
+        const ScenarioOutcome& outcome = *row.model.scenario->outcome;
+        table.rows.push_back({benchmark_label(outcome.config), axes_without_dtype(outcome), row.model.label, row.dtype,
+                              row.latency, row.speedup, difference_text(row.max_abs_diff),
+                              difference_text(row.max_rel_diff)});
+    }
+    return table;
+}
+
+}  // namespace
+
+std::vector<MeasuredModel> measured_models(const ScenarioFigures& scenario) {
+    const ScenarioOutcome& outcome = *scenario.outcome;
+    const bench::ScenarioResult& result = outcome.result;
+    std::vector<std::string> labels;  // of models whose figures are prefixed
+    for (const bench::Scalar& scalar : result.scalars) {
+        const std::string_view name = scalar.name;
+        if (name.size() > parameters_suffix.size() && name.ends_with(parameters_suffix))
+            labels.emplace_back(name.substr(0, name.size() - parameters_suffix.size()));
+    }
+    const auto model = [&](const std::string& label, const std::string& prefix) {
+        MeasuredModel m;
+        m.scenario = &scenario;
+        m.label = label;
+        m.prefix = prefix;
+        m.latency = outcome.statistics.find(prefix + "latency");
+        m.throughput = outcome.statistics.find(prefix + "throughput");
+        m.parameters = scalar_value(outcome, prefix + "parameters");
+        for (const bench::Accuracy& accuracy : result.accuracy)
+            if (accuracy.model == label) m.accuracy = &accuracy;
+        // One model, one accuracy: whatever its label.
+        if (m.accuracy == nullptr && prefix.empty() && result.accuracy.size() == 1) m.accuracy = &result.accuracy.front();
+        return m;
+    };
+    std::vector<MeasuredModel> models;
+    if (labels.empty()) {
+        const auto info = result.info.find("model");
+        models.push_back(model(info != result.info.end() ? info->second : outcome.config.plugin, ""));
+    } else {
+        for (const std::string& label : labels) models.push_back(model(label, label + "/"));
+    }
+    return models;
+}
+
+ModelComparison compare_models(const RunFigures& figures) {
+    ModelComparison comparison;
+    for (const ScenarioFigures& scenario : figures.scenarios) {
+        if (!scenario.success()) continue;
+        for (MeasuredModel& model : measured_models(scenario)) comparison.models.push_back(std::move(model));
+    }
+    comparison.accuracy = accuracy_table(comparison.models);
+    comparison.dtype_rows = dtype_rows(comparison.models);
+    comparison.precision = precision_table(comparison.dtype_rows);
+    return comparison;
+}
+
+std::string model_comparison_markdown(const ModelComparison& comparison,
+                                      const std::function<std::string(std::string_view)>& text) {
+    std::string out;
+    for (const ComparisonTable* table : {&comparison.accuracy, &comparison.precision}) {
+        if (table->rows.empty()) continue;
+        out += "## " + text(table->title) + "\n\n" + text(table->intro) + "\n\n|";
+        for (const std::string& column : table->header) out += " " + text(column) + " |";
+        out += "\n|";
+        for (std::size_t i = 0; i < table->header.size(); ++i) out += "---|";
+        out += "\n";
+        for (const auto& row : table->rows) {
+            out += "|";
+            for (const std::string& cell : row) out += " " + text(cell) + " |";
+            out += "\n";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace benchhost

@@ -186,7 +186,7 @@ TEST(ResNetProfile, ShowsWhereTheTimeGoesInTheReportsTheTraceAndChromium) {
     EXPECT_EQ(shot.exit_code, 0) << shot.err;
 }
 
-TEST(ResNetProfile, TheOperatorsSelfTimesAddUpToTheMeasuredLatency) {
+TEST(ResNetProfile, TheOperatorsSelfTimesOverTheOverheadAddUpToTheMeasuredLatency) {
     // At 128x128, where the convolutions' work outweighs the profiler's cost per operator.
     TempDir work;
     const ProfiledRun run = run_resnet(work, work / "run", 128);
@@ -222,7 +222,12 @@ TEST(ResNetProfile, TheOperatorsSelfTimesAddUpToTheMeasuredLatency) {
             skipped += outcome.config.scenario_id() + ": " + loaded + "\n";
             continue;
         }
-        EXPECT_NEAR(self / latency, 1.0, 0.15) << "self times " << self << " ms, latency " << latency << " ms";
+        // The profiler slows each call down by about 2x on the 2-core VM (docs/profiling.md,
+        // "The overhead"), so the raw self times are not the latency; taken out by the
+        // overhead measured side by side, they are: the operators cover the call, and the
+        // pass's calls are those the measurement timed.
+        EXPECT_NEAR(self / p.overhead / latency, 1.0, 0.15)
+            << "self times " << self << " ms over the overhead " << p.overhead << "x, latency " << latency << " ms";
     }
     if (!skipped.empty()) GTEST_SKIP() << "the self times against the latency not checked, the machine was loaded:\n" << skipped;
 }

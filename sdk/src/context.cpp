@@ -1,5 +1,6 @@
 #include <bench/context.hpp>
 
+#include "profile_pass.hpp"
 #include "serve_loop.hpp"
 
 #include <stdexcept>
@@ -163,5 +164,15 @@ void Context::skip(std::string_view reason) { throw SkipScenario(std::string(rea
 
 const ScenarioResult& Context::result() const { return impl_->result; }
 ScenarioResult Context::take_result() { return std::move(impl_->result); }
+
+bool Context::profiling() const { return impl_->config.profile; }
+
+void Context::profile(const ProfileCall& call) {
+    if (!impl_->config.profile) return;
+    if (impl_->window_open)
+        throw std::logic_error("Context::profile: called inside a measurement window; profile after the measurement");
+    if (impl_->result.profile) throw std::logic_error("Context::profile: called twice in one scenario");
+    impl_->result.profile = run_profile_pass(call, *impl_->logger);
+}
 
 }  // namespace bench

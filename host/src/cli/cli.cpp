@@ -28,7 +28,7 @@ struct RunArguments {
     std::vector<std::string> params, custom_axes, formats;
     std::string resume, model_path, target_ci_width, baseline, threshold, shard, shard_costs;
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
-    bool dry_run = false, quiet = false, allow_empty = false;
+    bool dry_run = false, quiet = false, allow_empty = false, profile = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
     std::string noise_floor, history;
@@ -197,6 +197,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
         ->check(CLI::IsMember({"unit", "integration", "performance"}))
         ->take_all();
     run.add_flag("--enable-mock", args.enable_mock, "Run mock plugins (framework self-tests)");
+    if (!ab)
+        run.add_flag("--profile", args.profile,
+                     "After each scenario's measurement, profile one call apart: operators, modules, flame graphs, "
+                     "a trace (docs/profiling.md)");
     run.add_option("--warmup-iterations", args.warmup, "Unmeasured calls before measuring")->check(CLI::Range(0, 100000000));
     run.add_option("--measurement-iterations", args.measurement, "Measured samples per series")
         ->check(CLI::Range(1, 100000000));
@@ -319,6 +323,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--exclude")) options.exclude = args.exclude;
     if (given("--category")) options.categories = args.categories;
     if (given("--enable-mock")) options.enable_mock = args.enable_mock;
+    if (given("--profile")) options.profile = args.profile;
     if (given("--timeout")) options.timeout_s = args.timeout;
     if (given("--monitor-interval")) options.monitor_interval_ms = args.monitor_interval;
     if (given("--isolation")) options.isolation = args.isolation == "none" ? Isolation::none : Isolation::process;

@@ -163,6 +163,7 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     out["exclude"] = join(options.exclude);
     out["categories"] = join(options.categories);
     out["enable_mock"] = options.enable_mock ? "true" : "false";
+    out["profile"] = options.profile ? "true" : "false";
     out["isolation"] = std::string(to_string(options.isolation));
     std::ostringstream timeout;
     timeout << options.timeout_s;

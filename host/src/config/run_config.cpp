@@ -24,7 +24,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes", "min_time", "max_time", "target_ci_width"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
-                                           "enable_mock", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
+                                           "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
                                            "load", "queries", "min_duration", "samples_per_query", "target_qps",
                                            "burstiness", "concurrency", "late_tolerance", "load_seed", "slo",
@@ -317,6 +317,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                         fail(origin, value, "unknown category '" + category + "' (expected unit, integration or performance)");
             } else if (key == "enable_mock") {
                 options.enable_mock = bool_value(origin, key, value);
+            } else if (key == "profile") {
+                options.profile = bool_value(origin, key, value);
             } else if (key == "allow_empty") {
                 options.allow_empty = bool_value(origin, key, value);
             } else if (key == "history") {

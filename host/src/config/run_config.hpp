@@ -19,6 +19,7 @@
 //   isolation: process
 //   rounds: 3                     # run each scenario 3 times, variants interleaved
 //   enable_mock: false
+//   profile: false                # true: profile one call of each scenario after measuring
 //   allow_empty: false            # true: a plan with no scenarios is a success
 //   include: [mock]
 //   exclude: []
@@ -86,6 +87,8 @@ struct RunOptions {
     std::vector<std::string> exclude;
     std::vector<std::string> categories;
     bool enable_mock = false;
+    /// After each scenario's measurement, a profiled pass of one call (docs/profiling.md).
+    bool profile = false;
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // address space of each worker; 0 disables

@@ -8,6 +8,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/field_reader.hpp"
+#include "json/profile_json.hpp"
 #include "json/report_schema.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
@@ -77,6 +78,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     if (scenario.has("sampling")) outcome.result.sampling = read_sampling(scenario.object("sampling"));
     if (scenario.has("peak_search")) outcome.result.peak_search = read_peak_search(scenario["peak_search"]);
     if (scenario.has("accuracy")) outcome.result.accuracy = read_accuracy(scenario["accuracy"]);
+    if (scenario.has("profile")) outcome.result.profile = read_profile(scenario["profile"]);
 
     scenario.object("measurements").each_member([&](const std::string& name, const FieldReader& field) {
         const FieldReader item = field.as_object();

@@ -18,8 +18,9 @@ namespace benchhost {
 /// and how each plugin was compiled (metadata.plugin_build, the summary's plugins);
 /// 5 first_rounds; 6 the peak search (a scenario's peak_search); 7 the accuracy of
 /// classifiers (a scenario's accuracy); 8 the batching options of the load
-/// (metadata.config.load's max_batch, max_batch_wait_ms).
-inline constexpr int report_schema_version = 8;
+/// (metadata.config.load's max_batch, max_batch_wait_ms); 9 a profiled scenario's
+/// profile (--profile).
+inline constexpr int report_schema_version = 9;
 
 enum class ReportSchema { report, summary };
 

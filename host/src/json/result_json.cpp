@@ -12,7 +12,8 @@
 //            "monitors": {"gpu_metrics": monitor, "cpu_metrics": monitor},
 //            "sampling": sampling,
 //            "peak_search": peak search (only with --find-peak),
-//            "accuracy": accuracy}
+//            "accuracy": accuracy,
+//            "profile": profile (json/profile_json.hpp; only with --profile)}
 //
 // Non-finite numbers: this is a private protocol between the host and its own workers,
 // so NaN and +-infinity are written as the NaN / Infinity / -Infinity tokens and text as
@@ -33,6 +34,7 @@
 
 #include "json/field_reader.hpp"
 #include "json/json_writer.hpp"
+#include "json/profile_json.hpp"
 #include "json/scenario_json.hpp"
 
 namespace benchhost {
@@ -69,6 +71,10 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
     }
     out.key("accuracy");
     write_accuracy(out, result.accuracy);
+    if (result.profile) {
+        out.key("profile");
+        write_profile(out, *result.profile);
+    }
     out.end_object();
 }
 
@@ -94,6 +100,7 @@ bench::ScenarioResult read_result(const FieldReader& object) {
     if (document.has("sampling")) result.sampling = read_sampling(document.object("sampling"));
     if (document.has("peak_search")) result.peak_search = read_peak_search(document["peak_search"]);
     if (document.has("accuracy")) result.accuracy = read_accuracy(document["accuracy"]);
+    if (document.has("profile")) result.profile = read_profile(document["profile"]);
     return result;
 }
 

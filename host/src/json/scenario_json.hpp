@@ -9,6 +9,7 @@
 //             "measurement_iterations", "num_tokens_to_generate", "model_id",
 //             "min_time_s", "max_time_s", "target_ci_width", "params": {key: [value, ...]}}
 //            (min_time_s, max_time_s and target_ci_width were added later: absent means 0;
+//            "profile": true only with --profile;
 //            "load" {"mode", "queries", "min_duration_s", "samples_per_query", "target_qps",
 //            "burstiness", "concurrency", "late_tolerance_ms", "seed", "slo": {metric: ms},
 //            "slo_percentile", "find_peak", "peak_precision", "max_batch", "max_batch_wait_ms"}

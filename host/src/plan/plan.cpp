@@ -165,6 +165,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
 
             bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
             config.load = options.load;
+            config.profile = options.profile;
             // Axes the plugin does not vary over still set its config: their first value.
             // Several values are a warning only when the user gave them, not the defaults.
             for (const auto& [axis, values] : settings.axes) {

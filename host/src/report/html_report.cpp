@@ -23,6 +23,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/html_page.hpp"
+#include "report/profile_sections.hpp"
 #include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
@@ -778,7 +779,10 @@ std::string html_report(const RunFigures& figures) {
     if (!peak_tables(figures).empty()) out += "<li><a href=\"#peak-search\">Peak search</a></li>";
     out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>";
     out += model_comparison_nav(models);
-    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li></ul></nav>\n";
+    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li>";
+    const std::string profiles = profile_html_section(figures);
+    if (!profiles.empty()) out += "<li><a href=\"#profiles\">Where the time goes</a></li>";
+    out += "</ul></nav>\n";
 
     run_section(out, figures);
     plugins_section(out, record);
@@ -789,6 +793,7 @@ std::string html_report(const RunFigures& figures) {
     out += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
     distribution_charts(out, figures, ids);
     monitor_charts(out, figures, ids);
+    out += profiles;
 
     out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
            " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "

@@ -19,6 +19,7 @@
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/profile_sections.hpp"
 #include "report/run_plugins.hpp"
 #include "util/text_table.hpp"
 
@@ -252,6 +253,7 @@ std::string markdown_report(const RunFigures& figures) {
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     peak_section(out, figures);
     out += model_comparison_markdown(compare_models(figures), md_text);
+    out += profile_markdown_section(figures, md_text, md_code);
     return out;
 }
 

@@ -12,8 +12,10 @@
 #include <stdexcept>
 
 #include "analysis/scenario_statistics.hpp"
+#include "json/profile_json.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
+#include "report/profile_trace.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -110,6 +112,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
 
     out.key("info");
     out.string_map(result.info);
+    if (result.profile) {
+        out.key("profile");
+        write_profile(out, *result.profile, profile_trace_file(outcome, record.timestamp));
+    }
     out.field("wall_time_s", outcome.wall_time_s);
     if (!success && !outcome.log_tail.empty()) out.field("log_tail", outcome.log_tail);
     out.end_object();

@@ -129,6 +129,7 @@ constexpr SettingLabel setting_labels[] = {
     {"exclude", "Exclude", "none"},
     {"categories", "Categories", "all"},
     {"enable_mock", "Mock plugins", nullptr},
+    {"profile", "Profiled (--profile)", nullptr},
     {"isolation", "Isolation", nullptr},
     {"timeout_s", "Timeout per scenario (s; 0: none)", nullptr},
     {"memory_limit_mib", "Memory limit per worker (MiB; 0: none)", nullptr},

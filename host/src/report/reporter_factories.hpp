@@ -11,6 +11,7 @@ namespace benchhost {
 
 std::unique_ptr<Reporter> make_progress_reporter(const ReporterSettings& settings);     // progress.cpp
 std::unique_ptr<Reporter> make_plugin_json_reporter(const ReporterSettings& settings);  // plugin_json_reporter.cpp
+std::unique_ptr<Reporter> make_profile_trace_reporter(const ReporterSettings& settings);  // profile_trace.cpp
 std::unique_ptr<Reporter> make_csv_reporter(const ReporterSettings& settings);          // csv_reporter.cpp
 std::unique_ptr<Reporter> make_gbench_reporter(const ReporterSettings& settings);       // gbench_export.cpp
 std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings);     // markdown_report.cpp

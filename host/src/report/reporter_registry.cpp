@@ -18,6 +18,8 @@ const std::vector<ReporterInfo>& reporter_registry() {
          make_progress_reporter},
         {"plugin-json", "<plugin>/<plugin>_<timestamp>.json: every scenario of a plugin, with its raw samples", false,
          make_plugin_json_reporter},
+        {"profile-trace", "traces/<plugin>/<scenario>_<timestamp>.json: the trace of a profiled scenario (--profile)",
+         false, make_profile_trace_reporter},
         {"csv", "benchmark_results_<timestamp>.csv: one row per scenario", false, make_csv_reporter},
         {"gbench-json", "gbench.json: Google Benchmark's JSON (e.g. for its compare.py)", true, make_gbench_reporter},
         {"markdown", "report.md: the run for people, for a pull request or a terminal", false, make_markdown_reporter},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <limits>
 
 #include <bench/statistics.hpp>
@@ -532,6 +533,90 @@ std::string sparkline(const Sparkline& spark) {
     out += "<path class=\"line " + c + "\" d=\"" + d + "\"/>";
     out += "<circle class=\"pt " + c + "\" cx=\"" + num(mx(static_cast<double>(drawn.back()))) + "\" cy=\"" +
            num(my(spark.values[drawn.back()])) + "\" r=\"2.5\"/></svg>";
+    return out;
+}
+
+std::string flame_graph(const FlameChart& chart) {
+    struct Node {
+        std::string name;
+        double value = 0;
+        std::vector<std::size_t> children;  // indices into nodes, in the order first seen
+    };
+    std::vector<Node> nodes{{chart.root, 0, {}}};
+    for (const auto& [stack, value] : chart.stacks) {
+        if (!(value > 0) || !std::isfinite(value)) continue;
+        nodes[0].value += value;
+        std::size_t at = 0;
+        std::size_t start = 0;
+        while (start <= stack.size()) {
+            std::size_t end = stack.find(';', start);
+            if (end == std::string::npos) end = stack.size();
+            const std::string frame = stack.substr(start, end - start);
+            std::size_t child = nodes.size();
+            for (const std::size_t c : nodes[at].children)
+                if (nodes[c].name == frame) child = c;
+            if (child == nodes.size()) {
+                nodes.push_back({frame, 0, {}});
+                nodes[at].children.push_back(child);
+            }
+            nodes[child].value += value;
+            at = child;
+            start = end + 1;
+        }
+    }
+    const double total = nodes[0].value;
+    if (!(total > 0)) return no_data(chart.title, "no stacks");
+
+    // Boxes, widest first within a caller, laid out depth by depth.
+    struct Box {
+        std::size_t node;
+        int depth;
+        double x;
+    };
+    std::vector<Box> boxes;
+    int depth_drawn = 0;
+    std::vector<Box> todo{{0, 0, 0}};
+    while (!todo.empty()) {
+        const Box box = todo.back();
+        todo.pop_back();
+        boxes.push_back(box);
+        depth_drawn = std::max(depth_drawn, box.depth);
+        if (box.depth + 1 >= chart.max_depth) continue;
+        std::vector<std::size_t> children = nodes[box.node].children;
+        std::stable_sort(children.begin(), children.end(),
+                         [&](std::size_t a, std::size_t b) { return nodes[a].value > nodes[b].value; });
+        double x = box.x;
+        for (const std::size_t c : children) {
+            if (nodes[c].value / total >= chart.min_share) todo.push_back({c, box.depth + 1, x});
+            x += nodes[c].value / total;
+        }
+    }
+
+    const double row = 17, top = 34, left = 10;
+    const double plot = chart.width - 2 * left;
+    const int height = static_cast<int>(top + (depth_drawn + 1) * row + 10);
+    std::string out = open_svg(chart.id, chart.width, height, chart.title, chart.description, "flame-graph");
+    out += chart_title(chart.width, chart.title);
+    for (const Box& box : boxes) {
+        const Node& node = nodes[box.node];
+        const double share = node.value / total;
+        const double x = left + box.x * plot, w = share * plot;
+        const double y = top + (depth_drawn - box.depth) * row;
+        // Colour by the name's namespace ("aten::", "c10::"), so that a family reads as one.
+        const auto colon = node.name.find("::");
+        const std::string family = colon == std::string::npos ? node.name : node.name.substr(0, colon);
+        const int color = box.node == 0 ? 6 : static_cast<int>(std::hash<std::string>{}(family) % 6);
+        char share_text[32];
+        std::snprintf(share_text, sizeof(share_text), "%.1f%%", 100 * share);
+        out += "<g class=\"frame " + color_class(color) + "\" data-frame=\"" + escape(node.name) + "\" data-share=\"" +
+               value_text(share) + "\"><title>" + escape(node.name) + ": " + escape(format_figure(node.value, chart.unit)) +
+               ", " + share_text + " of " + escape(chart.root) + "</title>";
+        out += "<rect class=\"box\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(w, 0.5)) +
+               "\" height=\"" + num(row - 1) + "\"/>";
+        if (w > 24) out += text_element(x + 3, y + row - 5, "frame-label", fit(node.name, w - 6, 11));
+        out += "</g>";
+    }
+    out += "</svg>";
     return out;
 }
 

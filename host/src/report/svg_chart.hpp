@@ -99,6 +99,25 @@ struct Sparkline {
 
 std::string sparkline(const Sparkline& spark);
 
+/// A flame graph of folded stacks ("a;b;c" and a value; e.g. a profile's, <bench/profile.hpp>):
+/// the stacks become a tree, and each frame a box as wide as its share of the whole,
+/// above its caller (the root at the bottom), coloured by its name. Its <title> (the
+/// tooltip) gives the frame, its value with `unit` and its share of the whole; each box
+/// is a <g class="frame"> with data-frame and data-share. Frames narrower than
+/// `min_share` of the whole, or deeper than `max_depth`, are not drawn (their time stays
+/// in their caller's width). No stack with a positive value: no_data.
+struct FlameChart {
+    std::string id, title, description;
+    std::vector<std::pair<std::string, double>> stacks;
+    std::string unit = "ms";
+    std::string root = "all";  // the bottom box: every stack
+    int width = 1200;
+    double min_share = 0.001;
+    int max_depth = 80;
+};
+
+std::string flame_graph(const FlameChart& chart);
+
 /// A value with its interval, drawn as a dot with whiskers.
 struct IntervalMark {
     int color = 0;

@@ -30,12 +30,14 @@
 #include <bench/torch/device.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/precision.hpp>
+#include <bench/torch/profiling.hpp>
 
 #include <torch/script.h>
 
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
 
@@ -127,6 +129,8 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     const bool several = files.size() > 1;
     double first_median = 0;
+    std::optional<torch::jit::Module> profiled;  // the first file's module, for --profile
+    std::vector<c10::IValue> profiled_inputs;
     for (const ModelFile& file : files) {
         const std::string prefix = several ? file.label + "/" : "";
         auto start = bench::Clock::now();
@@ -181,6 +185,10 @@ BENCH_RUN_BENCHMARK(ctx) {
         const bench::Series latency = bench::libtorch::measure_synchronized(
             ctx, prefix + "latency", device, [&] { bench::do_not_optimize(module.forward(inputs)); });
         ctx.record_throughput(prefix + "throughput", latency, config.batch_size, "samples/s");
+        if (!profiled) {
+            profiled = module;
+            profiled_inputs = inputs;
+        }
         const double median = bench::summarize(latency.samples).median;
         ctx.log().info("{}: {} parameters, median {:.3f} ms at batch {}", file.label,
                        parameter_count(module), median, config.batch_size);
@@ -194,4 +202,10 @@ BENCH_RUN_BENCHMARK(ctx) {
         }
     }
     bench::libtorch::record_memory(ctx, device);
+
+    // --profile: one forward pass of the first file, profiled apart from everything measured.
+    bench::libtorch::profile(ctx, files.front().label + " forward", [&] {
+        bench::do_not_optimize(profiled->forward(profiled_inputs));
+        bench::libtorch::synchronize(device);
+    });
 }

@@ -76,6 +76,7 @@
 #include <bench/torch/device.hpp>
 #include <bench/torch/flops.hpp>
 #include <bench/torch/model_benchmark.hpp>
+#include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -100,6 +101,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -247,6 +249,7 @@ struct BlockImpl : torch::nn::Module {
 
     Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
                    Tensor& v_cache) {
+        const lt::ModuleScope scope(scope_name);
         const Tensor h = x + attn->forward(ln_1(x), positions, masked, k_cache, v_cache);
         return h + mlp->forward(ln_2(h));
     }
@@ -257,6 +260,7 @@ struct BlockImpl : torch::nn::Module {
         return h + mlp->forward(ln_2(h));
     }
 
+    std::string scope_name;  // its name in a profile, its module's: "h.0"
     torch::nn::LayerNorm ln_1;
     Attention attn;
     torch::nn::LayerNorm ln_2;
@@ -272,6 +276,7 @@ struct Gpt2Impl : torch::nn::Module {
           ln_f(register_module("ln_f", make_layer_norm(c.n_embd))) {
         for (int64_t i = 0; i < c.n_layer; ++i) {
             blocks.emplace_back(c.n_embd, c.n_head);
+            blocks.back()->scope_name = "h." + std::to_string(i);
             h->push_back(blocks.back());
         }
     }
@@ -494,6 +499,7 @@ public:
         const double q_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim()));
         for (const Block& block : model.blocks) {
             Layer l;
+            l.name = block->scope_name;
             l.ln1_w = block->ln_1->weight;
             l.ln1_b = block->ln_1->bias;
             l.ln2_w = block->ln_2->weight;
@@ -534,6 +540,7 @@ public:
 
         for (std::size_t i = 0; i < layers_.size(); ++i) {
             const Layer& l = layers_[i];
+            const lt::ModuleScope scope(l.name);  // as eager's, for a profile
             Tensor& k_cache = caches_[2 * i];
             Tensor& v_cache = caches_[2 * i + 1];
 
@@ -564,6 +571,7 @@ public:
 
 private:
     struct Layer {
+        std::string name;
         Tensor ln1_w, ln1_b, ln2_w, ln2_b, qkv_w, qkv_b, proj_w, proj_b, fc_w, fc_b, fc2_w, fc2_b;
     };
 
@@ -905,7 +913,8 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     bench::Series latency{"latency", "ms", {}, 1};
     for (int i = 0; i < cfg.warmup_iterations; ++i) generate(stepper, in, device);
-    bench::MeasurementScope measuring(ctx);  // monitors attribute energy to these generations
+    // Monitors attribute energy to these generations; the window ends with them.
+    std::optional<bench::MeasurementScope> measuring(std::in_place, ctx);
     bench::StoppingRule rule(ctx.timing_options());  // --measurement-iterations, or --min-time and friends
     rule.start();
     while (!rule.should_stop(latency.samples)) {
@@ -920,12 +929,16 @@ BENCH_RUN_BENCHMARK(ctx) {
         latency.samples.push_back(g.total_ms);
     }
     ctx.record_sampling("latency", rule.report(latency.samples));
-    measuring.set_iterations(static_cast<long long>(latency.samples.size()));
+    measuring->set_iterations(static_cast<long long>(latency.samples.size()));
+    measuring.reset();
 
     const lt::FlopCount work = generation_work(arch, batch, prompt_len, new_tokens);
     lt::record_work(ctx, work, latency, device.is_cpu() ? lt::calibrated_peak_gflops(dtype) : 0.0);
     ctx.set_info("flops_per_forward", "one whole generation (prefill and every decode step)");
     lt::record_memory(ctx, device);
+
+    // --profile: one whole generation, profiled apart from everything measured.
+    lt::profile(ctx, "generation", [&] { generate(stepper, in, device); }, lt::module_parameters(*model));
 }
 
 namespace {

@@ -71,6 +71,8 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     const bench::Series latency = ctx.measure("latency", [&] { model.forward(); });
     ctx.record_throughput("throughput", latency, ctx.config().batch_size, "samples/s");
+    // --profile: one call, profiled after the measurement (perf's native stacks only).
+    ctx.profile({.name = "forward", .call = [&] { model.forward(); }});
 }
 
 // Generation: a prefill of the prompt, then one decode step per token.

@@ -31,6 +31,7 @@
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
+#include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
 
 #include <cmath>
@@ -55,6 +56,7 @@ namespace {
 using bench::libtorch::ConvBnActParams;
 using bench::libtorch::Forward;
 using bench::libtorch::KernelRegistry;
+using bench::libtorch::ModuleScope;
 using bench::libtorch::PreparedKernel;
 
 constexpr int64_t resnet50_parameters = 25'557'032;
@@ -104,8 +106,9 @@ struct ConvBn {
 /// torchvision's Bottleneck (expansion 4), stride on the 3x3 convolution.
 struct BottleneckImpl : torch::nn::Module {
     ConvBn c1, c2, c3, downsample;
+    std::string scope_name;  // its name in a profile: "layer1_0"
 
-    BottleneckImpl(int64_t in, int64_t width, int64_t stride) {
+    BottleneckImpl(std::string name, int64_t in, int64_t width, int64_t stride) : scope_name(std::move(name)) {
         c1 = ConvBn(*this, "conv1", "bn1", in, width, 1, 1, 0);
         c2 = ConvBn(*this, "conv2", "bn2", width, width, 3, stride, 1);
         c3 = ConvBn(*this, "conv3", "bn3", width, width * 4, 1, 1, 0);
@@ -114,6 +117,7 @@ struct BottleneckImpl : torch::nn::Module {
     }
 
     torch::Tensor forward(const torch::Tensor& x) {
+        const ModuleScope scope(scope_name);
         torch::Tensor y = c1.forward(x).relu_();
         y = c2.forward(y).relu_();
         y = c3.forward(y);
@@ -123,21 +127,28 @@ struct BottleneckImpl : torch::nn::Module {
 };
 TORCH_MODULE(Bottleneck);
 
+/// The four stages' names in a profile (ModuleScope): each groups its blocks, whose
+/// modules are layer1_0, layer1_1, ...
+const std::string stage_names[4] = {"layer1", "layer2", "layer3", "layer4"};
+
 struct ResNet50Impl : torch::nn::Module {
     ConvBn stem;
     std::vector<Bottleneck> blocks;
+    std::vector<int> block_stage;  // the stage of each block, 0-3
     torch::nn::Linear fc{nullptr};
 
     ResNet50Impl() {
-        stem = ConvBn(*this, "conv1", "bn1", 3, 64, 7, 2, 3);
+        // "stem_": the profile's "stem" scope (conv, batch norm, ReLU, max pool) groups them.
+        stem = ConvBn(*this, "stem_conv", "stem_bn", 3, 64, 7, 2, 3);
         const int64_t depths[4] = {3, 4, 6, 3};
         int64_t in = 64;
         for (int64_t stage = 0; stage < 4; ++stage) {
             const int64_t width = int64_t{64} << stage;
             for (int64_t i = 0; i < depths[stage]; ++i) {
                 const int64_t stride = (i == 0 && stage > 0) ? 2 : 1;
-                blocks.push_back(register_module(
-                    "layer" + std::to_string(stage + 1) + "_" + std::to_string(i), Bottleneck(in, width, stride)));
+                const std::string name = stage_names[stage] + "_" + std::to_string(i);
+                blocks.push_back(register_module(name, Bottleneck(name, in, width, stride)));
+                block_stage.push_back(static_cast<int>(stage));
                 in = width * 4;
             }
         }
@@ -145,9 +156,18 @@ struct ResNet50Impl : torch::nn::Module {
     }
 
     torch::Tensor forward(const torch::Tensor& x) {
-        torch::Tensor y = stem.forward(x).relu_();
-        y = at::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
-        for (auto& block : blocks) y = block->forward(y);
+        torch::Tensor y;
+        {
+            const ModuleScope scope("stem");
+            y = stem.forward(x).relu_();
+            y = at::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
+        }
+        for (int stage = 0; stage < 4; ++stage) {
+            const ModuleScope scope(stage_names[stage]);
+            for (std::size_t i = 0; i < blocks.size(); ++i)
+                if (block_stage[i] == stage) y = blocks[i]->forward(y);
+        }
+        const ModuleScope scope("fc");  // with the global average pool before it
         y = at::adaptive_avg_pool2d(y, {1, 1}).flatten(1);
         return fc->forward(y);
     }
@@ -215,6 +235,8 @@ void initialize(ResNet50Impl& model, uint64_t seed, int64_t image_size) {
 Forward kernelize(const ResNet50& model, const KernelRegistry& kernels) {
     struct Block {
         PreparedKernel c1, c2, c3, downsample;
+        std::string name;
+        int stage;
     };
     const PreparedKernel stem = kernels.prepare_conv_bn_act(model->stem.kernel_params(true));
     std::vector<Block> blocks;
@@ -223,21 +245,34 @@ Forward kernelize(const ResNet50& model, const KernelRegistry& kernels) {
                           kernels.prepare_conv_bn_act(b->c2.kernel_params(true)),
                           kernels.prepare_conv_bn_act(b->c3.kernel_params(false)),
                           b->downsample ? kernels.prepare_conv_bn_act(b->downsample.kernel_params(false))
-                                        : PreparedKernel{}});
+                                        : PreparedKernel{},
+                          b->scope_name, 0});
     }
+    for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i].stage = model->block_stage[i];
     const torch::Tensor fc_weight = model->fc->weight;
     const torch::Tensor fc_bias = model->fc->bias;
     return [stem, blocks = std::move(blocks), fc_weight, fc_bias](const torch::Tensor& input) {
-        torch::Tensor y = stem(input.contiguous(at::MemoryFormat::ChannelsLast));
-        y = at::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
-        for (const auto& block : blocks) {
-            const torch::Tensor identity = block.downsample ? block.downsample(y) : y;
-            torch::Tensor out = block.c3(block.c2(block.c1(y)));
-            // at::_add_relu_ is one vectorized pass, CPU and float32 only.
-            if (out.is_cpu() && out.scalar_type() == at::kFloat) at::_add_relu_(out, identity);
-            else out.add_(identity).relu_();
-            y = std::move(out);
+        // The same ModuleScope names as the eager model's: a profile compares them.
+        torch::Tensor y;
+        {
+            const ModuleScope scope("stem");
+            y = stem(input.contiguous(at::MemoryFormat::ChannelsLast));
+            y = at::max_pool2d(y, {3, 3}, {2, 2}, {1, 1});
         }
+        for (int stage = 0; stage < 4; ++stage) {
+            const ModuleScope stage_scope(stage_names[stage]);
+            for (const auto& block : blocks) {
+                if (block.stage != stage) continue;
+                const ModuleScope scope(block.name);
+                const torch::Tensor identity = block.downsample ? block.downsample(y) : y;
+                torch::Tensor out = block.c3(block.c2(block.c1(y)));
+                // at::_add_relu_ is one vectorized pass, CPU and float32 only.
+                if (out.is_cpu() && out.scalar_type() == at::kFloat) at::_add_relu_(out, identity);
+                else out.add_(identity).relu_();
+                y = std::move(out);
+            }
+        }
+        const ModuleScope scope("fc");
         const torch::Tensor features = y.mean({2, 3});
         // One image: a matrix-vector product. at::linear goes to OpenBLAS's sgemm,
         // which for a single row is 4x slower than its gemv here (1.6 vs 0.4 ms).

@@ -41,6 +41,7 @@
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
+#include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
 
 BENCH_PLUGIN("vit_b_16", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
@@ -124,15 +125,18 @@ struct Mlp : torch::nn::Module {
 };
 
 struct EncoderBlock : torch::nn::Module {
-    EncoderBlock()
-        : ln_1(register_module("ln_1", std::make_shared<LayerNorm>())),
+    explicit EncoderBlock(std::string name)
+        : scope_name(std::move(name)),
+          ln_1(register_module("ln_1", std::make_shared<LayerNorm>())),
           self_attention(register_module("self_attention", std::make_shared<SelfAttention>())),
           ln_2(register_module("ln_2", std::make_shared<LayerNorm>())),
           mlp(register_module("mlp", std::make_shared<Mlp>())) {}
     at::Tensor forward(const at::Tensor& input) const {
+        const bench::libtorch::ModuleScope scope(scope_name);
         const at::Tensor x = self_attention->forward(ln_1->forward(input)) + input;
         return x + mlp->forward(ln_2->forward(x));
     }
+    std::string scope_name;  // its name in a profile: "encoder_layer_0"
     std::shared_ptr<LayerNorm> ln_1;
     std::shared_ptr<SelfAttention> self_attention;
     std::shared_ptr<LayerNorm> ln_2;
@@ -143,9 +147,10 @@ struct Encoder : torch::nn::Module {
     Encoder() {
         pos_embedding = register_parameter("pos_embedding", at::randn({1, kSequence, kHidden}).mul_(0.02), false);
         auto layer_list = register_module("layers", std::make_shared<torch::nn::Module>());
-        for (int64_t i = 0; i < kLayers; ++i)
-            layers.push_back(layer_list->register_module("encoder_layer_" + std::to_string(i),
-                                                         std::make_shared<EncoderBlock>()));
+        for (int64_t i = 0; i < kLayers; ++i) {
+            const std::string name = "encoder_layer_" + std::to_string(i);
+            layers.push_back(layer_list->register_module(name, std::make_shared<EncoderBlock>(name)));
+        }
         ln = register_module("ln", std::make_shared<LayerNorm>());
     }
     at::Tensor pos_embedding;
@@ -335,7 +340,10 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
         at::Tensor x = at::cat({prepared->class_row.expand({batch, -1, -1}),
                                 embedded.view({batch, kGrid * kGrid, kHidden}).add_(prepared->patch_addend)},
                                1);
-        for (const Block& block : prepared->blocks) x = packed ? packed_block(block, x) : fused_block(block, x);
+        for (const Block& block : prepared->blocks) {
+            const bench::libtorch::ModuleScope scope(block.layer->scope_name);  // as eager's, for a profile
+            x = packed ? packed_block(block, x) : fused_block(block, x);
+        }
         return model->head->forward(model->encoder->ln->forward(x.select(1, 0)));
     };
 }

@@ -56,6 +56,10 @@ struct ScenarioConfig {
     // (Added in ABI 2.3, after the members older plugins know.)
     LoadConfig load;
 
+    // --profile: after its measurement, the benchmark's Context::profile runs a profiled
+    // pass (<bench/profile.hpp>). (Added in ABI 2.7, after the members older plugins know.)
+    bool profile = false;
+
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
     /// benchmark_id() plus the scenario's axis values: unique within a run.

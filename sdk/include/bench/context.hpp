@@ -13,6 +13,7 @@
 #include <bench/config.hpp>
 #include <bench/export.hpp>
 #include <bench/measurement_window.hpp>
+#include <bench/profile.hpp>
 #include <bench/result.hpp>
 #include <bench/serve.hpp>
 #include <bench/timer.hpp>
@@ -131,6 +132,17 @@ public:
     /// Whether serve(), serve_batches() or serve_steps() was called: a benchmark run
     /// with --load that never serves is skipped by the host, saying so.
     bool served() const;
+
+    /// Whether this run profiles (--profile): a benchmark may leave out what only
+    /// profile() needs.
+    bool profiling() const;
+    /// With --profile, runs the profiled pass of `call` (<bench/profile.hpp>) and records
+    /// it as the result's profile; without it, returns at once. Call it after the
+    /// measurement, outside any measurement window (std::logic_error inside one, or when
+    /// called twice in a scenario). Nothing in the pass throws: a failure, an exception
+    /// from `call` included, is recorded in the profile's notes, and the figures already
+    /// measured stand.
+    void profile(const ProfileCall& call);
 
     /// Ends the scenario as skipped, with a reason the user will read.
     [[noreturn]] void skip(std::string_view reason);

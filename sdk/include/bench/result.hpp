@@ -10,6 +10,7 @@
 #include <bench/export.hpp>
 #include <bench/monitor_report.hpp>
 #include <bench/peak.hpp>
+#include <bench/profile.hpp>
 
 namespace bench {
 
@@ -99,6 +100,9 @@ struct BENCH_EXPORT ScenarioResult {
     /// The classification accuracy of each model the scenario evaluated (ABI 2.5, last
     /// for the same reason).
     std::vector<Accuracy> accuracy;
+    /// Where the time went, from the profiled pass after the measurement (--profile,
+    /// Context::profile); empty without one. (Added in ABI 2.7, last.)
+    std::optional<Profile> profile;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

@@ -7,6 +7,7 @@
 #include <bench/torch/flops.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
+#include <bench/torch/profiling.hpp>
 #include <bench/torch/precision.hpp>
 
 #include <algorithm>
@@ -502,6 +503,16 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
         ctx.log().warn("{}: FLOPs not counted: {}", spec.model, e.what());
     }
     record_memory(ctx, device);
+
+    // --profile: one forward pass of the variant, profiled apart from everything measured.
+    profile(
+        ctx, "forward",
+        [&run, &input, &device] {
+            const torch::Tensor out = run(input);
+            synchronize(device);
+            do_not_optimize(out);
+        },
+        module_parameters(*spec.module));
 }
 
 }  // namespace bench::libtorch

@@ -50,6 +50,14 @@ TEST(CommandLine, StoppingRuleRoundsAndBaseline) {
     EXPECT_EQ(options.baseline.value(), ".");
     EXPECT_DOUBLE_EQ(options.regression_threshold, 0.025);
     EXPECT_TRUE(options.fail_on_regression);
+    EXPECT_FALSE(options.profile);
+}
+
+TEST(CommandLine, ProfileIsARunOption) {
+    const auto parsed = parse({"run", "--profile"});
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    EXPECT_TRUE(run_options(parsed).profile);
+    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--profile"}).exit_code, 2);  // an A/B run times, it does not profile
 }
 
 TEST(CommandLine, WrongValuesAreErrors) {

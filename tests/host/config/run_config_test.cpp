@@ -37,6 +37,7 @@ params: {sizes: [64, 128], nested: {depth: 3}}
 timeout: 12.5
 isolation: none
 enable_mock: yes
+profile: true
 include: [mock]
 exclude: generate
 categories: [performance]
@@ -57,6 +58,7 @@ plugins:
     EXPECT_DOUBLE_EQ(options.timeout_s, 12.5);
     EXPECT_EQ(options.isolation, benchhost::Isolation::none);
     EXPECT_TRUE(options.enable_mock);
+    EXPECT_TRUE(options.profile);
     EXPECT_EQ(options.include, std::vector<std::string>{"mock"});
     EXPECT_EQ(options.exclude, std::vector<std::string>{"generate"});
     EXPECT_EQ(options.log_level, "debug");
@@ -120,6 +122,7 @@ TEST(RunConfig, WrongValuesAreErrorsWithLocation) {
     EXPECT_NE(error_of("dtypes: [float8]\n").find("'float8' is not a dtype"), std::string::npos);
     EXPECT_EQ(error_of("isolation: thread\n"), "test.yaml:1:12: 'isolation' must be process or none, got 'thread'");
     EXPECT_EQ(error_of("enable_mock: perhaps\n"), "test.yaml:1:14: 'enable_mock' must be true or false, got 'perhaps'");
+    EXPECT_EQ(error_of("profile: always\n"), "test.yaml:1:10: 'profile' must be true or false, got 'always'");
     EXPECT_EQ(error_of("categories: [bench]\n"),
               "test.yaml:1:13: unknown category 'bench' (expected unit, integration or performance)");
     EXPECT_EQ(error_of("timeout: -3\n"), "test.yaml:1:10: 'timeout' must be seconds >= 0, got '-3'");

@@ -33,17 +33,18 @@ RunRecord small_run() {
 TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
     std::vector<std::string> names;
     for (const ReporterInfo& info : reporter_registry()) names.push_back(info.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"progress", "plugin-json", "csv", "gbench-json", "markdown", "html",
-                                               "summary", "console", "comparison"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"progress", "plugin-json", "profile-trace", "csv", "gbench-json",
+                                               "markdown", "html", "summary", "console", "comparison"}));
     EXPECT_EQ(optional_format_names(), std::vector<std::string>{"gbench-json"});
-    EXPECT_EQ(file_reporter_names({}), (std::vector<std::string>{"plugin-json", "csv", "markdown", "html", "summary"}));
-    EXPECT_EQ(file_reporter_names({"gbench-json"}),
-              (std::vector<std::string>{"plugin-json", "csv", "gbench-json", "markdown", "html", "summary"}));
+    EXPECT_EQ(file_reporter_names({}),
+              (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "markdown", "html", "summary"}));
+    EXPECT_EQ(file_reporter_names({"gbench-json"}), (std::vector<std::string>{"plugin-json", "profile-trace", "csv",
+                                                                              "gbench-json", "markdown", "html", "summary"}));
     try {
         make_reporter("xml", {});
         FAIL() << "an unknown reporter was made";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, csv"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, profile-trace, csv"), std::string::npos)
             << e.what();
     }
 }

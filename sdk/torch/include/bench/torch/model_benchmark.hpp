@@ -75,7 +75,9 @@ auto load_model(Context& ctx, Build&& build) {
 ///    "gflops", "peak_gflops", "fraction_of_peak"); a forward that cannot be traced only
 ///    loses these, with a warning in the log;
 ///  - record_memory; info "model", "framework" (libtorch), "torch_version", "dtype",
-///    "device", "threads".
+///    "device", "threads";
+///  - with --profile, last: profile() of one forward pass of the variant (the module
+///    table's parameters from module_parameters(*module)), <bench/torch/profiling.hpp>.
 BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
 
 /// Number of parameters of a module (all of its parameters, recursively; a tensor

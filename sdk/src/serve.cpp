@@ -409,6 +409,10 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
     ctx.record_scalar("late_issues", static_cast<double>(f.late_issues), "queries");
     ctx.record_scalar("max_issue_delay", f.max_issue_delay_ms, "ms");
     ctx.record_scalar("late_tolerance", load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms, "ms");
+    if (f.late_starts >= 0) {
+        ctx.record_scalar("late_starts", static_cast<double>(f.late_starts), "queries");
+        ctx.record_scalar("max_start_delay", f.max_start_delay_ms, "ms");
+    }
     ctx.set_info("load", std::string(to_string(run.mode)));
     if (run.mode == LoadMode::server && load.concurrency > 0) {
         ctx.record_scalar("concurrency", load.concurrency, "clients");
@@ -444,6 +448,12 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
                         " queries were issued more than " + number_text(ctx.result().find_scalar("late_tolerance")->value) +
                         " ms after their scheduled time (the latest by " + number_text(f.max_issue_delay_ms) +
                         " ms): the load generator fell behind its schedule; their latencies count from the schedule");
+    if (f.late_starts > 0)
+        ctx.add_warning(std::to_string(f.late_starts) + " of " + std::to_string(run.times.size()) +
+                        " queries started more than " + number_text(ctx.result().find_scalar("late_tolerance")->value) +
+                        " ms after the handler could have taken them (the latest by " +
+                        number_text(f.max_start_delay_ms) +
+                        " ms): the serving thread was not running then, and their waits include that");
 }
 
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <limits>
 #include <optional>
 #include <string>
@@ -45,6 +46,23 @@ LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tol
             if (!value || *value > slos[i].limit_ms) met = false;
         }
         if (met) ++f.slo_met;
+    }
+    // One at a time or not: in the order they started, none before the last completed.
+    std::vector<std::size_t> order(queries.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return queries[a].started < queries[b].started; });
+    bool one_at_a_time = true;
+    for (std::size_t i = 1; i < order.size() && one_at_a_time; ++i)
+        one_at_a_time = queries[order[i]].started >= queries[order[i - 1]].completed;
+    if (one_at_a_time) {
+        f.late_starts = 0;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const QueryTimes& q = queries[order[i]];
+            const double ready = i == 0 ? q.issued : std::max(q.issued, queries[order[i - 1]].completed);
+            f.max_start_delay_ms = std::max(f.max_start_delay_ms, q.started - ready);
+            if (q.started - ready > late_tolerance_ms) ++f.late_starts;
+        }
     }
     const double n = static_cast<double>(queries.size());
     const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -35,6 +35,19 @@ TEST(LoadFigures, AQueryIssuedLateIsCountedAndItsLatencyStillCountsFromItsSchedu
     EXPECT_EQ(f.queue_wait, (std::vector<double>{0.5, 3}));
 }
 
+TEST(LoadFigures, AQueryStartedLateOneAtATimeIsCountedAndBatchesAreNotJudged) {
+    // The second query was there at 2 ms and the handler free at 5: it started at 7.
+    // The third was issued at 12, after the second completed (10), and started at once.
+    const std::vector<bench::QueryTimes> late = {query(0, 0, 0, 5), query(2, 2, 7, 10), query(12, 12, 12.5, 14)};
+    const bench::LoadFigures f = bench::load_figures(late, 1.0, {});
+    EXPECT_EQ(f.late_starts, 1);
+    EXPECT_DOUBLE_EQ(f.max_start_delay_ms, 2);
+    EXPECT_EQ(bench::load_figures(late, 2.5, {}).late_starts, 0);  // within the tolerance
+    // Two queries in service at once (a batch): no query had to wait for the one before.
+    const std::vector<bench::QueryTimes> batch = {query(0, 0, 1, 5), query(0, 0, 1, 5), query(2, 2, 9, 12)};
+    EXPECT_EQ(bench::load_figures(batch, 1.0, {}).late_starts, -1);
+}
+
 TEST(LoadFigures, TokensGiveTimeToFirstTokenTimePerOutputTokenAndInterTokenLatency) {
     const std::vector<bench::QueryTimes> queries = {query(0, 0, 1, 10, {4, 6, 10}), query(5, 5, 10, 12, {12})};
     const bench::LoadFigures f = bench::load_figures(queries, 1.0, {});

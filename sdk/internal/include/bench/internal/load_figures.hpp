@@ -37,6 +37,13 @@ struct LoadFigures {
     /// largest delay of any (ms).
     long long late_issues = 0;
     double max_issue_delay_ms = 0;
+    /// Served one at a time (no query started before the one before it completed): the
+    /// queries whose service started more than the tolerance after it could have (their
+    /// issue, or the completion of the query before, whichever came later), and the
+    /// largest such delay (ms): the serving thread was not running when a query was
+    /// there for it. -1 where queries were served together (batches, slots).
+    long long late_starts = -1;
+    double max_start_delay_ms = 0;
     /// Queries per second issued: the queries over the time of the last issue (an
     /// arrival rate); samples per second completed: the samples over the time of the
     /// last completion (the throughput).

@@ -84,10 +84,30 @@ std::map<std::string, double> module_parameters(const torch::nn::Module& module)
 }
 
 struct TorchOperatorProfiler::Impl {
+    struct Operator {
+        double calls = 0, self_us = 0, total_us = 0, flops = 0;
+        std::map<std::string, double> self_by_shapes;
+    };
+    struct Module {
+        std::size_t order = 0;
+        int depth = 0;
+        double calls = 0, total_us = 0, allocated = 0, peak = 0;
+    };
+
     std::string call_name;
     std::map<std::string, double> parameters;
-    std::vector<Session> sessions;
     bool running = false;
+    // What the profiled calls so far added up to. Each session's events are folded in
+    // as the profiler stops and then dropped: kept until the report, LibTorch's events
+    // (with their input shapes and FLOPs' arguments) made every later profiled call
+    // slower, a 512x512 matrix product 2.4x (docs/profiling.md, "The overhead").
+    std::map<std::string, Operator> operators;
+    std::map<std::string, Module> modules;
+    std::map<std::string, double> flame;  // stack -> self time, us
+    std::vector<TraceEvent> trace;
+    std::size_t traced_sessions = 0;
+
+    void fold(Session& session);
 };
 
 TorchOperatorProfiler::TorchOperatorProfiler(std::string call_name, std::map<std::string, double> parameters)
@@ -118,19 +138,11 @@ void TorchOperatorProfiler::start() {
 
 void TorchOperatorProfiler::stop() {
     impl_->running = false;
-    impl_->sessions.push_back(tp::disableProfilerLegacy());
+    Session session = tp::disableProfilerLegacy();
+    impl_->fold(session);
 }
 
-void TorchOperatorProfiler::report(Profile& profile, long long calls) {
-    struct Operator {
-        double calls = 0, self_us = 0, total_us = 0, flops = 0;
-        std::map<std::string, double> self_by_shapes;
-    };
-    struct Module {
-        std::size_t order = 0;
-        int depth = 0;
-        double calls = 0, total_us = 0, allocated = 0, peak = 0;
-    };
+void TorchOperatorProfiler::Impl::fold(Session& session) {
     struct Open {
         tp::LegacyEvent* push = nullptr;
         double start_us = 0, children_us = 0;
@@ -140,95 +152,92 @@ void TorchOperatorProfiler::report(Profile& profile, long long calls) {
         int64_t allocated = 0;                // bytes allocated while it was open
         std::string path;  // its flame graph stack
     };
-    std::map<std::string, Operator> operators;
-    std::map<std::string, Module> modules;
-    std::map<std::string, double> flame;  // stack -> self time, us
-    std::vector<TraceEvent> trace;
-    std::size_t traced_sessions = 0;
-    const std::string root = frame_name(impl_->call_name);
-
-    for (Session& session : impl_->sessions) {
-        std::vector<TraceEvent> session_trace;
-        for (auto& events : session) {
-            std::vector<Open> stack;
-            std::map<std::string, int> open_operators;  // names open on the stack: a nested call counts once
-            int64_t live = 0;
-            for (tp::LegacyEvent& event : events) {
-                switch (event.kind()) {
-                    case tp::EventKind::PushRange: {
-                        Open open;
-                        open.push = &event;
-                        open.start_us = event.cpuUs();
-                        open.module = event.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE);
-                        open.depth = 0;
-                        for (const Open& outer : stack) open.depth += outer.module ? 1 : 0;
-                        open.live_at_start = live;
-                        open.peak = live;
-                        open.path = (stack.empty() ? root : stack.back().path) + ";" + frame_name(event.name());
-                        if (!open.module) ++open_operators[event.name()];
-                        stack.push_back(std::move(open));
-                        break;
-                    }
-                    case tp::EventKind::PopRange: {
-                        std::size_t i = stack.size();
-                        while (i > 0 && stack[i - 1].push->handle() != event.handle()) --i;
-                        if (i == 0) break;  // began before the profiler: not ours
-                        while (stack.size() > i) {  // above it: began and never ended, dropped
-                            if (!stack.back().module) --open_operators[stack.back().push->name()];
-                            stack.pop_back();
-                        }
-                        Open open = std::move(stack.back());
-                        stack.pop_back();
-                        const std::string name = open.push->name();
-                        if (!open.module) --open_operators[name];
-                        const double duration = event.cpuUs() - open.start_us;
-                        const double self = duration - open.children_us;
-                        if (!stack.empty()) stack.back().children_us += duration;
-                        flame[open.path] += self;
-                        if (open.module) {
-                            auto [it, added] = modules.try_emplace(name);
-                            Module& m = it->second;
-                            if (added) m.order = modules.size();
-                            m.depth = open.depth;
-                            m.calls += 1;
-                            m.total_us += duration;
-                            m.allocated += static_cast<double>(open.allocated);
-                            m.peak = std::max(m.peak, static_cast<double>(open.peak - open.live_at_start));
-                        } else {
-                            Operator& op = operators[name];
-                            op.calls += 1;
-                            op.self_us += self;
-                            if (open_operators[name] == 0) op.total_us += duration;
-                            op.flops += static_cast<double>(open.push->flops());
-                            op.self_by_shapes[format_shapes(open.push->shapes())] += self;
-                        }
-                        session_trace.push_back({name, open.module ? "module" : "operator", open.start_us, duration,
-                                                 static_cast<long long>(event.threadId()),
-                                                 open.module ? std::string() : format_shapes(open.push->shapes())});
-                        break;
-                    }
-                    case tp::EventKind::MemoryAlloc:
-                        live += event.cpuMemoryUsage();  // negative: freed
-                        for (Open& open : stack) {
-                            if (!open.module) continue;
-                            open.peak = std::max(open.peak, live);
-                            if (event.cpuMemoryUsage() > 0) open.allocated += event.cpuMemoryUsage();
-                        }
-                        break;
-                    case tp::EventKind::Mark:
-                        break;
+    const std::string root = frame_name(call_name);
+    std::vector<TraceEvent> session_trace;
+    for (auto& events : session) {
+        std::vector<Open> stack;
+        std::map<std::string, int> open_operators;  // names open on the stack: a nested call counts once
+        int64_t live = 0;
+        for (tp::LegacyEvent& event : events) {
+            switch (event.kind()) {
+                case tp::EventKind::PushRange: {
+                    Open open;
+                    open.push = &event;
+                    open.start_us = event.cpuUs();
+                    open.module = event.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE);
+                    open.depth = 0;
+                    for (const Open& outer : stack) open.depth += outer.module ? 1 : 0;
+                    open.live_at_start = live;
+                    open.peak = live;
+                    open.path = (stack.empty() ? root : stack.back().path) + ";" + frame_name(event.name());
+                    if (!open.module) ++open_operators[event.name()];
+                    stack.push_back(std::move(open));
+                    break;
                 }
+                case tp::EventKind::PopRange: {
+                    std::size_t i = stack.size();
+                    while (i > 0 && stack[i - 1].push->handle() != event.handle()) --i;
+                    if (i == 0) break;  // began before the profiler: not ours
+                    while (stack.size() > i) {  // above it: began and never ended, dropped
+                        if (!stack.back().module) --open_operators[stack.back().push->name()];
+                        stack.pop_back();
+                    }
+                    Open open = std::move(stack.back());
+                    stack.pop_back();
+                    const std::string name = open.push->name();
+                    if (!open.module) --open_operators[name];
+                    const double duration = event.cpuUs() - open.start_us;
+                    const double self = duration - open.children_us;
+                    if (!stack.empty()) stack.back().children_us += duration;
+                    flame[open.path] += self;
+                    if (open.module) {
+                        auto [it, added] = modules.try_emplace(name);
+                        Module& m = it->second;
+                        if (added) m.order = modules.size();
+                        m.depth = open.depth;
+                        m.calls += 1;
+                        m.total_us += duration;
+                        m.allocated += static_cast<double>(open.allocated);
+                        m.peak = std::max(m.peak, static_cast<double>(open.peak - open.live_at_start));
+                    } else {
+                        Operator& op = operators[name];
+                        op.calls += 1;
+                        op.self_us += self;
+                        if (open_operators[name] == 0) op.total_us += duration;
+                        op.flops += static_cast<double>(open.push->flops());
+                        op.self_by_shapes[format_shapes(open.push->shapes())] += self;
+                    }
+                    session_trace.push_back({name, open.module ? "module" : "operator", open.start_us, duration,
+                                             static_cast<long long>(event.threadId()),
+                                             open.module ? std::string() : format_shapes(open.push->shapes())});
+                    break;
+                }
+                case tp::EventKind::MemoryAlloc:
+                    live += event.cpuMemoryUsage();  // negative: freed
+                    for (Open& open : stack) {
+                        if (!open.module) continue;
+                        open.peak = std::max(open.peak, live);
+                        if (event.cpuMemoryUsage() > 0) open.allocated += event.cpuMemoryUsage();
+                    }
+                    break;
+                case tp::EventKind::Mark:
+                    break;
             }
         }
-        if (trace.size() + session_trace.size() <= max_trace_events) {
-            trace.insert(trace.end(), session_trace.begin(), session_trace.end());
-            ++traced_sessions;
-        }
     }
-    impl_->sessions.clear();
+    if (trace.size() + session_trace.size() <= max_trace_events) {
+        trace.insert(trace.end(), session_trace.begin(), session_trace.end());
+        ++traced_sessions;
+    }
+}
+
+void TorchOperatorProfiler::report(Profile& profile, long long calls) {
+    const auto& operators = impl_->operators;
+    const auto& modules = impl_->modules;
+    const std::size_t traced_sessions = impl_->traced_sessions;
 
     const double per_call = calls > 0 ? 1.0 / static_cast<double>(calls) : 0.0;
-    for (auto& [name, op] : operators) {
+    for (const auto& [name, op] : operators) {
         ProfileOperator out;
         out.name = name;
         out.calls = op.calls * per_call;
@@ -265,17 +274,23 @@ void TorchOperatorProfiler::report(Profile& profile, long long calls) {
     graph.name = "operators";
     graph.source = name() + ": modules and operators as they nest, each frame's self time per call";
     graph.unit = "ms";
-    for (const auto& [stack, self_us] : flame)
+    for (const auto& [stack, self_us] : impl_->flame)
         if (self_us > 0) graph.stacks.push_back({stack, self_us / 1e3 * per_call});
     profile.flame_graphs.push_back(std::move(graph));
 
-    profile.trace.insert(profile.trace.end(), trace.begin(), trace.end());
+    profile.trace.insert(profile.trace.end(), impl_->trace.begin(), impl_->trace.end());
     if (traced_sessions < static_cast<std::size_t>(calls))
         profile.notes.push_back("trace: the operators of " + std::to_string(traced_sessions) + " of " +
                                 std::to_string(calls) + " profiled calls (at most " +
                                 std::to_string(max_trace_events) + " events)");
     if (profile.modules.empty())
         profile.notes.push_back("modules: none ran inside a ModuleScope (a traced TorchScript graph has none)");
+    // A report ends what it reports: the next profiled calls start from nothing.
+    impl_->operators.clear();
+    impl_->modules.clear();
+    impl_->flame.clear();
+    impl_->trace.clear();
+    impl_->traced_sessions = 0;
 }
 
 void profile(Context& ctx, const std::string& call_name, std::function<void()> call,

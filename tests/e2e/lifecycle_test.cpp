@@ -312,6 +312,26 @@ TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
     // The allocator's settings reach the worker: they change what it measures.
     EXPECT_STREQ(info["GLIBC_TUNABLES"].GetString(), "glibc.malloc.trim_threshold=1073741824");
     EXPECT_STREQ(info["MALLOC_ARENA_MAX"].GetString(), "2");
+    // Those are the user's choice: benchhost adds none of its own. Then 64 MiB is above
+    // glibc's mmap threshold: freed, it goes back to the system, and writing it again
+    // faults every page in (16,384 of 4 KiB).
+    EXPECT_STREQ(info["MALLOC_MMAP_THRESHOLD_"].GetString(), "(unset)");
+    EXPECT_STREQ(info["BENCHHOST_MALLOC"].GetString(), "(unset)");
+    EXPECT_GT(std::stol(info["refaults_64mib"].GetString()), 8000);
+
+    // Without them, the workers keep what they free, however large.
+    const fs::path kept = work / "kept";
+    ASSERT_EQ(run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                           kept.string(), "--include", "environment"},
+                          work.path())
+                  .exit_code,
+              0);
+    const auto kept_report = read_json(files_matching(kept / "fixture_faults", "fixture_faults_", ".json").at(0));
+    const auto& kept_info = kept_report["benchmark_scenarios"][0]["info"];
+    EXPECT_STREQ(kept_info["MALLOC_MMAP_THRESHOLD_"].GetString(), "4294967296");
+    EXPECT_STREQ(kept_info["MALLOC_TRIM_THRESHOLD_"].GetString(), "4294967296");
+    EXPECT_STREQ(kept_info["BENCHHOST_MALLOC"].GetString(), "kept");
+    EXPECT_LT(std::stol(kept_info["refaults_64mib"].GetString()), 1000);
 }
 
 TEST_F(LifecycleTest, OutputFolderThatCannotBeCreatedStopsTheRunBeforeItStarts) {

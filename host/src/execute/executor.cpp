@@ -381,6 +381,22 @@ std::vector<std::string> worker_environment() {
         if (keep) kept.push_back(variable);
     }
     kept.emplace_back("BENCHHOST_WORKER=1");
+    // glibc gives a tensor above its mmap threshold fresh pages at each allocation and
+    // back to the system at each free: a 51 MB activation made a forward pass 30 times
+    // slower (docs/models.md). mallopt caps that threshold at 32 MiB; set in the
+    // environment at the worker's start it has no cap. Unless the user chose the
+    // allocator's settings (GLIBC_TUNABLES, MALLOC_*_THRESHOLD_, jemalloc's MALLOC_CONF,
+    // LD_PRELOAD), the workers keep what they free, up to 4 GiB.
+    bool user_allocator = false;
+    for (const std::string& variable : kept)
+        for (const char* name : {"GLIBC_TUNABLES=", "MALLOC_TRIM_THRESHOLD_=", "MALLOC_MMAP_THRESHOLD_=", "MALLOC_CONF=",
+                                 "LD_PRELOAD="})
+            user_allocator = user_allocator || variable.starts_with(name);
+    if (!user_allocator) {
+        kept.emplace_back("MALLOC_MMAP_THRESHOLD_=4294967296");
+        kept.emplace_back("MALLOC_TRIM_THRESHOLD_=4294967296");
+        kept.emplace_back("BENCHHOST_MALLOC=kept");
+    }
     return kept;
 }
 

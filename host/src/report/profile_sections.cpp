@@ -316,15 +316,17 @@ std::string profile_markdown_section(const RunFigures& figures,
         if (!view.profile->notes.empty()) out += "\n";
         const bench::Profile& p = *view.profile;
         if (!p.operators.empty()) {
-            out += "| Operator | Calls | Self | Self share | Total | FLOPs |\n|---|---:|---:|---:|---:|---:|\n";
+            out += "| Operator | Calls | Self | Self share | Total | FLOPs | Input shapes (its costliest) |\n"
+                   "|---|---:|---:|---:|---:|---:|---|\n";
             for (std::size_t i = 0; i < p.operators.size() && i < markdown_rows; ++i) {
                 const bench::ProfileOperator& op = p.operators[i];
                 out += "| " + code(op.name) + " | " + count_text(op.calls) + " | " + format_figure(op.self_ms, "ms") +
                        " | " + percent(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + " | " +
-                       format_figure(op.total_ms, "ms") + " | " + flops_text(op.flops) + " |\n";
+                       format_figure(op.total_ms, "ms") + " | " + flops_text(op.flops) + " | " +
+                       (op.input_shapes.empty() ? std::string("-") : code(op.input_shapes)) + " |\n";
             }
             out += "| all " + std::to_string(p.operators.size()) + " operators | | " +
-                   format_figure(view.self_sum_ms, "ms") + " | 100% | | |\n\n";
+                   format_figure(view.self_sum_ms, "ms") + " | 100% | | | |\n\n";
         }
         if (view.eager != nullptr && !p.operators.empty()) {
             const std::string variant(bench::to_string(view.figures->outcome->config.variant));

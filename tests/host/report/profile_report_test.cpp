@@ -83,8 +83,14 @@ TEST(ProfileReport, TheMarkdownHasTheSameTables) {
     const auto section = md.find("## Where the time goes\n");
     ASSERT_NE(section, std::string::npos);
     const std::string part = md.substr(section);
-    EXPECT_NE(part.find("| `aten::mkldnn_convolution` | 53 | 6.00 ms | 65.8% | 6.50 ms | - |"), std::string::npos) << part;
-    EXPECT_NE(part.find("| `aten::conv2d` | 53 | 250 us | 2.7% | 6.75 ms | 820 MFLOP |"), std::string::npos) << part;
+    EXPECT_NE(part.find("| `aten::mkldnn_convolution` | 53 | 6.00 ms | 65.8% | 6.50 ms | - | `[[1, 64, 16, 16], [64, 64, 3, "
+                        "3]]` |"),
+              std::string::npos)
+        << part;
+    EXPECT_NE(part.find("| `aten::conv2d` | 53 | 250 us | 2.7% | 6.75 ms | 820 MFLOP | `[[1, 3, 64, 64], [64, 3, 7, 7]]` |"),
+              std::string::npos)
+        << part;
+    EXPECT_NE(part.find("| `aten::relu_` | 49 | 375 us | 4.1% | 500 us | - | - |"), std::string::npos) << part;  // no shapes
     EXPECT_NE(part.find("| `mkldnn_prepacked::conv2d_run` | - | 4.00 ms | new |"), std::string::npos) << part;
     EXPECT_NE(part.find("| &emsp;`layer1_0` | 1 | 1.25 ms | 10.0% | 75,008 | 1.00 MiB | 1.50 MiB |"), std::string::npos)
         << part;

@@ -14,6 +14,9 @@
 #include <cstring>
 #include <ctime>
 #include <sstream>
+#include <string_view>
+
+#include <bench/internal/worker_allocator.hpp>
 
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
@@ -381,22 +384,14 @@ std::vector<std::string> worker_environment() {
         if (keep) kept.push_back(variable);
     }
     kept.emplace_back("BENCHHOST_WORKER=1");
-    // glibc gives a tensor above its mmap threshold fresh pages at each allocation and
-    // back to the system at each free: a 51 MB activation made a forward pass 30 times
-    // slower (docs/models.md). mallopt caps that threshold at 32 MiB; set in the
-    // environment at the worker's start it has no cap. Unless the user chose the
-    // allocator's settings (GLIBC_TUNABLES, MALLOC_*_THRESHOLD_, jemalloc's MALLOC_CONF,
-    // LD_PRELOAD), the workers keep what they free, up to 4 GiB.
+    // Unless the user chose the allocator's settings, the workers keep what they free,
+    // up to 4 GiB (bench/internal/worker_allocator.hpp says why).
     bool user_allocator = false;
     for (const std::string& variable : kept)
-        for (const char* name : {"GLIBC_TUNABLES=", "MALLOC_TRIM_THRESHOLD_=", "MALLOC_MMAP_THRESHOLD_=", "MALLOC_CONF=",
-                                 "LD_PRELOAD="})
-            user_allocator = user_allocator || variable.starts_with(name);
-    if (!user_allocator) {
-        kept.emplace_back("MALLOC_MMAP_THRESHOLD_=4294967296");
-        kept.emplace_back("MALLOC_TRIM_THRESHOLD_=4294967296");
-        kept.emplace_back("BENCHHOST_MALLOC=kept");
-    }
+        for (const std::string_view name : bench::user_allocator_variables)
+            user_allocator = user_allocator || variable.substr(0, variable.find('=')) == name;
+    if (!user_allocator)
+        for (const std::string_view variable : bench::kept_memory_environment) kept.emplace_back(variable);
     return kept;
 }
 

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@
 #include <torch/version.h>
 
 #include <bench/internal/calibration_cache.hpp>
+#include <bench/internal/worker_allocator.hpp>
 #include <bench/statistics.hpp>
 
 // The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch (Debian's)
@@ -200,15 +202,16 @@ void flush_memory(const torch::Device& device) {
 }
 
 void retain_freed_memory(Context& ctx) {
-    if (const char* by_host = std::getenv("BENCHHOST_MALLOC"); by_host != nullptr && std::string(by_host) == "kept") {
+    const std::string marker(kept_memory_marker);
+    if (const char* by_host = std::getenv(marker.c_str()); by_host != nullptr && by_host == kept_memory_marker_value) {
         ctx.set_info("malloc", "glibc, freed memory kept (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ 4 GiB, "
                                "set by benchhost for its workers)");
         return;
     }
-    for (const char* name :
-         {"GLIBC_TUNABLES", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_CONF", "LD_PRELOAD"}) {
-        if (std::getenv(name) != nullptr) {
-            ctx.set_info("malloc", std::string("as the environment sets it (") + name + ")");
+    for (const std::string_view variable : user_allocator_variables) {
+        const std::string name(variable);
+        if (std::getenv(name.c_str()) != nullptr) {
+            ctx.set_info("malloc", "as the environment sets it (" + name + ")");
             return;
         }
     }

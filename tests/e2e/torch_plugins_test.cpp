@@ -192,6 +192,8 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     const auto& report = *eager.report;
     EXPECT_STREQ(report["info"]["batching_check"].GetString(),
                  "the tokens of 3 queries joining a batch one step apart equal those each generates alone");
+    // 32 prompt tokens + 6 generated - 1: the positions ever fed to the model.
+    EXPECT_STREQ(report["info"]["kv_cache"].GetString(), "a slot per query in the batch, [4, heads, 37, head_dim] per layer");
     const auto& m = report["measurements"];
     for (const char* series : {"latency", "time_to_first_token", "time_per_output_token"})
         EXPECT_EQ(m[series]["count"].GetInt(), 16) << series;

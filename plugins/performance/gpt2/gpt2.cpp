@@ -827,7 +827,11 @@ BENCH_RUN_BENCHMARK(ctx) {
     ctx.set_info("model", "GPT2LMHeadModel");
     ctx.set_info("model_id", std::string(arch.id));
     ctx.set_info("prompt_tokens", std::to_string(prompt_len));
-    ctx.set_info("kv_cache", "static, [batch, heads, " + std::to_string(max_len) + ", head_dim] per layer");
+    if (serving)
+        ctx.set_info("kv_cache", "a slot per query in the batch, [" + std::to_string(std::max(cfg.load.max_batch, 1)) +
+                                     ", heads, " + std::to_string(max_len) + ", head_dim] per layer");
+    else
+        ctx.set_info("kv_cache", "static, [batch, heads, " + std::to_string(max_len) + ", head_dim] per layer");
     ctx.set_info("tokens_per_second",
                  "batch_size x num_tokens_to_generate generated tokens / whole generation time (prefill included)");
 

@@ -84,7 +84,8 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
         "bin/benchhost", "lib/libbench_sdk.so", "lib/" + sdk_soname, "include/bench/plugin.hpp",
         "include/bench/context.hpp", "include/bench/version.hpp", "lib/cmake/BenchSDK/BenchSDKConfig.cmake",
         "lib/cmake/BenchSDK/BenchSDKConfigVersion.cmake", "lib/cmake/BenchSDK/BenchSDKTargets.cmake",
-        "lib/cmake/BenchSDK/BenchPlugin.cmake", "plugins/performance/libmock_benchmark.so"};
+        "lib/cmake/BenchSDK/BenchPlugin.cmake", "plugins/performance/libmock_benchmark.so",
+        "share/benchhost/configs/default.yaml", "share/benchhost/configs/quick.yaml"};
     for (const std::string& file : installed)
         EXPECT_TRUE(fs::exists(prefix / file)) << file;
     const bool torch = BENCH_WITH_TORCH_BUILT;
@@ -121,7 +122,10 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
 
     // The installed host's default plugin folder is <prefix>/plugins.
     const fs::path out = work / "out";
-    const ProcessResult run = host({"run", "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+    // With an installed configuration (quick.yaml: 5 iterations), the options beside it
+    // taking precedence.
+    const ProcessResult run = host({"run", "--config", (prefix / "share/benchhost/configs/quick.yaml").string(),
+                                    "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
                                     "eager", "--warmup-iterations", "1", "--measurement-iterations", "3",
                                     "--output-dir", out.string()});
     ASSERT_EQ(run.exit_code, 0) << describe(run);

@@ -106,6 +106,30 @@ TEST_F(HistoryTest, AMergedRunIsNotAddedBesideItsShards) {
     EXPECT_NE(list.out.find("2 runs in " + history.string()), std::string::npos) << list.out;
 }
 
+TEST_F(HistoryTest, AShardOfAMergedRunInTheHistoryIsNotAddedBesideIt) {
+    const std::vector<std::string> plan = {"--variants", "eager,compiled"};
+    for (const int k : {1, 2}) {
+        std::vector<std::string> extra = plan;
+        extra.insert(extra.end(), {"--shard", std::to_string(k) + "/2"});
+        ASSERT_EQ(run_mock(work / ("shard" + std::to_string(k)), extra).exit_code, 0);
+    }
+    const fs::path merged = work / "merged";
+    const ProcessResult merge = host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
+    ASSERT_EQ(merge.exit_code, 0) << merge.err;
+    const ProcessResult first = host({"history", "add", merged.string(), "--history", history.string()});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_NE(first.out.find("merged: added (2 scenarios) as run 1"), std::string::npos) << first.out;
+
+    // Its shards' scenarios are in run 1: stored again, each would count twice.
+    const ProcessResult shards = host(
+        {"history", "add", (work / "shard1").string(), (work / "shard2").string(), "--history", history.string()});
+    EXPECT_EQ(shards.exit_code, 0) << shards.err;
+    EXPECT_NE(shards.out.find("shard1: already there in merged run 1"), std::string::npos) << shards.out;
+    EXPECT_NE(shards.out.find("shard2: already there in merged run 1"), std::string::npos) << shards.out;
+    const ProcessResult list = host({"history", "list", "--history", history.string()});
+    EXPECT_NE(list.out.find("1 run in " + history.string()), std::string::npos) << list.out;
+}
+
 TEST_F(HistoryTest, AHistoryThatCannotBeWrittenStopsTheRunBeforeItStarts) {
     write_file(history, "not a database\n");
     const ProcessResult run = run_mock(work / "out", {"--history", history.string()});

@@ -85,6 +85,14 @@ int add(HistoryStore& store, const HistoryCommand& command) {
                                          "twice; add the other shards' folders instead: " +
                                          missing);
             }
+            // A shard whose merged run is stored: its scenarios are there already.
+            if (record.shard) {
+                const HistoryRun shard = history_run_of(record, folder.string());
+                if (const long long merged = store.merged_run_holding(shard); merged != 0) {
+                    std::cout << folder.string() << ": already there in merged run " << merged << "\n";
+                    continue;
+                }
+            }
             const AddResult result = store.add_run(record, fs::absolute(folder).lexically_normal().string(), command.samples);
             std::cout << folder.string() << ": "
                       << (result.added ? fmt::format("added ({} scenario{})", result.scenarios, result.scenarios == 1 ? "" : "s")

@@ -87,6 +87,20 @@ HistoryRun history_run_of(const RunRecord& record, const std::string& source) {
     return run;
 }
 
+std::vector<HistoryRun> merged_shards_of(const RunRecord& record) {
+    std::vector<HistoryRun> shards;
+    for (const ShardRecord& merged : record.shards) {
+        HistoryRun shard;
+        shard.shard_index = merged.index;
+        shard.shard_count = static_cast<int>(record.shards.size());
+        shard.started_at = merged.started_at;
+        shard.host_name = merged.host_name;
+        shard.source = merged.source;
+        shards.push_back(std::move(shard));
+    }
+    return shards;
+}
+
 std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool samples) {
     std::vector<HistoryScenario> scenarios;
     scenarios.reserve(record.outcomes.size());

@@ -30,6 +30,21 @@ inline constexpr const char* insert_series_columns =
     "series (scenario_id, run_id, name, unit, count, mean, median, std, min, max, p25, p75, p90, p95, p99, ci_low, "
     "ci_high, samples)";
 
+/// Schema 3, the same text in both dialects: the shards a merged run was merged from
+/// (`benchhost merge`), so that adding one of them later is known to count twice. A
+/// merged run stored by an older benchhost has none listed.
+inline constexpr const char* merged_shards_migration = R"sql(
+CREATE TABLE merged_shards (
+  run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  shard_index INTEGER NOT NULL, shard_count INTEGER NOT NULL,
+  started_at TEXT NOT NULL, host_name TEXT NOT NULL,
+  PRIMARY KEY (run_id, shard_index));
+CREATE INDEX merged_shards_by_start ON merged_shards (started_at);
+)sql";
+/// The columns an INSERT INTO merged_shards names, in the order of the values.
+inline constexpr const char* insert_merged_shard_columns =
+    "merged_shards (run_id, shard_index, shard_count, started_at, host_name)";
+
 /// A point's columns after run_columns: the scenario, then its series (samples last,
 /// added by the backend).
 inline constexpr const char* point_columns =

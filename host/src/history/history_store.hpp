@@ -30,7 +30,7 @@
 namespace benchhost {
 
 /// The version of the history's tables this benchhost writes.
-inline constexpr int history_schema_version = 2;
+inline constexpr int history_schema_version = 3;
 
 /// A run as the history keeps it.
 struct HistoryRun {
@@ -103,6 +103,11 @@ public:
     virtual std::vector<HistoryPoint> points(const std::string& pattern, const RunFilter& filter,
                                              bool with_samples = false) = 0;
 
+    /// The merged run (`benchhost merge`) that holds `shard` (a shard's row: its index,
+    /// count, start and host) among the shards it was merged from; 0 when none is stored.
+    /// Adding that shard beside it would count its scenarios twice.
+    virtual long long merged_run_holding(const HistoryRun& shard) = 0;
+
     /// The schema version the database has.
     virtual int schema_version() = 0;
     /// Where it is, for messages ("history.db", "postgresql://host/db").
@@ -130,6 +135,10 @@ std::unique_ptr<HistoryStore> open_history(const std::string& location, bool cre
 /// variables: GITHUB_HEAD_REF, GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BRANCH_NAME,
 /// GIT_BRANCH, BENCH_BRANCH; empty when none is set), shard.
 HistoryRun history_run_of(const RunRecord& record, const std::string& source);
+
+/// The shards a merged run holds, as rows of their own would have them (index, count,
+/// start, host); empty for a run that was not merged.
+std::vector<HistoryRun> merged_shards_of(const RunRecord& record);
 
 /// The scenarios of the run, each series with the statistics the run computed.
 std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool samples);

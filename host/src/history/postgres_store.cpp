@@ -81,7 +81,8 @@ ALTER TABLE series RENAME CONSTRAINT series_v2_key TO series_key;
 DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
-)sql"};
+)sql",
+                                           history_sql::merged_shards_migration};
 
 /// The advisory lock held while the tables are made or migrated ("benchhst").
 constexpr long long schema_lock = 0x62656e6368687374LL;
@@ -186,6 +187,11 @@ public:
             const std::string insert_series =
                 std::string("INSERT INTO ") + history_sql::insert_series_columns +
                 " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)";
+            for (const HistoryRun& shard : merged_shards_of(record))
+                exec(transaction,
+                     std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES ($1,$2,$3,$4,$5)",
+                     {integer(result.run_id), integer(shard.shard_index), integer(shard.shard_count),
+                      text(shard.started_at), text(shard.host_name)});
             for (const HistoryScenario& scenario : scenarios) {
                 exec(transaction, insert_scenario,
                      {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin), text(scenario.benchmark),
@@ -264,6 +270,21 @@ public:
             }
         });
         return out;
+    }
+
+    long long merged_run_holding(const HistoryRun& shard) override {
+        long long id = 0;
+        guarded([&] {
+            pqxx::read_transaction transaction(*connection_);
+            const pqxx::result found =
+                exec(transaction,
+                     "SELECT run_id FROM merged_shards WHERE started_at = $1 AND host_name = $2 AND shard_index = $3 "
+                     "AND shard_count = $4 ORDER BY run_id LIMIT 1",
+                     {text(shard.started_at), text(shard.host_name), integer(shard.shard_index),
+                      integer(shard.shard_count)});
+            id = found.empty() ? 0 : integer_of(found[0][0]);
+        });
+        return id;
     }
 
     int schema_version() override {

@@ -55,6 +55,8 @@ CREATE TABLE series (
 /// of scenario ids: reading one scenario of 10,000 runs of 50 scenarios then reads a few
 /// hundred pages instead of a page a run. The runs are indexed by start, so that the
 /// newest are found without sorting them all.
+///
+/// 3: the shards of each merged run (history_sql::merged_shards_migration).
 const std::vector<const char*> migrations = {R"sql(
 CREATE TABLE series_v2 (
   scenario_id TEXT NOT NULL,
@@ -73,7 +75,8 @@ ALTER TABLE series_v2 RENAME TO series;
 DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
-)sql"};
+)sql",
+                                           history_sql::merged_shards_migration};
 
 class Statement {
 public:
@@ -199,6 +202,15 @@ public:
                                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
                                     .c_str(),
                                 path_);
+        Statement insert_shard(
+            db_, (std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES (?,?,?,?,?)").c_str(),
+            path_);
+        for (const HistoryRun& shard : merged_shards_of(record)) {
+            insert_shard.reset();
+            insert_shard.bind(1, result.run_id).bind(2, static_cast<long long>(shard.shard_index));
+            insert_shard.bind(3, static_cast<long long>(shard.shard_count)).bind(4, shard.started_at);
+            insert_shard.bind(5, shard.host_name).step();
+        }
         for (const HistoryScenario& scenario : history_scenarios_of(record, samples)) {
             insert_scenario.reset();
             insert_scenario.bind(1, result.run_id).bind(2, scenario.scenario_id).bind(3, scenario.plugin);
@@ -278,6 +290,16 @@ public:
             }
         }
         return out;
+    }
+
+    long long merged_run_holding(const HistoryRun& shard) override {
+        Statement select(db_,
+                         "SELECT run_id FROM merged_shards WHERE started_at = ? AND host_name = ? AND shard_index = ? "
+                         "AND shard_count = ? ORDER BY run_id LIMIT 1",
+                         path_);
+        select.bind(1, shard.started_at).bind(2, shard.host_name);
+        select.bind(3, static_cast<long long>(shard.shard_index)).bind(4, static_cast<long long>(shard.shard_count));
+        return select.step() ? select.integer(0) : 0;
     }
 
     int schema_version() override { return read_version(); }

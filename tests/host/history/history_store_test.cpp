@@ -137,13 +137,59 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
         }
         EXPECT_EQ(points[0].series.name, "latency");
         EXPECT_EQ(points[0].series.unit, "ms");
-        // And it takes new runs.
+        // And it takes new runs, merged ones with their shards.
         EXPECT_TRUE(store->add_run(a_run("2026-11-24T20:00:00Z", 10, 1), "/runs/new", false).added);
+        HistoryRun shard;
+        shard.started_at = "2026-11-24T20:00:00Z";
+        shard.host_name = "testhost";
+        shard.shard_index = 1;
+        shard.shard_count = 1;
+        EXPECT_EQ(store->merged_run_holding(shard), 0);
     }
     auto store = open(false);
     EXPECT_EQ(store->runs({}).size(), 3u);
     EXPECT_EQ(store->points("mock/a", {}).size(), 1u);
     EXPECT_EQ(store->points("mock_benchmark", {}).size(), 8u);
+}
+
+TEST_P(HistoryStoreTest, AMergedRunKnowsTheShardsItHolds) {
+    // Merged from two shards, started on two hosts; each shard's row is found by its
+    // index, count, start and host, and nothing else is.
+    RunRecord merged = a_run("2026-11-24T10:00:00Z", 10, 1);
+    for (int k = 1; k <= 2; ++k) {
+        ShardRecord shard;
+        shard.index = k;
+        shard.host_name = "node" + std::to_string(k);
+        shard.started_at = "2026-11-24T10:00:0" + std::to_string(k) + "Z";
+        shard.source = "/runs/shard" + std::to_string(k);
+        merged.shards.push_back(shard);
+    }
+    long long id = 0;
+    {
+        auto store = open();
+        const AddResult added = store->add_run(merged, "/runs/merged", false);
+        ASSERT_TRUE(added.added);
+        id = added.run_id;
+        ASSERT_TRUE(store->add_run(a_run("2026-11-24T11:00:00Z", 10, 3), "/runs/other", false).added);
+    }
+    auto store = open(false);
+    HistoryRun shard;
+    shard.shard_count = 2;
+    for (int k = 1; k <= 2; ++k) {
+        shard.shard_index = k;
+        shard.host_name = "node" + std::to_string(k);
+        shard.started_at = "2026-11-24T10:00:0" + std::to_string(k) + "Z";
+        EXPECT_EQ(store->merged_run_holding(shard), id) << k;
+    }
+    HistoryRun other = shard;
+    other.shard_count = 3;  // a shard of another plan, started at the same time
+    EXPECT_EQ(store->merged_run_holding(other), 0);
+    other = shard;
+    other.host_name = "node1";  // shard 2's start, shard 1's host
+    EXPECT_EQ(store->merged_run_holding(other), 0);
+    other = shard;
+    other.started_at = "2026-11-24T10:00:03Z";
+    EXPECT_EQ(store->merged_run_holding(other), 0);
 }
 
 TEST_P(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart) {

@@ -90,6 +90,35 @@ TEST_F(AbTest, ATwentyPerCentSlowdownIsSlowerAndFailsTheGate) {
     EXPECT_FALSE(base_report["benchmark_scenarios"][0]["metadata"]["config"]["params"].HasMember("slowdown"));
 }
 
+TEST_F(AbTest, AScenarioItsConfirmationLeavesUndecidedRunsMorePairs) {
+    // The new build is 30% slower in its first 6 rounds, then 10% faster: found slower
+    // after 6 pairs, inconclusive after 2 more (6 pairs at 1.3, 2 at 0.9), it goes on
+    // with more pairs up to --max-rounds instead of stopping there.
+    const fs::path out = work / "undecided";
+    const ProcessResult ab = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
+                                   (ab_fixtures / "new").string(), "--include", "fixture_ab/slower_at_first",
+                                   "--variants", "eager", "--param", "rounds_file=" + (work / "rounds").string(),
+                                   "--output-dir", out.string(), "--measurement-iterations", "10",
+                                   "--monitor-interval", "0", "--threshold", "5%", "--confirm", "2", "--max-rounds",
+                                   "12", "--fail-on-regression"});
+    EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
+    const auto json = read_json(out / "comparison.json");
+    ASSERT_EQ(json["rows"].Size(), 1u) << ab.out;
+    const auto& row = json["rows"][0];
+    EXPECT_STREQ(row["verdict"].GetString(), "inconclusive") << ab.out;
+    EXPECT_EQ(row["new_rounds"].GetInt(), 12) << ab.out;
+    EXPECT_EQ(row["base_rounds"].GetInt(), 12) << ab.out;
+    // The first figures are those it was flagged with, after 6 pairs.
+    ASSERT_TRUE(row.HasMember("first")) << ab.out;
+    EXPECT_STREQ(row["first"]["verdict"].GetString(), "slower");
+    EXPECT_EQ(row["first"]["new_rounds"].GetInt(), 6);
+    EXPECT_GT(row["first"]["ratio"].GetDouble(), 1.15);
+    const std::string page = read_file(out / "comparison.md");
+    EXPECT_NE(page.find("0 of 1 scenario found slower stayed slower over 2 more pairs (--confirm)"), std::string::npos)
+        << page;
+    EXPECT_NE(page.find("still inconclusive after --max-rounds 12 pairs"), std::string::npos) << page;
+}
+
 TEST_F(AbTest, SidesWithOtherPluginsAreAnErrorNamingBoth) {
     const fs::path other = work / "other";
     install_plugin(ab_fixtures / "base/performance/libfixture_ab.so", other, "performance");
@@ -116,7 +145,7 @@ TEST_F(AbTest, ACrashOnOneSideIsReportedAndTheOtherSideKept) {
     const fs::path out = work / "crash";
     const ProcessResult crash = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
                                       (ab_fixtures / "new").string(), "--exclude", "only_on_new", "--exclude",
-                                      "slower_on_new", "--variants", "eager",
+                                      "slower_on_new", "--exclude", "slower_at_first", "--variants", "eager",
                                       "--output-dir", out.string(), "--measurement-iterations", "10", "--monitor-interval", "0",
                                       "--rounds", "2", "--max-rounds", "6"});
     EXPECT_EQ(crash.exit_code, 1) << crash.out << crash.err;

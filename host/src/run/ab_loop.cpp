@@ -16,6 +16,8 @@ struct PairState {
     int rounds = 0;        // pairs run
     bool ended = false;    // decided, failed or skipped on a side, or out of budget
     bool out_of_time = false;
+    bool confirmed = false;  // found slower, and still slower after its confirmation pairs
+    int confirmations = 0;   // how many times its verdict was confirmed (--confirm)
     Verdict verdict = Verdict::inconclusive;
     double last_pair_s = 0;  // wall time of its last pair
 };
@@ -31,28 +33,38 @@ public:
     }
 
     std::vector<std::string> run() {
-        for (int round = 1;; ++round) {
+        // More pairs for the undecided, then the confirmation of those found slower; a
+        // scenario that the confirmation leaves undecided goes on with more pairs (and,
+        // found slower again, is confirmed again), within the same budget.
+        do {
+            if (!run_until_decided()) return notes();
+        } while (confirm());
+        return notes();
+    }
+
+private:
+    double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+    /// Pairs, one a scenario at a time, until every scenario has ended. False when the
+    /// run was interrupted.
+    bool run_until_decided() {
+        for (;;) {
             bool any = false;
             for (PairState& state : states_) {
                 if (state.ended) continue;
-                if (round > options_.min_rounds && options_.time_limit_s > 0 &&
+                if (state.rounds >= options_.min_rounds && options_.time_limit_s > 0 &&
                     elapsed_s() + state.last_pair_s > options_.time_limit_s) {
                     state.ended = true;
                     state.out_of_time = true;
                     continue;
                 }
                 any = true;
-                if (!run_pair(state)) return notes();
+                if (!run_pair(state)) return false;
                 judge(state);
             }
-            if (!any) break;
+            if (!any) return true;
         }
-        confirm();
-        return notes();
     }
-
-private:
-    double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
     /// One more pair of `state`'s scenario: A then B on odd pairs, B then A on even ones.
     /// False when the run was interrupted.
@@ -100,35 +112,58 @@ private:
         }
     }
 
-    /// --confirm N: the scenarios found slower run N more pairs, interleaved.
-    void confirm() {
-        if (options_.confirm <= 0) return;
+    /// --confirm N: the scenarios found slower (and not confirmed before) run N more
+    /// pairs, interleaved; the first time whatever the budget, again only within
+    /// --max-rounds (a scenario with no pairs left keeps its verdict). True when one of
+    /// them came out inconclusive with budget left: it is open again for more pairs.
+    bool confirm() {
+        if (options_.confirm <= 0) return false;
         std::vector<PairState*> flagged;
         for (PairState& state : states_) {
-            if (state.verdict != Verdict::slower) continue;
+            if (state.verdict != Verdict::slower || state.confirmed) continue;
+            if (state.confirmations > 0 && state.rounds >= options_.max_rounds) continue;
             if (!base_.runner.reopen_for_confirmation(state.pair->scenario_id) ||
                 !next_.runner.reopen_for_confirmation(state.pair->scenario_id))
                 continue;
             flagged.push_back(&state);
         }
-        if (flagged.empty()) return;
+        if (flagged.empty()) return false;
         log_.info("{} scenario{} slower: {} more pair{} each to confirm", flagged.size(), flagged.size() == 1 ? "" : "s",
                   options_.confirm, options_.confirm == 1 ? "" : "s");
         for (int k = 0; k < options_.confirm; ++k)
             for (PairState* state : flagged)
-                if (!run_pair(*state)) return;
-        std::size_t confirmed = 0;
+                if (state->confirmations == 0 || state->rounds < options_.max_rounds)
+                    if (!run_pair(*state)) return false;
+        bool reopened = false;
         for (PairState* state : flagged) {
+            ++state->confirmations;
             const ScenarioOutcome* a = base_.runner.outcome(state->pair->scenario_id);
             const ScenarioOutcome* b = next_.runner.outcome(state->pair->scenario_id);
             state->verdict = a != nullptr && b != nullptr ? scenario_verdict(compare_outcomes(*a, *b, options_.compare))
                                                           : Verdict::inconclusive;
-            if (state->verdict == Verdict::slower) ++confirmed;
+            state->confirmed = state->verdict == Verdict::slower;
+            if (state->verdict == Verdict::inconclusive && state->rounds < options_.max_rounds && !state->out_of_time) {
+                state->ended = false;  // undecided again: more pairs, as for any other
+                reopened = true;
+                log_.info("{}: inconclusive after its confirmation, {} pairs: more pairs", state->pair->scenario_id,
+                          state->rounds);
+            }
+        }
+        std::size_t ever = 0, confirmed = 0, again = 0;
+        for (const PairState& state : states_) {
+            ever += state.confirmations > 0 ? 1 : 0;
+            confirmed += state.confirmed ? 1 : 0;
+            again += state.confirmations > 1 ? 1 : 0;
         }
         confirmations_ = fmt::format("{} of {} scenario{} found slower stayed slower over {} more pair{} (--confirm)",
-                                     confirmed, flagged.size(), flagged.size() == 1 ? "" : "s", options_.confirm,
+                                     confirmed, ever, ever == 1 ? "" : "s", options_.confirm,
                                      options_.confirm == 1 ? "" : "s");
+        if (again > 0)
+            confirmations_ += fmt::format("; {} of them, left undecided by a confirmation, ran more pairs and {} found "
+                                          "slower and confirmed again",
+                                          again, again == 1 ? "was" : "were");
         log_.info("{}", confirmations_);
+        return reopened;
     }
 
     std::vector<std::string> notes() const {

@@ -6,7 +6,9 @@
 // Every scenario runs `min_rounds` pairs. Then, Pinpoint-style, only the scenarios
 // whose comparison is still inconclusive run more pairs, until it decides, or
 // `max_rounds` pairs, or the time limit. With `confirm`, a scenario found slower runs
-// that many more pairs (both sides) before the verdict stands.
+// that many more pairs (both sides) before the verdict stands; one that they leave
+// inconclusive goes on with more pairs within the same budget, and is confirmed again
+// if it is found slower again.
 #pragma once
 
 #include <chrono>

@@ -91,7 +91,7 @@ bool ScenarioRunner::reopen_for_confirmation(const std::string& id) {
     if (it == outcome_of_.end()) return false;
     ScenarioOutcome& outcome = record_.outcomes[it->second];
     if (outcome.result.status != bench::Status::success) return false;
-    outcome.first_rounds = outcome.rounds;
+    if (outcome.first_rounds == 0) outcome.first_rounds = outcome.rounds;  // confirmed again: the first flag's
     outcome.statistics.computed = false;  // computed again when its last round ends
     return true;
 }

@@ -91,8 +91,9 @@ public:
     const ScenarioOutcome* run(std::size_t index, int round, bool last_round, const ExecutionProgress& progress);
 
     /// The scenario `id` was flagged slower and will be run again to confirm it: its
-    /// outcome records first_rounds (the rounds so far), and the rounds run after this
-    /// call end it again. False when no round of it succeeded.
+    /// outcome records first_rounds (the rounds so far; at a second confirmation, still
+    /// those of the first), and the rounds run after this call end it again. False when
+    /// no round of it succeeded.
     bool reopen_for_confirmation(const std::string& id);
 
     /// The outcome of scenario `id` so far; nullptr before its first round.

@@ -245,7 +245,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    comparison_help(std::string("run a scenario found slower this many more ") +
                                    (ab ? "pairs" : "rounds") +
                                    " before the verdict stands; the comparison shows the first figures beside the "
-                                   "confirmed ones"))
+                                   "confirmed ones" +
+                                   (ab ? "; one left inconclusive runs more pairs, within --max-rounds" : "")))
         ->check(CLI::Range(1, 1000));
     run.add_option("--noise-floor", args.noise_floor,
                    comparison_help("how far apart single runs of the same build can be (default 10%): with one run "

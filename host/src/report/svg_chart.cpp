@@ -190,8 +190,32 @@ std::string text_element(double x, double y, const std::string& klass, std::stri
            extra + ">" + escape(content) + "</text>";
 }
 
-std::string chart_title(int width, const std::string& title) {
-    return text_element(width / 2.0, 20, "chart-title", fit(title, width - 20, 14), "middle");
+/// How much lower than a one-line title's chart the rest of a chart with a two-line
+/// title is drawn.
+constexpr double title_second_line = 17;
+
+/// The chart's title, centred: one line, or, when it does not fit, two: a scenario id's
+/// axes ("[variant=...]") on the second line, else broken after the last space, comma
+/// or slash that leaves the first line fitting; the second line is cut with "..." if it
+/// still does not fit. Adds title_second_line to `below` for two.
+std::string chart_title(int width, const std::string& title, double& below) {
+    const double room = width - 20, middle = width / 2.0;
+    if (text_width(title, 14) <= room) return text_element(middle, 20, "chart-title", fit(title, room, 14), "middle");
+    const auto fits = static_cast<std::size_t>(std::max(4.0, room / (14 * char_width)));
+    const std::string_view head = std::string_view(title).substr(0, fits);
+    std::size_t cut = head.find('[');  // a scenario's axes start the second line
+    if (cut == std::string::npos || cut < fits / 3) {
+        cut = head.find_last_of(" ,/");  // else the last space, comma or slash ends the first
+        if (cut == std::string::npos || cut < fits / 3)
+            return text_element(middle, 20, "chart-title", fit(title, room, 14), "middle");
+        ++cut;
+    }
+    std::string_view first = std::string_view(title).substr(0, cut), second = std::string_view(title).substr(cut);
+    first = first.substr(0, first.find_last_not_of(' ') + 1);
+    second = second.substr(std::min(second.size(), second.find_first_not_of(' ')));
+    below += title_second_line;
+    return text_element(middle, 20, "chart-title", first, "middle") +
+           text_element(middle, 20 + title_second_line, "chart-title", fit(second, room, 14), "middle");
 }
 
 struct LegendItem {
@@ -373,16 +397,18 @@ std::string xy_chart(const XYChart& chart) {
 
     const double left = 30 + max_tick_label_width(sy, 11) + 10;
     const double right = width - 18;
+    double title_below = 0;
+    const std::string title_svg = chart_title(chart.width, chart.title, title_below);
     double legend_height = 0;
-    const std::string legend_svg = legend(items, left, right, 42, legend_height);
-    const double top = 30 + legend_height + 8;
+    const std::string legend_svg = legend(items, left, right, 42 + title_below, legend_height);
+    const double top = 30 + title_below + legend_height + 8;
     const double bottom = height - 46;
 
     const Mapper mx{&sx, left, right};
     const Mapper my{&sy, bottom, top};
 
     std::string out = open_svg(chart.id, chart.width, chart.height, chart.title, chart.description, "xy");
-    out += chart_title(chart.width, chart.title);
+    out += title_svg;
     out += legend_svg;
     out += "<g class=\"bands\">";
     for (const auto& [from, to] : chart.bands) {
@@ -592,11 +618,13 @@ std::string flame_graph(const FlameChart& chart) {
         }
     }
 
-    const double row = 17, top = 34, left = 10;
+    double title_below = 0;
+    const std::string title_svg = chart_title(chart.width, chart.title, title_below);
+    const double row = 17, top = 34 + title_below, left = 10;
     const double plot = chart.width - 2 * left;
     const int height = static_cast<int>(top + (depth_drawn + 1) * row + 10);
     std::string out = open_svg(chart.id, chart.width, height, chart.title, chart.description, "flame-graph");
-    out += chart_title(chart.width, chart.title);
+    out += title_svg;
     for (const Box& box : boxes) {
         const Node& node = nodes[box.node];
         const double share = node.value / total;
@@ -651,9 +679,11 @@ std::string interval_chart(const IntervalChart& chart) {
     std::vector<LegendItem> items;
     for (const auto& [name, color] : chart.legend) items.push_back({name, "dot", color});
     if (usable(chart.reference) && !chart.reference_label.empty()) items.push_back({chart.reference_label, "ref", 0});
+    double title_below = 0;
+    const std::string title_svg = chart_title(chart.width, chart.title, title_below);
     double legend_height = 0;
-    const std::string legend_svg = legend(items, left, right, 42, legend_height);
-    const double top = 30 + legend_height + 10;
+    const std::string legend_svg = legend(items, left, right, 42 + title_below, legend_height);
+    const double top = 30 + title_below + legend_height + 10;
 
     std::vector<double> row_heights;
     double rows_height = 0;
@@ -667,7 +697,7 @@ std::string interval_chart(const IntervalChart& chart) {
 
     std::string out = open_svg(chart.id, chart.width, static_cast<int>(std::ceil(height)), chart.title,
                                chart.description, "intervals");
-    out += chart_title(chart.width, chart.title);
+    out += title_svg;
     out += legend_svg;
     double y = top;
     for (std::size_t i = 0; i < chart.rows.size(); ++i) {
@@ -738,14 +768,16 @@ std::string distribution_chart(const DistributionChart& chart) {
     for (const DistributionRow& row : chart.rows) label_width = std::max(label_width, text_width(row.label, 12));
     label_width = std::min(label_width, width * 0.4);
     const double left = 16 + label_width + 12, right = width - 24;
-    const double top = 36, row_height = 34;
+    double title_below = 0;
+    const std::string title_svg = chart_title(chart.width, chart.title, title_below);
+    const double top = 36 + title_below, row_height = 34;
     const double bottom = top + row_height * static_cast<double>(chart.rows.size());
     const double height = bottom + 46;
     const Mapper mx{&sx, left, right};
 
     std::string out = open_svg(chart.id, chart.width, static_cast<int>(std::ceil(height)), chart.title,
                                chart.description, "distribution");
-    out += chart_title(chart.width, chart.title);
+    out += title_svg;
     for (std::size_t i = 1; i < chart.rows.size(); i += 2)
         out += "<rect class=\"rowband\" x=\"" + num(left) + "\" y=\"" + num(top + row_height * static_cast<double>(i)) +
                "\" width=\"" + num(right - left) + "\" height=\"" + num(row_height) + "\"/>";

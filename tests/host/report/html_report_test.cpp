@@ -518,6 +518,30 @@ TEST(SvgChart, OnePointIsDrawnAndNoPointSaysNoData) {
     EXPECT_NE(none.find("no data"), std::string::npos);
 }
 
+TEST(SvgChart, ATitleTooLongForOneLineTakesTwo) {
+    namespace svg = benchhost::svg;
+    svg::XYChart chart;
+    chart.id = "long";
+    chart.title = "latency of performance/gpt2/generate[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]";
+    chart.series.push_back({"only", 0, {{3, 7, NAN, NAN, ""}}, true, true});
+    const std::string two = svg::xy_chart(chart);
+    // Broken before the axes, each line whole, the second line lower.
+    EXPECT_EQ(count(two, "class=\"chart-title\""), 2u) << two;
+    EXPECT_NE(two.find("y=\"20\" class=\"chart-title\" text-anchor=\"middle\">latency of performance/gpt2/generate</text>"),
+              std::string::npos)
+        << two;
+    EXPECT_NE(two.find("y=\"37\" class=\"chart-title\" text-anchor=\"middle\">"
+                       "[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]</text>"),
+              std::string::npos)
+        << two;
+    EXPECT_EQ(check_balanced(two), "");
+
+    chart.title = "latency against batch size";
+    const std::string one = svg::xy_chart(chart);
+    EXPECT_EQ(count(one, "class=\"chart-title\""), 1u);
+    EXPECT_NE(one.find(">latency against batch size</text>"), std::string::npos);
+}
+
 TEST(SvgChart, WideRangesGetLogAxesWithDecadeTicks) {
     namespace svg = benchhost::svg;
     EXPECT_EQ(svg::scale_for(1, 4), svg::Scale::linear);

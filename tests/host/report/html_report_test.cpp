@@ -499,12 +499,18 @@ TEST(SvgChart, EscapesTextForHtml) {
     EXPECT_EQ(benchhost::svg::escape(std::string("x\x01y\xff", 4)), "xy\xEF\xBF\xBD");
 }
 
+/// An XY chart of one point, (3, 7).
+benchhost::svg::XYChart one_point_chart(const std::string& id, const std::string& title) {
+    benchhost::svg::XYChart chart;
+    chart.id = id;
+    chart.title = title;
+    chart.series.push_back({"only", 0, {{3, 7, NAN, NAN, ""}}, true, true});
+    return chart;
+}
+
 TEST(SvgChart, OnePointIsDrawnAndNoPointSaysNoData) {
     namespace svg = benchhost::svg;
-    svg::XYChart chart;
-    chart.id = "one";
-    chart.title = "One <point>";
-    chart.series.push_back({"only", 0, {{3, 7, NAN, NAN, ""}}, true, true});
+    svg::XYChart chart = one_point_chart("one", "One <point>");
     const std::string one = svg::xy_chart(chart);
     EXPECT_EQ(count(one, "<circle"), 1u + 1u);  // the point and the legend swatch
     EXPECT_NE(one.find("data-x=\"3\" data-y=\"7\""), std::string::npos);
@@ -520,10 +526,8 @@ TEST(SvgChart, OnePointIsDrawnAndNoPointSaysNoData) {
 
 TEST(SvgChart, ATitleTooLongForOneLineTakesTwo) {
     namespace svg = benchhost::svg;
-    svg::XYChart chart;
-    chart.id = "long";
-    chart.title = "latency of performance/gpt2/generate[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]";
-    chart.series.push_back({"only", 0, {{3, 7, NAN, NAN, ""}}, true, true});
+    svg::XYChart chart = one_point_chart(
+        "long", "latency of performance/gpt2/generate[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]");
     const std::string two = svg::xy_chart(chart);
     // Broken before the axes, each line whole, the second line lower.
     EXPECT_EQ(count(two, "class=\"chart-title\""), 2u) << two;

@@ -95,7 +95,6 @@ std::vector<HistoryRun> merged_shards_of(const RunRecord& record) {
         shard.shard_count = static_cast<int>(record.shards.size());
         shard.started_at = merged.started_at;
         shard.host_name = merged.host_name;
-        shard.source = merged.source;
         shards.push_back(std::move(shard));
     }
     return shards;

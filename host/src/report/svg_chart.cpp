@@ -200,16 +200,15 @@ constexpr double title_second_line = 17;
 /// still does not fit. Adds title_second_line to `below` for two.
 std::string chart_title(int width, const std::string& title, double& below) {
     const double room = width - 20, middle = width / 2.0;
-    if (text_width(title, 14) <= room) return text_element(middle, 20, "chart-title", fit(title, room, 14), "middle");
     const auto fits = static_cast<std::size_t>(std::max(4.0, room / (14 * char_width)));
     const std::string_view head = std::string_view(title).substr(0, fits);
     std::size_t cut = head.find('[');  // a scenario's axes start the second line
     if (cut == std::string::npos || cut < fits / 3) {
         cut = head.find_last_of(" ,/");  // else the last space, comma or slash ends the first
-        if (cut == std::string::npos || cut < fits / 3)
-            return text_element(middle, 20, "chart-title", fit(title, room, 14), "middle");
-        ++cut;
+        if (cut != std::string::npos) ++cut;
     }
+    if (text_width(title, 14) <= room || cut == std::string::npos || cut < fits / 3)
+        return text_element(middle, 20, "chart-title", fit(title, room, 14), "middle");
     std::string_view first = std::string_view(title).substr(0, cut), second = std::string_view(title).substr(cut);
     first = first.substr(0, first.find_last_not_of(' ') + 1);
     second = second.substr(std::min(second.size(), second.find_first_not_of(' ')));

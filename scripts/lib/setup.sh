@@ -29,7 +29,7 @@ bench_packages=(
 bench_install_packages() {
   local missing=() package
   for package in "${bench_packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    [[ $(dpkg-query -W -f='${Status}' "$package" 2>/dev/null) == 'install ok installed' ]] || missing+=("$package")
   done
   if ((${#missing[@]} == 0)); then return 0; fi
   echo "benchhost: installing ${missing[*]}"

@@ -80,7 +80,9 @@ our_stepds() {
     [[ $(cat "$comm" 2>/dev/null) == slurmstepd ]] || continue
     pid=${comm#/proc/}
     pid=${pid%/comm}
-    tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "SLURM_CONF=$tmp/slurm.conf" && echo "$pid"
+    # Read whole, then matched: grep -q on a pipe under pipefail fails when it exits before
+    # the writer has written everything (SIGPIPE).
+    grep -qxF "SLURM_CONF=$tmp/slurm.conf" <<<"$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ")" && echo "$pid"
   done
 }
 
@@ -355,7 +357,7 @@ done
 say "a trivial job array of 3 tasks ran: ok"
 
 # --- 2. benchhost in 3 shards, merged ----------------------------------------------------
-if ! "$benchhost" run --help 2>/dev/null | grep -q -- '--shard'; then
+if ! grep -q -- '--shard' <<<"$("$benchhost" run --help 2>/dev/null)"; then
   fail "$benchhost has no 'run --shard' option"
 fi
 if ! "$benchhost" merge --help >/dev/null 2>&1; then

@@ -1,14 +1,17 @@
 # Sourced by scripts/bench and scripts/test: installs the Debian packages that are
-# missing, then configures and builds benchhost (Release) into build/.
+# missing, makes the project's virtual environment with the pinned PyTorch
+# (scripts/lib/requirements.txt), then configures and builds benchhost (Release) into
+# build/ against that torch's LibTorch.
 # Idempotent: with everything installed and built, it only checks and returns.
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${BENCH_BUILD_DIR:-$repo_root/build}
+venv_dir=${BENCH_VENV:-$repo_root/.venv}
 
 # Everything benchhost needs, from Debian 12's own packages.
 bench_packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
-  libtorch-dev libopenblas0-openmp  # LibTorch, and a fast BLAS behind it
+  python3-venv  # the project's virtual environment, where PyTorch (LibTorch with it) is installed
   libjpeg-dev libpng-dev  # JPEG (libjpeg-turbo) and PNG images for --param dataset=DIR
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
@@ -39,14 +42,29 @@ bench_install_packages() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# The venv, from Debian's python3, with exactly the versions of requirements.txt. pip runs
+# only when that file differs from the copy kept in the venv by the last install.
+bench_install_python() {
+  local requirements=$repo_root/scripts/lib/requirements.txt
+  local installed=$venv_dir/benchhost-requirements.txt
+  if [[ -x $venv_dir/bin/python ]] && cmp -s "$requirements" "$installed"; then return 0; fi
+  if [[ ! -x $venv_dir/bin/python ]]; then /usr/bin/python3 -m venv "$venv_dir"; fi
+  echo "benchhost: installing the pinned Python packages (PyTorch) into $venv_dir"
+  local start=$SECONDS
+  "$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
+  cp "$requirements" "$installed"
+  echo "benchhost: Python packages installed in $((SECONDS - start)) s"
+}
+
 bench_build() {
   if [[ ! -f $build_dir/build.ninja ]]; then
-    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBENCH_PYTHON="$venv_dir/bin/python"
   fi
   cmake --build "$build_dir" -j "$(nproc)"
 }
 
 bench_setup() {
   bench_install_packages
+  bench_install_python
   bench_build
 }

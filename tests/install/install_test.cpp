@@ -13,7 +13,9 @@
 // Each test installs into its own prefix (the install is a copy: about a second).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -57,6 +59,33 @@ std::string ldd(const fs::path& binary) {
     const ProcessResult result = run_process({"/usr/bin/ldd", binary.string()});
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     return result.out;
+}
+
+/// Where the build's torch carries its CUDA runtime (a wheel's nvidia-* packages), every
+/// CUDA library in `ldd_output` is loaded from there: one set, never a CUDA toolkit's
+/// copies registered in ld.so.cache.
+void expect_one_set_of_cuda_libraries(const std::string& ldd_output) {
+    const std::string dirs_text = BENCH_TEST_TORCH_CUDA_LIBRARY_DIRS;
+    if (dirs_text.empty()) return;  // a CPU LibTorch, or one whose CUDA libraries are its own
+    std::vector<std::string> dirs;
+    for (std::size_t start = 0; start <= dirs_text.size();) {
+        const std::size_t end = std::min(dirs_text.find(':', start), dirs_text.size());
+        dirs.push_back(dirs_text.substr(start, end - start) + "/");
+        start = end + 1;
+    }
+    int checked = 0;
+    std::istringstream lines(ldd_output);
+    for (std::string line; std::getline(lines, line);) {
+        const bool cuda = line.find("libcudart.so") != std::string::npos || line.find("libnccl.so") != std::string::npos ||
+                          line.find("libcublas.so") != std::string::npos || line.find("libcudnn.so") != std::string::npos;
+        if (!cuda) continue;
+        ++checked;
+        const bool from_torch = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& dir) {
+            return line.find("=> " + dir) != std::string::npos;
+        });
+        EXPECT_TRUE(from_torch) << "not from torch's CUDA libraries (" << dirs_text << "): " << line;
+    }
+    EXPECT_GE(checked, 4) << "libcudart, libnccl, libcublas and libcudnn are loaded with LibTorch\n" << ldd_output;
 }
 
 class InstallTest : public ::testing::Test {
@@ -118,6 +147,7 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
         const std::string torch_libs = ldd(prefix / "plugins/performance/libresnet50.so");
         EXPECT_EQ(torch_libs.find("not found"), std::string::npos) << torch_libs;
         EXPECT_NE(torch_libs.find(sdk_torch_soname + " => " + prefix.string()), std::string::npos) << torch_libs;
+        expect_one_set_of_cuda_libraries(torch_libs);
     }
 
     // The installed host's default plugin folder is <prefix>/plugins.
@@ -356,6 +386,7 @@ TEST_F(InstallTest, PackageGivesSdkAloneAndSdkTorchOnlyWhenAsked) {
         EXPECT_EQ(libs.find("not found"), std::string::npos) << libs;
         EXPECT_NE(libs.find(sdk_torch_soname + " => " + prefix.string()), std::string::npos) << libs;
         EXPECT_NE(libs.find("libtorch"), std::string::npos) << libs;
+        expect_one_set_of_cuda_libraries(libs);
 
         // ... and without LibTorch, COMPONENTS torch is a configure error.
         result = build_consumer(work / "torch_missing", prefix, "find_package(BenchSDK REQUIRED COMPONENTS torch)",

@@ -51,7 +51,7 @@ class CountingAllocator final : public c10::Allocator {
 public:
     c10::Allocator* original = nullptr;
 
-    c10::DataPtr allocate(std::size_t bytes) const override {
+    c10::DataPtr allocate(std::size_t bytes) override {
         const c10::Device cpu(c10::DeviceType::CPU);
         if (bytes == 0) return {nullptr, nullptr, &free_counted, cpu};  // as the default allocator: no storage
         // raw_allocate: a block that raw_deallocate frees (data and context are one pointer).
@@ -63,6 +63,8 @@ public:
         return {data, data, &free_counted, cpu};
     }
     c10::DeleterFnPtr raw_deleter() const override { return &free_counted; }
+    // Storage copies (clone of a storage): plain memcpy, as the default CPU allocator's.
+    void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
 };
 
 std::mutex install_mutex;

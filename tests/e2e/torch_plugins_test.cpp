@@ -274,14 +274,20 @@ TEST_F(TorchPluginsTest, Gpt2SmallHasTheParametersOfGpt2) {
     EXPECT_EQ(scalar(scenario, "parameters"), 124'439'808);
 }
 
-TEST_F(TorchPluginsTest, UnsupportedDtypeIsSkippedWithTheReason) {
-    // Inference and training alike.
+TEST_F(TorchPluginsTest, Float16RunsOnTheCpuAndIsComparedWithFloat32) {
+    // PyTorch 2.x runs float16 on the CPU (LibTorch 1.13 skipped it): inference is measured
+    // and its output compared with the same model's in float32; training runs too.
     auto s = run({"--include", "resnet50", "--variants", "eager", "--dtypes", "float16", "--batch-sizes", "1"});
     ASSERT_EQ(s.size(), 2u);
     for (const auto& [name, scenario] : s) {
-        EXPECT_EQ(scenario.status, "skipped") << name;
-        EXPECT_NE(scenario.reason.find("float16"), std::string::npos) << name << ": " << scenario.reason;
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        EXPECT_EQ(std::string((*scenario.report)["metadata"]["config"]["dtype"].GetString()), "float16") << name;
     }
+    const Scenario& inference = s["resnet50[variant=eager,batch_size=1,dtype=float16,device=cpu,threads=0]"];
+    ASSERT_NE(inference.report, nullptr);
+    const double difference = scalar(inference, "max_abs_diff_vs_float32");
+    EXPECT_GT(difference, 0.0);   // float16 rounds: not the float32 output
+    EXPECT_LT(difference, 1.0);   // but the same model's output
 }
 
 TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {

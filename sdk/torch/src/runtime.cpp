@@ -36,8 +36,8 @@
 #include <bench/internal/worker_allocator.hpp>
 #include <bench/statistics.hpp>
 
-// The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch (Debian's)
-// does not have; CMake defines BENCH_TORCH_WITH_CUDA when it links it.
+// The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch does not
+// have; CMake defines BENCH_TORCH_WITH_CUDA when it links it.
 #if defined(BENCH_TORCH_WITH_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
@@ -64,6 +64,24 @@ std::string format_double(double value, int precision = 6) {
     out.precision(precision);
     out << value;
     return out.str();
+}
+
+/// Whether float32 convolutions (cuDNN) or matrix products (cuBLAS) may round their
+/// inputs to TF32 on CUDA. PyTorch 2.9 replaced the allow_tf32 flags by per-backend,
+/// per-operator precisions (strings in 2.9, enums since 2.10) and deprecated the old
+/// getters, which also fail when the two APIs were mixed; the old ones are asked only
+/// before 2.9.
+bool tf32_allowed(bool convolutions) {
+    const at::Context& context = at::globalContext();
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
+    return context.float32Precision(at::Float32Backend::CUDA,
+                                    convolutions ? at::Float32Op::CONV : at::Float32Op::MATMUL) ==
+           at::Float32Precision::TF32;
+#elif TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR == 9
+    return context.float32Precision("cuda", convolutions ? "conv" : "matmul") == "tf32";
+#else
+    return convolutions ? context.allowTF32CuDNN() : context.allowTF32CuBLAS();
+#endif
 }
 
 }  // namespace
@@ -95,8 +113,8 @@ torch::Device select_device(Context& ctx) {
         device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
         // Whether float32 convolutions and matrix products may round to TF32: it changes
         // both the speed and the accuracy of float32 on the GPU.
-        ctx.set_info("tf32", std::string("cudnn ") + (at::globalContext().allowTF32CuDNN() ? "on" : "off") +
-                                 ", cublas " + (at::globalContext().allowTF32CuBLAS() ? "on" : "off"));
+        ctx.set_info("tf32", std::string("cudnn ") + (tf32_allowed(true) ? "on" : "off") + ", cublas " +
+                                 (tf32_allowed(false) ? "on" : "off"));
     } else if (!device->is_cpu()) {
         ctx.skip("device '" + wanted + "' is not supported by benchhost's LibTorch layer (cpu and cuda are)");
     }
@@ -318,7 +336,7 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
     // allowed) may round their inputs to TF32, float16's 10-bit mantissa: two execution
     // paths of one model then differ as in float16.
     const bool tf32 = dtype == torch::kFloat && (reference.is_cuda() || candidate.is_cuda()) &&
-                      (at::globalContext().allowTF32CuDNN() || at::globalContext().allowTF32CuBLAS());
+                      (tf32_allowed(true) || tf32_allowed(false));
     const Tolerance tol = tolerance_for(tf32 ? torch::kHalf : dtype);
 
     const torch::Tensor& diff = outputs.diff;

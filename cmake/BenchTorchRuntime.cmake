@@ -2,18 +2,17 @@
 # links LibTorch.
 #
 # A torch wheel from the package index carries its CUDA runtime as nvidia-* packages
-# beside it (site-packages/nvidia/<name>/lib: cudart, cuBLAS, cuDNN, NCCL, ...), which
-# Python preloads before it loads libtorch_cuda.so; the library itself names them but has
-# no run path to them. A C++ program that links it finds them wherever the dynamic loader
-# looks first: a CUDA toolkit in ld.so.cache has a cudart, an NCCL or a cuDNN of other
-# versions (a toolkit's NCCL lacks symbols that torch's libtorch_cuda.so needs, and such a
-# program fails to load). And torch's CMake package links the toolkit's own cudart. So,
-# where the wheel's libraries are there:
+# beside it (site-packages/nvidia/<name>/lib: cudart, cuBLAS, cuDNN, NCCL, ...), and its
+# own libraries find them through their run path ($ORIGIN/../../nvidia/...). But torch's
+# CMake package links the CUDA toolkit's libcudart, which puts the toolkit's library
+# folder on the link's search path and in the binaries' run path: the toolkit has an
+# NCCL and a cuDNN of other versions (the linker resolved libtorch_cuda.so's libnccl.so.2
+# there and failed on symbols torch 2.14.1 needs), and a toolkit or LD_LIBRARY_PATH could
+# give the process a libcudart other than torch's. So, where the wheel's libraries are:
 # - torch::cudart links the wheel's libcudart, not the toolkit's;
-# - everything that links torch gets a DT_RPATH (not DT_RUNPATH: the loader searches a
-#   DT_RPATH for the dependencies of what the binary loads too, libtorch_cuda.so's among
-#   them) of torch's lib folder and the wheel's CUDA library folders, ahead of the
-#   toolkit, ld.so.cache and LD_LIBRARY_PATH. Installed binaries keep it.
+# - everything that links torch gets a DT_RPATH (not DT_RUNPATH: searched before
+#   LD_LIBRARY_PATH, and for what the binary's dependencies load too) of torch's lib
+#   folder and the wheel's CUDA library folders. Installed binaries keep it.
 # Sets BENCH_TORCH_CUDA_LIBRARY_DIRS (empty for a torch without the wheel's libraries).
 function(bench_torch_runtime_libraries torch_root)
   get_filename_component(site_packages "${torch_root}/.." ABSOLUTE)

@@ -70,7 +70,7 @@ void expect_one_set_of_cuda_libraries(const std::string& ldd_output) {
     std::vector<std::string> dirs;
     for (std::size_t start = 0; start <= dirs_text.size();) {
         const std::size_t end = std::min(dirs_text.find(':', start), dirs_text.size());
-        dirs.push_back(dirs_text.substr(start, end - start) + "/");
+        dirs.push_back(fs::weakly_canonical(dirs_text.substr(start, end - start)).string() + "/");
         start = end + 1;
     }
     int checked = 0;
@@ -80,8 +80,14 @@ void expect_one_set_of_cuda_libraries(const std::string& ldd_output) {
                           line.find("libcublas.so") != std::string::npos || line.find("libcudnn.so") != std::string::npos;
         if (!cuda) continue;
         ++checked;
+        // "\tlibcudart.so.13 => /path/libcudart.so.13 (0x...)", the path maybe with '..' in it.
+        const std::size_t arrow = line.find("=> ");
+        const std::size_t open = line.rfind(" (");
+        const std::string loaded = arrow == std::string::npos || open == std::string::npos || open < arrow
+                                       ? std::string()
+                                       : fs::weakly_canonical(line.substr(arrow + 3, open - arrow - 3)).string();
         const bool from_torch = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& dir) {
-            return line.find("=> " + dir) != std::string::npos;
+            return loaded.starts_with(dir);
         });
         EXPECT_TRUE(from_torch) << "not from torch's CUDA libraries (" << dirs_text << "): " << line;
     }

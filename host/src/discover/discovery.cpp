@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -28,6 +29,24 @@ bool is_name_character(char c) {
 const char* const untrusted_advice =
     ": anyone who can write it can make benchhost run their code; fix it with chmod go-w, or pass "
     "--allow-untrusted-plugins";
+
+/// Whether the file links LibTorch (directly, or through the SDK's LibTorch layer).
+bool links_libtorch(const ElfInfo& elf) {
+    return std::any_of(elf.needed.begin(), elf.needed.end(), [](const std::string& name) {
+        return name.starts_with("libtorch") || name.starts_with("libc10") || name.starts_with("libbench_sdk_torch.");
+    });
+}
+
+/// libtorch_install_problem for the LibTorch this host's build was configured with,
+/// read once; empty for a build without LibTorch.
+const std::string& built_libtorch_problem() {
+#if defined(BENCHHOST_TORCH_ROOT) && defined(BENCHHOST_TORCH_VERSION)
+    static const std::string problem = libtorch_install_problem(BENCHHOST_TORCH_ROOT, BENCHHOST_TORCH_VERSION);
+#else
+    static const std::string problem;
+#endif
+    return problem;
+}
 
 /// Inspects one candidate file; on success appends to `plugins`, else to `rejected`.
 /// `folder_problem` is why the file's folder cannot be trusted, if it cannot.
@@ -60,6 +79,8 @@ void consider_file(const fs::path& path, const std::string& category, const std:
         return reject("exports entry points but no bench_plugin_info: declare it with BENCH_PLUGIN(\"" + name +
                       "\", \"<version>\") from <bench/plugin.hpp>");
     if (std::string problem = abi_problem(*elf.plugin_info); !problem.empty()) return reject(problem);
+    if (options.check_libtorch && links_libtorch(elf) && !built_libtorch_problem().empty())
+        return reject(built_libtorch_problem());
 
     DiscoveredPlugin plugin;
     plugin.path = path;
@@ -137,6 +158,28 @@ void apply_crash_registry(Discovery& discovery, const PluginRegistry& registry) 
 bool is_safe_name(std::string_view name) {
     if (name.empty() || name == "." || name == ".." || name.size() > 128) return false;
     return std::all_of(name.begin(), name.end(), is_name_character);
+}
+
+std::string libtorch_install_problem(const fs::path& torch_root, const std::string& expected) {
+    std::string found;
+    if (std::ifstream version_py(torch_root / "version.py"); version_py) {
+        const std::string prefix = "__version__ = '";
+        for (std::string line; std::getline(version_py, line);) {
+            if (!line.starts_with(prefix)) continue;
+            found = line.substr(prefix.size(), line.find('\'', prefix.size()) - prefix.size());
+            break;
+        }
+    } else if (std::ifstream build_version(torch_root / "build-version"); build_version) {
+        std::getline(build_version, found);
+    } else {
+        return "links LibTorch, and this build was configured with LibTorch " + expected + " in " +
+               torch_root.string() + ", which is no longer there: rebuild benchhost against the LibTorch you have "
+               "(docs/install.md)";
+    }
+    if (found == expected) return {};
+    return "links LibTorch, and this build was configured with LibTorch " + expected + ", but " + torch_root.string() +
+           " now holds " + (found.empty() ? std::string("a torch of unknown version") : "LibTorch " + found) +
+           ": rebuild (cmake --build names both), or reinstall " + expected + " (scripts/bench installs the pinned one)";
 }
 
 std::string abi_problem(const bench::PluginInfo& info) {

@@ -66,7 +66,15 @@ public:
 struct DiscoveryOptions {
     /// Load plugins from folders and files that others than their owner may write.
     bool allow_untrusted = false;
+    /// Reject the plugins that link LibTorch when the LibTorch this build was configured
+    /// with is no longer installed where it was (libtorch_install_problem).
+    bool check_libtorch = true;
 };
+
+/// Empty when `torch_root` (a torch package's folder, with version.py, or a libtorch
+/// archive's, with build-version) still holds LibTorch `expected`; else why a plugin built
+/// against it cannot be loaded, naming both versions. Reads files only.
+std::string libtorch_install_problem(const std::filesystem::path& torch_root, const std::string& expected);
 
 /// Scans <plugins_dir>/{unit,integration,performance}/. Throws DiscoveryError when
 /// the folder does not exist, cannot be read, or is writable by others (unless

@@ -1,6 +1,7 @@
 #include "discover/discovery.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -156,6 +157,26 @@ TEST(Discovery, AHandshakeNameThatIsNotTheFileNameIsUsedAsTheFileSaysWithAWarnin
 
 TEST(Discovery, MissingFolderIsAnError) {
     EXPECT_THROW(discover_plugins("/nonexistent/plugins"), DiscoveryError);
+}
+
+TEST(Discovery, ALibTorchReplacedUnderTheBuildIsNamedWithBothVersions) {
+    TempDir dir;
+    // A torch package (version.py) and a libtorch archive (build-version).
+    std::ofstream(dir / "version.py") << "__all__ = ['__version__']\n__version__ = '2.14.1+cu130'\ncuda = '13.0'\n";
+    EXPECT_EQ(libtorch_install_problem(dir.path(), "2.14.1+cu130"), "");
+    const std::string problem = libtorch_install_problem(dir.path(), "2.11.0+cu130");
+    EXPECT_NE(problem.find("configured with LibTorch 2.11.0+cu130"), std::string::npos) << problem;
+    EXPECT_NE(problem.find("now holds LibTorch 2.14.1+cu130"), std::string::npos) << problem;
+    EXPECT_NE(problem.find(dir.path().string()), std::string::npos) << problem;
+
+    TempDir archive;
+    std::ofstream(archive / "build-version") << "2.14.1+cpu\n";
+    EXPECT_EQ(libtorch_install_problem(archive.path(), "2.14.1+cpu"), "");
+    EXPECT_NE(libtorch_install_problem(archive.path(), "2.14.1+cu130").find("now holds LibTorch 2.14.1+cpu"),
+              std::string::npos);
+
+    const std::string gone = libtorch_install_problem(dir / "nothing-here", "2.14.1+cu130");
+    EXPECT_NE(gone.find("no longer there"), std::string::npos) << gone;
 }
 
 TEST(Discovery, SafeNames) {

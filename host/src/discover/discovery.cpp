@@ -30,22 +30,31 @@ const char* const untrusted_advice =
     ": anyone who can write it can make benchhost run their code; fix it with chmod go-w, or pass "
     "--allow-untrusted-plugins";
 
-/// Whether the file links LibTorch (directly, or through the SDK's LibTorch layer).
-bool links_libtorch(const ElfInfo& elf) {
-    return std::any_of(elf.needed.begin(), elf.needed.end(), [](const std::string& name) {
+/// Whether the file links the LibTorch in `torch_root` (directly, or through the SDK's
+/// LibTorch layer): it names a LibTorch library and has torch_root/lib on its run path. A
+/// plugin built against another LibTorch (on a GPU machine, out of tree) is not concerned.
+bool links_libtorch_in(const ElfInfo& elf, const fs::path& torch_root) {
+    const bool libtorch = std::any_of(elf.needed.begin(), elf.needed.end(), [](const std::string& name) {
         return name.starts_with("libtorch") || name.starts_with("libc10") || name.starts_with("libbench_sdk_torch.");
     });
+    const fs::path lib = (torch_root / "lib").lexically_normal();
+    return libtorch && std::any_of(elf.run_paths.begin(), elf.run_paths.end(), [&](const std::string& folder) {
+               return fs::path(folder).lexically_normal() == lib;
+           });
 }
 
-/// libtorch_install_problem for the LibTorch this host's build was configured with,
-/// read once; empty for a build without LibTorch.
-const std::string& built_libtorch_problem() {
+/// Why a plugin linking the LibTorch this host's build was configured with cannot load
+/// (libtorch_install_problem, read once); empty where it can, or for a build without LibTorch.
+const std::string& built_libtorch_problem(const ElfInfo& elf) {
 #if defined(BENCHHOST_TORCH_ROOT) && defined(BENCHHOST_TORCH_VERSION)
     static const std::string problem = libtorch_install_problem(BENCHHOST_TORCH_ROOT, BENCHHOST_TORCH_VERSION);
+    static const std::string none;
+    return !problem.empty() && links_libtorch_in(elf, BENCHHOST_TORCH_ROOT) ? problem : none;
 #else
-    static const std::string problem;
+    (void)elf;
+    static const std::string none;
+    return none;
 #endif
-    return problem;
 }
 
 /// Inspects one candidate file; on success appends to `plugins`, else to `rejected`.
@@ -79,8 +88,7 @@ void consider_file(const fs::path& path, const std::string& category, const std:
         return reject("exports entry points but no bench_plugin_info: declare it with BENCH_PLUGIN(\"" + name +
                       "\", \"<version>\") from <bench/plugin.hpp>");
     if (std::string problem = abi_problem(*elf.plugin_info); !problem.empty()) return reject(problem);
-    if (options.check_libtorch && links_libtorch(elf) && !built_libtorch_problem().empty())
-        return reject(built_libtorch_problem());
+    if (options.check_libtorch && !built_libtorch_problem(elf).empty()) return reject(built_libtorch_problem(elf));
 
     DiscoveredPlugin plugin;
     plugin.path = path;

@@ -66,8 +66,9 @@ public:
 struct DiscoveryOptions {
     /// Load plugins from folders and files that others than their owner may write.
     bool allow_untrusted = false;
-    /// Reject the plugins that link LibTorch when the LibTorch this build was configured
-    /// with is no longer installed where it was (libtorch_install_problem).
+    /// Reject the plugins that link the LibTorch this build was configured with (its
+    /// lib folder on their run path) when it is no longer installed where it was
+    /// (libtorch_install_problem).
     bool check_libtorch = true;
 };
 

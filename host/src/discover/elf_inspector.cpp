@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -441,7 +442,8 @@ void read_dynsym(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, const std::vecto
     info.entry_points.erase(std::unique(info.entry_points.begin(), info.entry_points.end()), info.entry_points.end());
 }
 
-/// Reads DT_NEEDED; returns whether DT_FLAGS_1 marks the file a PIE executable.
+/// Reads DT_NEEDED, DT_RPATH and DT_RUNPATH; returns whether DT_FLAGS_1 marks the file a
+/// PIE executable.
 bool read_dynamic(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, ElfInfo& info) {
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (data == nullptr) return false;
@@ -455,6 +457,13 @@ bool read_dynamic(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, ElfInfo& info) 
         if (dyn.d_tag == DT_NEEDED) {
             const char* name = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
             if (name != nullptr) info.needed.emplace_back(name);
+        } else if (dyn.d_tag == DT_RPATH || dyn.d_tag == DT_RUNPATH) {
+            const char* paths = elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val);
+            for (std::string_view rest = paths != nullptr ? paths : ""; !rest.empty();) {
+                const std::size_t colon = std::min(rest.find(':'), rest.size());
+                if (colon > 0) info.run_paths.emplace_back(rest.substr(0, colon));
+                rest.remove_prefix(std::min(colon + 1, rest.size()));
+            }
         } else if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE) != 0) {
             pie = true;
         }

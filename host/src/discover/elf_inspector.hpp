@@ -27,6 +27,8 @@ struct ElfInfo {
     /// outside the file, in .bss): says why. Empty otherwise.
     std::string plugin_info_error;
     std::vector<std::string> needed;  // DT_NEEDED entries, in file order
+    /// The folders of DT_RPATH and DT_RUNPATH, in file order, as written ($ORIGIN unexpanded).
+    std::vector<std::string> run_paths;
 };
 
 struct ElfInspection {

@@ -181,6 +181,11 @@ TEST(ElfInspectorFixtures, SinglePlugin) {
     const std::string sdk_soname = "libbench_sdk.so." + std::to_string(bench::abi_major);
     EXPECT_NE(std::find(info.needed.begin(), info.needed.end(), sdk_soname), info.needed.end())
         << "DT_NEEDED lacks " << sdk_soname;
+    // Its run path (DT_RUNPATH, as CMake writes it in the build tree) names the build's
+    // lib folder, where the SDK it needs is.
+    EXPECT_TRUE(std::any_of(info.run_paths.begin(), info.run_paths.end(), [&](const std::string& folder) {
+        return fs::exists(fs::path(folder) / sdk_soname);
+    })) << "no run path holds " << sdk_soname;
     EXPECT_EQ(loadability_problem(info), "");
 }
 

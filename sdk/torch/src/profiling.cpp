@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -25,6 +24,8 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
+
+#include <bench/internal/span_nesting.hpp>
 
 #if __has_include(<kineto/ActivityType.h>)
 #include <kineto/ActivityType.h>
@@ -434,20 +435,10 @@ void TorchOperatorProfiler::Impl::fold_legacy(Session& session) {
 }
 
 void TorchOperatorProfiler::Impl::fold_kineto(const tp::ProfilerResult& result) {
-    // Kineto's events are complete spans (start, end, thread), in the order they began,
-    // and instants: the nesting is rebuilt per thread from which span holds which.
-    struct Span {
-        const tp::KinetoEvent* event;
-        uint64_t start, end;  // ns
-        std::size_t index;
-    };
-    struct Memory {
-        uint64_t at;
-        int64_t bytes;
-        std::size_t index;
-    };
-    std::map<uint64_t, std::vector<Span>> spans;  // by thread
-    std::map<uint64_t, std::vector<Memory>> memory;
+    // Kineto's events are complete spans (start, end, thread) and instants, none with a
+    // parent: the nesting is rebuilt per thread from the times (nest_spans).
+    std::map<uint64_t, std::vector<internal::Span>> spans;  // by thread; index: into events
+    std::map<uint64_t, std::vector<internal::Instant>> memory;
     std::vector<const tp::KinetoEvent*> on_device;
     // The memory of the device the work runs on: a module's activations.
     const c10::DeviceType memory_device = cuda ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
@@ -457,9 +448,9 @@ void TorchOperatorProfiler::Impl::fold_kineto(const tp::ProfilerResult& result) 
         const uint8_t activity = event.activityType();
         const c10::DeviceType device = event.deviceType();
         if (event.name() == "[memory]") {
-            if (device == memory_device) memory[event.startThreadId()].push_back({event.startNs(), event.nBytes(), i});
+            if (device == memory_device) memory[event.startThreadId()].push_back({event.startNs(), i});
         } else if (device == c10::DeviceType::CPU && (activity == cpu_op || activity == user_annotation)) {
-            spans[event.startThreadId()].push_back({&event, event.startNs(), event.startNs() + event.durationNs(), i});
+            spans[event.startThreadId()].push_back({event.startNs(), event.startNs() + event.durationNs(), i});
         } else if (device == c10::DeviceType::CUDA &&
                    (activity == concurrent_kernel || activity == gpu_memcpy || activity == gpu_memset)) {
             on_device.push_back(&event);
@@ -476,50 +467,19 @@ void TorchOperatorProfiler::Impl::fold_kineto(const tp::ProfilerResult& result) 
     for (const auto& [thread, list] : spans) threads.insert(thread);
     for (const auto& [thread, list] : memory) threads.insert(thread);
     for (const uint64_t id : threads) {
-        std::vector<Span>& list = spans[id];
-        std::vector<Memory>& allocations = memory[id];
-        // Outer before inner: by start, then the longer first (a span and the one it
-        // holds may begin at the same tick), then as LibTorch listed them (two spans
-        // alike: the one that began first holds the other). A zero-length span at a
-        // sibling's start lands inside it, which changes no time.
-        std::sort(list.begin(), list.end(), [](const Span& a, const Span& b) {
-            if (a.start != b.start) return a.start < b.start;
-            if (a.end != b.end) return a.end > b.end;
-            return a.index < b.index;
-        });
-        std::sort(allocations.begin(), allocations.end(),
-                  [](const Memory& a, const Memory& b) { return a.at != b.at ? a.at < b.at : a.index < b.index; });
         Thread thread(*this, static_cast<long long>(id), session_trace);
-        std::vector<Span> open;  // the spans of the thread's open frames
-        auto close_ended = [&](uint64_t before) {  // the frames that ended before `before`
-            while (!open.empty() && open.back().end < before) {
-                thread.close(static_cast<double>(open.back().end - open.back().start) / 1e3);
-                open.pop_back();
-            }
-        };
-        std::size_t next = 0;  // allocation
-        auto allocate_until = [&](uint64_t before) {  // memory events before `before`, each where it happened
-            for (; next < allocations.size() && allocations[next].at < before; ++next) {
-                close_ended(allocations[next].at);  // one at a frame's start or end is inside it
-                thread.memory(allocations[next].bytes);
-            }
-        };
-        for (const Span& span : list) {
-            allocate_until(span.start);
-            while (!open.empty() && open.back().end < span.end) {  // not inside it: ended before
-                thread.close(static_cast<double>(open.back().end - open.back().start) / 1e3);
-                open.pop_back();
-            }
-            const tp::KinetoEvent& event = *span.event;
-            const bool module = event.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE);
-            const auto& frame = thread.open(event.name(), module, static_cast<double>(span.start) / 1e3,
-                                            module ? std::string() : format_shapes(event.shapes()),
-                                            module ? 0.0 : static_cast<double>(event.flops()));
-            if (cuda) launchers[event.correlationId()] = {frame.name, frame.path};
-            open.push_back(span);
-        }
-        allocate_until(std::numeric_limits<uint64_t>::max());
-        close_ended(std::numeric_limits<uint64_t>::max());
+        internal::nest_spans(
+            std::move(spans[id]), std::move(memory[id]),
+            [&](const internal::Span& span) {
+                const tp::KinetoEvent& event = events[span.index];
+                const bool module = event.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE);
+                const auto& frame = thread.open(event.name(), module, static_cast<double>(span.start) / 1e3,
+                                                module ? std::string() : format_shapes(event.shapes()),
+                                                module ? 0.0 : static_cast<double>(event.flops()));
+                if (cuda) launchers[event.correlationId()] = {frame.name, frame.path};
+            },
+            [&](const internal::Span& span) { thread.close(static_cast<double>(span.end - span.start) / 1e3); },
+            [&](const internal::Instant& at) { thread.memory(events[at.index].nBytes()); });
     }
 
     // Kernels under the operator that launched them: Kineto links each (by the correlation

@@ -235,15 +235,27 @@ TEST(TorchOperatorProfilerChoice, RunsKinetoUnlessAskedForTheLegacyProfiler) {
     EXPECT_NE(TorchOperatorProfiler("forward").name().find("(Kineto, "), std::string::npos);
 }
 
-TEST(TorchOperatorProfilerChoice, AnotherValueIsAClearError) {
+TEST(TorchOperatorProfilerChoice, AnotherValueIsAClearErrorInTheProfileNotAFailedScenario) {
     const ProfilerEnvironment wrong("nvtx");
+    TorchOperatorProfiler profiler("forward");  // made by profile() after the measurement: no throw here
+    EXPECT_EQ(profiler.name(), std::string("LibTorch ") + TORCH_VERSION + " profiler (none: BENCH_TORCH_PROFILER)");
     try {
-        TorchOperatorProfiler profiler("forward");
+        profiler.start();
         FAIL() << "no error for BENCH_TORCH_PROFILER=nvtx";
     } catch (const std::invalid_argument& e) {
         EXPECT_EQ(std::string(e.what()), "BENCH_TORCH_PROFILER=nvtx: expected kineto or legacy (unset: Kineto where "
                                          "LibTorch has it)");
     }
+    // Through profile(): a note of the profile says why.
+    bench::ScenarioConfig config;
+    config.profile = true;
+    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::libtorch::profile(ctx, "forward", [] { torch::relu(torch::ones({4})); });
+    ASSERT_TRUE(ctx.result().profile.has_value());
+    const auto& notes = ctx.result().profile->notes;
+    ASSERT_FALSE(notes.empty());
+    EXPECT_EQ(notes.front(), "the profiled pass stopped in the operator profiler: BENCH_TORCH_PROFILER=nvtx: expected "
+                             "kineto or legacy (unset: Kineto where LibTorch has it)");
 }
 
 TEST(TorchOperatorProfilerChoice, StartAndStopInTurn) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <set>
@@ -214,6 +215,7 @@ struct TorchOperatorProfiler::Impl {
     bool cuda_work = false;  // the profiled work runs on a CUDA device this machine has
     bool cuda = false;       // and Kineto records its kernels
     bool running = false;
+    std::exception_ptr unusable;  // why no profiler can run (BENCH_TORCH_PROFILER), for start()
     // What the profiled calls so far added up to. Each session's events are folded in
     // as the profiler stops and then dropped: kept until the report, LibTorch's events
     // (with their input shapes and FLOPs' arguments) made every later profiled call
@@ -333,7 +335,11 @@ TorchOperatorProfiler::TorchOperatorProfiler(std::string call_name, std::map<std
     : impl_(std::make_unique<Impl>()) {
     impl_->call_name = std::move(call_name);
     impl_->parameters = std::move(parameters);
-    impl_->backend = choose_backend();
+    try {
+        impl_->backend = choose_backend();
+    } catch (...) {  // start() throws it, into the profile's notes: the scenario goes on
+        impl_->unusable = std::current_exception();
+    }
 }
 
 void TorchOperatorProfiler::Impl::set_device(const torch::Device& device) {
@@ -355,11 +361,13 @@ TorchOperatorProfiler::~TorchOperatorProfiler() {
 
 std::string TorchOperatorProfiler::name() const {
     std::string out = std::string("LibTorch ") + TORCH_VERSION + " profiler ";
+    if (impl_->unusable) return out + "(none: BENCH_TORCH_PROFILER)";
     if (impl_->backend == Backend::legacy) return out + "(legacy API, CPU events)";
     return out + (impl_->cuda ? "(Kineto, CPU and CUDA events)" : "(Kineto, CPU events)");
 }
 
 void TorchOperatorProfiler::start() {
+    if (impl_->unusable) std::rethrow_exception(impl_->unusable);
     if (impl_->running) throw std::logic_error("TorchOperatorProfiler::start: the profiler is running already");
     const bool shapes = true, memory = true, stack = false, flops = true, modules = false;
     if (impl_->backend == Backend::kineto) {

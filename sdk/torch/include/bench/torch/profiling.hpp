@@ -58,7 +58,8 @@ BENCH_EXPORT std::map<std::string, double> module_parameters(const torch::nn::Mo
 /// LibTorch's profiler (CPU events, input shapes, FLOPs, memory) as the SDK's operator
 /// profiler: Kineto's where LibTorch has it, else the legacy one; the environment's
 /// BENCH_TORCH_PROFILER=legacy (or =kineto) asks for one, and name() says which runs
-/// ("LibTorch 2.14.1 profiler (Kineto, CPU events)"). Operators are the events outside
+/// ("LibTorch 2.14.1 profiler (Kineto, CPU events)"). Where the one asked for cannot run
+/// (or the value is none of these), start() throws why. Operators are the events outside
 /// USER_SCOPE; modules are the USER_SCOPE events (ModuleScope), their parameters looked up
 /// in `parameters` by name. A module's memory comes from the profiler's memory events on
 /// its thread, on the device the work runs on: the bytes allocated while it ran (its

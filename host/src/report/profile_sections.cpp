@@ -247,6 +247,7 @@ std::string html_module_table(const ProfileView& view) {
 std::string graph_title(const bench::FlameGraph& graph) {
     if (graph.name == "operators") return "Operators and modules (self time)";
     if (graph.name == "native") return "Native call stacks (perf)";
+    if (graph.name == "device") return "Device kernels under their operators (time on the device)";
     return graph.name;
 }
 
@@ -291,7 +292,7 @@ std::string profile_html_section(const RunFigures& figures) {
             chart.description = "Flame graph of " + id + ": " + graph.source + ". Each box is a frame, as wide as its "
                                 "share of the whole, above its caller.";
             chart.unit = graph.unit;
-            chart.root = graph.name == "operators" ? "all operators" : "all samples";
+            chart.root = graph.name == "operators" ? "all operators" : graph.name == "device" ? "all kernels" : "all samples";
             for (const bench::FlameStack& stack : graph.stacks) chart.stacks.emplace_back(stack.frames, stack.value);
             out += "<figure>" + svg::flame_graph(chart) + "<figcaption>" + escape(graph.source) + "</figcaption></figure>\n";
         }

@@ -23,6 +23,19 @@ std::string profile_trace_file(const ScenarioOutcome& outcome, const std::string
     return (std::filesystem::path("traces") / outcome.config.plugin / (name + "_" + timestamp + ".json")).string();
 }
 
+namespace {
+
+/// A track's name: the profiled calls (0), a thread, or a device's stream (below 0:
+/// bench::TraceEvent::thread).
+std::string track_name(long long thread) {
+    if (thread == 0) return "profiled calls";
+    if (thread > 0) return "thread " + std::to_string(thread);
+    const long long track = -(thread + 1);
+    return "CUDA device " + std::to_string(track / 1'000'000) + ", stream " + std::to_string(track % 1'000'000);
+}
+
+}  // namespace
+
 std::string chrome_trace(const ScenarioOutcome& outcome) {
     const bench::Profile empty;
     const bench::Profile& profile = outcome.result.profile ? *outcome.result.profile : empty;
@@ -54,7 +67,7 @@ std::string chrome_trace(const ScenarioOutcome& outcome) {
         out.field("tid", thread);
         out.key("args");
         out.start_object();
-        out.field("name", thread == 0 ? std::string("profiled calls") : "thread " + std::to_string(thread));
+        out.field("name", track_name(thread));
         out.end_object();
         out.end_object();
     }

@@ -69,7 +69,7 @@ struct FlameStack {
 
 /// Folded stacks, as Brendan Gregg's flamegraph.pl reads them.
 struct FlameGraph {
-    std::string name;    // "operators" (the operator profiler's nesting) or "native" (perf's call stacks)
+    std::string name;    // "operators" (the operator profiler's nesting), "device" (GPU kernels under them) or "native" (perf's call stacks)
     std::string source;  // how it was measured, for the reader
     std::string unit;    // of the values: "ms"
     std::vector<FlameStack> stacks;
@@ -77,12 +77,14 @@ struct FlameGraph {
     friend bool operator==(const FlameGraph&, const FlameGraph&) = default;
 };
 
-/// One span of the trace: a profiled call, an operator, a module.
+/// One span of the trace: a profiled call, an operator, a module, a device's kernel.
 struct TraceEvent {
     std::string name;
-    std::string category;  // "call", "operator", "module"
+    std::string category;  // "call", "operator", "module", "kernel" (a kernel, copy or memset on a GPU)
     double start_us = 0;   // microseconds since the Unix epoch (the system clock)
     double duration_us = 0;
+    /// Its track: 0 the profiled calls, above 0 a thread, below 0 a GPU's stream:
+    /// -(1 + 1,000,000 x device + stream).
     long long thread = 0;
     std::string input_shapes;  // an operator's
 
@@ -127,7 +129,7 @@ struct Profile {
 class BENCH_EXPORT OperatorProfiler {
 public:
     virtual ~OperatorProfiler();
-    /// What it is, for the reader: "LibTorch 1.13.1 profiler (legacy, CPU)".
+    /// What it is, for the reader: "LibTorch 2.14.1 profiler (Kineto, CPU events)".
     virtual std::string name() const = 0;
     virtual void start() = 0;
     virtual void stop() = 0;

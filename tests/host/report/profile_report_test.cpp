@@ -3,6 +3,7 @@
 // record with an eager and a kernelized profile.
 #include "report/profile_sections.hpp"
 
+#include <map>
 #include <regex>
 #include <string>
 
@@ -148,6 +149,38 @@ TEST(ProfileReport, TheTraceIsChromeTraceEventJson) {
                         "resnet50[variant=eager,batch_size=1]\"}}"),
               std::string::npos)
         << text;
+}
+
+TEST(ProfileReport, AProfileOnCudaHasItsKernelsFlameGraphAndAStreamsTrack) {
+    RunRecord record = profiled_record();
+    bench::Profile& p = *record.outcomes[0].result.profile;
+    bench::FlameGraph device;
+    device.name = "device";
+    device.source = "LibTorch 2.14.1 profiler (Kineto, CPU and CUDA events): the CUDA kernels";
+    device.unit = "ms";
+    device.stacks = {{"forward;stem;aten::conv2d;aten::cudnn_convolution;sm90_xmma_fprop", 0.75}};
+    p.flame_graphs.insert(p.flame_graphs.begin() + 1, device);
+    p.trace.push_back({"sm90_xmma_fprop", "kernel", 1.7955e15 + 30, 750, -(1 + 7), ""});  // device 0, stream 7
+    p.trace.push_back({"copy", "kernel", 1.7955e15 + 40, 5, -(1 + 1'000'000 + 13), ""});  // device 1, stream 13
+
+    const std::string html = html_report(record);
+    EXPECT_NE(html.find("Device kernels under their operators (time on the device): performance/resnet50/"),
+              std::string::npos);
+    EXPECT_NE(html.find("<title>sm90_xmma_fprop: 750 us, 100.0% of all kernels</title>"), std::string::npos)
+        << html.substr(html.find("Device kernels"), 3000);
+
+    rapidjson::Document trace;
+    trace.Parse(chrome_trace(record.outcomes[0]).c_str());
+    ASSERT_FALSE(trace.HasParseError());
+    std::map<long long, std::string> tracks;
+    for (const auto& event : trace["traceEvents"].GetArray())
+        if (std::string(event["name"].GetString()) == "thread_name")
+            tracks[event["tid"].GetInt64()] = event["args"]["name"].GetString();
+    const std::map<long long, std::string> expected = {{-1'000'014, "CUDA device 1, stream 13"},
+                                                       {-8, "CUDA device 0, stream 7"},
+                                                       {0, "profiled calls"},
+                                                       {1, "thread 1"}};
+    EXPECT_EQ(tracks, expected);
 }
 
 }  // namespace

@@ -33,7 +33,9 @@ The Python models mirror the C++ plugins' eager variants:
     traced with TorchScript, frozen and passed through optimize_for_inference, as the
     C++ plugin's compiled variant is (it traces its own model, under InferenceMode).
   - GPT-2: the algorithm of plugins/performance/gpt2/gpt2.cpp, eager variant, op for op
-    (see Gpt2 below), with the same seeded initialization and prompt.
+    (see Gpt2 below), with the same seeded initialization and prompt: attention through
+    F.scaled_dot_product_attention, causal in the prefill, masked over the static cache
+    in decode steps.
 """
 
 import argparse
@@ -154,6 +156,7 @@ LAYER_NORM_EPS = 1e-5
 
 def build_gpt2_classes(torch):
     nn = torch.nn
+    F = torch.nn.functional
 
     def gelu_new(x):
         # HF's NewGELUActivation, written out as HF (and gpt2.cpp) write it.
@@ -167,7 +170,7 @@ def build_gpt2_classes(torch):
             self.c_attn = nn.Linear(d, 3 * d)
             self.c_proj = nn.Linear(d, d)
 
-        def forward(self, x, positions, masked, k_cache, v_cache):
+        def forward(self, x, positions, visible, k_cache, v_cache):
             batch, tokens, d = x.shape
             hd = d // self.n_head
             qkv = self.c_attn(x)
@@ -178,9 +181,11 @@ def build_gpt2_classes(torch):
             q = split_heads(0)
             k_cache.index_copy_(2, positions, split_heads(1))
             v_cache.index_copy_(2, positions, split_heads(2))
-            scores = torch.matmul(q, k_cache.transpose(-1, -2)) / math.sqrt(hd)
-            scores = scores.masked_fill(masked, -math.inf)
-            out = torch.matmul(torch.softmax(scores, -1), v_cache)
+            if tokens > 1:  # a prefill, from position 0: causal over its own keys, no mask
+                out = F.scaled_dot_product_attention(q, k_cache.narrow(2, 0, tokens), v_cache.narrow(2, 0, tokens),
+                                                     is_causal=True)
+            else:  # a decode step: the whole static cache, the positions not written yet masked
+                out = F.scaled_dot_product_attention(q, k_cache, v_cache, attn_mask=visible)
             return self.c_proj(out.transpose(1, 2).reshape(batch, tokens, d))
 
     class Mlp(nn.Module):
@@ -200,8 +205,8 @@ def build_gpt2_classes(torch):
             self.ln_2 = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
             self.mlp = Mlp(d)
 
-        def forward(self, x, positions, masked, k_cache, v_cache):
-            h = x + self.attn(self.ln_1(x), positions, masked, k_cache, v_cache)
+        def forward(self, x, positions, visible, k_cache, v_cache):
+            h = x + self.attn(self.ln_1(x), positions, visible, k_cache, v_cache)
             return h + self.mlp(self.ln_2(h))
 
     class Gpt2(nn.Module):
@@ -215,10 +220,12 @@ def build_gpt2_classes(torch):
         def forward(self, ids, positions, caches):
             """ids [B, T] at positions [T]; returns the logits [B, vocab] of the last position."""
             max_len = caches[0].size(2)
-            masked = torch.arange(max_len, dtype=positions.dtype, device=positions.device).unsqueeze(0) > positions.unsqueeze(1)
+            visible = None  # a decode step's mask: keys at or before the query's position
+            if positions.size(0) == 1:
+                visible = torch.arange(max_len, dtype=positions.dtype, device=positions.device).unsqueeze(0) <= positions.unsqueeze(1)
             x = self.wte(ids) + self.wpe(positions)
             for i, block in enumerate(self.h):
-                x = block(x, positions, masked, caches[2 * i], caches[2 * i + 1])
+                x = block(x, positions, visible, caches[2 * i], caches[2 * i + 1])
             last = self.ln_f(x.select(1, x.size(1) - 1))
             return torch.nn.functional.linear(last, self.wte.weight)  # tied LM head, no bias
 

@@ -207,6 +207,28 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
     }
 }
 
+TEST_F(TorchPluginsTest, Gpt2KernelizedAttentionGeneratesEagersTokens) {
+    // Batch 2, 6 tokens: a prefill and decode steps over a growing prefix. In float32 the
+    // plugin fails a variant whose tokens differ from eager's; info.attention says which
+    // kernels ran.
+    for (const auto& [option, attention] :
+         {std::pair{"fused", "prefill flash_attention (causal), decode flash_attention (no mask)"},
+          std::pair{"bmm", "bmm, _softmax, bmm (prefill: baddbmm with the causal mask)"}}) {
+        auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,kernelized",
+                      "--batch-sizes", "2", "--num-tokens-to-generate", "6", "--param", std::string("attention=") + option});
+        ASSERT_EQ(s.size(), 2u) << option;
+        const Scenario& kernelized = s["gpt2[variant=kernelized,batch_size=2,dtype=float32,device=cpu,threads=0]"];
+        ASSERT_EQ(kernelized.status, "success") << option << ": " << kernelized.reason;
+        EXPECT_EQ(scalar(kernelized, "token_agreement"), 1.0) << option;
+        EXPECT_STREQ((*kernelized.report)["info"]["attention"].GetString(), attention);
+        const Scenario& eager = s["gpt2[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"];
+        ASSERT_EQ(eager.status, "success") << eager.reason;
+        EXPECT_STREQ((*eager.report)["info"]["attention"].GetString(),
+                     "scaled_dot_product_attention: prefill flash_attention (is_causal, no mask), decode flash_attention "
+                     "(boolean mask over the static cache)");
+    }
+}
+
 TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsAlone) {
     // 4 closed-loop clients, 4 slots: queries join and leave the batch at different
     // steps, so they decode at different positions side by side. Before serving, the

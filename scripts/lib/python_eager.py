@@ -1,9 +1,11 @@
 """Python against C++ on the same LibTorch, eager and compiled (used by scripts/compare_python_eager).
 
-Two roles, run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision):
+Two roles, run with the project's venv (scripts/lib/requirements.txt: the torch and
+torchvision whose LibTorch benchhost is built against):
 
   python_eager.py measure resnet50 --batch B --warmup W --iterations N [--threads T]
                                    [--variant eager|compiled]
+  python_eager.py measure vit_b_16 --batch B --warmup W --iterations N [--threads T]
   python_eager.py measure gpt2 --model-id ID --batch B --tokens T --warmup W --iterations N
       One side of one round in a fresh process, as benchhost's worker is: builds the
       model, warms up, measures, and prints one JSON line with the samples (ms), the
@@ -23,7 +25,7 @@ Two roles, run with Debian's /usr/bin/python3 (python3-torch, python3-torchvisio
       scenario in its own worker). With both variants a second table gives each
       language's compiled speedup over its own eager (pooled medians, and the range of
       the per-round ones), followed by each side's median compile time and first call.
-      GPT-2 is eager only.
+      ViT-B/16 (at the batch sizes of ResNet-50) and GPT-2 are eager only.
 
 The Python models mirror the C++ plugins' eager variants:
   - ResNet-50: torchvision.models.resnet50(), random init; as the C++ plugin does, one
@@ -32,6 +34,9 @@ The Python models mirror the C++ plugins' eager variants:
     values; this only keeps activations O(1) on both sides.) The compiled variant is
     traced with TorchScript, frozen and passed through optimize_for_inference, as the
     C++ plugin's compiled variant is (it traces its own model, under InferenceMode).
+  - ViT-B/16: torchvision.models.vit_b_16(), its own seeded random init, eval(), run
+    under inference_mode: nn.MultiheadAttention then takes its inference fast path
+    (torch._native_multi_head_attention), which the C++ plugin's eager variant calls too.
   - GPT-2: the algorithm of plugins/performance/gpt2/gpt2.cpp, eager variant, op for op
     (see Gpt2 below), with the same seeded initialization and prompt: attention through
     F.scaled_dot_product_attention, causal in the prefill, masked over the static cache
@@ -119,6 +124,50 @@ def measure_resnet50(args):
     result.update({
         "latency": samples,
         "variant": args.variant,
+        "threads": torch.get_num_threads(),
+        "default_threads": default_threads,
+        "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
+        "parameters": parameters,
+    })
+    return result
+
+
+VIT_B_16_PARAMETERS = 86_567_656
+
+
+def measure_vit_b_16(args):
+    torch, default_threads = _torch_setup(args.threads)
+    import torchvision
+
+    torch.manual_seed(args.seed)
+    model = torchvision.models.vit_b_16()  # random init, as torchvision initialises an untrained model
+    for p in model.parameters():
+        p.requires_grad_(False)
+    model.eval()
+    parameters = sum(p.numel() for p in model.parameters())
+    if parameters != VIT_B_16_PARAMETERS:
+        raise SystemExit(f"vit_b_16: {parameters} parameters, expected {VIT_B_16_PARAMETERS}")
+
+    samples = []
+    result = {}
+    with torch.inference_mode():
+        torch.manual_seed(args.seed + 1)
+        x = torch.randn(args.batch, 3, args.image_size, args.image_size)
+        start = time.perf_counter()
+        out = model(x)
+        result["first_call"] = (time.perf_counter() - start) * 1e3
+        del out
+        for _ in range(args.warmup):
+            model(x)
+        for _ in range(args.iterations):
+            start = time.perf_counter()
+            out = model(x)
+            samples.append((time.perf_counter() - start) * 1e3)
+            del out
+    result.update({
+        "latency": samples,
+        "variant": "eager",
         "threads": torch.get_num_threads(),
         "default_threads": default_threads,
         "torch_version": torch.__version__,
@@ -337,7 +386,8 @@ def python_environment():
 def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, series):
     """One host run for all the variants (each scenario in its own worker); returns variant -> result."""
     with tempfile.TemporaryDirectory(prefix="compare_python_eager_") as out_dir:
-        cmd = [args.benchhost, "run", "--include", workload, "--variants", ",".join(variants),
+        # The inference benchmark alone: "resnet50" would also match resnet50/train.
+        cmd = [args.benchhost, "run", "--include", f"{workload}/{workload}", "--variants", ",".join(variants),
                "--batch-sizes", str(batch), "--warmup-iterations", str(warmup),
                "--measurement-iterations", str(iterations), "--threads", str(args.threads),
                "--output-dir", out_dir, "--log-level", "warn"]
@@ -402,6 +452,9 @@ def compare(args):
         iterations = args.resnet_iterations if args.resnet_iterations > 0 else max(3, math.ceil(8 / b))
         plan.append(("resnet50", "", b, 1 if b > 1 else 2, iterations, args.resnet_variants,
                      [("latency", "ResNet-50 latency")]))
+    for b in args.batch_sizes if args.vit_iterations != 0 else []:
+        iterations = args.vit_iterations if args.vit_iterations > 0 else max(3, math.ceil(8 / b))
+        plan.append(("vit_b_16", "", b, 1 if b > 1 else 2, iterations, ["eager"], [("latency", "ViT-B/16 latency")]))
     for model_id in args.gpt2_model if args.gpt2_iterations != 0 else []:
         iterations = args.gpt2_iterations if args.gpt2_iterations > 0 else (3 if model_id == "gpt2" else 20)
         series = [("time_to_first_token", f"{model_id} time to first token")]
@@ -497,7 +550,7 @@ def compare(args):
     tv = info["py"].get("torchvision_version")
     all_variants = sorted({v for entry in plan for v in entry[5]}, key=["eager", "compiled"].index)
     print(f"Python: torch {info['py']['torch_version']}" + (f", torchvision {tv}" if tv else "")
-          + f" (/usr/bin/python3), intra-op threads {threads(info['py']['threads'])}"
+          + f" ({sys.executable}), intra-op threads {threads(info['py']['threads'])}"
           f" (default here {threads(info['py']['default_threads'])})"
           + ("; compiled: torch.jit.trace, freeze, optimize_for_inference under no_grad, run under inference_mode"
              if "compiled" in all_variants else ""))
@@ -542,7 +595,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
 
     m = sub.add_parser("measure")
-    m.add_argument("workload", choices=["resnet50", "gpt2"])
+    m.add_argument("workload", choices=["resnet50", "vit_b_16", "gpt2"])
     m.add_argument("--variant", choices=["eager", "compiled"], default="eager", help="resnet50 only")
     m.add_argument("--batch", type=int, default=1)
     m.add_argument("--warmup", type=int, default=1)
@@ -552,16 +605,20 @@ def main():
     m.add_argument("--model-id", default="gpt2", choices=sorted(GPT2_CONFIGS))
     m.add_argument("--tokens", type=int, default=16)
     m.add_argument("--prompt-tokens", type=int, default=32)
-    m.add_argument("--seed", type=int, default=None, help="default: the C++ plugin's (resnet50 0, gpt2 42)")
+    m.add_argument("--seed", type=int, default=None, help="default: the C++ plugin's (resnet50 0, vit_b_16 16, gpt2 42)")
 
     c = sub.add_parser("compare")
     c.add_argument("--benchhost", required=True)
     c.add_argument("--rounds", type=int, default=4)
-    c.add_argument("--batch-sizes", type=lambda s: [int(b) for b in s.split(",") if b], default=[1, 8])
+    c.add_argument("--batch-sizes", type=lambda s: [int(b) for b in s.split(",") if b], default=[1, 8],
+                   help="ResNet-50 and ViT-B/16 batch sizes (default 1,8; '' for neither)")
     c.add_argument("--resnet-iterations", type=int, default=0,
                    help="measured calls per side, variant and round (0: ceil(8 / batch), at least 3)")
     c.add_argument("--resnet-variants", type=resnet_variants, default=["eager", "compiled"],
                    help="ResNet-50 variants on both sides: eager, compiled or both (default eager,compiled)")
+    c.add_argument("--vit-iterations", type=int, default=-1,
+                   help="ViT-B/16 (eager) measured calls per side and round (default: ceil(8 / batch), at least 3; "
+                        "0: no ViT-B/16)")
     c.add_argument("--gpt2-model", type=gpt2_models, default=["gpt2"], help="gpt2, gpt2-tiny or both (comma-separated)")
     c.add_argument("--gpt2-batch", type=int, default=1)
     c.add_argument("--gpt2-iterations", type=int, default=-1,
@@ -574,10 +631,11 @@ def main():
     args = parser.parse_args()
     if args.command == "measure":
         if args.seed is None:
-            args.seed = 0 if args.workload == "resnet50" else 42
-        if args.workload == "gpt2" and args.variant != "eager":
-            parser.error("gpt2 has only the eager variant here")
-        result = measure_resnet50(args) if args.workload == "resnet50" else measure_gpt2(args)
+            args.seed = {"resnet50": 0, "vit_b_16": 16, "gpt2": 42}[args.workload]
+        if args.workload != "resnet50" and args.variant != "eager":
+            parser.error(f"{args.workload} has only the eager variant here")
+        measure = {"resnet50": measure_resnet50, "vit_b_16": measure_vit_b_16, "gpt2": measure_gpt2}[args.workload]
+        result = measure(args)
         print(json.dumps(result))
         return 0
     return compare(args)

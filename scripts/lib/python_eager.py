@@ -1,9 +1,11 @@
 """Python against C++ on the same LibTorch, eager and compiled (used by scripts/compare_python_eager).
 
-Two roles, run with Debian's /usr/bin/python3 (python3-torch, python3-torchvision):
+Two roles, run with the project's venv (scripts/lib/requirements.txt: the torch and
+torchvision whose LibTorch benchhost is built against):
 
   python_eager.py measure resnet50 --batch B --warmup W --iterations N [--threads T]
                                    [--variant eager|compiled]
+  python_eager.py measure vit_b_16 --batch B --warmup W --iterations N [--threads T]
   python_eager.py measure gpt2 --model-id ID --batch B --tokens T --warmup W --iterations N
       One side of one round in a fresh process, as benchhost's worker is: builds the
       model, warms up, measures, and prints one JSON line with the samples (ms), the
@@ -23,7 +25,7 @@ Two roles, run with Debian's /usr/bin/python3 (python3-torch, python3-torchvisio
       scenario in its own worker). With both variants a second table gives each
       language's compiled speedup over its own eager (pooled medians, and the range of
       the per-round ones), followed by each side's median compile time and first call.
-      GPT-2 is eager only.
+      ViT-B/16 (at the batch sizes of ResNet-50) and GPT-2 are eager only.
 
 The Python models mirror the C++ plugins' eager variants:
   - ResNet-50: torchvision.models.resnet50(), random init; as the C++ plugin does, one
@@ -32,8 +34,13 @@ The Python models mirror the C++ plugins' eager variants:
     values; this only keeps activations O(1) on both sides.) The compiled variant is
     traced with TorchScript, frozen and passed through optimize_for_inference, as the
     C++ plugin's compiled variant is (it traces its own model, under InferenceMode).
+  - ViT-B/16: torchvision.models.vit_b_16(), its own seeded random init, eval(), run
+    under inference_mode: nn.MultiheadAttention then takes its inference fast path
+    (torch._native_multi_head_attention), which the C++ plugin's eager variant calls too.
   - GPT-2: the algorithm of plugins/performance/gpt2/gpt2.cpp, eager variant, op for op
-    (see Gpt2 below), with the same seeded initialization and prompt.
+    (see Gpt2 below), with the same seeded initialization and prompt: attention through
+    F.scaled_dot_product_attention, causal in the prefill, masked over the static cache
+    in decode steps.
 """
 
 import argparse
@@ -126,6 +133,50 @@ def measure_resnet50(args):
     return result
 
 
+VIT_B_16_PARAMETERS = 86_567_656
+
+
+def measure_vit_b_16(args):
+    torch, default_threads = _torch_setup(args.threads)
+    import torchvision
+
+    torch.manual_seed(args.seed)
+    model = torchvision.models.vit_b_16()  # random init, as torchvision initialises an untrained model
+    for p in model.parameters():
+        p.requires_grad_(False)
+    model.eval()
+    parameters = sum(p.numel() for p in model.parameters())
+    if parameters != VIT_B_16_PARAMETERS:
+        raise SystemExit(f"vit_b_16: {parameters} parameters, expected {VIT_B_16_PARAMETERS}")
+
+    samples = []
+    result = {}
+    with torch.inference_mode():
+        torch.manual_seed(args.seed + 1)
+        x = torch.randn(args.batch, 3, args.image_size, args.image_size)
+        start = time.perf_counter()
+        out = model(x)
+        result["first_call"] = (time.perf_counter() - start) * 1e3
+        del out
+        for _ in range(args.warmup):
+            model(x)
+        for _ in range(args.iterations):
+            start = time.perf_counter()
+            out = model(x)
+            samples.append((time.perf_counter() - start) * 1e3)
+            del out
+    result.update({
+        "latency": samples,
+        "variant": "eager",
+        "threads": torch.get_num_threads(),
+        "default_threads": default_threads,
+        "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
+        "parameters": parameters,
+    })
+    return result
+
+
 def _max_diffs(torch, reference, candidate, absolute=1e-4, relative=1e-3):
     """The C++ SDK's check_against_reference for float32: |c - r| <= 1e-4 + 1e-3 |r| everywhere;
     max_rel_diff is |c - r| / max(|r|, 1e-4)."""
@@ -154,6 +205,7 @@ LAYER_NORM_EPS = 1e-5
 
 def build_gpt2_classes(torch):
     nn = torch.nn
+    F = torch.nn.functional
 
     def gelu_new(x):
         # HF's NewGELUActivation, written out as HF (and gpt2.cpp) write it.
@@ -167,7 +219,7 @@ def build_gpt2_classes(torch):
             self.c_attn = nn.Linear(d, 3 * d)
             self.c_proj = nn.Linear(d, d)
 
-        def forward(self, x, positions, masked, k_cache, v_cache):
+        def forward(self, x, positions, visible, k_cache, v_cache):
             batch, tokens, d = x.shape
             hd = d // self.n_head
             qkv = self.c_attn(x)
@@ -178,9 +230,11 @@ def build_gpt2_classes(torch):
             q = split_heads(0)
             k_cache.index_copy_(2, positions, split_heads(1))
             v_cache.index_copy_(2, positions, split_heads(2))
-            scores = torch.matmul(q, k_cache.transpose(-1, -2)) / math.sqrt(hd)
-            scores = scores.masked_fill(masked, -math.inf)
-            out = torch.matmul(torch.softmax(scores, -1), v_cache)
+            if tokens > 1:  # a prefill, from position 0: causal over its own keys, no mask
+                out = F.scaled_dot_product_attention(q, k_cache.narrow(2, 0, tokens), v_cache.narrow(2, 0, tokens),
+                                                     is_causal=True)
+            else:  # a decode step: the whole static cache, the positions not written yet masked
+                out = F.scaled_dot_product_attention(q, k_cache, v_cache, attn_mask=visible)
             return self.c_proj(out.transpose(1, 2).reshape(batch, tokens, d))
 
     class Mlp(nn.Module):
@@ -200,8 +254,8 @@ def build_gpt2_classes(torch):
             self.ln_2 = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
             self.mlp = Mlp(d)
 
-        def forward(self, x, positions, masked, k_cache, v_cache):
-            h = x + self.attn(self.ln_1(x), positions, masked, k_cache, v_cache)
+        def forward(self, x, positions, visible, k_cache, v_cache):
+            h = x + self.attn(self.ln_1(x), positions, visible, k_cache, v_cache)
             return h + self.mlp(self.ln_2(h))
 
     class Gpt2(nn.Module):
@@ -215,10 +269,12 @@ def build_gpt2_classes(torch):
         def forward(self, ids, positions, caches):
             """ids [B, T] at positions [T]; returns the logits [B, vocab] of the last position."""
             max_len = caches[0].size(2)
-            masked = torch.arange(max_len, dtype=positions.dtype, device=positions.device).unsqueeze(0) > positions.unsqueeze(1)
+            visible = None  # a decode step's mask: keys at or before the query's position
+            if positions.size(0) == 1:
+                visible = torch.arange(max_len, dtype=positions.dtype, device=positions.device).unsqueeze(0) <= positions.unsqueeze(1)
             x = self.wte(ids) + self.wpe(positions)
             for i, block in enumerate(self.h):
-                x = block(x, positions, masked, caches[2 * i], caches[2 * i + 1])
+                x = block(x, positions, visible, caches[2 * i], caches[2 * i + 1])
             last = self.ln_f(x.select(1, x.size(1) - 1))
             return torch.nn.functional.linear(last, self.wte.weight)  # tied LM head, no bias
 
@@ -330,7 +386,8 @@ def python_environment():
 def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, series):
     """One host run for all the variants (each scenario in its own worker); returns variant -> result."""
     with tempfile.TemporaryDirectory(prefix="compare_python_eager_") as out_dir:
-        cmd = [args.benchhost, "run", "--include", workload, "--variants", ",".join(variants),
+        # The inference benchmark alone: "resnet50" would also match resnet50/train.
+        cmd = [args.benchhost, "run", "--include", f"{workload}/{workload}", "--variants", ",".join(variants),
                "--batch-sizes", str(batch), "--warmup-iterations", str(warmup),
                "--measurement-iterations", str(iterations), "--threads", str(args.threads),
                "--output-dir", out_dir, "--log-level", "warn"]
@@ -395,6 +452,9 @@ def compare(args):
         iterations = args.resnet_iterations if args.resnet_iterations > 0 else max(3, math.ceil(8 / b))
         plan.append(("resnet50", "", b, 1 if b > 1 else 2, iterations, args.resnet_variants,
                      [("latency", "ResNet-50 latency")]))
+    for b in args.batch_sizes if args.vit_iterations != 0 else []:
+        iterations = args.vit_iterations if args.vit_iterations > 0 else max(3, math.ceil(8 / b))
+        plan.append(("vit_b_16", "", b, 1 if b > 1 else 2, iterations, ["eager"], [("latency", "ViT-B/16 latency")]))
     for model_id in args.gpt2_model if args.gpt2_iterations != 0 else []:
         iterations = args.gpt2_iterations if args.gpt2_iterations > 0 else (3 if model_id == "gpt2" else 20)
         series = [("time_to_first_token", f"{model_id} time to first token")]
@@ -490,7 +550,7 @@ def compare(args):
     tv = info["py"].get("torchvision_version")
     all_variants = sorted({v for entry in plan for v in entry[5]}, key=["eager", "compiled"].index)
     print(f"Python: torch {info['py']['torch_version']}" + (f", torchvision {tv}" if tv else "")
-          + f" (/usr/bin/python3), intra-op threads {threads(info['py']['threads'])}"
+          + f" ({sys.executable}), intra-op threads {threads(info['py']['threads'])}"
           f" (default here {threads(info['py']['default_threads'])})"
           + ("; compiled: torch.jit.trace, freeze, optimize_for_inference under no_grad, run under inference_mode"
              if "compiled" in all_variants else ""))
@@ -535,7 +595,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
 
     m = sub.add_parser("measure")
-    m.add_argument("workload", choices=["resnet50", "gpt2"])
+    m.add_argument("workload", choices=["resnet50", "vit_b_16", "gpt2"])
     m.add_argument("--variant", choices=["eager", "compiled"], default="eager", help="resnet50 only")
     m.add_argument("--batch", type=int, default=1)
     m.add_argument("--warmup", type=int, default=1)
@@ -545,16 +605,20 @@ def main():
     m.add_argument("--model-id", default="gpt2", choices=sorted(GPT2_CONFIGS))
     m.add_argument("--tokens", type=int, default=16)
     m.add_argument("--prompt-tokens", type=int, default=32)
-    m.add_argument("--seed", type=int, default=None, help="default: the C++ plugin's (resnet50 0, gpt2 42)")
+    m.add_argument("--seed", type=int, default=None, help="default: the C++ plugin's (resnet50 0, vit_b_16 16, gpt2 42)")
 
     c = sub.add_parser("compare")
     c.add_argument("--benchhost", required=True)
     c.add_argument("--rounds", type=int, default=4)
-    c.add_argument("--batch-sizes", type=lambda s: [int(b) for b in s.split(",") if b], default=[1, 8])
+    c.add_argument("--batch-sizes", type=lambda s: [int(b) for b in s.split(",") if b], default=[1, 8],
+                   help="ResNet-50 and ViT-B/16 batch sizes (default 1,8; '' for neither)")
     c.add_argument("--resnet-iterations", type=int, default=0,
                    help="measured calls per side, variant and round (0: ceil(8 / batch), at least 3)")
     c.add_argument("--resnet-variants", type=resnet_variants, default=["eager", "compiled"],
                    help="ResNet-50 variants on both sides: eager, compiled or both (default eager,compiled)")
+    c.add_argument("--vit-iterations", type=int, default=-1,
+                   help="ViT-B/16 (eager) measured calls per side and round (default: ceil(8 / batch), at least 3; "
+                        "0: no ViT-B/16)")
     c.add_argument("--gpt2-model", type=gpt2_models, default=["gpt2"], help="gpt2, gpt2-tiny or both (comma-separated)")
     c.add_argument("--gpt2-batch", type=int, default=1)
     c.add_argument("--gpt2-iterations", type=int, default=-1,
@@ -567,10 +631,11 @@ def main():
     args = parser.parse_args()
     if args.command == "measure":
         if args.seed is None:
-            args.seed = 0 if args.workload == "resnet50" else 42
-        if args.workload == "gpt2" and args.variant != "eager":
-            parser.error("gpt2 has only the eager variant here")
-        result = measure_resnet50(args) if args.workload == "resnet50" else measure_gpt2(args)
+            args.seed = {"resnet50": 0, "vit_b_16": 16, "gpt2": 42}[args.workload]
+        if args.workload != "resnet50" and args.variant != "eager":
+            parser.error(f"{args.workload} has only the eager variant here")
+        measure = {"resnet50": measure_resnet50, "vit_b_16": measure_vit_b_16, "gpt2": measure_gpt2}[args.workload]
+        result = measure(args)
         print(json.dumps(result))
         return 0
     return compare(args)

@@ -165,6 +165,35 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
         EXPECT_NEAR(scalar(scenario, "flops_per_forward") / 35.14e9, 1.0, 0.02) << variant;
         for (const char* series : {"latency", "throughput"}) EXPECT_TRUE(has_series(scenario, series)) << series;
     }
+    // Eager (and its trace) attends as nn.MultiheadAttention's inference fast path; the
+    // kernelized default calls the CPU flash-attention kernel itself.
+    const auto info = [&](const char* variant, const char* name) -> std::string {
+        const auto& report = *s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"].report;
+        return report["info"].HasMember(name) ? report["info"][name].GetString() : "";
+    };
+    for (const char* variant : {"eager", "compiled"})
+        EXPECT_EQ(info(variant, "attention").rfind("_native_multi_head_attention", 0), 0u) << info(variant, "attention");
+    EXPECT_EQ(info("kernelized", "kernel_path"), "onednn_prepacked");
+    EXPECT_EQ(info("kernelized", "attention"), "_scaled_dot_product_flash_attention_for_cpu");
+}
+
+TEST_F(TorchPluginsTest, VitB16KernelPathsMatchEager) {
+    // Batch 2: the attention kernels take more than one image. Each path's output is
+    // checked against eager's by the plugin (out of tolerance the scenario fails).
+    for (const auto& [path, attention] :
+         {std::pair{"fused_attention", "_scaled_dot_product_flash_attention_for_cpu"},
+          std::pair{"fused_encoder_layer", "_transformer_encoder_layer_fwd (its _native_multi_head_attention)"}}) {
+        auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "kernelized", "--batch-sizes", "2", "--param",
+                      std::string("kernel=") + path, "--measurement-iterations", "1"});
+        ASSERT_EQ(s.size(), 1u) << path;
+        const Scenario& scenario = s.begin()->second;
+        ASSERT_EQ(scenario.status, "success") << path << ": " << scenario.reason;
+        EXPECT_LE(scalar(scenario, "max_abs_diff"), 1e-2) << path;
+        EXPECT_NEAR(scalar(scenario, "flops_per_forward") / (2 * 35.14e9), 1.0, 0.02) << path;  // two images
+        const auto& info = (*scenario.report)["info"];
+        EXPECT_STREQ(info["kernel_path"].GetString(), path);
+        EXPECT_STREQ(info["attention"].GetString(), attention);
+    }
 }
 
 TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
@@ -175,6 +204,28 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
         ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
         for (const char* series : {"time_to_first_token", "time_per_output_token", "tokens_per_second", "latency"})
             EXPECT_TRUE(has_series(scenario, series)) << name << " " << series;
+    }
+}
+
+TEST_F(TorchPluginsTest, Gpt2KernelizedAttentionGeneratesEagersTokens) {
+    // Batch 2, 6 tokens: a prefill and decode steps over a growing prefix. In float32 the
+    // plugin fails a variant whose tokens differ from eager's; info.attention says which
+    // kernels ran.
+    for (const auto& [option, attention] :
+         {std::pair{"fused", "prefill flash_attention (causal), decode flash_attention (no mask)"},
+          std::pair{"bmm", "bmm, _softmax, bmm (prefill: baddbmm with the causal mask)"}}) {
+        auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,kernelized",
+                      "--batch-sizes", "2", "--num-tokens-to-generate", "6", "--param", std::string("attention=") + option});
+        ASSERT_EQ(s.size(), 2u) << option;
+        const Scenario& kernelized = s["gpt2[variant=kernelized,batch_size=2,dtype=float32,device=cpu,threads=0]"];
+        ASSERT_EQ(kernelized.status, "success") << option << ": " << kernelized.reason;
+        EXPECT_EQ(scalar(kernelized, "token_agreement"), 1.0) << option;
+        EXPECT_STREQ((*kernelized.report)["info"]["attention"].GetString(), attention);
+        const Scenario& eager = s["gpt2[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"];
+        ASSERT_EQ(eager.status, "success") << eager.reason;
+        EXPECT_STREQ((*eager.report)["info"]["attention"].GetString(),
+                     "scaled_dot_product_attention: prefill flash_attention (is_causal, no mask), decode flash_attention "
+                     "(boolean mask over the static cache)");
     }
 }
 
@@ -344,7 +395,17 @@ TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
     EXPECT_NEAR(scalar(train, "memory_parameters") * mib / parameter_bytes, 1.0, 0.05);
     EXPECT_NEAR(scalar(train, "memory_gradients") * mib / parameter_bytes, 1.0, 0.05);
     EXPECT_NEAR(scalar(train, "memory_optimizer_state") * mib / parameter_bytes, 1.0, 0.05);  // SGD's momentum
-    EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), 1.0, 0.10);
+    // Parameters, gradients and momentum are all live at the optimizer step: the peak
+    // holds them. The activations are not all live beside the gradients: backward
+    // frees them as it allocates the gradients, and with SDPA's fused backward (no
+    // attention-weight temporaries) the four parts add up to 1.10 of the peak at batch
+    // 1, where ResNet-50's add up to it within 10%. The peak holds little beyond the parts.
+    const double peak = scalar(train, "memory_peak") * mib;
+    const double kept = (scalar(train, "memory_parameters") + scalar(train, "memory_gradients") +
+                         scalar(train, "memory_optimizer_state")) * mib;
+    EXPECT_GE(peak, 0.99 * kept);
+    EXPECT_GE(scalar(train, "memory_breakdown_over_peak"), 0.95);
+    EXPECT_LE(scalar(train, "memory_breakdown_over_peak"), 1.15);
     for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
         EXPECT_TRUE(has_series(train, series)) << series;
 }

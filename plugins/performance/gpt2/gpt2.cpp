@@ -16,10 +16,13 @@
 // generate() asks for (logits_to_keep=1); all three variants do so.
 //
 // Variants (the same weights, the same generation loop):
-//   eager       the module's forward pass as written. Attention runs over the whole
-//               static cache with a mask built from the position tensor (key position >
-//               query position is masked), as HF's StaticCache does: the code has no
-//               shape that depends on the step, so it is also what the tracer captures.
+//   eager       the module's forward pass as written. Attention is HF's "sdpa"
+//               attention, at::scaled_dot_product_attention: the prefill attends over its
+//               own keys with is_causal and no mask, as HF does; a decode step attends over
+//               the whole static cache with a boolean mask built from the position tensor
+//               (keys after the query's position are masked), as HF's StaticCache does.
+//               Neither has a shape that depends on the step, so it is also what the
+//               tracer captures.
 //   compiled    that forward pass traced twice with bench::libtorch::compile_traced,
 //               once at the prompt's shape (prefill) and once at one token (decode), then
 //               frozen and optimized. The caches are graph inputs, written in place by the
@@ -33,9 +36,18 @@
 //               accumulation (beta = 1, in place); 1/sqrt(head_dim) is folded into the
 //               packed QKV weights; keys and values are copied straight from the packed
 //               QKV output into the cache; attention reads only the filled prefix of the
-//               cache, with the causal mask folded into the score GEMM (baddbmm) in the
-//               prefill and no mask at all in decode steps; GELU is one in-place tanh-GELU
-//               kernel instead of HF's eight elementwise ops.
+//               cache, causal in the prefill and with no mask at all in decode steps, and
+//               runs either (--param attention=fused, the default off the CPU) as the
+//               fused kernel that SDPA's own selection picks (at::_fused_sdp_choice),
+//               called directly on views of the packed QKV output: on CUDA flash,
+//               memory-efficient or cuDNN attention, on the CPU the flash-attention
+//               kernel; or (attention=bmm, the default on the CPU) as batched products
+//               and softmax with the causal mask folded into the score GEMM (baddbmm).
+//               On the CPU at GPT-2's sizes (12 heads of 64, a 32-token prompt, one
+//               thread) the flash kernel was 1-2% slower a decode step and 3-8% slower
+//               a prefill than bmm. GELU is one in-place tanh-GELU kernel instead of
+//               HF's eight elementwise ops. info.attention names the attention kernels
+//               of every variant.
 //
 // Accuracy: compiled and kernelized generate once next to eager before they are
 // measured. In float32 (and float64) the generated token ids must equal eager's, and
@@ -64,6 +76,8 @@
 // Parameters (YAML `params:` or --param):
 //   prompt_tokens  prompt length (default 32); for `train`, the length of a sequence
 //   seed           seed of the weights and the prompt (default 42)
+//   attention      kernelized only: fused (the default off the CPU) or bmm (the
+//                  default on the CPU), as above
 //   optimizer      train only: sgd (the default) or adamw; also an axis
 //
 // A second benchmark, `train`: causal language-model training steps of the eager model
@@ -80,6 +94,7 @@
 #include <bench/torch/training.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/SDPBackend.h>
 #include <ATen/ops/randint.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/functional/linear.h>
@@ -181,8 +196,13 @@ struct AttentionImpl : torch::nn::Module {
           c_proj(register_module("c_proj", torch::nn::Linear(d, d))) {}
 
     /// x [B, T, D] at `positions` [T]; writes its keys and values into the caches
-    /// [B, H, max_len, hd]; `masked` [T, max_len] is true where a key lies after the query.
-    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
+    /// [B, H, max_len, hd]. Attention as HF's "sdpa" attention computes it: a prefill
+    /// (T > 1, from position 0: every multi-token call is one) attends causally over its
+    /// own T keys with no mask (is_causal); a decode step (T == 1) attends over the whole
+    /// static cache, `visible` [1, max_len] (true where the key's position is at most the
+    /// query's) masking the positions not written yet, as HF's StaticCache does. Neither
+    /// has a shape that depends on the step, so one traced graph serves every step.
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache,
                    Tensor& v_cache) {
         const int64_t batch = x.size(0), tokens = x.size(1), d = x.size(2), hd = d / n_head;
         const Tensor qkv = c_attn(x);
@@ -192,17 +212,18 @@ struct AttentionImpl : torch::nn::Module {
         const Tensor q = split_heads(0);
         k_cache.index_copy_(2, positions, split_heads(1));
         v_cache.index_copy_(2, positions, split_heads(2));
-        Tensor scores = torch::matmul(q, k_cache.transpose(-1, -2)) / std::sqrt(static_cast<double>(hd));
-        scores = scores.masked_fill(masked, -std::numeric_limits<double>::infinity());
-        const Tensor out = torch::matmul(torch::softmax(scores, -1), v_cache);
+        const Tensor out =
+            tokens > 1 ? at::scaled_dot_product_attention(q, k_cache.narrow(2, 0, tokens), v_cache.narrow(2, 0, tokens),
+                                                          /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true)
+                       : at::scaled_dot_product_attention(q, k_cache, v_cache, visible);
         return c_proj(out.transpose(1, 2).reshape({batch, tokens, d}));
     }
 
     /// Continuous batching: x [B, 1, D], row b the next token of the query in cache slot
     /// slots[b] at positions[b]; writes each row's key and value there and attends over
-    /// that slot alone; `masked` [B, 1, 1, max_len] is true where a key lies after the
-    /// row's position. The caches are [slots, H, max_len, hd].
-    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& masked,
+    /// that slot alone; `visible` [B, 1, 1, max_len] is true where a key lies at or before
+    /// the row's position. The caches are [slots, H, max_len, hd].
+    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& visible,
                        Tensor& k_cache, Tensor& v_cache) {
         using torch::indexing::Slice;
         const int64_t batch = x.size(0), d = x.size(2), hd = d / n_head;
@@ -214,9 +235,7 @@ struct AttentionImpl : torch::nn::Module {
         k_cache.index_put_({slots, Slice(), positions}, split_heads(1).squeeze(2));
         v_cache.index_put_({slots, Slice(), positions}, split_heads(2).squeeze(2));
         const Tensor keys = k_cache.index_select(0, slots), values = v_cache.index_select(0, slots);
-        Tensor scores = torch::matmul(q, keys.transpose(-1, -2)) / std::sqrt(static_cast<double>(hd));
-        scores = scores.masked_fill(masked, -std::numeric_limits<double>::infinity());
-        const Tensor out = torch::matmul(torch::softmax(scores, -1), values);
+        const Tensor out = at::scaled_dot_product_attention(q, keys, values, visible);
         return c_proj(out.transpose(1, 2).reshape({batch, 1, d}));
     }
 
@@ -247,16 +266,16 @@ struct BlockImpl : torch::nn::Module {
           ln_2(register_module("ln_2", make_layer_norm(d))),
           mlp(register_module("mlp", Mlp(d))) {}
 
-    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& masked, Tensor& k_cache,
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache,
                    Tensor& v_cache) {
         const lt::ModuleScope scope(scope_name);
-        const Tensor h = x + attn->forward(ln_1(x), positions, masked, k_cache, v_cache);
+        const Tensor h = x + attn->forward(ln_1(x), positions, visible, k_cache, v_cache);
         return h + mlp->forward(ln_2(h));
     }
 
-    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& masked,
+    Tensor decode_rows(const Tensor& x, const Tensor& positions, const Tensor& slots, const Tensor& visible,
                        Tensor& k_cache, Tensor& v_cache) {
-        const Tensor h = x + attn->decode_rows(ln_1(x), positions, slots, masked, k_cache, v_cache);
+        const Tensor h = x + attn->decode_rows(ln_1(x), positions, slots, visible, k_cache, v_cache);
         return h + mlp->forward(ln_2(h));
     }
 
@@ -267,6 +286,14 @@ struct BlockImpl : torch::nn::Module {
     Mlp mlp;
 };
 TORCH_MODULE(Block);
+
+/// A decode step's mask over the static cache: [1, max_len], true where the key's
+/// position is at most the query's (`positions` [1]). Undefined for a prefill (more than
+/// one position), which attends causally over its own keys instead.
+Tensor decode_mask(const Tensor& positions, int64_t max_len) {
+    if (positions.size(0) > 1) return {};
+    return torch::arange(max_len, positions.options()).unsqueeze(0) <= positions.unsqueeze(1);
+}
 
 struct Gpt2Impl : torch::nn::Module {
     explicit Gpt2Impl(const Gpt2Config& c)
@@ -284,11 +311,10 @@ struct Gpt2Impl : torch::nn::Module {
     /// ids [B, T] at positions [T]; caches: k and v of each layer, [B, H, max_len, hd].
     /// Returns the logits [B, vocab] of the last position.
     Tensor forward(const Tensor& ids, const Tensor& positions, std::vector<Tensor>& caches) {
-        const int64_t max_len = caches.at(0).size(2);
-        const Tensor masked = torch::arange(max_len, positions.options()).unsqueeze(0) > positions.unsqueeze(1);
+        const Tensor visible = decode_mask(positions, caches.at(0).size(2));
         Tensor x = wte(ids) + wpe(positions);
         for (std::size_t i = 0; i < blocks.size(); ++i)
-            x = blocks[i]->forward(x, positions, masked, caches.at(2 * i), caches.at(2 * i + 1));
+            x = blocks[i]->forward(x, positions, visible, caches.at(2 * i), caches.at(2 * i + 1));
         // Only the last position's logits are needed (HF generate: logits_to_keep=1);
         // layer norm is per position, so normalizing that row alone is the same.
         const Tensor last = ln_f(x.select(1, x.size(1) - 1));
@@ -301,11 +327,11 @@ struct Gpt2Impl : torch::nn::Module {
     /// [B, vocab].
     Tensor decode_rows(const Tensor& ids, const Tensor& positions, const Tensor& slots, std::vector<Tensor>& caches) {
         const int64_t batch = ids.size(0), max_len = caches.at(0).size(2);
-        const Tensor masked = (torch::arange(max_len, positions.options()).unsqueeze(0) > positions.unsqueeze(1))
-                                  .view({batch, 1, 1, max_len});
+        const Tensor visible = (torch::arange(max_len, positions.options()).unsqueeze(0) <= positions.unsqueeze(1))
+                                   .view({batch, 1, 1, max_len});
         Tensor x = (wte(ids) + wpe(positions)).unsqueeze(1);
         for (std::size_t i = 0; i < blocks.size(); ++i)
-            x = blocks[i]->decode_rows(x, positions, slots, masked, caches.at(2 * i), caches.at(2 * i + 1));
+            x = blocks[i]->decode_rows(x, positions, slots, visible, caches.at(2 * i), caches.at(2 * i + 1));
         return torch::nn::functional::linear(ln_f(x.select(1, 0)), wte->weight);
     }
 
@@ -340,8 +366,9 @@ void init_weights(Gpt2Impl& model, const Gpt2Config& c, uint64_t seed) {
 
 // ---------------------------------------------------------------------------------
 // Work: multiply-accumulates of one generation, counted from the architecture (the
-// model's useful work: attention over the keys at or before each query; the eager and
-// compiled variants also touch the masked rest of the static cache).
+// model's useful work: attention over the keys at or before each query; the decode
+// steps of the eager and compiled variants also touch the masked rest of the static
+// cache).
 
 lt::FlopCount generation_work(const Gpt2Config& c, int64_t batch, int64_t prompt, int64_t new_tokens) {
     const double d = static_cast<double>(c.n_embd), layers = static_cast<double>(c.n_layer);
@@ -484,16 +511,46 @@ CompiledStepper compiled_stepper(const Gpt2& model, std::vector<Tensor> caches, 
 // ---------------------------------------------------------------------------------
 // Kernelized: the same weights, prepared once, run by a hand-written forward pass.
 
+/// The backend at::scaled_dot_product_attention's own selection (at::_fused_sdp_choice)
+/// picks for these inputs.
+at::SDPBackend sdpa_choice(const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& mask,
+                           bool causal, std::optional<double> scale = std::nullopt) {
+    return static_cast<at::SDPBackend>(at::_fused_sdp_choice(q, k, v, mask, 0.0, causal, scale));
+}
+
+std::string backend_name(at::SDPBackend backend) {
+    switch (backend) {
+        case at::SDPBackend::flash_attention: return "flash_attention";
+        case at::SDPBackend::efficient_attention: return "efficient_attention";
+        case at::SDPBackend::cudnn_attention: return "cudnn_attention";
+        default: return "math";
+    }
+}
+
+/// For info.attention of eager and compiled: what SDPA runs in a prefill and in a decode
+/// step of the eager forward pass, on the scenario's device and dtype.
+std::string eager_attention(const Gpt2Config& c, int64_t batch, int64_t prompt, int64_t max_len,
+                            const torch::TensorOptions& options) {
+    const Tensor q = at::empty({batch, c.n_head, prompt, c.head_dim()}, options);
+    const Tensor cache = at::empty({batch, c.n_head, max_len, c.head_dim()}, options);
+    const Tensor visible = at::ones({1, max_len}, options.dtype(torch::kBool));
+    return "scaled_dot_product_attention: prefill " +
+           backend_name(sdpa_choice(q, cache.narrow(2, 0, prompt), cache.narrow(2, 0, prompt), std::nullopt, true)) +
+           " (is_causal, no mask), decode " +
+           backend_name(sdpa_choice(q.narrow(2, 0, 1), cache, cache, visible, false)) +
+           " (boolean mask over the static cache)";
+}
+
+/// How the kernelized variant computes attention (--param attention=...).
+enum class KernelAttention {
+    fused,  // the fused kernel SDPA's selection picks, called directly
+    bmm,    // batched products and softmax, the causal mask folded into the score GEMM
+};
+
 class KernelizedGpt2 {
 public:
-    static constexpr const char* description =
-        "qkv=packed_c_attn_with_folded_1/sqrt(hd); single_row_linear=gemv(float32); "
-        "residual_add=fused_into_proj_gemm_accumulation(float32); kv_cache=in_place_copy_from_packed_qkv; "
-        "attention=filled_prefix_only,causal_mask_in_baddbmm(prefill),unmasked(decode); "
-        "gelu=in_place_tanh_gelu";
-
-    KernelizedGpt2(Gpt2Impl& model, const Gpt2Config& c, std::vector<Tensor> caches)
-        : c_(c), caches_(std::move(caches)) {
+    KernelizedGpt2(Gpt2Impl& model, const Gpt2Config& c, std::vector<Tensor> caches, KernelAttention attention)
+        : c_(c), caches_(std::move(caches)), attention_(attention) {
         torch::NoGradGuard no_grad;
         const int64_t d = c.n_embd;
         const double q_scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim()));
@@ -522,6 +579,34 @@ public:
         lnf_w_ = model.ln_f->weight;
         lnf_b_ = model.ln_f->bias;
         gemv_ = wte_.scalar_type() == torch::kFloat32 || wte_.scalar_type() == torch::kFloat64;
+        if (attention_ == KernelAttention::fused) {
+            // SDPA's choice for a prefill (causal, keys as many as queries) and for a decode
+            // step (one query), on q, k and v shaped and strided as step() passes them.
+            const int64_t heads = c.n_head, hd = c.head_dim();
+            const Tensor q = at::empty({1, 2, 3, heads, hd}, wte_.options()).select(2, 0).transpose(1, 2);
+            const Tensor kv = at::empty({1, heads, 2, hd}, wte_.options());
+            prefill_ = sdpa_choice(q, kv, kv, std::nullopt, /*causal=*/true, 1.0);
+            decode_ = sdpa_choice(q.narrow(2, 0, 1), kv, kv, std::nullopt, /*causal=*/false, 1.0);
+        }
+    }
+
+    /// The kernels, for info.kernels.
+    std::string description() const {
+        std::string attention;
+        if (attention_ == KernelAttention::fused)
+            attention = "attention=filled_prefix_only," + backend_name(prefill_) + "(prefill,causal)," +
+                        backend_name(decode_) + "(decode,unmasked)";
+        else
+            attention = "attention=filled_prefix_only,bmm_softmax_bmm,causal_mask_in_baddbmm(prefill),unmasked(decode)";
+        return "qkv=packed_c_attn_with_folded_1/sqrt(hd); single_row_linear=gemv(float32); "
+               "residual_add=fused_into_proj_gemm_accumulation(float32); kv_cache=in_place_copy_from_packed_qkv; " +
+               attention + "; gelu=in_place_tanh_gelu";
+    }
+
+    /// The attention kernels, for info.attention.
+    std::string attention_kernels() const {
+        if (attention_ == KernelAttention::bmm) return "bmm, _softmax, bmm (prefill: baddbmm with the causal mask)";
+        return "prefill " + backend_name(prefill_) + " (causal), decode " + backend_name(decode_) + " (no mask)";
     }
 
     /// ids [B, T] at positions start ... start+T-1; returns the last position's logits.
@@ -533,9 +618,12 @@ public:
         Tensor x = at::embedding(wte_, ids.reshape({rows}));
         x.view({batch, tokens, d}).add_(wpe_.narrow(0, start, tokens));
 
+        // A prefill after position 0 (never asked for by generate()) is not causal in
+        // SDPA's sense (query i sees keys up to start + i): the bmm path takes it.
+        const bool fused = attention_ == KernelAttention::fused && (tokens == 1 || start == 0);
         // Prefill: key j is visible to query i iff j <= start + i; folded into the score GEMM.
         Tensor mask_bias;
-        if (tokens > 1)
+        if (tokens > 1 && !fused)
             mask_bias = at::full({tokens, end}, -std::numeric_limits<double>::infinity(), x.options()).triu_(start + 1);
 
         for (std::size_t i = 0; i < layers_.size(); ++i) {
@@ -548,15 +636,25 @@ public:
             const Tensor qkv = linear(a, l.qkv_w, l.qkv_b).view({batch, tokens, 3, heads, hd});
             k_cache.narrow(2, start, tokens).copy_(qkv.select(2, 1).transpose(1, 2));
             v_cache.narrow(2, start, tokens).copy_(qkv.select(2, 2).transpose(1, 2));
-            const Tensor q = qkv.select(2, 0).transpose(1, 2).reshape({batch * heads, tokens, hd});
-            const Tensor keys = k_cache.narrow(2, 0, end).view({batch * heads, end, hd});
-            const Tensor values = v_cache.narrow(2, 0, end).view({batch * heads, end, hd});
-            Tensor scores = tokens > 1 ? at::baddbmm(mask_bias, q, keys.transpose(1, 2))
-                                       : at::bmm(q, keys.transpose(1, 2));
-            scores = at::_softmax(scores, -1, false);
-            Tensor attn = at::bmm(scores, values);  // [B*H, T, hd]
-            attn = tokens > 1 ? attn.view({batch, heads, tokens, hd}).transpose(1, 2).reshape({rows, d})
-                              : attn.view({rows, d});  // one token: [B, H, hd] is [B, D]
+            Tensor attn;
+            if (fused) {
+                // q [B, H, T, hd] a view of the packed projection; the output laid out as
+                // [B, T, H, hd] by the flash kernels, so merging the heads is a view too.
+                attn = attend(tokens > 1 ? prefill_ : decode_, qkv.select(2, 0).transpose(1, 2),
+                              k_cache.narrow(2, 0, end), v_cache.narrow(2, 0, end), tokens > 1)
+                           .transpose(1, 2)
+                           .reshape({rows, d});
+            } else {
+                const Tensor q = qkv.select(2, 0).transpose(1, 2).reshape({batch * heads, tokens, hd});
+                const Tensor keys = k_cache.narrow(2, 0, end).view({batch * heads, end, hd});
+                const Tensor values = v_cache.narrow(2, 0, end).view({batch * heads, end, hd});
+                Tensor scores = tokens > 1 ? at::baddbmm(mask_bias, q, keys.transpose(1, 2))
+                                           : at::bmm(q, keys.transpose(1, 2));
+                scores = at::_softmax(scores, -1, false);
+                attn = at::bmm(scores, values);  // [B*H, T, hd]
+                attn = tokens > 1 ? attn.view({batch, heads, tokens, hd}).transpose(1, 2).reshape({rows, d})
+                                  : attn.view({rows, d});  // one token: [B, H, hd] is [B, D]
+            }
             accumulate_linear(x, attn, l.proj_w, l.proj_b);
 
             Tensor f = linear(at::layer_norm(x, {d}, l.ln2_w, l.ln2_b, layer_norm_eps), l.fc_w, l.fc_b);
@@ -574,6 +672,21 @@ private:
         std::string name;
         Tensor ln1_w, ln1_b, ln2_w, ln2_b, qkv_w, qkv_b, proj_w, proj_b, fc_w, fc_b, fc2_w, fc2_b;
     };
+
+    /// The chosen fused kernel, called directly (q already carries 1/sqrt(hd): scale 1).
+    static Tensor attend(at::SDPBackend backend, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+        switch (backend) {
+            case at::SDPBackend::flash_attention:
+                if (q.is_cpu()) return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, {}, 1.0));
+                return std::get<0>(at::_scaled_dot_product_flash_attention(q, k, v, 0.0, causal, false, 1.0));
+            case at::SDPBackend::efficient_attention:
+                return std::get<0>(at::_scaled_dot_product_efficient_attention(q, k, v, {}, false, 0.0, causal, 1.0));
+            case at::SDPBackend::cudnn_attention:
+                return std::get<0>(at::_scaled_dot_product_cudnn_attention(q, k, v, {}, false, 0.0, causal, false, 1.0));
+            default:
+                return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, 1.0);
+        }
+    }
 
     /// a [M, K] times w [N, K]^T plus b: one GEMV when M is 1 (OpenBLAS sgemv reads the
     /// weight once; ATen's GEMM path for one row is several times slower here).
@@ -606,13 +719,20 @@ private:
 
     Gpt2Config c_;
     std::vector<Tensor> caches_;
+    KernelAttention attention_;
+    at::SDPBackend prefill_ = at::SDPBackend::math, decode_ = at::SDPBackend::math;  // fused: SDPA's choices
     std::vector<Layer> layers_;
     Tensor wte_, wpe_, lnf_w_, lnf_b_;
     bool gemv_ = false;
 };
 
-Stepper kernelized_stepper(Gpt2Impl& model, const Gpt2Config& c, std::vector<Tensor> caches) {
-    auto kernels = std::make_shared<KernelizedGpt2>(model, c, std::move(caches));
+KernelAttention parse_kernel_attention(const std::string& name) {
+    if (name == "fused") return KernelAttention::fused;
+    if (name == "bmm") return KernelAttention::bmm;
+    throw std::invalid_argument("gpt2: parameter 'attention': '" + name + "' is neither 'fused' nor 'bmm'");
+}
+
+Stepper kernelized_stepper(const std::shared_ptr<KernelizedGpt2>& kernels) {
     StepFn fn = [kernels](const Tensor& ids, const Tensor&, int64_t start) { return kernels->step(ids, start); };
     return {fn, fn};
 }
@@ -869,6 +989,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     for (int64_t p = 0; p < max_len; ++p) in.decode_positions.push_back(torch::full({1}, p, index_options));
     in.new_tokens = new_tokens;
     const auto cache_options = torch::TensorOptions().dtype(dtype).device(device);
+    if (cfg.variant != bench::Variant::kernelized)  // the eager forward, traced or not
+        ctx.set_info("attention", eager_attention(arch, batch, prompt_len, max_len, cache_options));
 
     if (serving) {
         // Prompts of the queries, by index; the first three also check the batched path
@@ -896,10 +1018,15 @@ BENCH_RUN_BENCHMARK(ctx) {
             ctx.set_info("variant_passes", passes + " (prefill and decode graphs)");
             break;
         }
-        case bench::Variant::kernelized:
-            stepper = kernelized_stepper(*model, arch, make_caches(arch, batch, max_len, cache_options));
-            ctx.set_info("kernels", KernelizedGpt2::description);
+        case bench::Variant::kernelized: {
+            const auto kernels = std::make_shared<KernelizedGpt2>(
+                *model, arch, make_caches(arch, batch, max_len, cache_options),
+                parse_kernel_attention(ctx.params().get_string("attention", device.is_cpu() ? "bmm" : "fused")));
+            stepper = kernelized_stepper(kernels);
+            ctx.set_info("kernels", kernels->description());
+            ctx.set_info("attention", kernels->attention_kernels());
             break;
+        }
     }
 
     if (cfg.variant != bench::Variant::eager) {
@@ -954,10 +1081,10 @@ Tensor logits_of_every_position(Gpt2Impl& model, const Gpt2Config& arch, const T
     const int64_t batch = ids.size(0), tokens = ids.size(1);
     const Tensor positions = torch::arange(tokens, ids.options());
     std::vector<Tensor> caches = make_caches(arch, batch, tokens, model.wte->weight.options());
-    const Tensor masked = torch::arange(tokens, positions.options()).unsqueeze(0) > positions.unsqueeze(1);
+    const Tensor visible = decode_mask(positions, tokens);
     Tensor x = model.wte(ids) + model.wpe(positions);
     for (std::size_t i = 0; i < model.blocks.size(); ++i)
-        x = model.blocks[i]->forward(x, positions, masked, caches.at(2 * i), caches.at(2 * i + 1));
+        x = model.blocks[i]->forward(x, positions, visible, caches.at(2 * i), caches.at(2 * i + 1));
     return torch::nn::functional::linear(model.ln_f(x), model.wte->weight).reshape({batch * tokens, -1});
 }
 

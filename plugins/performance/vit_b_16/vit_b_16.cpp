@@ -1,15 +1,32 @@
 // ViT-B/16 (torchvision.models.vit_b_16): the architecture, with seeded random weights,
 // run as the three variants benchhost compares.
 //
-//   eager       the forward pass written with plain ops (linear, matmul, softmax,
-//               layer_norm, gelu), as torchvision's Python computes it when PyTorch does
-//               not take its fused fast path;
+//   eager       the forward pass as torchvision's Python runs it on PyTorch 2.x: each
+//               block's attention is nn.MultiheadAttention(need_weights=False). In
+//               inference (eval, no gradient wanted) that is its fast path, one call of
+//               at::_native_multi_head_attention: packed input projection, attention,
+//               output projection, where the attention is the op's own batched products
+//               and softmax on the CPU and SDPA's fused kernel on CUDA. With gradients
+//               (the `train` benchmark) it is F.multi_head_attention_forward's path:
+//               packed projection, at::scaled_dot_product_attention, output projection.
+//               The rest is plain ops (linear, layer_norm, gelu);
 //   compiled    that forward traced, frozen and optimized by the SDK;
-//   kernelized  the matrix products through oneDNN with weights prepacked once (the
-//               linear layers as prepacked 1x1 convolutions over a channels-last view),
-//               GELU and residual additions in place; or, with --param
-//               kernel=fused_encoder_layer, each encoder block as one call of the fused
+//   kernelized  one of three paths, --param kernel=...:
+//               onednn_prepacked (the default on the CPU): the matrix products through
+//               oneDNN with weights prepacked once (the linear layers as prepacked 1x1
+//               convolutions over a channels-last view), GELU and residual additions in
+//               place, and the attention as PyTorch's fused CPU flash-attention kernel
+//               (at::_scaled_dot_product_flash_attention_for_cpu) called directly on
+//               views of the packed QKV projection;
+//               fused_attention (any device): the projections through at::linear, the
+//               residual additions fused into the output projections' GEMMs, and the
+//               attention as the fused kernel that SDPA's own selection picks for these
+//               inputs (at::_fused_sdp_choice: on CUDA flash, memory-efficient or cuDNN
+//               attention; on the CPU the flash kernel), called directly;
+//               fused_encoder_layer (the default where the prepacked oneDNN ops are
+//               missing, as on CUDA): each encoder block as one call of the fused
 //               BetterTransformer kernel (at::_transformer_encoder_layer_fwd).
+//               info.attention names the attention kernel of each variant.
 //
 // The module tree and parameter names mirror torchvision's (conv_proj, class_token,
 // encoder.pos_embedding, encoder.layers.encoder_layer_<i>.{ln_1, self_attention, ln_2,
@@ -32,6 +49,8 @@
 #include <vector>
 
 #include <ATen/ATen.h>
+#include <ATen/SDPBackend.h>
+#include <c10/core/GradMode.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -96,20 +115,29 @@ struct SelfAttention : torch::nn::Module {
         in_proj_bias = register_parameter("in_proj_bias", trunc_normal({3 * kHidden}, 0.02), false);
         out_proj = register_module("out_proj", std::make_shared<Linear>(kHidden, kHidden));
     }
-    // The unfused composition: packed projection, per-head scaled dot products, softmax,
-    // weighted sum, heads merged, output projection.
+    // As torchvision calls it, self(x, x, x, need_weights=False)[0].
     at::Tensor forward(const at::Tensor& x) const {
+        if (fast_path(x))
+            return std::get<0>(at::_native_multi_head_attention(x, x, x, kHidden, kHeads, in_proj_weight, in_proj_bias,
+                                                                out_proj->weight, out_proj->bias, /*mask=*/{},
+                                                                /*need_weights=*/false));
+        // F.multi_head_attention_forward with need_weights=False: the packed projection,
+        // SDPA over the heads, the heads merged, the output projection.
         const int64_t batch = x.size(0);
         const int64_t length = x.size(1);
         const at::Tensor qkv = at::linear(x, in_proj_weight, in_proj_bias)
                                    .view({batch, length, 3, kHeads, kHeadDim})
                                    .permute({2, 0, 3, 1, 4});  // [3, batch, heads, length, head_dim]
-        const at::Tensor q = qkv.select(0, 0).mul(1.0 / std::sqrt(static_cast<double>(kHeadDim)));
-        const at::Tensor k = qkv.select(0, 1);
-        const at::Tensor v = qkv.select(0, 2);
-        const at::Tensor weights = at::softmax(at::matmul(q, k.transpose(-2, -1)), -1);
-        const at::Tensor heads = at::matmul(weights, v);  // [batch, heads, length, head_dim]
+        const at::Tensor heads = at::scaled_dot_product_attention(qkv.select(0, 0), qkv.select(0, 1), qkv.select(0, 2));
         return out_proj->forward(heads.transpose(1, 2).reshape({batch, length, kHidden}));
+    }
+    // nn.MultiheadAttention's condition for its fast path, as far as it concerns this
+    // model: not training, and no gradient wanted for the input or the weights.
+    bool fast_path(const at::Tensor& x) const {
+        if (is_training()) return false;
+        if (!at::GradMode::is_enabled()) return true;
+        return !(x.requires_grad() || in_proj_weight.requires_grad() || in_proj_bias.requires_grad() ||
+                 out_proj->weight.requires_grad() || out_proj->bias.requires_grad());
     }
     at::Tensor in_proj_weight, in_proj_bias;
     std::shared_ptr<Linear> out_proj;
@@ -247,31 +275,91 @@ private:
     std::shared_ptr<std::map<int64_t, c10::IValue>> contexts_;  // packed weights by rows
 };
 
+// One of SDPA's fused attention kernels, called directly: the backend that
+// at::scaled_dot_product_attention's own selection (at::_fused_sdp_choice) picks for
+// inputs like these, chosen once, so that a call skips the selection and SDPA's
+// wrapping. q, k, v: [batch, heads, length, head_dim], any strides with the last
+// dimension contiguous (views of a packed projection). Returns [batch, heads, length,
+// head_dim]; the flash kernels write it laid out as [batch, length, heads, head_dim], so
+// that merging the heads back (transpose(1, 2) then reshape) needs no copy.
+class FusedAttention {
+public:
+    FusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v)
+        : backend_(static_cast<at::SDPBackend>(at::_fused_sdp_choice(q, k, v))), cpu_(q.is_cpu()) {}
+
+    at::Tensor operator()(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) const {
+        switch (backend_) {
+            case at::SDPBackend::flash_attention:
+                if (cpu_) return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(q, k, v));
+                return std::get<0>(at::_scaled_dot_product_flash_attention(q, k, v));
+            case at::SDPBackend::efficient_attention:
+                return std::get<0>(at::_scaled_dot_product_efficient_attention(q, k, v, /*attn_bias=*/{},
+                                                                               /*compute_log_sumexp=*/false));
+            case at::SDPBackend::cudnn_attention:
+                return std::get<0>(at::_scaled_dot_product_cudnn_attention(q, k, v, /*attn_bias=*/{},
+                                                                           /*compute_log_sumexp=*/false));
+            default:  // no fused kernel takes these inputs: SDPA itself (its math path)
+                return at::scaled_dot_product_attention(q, k, v);
+        }
+    }
+
+    // The kernel, as info.attention names it.
+    std::string name() const {
+        switch (backend_) {
+            case at::SDPBackend::flash_attention:
+                return cpu_ ? "_scaled_dot_product_flash_attention_for_cpu" : "_scaled_dot_product_flash_attention";
+            case at::SDPBackend::efficient_attention: return "_scaled_dot_product_efficient_attention";
+            case at::SDPBackend::cudnn_attention: return "_scaled_dot_product_cudnn_attention";
+            default: return "scaled_dot_product_attention (math: no fused kernel takes these inputs)";
+        }
+    }
+
+private:
+    at::SDPBackend backend_;
+    bool cpu_;
+};
+
 enum class KernelPath {
-    onednn_prepacked,     // prepacked oneDNN matrix products, plain attention core
+    onednn_prepacked,     // prepacked oneDNN matrix products, the CPU flash-attention kernel
+    fused_attention,      // at::linear products, the fused attention kernel SDPA would pick
     fused_encoder_layer,  // at::_transformer_encoder_layer_fwd per block
 };
 
 KernelPath parse_kernel_path(const std::string& name) {
     if (name == "onednn_prepacked") return KernelPath::onednn_prepacked;
+    if (name == "fused_attention") return KernelPath::fused_attention;
     if (name == "fused_encoder_layer") return KernelPath::fused_encoder_layer;
     throw std::invalid_argument("parameter 'kernel': '" + name +
-                                "' is neither 'onednn_prepacked' nor 'fused_encoder_layer'");
+                                "' is none of 'onednn_prepacked', 'fused_attention', 'fused_encoder_layer'");
+}
+
+const char* kernel_path_name(KernelPath path) {
+    switch (path) {
+        case KernelPath::onednn_prepacked: return "onednn_prepacked";
+        case KernelPath::fused_attention: return "fused_attention";
+        case KernelPath::fused_encoder_layer: return "fused_encoder_layer";
+    }
+    return "?";
 }
 
 // The kernelized forward, built once from the model's current parameters (on the
-// scenario's device, in its dtype). Both paths compute the patch embedding as one matrix
-// product over the unfolded 16x16 patches (the convolution's stride is its kernel size),
-// with the convolution's bias and the position embedding folded into one addend and the
-// class token's row precomputed, and apply the final layer norm to the class token only
-// (it normalizes each token on its own). In between, each encoder block is
-//   onednn_prepacked:    layer norm, prepacked QKV projection, scaled dot products,
-//                        softmax, prepacked output projection added in place to the
-//                        residual, layer norm, prepacked fc1 with GELU in place, prepacked
-//                        fc2 added in place to the residual;
+// scenario's device, in its dtype). Every path computes the patch embedding as one
+// matrix product over the unfolded 16x16 patches (the convolution's stride is its kernel
+// size), with the convolution's bias and the position embedding folded into one addend
+// and the class token's row precomputed, and applies the final layer norm to the class
+// token only (it normalizes each token on its own). In between, each encoder block is
+//   onednn_prepacked:    layer norm, prepacked QKV projection, the CPU flash-attention
+//                        kernel on its q, k and v views, prepacked output projection
+//                        added in place to the residual, layer norm, prepacked fc1 with
+//                        GELU in place, prepacked fc2 added in place to the residual;
+//   fused_attention:     the same steps with at::linear for the QKV projection and fc1,
+//                        the output projection and fc2 accumulated into the residual by
+//                        their GEMMs (addmm, beta 1), and the fused attention kernel
+//                        SDPA's selection picks (FusedAttention);
 //   fused_encoder_layer: one call of the fused BetterTransformer kernel.
+// `attention_kernel` is set to the attention kernel's name.
 bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& model, KernelPath path,
-                                   int64_t batch_size) {
+                                   int64_t batch_size, std::string& attention_kernel) {
     struct Block {
         const EncoderBlock* layer;
         std::optional<PackedLinear> qkv, out, fc1, fc2;
@@ -282,6 +370,7 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
         at::Tensor patch_addend;  // [196, 768]: the convolution's bias plus the position embedding
         at::Tensor class_row;     // [1, 1, 768]: the class token plus its position embedding
         std::vector<Block> blocks;
+        std::optional<FusedAttention> attention;  // onednn_prepacked, fused_attention
     };
     auto prepared = std::make_shared<Prepared>();
     const at::Tensor& pos = model->encoder->pos_embedding;
@@ -306,21 +395,43 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
         for (const auto* linear : {&block.qkv, &block.out, &block.fc1, &block.fc2})
             (*linear)->prepare(batch_size * kSequence);
     }
+    if (path == KernelPath::fused_encoder_layer) {
+        attention_kernel = "_transformer_encoder_layer_fwd (its _native_multi_head_attention)";
+    } else {
+        // Chosen for views like the forward's: q, k and v of a packed [rows, 3 * 768] projection.
+        const at::Tensor qkv = at::empty({batch_size, kSequence, 3, kHeads, kHeadDim}, pos.options());
+        const auto part = [&](int64_t i) { return qkv.select(2, i).transpose(1, 2); };
+        prepared->attention.emplace(part(0), part(1), part(2));
+        attention_kernel = prepared->attention->name();
+    }
 
-    const auto packed_block = [](const Block& b, const at::Tensor& input) {
+    // q, k and v of the packed projection [rows, 3 * 768] attended, the heads merged: [rows, 768].
+    const auto attend = [prepared](const at::Tensor& qkv, int64_t batch) {
+        const at::Tensor parts = qkv.view({batch, kSequence, 3, kHeads, kHeadDim});
+        const auto part = [&](int64_t i) { return parts.select(2, i).transpose(1, 2); };
+        return (*prepared->attention)(part(0), part(1), part(2)).transpose(1, 2).reshape({batch * kSequence, kHidden});
+    };
+    const auto packed_block = [attend](const Block& b, const at::Tensor& input) {
         const int64_t batch = input.size(0);
         const int64_t rows = batch * kSequence;
         const at::Tensor residual = input.reshape({rows, kHidden});
-        const at::Tensor qkv = (*b.qkv)(b.layer->ln_1->forward(residual))
-                                   .view({batch, kSequence, 3, kHeads, kHeadDim})
-                                   .permute({2, 0, 3, 1, 4});
-        const at::Tensor q = qkv.select(0, 0).mul(1.0 / std::sqrt(static_cast<double>(kHeadDim)));
-        const at::Tensor weights = at::softmax(at::matmul(q, qkv.select(0, 1).transpose(-2, -1)), -1);
-        const at::Tensor heads = at::matmul(weights, qkv.select(0, 2)).transpose(1, 2).reshape({rows, kHidden});
-        const at::Tensor x = (*b.out)(heads).add_(residual);
+        const at::Tensor x = (*b.out)(attend((*b.qkv)(b.layer->ln_1->forward(residual)), batch)).add_(residual);
         at::Tensor hidden = (*b.fc1)(b.layer->ln_2->forward(x));
         at::gelu_(hidden);
         return (*b.fc2)(hidden).add_(x).view({batch, kSequence, kHidden});
+    };
+    const auto fused_attention_block = [attend](const Block& b, const at::Tensor& input) {
+        const EncoderBlock& l = *b.layer;
+        const SelfAttention& a = *l.self_attention;
+        const int64_t batch = input.size(0);
+        const int64_t rows = batch * kSequence;
+        const at::Tensor residual = input.reshape({rows, kHidden});
+        const at::Tensor heads = attend(at::linear(l.ln_1->forward(residual), a.in_proj_weight, a.in_proj_bias), batch);
+        // x = residual + heads W_out^T + b_out, the sum accumulated by the GEMM.
+        const at::Tensor x = at::addmm(residual, heads, a.out_proj->weight.t()).add_(a.out_proj->bias);
+        at::Tensor hidden = at::linear(l.ln_2->forward(x), l.mlp->fc1->weight, l.mlp->fc1->bias);
+        at::gelu_(hidden);
+        return at::addmm(x, hidden, l.mlp->fc2->weight.t()).add_(l.mlp->fc2->bias).view({batch, kSequence, kHidden});
     };
     const auto fused_block = [](const Block& b, const at::Tensor& input) {
         const EncoderBlock& l = *b.layer;
@@ -331,18 +442,23 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
             l.ln_2->bias, l.mlp->fc1->weight, l.mlp->fc1->bias, l.mlp->fc2->weight, l.mlp->fc2->bias);
     };
 
-    return [model, prepared, packed, packed_block, fused_block](const at::Tensor& images) {
+    return [model, prepared, path, packed_block, fused_attention_block, fused_block](const at::Tensor& images) {
         const int64_t batch = images.size(0);
         const at::Tensor patches = images.reshape({batch, 3, kGrid, kPatchSize, kGrid, kPatchSize})
                                        .permute({0, 2, 4, 1, 3, 5})
                                        .reshape({batch * kGrid * kGrid, 3 * kPatchSize * kPatchSize});
-        const at::Tensor embedded = packed ? (*prepared->patch)(patches) : at::mm(patches, prepared->patch_weight);
+        const at::Tensor embedded = path == KernelPath::onednn_prepacked ? (*prepared->patch)(patches)
+                                                                          : at::mm(patches, prepared->patch_weight);
         at::Tensor x = at::cat({prepared->class_row.expand({batch, -1, -1}),
                                 embedded.view({batch, kGrid * kGrid, kHidden}).add_(prepared->patch_addend)},
                                1);
         for (const Block& block : prepared->blocks) {
             const bench::libtorch::ModuleScope scope(block.layer->scope_name);  // as eager's, for a profile
-            x = packed ? packed_block(block, x) : fused_block(block, x);
+            switch (path) {
+                case KernelPath::onednn_prepacked: x = packed_block(block, x); break;
+                case KernelPath::fused_attention: x = fused_attention_block(block, x); break;
+                case KernelPath::fused_encoder_layer: x = fused_block(block, x); break;
+            }
         }
         return model->head->forward(model->encoder->ln->forward(x.select(1, 0)));
     };
@@ -355,9 +471,9 @@ std::shared_ptr<VisionTransformer> make_model() {
 
 }  // namespace
 
-// Parameter `kernel` (onednn_prepacked, the default, or fused_encoder_layer) picks the
-// kernelized path; where the prepacked oneDNN ops are missing (a LibTorch built without
-// oneDNN, or a GPU), the fused encoder layer is used.
+// Parameter `kernel` (onednn_prepacked, the default, fused_attention or
+// fused_encoder_layer) picks the kernelized path; where the prepacked oneDNN ops are
+// missing (a LibTorch built without oneDNN, or a GPU), the fused encoder layer is used.
 BENCH_RUN_BENCHMARK(ctx) {
     const std::shared_ptr<VisionTransformer> model = bench::libtorch::load_model(ctx, make_model);
     bench::libtorch::ModelBenchmark spec;
@@ -371,12 +487,19 @@ BENCH_RUN_BENCHMARK(ctx) {
         return at::randn({batch_size, 3, kImageSize, kImageSize}).to(device, dtype);
     };
     bench::libtorch::use_image_dataset(ctx, spec);  // --param dataset=DIR: real images instead
+    if (ctx.config().variant != bench::Variant::kernelized)  // the eager forward, traced or not
+        ctx.set_info("attention",
+                     "_native_multi_head_attention (nn.MultiheadAttention's inference fast path: batched products "
+                     "and softmax on the CPU, SDPA's fused kernel on CUDA)");
     spec.kernelize = [model, &ctx](const bench::libtorch::KernelRegistry&) {
         KernelPath path = parse_kernel_path(ctx.params().get_string("kernel", "onednn_prepacked"));
         if (path == KernelPath::onednn_prepacked && !(model->conv_proj_weight.is_cpu() && PackedLinear::available()))
             path = KernelPath::fused_encoder_layer;
-        ctx.set_info("kernel_path", path == KernelPath::onednn_prepacked ? "onednn_prepacked" : "fused_encoder_layer");
-        return kernelize(model, path, ctx.config().batch_size);
+        ctx.set_info("kernel_path", kernel_path_name(path));
+        std::string attention;
+        bench::libtorch::Forward forward = kernelize(model, path, ctx.config().batch_size, attention);
+        ctx.set_info("attention", attention);
+        return forward;
     };
     bench::libtorch::run_model_benchmark(ctx, spec);
 }

@@ -66,6 +66,32 @@ def _torch_setup(threads):
     return torch, default_threads
 
 
+def _time_calls(run, x, warmup, iterations):
+    """Calls run(x) `warmup` times, then `iterations` times timed; returns the times in ms."""
+    for _ in range(warmup):
+        run(x)
+    samples = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        out = run(x)
+        samples.append((time.perf_counter() - start) * 1e3)
+        del out
+    return samples
+
+
+def _image_model_facts(torch, torchvision, samples, variant, default_threads, parameters):
+    """What one side of an image model's round reports beside its first call."""
+    return {
+        "latency": samples,
+        "variant": variant,
+        "threads": torch.get_num_threads(),
+        "default_threads": default_threads,
+        "torch_version": torch.__version__,
+        "torchvision_version": torchvision.__version__,
+        "parameters": parameters,
+    }
+
+
 def measure_resnet50(args):
     torch, default_threads = _torch_setup(args.threads)
     import torchvision
@@ -85,7 +111,6 @@ def measure_resnet50(args):
     model.eval()
     parameters = sum(p.numel() for p in model.parameters())
 
-    samples = []
     result = {}
     with torch.inference_mode():
         torch.manual_seed(args.seed + 1)
@@ -114,22 +139,8 @@ def measure_resnet50(args):
                 print(f"warning: compiled ResNet-50 output differs from eager's beyond 1e-4 + 1e-3 |eager|: max_abs_diff "
                       f"{result['max_abs_diff']:.3g}, max_rel_diff {result['max_rel_diff']:.3g}", file=sys.stderr)
             del out
-        for _ in range(args.warmup):
-            run(x)
-        for _ in range(args.iterations):
-            start = time.perf_counter()
-            out = run(x)
-            samples.append((time.perf_counter() - start) * 1e3)
-            del out
-    result.update({
-        "latency": samples,
-        "variant": args.variant,
-        "threads": torch.get_num_threads(),
-        "default_threads": default_threads,
-        "torch_version": torch.__version__,
-        "torchvision_version": torchvision.__version__,
-        "parameters": parameters,
-    })
+        samples = _time_calls(run, x, args.warmup, args.iterations)
+    result.update(_image_model_facts(torch, torchvision, samples, args.variant, default_threads, parameters))
     return result
 
 
@@ -149,7 +160,6 @@ def measure_vit_b_16(args):
     if parameters != VIT_B_16_PARAMETERS:
         raise SystemExit(f"vit_b_16: {parameters} parameters, expected {VIT_B_16_PARAMETERS}")
 
-    samples = []
     result = {}
     with torch.inference_mode():
         torch.manual_seed(args.seed + 1)
@@ -158,22 +168,8 @@ def measure_vit_b_16(args):
         out = model(x)
         result["first_call"] = (time.perf_counter() - start) * 1e3
         del out
-        for _ in range(args.warmup):
-            model(x)
-        for _ in range(args.iterations):
-            start = time.perf_counter()
-            out = model(x)
-            samples.append((time.perf_counter() - start) * 1e3)
-            del out
-    result.update({
-        "latency": samples,
-        "variant": "eager",
-        "threads": torch.get_num_threads(),
-        "default_threads": default_threads,
-        "torch_version": torch.__version__,
-        "torchvision_version": torchvision.__version__,
-        "parameters": parameters,
-    })
+        samples = _time_calls(model, x, args.warmup, args.iterations)
+    result.update(_image_model_facts(torch, torchvision, samples, "eager", default_threads, parameters))
     return result
 
 

@@ -39,6 +39,11 @@ if(NOT Torch_DIR)
                           "scripts/bench installs it (docs/install.md), or give -DCMAKE_PREFIX_PATH=<libtorch>.")
     endif()
     set(Torch_DIR "${_bench_torch_prefix}/Torch" CACHE PATH "LibTorch's CMake package" FORCE)
+  elseif(NOT _bench_torch_config)
+    message(FATAL_ERROR "No LibTorch found: BENCH_PYTHON (${BENCH_PYTHON}) does not exist, and neither "
+                        "CMAKE_PREFIX_PATH nor Torch_DIR names one. scripts/bench makes the project's venv with the "
+                        "pinned torch; or give -DBENCH_PYTHON=<a python with torch>, -DCMAKE_PREFIX_PATH=<libtorch>, "
+                        "or -DBENCH_WITH_TORCH=OFF (docs/install.md).")
   endif()
 endif()
 
@@ -66,7 +71,7 @@ if(BENCH_TORCH_CUDA_VERSION)
   endif()
   string(REGEX MATCH "^[0-9]+\\.[0-9]+" _bench_toolkit_cuda "${CUDAToolkit_VERSION}")
   if(NOT _bench_toolkit_cuda VERSION_EQUAL BENCH_TORCH_CUDA_VERSION)
-    set(_bench_message "the CUDA toolkit ${CUDAToolkit_VERSION} (${CUDAToolkit_BIN_DIR}) does not match the CUDA "
+    string(CONCAT _bench_message "the CUDA toolkit ${CUDAToolkit_VERSION} (${CUDAToolkit_BIN_DIR}) does not match the CUDA "
                        "${BENCH_TORCH_CUDA_VERSION} that LibTorch ${_bench_torch_file_version} was built with "
                        "(${_bench_torch_root}): install toolkit ${BENCH_TORCH_CUDA_VERSION} and point CUDAToolkit_ROOT at it, "
                        "or pin a torch built with CUDA ${_bench_toolkit_cuda}")

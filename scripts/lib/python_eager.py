@@ -66,6 +66,23 @@ def _torch_setup(threads):
     return torch, default_threads
 
 
+def _freeze_for_inference(model):
+    """No gradients, eval mode; returns the parameter count."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    model.eval()
+    return sum(p.numel() for p in model.parameters())
+
+
+def _first_call(torch, model, args):
+    """The seeded input batch, the model's first output on it, and that call's time in ms."""
+    torch.manual_seed(args.seed + 1)
+    x = torch.randn(args.batch, 3, args.image_size, args.image_size)
+    start = time.perf_counter()
+    out = model(x)
+    return x, out, (time.perf_counter() - start) * 1e3
+
+
 def _time_calls(run, x, warmup, iterations):
     """Calls run(x) `warmup` times, then `iterations` times timed; returns the times in ms."""
     for _ in range(warmup):
@@ -106,20 +123,13 @@ def measure_resnet50(args):
         model(torch.randn(2, 3, args.image_size, args.image_size))
     for bn in norms:
         bn.momentum = 0.1
-    for p in model.parameters():
-        p.requires_grad_(False)
-    model.eval()
-    parameters = sum(p.numel() for p in model.parameters())
+    parameters = _freeze_for_inference(model)
 
     result = {}
     with torch.inference_mode():
-        torch.manual_seed(args.seed + 1)
-        x = torch.randn(args.batch, 3, args.image_size, args.image_size)
         # As the C++ side: eager's first call is the cold start of eager, and the
         # reference that the compiled output is checked against.
-        start = time.perf_counter()
-        reference = model(x)
-        result["first_call"] = (time.perf_counter() - start) * 1e3
+        x, reference, result["first_call"] = _first_call(torch, model, args)
     run = model
     if args.variant == "compiled":
         # Traced with TorchScript, frozen, optimize_for_inference; built under
@@ -153,20 +163,13 @@ def measure_vit_b_16(args):
 
     torch.manual_seed(args.seed)
     model = torchvision.models.vit_b_16()  # random init, as torchvision initialises an untrained model
-    for p in model.parameters():
-        p.requires_grad_(False)
-    model.eval()
-    parameters = sum(p.numel() for p in model.parameters())
+    parameters = _freeze_for_inference(model)
     if parameters != VIT_B_16_PARAMETERS:
         raise SystemExit(f"vit_b_16: {parameters} parameters, expected {VIT_B_16_PARAMETERS}")
 
     result = {}
     with torch.inference_mode():
-        torch.manual_seed(args.seed + 1)
-        x = torch.randn(args.batch, 3, args.image_size, args.image_size)
-        start = time.perf_counter()
-        out = model(x)
-        result["first_call"] = (time.perf_counter() - start) * 1e3
+        x, out, result["first_call"] = _first_call(torch, model, args)
         del out
         samples = _time_calls(model, x, args.warmup, args.iterations)
     result.update(_image_model_facts(torch, torchvision, samples, "eager", default_threads, parameters))

@@ -265,6 +265,21 @@ TEST(Flops, BatchedProductsAndSums) {
     EXPECT_EQ(two.macs_by_op.at("aten::mm"), 8.0 * 32 * 16);
 }
 
+TEST(Flops, ScaledDotProductAttentionIsBothProducts) {
+    // [batch 2, heads 3, Lq 5, E 8] against 7 keys, values of 4: q k^T and weights x v.
+    const FlopCount attention = count_traced(
+        [](const auto& in) { return at::scaled_dot_product_attention(in[0], in[1], in[2]); },
+        {torch::randn({2, 3, 5, 8}), torch::randn({2, 3, 7, 8}), torch::randn({2, 3, 7, 4})});
+    EXPECT_EQ(attention.macs, 2.0 * 3 * 5 * 7 * (8 + 4));
+    EXPECT_EQ(attention.macs_by_op.at("aten::scaled_dot_product_attention"), attention.macs);
+    EXPECT_EQ(attention.uncounted_nodes, 0);
+    // Causal: counted in full, as the unfused products would be.
+    const FlopCount causal = count_traced(
+        [](const auto& in) { return at::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true); },
+        {torch::randn({1, 2, 6, 8}), torch::randn({1, 2, 6, 8}), torch::randn({1, 2, 6, 8})});
+    EXPECT_EQ(causal.macs, 1.0 * 2 * 6 * 6 * 16);
+}
+
 TEST(Flops, GraphsWithoutShapesAreReportedNotGuessed) {
     auto graph = std::make_shared<torch::jit::Graph>();
     torch::jit::parseIR(R"IR(

@@ -421,6 +421,7 @@ std::optional<double> node_macs(const torch::jit::Node* node) {
         {Symbol::fromQualString("aten::mv"), 0},     {Symbol::fromQualString("aten::dot"), 0},
         {Symbol::fromQualString("aten::addmv"), 1},  {Symbol::fromQualString("aten::addbmm"), 1}};
     static const Symbol mha = Symbol::fromQualString("aten::_native_multi_head_attention");
+    static const Symbol sdpa = Symbol::fromQualString("aten::scaled_dot_product_attention");
     static const Symbol addbmm = Symbol::fromQualString("aten::addbmm");
 
     const Symbol kind = node->kind();
@@ -460,6 +461,20 @@ std::optional<double> node_macs(const torch::jit::Node* node) {
             out *= static_cast<double>((*a)[0]);
         }
         return out * static_cast<double>(a->back());
+    }
+    if (kind == sdpa) {
+        // (query [..., Lq, E], key [..., Lk, E], value [..., Lk, Ev], ...): q k^T and the
+        // weights times v, in full (a causal mask is counted as an unfused product would
+        // be); the batch dimensions broadcast.
+        if (node->inputs().size() < 3 || node->outputs().empty()) return std::nullopt;
+        const auto q = sizes_of(node->input(0));
+        const auto v = sizes_of(node->input(2));
+        const auto k = sizes_of(node->input(1));
+        const auto output = sizes_of(node->output(0));
+        if (!q || !k || !v || !output || q->size() < 2 || k->size() < 2 || v->empty()) return std::nullopt;
+        const double rows = product(*output) / static_cast<double>(output->back());  // batch * Lq
+        const double lk = static_cast<double>((*k)[k->size() - 2]);
+        return rows * lk * (static_cast<double>(q->back()) + static_cast<double>(v->back()));
     }
     if (kind == mha) {
         // (query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, ...)

@@ -28,6 +28,8 @@ struct FlopCount {
 /// N*Cin*spatial_in*(Cout/groups)*kernel. Products (aten::linear, matmul, mm, addmm,
 /// bmm, baddbmm, mv, dot): output elements times the reduced dimension.
 /// aten::_native_multi_head_attention: its four projections and two attention products.
+/// aten::scaled_dot_product_attention: its two products, q k^T and the weights times v, in
+/// full (a causal mask included, as unfused products would count).
 /// Elementwise work, softmax and normalization are not counted.
 BENCH_EXPORT FlopCount count_flops(const torch::jit::Graph& graph);
 

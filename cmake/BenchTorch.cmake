@@ -19,7 +19,7 @@
 #
 # Sets BENCH_TORCH_VERSION, BENCH_TORCH_ROOT (torch's folder, where its version is read),
 # BENCH_TORCH_CUDA_VERSION (empty for a CPU torch),
-# BENCH_TORCH_LIBRARY_DIR, BENCH_TORCH_CUDA_LIBRARY_DIRS, BENCH_WITH_CUDA, and the target
+# BENCH_TORCH_CUDA_LIBRARY_DIRS, BENCH_WITH_CUDA, and the target
 # bench_torch_version_check.
 
 set(BENCH_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
@@ -96,7 +96,6 @@ if(Torch_VERSION VERSION_LESS 2.3)
 endif()
 set(BENCH_TORCH_VERSION "${_bench_torch_file_version}")
 set(BENCH_TORCH_ROOT "${_bench_torch_root}")
-get_filename_component(BENCH_TORCH_LIBRARY_DIR "${TORCH_LIBRARY}" DIRECTORY)
 
 # The CUDA parts of the SDK: on by default exactly when torch has CUDA.
 if(BENCH_TORCH_CUDA_VERSION)

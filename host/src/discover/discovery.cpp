@@ -88,7 +88,7 @@ void consider_file(const fs::path& path, const std::string& category, const std:
         return reject("exports entry points but no bench_plugin_info: declare it with BENCH_PLUGIN(\"" + name +
                       "\", \"<version>\") from <bench/plugin.hpp>");
     if (std::string problem = abi_problem(*elf.plugin_info); !problem.empty()) return reject(problem);
-    if (options.check_libtorch && !built_libtorch_problem(elf).empty()) return reject(built_libtorch_problem(elf));
+    if (const std::string& problem = built_libtorch_problem(elf); !problem.empty()) return reject(problem);
 
     DiscoveredPlugin plugin;
     plugin.path = path;

@@ -66,12 +66,10 @@ public:
 struct DiscoveryOptions {
     /// Load plugins from folders and files that others than their owner may write.
     bool allow_untrusted = false;
-    /// Reject the plugins that link the LibTorch this build was configured with (its
-    /// lib folder on their run path) when it is no longer installed where it was
-    /// (libtorch_install_problem).
-    bool check_libtorch = true;
 };
 
+/// Discovery rejects the plugins that link the LibTorch this build was configured with
+/// (its lib folder on their run path) when this says it is no longer installed there.
 /// Empty when `torch_root` (a torch package's folder, with version.py, or a libtorch
 /// archive's, with build-version) still holds LibTorch `expected`; else why a plugin built
 /// against it cannot be loaded, naming both versions. Reads files only.

@@ -1,4 +1,5 @@
 #include <bench/internal/calibration_cache.hpp>
+#include <bench/internal/cache_dir.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -54,10 +55,7 @@ std::optional<CalibrationEntry> entry_of(const rapidjson::Value& v, std::string&
 }  // namespace
 
 std::optional<fs::path> calibration_file() {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg == '/') return fs::path(xdg) / "benchhost" / "calibration.json";
-    const char* home = std::getenv("HOME");
-    if (home && *home == '/') return fs::path(home) / ".cache" / "benchhost" / "calibration.json";
+    if (auto dir = benchhost_cache_dir()) return *dir / "calibration.json";
     return std::nullopt;
 }
 

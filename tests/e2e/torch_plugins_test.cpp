@@ -36,6 +36,10 @@ protected:
                                          "--warmup-iterations", "0"};
         if (std::find(args.begin(), args.end(), "--measurement-iterations") == args.end())
             args.insert(args.end(), {"--measurement-iterations", "2"});
+        // Compiled is TorchScript unless a test asks for a mode: an AOTInductor compile
+        // takes tens of seconds, and one test covers it.
+        if (std::find(args.begin(), args.end(), "--compile-modes") == args.end())
+            args.insert(args.end(), {"--compile-modes", "torchscript"});
         argv.insert(argv.end(), args.begin(), args.end());
         const ProcessResult result = run_process(argv, work.path(), {"XDG_CACHE_HOME=" + (work / "cache").string()});
         EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
@@ -51,6 +55,13 @@ protected:
             }
         }
         return scenarios;
+    }
+
+    /// A resnet50 or vit_b_16 scenario's name as planned: the compiled variant's carries
+    /// its compile mode (TorchScript in these tests), the others' do not.
+    static std::string with_mode(const std::string& name) {
+        return name.find("variant=compiled") == std::string::npos ? name
+                                                                   : name.substr(0, name.size() - 1) + ",compile_mode=torchscript]";
     }
 
     static double scalar(const Scenario& s, const char* name) {
@@ -72,7 +83,7 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     auto s = run({"--include", "resnet50/resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s["resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"];
+        const Scenario& scenario = s[with_mode("resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 25'557'032) << variant;
         // 4.09 G multiply-accumulates at 224x224, two FLOPs each.
@@ -82,9 +93,9 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
             EXPECT_LE(scalar(scenario, "max_abs_diff"), 1e-2) << variant;  // checked against eager by the plugin
         }
     }
-    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"], "compile_time"), 0);
+    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"], "compile_time"), 0);
     // The cold start, reported apart: loading the plugin, building the model, compiling, the first call.
-    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"].report)["cold_start"];
+    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"].report)["cold_start"];
     for (const char* name : {"plugin_load", "model_load", "compile_time", "first_call"})
         EXPECT_GT(cold[name]["value"].GetDouble(), 0.0) << name;
     // Each variant's speedup over eager, with its interval.
@@ -94,6 +105,61 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     // The kernelized variant runs on the SDK's oneDNN kernel, and says so.
     const auto& kernelized = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report);
     EXPECT_STREQ(kernelized["info"]["kernels"].GetString(), "conv_bn_act=onednn_prepacked_nhwc");
+}
+
+TEST_F(TorchPluginsTest, ResNet50CompiledAsAnAotInductorPackageThenLoadedFromTheCache) {
+    // Three compile modes: eager runs once whatever the modes; the package is compiled
+    // in a child process (the project's Python), checked against eager and timed.
+    auto s = run({"--include", "resnet50/resnet50", "--variants", "eager,compiled", "--batch-sizes", "1", "--param",
+                  "image_size=64", "--compile-modes", "default,reduce-overhead,torchscript"});
+    ASSERT_EQ(s.size(), 4u);
+    const std::string base = "resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=";
+    EXPECT_EQ(s["resnet50[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"].status, "success");
+    EXPECT_EQ(s[base + "torchscript]"].status, "success") << s[base + "torchscript]"].reason;
+    const Scenario& skipped = s[base + "reduce-overhead]"];
+    EXPECT_EQ(skipped.status, "skipped");
+    EXPECT_EQ(skipped.reason, "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+
+    const Scenario& cold = s[base + "default]"];
+    ASSERT_EQ(cold.status, "success") << cold.reason;
+    EXPECT_LE(scalar(cold, "max_abs_diff"), 1e-2);
+    EXPECT_GT(scalar(cold, "compile_time"), scalar(cold, "export_time"));
+    EXPECT_GT(scalar(cold, "export_time"), 0);
+    EXPECT_GT(scalar(cold, "package_load_time"), 0);
+    EXPECT_GT(scalar(cold, "flops_per_forward"), 0);  // counted on the eager model's trace
+    EXPECT_TRUE(has_series(cold, "latency"));
+    const auto& info = (*cold.report)["info"];
+    EXPECT_STREQ(info["variant_passes"].GetString(), "torch.export,aot_inductor(default,freezing)");
+    const std::string miss = info["compile_cache"].GetString();
+    ASSERT_EQ(miss.rfind("miss: " + (work / "cache" / "benchhost" / "aot-inductor").string() + "/resnet50-default-", 0), 0u)
+        << miss;
+    const auto& cold_start = (*cold.report)["cold_start"];
+    for (const char* name : {"compile_time", "package_load_time", "first_call"})
+        EXPECT_GT(cold_start[name]["value"].GetDouble(), 0.0) << name;
+    const std::string package = miss.substr(6);
+    EXPECT_TRUE(fs::exists(package)) << package;
+
+    // The same scenario again: loaded from the cache, nothing compiled.
+    auto again = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--batch-sizes", "1", "--param",
+                      "image_size=64", "--compile-modes", "default"});
+    const Scenario& warm = again[base + "default]"];
+    ASSERT_EQ(warm.status, "success") << warm.reason;
+    EXPECT_EQ(std::string((*warm.report)["info"]["compile_cache"].GetString()), "hit: " + package);
+    EXPECT_TRUE(std::isnan(scalar(warm, "compile_time")));
+    EXPECT_GT(scalar(warm, "package_load_time"), 0);
+    EXPECT_LE(scalar(warm, "max_abs_diff"), 1e-2);
+
+    // A package the cache holds but cannot load (cut short): compiled again, with a
+    // warning naming it, and never loaded twice.
+    fs::resize_file(package, 1000);
+    auto repaired = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--batch-sizes", "1", "--param",
+                         "image_size=64", "--compile-modes", "default"});
+    const Scenario& recompiled = repaired[base + "default]"];
+    ASSERT_EQ(recompiled.status, "success") << recompiled.reason;
+    EXPECT_EQ(std::string((*recompiled.report)["info"]["compile_cache"].GetString()), "miss: " + package);
+    std::string warnings;
+    for (const auto& w : (*recompiled.report)["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
+    EXPECT_NE(warnings.find("cache entry deleted and compiled again: " + package), std::string::npos) << warnings;
 }
 
 TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
@@ -158,7 +224,7 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
                   "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"];
+        const Scenario& scenario = s[with_mode("vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 86'567'656) << variant;
         // 17.57 G multiply-accumulates: patch embedding, 12 layers of attention and MLP, head.
@@ -168,7 +234,7 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
     // Eager (and its trace) attends as nn.MultiheadAttention's inference fast path; the
     // kernelized default calls the CPU flash-attention kernel itself.
     const auto info = [&](const char* variant, const char* name) -> std::string {
-        const auto& report = *s["vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]"].report;
+        const auto& report = *s[with_mode("vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")].report;
         return report["info"].HasMember(name) ? report["info"][name].GetString() : "";
     };
     for (const char* variant : {"eager", "compiled"})
@@ -299,7 +365,7 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
         EXPECT_GT(scalar(scenario, "throughput"), 0) << name;
     }
     // A graph per batch size, each checked against eager.
-    const Scenario& compiled = s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    const Scenario& compiled = s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
     EXPECT_GT(scalar(compiled, "serving_compile_time"), 0);
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-2);
 }
@@ -346,7 +412,7 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
     auto s = run({"--include", "resnet50/train", "--variants", "eager,compiled", "--batch-sizes", "1", "--axis",
                   "optimizer=sgd,adamw"});
     ASSERT_EQ(s.size(), 4u);
-    const Scenario& compiled = s["train[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,optimizer=sgd]"];
+    const Scenario& compiled = s["train[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript,optimizer=sgd]"];
     EXPECT_EQ(compiled.status, "skipped");
     EXPECT_NE(compiled.reason.find("eager only"), std::string::npos) << compiled.reason;
 
@@ -566,7 +632,7 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
                             images.string() + " | "),
               std::string::npos)
         << markdown;
-    EXPECT_NE(markdown.find("| torchscript_model | compiled | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
+    EXPECT_NE(markdown.find("| torchscript_model | compiled/torchscript | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
               std::string::npos)
         << markdown;
     // The dtypes side by side: latency, speedup over float32, difference from float32.

@@ -149,17 +149,20 @@ bool graph_has(const torch::jit::Graph& graph, const char* kind) {
 // --- compiled ---
 
 TEST(Compile, PassesPerMode) {
-    EXPECT_EQ(compile_passes("default"), (std::vector<std::string>{"trace", "freeze", "optimize_for_inference"}));
-    EXPECT_EQ(compile_passes("optimize"), compile_passes("default"));
-    EXPECT_EQ(compile_passes("freeze"), (std::vector<std::string>{"trace", "freeze"}));
-    EXPECT_EQ(compile_passes("trace"), (std::vector<std::string>{"trace"}));
-    try {
-        compile_passes("max-autotune");
-        FAIL() << "expected std::invalid_argument";
-    } catch (const std::invalid_argument& e) {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("'max-autotune'"), std::string::npos) << message;
-        EXPECT_NE(message.find("default, optimize, freeze, trace"), std::string::npos) << message;
+    EXPECT_EQ(compile_passes("torchscript"), (std::vector<std::string>{"trace", "freeze", "optimize_for_inference"}));
+    EXPECT_EQ(compile_passes("torchscript-freeze"), (std::vector<std::string>{"trace", "freeze"}));
+    EXPECT_EQ(compile_passes("torchscript-trace"), (std::vector<std::string>{"trace"}));
+    for (const char* mode : {"torchscript", "torchscript-freeze", "torchscript-trace"}) EXPECT_TRUE(is_torchscript_mode(mode));
+    for (const char* mode : {"default", "max-autotune", "reduce-overhead", "optimize"}) {
+        EXPECT_FALSE(is_torchscript_mode(mode));
+        try {
+            compile_passes(mode);
+            FAIL() << "expected std::invalid_argument for " << mode;
+        } catch (const std::invalid_argument& e) {
+            const std::string message = e.what();
+            EXPECT_NE(message.find(std::string("'") + mode + "'"), std::string::npos) << message;
+            EXPECT_NE(message.find("torchscript, torchscript-freeze, torchscript-trace"), std::string::npos) << message;
+        }
     }
 }
 
@@ -168,8 +171,8 @@ TEST(Compile, OptimizedConvNetMatchesEagerWithOneDnnConvolutionsAndIsFaster) {
     const torch::NoGradGuard no_grad;
     const torch::Tensor x = torch::randn({1, 3, 64, 64});
     const torch::Tensor eager = net->forward(x);
-    CompiledModel compiled = compile_traced([&](const auto& in) { return net->forward(in[0]); }, {x}, "default");
-    EXPECT_EQ(compiled.passes, compile_passes("default"));
+    CompiledModel compiled = compile_traced([&](const auto& in) { return net->forward(in[0]); }, {x}, "torchscript");
+    EXPECT_EQ(compiled.passes, compile_passes("torchscript"));
     EXPECT_GT(compiled.compile_time_ms, 0);
     const torch::Tensor out = compiled.module.forward({x}).toTensor();
     EXPECT_LT((out - eager).abs().max().item<double>(), 1e-5);
@@ -197,13 +200,13 @@ TEST(Compile, FreezeAndTraceModesAndInferenceMode) {
     const c10::InferenceMode inference;
     const torch::Tensor x = torch::randn({2, 3, 32, 32});
     const torch::Tensor eager = net->forward(x);
-    for (const char* mode : {"trace", "freeze", "default"}) {
+    for (const char* mode : {"torchscript-trace", "torchscript-freeze", "torchscript"}) {
         CompiledModel compiled = compile_traced([&](const auto& in) { return net->forward(in[0]); }, {x}, mode);
         EXPECT_EQ(compiled.passes, compile_passes(mode));
         EXPECT_LT((compiled.module.forward({x}).toTensor() - eager).abs().max().item<double>(), 1e-5) << mode;
         const auto graph = compiled.module.get_method("forward").graph();
         // Trace only: batch norm is still there; freeze folds it.
-        EXPECT_EQ(graph_has(*graph, "aten::batch_norm"), std::string(mode) == "trace") << mode << *graph;
+        EXPECT_EQ(graph_has(*graph, "aten::batch_norm"), std::string(mode) == "torchscript-trace") << mode << *graph;
     }
 }
 
@@ -212,7 +215,7 @@ TEST(Compile, ParametersThatRequireGradAreRefusedWithTheReason) {
     net->fc->weight.set_requires_grad(true);
     const torch::NoGradGuard no_grad;
     try {
-        compile_traced([&](const auto& in) { return net->forward(in[0]); }, {torch::randn({1, 3, 16, 16})}, "trace");
+        compile_traced([&](const auto& in) { return net->forward(in[0]); }, {torch::randn({1, 3, 16, 16})}, "torchscript-trace");
         FAIL() << "expected std::runtime_error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("requires_grad(false)"), std::string::npos) << e.what();
@@ -439,9 +442,10 @@ protected:
     }
 
     static bench::ScenarioResult run(bench::Variant variant, int batch = 2, std::string dtype = "float32",
-                                     ModelBenchmark* custom = nullptr) {
+                                     ModelBenchmark* custom = nullptr, std::string compile_mode = "torchscript") {
         bench::ScenarioConfig config;
         config.variant = variant;
+        config.compile_mode = std::move(compile_mode);
         config.batch_size = batch;
         config.dtype = std::move(dtype);
         config.warmup_iterations = 1;
@@ -487,6 +491,36 @@ TEST_F(RunModelBenchmark, CompiledChecksAgainstEagerAndRecordsTheCompile) {
     EXPECT_LT(r.find_scalar("max_abs_diff")->value, 1e-4);
     EXPECT_EQ(r.find_scalar("flops_per_forward")->value, 2 * 2 * small_net_macs_per_image);
     EXPECT_GT(r.find_scalar("first_call")->value, 0);
+}
+
+TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOnesFail) {
+    // No Python definition: the AOTInductor modes skip, naming what would compile it.
+    for (const char* mode : {"default", "max-autotune"}) {
+        try {
+            run(bench::Variant::compiled, 1, "float32", nullptr, mode);
+            ADD_FAILURE() << mode << " ran";
+        } catch (const bench::SkipScenario& e) {
+            EXPECT_EQ(std::string(e.what()), "small_conv_net has no Python definition for the AOTInductor compile "
+                                             "(--compile-modes torchscript compiles it with TorchScript)");
+        }
+    }
+    // CUDA graphs on the CPU: skipped, never run as another mode.
+    ModelBenchmark with_python = spec(make_net());
+    with_python.python = {"small_conv_net", "def build():\n    raise RuntimeError('not called')\n", {}};
+    try {
+        run(bench::Variant::compiled, 1, "float32", &with_python, "reduce-overhead");
+        ADD_FAILURE() << "reduce-overhead ran on the CPU";
+    } catch (const bench::SkipScenario& e) {
+        EXPECT_EQ(std::string(e.what()), "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    }
+    try {
+        run(bench::Variant::compiled, 1, "float32", nullptr, "fastest");
+        ADD_FAILURE() << "an unknown mode ran";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), "unknown compile mode 'fastest': one of " + known_compile_modes());
+    }
+    // The other variants do not look at the mode.
+    EXPECT_NE(run(bench::Variant::eager, 1, "float32", nullptr, "fastest").find_series("latency"), nullptr);
 }
 
 TEST_F(RunModelBenchmark, KernelizedChecksAgainstEagerAndNamesItsKernels) {

@@ -30,7 +30,7 @@ struct RunArguments {
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
     bool dry_run = false, quiet = false, allow_empty = false, profile = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
-    double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0;
+    double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0, compile_timeout = 0;
     std::string noise_floor, history;
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
@@ -209,6 +209,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
         ->check(CLI::Range(0.0, 86400.0));
     run.add_option("--max-time", args.max_time,
                    "Seconds: stop measuring a series when this is spent, even if --target-ci-width is not reached")
+        ->check(CLI::Range(0.0, 86400.0));
+    run.add_option("--compile-timeout", args.compile_timeout,
+                   "Seconds the compiled variant's compile may take (the AOTInductor compile); past it the scenario "
+                   "fails, naming the package (default 0: no limit but the scenario's --timeout)")
         ->check(CLI::Range(0.0, 86400.0));
     run.add_option("--target-ci-width", args.target_ci_width,
                    "Measure until the 95% confidence interval of the median is this wide relative to the median "
@@ -405,6 +409,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--model-id")) cli.model_id = args.model_id;
     if (given("--min-time")) cli.min_time_s = args.min_time;
     if (given("--max-time")) cli.max_time_s = args.max_time;
+    if (given("--compile-timeout")) cli.compile_timeout_s = args.compile_timeout;
     if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
     if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {

@@ -22,7 +22,8 @@ const std::map<std::string, std::string> axis_keys = {
 const std::vector<std::string> scenario_keys = {"warmup_iterations", "measurement_iterations",
                                                 "num_tokens_to_generate", "model_id", "axes", "params",
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
-                                                "compile_modes", "min_time", "max_time", "target_ci_width"};
+                                                "compile_modes", "min_time", "max_time", "target_ci_width",
+                                                "compile_timeout"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
@@ -167,12 +168,13 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
         settings.num_tokens_to_generate = int_value(origin, key, value, 1);
     } else if (key == "model_id") {
         settings.model_id = scalar_text(origin, key, value);
-    } else if (key == "min_time" || key == "max_time") {
+    } else if (key == "min_time" || key == "max_time" || key == "compile_timeout") {
         const std::string text = scalar_text(origin, key, value);
         const auto seconds = bench::parse_double(text);
         if (!seconds || !(*seconds >= 0) || *seconds > 86'400)
             fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
-        (key == "min_time" ? settings.min_time_s : settings.max_time_s) = *seconds;
+        (key == "min_time" ? settings.min_time_s : key == "max_time" ? settings.max_time_s : settings.compile_timeout_s) =
+            *seconds;
     } else if (key == "target_ci_width") {
         const std::string text = scalar_text(origin, key, value);
         const auto width = parse_relative(text);
@@ -228,6 +230,7 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.min_time_s) min_time_s = over.min_time_s;
     if (over.max_time_s) max_time_s = over.max_time_s;
     if (over.target_ci_width) target_ci_width = over.target_ci_width;
+    if (over.compile_timeout_s) compile_timeout_s = over.compile_timeout_s;
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
         if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;

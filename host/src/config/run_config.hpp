@@ -64,6 +64,7 @@ struct ScenarioSettings {
     std::optional<int> num_tokens_to_generate;
     std::optional<std::string> model_id;
     std::optional<double> min_time_s, max_time_s, target_ci_width;  // the time rule
+    std::optional<double> compile_timeout_s;                        // the compiled variant's compile
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",

@@ -74,6 +74,7 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.min_time_s = settings.min_time_s.value_or(0);
     config.max_time_s = settings.max_time_s.value_or(0);
     config.target_ci_width = settings.target_ci_width.value_or(0);
+    config.compile_timeout_s = settings.compile_timeout_s.value_or(config.compile_timeout_s);
     config.params = settings.params;
     return config;
 }
@@ -197,7 +198,14 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             const std::vector<bench::Axis> axes = expansion_axes(plugin, settings, options);
             for (const bench::Axis& axis : axes)
                 if (!bench::is_builtin_axis(axis.name)) swept_axes.insert(axis.name);
-            for (const bench::AxisPoint& point : bench::cartesian_product(axes)) {
+            std::set<std::string> names;  // of this benchmark's scenarios, to drop repeats
+            for (bench::AxisPoint point : bench::cartesian_product(axes)) {
+                // compile_mode says how the compiled variant compiles: the other variants
+                // run once, whatever the modes, and their names do not carry it.
+                const auto variant = std::find_if(point.begin(), point.end(), [](const auto& v) { return v.first == "variant"; });
+                if (variant != point.end() && variant->second != "compiled")
+                    std::erase_if(point, [](const auto& v) { return v.first == "compile_mode"; });
+                if (!names.insert(bench::scenario_name(benchmark.name, point)).second) continue;
                 PlannedScenario scenario = planned;
                 try {
                     scenario.config = bench::apply_axis_point(config, point);

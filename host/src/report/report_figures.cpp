@@ -322,7 +322,10 @@ RunFigures compute_figures(const RunRecord& record) {
         const bench::ScenarioResult& result = outcome.result;
 
         f.variant = std::string(bench::to_string(config.variant));
-        if (!config.compile_mode.empty() && config.compile_mode != "default") f.variant += "/" + config.compile_mode;
+        // The compile mode is the compiled variant's; "default" goes unsaid.
+        if (config.variant == bench::Variant::compiled && !config.compile_mode.empty() &&
+            config.compile_mode != "default")
+            f.variant += "/" + config.compile_mode;
         f.batch_size = config.batch_size;
         const std::string prefix = config.category + "/" + config.plugin + "/";
         f.batch_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode", "batch_size"});

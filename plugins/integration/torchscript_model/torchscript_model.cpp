@@ -27,6 +27,7 @@
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/classification.hpp>
+#include <bench/torch/compile.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/precision.hpp>
@@ -111,6 +112,7 @@ BENCH_RUN_BENCHMARK(ctx) {
         ctx.skip("no TorchScript file to run: pass --model-path FILE, or --param models=LABEL:PATH,...");
     if (config.variant == bench::Variant::kernelized)
         ctx.skip("a TorchScript file has no kernelized variant: its layers are fixed in the file");
+    if (config.variant == bench::Variant::compiled) bench::libtorch::require_torchscript_mode(ctx, "torchscript_model");
 
     bench::libtorch::ThreadScope threads(ctx);
     const torch::Device device = bench::libtorch::select_device(ctx);

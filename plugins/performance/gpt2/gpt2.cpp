@@ -936,6 +936,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     const bool serving = cfg.load.mode != bench::LoadMode::none;
     if (serving && cfg.variant != bench::Variant::eager)
         ctx.skip("--load: gpt2 serves (continuous batching) in the eager variant only");
+    if (cfg.variant == bench::Variant::compiled) lt::require_torchscript_mode(ctx, "gpt2");
 
     const torch::Device device = lt::select_device(ctx);
     lt::retain_freed_memory(ctx);

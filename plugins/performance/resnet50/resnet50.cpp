@@ -27,6 +27,7 @@
 // conv_bn_act kernels (bench/torch/kernels.hpp): oneDNN's prepacked convolution on
 // channels-last tensors where LibTorch has it, a folded channels-last convolution
 // elsewhere. The report's `kernels` line names the ones used.
+#include <bench_embedded/resnet50_model_py.hpp>
 #include <bench/plugin.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
@@ -49,7 +50,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
-BENCH_PLUGIN("resnet50", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
+BENCH_PLUGIN("resnet50", "1.2.0", .axes = "variant,batch_size,dtype,device,threads,compile_mode,optimizer");
 
 namespace {
 
@@ -316,6 +317,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     spec.throughput_unit = "images/s";
     spec.module = model.ptr();
     spec.expected_parameters = resnet50_parameters;
+    spec.python = {"resnet50", resnet50_model_py, {}};  // resnet50_model.py, for the AOTInductor compile
     spec.forward = [net = model.ptr()](const torch::Tensor& x) { return net->forward(x); };
     spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
         return make_images(settings, batch_size, device, dtype);

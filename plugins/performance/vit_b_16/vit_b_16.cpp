@@ -56,6 +56,7 @@
 #include <ATen/core/stack.h>
 #include <torch/nn/module.h>
 
+#include <bench_embedded/vit_b_16_model_py.hpp>
 #include <bench/plugin.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
@@ -63,7 +64,7 @@
 #include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
 
-BENCH_PLUGIN("vit_b_16", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
+BENCH_PLUGIN("vit_b_16", "1.2.0", .axes = "variant,batch_size,dtype,device,threads,compile_mode,optimizer");
 
 namespace {
 
@@ -481,6 +482,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     spec.throughput_unit = "images/s";
     spec.module = model;
     spec.expected_parameters = kParameters;
+    spec.python = {"vit_b_16", vit_b_16_model_py, {}};  // vit_b_16_model.py, for the AOTInductor compile
     spec.forward = [model](const at::Tensor& images) { return model->forward(images); };
     spec.make_input = [](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
         at::manual_seed(kInputSeed);

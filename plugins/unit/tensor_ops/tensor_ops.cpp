@@ -226,6 +226,7 @@ public:
             ctx.skip(fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)",
                                  config.dtype));
         dtype_ = *dtype;
+        if (config.variant == bench::Variant::compiled) bench::libtorch::require_torchscript_mode(ctx, "tensor_ops");
         slowdown_ = slowdown_param(ctx.params());
         threads_.emplace(ctx);
         bench::libtorch::retain_freed_memory(ctx);

@@ -14,7 +14,7 @@ namespace bench {
 /// The three execution paths of the same model that benchhost compares.
 enum class Variant {
     eager,       // the module as written
-    compiled,    // captured as a graph (TorchScript), frozen and optimized
+    compiled,    // compiled ahead of time (AOTInductor) or captured by TorchScript: compile_mode
     kernelized,  // layers replaced by optimized kernels
 };
 
@@ -59,6 +59,10 @@ struct ScenarioConfig {
     // --profile: after its measurement, the benchmark's Context::profile runs a profiled
     // pass (<bench/profile.hpp>). (Added in ABI 2.7, after the members older plugins know.)
     bool profile = false;
+
+    // --compile-timeout: seconds the compiled variant's compile may take (the AOTInductor
+    // compile's child process); 0: no limit but the scenario's. (Added in ABI 2.8.)
+    double compile_timeout_s = 0;
 
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }

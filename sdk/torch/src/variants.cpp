@@ -1,7 +1,9 @@
-// The three variants of a LibTorch model: compiled (traced, frozen, optimized),
+// The three variants of a LibTorch model: compiled (an AOTInductor package through
+// aot_inductor.hpp, or traced, frozen and optimized by TorchScript here),
 // kernelized (layers replaced by prepared oneDNN kernels), and the standard model
 // benchmark flow that runs one of them against eager.
 #include <bench/torch/accuracy.hpp>
+#include <bench/torch/aot_inductor.hpp>
 #include <bench/torch/compile.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/flops.hpp>
@@ -57,10 +59,28 @@ double elapsed_ms(Clock::time_point start) {
 // Compiled: trace, freeze, optimize
 
 std::vector<std::string> compile_passes(const std::string& mode) {
-    if (mode == "default" || mode == "optimize" || mode.empty()) return {"trace", "freeze", "optimize_for_inference"};
-    if (mode == "freeze") return {"trace", "freeze"};
-    if (mode == "trace") return {"trace"};
-    throw std::invalid_argument("compile mode '" + mode + "' is not one of default, optimize, freeze, trace");
+    if (mode == "torchscript") return {"trace", "freeze", "optimize_for_inference"};
+    if (mode == "torchscript-freeze") return {"trace", "freeze"};
+    if (mode == "torchscript-trace") return {"trace"};
+    throw std::invalid_argument("compile mode '" + mode + "' is not a TorchScript mode (torchscript, "
+                                "torchscript-freeze, torchscript-trace)");
+}
+
+bool is_torchscript_mode(const std::string& mode) {
+    return mode == "torchscript" || mode == "torchscript-freeze" || mode == "torchscript-trace";
+}
+
+std::string known_compile_modes() {
+    return "default, max-autotune, reduce-overhead, torchscript, torchscript-freeze, torchscript-trace";
+}
+
+void require_torchscript_mode(Context& ctx, const std::string& what) {
+    const std::string& mode = ctx.config().compile_mode;
+    if (is_torchscript_mode(mode)) return;
+    if (is_aot_inductor_mode(mode) || mode == "reduce-overhead")
+        ctx.skip(what + " compiles with TorchScript only (--compile-modes torchscript); compile mode '" + mode +
+                 "' is not built for it");
+    throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
 }
 
 std::shared_ptr<torch::jit::Graph> trace_graph(const TensorForward& forward,
@@ -385,6 +405,41 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const Forward& run, const t
     });
 }
 
+/// The compiled variant in an AOTInductor mode: the package from the cache, or compiled
+/// in a child process (aot_compile). Records "compile_time" (a miss only), "export_time"
+/// and "package_load_time" (ms), info "compile_cache" (hit or miss, and the package) and
+/// "variant_passes"; skips where the compile cannot run here or the mode cannot be.
+Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const torch::Device& device, const torch::Tensor& input,
+                     const torch::Tensor& reference, torch::ScalarType dtype) {
+    const ScenarioConfig& config = ctx.config();
+    if (config.compile_mode == "reduce-overhead")
+        ctx.skip(device.is_cuda() ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not "
+                                    "built yet"
+                                  : "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    AotCompileOptions options;
+    options.mode = config.compile_mode;
+    options.timeout_s = config.compile_timeout_s;
+    const Tolerance tolerance = tolerance_for(dtype);
+    options.atol = tolerance.absolute;
+    options.rtol = tolerance.relative;
+    AotModel model;
+    try {
+        model = aot_compile(*spec.module, spec.python, {input}, reference, options);
+    } catch (const AotUnavailable& e) {
+        ctx.skip(e.what());
+    }
+    if (!model.cache_hit) {
+        ctx.record_scalar("compile_time", model.compile_time_ms, "ms");
+        ctx.record_scalar("export_time", model.export_time_ms, "ms");
+    }
+    ctx.record_scalar("package_load_time", model.load_time_ms, "ms");
+    ctx.set_info("compile_cache", std::string(model.cache_hit ? "hit" : "miss") + ": " + model.package.string());
+    ctx.set_info("variant_passes", "torch.export,aot_inductor(" + config.compile_mode + ",freezing)");
+    for (const std::string& note : model.notes) ctx.add_warning(note);
+    auto shared = std::make_shared<AotModel>(std::move(model));
+    return [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
+}
+
 }  // namespace
 
 void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
@@ -397,8 +452,18 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     const Variant variant = config.variant;
     if (variant == Variant::kernelized && !spec.kernelize)
         ctx.skip(spec.model + " has no kernelized implementation");
-    std::vector<std::string> passes;
-    if (variant == Variant::compiled) passes = compile_passes(config.compile_mode);  // a bad mode fails early
+    const std::string& mode = config.compile_mode;
+    const bool torchscript = is_torchscript_mode(mode);
+    if (variant == Variant::compiled && !torchscript) {  // a bad mode fails, a mode it cannot do skips, early
+        if (!is_aot_inductor_mode(mode) && mode != "reduce-overhead")
+            throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
+        if (spec.python.source.empty())
+            ctx.skip(spec.model + " has no Python definition for the AOTInductor compile (--compile-modes torchscript "
+                                  "compiles it with TorchScript)");
+        if (config.load.mode != LoadMode::none)
+            ctx.skip("--load: the AOTInductor package is compiled for one batch size; serving with it is not built "
+                     "(--compile-modes torchscript serves)");
+    }
     if (config.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
 
     const ThreadScope threads(ctx);
@@ -436,6 +501,10 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
             run = spec.forward;
             break;
         case Variant::compiled: {
+            if (!torchscript) {
+                run = aot_compiled(ctx, spec, device, input, reference, dtype);
+                break;
+            }
             const Forward& eager = spec.forward;
             CompiledModel compiled =
                 compile_traced([&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input},

@@ -70,6 +70,24 @@ TEST(Plan, ExpandsOnlyTheAxesAPluginDeclares) {
     EXPECT_EQ(plan.scenarios[4].symbol, "run_benchmark");
 }
 
+TEST(Plan, CompileModesMultiplyTheCompiledVariantOnly) {
+    Discovery d;
+    d.plugins.push_back(plugin("performance", "resnet50", {"variant", "batch_size", "compile_mode"}, {"resnet50"}));
+    RunOptions options = options_with_defaults();
+    options.config.axes["compile_mode"] = {"default", "torchscript"};
+    const Plan plan = make_plan(d, options);
+    const std::vector<std::string> expected = {
+        "performance/resnet50/resnet50[variant=eager,batch_size=1]",
+        "performance/resnet50/resnet50[variant=compiled,batch_size=1,compile_mode=default]",
+        "performance/resnet50/resnet50[variant=compiled,batch_size=1,compile_mode=torchscript]",
+        "performance/resnet50/resnet50[variant=kernelized,batch_size=1]",
+    };
+    EXPECT_EQ(ids(plan), expected);
+    EXPECT_EQ(plan.scenarios[1].config.compile_mode, "default");
+    EXPECT_EQ(plan.scenarios[2].config.compile_mode, "torchscript");
+    EXPECT_TRUE(plan.warnings.empty());
+}
+
 TEST(Plan, SeveralValuesOfAnAxisAPluginDoesNotVaryOverAreWarnedAbout) {
     RunOptions options = options_with_defaults();
     options.include = {"resnet50"};

@@ -1,5 +1,6 @@
-// The compiled variant: the same model captured as a TorchScript graph by the tracer,
-// then frozen and optimized. One model definition serves eager and compiled.
+// The compiled variant's TorchScript modes: the same model captured as a TorchScript
+// graph by the tracer, then frozen and optimized. One model definition serves eager and
+// compiled. (The AOTInductor modes are <bench/torch/aot_inductor.hpp>.)
 #pragma once
 
 #include <functional>
@@ -9,6 +10,7 @@
 
 #include <torch/script.h>
 
+#include <bench/context.hpp>
 #include <bench/export.hpp>
 
 namespace bench::libtorch {
@@ -23,13 +25,26 @@ struct CompiledModel {
     std::shared_ptr<torch::jit::Graph> traced_graph;
 };
 
-/// The compile modes (config.compile_mode):
-///   "default", "optimize": trace, freeze, optimize_for_inference (oneDNN convolutions,
+/// The TorchScript compile modes (config.compile_mode):
+///   "torchscript":         trace, freeze, optimize_for_inference (oneDNN convolutions,
 ///                          folded batch norm, fused linear/activation where it applies)
-///   "freeze":              trace, freeze
-///   "trace":               trace only
+///   "torchscript-freeze":  trace, freeze
+///   "torchscript-trace":   trace only
 /// std::invalid_argument names the mode when it is none of these.
 BENCH_EXPORT std::vector<std::string> compile_passes(const std::string& mode);
+
+/// Whether `mode` is one of compile_passes' modes.
+BENCH_EXPORT bool is_torchscript_mode(const std::string& mode);
+
+/// Every compile mode a scenario may ask for, for error messages: the AOTInductor ones
+/// (default, max-autotune), reduce-overhead, and the TorchScript ones.
+BENCH_EXPORT std::string known_compile_modes();
+
+/// For a benchmark whose compiled variant is TorchScript only: returns when
+/// config.compile_mode is a TorchScript mode; skips the scenario (Context::skip) with a
+/// reason naming `what` when it is another known mode; throws std::invalid_argument for
+/// an unknown one.
+BENCH_EXPORT void require_torchscript_mode(Context& ctx, const std::string& what);
 
 /// A forward pass over tensors: what compile_traced and trace_graph capture.
 using TensorForward = std::function<torch::Tensor(const std::vector<torch::Tensor>&)>;

@@ -14,6 +14,7 @@
 
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
+#include <bench/torch/aot_inductor.hpp>
 #include <bench/torch/kernels.hpp>
 
 namespace bench::libtorch {
@@ -32,6 +33,10 @@ struct ModelBenchmark {
     std::function<Forward(const KernelRegistry& kernels)> kernelize;
     /// Parameters the architecture must have (checked and recorded); 0 to skip the check.
     int64_t expected_parameters = 0;
+    /// The model as Python defines it, for the compiled variant's AOTInductor modes
+    /// (<bench/torch/aot_inductor.hpp>); without a source those modes are skipped.
+    /// (Added in ABI 2.8.)
+    PythonModel python;
 };
 
 /// Builds the model: calls `build()` (construct the module, initialize its weights),
@@ -54,8 +59,13 @@ auto load_model(Context& ctx, Build&& build) {
 ///  - "parameters" (count) checked against expected_parameters (std::runtime_error);
 ///  - under c10::InferenceMode from here on: one input from make_input(batch_size), eager's
 ///    output on it as the reference;
-///  - the variant: eager runs `forward`; compiled runs compile_traced(config.compile_mode)
-///    and records "compile_time" (ms) and info "variant_passes"; kernelized runs
+///  - the variant: eager runs `forward`; compiled, in an AOTInductor mode (default,
+///    max-autotune), runs aot_compile with `python` (skipped without it, or where the
+///    compile cannot run here; reduce-overhead is skipped: CUDA graphs) and records
+///    "compile_time" and "export_time" when it compiled, "package_load_time" (ms), info
+///    "compile_cache" and "variant_passes"; in a TorchScript mode (torchscript, ...) it
+///    runs compile_traced(config.compile_mode) and records "compile_time" (ms) and info
+///    "variant_passes"; an unknown mode fails the scenario; kernelized runs
 ///    kernelize(KernelRegistry::with_defaults()) (skipped when kernelize is empty or
 ///    returns an empty Forward) and records "kernelize_time" (ms) and info "kernels";
 ///  - "first_call" (ms): the cold start, the first call after building or compiling;
@@ -69,7 +79,8 @@ auto load_model(Context& ctx, Build&& build) {
 ///    each with dynamic batching (Context::serve_batches, up to --max-batch: a batch of
 ///    n queries is one forward pass over n inputs; the compiled variant traces a graph
 ///    per batch size, each checked against eager, "serving_compile_time"), and the
-///    load's figures replace these and the work (docs/serving.md);
+///    load's figures replace these and the work (docs/serving.md); serving in an
+///    AOTInductor mode is skipped (a package is compiled for one batch size);
 ///  - work, outside the measured time: FLOPs counted on the traced eager graph,
 ///    record_work with calibrated_peak_gflops(dtype) on the CPU ("flops_per_forward",
 ///    "gflops", "peak_gflops", "fraction_of_peak"); a forward that cannot be traced only

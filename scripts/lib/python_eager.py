@@ -4,7 +4,7 @@ Two roles, run with the project's venv (scripts/lib/requirements.txt: the torch 
 torchvision whose LibTorch benchhost is built against):
 
   python_eager.py measure resnet50 --batch B --warmup W --iterations N [--threads T]
-                                   [--variant eager|compiled]
+                                   [--variant eager|compiled|inductor] [--compile-mode M]
   python_eager.py measure vit_b_16 --batch B --warmup W --iterations N [--threads T]
   python_eager.py measure gpt2 --model-id ID --batch B --tokens T --warmup W --iterations N
       One side of one round in a fresh process, as benchhost's worker is: builds the
@@ -15,16 +15,21 @@ torchvision whose LibTorch benchhost is built against):
       trace, freeze and optimize), checks its output against eager's
       (|compiled - eager| <= 1e-4 + 1e-3 |eager|, the C++ SDK's float32 tolerance; a
       warning on stderr otherwise), then times it as eager is, under inference_mode.
+      --variant inductor times torch.compile(model, mode=M) (default "default") with
+      Inductor's freezing on, as the C++ side's AOTInductor package is compiled
+      (compile_time_ms: the first call, which compiles), checked and timed the same way.
 
   python_eager.py compare --benchhost PATH [options]
       The driver (imports no torch): rounds of (Python side, C++ side) per workload,
       the order alternating between rounds; pools each side's samples over the rounds
       and prints the medians and Python/C++ ratios, one row per workload, batch and
-      variant. ResNet-50 runs the variants of --resnet-variants (default eager,compiled):
+      variant. ResNet-50 runs the variants of --resnet-variants (default
+      eager,compiled,inductor; inductor is C++'s compiled variant in --compile-mode, an
+      AOTInductor package, against Python's torch.compile in the same mode):
       Python runs each in its own process, C++ all of them in one benchhost run (each
-      scenario in its own worker). With both variants a second table gives each
-      language's compiled speedup over its own eager (pooled medians, and the range of
-      the per-round ones), followed by each side's median compile time and first call.
+      scenario in its own worker). With eager and another variant a second table gives
+      each language's speedup over its own eager (pooled medians, and the range of the
+      per-round ones), followed by each side's median compile time and first call.
       ViT-B/16 (at the batch sizes of ResNet-50) and GPT-2 are eager only.
 
 The Python models mirror the C++ plugins' eager variants:
@@ -131,6 +136,18 @@ def measure_resnet50(args):
         # reference that the compiled output is checked against.
         x, reference, result["first_call"] = _first_call(torch, model, args)
     run = model
+    if args.variant == "inductor":
+        # torch.compile with Inductor's freezing (the weights as constants, folded and
+        # prepacked), as the C++ side's AOTInductor package is compiled; the first call
+        # compiles, under inference_mode as every timed call.
+        import torch._inductor.config
+
+        torch._inductor.config.freezing = True
+        run = torch.compile(model, mode=args.compile_mode)
+        start = time.perf_counter()
+        with torch.inference_mode():
+            run(x)
+        result["compile_time_ms"] = (time.perf_counter() - start) * 1e3
     if args.variant == "compiled":
         # Traced with TorchScript, frozen, optimize_for_inference; built under
         # no_grad (the C++ side compiles under InferenceMode). No check_trace: it would
@@ -140,13 +157,13 @@ def measure_resnet50(args):
             run = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(model, x, check_trace=False)))
         result["compile_time_ms"] = (time.perf_counter() - start) * 1e3
     with torch.inference_mode():  # the frozen, optimized module runs under it (checked)
-        if args.variant == "compiled":
+        if args.variant != "eager":
             start = time.perf_counter()
             out = run(x)  # the graph executor's first run, which does its own optimizations
             result["first_call"] = (time.perf_counter() - start) * 1e3
             result.update(_max_diffs(torch, reference, out))
             if not result["within_tolerance"]:
-                print(f"warning: compiled ResNet-50 output differs from eager's beyond 1e-4 + 1e-3 |eager|: max_abs_diff "
+                print(f"warning: {args.variant} ResNet-50 output differs from eager's beyond 1e-4 + 1e-3 |eager|: max_abs_diff "
                       f"{result['max_abs_diff']:.3g}, max_rel_diff {result['max_rel_diff']:.3g}", file=sys.stderr)
             del out
         samples = _time_calls(run, x, args.warmup, args.iterations)
@@ -361,7 +378,7 @@ def run_python_side(args, workload, model_id, batch, variant, warmup, iterations
     cmd = [sys.executable, os.path.abspath(__file__), "measure", workload, "--batch", str(batch),
            "--warmup", str(warmup), "--iterations", str(iterations), "--threads", str(args.threads)]
     if workload == "resnet50":
-        cmd += ["--variant", variant]
+        cmd += ["--variant", variant, "--compile-mode", args.compile_mode]
     if workload == "gpt2":
         cmd += ["--model-id", model_id, "--tokens", str(args.tokens), "--prompt-tokens", str(args.prompt_tokens)]
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=python_environment()).stdout
@@ -386,7 +403,12 @@ def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, 
     """One host run for all the variants (each scenario in its own worker); returns variant -> result."""
     with tempfile.TemporaryDirectory(prefix="compare_python_eager_") as out_dir:
         # The inference benchmark alone: "resnet50" would also match resnet50/train.
-        cmd = [args.benchhost, "run", "--include", f"{workload}/{workload}", "--variants", ",".join(variants),
+        # compiled: TorchScript, as Python's compiled variant here; inductor: the compiled
+        # variant in --compile-mode, an AOTInductor package.
+        modes = (["torchscript"] if "compiled" in variants else []) + ([args.compile_mode] if "inductor" in variants else [])
+        cpp_variants = [v for v in ("eager", "kernelized") if v in variants] + (["compiled"] if modes else [])
+        cmd = [args.benchhost, "run", "--include", f"{workload}/{workload}", "--variants", ",".join(cpp_variants),
+               "--compile-modes", ",".join(modes or ["torchscript"]),
                "--batch-sizes", str(batch), "--warmup-iterations", str(warmup),
                "--measurement-iterations", str(iterations), "--threads", str(args.threads),
                "--output-dir", out_dir, "--log-level", "warn"]
@@ -404,7 +426,11 @@ def run_cpp_side(args, workload, model_id, batch, variants, warmup, iterations, 
     by_variant = {}
     for s in report["benchmark_scenarios"]:
         if s["status"] == "success":
-            by_variant.setdefault(s["metadata"]["config"]["variant"], []).append(s)
+            config = s["metadata"]["config"]
+            variant = config["variant"]
+            if variant == "compiled" and config.get("compile_mode") != "torchscript":
+                variant = "inductor"
+            by_variant.setdefault(variant, []).append(s)
     if sorted(by_variant) != sorted(variants) or any(len(found) != 1 for found in by_variant.values()):
         raise SystemExit(f"compare_python_eager: expected one successful {workload} scenario per variant "
                          f"({','.join(variants)}), got "
@@ -497,18 +523,18 @@ def compare(args):
                     entry["cpp"] += got["cpp"][variant][name]
                     entry["rounds"].append(statistics.median(got["py"][variant][name])
                                            / statistics.median(got["cpp"][variant][name]))
-            if "eager" in variants and "compiled" in variants:
-                for name, _ in series:
-                    entry = speedups.setdefault((workload, model_id, batch, name), {"py": [], "cpp": []})
-                    for side in ("py", "cpp"):
-                        entry[side].append(statistics.median(got[side]["eager"][name])
-                                           / statistics.median(got[side]["compiled"][name]))
-            if "compiled" in variants:
-                entry = compiled.setdefault((workload, model_id, batch), {"py": {}, "cpp": {}})
+            for other in [v for v in variants if v != "eager"]:
+                if "eager" in variants:
+                    for name, _ in series:
+                        entry = speedups.setdefault((workload, model_id, batch, name, other), {"py": [], "cpp": []})
+                        for side in ("py", "cpp"):
+                            entry[side].append(statistics.median(got[side]["eager"][name])
+                                               / statistics.median(got[side][other][name]))
+                entry = compiled.setdefault((workload, model_id, batch, other), {"py": {}, "cpp": {}})
                 for side in ("py", "cpp"):
                     for key in ("compile_time_ms", "first_call", "max_abs_diff"):
-                        if key in got[side]["compiled"]:
-                            entry[side].setdefault(key, []).append(got[side]["compiled"][key])
+                        if key in got[side][other]:
+                            entry[side].setdefault(key, []).append(got[side][other][key])
 
     rows = []
     for workload, model_id, batch, _, _, variants, series in plan:
@@ -526,35 +552,42 @@ def compare(args):
         print(f"| {label} | {batch} | {fmt_ms(py)} | {fmt_ms(cpp)} | {ratio:.2f}x | {lo:.2f}-{hi:.2f} | {n_py}/{n_cpp} |")
     if speedups:
         print()
-        print("ResNet-50, compiled speedup over eager in each language (pooled eager median / compiled median; "
-              "> 1: compiled faster):")
+        print("ResNet-50, each variant's speedup over eager in each language (pooled eager median / the variant's "
+              "median; > 1: the variant is faster):")
         print()
-        print("| batch | Python: eager / compiled | C++: eager / compiled | per-round Python | per-round C++ |")
-        print("|---|---|---|---|---|")
-        for (workload, model_id, batch, name), e in speedups.items():
+        print("| batch | variant | Python: eager / variant | C++: eager / variant | per-round Python | per-round C++ |")
+        print("|---|---|---|---|---|---|")
+        for (workload, model_id, batch, name, other), e in speedups.items():
             pooled = {side: statistics.median(samples[(workload, model_id, batch, "eager", name)][side])
-                      / statistics.median(samples[(workload, model_id, batch, "compiled", name)][side])
+                      / statistics.median(samples[(workload, model_id, batch, other, name)][side])
                       for side in ("py", "cpp")}
-            print(f"| {batch} | {pooled['py']:.2f}x | {pooled['cpp']:.2f}x | {min(e['py']):.2f}-{max(e['py']):.2f} | "
-                  f"{min(e['cpp']):.2f}-{max(e['cpp']):.2f} |")
+            print(f"| {batch} | {other} | {pooled['py']:.2f}x | {pooled['cpp']:.2f}x | "
+                  f"{min(e['py']):.2f}-{max(e['py']):.2f} | {min(e['cpp']):.2f}-{max(e['cpp']):.2f} |")
     print()
-    for (workload, model_id, batch), e in compiled.items():
+    for (workload, model_id, batch, other), e in compiled.items():
         median = lambda side, key: fmt_ms(statistics.median(e[side][key])) if key in e[side] else "?"
         largest = lambda side: f"{max(e[side]['max_abs_diff']):.2g}" if "max_abs_diff" in e[side] else "?"
-        print(f"{model_id or workload} batch {batch} compiled, medians over the rounds: compile (trace, freeze, "
-              f"optimize_for_inference) Python {median('py', 'compile_time_ms')}, C++ {median('cpp', 'compile_time_ms')}; "
+        how = ("trace, freeze, optimize_for_inference" if other == "compiled" else
+               "Python: the first call of torch.compile; C++: the AOTInductor compile, in the rounds that "
+               "compiled: the others loaded the package from the cache")
+        print(f"{model_id or workload} batch {batch} {other}, medians over the rounds: compile ({how}) "
+              f"Python {median('py', 'compile_time_ms')}, C++ {median('cpp', 'compile_time_ms')}; "
               f"first call Python {median('py', 'first_call')}, C++ {median('cpp', 'first_call')}; "
               f"largest |compiled - eager| Python {largest('py')}, C++ {largest('cpp')} (tolerance 1e-4 + 1e-3 |eager|)")
     threads = lambda s: ",".join(str(t) for t in sorted(s))
     tv = info["py"].get("torchvision_version")
-    all_variants = sorted({v for entry in plan for v in entry[5]}, key=["eager", "compiled"].index)
+    all_variants = sorted({v for entry in plan for v in entry[5]}, key=list(RESNET_VARIANTS).index)
     print(f"Python: torch {info['py']['torch_version']}" + (f", torchvision {tv}" if tv else "")
           + f" ({sys.executable}), intra-op threads {threads(info['py']['threads'])}"
           f" (default here {threads(info['py']['default_threads'])})"
           + ("; compiled: torch.jit.trace, freeze, optimize_for_inference under no_grad, run under inference_mode"
-             if "compiled" in all_variants else ""))
+             if "compiled" in all_variants else "")
+          + (f"; inductor: torch.compile(mode='{args.compile_mode}') with freezing, run under inference_mode"
+             if "inductor" in all_variants else ""))
     print(f"C++:    LibTorch {info['cpp']['torch_version']} (benchhost {' and '.join(all_variants)} "
-          f"variant{'s' if len(all_variants) > 1 else ''}), intra-op threads {threads(info['cpp']['threads'])}")
+          f"variant{'s' if len(all_variants) > 1 else ''}; compiled: --compile-modes torchscript"
+          + (f"; inductor: the compiled variant, --compile-modes {args.compile_mode}" if "inductor" in all_variants else "")
+          + f"), intra-op threads {threads(info['cpp']['threads'])}")
     print(f"{args.rounds} rounds, Python and C++ alternating (Python first in odd rounds); ratio > 1: C++ faster; "
           f"{loaded_runs} of {cpp_runs} C++ scenarios flagged the machine as loaded; "
           f"{time.monotonic() - started:.0f} s")
@@ -571,14 +604,17 @@ def compare(args):
     return 0
 
 
+RESNET_VARIANTS = ("eager", "compiled", "inductor")
+
+
 def resnet_variants(text):
     chosen = [v for v in text.split(",") if v]
     for v in chosen:
-        if v not in ("eager", "compiled"):
-            raise argparse.ArgumentTypeError(f"unknown ResNet-50 variant '{v}': eager, compiled")
+        if v not in RESNET_VARIANTS:
+            raise argparse.ArgumentTypeError(f"unknown ResNet-50 variant '{v}': {', '.join(RESNET_VARIANTS)}")
     if not chosen:
         raise argparse.ArgumentTypeError("no ResNet-50 variant (use --batch-sizes '' for no ResNet-50)")
-    return [v for v in ("eager", "compiled") if v in chosen]
+    return [v for v in RESNET_VARIANTS if v in chosen]
 
 
 def gpt2_models(text):
@@ -595,7 +631,8 @@ def main():
 
     m = sub.add_parser("measure")
     m.add_argument("workload", choices=["resnet50", "vit_b_16", "gpt2"])
-    m.add_argument("--variant", choices=["eager", "compiled"], default="eager", help="resnet50 only")
+    m.add_argument("--variant", choices=list(RESNET_VARIANTS), default="eager", help="resnet50 only")
+    m.add_argument("--compile-mode", default="default", help="torch.compile's mode for --variant inductor")
     m.add_argument("--batch", type=int, default=1)
     m.add_argument("--warmup", type=int, default=1)
     m.add_argument("--iterations", type=int, default=5)
@@ -613,8 +650,11 @@ def main():
                    help="ResNet-50 and ViT-B/16 batch sizes (default 1,8; '' for neither)")
     c.add_argument("--resnet-iterations", type=int, default=0,
                    help="measured calls per side, variant and round (0: ceil(8 / batch), at least 3)")
-    c.add_argument("--resnet-variants", type=resnet_variants, default=["eager", "compiled"],
-                   help="ResNet-50 variants on both sides: eager, compiled or both (default eager,compiled)")
+    c.add_argument("--resnet-variants", type=resnet_variants, default=list(RESNET_VARIANTS),
+                   help="ResNet-50 variants on both sides: eager, compiled (TorchScript), inductor (Python's "
+                        "torch.compile against C++'s AOTInductor package), comma-separated (default all three)")
+    c.add_argument("--compile-mode", default="default", choices=["default", "max-autotune"],
+                   help="the inductor variant's mode on both sides (default: default)")
     c.add_argument("--vit-iterations", type=int, default=-1,
                    help="ViT-B/16 (eager) measured calls per side and round (default: ceil(8 / batch), at least 3; "
                         "0: no ViT-B/16)")

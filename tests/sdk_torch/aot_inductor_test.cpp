@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -97,7 +99,14 @@ TEST_F(AotInductorTest, CompilesOnceThenLoadsFromTheCache) {
     EXPECT_GT(first.load_time_ms, 0);
     EXPECT_EQ(first.key.size(), 16u);
     EXPECT_EQ(first.package, cache_ / ("mlp-default-" + first.key) / "model.pt2");
-    EXPECT_TRUE(fs::exists(first.package.parent_path() / "key.txt"));
+    // What the key was made of, readable; Inductor writes the OpenMP thread count into
+    // the CPU code, so it is part of it.
+    std::ifstream key_file(first.package.parent_path() / "key.txt");
+    const std::string key_text((std::istreambuf_iterator<char>(key_file)), std::istreambuf_iterator<char>());
+    EXPECT_NE(key_text.find("model mlp\n"), std::string::npos) << key_text;
+    EXPECT_NE(key_text.find("argument hidden=32\n"), std::string::npos) << key_text;
+    EXPECT_NE(key_text.find("\nthreads " + std::to_string(at::get_num_threads()) + "\n"), std::string::npos)
+        << key_text;
     EXPECT_TRUE(fs::exists(first.package.parent_path() / "compile.json"));
     {
         const c10::InferenceMode inference;

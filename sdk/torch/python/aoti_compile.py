@@ -18,6 +18,9 @@ REQUEST names (all paths absolute):
   reference    torch.load-able tensor: the C++ model's eager output on those inputs
   tolerance    [atol, rtol]: how far the Python model's eager output may be from it
   device       "cpu" or "cuda[:N]"; dtype: "float32", "float16" or "bfloat16"
+  threads      the intra-op threads to compile with (the worker's): Inductor writes
+               them into the CPU code (#pragma omp parallel num_threads(N)), and
+               oneDNN's prepacked weights are laid out for them
   mode         "default" or "max-autotune" (Inductor's autotuning)
   inductor_options  Inductor options for every mode (freezing, say)
   metadata     strings stored in the package (read back by the C++ loader), with
@@ -63,6 +66,9 @@ def main():
 
     import torch
     import torch.jit._pickle
+
+    if request.get("threads", 0) > 0:
+        torch.set_num_threads(request["threads"])
 
     wanted = request.get("torch_version", "")
     if wanted and torch.__version__.split("+")[0] != wanted.split("+")[0]:

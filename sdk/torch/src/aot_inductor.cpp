@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ATen/Parallel.h>
 #include <rapidjson/document.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/serialize.h>
@@ -328,7 +329,11 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     for (const auto& [name, value] : python.arguments) key_text << "\nargument " << name << "=" << value;
     key_text << "\nweights " << weights_digest(module);
     for (const auto& input : inputs) key_text << "\ninput " << shape_text(input);
-    key_text << "\ndevice " << device_text(device) << "\nmode " << options.mode << "\noptions " << common_options << " "
+    // The intra-op threads the child compiles with: the worker's, as the scenario set
+    // them. Inductor writes them into the CPU code it generates (#pragma omp parallel
+    // num_threads(N)), and oneDNN's prepacked weights are laid out for them.
+    const int threads = at::get_num_threads();
+    key_text << "\nthreads " << threads << "\ndevice " << device_text(device) << "\nmode " << options.mode << "\noptions " << common_options << " "
              << mode_options(options.mode) << "\ntorch " << torch_build() << "\n";
     const std::string key = fnv_hex(key_text.str());
     const fs::path entry = cache / (python.name + "-" + options.mode + "-" + key);
@@ -392,7 +397,7 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
             << ", \"inputs\": " << json_string((work / "inputs.pt").string())
             << ", \"reference\": " << json_string((work / "reference.pt").string()) << ", \"tolerance\": ["
             << options.atol << ", " << options.rtol << "], \"device\": " << json_string(device.str())
-            << ", \"dtype\": " << json_string(dtype_name) << ", \"mode\": " << json_string(options.mode)
+            << ", \"dtype\": " << json_string(dtype_name) << ", \"threads\": " << threads << ", \"mode\": " << json_string(options.mode)
             << ", \"inductor_options\": " << common_options << ", \"metadata\": {\"benchhost_key\": "
             << json_string(key) << "}, \"torch_version\": " << json_string(TORCH_VERSION)
             << ", \"package\": " << json_string((work / "model.pt2").string()) << "}";

@@ -78,7 +78,8 @@ BENCH_EXPORT std::string aot_python();
 /// for these example inputs: loaded from the cache when an entry with the same key is
 /// there, else compiled in a child process and put in the cache. The key covers the
 /// model's name and Python source and arguments, a digest of its weights, the inputs'
-/// shapes, dtypes and device, the mode, the torch version and the compiler options.
+/// shapes, dtypes and device, the mode, the torch version and the compiler options,
+/// the worker's intra-op thread count among them (Inductor writes it into the CPU code).
 /// `reference` is module's eager output on `inputs`.
 ///
 /// Errors: std::invalid_argument for a mode that is not is_aot_inductor_mode;

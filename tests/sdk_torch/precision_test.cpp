@@ -54,6 +54,7 @@ double run_in(const std::string& dtype, bench::Variant variant, const char* scal
     bench::ScenarioConfig config;
     config.dtype = dtype;
     config.variant = variant;
+    config.compile_mode = "torchscript";
     config.batch_size = 2;
     config.warmup_iterations = 0;
     config.measurement_iterations = 2;
@@ -74,7 +75,8 @@ double run_in(const std::string& dtype, bench::Variant variant, const char* scal
 }
 
 TEST(RecordDifferenceFromFloat32, TheModelFlowComparesEveryDtypeWithFloat32) {
-    // float32 against itself: exactly 0, for eager; compiled is within float32's tolerance.
+    // float32 against itself: exactly 0, for eager; compiled (TorchScript) is within
+    // float32's tolerance.
     EXPECT_EQ(run_in("float32", bench::Variant::eager, "max_abs_diff_vs_float32"), 0.0);
     EXPECT_EQ(run_in("float32", bench::Variant::eager, "max_rel_diff_vs_float32"), 0.0);
     EXPECT_LT(run_in("float32", bench::Variant::compiled, "max_abs_diff_vs_float32"), 1e-4);

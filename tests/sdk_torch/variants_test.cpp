@@ -505,10 +505,13 @@ TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOn
         }
     }
     // CUDA graphs on the CPU: skipped, never run as another mode.
-    ModelBenchmark with_python = spec(make_net());
-    with_python.python = {"small_conv_net", "def build():\n    raise RuntimeError('not called')\n", {}};
     try {
-        run(bench::Variant::compiled, 1, "float32", &with_python, "reduce-overhead");
+        bench::ScenarioConfig config;
+        config.variant = bench::Variant::compiled;
+        config.compile_mode = "reduce-overhead";
+        bench::Context ctx(config, quiet_logger());
+        ModelBenchmark s = spec(make_net());
+        run_model_benchmark(ctx, s, {"small_conv_net", "def build():\n    raise RuntimeError('not called')\n", {}});
         ADD_FAILURE() << "reduce-overhead ran on the CPU";
     } catch (const bench::SkipScenario& e) {
         EXPECT_EQ(std::string(e.what()), "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");

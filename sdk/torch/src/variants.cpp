@@ -409,8 +409,8 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const Forward& run, const t
 /// in a child process (aot_compile). Records "compile_time" (a miss only), "export_time"
 /// and "package_load_time" (ms), info "compile_cache" (hit or miss, and the package) and
 /// "variant_passes"; skips where the compile cannot run here or the mode cannot be.
-Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const torch::Device& device, const torch::Tensor& input,
-                     const torch::Tensor& reference, torch::ScalarType dtype) {
+Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel& python, const torch::Device& device,
+                     const torch::Tensor& input, const torch::Tensor& reference, torch::ScalarType dtype) {
     const ScenarioConfig& config = ctx.config();
     if (config.compile_mode == "reduce-overhead")
         ctx.skip(device.is_cuda() ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not "
@@ -424,7 +424,7 @@ Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const torch::Devi
     options.rtol = tolerance.relative;
     AotModel model;
     try {
-        model = aot_compile(*spec.module, spec.python, {input}, reference, options);
+        model = aot_compile(*spec.module, python, {input}, reference, options);
     } catch (const AotUnavailable& e) {
         ctx.skip(e.what());
     }
@@ -442,7 +442,9 @@ Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const torch::Devi
 
 }  // namespace
 
-void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
+void run_model_benchmark(Context& ctx, ModelBenchmark& spec) { run_model_benchmark(ctx, spec, PythonModel{}); }
+
+void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& python) {
     if (!spec.module || !spec.forward || !spec.make_input)
         throw std::invalid_argument("run_model_benchmark: '" + spec.model + "' needs module, forward and make_input");
     const ScenarioConfig& config = ctx.config();
@@ -457,7 +459,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
     if (variant == Variant::compiled && !torchscript) {  // a bad mode fails, a mode it cannot do skips, early
         if (!is_aot_inductor_mode(mode) && mode != "reduce-overhead")
             throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
-        if (spec.python.source.empty())
+        if (python.source.empty())
             ctx.skip(spec.model + " has no Python definition for the AOTInductor compile (--compile-modes torchscript "
                                   "compiles it with TorchScript)");
         if (config.load.mode != LoadMode::none)
@@ -502,7 +504,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec) {
             break;
         case Variant::compiled: {
             if (!torchscript) {
-                run = aot_compiled(ctx, spec, device, input, reference, dtype);
+                run = aot_compiled(ctx, spec, python, device, input, reference, dtype);
                 break;
             }
             const Forward& eager = spec.forward;

@@ -33,10 +33,8 @@ struct ModelBenchmark {
     std::function<Forward(const KernelRegistry& kernels)> kernelize;
     /// Parameters the architecture must have (checked and recorded); 0 to skip the check.
     int64_t expected_parameters = 0;
-    /// The model as Python defines it, for the compiled variant's AOTInductor modes
-    /// (<bench/torch/aot_inductor.hpp>); without a source those modes are skipped.
-    /// (Added in ABI 2.8.)
-    PythonModel python;
+    // (A plugin builds this struct and the SDK reads it: no member may be appended
+    // within an ABI major. The model's Python definition is an argument of its own.)
 };
 
 /// Builds the model: calls `build()` (construct the module, initialize its weights),
@@ -60,7 +58,7 @@ auto load_model(Context& ctx, Build&& build) {
 ///  - under c10::InferenceMode from here on: one input from make_input(batch_size), eager's
 ///    output on it as the reference;
 ///  - the variant: eager runs `forward`; compiled, in an AOTInductor mode (default,
-///    max-autotune), runs aot_compile with `python` (skipped without it, or where the
+///    max-autotune), runs aot_compile with `python` (skipped without one, or where the
 ///    compile cannot run here; reduce-overhead is skipped: CUDA graphs) and records
 ///    "compile_time" and "export_time" when it compiled, "package_load_time" (ms), info
 ///    "compile_cache" and "variant_passes"; in a TorchScript mode (torchscript, ...) it
@@ -89,6 +87,9 @@ auto load_model(Context& ctx, Build&& build) {
 ///    "device", "threads";
 ///  - with --profile, last: profile() of one forward pass of the variant (the module
 ///    table's parameters from module_parameters(*module)), <bench/torch/profiling.hpp>.
+BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& python);
+
+/// The same without a Python definition: the AOTInductor modes are skipped, saying so.
 BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
 
 /// Number of parameters of a module (all of its parameters, recursively; a tensor

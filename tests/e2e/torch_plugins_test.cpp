@@ -162,6 +162,60 @@ TEST_F(TorchPluginsTest, ResNet50CompiledAsAnAotInductorPackageThenLoadedFromThe
     EXPECT_NE(warnings.find("cache entry deleted and compiled again: " + package), std::string::npos) << warnings;
 }
 
+TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {
+    // A .pt2 package made with torch.export and AOTInductor, as a user would make one.
+    const fs::path package = work / "small.pt2";
+    const std::string script =
+        "import sys, torch\n"
+        "torch.manual_seed(0)\n"
+        "m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1),\n"
+        "                        torch.nn.Flatten(), torch.nn.Linear(8, 10)).eval()\n"
+        "with torch.no_grad():\n"
+        "    ep = torch.export.export(m, (torch.randn(2, 3, 16, 16),))\n"
+        "    torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[1])\n";
+    const ProcessResult made = run_process({BENCH_TEST_PYTHON, "-c", script, package.string()}, work.path(),
+                                           {"TORCHINDUCTOR_CACHE_DIR=" + (work / "inductor").string()});
+    ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+
+    auto s = run({"--include", "torchscript_model", "--model-path", package.string(), "--variants",
+                  "eager,compiled,kernelized", "--batch-sizes", "2", "--param", "input_shape=3,16,16"});
+    ASSERT_EQ(s.size(), 3u);
+    const std::string name = "torchscript_model[variant=compiled,batch_size=2,dtype=float32,device=cpu,threads=0]";
+    const Scenario& compiled = s[name];
+    ASSERT_EQ(compiled.status, "success") << compiled.reason;
+    EXPECT_GT(scalar(compiled, "load_time"), 0);
+    EXPECT_GT(scalar(compiled, "first_call"), 0);
+    EXPECT_TRUE(has_series(compiled, "latency"));
+    EXPECT_STREQ((*compiled.report)["info"]["variant_passes"].GetString(), "a .pt2 package as given (compiled elsewhere)");
+    EXPECT_EQ(s["torchscript_model[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"].reason,
+              "a .pt2 package is compiled ahead of time: the compiled variant times it as given");
+    EXPECT_EQ(s["torchscript_model[variant=kernelized,batch_size=2,dtype=float32,device=cpu,threads=0]"].reason,
+              "a .pt2 package has no kernelized variant: its layers are fixed in the file");
+
+    // Another batch size than it was compiled for: the scenario fails, naming the package.
+    auto other = run({"--include", "torchscript_model", "--model-path", package.string(), "--variants", "compiled",
+                      "--batch-sizes", "3", "--param", "input_shape=3,16,16"},
+                     1);
+    ASSERT_EQ(other.size(), 1u);
+    const Scenario& refused = other.begin()->second;
+    EXPECT_EQ(refused.status, "failed");
+    EXPECT_NE(refused.reason.find(package.string() + ": the package does not take an input of shape [3, 3, 16, 16] in "
+                                                     "float32"),
+              std::string::npos)
+        << refused.reason;
+
+    // TorchScript files and packages do not run side by side.
+    const fs::path script_file = build_dir / "models" / "example_cnn.pt";
+    auto mixed = run({"--include", "torchscript_model", "--param",
+                      "models=script:" + script_file.string() + ",package:" + package.string(), "--variants",
+                      "compiled", "--batch-sizes", "2", "--param", "input_shape=3,16,16"},
+                     1);
+    ASSERT_EQ(mixed.size(), 1u);
+    EXPECT_NE(mixed.begin()->second.reason.find("are not of one kind (TorchScript files and .pt2 packages run apart)"),
+              std::string::npos)
+        << mixed.begin()->second.reason;
+}
+
 TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
     auto s = run({"--include", "tensor_ops/conv2d", "--include", "tensor_ops/softmax", "--dtypes", "float32",
                   "--param", "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});

@@ -14,6 +14,13 @@
 // optimize_for_inference, and must produce the same output; a TorchScript file has no
 // kernelized variant.
 //
+// A file ending in .pt2 is an AOTInductor package (torch._inductor.aoti_compile_and_package,
+// built elsewhere): loaded with the SDK's aot_load (refused, naming it, when it was
+// compiled for another device or by another torch) and timed as given in the compiled
+// variant, whatever the compile mode; eager and kernelized are skipped. It runs with the
+// input shapes and dtype it was compiled for (--param input_shape, --dtypes). The files of
+// one run are all TorchScript files or all packages.
+//
 // Per model it records the file size, the parameter count, the load time, latency and
 // throughput per batch; with several models each series is prefixed "<label>/" and
 // the first model's are also the scenario's headline "latency" and "throughput". With a
@@ -26,15 +33,18 @@
 #include <bench/plugin.hpp>
 #include <bench/statistics.hpp>
 #include <bench/torch/accuracy.hpp>
+#include <bench/torch/aot_inductor.hpp>
 #include <bench/torch/classification.hpp>
 #include <bench/torch/compile.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/image_dataset.hpp>
+#include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/precision.hpp>
 #include <bench/torch/profiling.hpp>
 
 #include <torch/script.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -50,6 +60,9 @@ struct ModelFile {
     std::string label;
     fs::path path;
 };
+
+/// An AOTInductor package (torch._inductor.aoti_compile_and_package), not a TorchScript file.
+bool is_package(const fs::path& path) { return path.extension() == ".pt2"; }
 
 std::vector<ModelFile> model_files(const bench::Params& params) {
     std::vector<ModelFile> files;
@@ -67,7 +80,8 @@ std::vector<ModelFile> model_files(const bench::Params& params) {
             throw std::invalid_argument("parameter models: each entry is LABEL:PATH, got '" + file.label + ":" +
                                         file.path.string() + "'");
         if (!fs::is_regular_file(file.path))
-            throw std::invalid_argument("TorchScript file " + file.path.string() + " does not exist");
+            throw std::invalid_argument((is_package(file.path) ? "package " : "TorchScript file ") +
+                                        file.path.string() + " does not exist");
     }
     return files;
 }
@@ -110,9 +124,21 @@ BENCH_RUN_BENCHMARK(ctx) {
     const std::vector<ModelFile> files = model_files(ctx.params());
     if (files.empty())
         ctx.skip("no TorchScript file to run: pass --model-path FILE, or --param models=LABEL:PATH,...");
+    const bool packages = is_package(files.front().path);
+    for (const ModelFile& file : files)
+        if (is_package(file.path) != packages)
+            throw std::invalid_argument("parameter models: " + files.front().path.string() + " and " +
+                                        file.path.string() +
+                                        " are not of one kind (TorchScript files and .pt2 packages run apart)");
     if (config.variant == bench::Variant::kernelized)
-        ctx.skip("a TorchScript file has no kernelized variant: its layers are fixed in the file");
-    if (config.variant == bench::Variant::compiled) bench::libtorch::require_torchscript_mode(ctx, "torchscript_model");
+        ctx.skip(std::string(packages ? "a .pt2 package" : "a TorchScript file") +
+                 " has no kernelized variant: its layers are fixed in the file");
+    // A package is compiled already (AOTInductor): the compiled variant times it as given,
+    // whatever the compile mode; there is no eager form of it to run.
+    if (packages && config.variant == bench::Variant::eager)
+        ctx.skip("a .pt2 package is compiled ahead of time: the compiled variant times it as given");
+    if (!packages && config.variant == bench::Variant::compiled)
+        bench::libtorch::require_torchscript_mode(ctx, "torchscript_model");
 
     bench::libtorch::ThreadScope threads(ctx);
     const torch::Device device = bench::libtorch::select_device(ctx);
@@ -120,6 +146,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     const torch::ScalarType dtype = bench::libtorch::select_dtype(ctx, device);
     ctx.set_info("framework", "libtorch");
     ctx.set_info("model", files.size() == 1 ? files[0].label : "comparison");
+    if (packages) ctx.set_info("variant_passes", "a .pt2 package as given (compiled elsewhere)");
     torch::NoGradGuard no_grad;
 
     std::optional<bench::libtorch::ImageDataset> dataset;
@@ -131,69 +158,93 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     const bool several = files.size() > 1;
     double first_median = 0;
-    std::optional<torch::jit::Module> profiled;  // the first file's module, for --profile
-    std::vector<c10::IValue> profiled_inputs;
+    bench::libtorch::Forward profiled;  // the first file's, for --profile
+    torch::Tensor profiled_input;
     for (const ModelFile& file : files) {
         const std::string prefix = several ? file.label + "/" : "";
-        auto start = bench::Clock::now();
-        torch::jit::Module module = torch::jit::load(file.path.string(), device);
-        const double load_ms = since_ms(start);
-        module.eval();
         const auto input_in = [&](torch::ScalarType type) {
             return dataset ? bench::libtorch::dataset_batch(*dataset, config.batch_size).to(device, type)
                            : make_input(ctx.params(), config.batch_size, device, type);
         };
-        // In another dtype, the model's float32 output on the same input first: what that
-        // dtype's output is compared with (below).
-        torch::Tensor float32_output;
-        if (dtype != torch::kFloat) {
-            module.to(torch::kFloat);
-            float32_output = first_tensor(module.forward({input_in(torch::kFloat)}));
-        }
-        if (torch::isFloatingType(dtype)) module.to(dtype);
-
         ctx.record_scalar(prefix + "file_size", static_cast<double>(fs::file_size(file.path)) / (1 << 20), "MiB");
-        ctx.record_scalar(prefix + "parameters", static_cast<double>(parameter_count(module)), "count");
-        ctx.record_scalar(prefix + "load_time", load_ms, "ms");
         ctx.set_info(prefix + "path", fs::absolute(file.path).string());
-
         const torch::Tensor input = input_in(dtype);
-        std::vector<c10::IValue> inputs{input};
-        const torch::Tensor reference = first_tensor(module.forward(inputs));
-        if (config.variant == bench::Variant::compiled) {
+        bench::libtorch::Forward forward;
+        std::string parameters = "?";
+        if (packages) {
+            // As given: its dtype and shapes are the ones it was compiled for. A package
+            // checks its inputs against them only when AOTI_RUNTIME_CHECK_INPUTS is set (read
+            // once, at its first call); without the check an input of other sizes is read
+            // out of bounds. The check is a few comparisons a call, inside the timed calls.
+            ::setenv("AOTI_RUNTIME_CHECK_INPUTS", "1", 0);
+            auto start = bench::Clock::now();
+            auto package = std::make_shared<bench::libtorch::AotModel>(bench::libtorch::aot_load(file.path, device));
+            ctx.record_scalar(prefix + "load_time", since_ms(start), "ms");
+            forward = [package](const torch::Tensor& x) { return package->operator()({x}).at(0); };
             start = bench::Clock::now();
-            torch::jit::Module frozen = torch::jit::freeze(module);
-            module = torch::jit::optimize_for_inference(frozen);
-            module.forward(inputs);  // the first call specializes the graph: part of compiling
-            ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
-            bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
+            try {
+                bench::do_not_optimize(forward(input));
+            } catch (const std::exception& e) {
+                const std::string what = e.what();
+                throw std::runtime_error(file.path.string() + ": the package does not take an input of shape " +
+                                         c10::str(input.sizes()) + " in " + bench::libtorch::dtype_name(dtype) +
+                                         " (it runs with the shapes and dtype it was compiled for: --param "
+                                         "input_shape, --dtypes): " + what.substr(0, what.find('\n')));
+            }
+            bench::libtorch::synchronize(device);
+            ctx.record_scalar(prefix + "first_call", since_ms(start), "ms");
+        } else {
+            auto start = bench::Clock::now();
+            torch::jit::Module module = torch::jit::load(file.path.string(), device);
+            const double load_ms = since_ms(start);
+            module.eval();
+            // In another dtype, the model's float32 output on the same input first: what
+            // that dtype's output is compared with (below).
+            torch::Tensor float32_output;
+            if (dtype != torch::kFloat) {
+                module.to(torch::kFloat);
+                float32_output = first_tensor(module.forward({input_in(torch::kFloat)}));
+            }
+            if (torch::isFloatingType(dtype)) module.to(dtype);
+            parameters = std::to_string(parameter_count(module));
+            ctx.record_scalar(prefix + "parameters", static_cast<double>(parameter_count(module)), "count");
+            ctx.record_scalar(prefix + "load_time", load_ms, "ms");
+
+            std::vector<c10::IValue> inputs{input};
+            const torch::Tensor reference = first_tensor(module.forward(inputs));
+            if (config.variant == bench::Variant::compiled) {
+                start = bench::Clock::now();
+                torch::jit::Module frozen = torch::jit::freeze(module);
+                module = torch::jit::optimize_for_inference(frozen);
+                module.forward(inputs);  // the first call specializes the graph: part of compiling
+                ctx.record_scalar(prefix + "compile_time", since_ms(start), "ms");
+                bench::libtorch::check_against_reference(ctx, reference, first_tensor(module.forward(inputs)), dtype);
+            }
+            // How far the output is from float32's on the same input (float32: from the
+            // first call's), outside the timed samples.
+            bench::libtorch::record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output,
+                                                            first_tensor(module.forward(inputs)), dtype, prefix);
+            forward = [module](const torch::Tensor& x) mutable { return first_tensor(module.forward({x})); };
         }
-        // How far the output is from float32's on the same input (float32: from the first
-        // call's), outside the timed samples.
-        bench::libtorch::record_difference_from_float32(ctx, dtype == torch::kFloat ? reference : float32_output,
-                                                        first_tensor(module.forward(inputs)), dtype, prefix);
 
         if (dataset) {  // top-1 and top-5 over the whole folder, outside the timed samples
-            const bench::libtorch::Forward classify = [&module](const torch::Tensor& x) {
-                return first_tensor(module.forward({x}));
-            };
             const bench::Accuracy accuracy = bench::libtorch::classification_accuracy(
-                classify, *dataset, file.label, config.batch_size, device, dtype);
+                forward, *dataset, file.label, config.batch_size, device, dtype);
             ctx.record_accuracy(accuracy);
             ctx.log().info("{}: top-1 {}/{}, top-5 {}/{}", file.label, accuracy.top1_correct, accuracy.inputs,
                            accuracy.top5_correct, accuracy.inputs);
         }
 
         const bench::Series latency = bench::libtorch::measure_synchronized(
-            ctx, prefix + "latency", device, [&] { bench::do_not_optimize(module.forward(inputs)); });
+            ctx, prefix + "latency", device, [&] { bench::do_not_optimize(forward(input)); });
         ctx.record_throughput(prefix + "throughput", latency, config.batch_size, "samples/s");
         if (!profiled) {
-            profiled = module;
-            profiled_inputs = inputs;
+            profiled = forward;
+            profiled_input = input;
         }
         const double median = bench::summarize(latency.samples).median;
-        ctx.log().info("{}: {} parameters, median {:.3f} ms at batch {}", file.label,
-                       parameter_count(module), median, config.batch_size);
+        ctx.log().info("{}: {} parameters, median {:.3f} ms at batch {}", file.label, parameters, median,
+                       config.batch_size);
         if (!several) continue;
         if (&file == &files.front()) {
             first_median = median;
@@ -207,7 +258,7 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     // --profile: one forward pass of the first file, profiled apart from everything measured.
     bench::libtorch::profile(ctx, files.front().label + " forward", [&] {
-        bench::do_not_optimize(profiled->forward(profiled_inputs));
+        bench::do_not_optimize(profiled(profiled_input));
         bench::libtorch::synchronize(device);
     });
 }

@@ -424,6 +424,26 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-2);
 }
 
+TEST_F(TorchPluginsTest, ResNet50ServesWithAPackagePerBatchSize) {
+    // Batch 1's package is the one the scenario compiles first; batch 2's is compiled
+    // for serving. Offline: a batch of 2, then 2, then 1.
+    auto s = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--compile-modes", "default", "--param",
+                  "image_size=64", "--load", "offline", "--queries", "5", "--max-batch", "2"});
+    ASSERT_EQ(s.size(), 1u);
+    const Scenario& served = s.begin()->second;
+    ASSERT_EQ(served.status, "success") << served.reason;
+    const auto& batches = (*served.report)["measurements"]["queries_per_batch"]["measurements"];
+    ASSERT_EQ(batches.Size(), 3u);
+    EXPECT_EQ(batches[0].GetDouble(), 2);
+    EXPECT_EQ(batches[2].GetDouble(), 1);
+    EXPECT_GT(scalar(served, "serving_compile_time"), 0);
+    EXPECT_LE(scalar(served, "max_abs_diff"), 1e-2);
+    const auto& info = (*served.report)["info"];
+    EXPECT_STREQ(info["serving_compile_cache"].GetString(), "1 of 2 packages from the cache");
+    EXPECT_NE(std::string(info["serving"].GetString()).find("a package compiled per batch size, 1 to 2"), std::string::npos)
+        << info["serving"].GetString();
+}
+
 TEST_F(TorchPluginsTest, VitB16ServesWithDynamicBatching) {
     // The kernelized variant packs its weights per number of rows: each batch size's
     // first call comes before the load.

@@ -359,31 +359,70 @@ void prepare_module(torch::nn::Module& module, const torch::Device& device, torc
     module.eval();
 }
 
+/// The AOTInductor compile's options for this scenario: its mode and --compile-timeout,
+/// and the dtype's tolerance for the Python model against the C++ one.
+AotCompileOptions aot_options(const ScenarioConfig& config, torch::ScalarType dtype) {
+    AotCompileOptions options;
+    options.mode = config.compile_mode;
+    options.timeout_s = config.compile_timeout_s;
+    const Tolerance tolerance = tolerance_for(dtype);
+    options.atol = tolerance.absolute;
+    options.rtol = tolerance.relative;
+    return options;
+}
+
+/// aot_compile, a scenario that cannot have it skipped with the reason.
+AotModel aot_compile_or_skip(Context& ctx, const ModelBenchmark& spec, const PythonModel& python,
+                             const torch::Tensor& input, const torch::Tensor& reference, torch::ScalarType dtype) {
+    try {
+        return aot_compile(*spec.module, python, {input}, reference, aot_options(ctx.config(), dtype));
+    } catch (const AotUnavailable& e) {
+        ctx.skip(e.what());
+    }
+}
+
 /// Serving (--load): the variant serves queries of one input each with dynamic batching
 /// (Context::serve_batches): a batch of n queries is one forward pass over n inputs,
 /// query i taking input i mod N of a seeded batch of N = --max-batch. The compiled
-/// variant traces a graph per batch size, 1 to N (a traced graph keeps the sizes it was
-/// traced at), each checked against eager; every size's first call (kernels packed per
-/// shape, the graph executor's own optimizations) comes before the load.
-void serve_model(Context& ctx, ModelBenchmark& spec, const Forward& run, const torch::Device& device,
-                 torch::ScalarType dtype) {
+/// variant has a graph traced, or a package compiled (from the cache where it is there),
+/// per batch size, 1 to N (either keeps the sizes it was made for), each checked against
+/// eager; every size's first call (kernels packed per shape, the graph executor's own
+/// optimizations) comes before the load.
+void serve_model(Context& ctx, ModelBenchmark& spec, const PythonModel& python, const Forward& run,
+                 const torch::Device& device, torch::ScalarType dtype) {
     const ScenarioConfig& config = ctx.config();
     const int64_t max_batch = std::max(config.load.max_batch, 1);
     const torch::Tensor inputs = spec.make_input(max_batch, device, dtype);
     std::vector<Forward> by_size(static_cast<std::size_t>(max_batch) + 1, run);
+    const bool packages = config.variant == Variant::compiled && !is_torchscript_mode(config.compile_mode);
     if (config.variant == Variant::compiled) {
         double compile_ms = 0;
+        int64_t from_cache = 0;
         const Forward& eager = spec.forward;
         for (int64_t n = 1; n <= max_batch; ++n) {
             const torch::Tensor input = inputs.narrow(0, 0, n);
-            CompiledModel compiled = compile_traced(
-                [&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input}, config.compile_mode);
-            compile_ms += compiled.compile_time_ms;
-            auto module = std::make_shared<torch::jit::Module>(std::move(compiled.module));
-            by_size[static_cast<std::size_t>(n)] = [module](const torch::Tensor& x) { return module->forward({x}).toTensor(); };
-            check_against_reference(ctx, eager(input), by_size[static_cast<std::size_t>(n)](input), dtype);
+            Forward& sized = by_size[static_cast<std::size_t>(n)];
+            if (packages) {
+                AotModel model = aot_compile_or_skip(ctx, spec, python, input, eager(input), dtype);
+                compile_ms += model.compile_time_ms;
+                from_cache += model.cache_hit ? 1 : 0;
+                for (const std::string& note : model.notes) ctx.add_warning(note);
+                auto shared = std::make_shared<AotModel>(std::move(model));
+                sized = [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
+            } else {
+                CompiledModel compiled =
+                    compile_traced([&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input},
+                                   config.compile_mode);
+                compile_ms += compiled.compile_time_ms;
+                auto module = std::make_shared<torch::jit::Module>(std::move(compiled.module));
+                sized = [module](const torch::Tensor& x) { return module->forward({x}).toTensor(); };
+            }
+            check_against_reference(ctx, eager(input), sized(input), dtype);
         }
         ctx.record_scalar("serving_compile_time", compile_ms, "ms");
+        if (packages)
+            ctx.set_info("serving_compile_cache", std::to_string(from_cache) + " of " + std::to_string(max_batch) +
+                                                      " packages from the cache");
     }
     for (int64_t n = 1; n <= max_batch; ++n) {
         do_not_optimize(by_size[static_cast<std::size_t>(n)](inputs.narrow(0, 0, n)));
@@ -391,9 +430,10 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const Forward& run, const t
     }
     ctx.set_info("serving", "dynamic batching: a batch of n queries is one forward pass over n inputs (query i: input "
                             "i mod " + std::to_string(max_batch) + " of a seeded batch)" +
-                                (config.variant == Variant::compiled ? "; a graph traced per batch size, 1 to " +
-                                                                           std::to_string(max_batch)
-                                                                     : ""));
+                                (config.variant == Variant::compiled
+                                     ? std::string(packages ? "; a package compiled" : "; a graph traced") +
+                                           " per batch size, 1 to " + std::to_string(max_batch)
+                                     : ""));
     const auto index = torch::TensorOptions().dtype(torch::kInt64).device(device);
     ctx.serve_batches([&](QueryBatch batch) {
         std::vector<int64_t> rows;
@@ -416,18 +456,7 @@ Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel
         ctx.skip(device.is_cuda() ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not "
                                     "built yet"
                                   : "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
-    AotCompileOptions options;
-    options.mode = config.compile_mode;
-    options.timeout_s = config.compile_timeout_s;
-    const Tolerance tolerance = tolerance_for(dtype);
-    options.atol = tolerance.absolute;
-    options.rtol = tolerance.relative;
-    AotModel model;
-    try {
-        model = aot_compile(*spec.module, python, {input}, reference, options);
-    } catch (const AotUnavailable& e) {
-        ctx.skip(e.what());
-    }
+    AotModel model = aot_compile_or_skip(ctx, spec, python, input, reference, dtype);
     if (!model.cache_hit) {
         ctx.record_scalar("compile_time", model.compile_time_ms, "ms");
         ctx.record_scalar("export_time", model.export_time_ms, "ms");
@@ -462,9 +491,6 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
         if (python.source.empty())
             ctx.skip(spec.model + " has no Python definition for the AOTInductor compile (--compile-modes torchscript "
                                   "compiles it with TorchScript)");
-        if (config.load.mode != LoadMode::none)
-            ctx.skip("--load: the AOTInductor package is compiled for one batch size; serving with it is not built "
-                     "(--compile-modes torchscript serves)");
     }
     if (config.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
 
@@ -550,7 +576,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
     output = torch::Tensor();  // not kept while timing
 
     if (config.load.mode != LoadMode::none) {
-        serve_model(ctx, spec, run, device, dtype);
+        serve_model(ctx, spec, python, run, device, dtype);
         record_memory(ctx, device);
         return;
     }

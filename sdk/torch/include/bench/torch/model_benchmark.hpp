@@ -75,10 +75,10 @@ auto load_model(Context& ctx, Build&& build) {
 ///  - "latency" (ms, measure_synchronized), "throughput" (batch_size per call, in
 ///    throughput_unit); with --load instead, the variant serves queries of one input
 ///    each with dynamic batching (Context::serve_batches, up to --max-batch: a batch of
-///    n queries is one forward pass over n inputs; the compiled variant traces a graph
-///    per batch size, each checked against eager, "serving_compile_time"), and the
-///    load's figures replace these and the work (docs/serving.md); serving in an
-///    AOTInductor mode is skipped (a package is compiled for one batch size);
+///    n queries is one forward pass over n inputs; the compiled variant traces a graph,
+///    or has a package compiled, per batch size, each checked against eager,
+///    "serving_compile_time", info "serving_compile_cache" for packages), and the
+///    load's figures replace these and the work (docs/serving.md);
 ///  - work, outside the measured time: FLOPs counted on the traced eager graph,
 ///    record_work with calibrated_peak_gflops(dtype) on the CPU ("flops_per_forward",
 ///    "gflops", "peak_gflops", "fraction_of_peak"); a forward that cannot be traced only

@@ -21,8 +21,8 @@ REQUEST names (all paths absolute):
   threads      the intra-op threads to compile with (the worker's): Inductor writes
                them into the CPU code (#pragma omp parallel num_threads(N)), and
                oneDNN's prepacked weights are laid out for them
-  mode         "default" or "max-autotune" (Inductor's autotuning)
-  inductor_options  Inductor options for every mode (freezing, say)
+  mode         the compile mode (inductor_options say what it means)
+  inductor_options  Inductor's options for that mode, applied as given (the SDK sets them)
   metadata     strings stored in the package (read back by the C++ loader), with
                benchhost_torch_version, this torch's version, added
   torch_version  the LibTorch version the plugin links: this torch must be the same
@@ -39,12 +39,6 @@ import json
 import sys
 import time
 
-MODE_OPTIONS = {
-    "default": {},
-    # torch.compile's max-autotune without CUDA graphs, which AOTInductor does not take
-    "max-autotune": {"max_autotune": True, "coordinate_descent_tuning": True},
-}
-
 
 def load_definition(path):
     spec = importlib.util.spec_from_file_location("benchhost_model_definition", path)
@@ -60,9 +54,6 @@ def main():
         raise SystemExit("usage: aoti_compile.py REQUEST.json")
     with open(sys.argv[1]) as f:
         request = json.load(f)
-    mode = request["mode"]
-    if mode not in MODE_OPTIONS:
-        raise SystemExit(f"unknown compile mode '{mode}': one of {', '.join(MODE_OPTIONS)}")
 
     import torch
     import torch.jit._pickle
@@ -105,7 +96,7 @@ def main():
               f"(tolerance {atol:g} + {rtol:g} |reference|)", file=sys.stderr)
         sys.exit(3)
 
-    options = dict(MODE_OPTIONS[mode]); options.update(request.get("inductor_options", {}))
+    options = dict(request.get("inductor_options", {}))
     options["aot_inductor.metadata"] = dict(request.get("metadata", {}), benchhost_torch_version=torch.__version__)
     start = time.perf_counter()
     with torch.no_grad():

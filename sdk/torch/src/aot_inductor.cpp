@@ -48,9 +48,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Inductor's options for every mode: the weights are constants of an inference model,
-// folded and prepacked (as torch.compile is told for inference on the CPU).
-constexpr const char* common_options = R"({"freezing": true})";
+/// Inductor's options for `mode`, the one place they are set (the exporter applies them
+/// as given; the cache key holds them): in every mode, freezing (the weights are
+/// constants of an inference model, folded and prepacked, as torch.compile is told for
+/// inference on the CPU); for max-autotune, torch.compile's max-autotune without CUDA
+/// graphs, which AOTInductor does not take.
+std::string inductor_options(const std::string& mode) {
+    return mode == "max-autotune" ? R"({"freezing": true, "max_autotune": true, "coordinate_descent_tuning": true})"
+                                  : R"({"freezing": true})";
+}
 
 struct Fnv {
     std::uint64_t h = 1469598103934665603ull;
@@ -102,10 +108,6 @@ std::string device_text(const torch::Device& device) {
     }
 #endif
     return text;
-}
-
-std::string mode_options(const std::string& mode) {
-    return mode == "max-autotune" ? R"({"max_autotune": true, "coordinate_descent_tuning": true})" : "{}";
 }
 
 std::string torch_build() {
@@ -333,8 +335,8 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     // them. Inductor writes them into the CPU code it generates (#pragma omp parallel
     // num_threads(N)), and oneDNN's prepacked weights are laid out for them.
     const int threads = at::get_num_threads();
-    key_text << "\nthreads " << threads << "\ndevice " << device_text(device) << "\nmode " << options.mode << "\noptions " << common_options << " "
-             << mode_options(options.mode) << "\ntorch " << torch_build() << "\n";
+    key_text << "\nthreads " << threads << "\ndevice " << device_text(device) << "\nmode " << options.mode << "\noptions "
+             << inductor_options(options.mode) << "\ntorch " << torch_build() << "\n";
     const std::string key = fnv_hex(key_text.str());
     const fs::path entry = cache / (python.name + "-" + options.mode + "-" + key);
     const fs::path package = entry / "model.pt2";
@@ -398,7 +400,7 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
             << ", \"reference\": " << json_string((work / "reference.pt").string()) << ", \"tolerance\": ["
             << options.atol << ", " << options.rtol << "], \"device\": " << json_string(device.str())
             << ", \"dtype\": " << json_string(dtype_name) << ", \"threads\": " << threads << ", \"mode\": " << json_string(options.mode)
-            << ", \"inductor_options\": " << common_options << ", \"metadata\": {\"benchhost_key\": "
+            << ", \"inductor_options\": " << inductor_options(options.mode) << ", \"metadata\": {\"benchhost_key\": "
             << json_string(key) << "}, \"torch_version\": " << json_string(TORCH_VERSION)
             << ", \"package\": " << json_string((work / "model.pt2").string()) << "}";
     write_file(work / "request.json", request.str());

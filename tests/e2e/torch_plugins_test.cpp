@@ -327,6 +327,47 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
     }
 }
 
+TEST_F(TorchPluginsTest, Gpt2CompiledAsTwoAotInductorPackagesOverOneKvCache) {
+    // A prefill package and a decode-step package, both writing the one cache the plugin
+    // keeps: batch 2, 6 tokens, so that the decode steps read what the prefill and the
+    // steps before them wrote. In float32 the plugin fails the scenario when a token
+    // differs from eager's.
+    const std::vector<std::string> args{"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "compiled",
+                                        "--batch-sizes", "2", "--num-tokens-to-generate", "6", "--compile-modes",
+                                        "default,reduce-overhead"};
+    auto s = run(args);
+    ASSERT_EQ(s.size(), 2u);
+    const std::string base = "gpt2[variant=compiled,batch_size=2,dtype=float32,device=cpu,threads=0,compile_mode=";
+    EXPECT_EQ(s[base + "reduce-overhead]"].status, "skipped");
+    EXPECT_EQ(s[base + "reduce-overhead]"].reason,
+              "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    const Scenario& cold = s[base + "default]"];
+    ASSERT_EQ(cold.status, "success") << cold.reason;
+    EXPECT_EQ(scalar(cold, "token_agreement"), 1.0);
+    EXPECT_GT(scalar(cold, "compile_time"), scalar(cold, "export_time"));
+    EXPECT_GT(scalar(cold, "package_load_time"), 0);
+    for (const char* series : {"time_to_first_token", "time_per_output_token", "tokens_per_second"})
+        EXPECT_TRUE(has_series(cold, series)) << series;
+    const auto& info = (*cold.report)["info"];
+    EXPECT_STREQ(info["variant_passes"].GetString(), "torch.export,aot_inductor(default,freezing)");
+    const std::string cache = (work / "cache" / "benchhost" / "aot-inductor").string();
+    const std::string misses = info["compile_cache"].GetString();
+    const std::size_t split = misses.find("; ");
+    ASSERT_NE(split, std::string::npos) << misses;
+    const std::string prefill = misses.substr(0, split), decode = misses.substr(split + 2);
+    EXPECT_EQ(prefill.rfind("miss: " + cache + "/gpt2-prefill-default-", 0), 0u) << misses;
+    EXPECT_EQ(decode.rfind("miss: " + cache + "/gpt2-decode-default-", 0), 0u) << misses;
+
+    // Again: both packages from the cache, nothing compiled, the same tokens.
+    auto again = run(args);
+    const Scenario& warm = again[base + "default]"];
+    ASSERT_EQ(warm.status, "success") << warm.reason;
+    EXPECT_EQ(std::string((*warm.report)["info"]["compile_cache"].GetString()),
+              "hit: " + prefill.substr(6) + "; hit: " + decode.substr(6));
+    EXPECT_TRUE(std::isnan(scalar(warm, "compile_time")));
+    EXPECT_EQ(scalar(warm, "token_agreement"), 1.0);
+}
+
 TEST_F(TorchPluginsTest, Gpt2KernelizedAttentionGeneratesEagersTokens) {
     // Batch 2, 6 tokens: a prefill and decode steps over a growing prefix. In float32 the
     // plugin fails a variant whose tokens differ from eager's; info.attention says which
@@ -371,7 +412,7 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     EXPECT_EQ(m["inter_token_latency"]["count"].GetInt(), 16 * 5);
     EXPECT_EQ(m["queries_per_batch"]["max"].GetDouble(), 4);  // the clients' queries shared steps
     EXPECT_EQ(scalar(eager, "max_batch"), 4);
-    const Scenario& compiled = s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0]"];
+    const Scenario& compiled = s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
     EXPECT_EQ(compiled.status, "skipped");
     EXPECT_EQ(compiled.reason, "--load: gpt2 serves (continuous batching) in the eager variant only");
 }

@@ -23,11 +23,15 @@
 //               (keys after the query's position are masked), as HF's StaticCache does.
 //               Neither has a shape that depends on the step, so it is also what the
 //               tracer captures.
-//   compiled    that forward pass traced twice with bench::libtorch::compile_traced,
-//               once at the prompt's shape (prefill) and once at one token (decode), then
-//               frozen and optimized. The caches are graph inputs, written in place by the
-//               graph (index_copy_ at the position tensor), so each graph has fixed shapes
-//               and serves every step.
+//   compiled    two compiled forms of that forward pass, one at the prompt's shape
+//               (prefill) and one at one token (decode), by --compile-modes: in an
+//               AOTInductor mode (default, max-autotune) two packages of the same model as
+//               Python defines it (gpt2_model.py, the C++ weights loaded by name,
+//               bench::libtorch::compile_package); in a TorchScript mode (torchscript, ...)
+//               two graphs traced with bench::libtorch::compile_traced, then frozen and
+//               optimized. Either way the caches are inputs, written in place (index_copy_
+//               at the position tensor), so each package or graph has fixed shapes and
+//               serves every step.
 //   kernelized  a hand-written pass over the same weights (see KernelizedGpt2): single-row
 //               activations (decode at batch 1, and the LM head's one row per sequence at
 //               batch 1) go through GEMV instead of GEMM (float32: OpenBLAS sgemv reads the
@@ -92,6 +96,7 @@
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
+#include <bench_embedded/gpt2_model_py.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/SDPBackend.h>
@@ -124,7 +129,7 @@
 #include <utility>
 #include <vector>
 
-BENCH_PLUGIN("gpt2", "1.1.0", .axes = "variant,batch_size,dtype,device,threads,optimizer");
+BENCH_PLUGIN("gpt2", "1.2.0", .axes = "variant,batch_size,dtype,device,threads,compile_mode,optimizer");
 
 namespace {
 
@@ -506,6 +511,55 @@ CompiledStepper compiled_stepper(const Gpt2& model, std::vector<Tensor> caches, 
     out.compile_time_ms = prefill->compile_time_ms + decode->compile_time_ms;
     out.passes = prefill->passes;
     return out;
+}
+
+// ---------------------------------------------------------------------------------
+// Compiled in an AOTInductor mode (default, max-autotune): the same forward pass as
+// Python defines it (gpt2_model.py), exported and compiled into two packages, a prefill
+// at the prompt's shape and a decode step at one token. As with the traced graphs, the
+// caches are inputs that each package writes in place, so that both serve one cache.
+
+lt::PythonModel python_model(const Gpt2Config& c, const std::string& step) {
+    return {"gpt2-" + step,
+            gpt2_model_py,
+            {{"n_layer", std::to_string(c.n_layer)},
+             {"n_head", std::to_string(c.n_head)},
+             {"n_embd", std::to_string(c.n_embd)},
+             {"vocab_size", std::to_string(c.vocab_size)},
+             {"n_ctx", std::to_string(c.n_ctx)}}};
+}
+
+Stepper aot_stepper(bench::Context& ctx, const Gpt2& model, const Gpt2Config& arch, std::vector<Tensor> caches,
+                    const GenerationInputs& in, torch::ScalarType dtype) {
+    auto shared = std::make_shared<std::vector<Tensor>>(std::move(caches));
+    const auto zeros = [&] {
+        std::vector<Tensor> fresh;
+        for (const Tensor& cache : *shared) fresh.push_back(torch::zeros_like(cache));
+        return fresh;
+    };
+    // inputs: ids, positions, then the 2 * n_layer caches; the reference is the C++
+    // step's logits on the same inputs (caches of its own, zero as the inputs' are).
+    const auto compile = [&](const std::string& step, const Tensor& ids, const Tensor& positions) {
+        std::vector<Tensor> reference_caches = zeros();
+        const Tensor reference = model.ptr()->forward(ids, positions, reference_caches);
+        std::vector<Tensor> inputs{ids, positions};
+        for (Tensor& cache : zeros()) inputs.push_back(std::move(cache));
+        return std::make_shared<lt::AotModel>(
+            lt::compile_package(ctx, *model, python_model(arch, step), inputs, reference, dtype));
+    };
+    const auto prefill = compile("prefill", in.prompt, in.prompt_positions);
+    // Any position serves: it is an input of the package.
+    const auto decode = compile("decode", in.prompt.narrow(1, 0, 1).contiguous(), in.decode_positions.back());
+    lt::record_packages(ctx, {prefill.get(), decode.get()});
+
+    const auto call = [shared](const std::shared_ptr<lt::AotModel>& package) {
+        return [package, shared](const Tensor& ids, const Tensor& positions, int64_t) {
+            std::vector<Tensor> inputs{ids, positions};
+            inputs.insert(inputs.end(), shared->begin(), shared->end());
+            return (*package)(inputs).at(0);
+        };
+    };
+    return {call(prefill), call(decode)};
 }
 
 // ---------------------------------------------------------------------------------
@@ -936,7 +990,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     const bool serving = cfg.load.mode != bench::LoadMode::none;
     if (serving && cfg.variant != bench::Variant::eager)
         ctx.skip("--load: gpt2 serves (continuous batching) in the eager variant only");
-    if (cfg.variant == bench::Variant::compiled) lt::require_torchscript_mode(ctx, "gpt2");
+    const bool torchscript = lt::is_torchscript_mode(cfg.compile_mode);
 
     const torch::Device device = lt::select_device(ctx);
     lt::retain_freed_memory(ctx);
@@ -990,8 +1044,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     for (int64_t p = 0; p < max_len; ++p) in.decode_positions.push_back(torch::full({1}, p, index_options));
     in.new_tokens = new_tokens;
     const auto cache_options = torch::TensorOptions().dtype(dtype).device(device);
-    if (cfg.variant != bench::Variant::kernelized)  // the eager forward, traced or not
-        ctx.set_info("attention", eager_attention(arch, batch, prompt_len, max_len, cache_options));
+    if (cfg.variant == bench::Variant::eager || (cfg.variant == bench::Variant::compiled && torchscript))
+        ctx.set_info("attention", eager_attention(arch, batch, prompt_len, max_len, cache_options));  // traced or not
 
     if (serving) {
         // Prompts of the queries, by index; the first three also check the batched path
@@ -1010,6 +1064,10 @@ BENCH_RUN_BENCHMARK(ctx) {
             stepper = eager_stepper(model, make_caches(arch, batch, max_len, cache_options));
             break;
         case bench::Variant::compiled: {
+            if (!torchscript) {
+                stepper = aot_stepper(ctx, model, arch, make_caches(arch, batch, max_len, cache_options), in, dtype);
+                break;
+            }
             CompiledStepper compiled =
                 compiled_stepper(model, make_caches(arch, batch, max_len, cache_options), in, cfg.compile_mode);
             stepper = std::move(compiled.stepper);

@@ -371,15 +371,6 @@ AotCompileOptions aot_options(const ScenarioConfig& config, torch::ScalarType dt
     return options;
 }
 
-/// aot_compile, a scenario that cannot have it skipped with the reason.
-AotModel aot_compile_or_skip(Context& ctx, const ModelBenchmark& spec, const PythonModel& python,
-                             const torch::Tensor& input, const torch::Tensor& reference, torch::ScalarType dtype) {
-    try {
-        return aot_compile(*spec.module, python, {input}, reference, aot_options(ctx.config(), dtype));
-    } catch (const AotUnavailable& e) {
-        ctx.skip(e.what());
-    }
-}
 
 /// Serving (--load): the variant serves queries of one input each with dynamic batching
 /// (Context::serve_batches): a batch of n queries is one forward pass over n inputs,
@@ -403,10 +394,9 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const PythonModel& python, 
             const torch::Tensor input = inputs.narrow(0, 0, n);
             Forward& sized = by_size[static_cast<std::size_t>(n)];
             if (packages) {
-                AotModel model = aot_compile_or_skip(ctx, spec, python, input, eager(input), dtype);
+                AotModel model = compile_package(ctx, *spec.module, python, {input}, eager(input), dtype);
                 compile_ms += model.compile_time_ms;
                 from_cache += model.cache_hit ? 1 : 0;
-                for (const std::string& note : model.notes) ctx.add_warning(note);
                 auto shared = std::make_shared<AotModel>(std::move(model));
                 sized = [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
             } else {
@@ -446,30 +436,56 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const PythonModel& python, 
 }
 
 /// The compiled variant in an AOTInductor mode: the package from the cache, or compiled
-/// in a child process (aot_compile). Records "compile_time" (a miss only), "export_time"
-/// and "package_load_time" (ms), info "compile_cache" (hit or miss, and the package) and
-/// "variant_passes"; skips where the compile cannot run here or the mode cannot be.
-Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel& python, const torch::Device& device,
-                     const torch::Tensor& input, const torch::Tensor& reference, torch::ScalarType dtype) {
-    const ScenarioConfig& config = ctx.config();
-    if (config.compile_mode == "reduce-overhead")
-        ctx.skip(device.is_cuda() ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not "
-                                    "built yet"
-                                  : "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
-    AotModel model = aot_compile_or_skip(ctx, spec, python, input, reference, dtype);
-    if (!model.cache_hit) {
-        ctx.record_scalar("compile_time", model.compile_time_ms, "ms");
-        ctx.record_scalar("export_time", model.export_time_ms, "ms");
-    }
-    ctx.record_scalar("package_load_time", model.load_time_ms, "ms");
-    ctx.set_info("compile_cache", std::string(model.cache_hit ? "hit" : "miss") + ": " + model.package.string());
-    ctx.set_info("variant_passes", "torch.export,aot_inductor(" + config.compile_mode + ",freezing)");
-    for (const std::string& note : model.notes) ctx.add_warning(note);
-    auto shared = std::make_shared<AotModel>(std::move(model));
+/// in a child process (compile_package), its costs recorded (record_packages).
+Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel& python, const torch::Tensor& input,
+                     const torch::Tensor& reference, torch::ScalarType dtype) {
+    auto shared = std::make_shared<AotModel>(compile_package(ctx, *spec.module, python, {input}, reference, dtype));
+    record_packages(ctx, {shared.get()});
     return [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
 }
 
 }  // namespace
+
+AotModel compile_package(Context& ctx, const torch::nn::Module& module, const PythonModel& python,
+                         const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
+                         torch::ScalarType dtype) {
+    const ScenarioConfig& config = ctx.config();
+    if (config.compile_mode == "reduce-overhead")
+        ctx.skip(reference.is_cuda()
+                     ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not built yet"
+                     : "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    AotModel model;
+    try {
+        model = aot_compile(module, python, inputs, reference, aot_options(config, dtype));
+    } catch (const AotUnavailable& e) {
+        ctx.skip(e.what());
+    }
+    for (const std::string& note : model.notes) ctx.add_warning(note);
+    return model;
+}
+
+void record_packages(Context& ctx, const std::vector<const AotModel*>& packages) {
+    double compile_ms = 0, export_ms = 0, load_ms = 0;
+    bool compiled = false;
+    std::string cache;
+    for (const AotModel* model : packages) {
+        if (!model->cache_hit) {
+            compiled = true;
+            compile_ms += model->compile_time_ms;
+            export_ms += model->export_time_ms;
+        }
+        load_ms += model->load_time_ms;
+        cache += (cache.empty() ? "" : "; ") + std::string(model->cache_hit ? "hit" : "miss") + ": " +
+                 model->package.string();
+    }
+    if (compiled) {
+        ctx.record_scalar("compile_time", compile_ms, "ms");
+        ctx.record_scalar("export_time", export_ms, "ms");
+    }
+    ctx.record_scalar("package_load_time", load_ms, "ms");
+    ctx.set_info("compile_cache", cache);
+    ctx.set_info("variant_passes", "torch.export,aot_inductor(" + ctx.config().compile_mode + ",freezing)");
+}
 
 void run_model_benchmark(Context& ctx, ModelBenchmark& spec) { run_model_benchmark(ctx, spec, PythonModel{}); }
 
@@ -530,7 +546,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
             break;
         case Variant::compiled: {
             if (!torchscript) {
-                run = aot_compiled(ctx, spec, python, device, input, reference, dtype);
+                run = aot_compiled(ctx, spec, python, input, reference, dtype);
                 break;
             }
             const Forward& eager = spec.forward;

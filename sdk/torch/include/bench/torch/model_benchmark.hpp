@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/types.h>
@@ -91,6 +92,23 @@ BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const 
 
 /// The same without a Python definition: the AOTInductor modes are skipped, saying so.
 BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
+
+/// For a plugin that calls its compiled model itself (gpt2: a prefill package and a
+/// decode-step package over one KV cache), one AOTInductor package as run_model_benchmark
+/// gets it: aot_compile of `module` with the scenario's compile mode, --compile-timeout
+/// and the tolerance of `dtype` for the Python model's output against `reference`. Skips
+/// the scenario for reduce-overhead (CUDA graphs: the CPU has none, on CUDA not built yet)
+/// and where the compile cannot run here (AotUnavailable); the package's notes become
+/// warnings. Other errors as aot_compile's. (Added in ABI 2.9.)
+BENCH_EXPORT AotModel compile_package(Context& ctx, const torch::nn::Module& module, const PythonModel& python,
+                                      const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
+                                      torch::ScalarType dtype);
+
+/// What a compiled scenario's packages cost, recorded as run_model_benchmark records its
+/// one: "compile_time" and "export_time" summed over the packages that were compiled
+/// (neither when all came from the cache), "package_load_time" summed (ms), info
+/// "compile_cache" (hit or miss and the package, each) and "variant_passes". (ABI 2.9.)
+BENCH_EXPORT void record_packages(Context& ctx, const std::vector<const AotModel*>& packages);
 
 /// Number of parameters of a module (all of its parameters, recursively; a tensor
 /// registered twice, as tied weights are, counts once).

@@ -13,6 +13,7 @@ bench_packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
   python3-venv  # the project's virtual environment, where PyTorch (LibTorch with it) is installed
   python3-dev  # Python.h, which Inductor's C++ compiles include (torch.compile, AOTInductor packages)
+  pybind11-dev  # the benchhost module that Python plugins import (the worker embeds CPython)
   libjpeg-dev libpng-dev  # JPEG (libjpeg-turbo) and PNG images for --param dataset=DIR
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
   libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev

@@ -41,11 +41,14 @@ int list_plugins(const ListCommand& command) {
         const std::string handshake = plugin.handshake_name();
         std::cout << "\n  " << plugin.category << "/" << plugin.name
                   << (handshake != plugin.name ? " (handshake name: " + handshake + ")" : "") << "  version "
-                  << plugin.info.version << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n"
-                  << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
-                  << plugin.info.abi_minor << ")\n"
-                  << "    build:      " << build_line(plugin) << "\n"
-                  << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
+                  << plugin.info.version << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n";
+        if (plugin.python())
+            std::cout << "    kind:       python: " << plugin.runtime << "\n";
+        else
+            std::cout << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
+                      << plugin.info.abi_minor << ")\n"
+                      << "    build:      " << build_line(plugin) << "\n";
+        std::cout << "    variants:   " << (variants.empty() ? "- (no variant axis)" : join(variants, ", ")) << "\n"
                   << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
                   << "    benchmarks:";
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);

@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "discover/elf_inspector.hpp"
 #include "discover/plugin_registry.hpp"
+#include "discover/python_inspector.hpp"
+#include "util/join.hpp"
 
 namespace benchhost {
 
@@ -117,6 +120,128 @@ void consider_file(const fs::path& path, const std::string& category, const std:
     std::stable_partition(plugin.benchmarks.begin(), plugin.benchmarks.end(),
                           [](const DiscoveredBenchmark& b) { return b.symbol == bench::run_benchmark_symbol; });
     discovery.plugins.push_back(std::move(plugin));
+}
+
+/// A Python plugin to read: a .py file, or a package folder and its __init__.py.
+struct PythonCandidate {
+    fs::path path, source;
+    std::string category, folder_problem;
+};
+
+/// The benchmark a module-level function declares: run_benchmark the plugin's own (named
+/// after it), benchmark_<name> and run_<name> <name>; empty for other functions.
+std::string python_benchmark_name(const std::string& function, const std::string& plugin) {
+    if (function == bench::run_benchmark_symbol) return plugin;
+    for (const std::string_view prefix : {std::string_view(bench::benchmark_symbol_prefix), std::string_view("run_")})
+        if (function.size() > prefix.size() && function.starts_with(prefix)) return function.substr(prefix.size());
+    return {};
+}
+
+std::uint8_t variant_mask(const std::vector<std::string>& variants) {
+    std::uint8_t mask = 0;
+    for (const std::string& v : variants)
+        mask |= v == "eager" ? bench::eager_bit : v == "compiled" ? bench::compiled_bit : bench::kernelized_bit;
+    return mask;
+}
+
+template <std::size_t N>
+void copy_field(char (&field)[N], const std::string& text) {
+    text.copy(field, N - 1);
+}
+
+void consider_python(const PythonCandidate& candidate, const PythonFileInfo& file, const PythonInspection& inspection,
+                     const DiscoveryOptions& options, Discovery& discovery) {
+    std::string name = candidate.path.filename().string();
+    if (candidate.path.extension() == ".py") name = candidate.path.stem().string();
+    auto reject = [&](std::string reason) {
+        discovery.rejected.push_back({candidate.path, std::move(reason), candidate.category, safe_name(name)});
+    };
+    if (!is_safe_name(name)) return reject("plugin name '" + name + "' may only use letters, digits, '_', '-' and '.'");
+    if (!options.allow_untrusted) {
+        if (!candidate.folder_problem.empty()) return reject(candidate.folder_problem);
+        for (const fs::path& path : {candidate.path, candidate.source})
+            if (std::string problem = trust_problem(path); !problem.empty())
+                return reject("the file " + path.string() + " " + problem + untrusted_advice);
+    }
+    if (!file.error.empty()) return reject(file.error);
+
+    DiscoveredPlugin plugin;
+    plugin.path = candidate.path;
+    plugin.category = candidate.category;
+    plugin.name = name;
+    plugin.kind = PluginKind::python;
+    plugin.runtime = "CPython " + inspection.python_version + " (" + inspection.python + "), " +
+                     (inspection.torch_version.empty() ? std::string("no torch") : "torch " + inspection.torch_version);
+    for (const std::string& function : file.functions) {
+        const std::string benchmark = python_benchmark_name(function, name);
+        if (benchmark.empty()) continue;
+        if (!is_safe_name(benchmark))
+            return reject("benchmark name '" + benchmark + "' may only use letters, digits, '_', '-' and '.'");
+        if (std::none_of(plugin.benchmarks.begin(), plugin.benchmarks.end(),
+                         [&](const DiscoveredBenchmark& b) { return b.symbol == function; }))
+            plugin.benchmarks.push_back({benchmark, function});
+    }
+    for (const std::string& function : file.async_functions)
+        if (!python_benchmark_name(function, name).empty())
+            discovery.warnings.push_back(candidate.source.string() + ": async def " + function +
+                                         " is not a benchmark: benchhost calls functions, not coroutines (call "
+                                         "asyncio.run from a plain def)");
+    if (plugin.benchmarks.empty()) {
+        if (!file.handshake && file.handshake_error.empty()) {  // a helper module, not a plugin
+            discovery.rejected.push_back(
+                {candidate.path, "not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level",
+                 "", ""});
+            return;
+        }
+        return reject("declares BENCHHOST_PLUGIN but defines no run_benchmark, benchmark_* or run_* function at "
+                      "module level");
+    }
+    if (!file.handshake_error.empty()) return reject(file.handshake_error);
+    // Where names repeat (run_x and benchmark_x), the first keeps the id.
+    std::set<std::string> seen;
+    for (const DiscoveredBenchmark& b : plugin.benchmarks)
+        if (!seen.insert(b.name).second)
+            return reject("declares benchmark '" + b.name + "' twice (benchmark_" + b.name + " and run_" + b.name +
+                          "): keep one");
+    std::stable_partition(plugin.benchmarks.begin(), plugin.benchmarks.end(),
+                          [](const DiscoveredBenchmark& b) { return b.symbol == bench::run_benchmark_symbol; });
+
+    bench::PluginInfo& info = plugin.info;
+    const PythonHandshake handshake = file.handshake.value_or(PythonHandshake{});
+    copy_field(info.name, handshake.name.empty() ? name : handshake.name);
+    copy_field(info.version, handshake.version.empty() ? "unversioned" : handshake.version);
+    if (handshake.axes) {
+        const std::string axes = join(*handshake.axes, ",");
+        if (axes.size() >= sizeof info.axes) return reject("BENCHHOST_PLUGIN['axes'] is too long");
+        copy_field(info.axes, axes);
+        plugin.axes = *handshake.axes;
+    }
+    if (handshake.variants) info.variants = variant_mask(*handshake.variants);
+    info.mock = handshake.mock ? 1 : 0;
+    discovery.plugins.push_back(std::move(plugin));
+}
+
+/// Reads every candidate in one child process; where that cannot be done, each is
+/// rejected saying why.
+void consider_python_candidates(const std::vector<PythonCandidate>& candidates, const DiscoveryOptions& options,
+                                Discovery& discovery) {
+    if (candidates.empty()) return;
+    PythonInspection inspection;
+    try {
+        std::vector<fs::path> sources;
+        for (const PythonCandidate& candidate : candidates) sources.push_back(candidate.source);
+        inspection = inspect_python_files(plugin_python(), sources);
+    } catch (const std::exception& e) {
+        for (const PythonCandidate& candidate : candidates) {
+            const std::string stem = candidate.path.extension() == ".py" ? candidate.path.stem().string()
+                                                                          : candidate.path.filename().string();
+            discovery.rejected.push_back({candidate.path, std::string("cannot be read: ") + e.what(),
+                                          candidate.category, safe_name(stem)});
+        }
+        return;
+    }
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        consider_python(candidates[i], inspection.files[i], inspection, options, discovery);
 }
 
 }  // namespace
@@ -228,22 +353,41 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
     }
     if (ec) throw DiscoveryError("cannot read plugin folder " + plugins_dir.string() + ": " + ec.message());
 
+    std::vector<PythonCandidate> python;
     for (const std::string& category : plugin_categories) {
         const fs::path folder = plugins_dir / category;
         if (!fs::is_directory(folder, ec)) continue;
+        std::string folder_problem = trust_problem(folder);
+        if (!folder_problem.empty()) folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
         std::vector<fs::path> files;
         for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-            if (entry.is_regular_file(ec))
-                files.push_back(entry.path());
+            const fs::path& path = entry.path();
+            if (entry.is_regular_file(ec) && path.extension() == ".py")
+                python.push_back({path, path, category, folder_problem});
+            else if (entry.is_regular_file(ec))
+                files.push_back(path);
+            else if (entry.is_directory(ec) && path.filename() == "__pycache__")
+                continue;  // Python's own bytecode cache
+            else if (entry.is_directory(ec) && fs::is_regular_file(path / "__init__.py", ec))
+                python.push_back({path, path / "__init__.py", category, folder_problem});
             else
-                discovery.rejected.push_back({entry.path(), "not a regular file", "", ""});
+                discovery.rejected.push_back({path, "not a regular file", "", ""});
         }
         if (ec) throw DiscoveryError("cannot read plugin folder " + folder.string() + ": " + ec.message());
         std::sort(files.begin(), files.end());
-        std::string folder_problem = trust_problem(folder);
-        if (!folder_problem.empty()) folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
         for (const fs::path& file : files) consider_file(file, category, folder_problem, options, discovery);
     }
+    std::sort(python.begin(), python.end(), [](const PythonCandidate& a, const PythonCandidate& b) { return a.path < b.path; });
+    consider_python_candidates(python, options, discovery);
+    // By category, then path, whatever the plugin's kind.
+    const auto category_index = [](const std::string& category) {
+        return std::find(plugin_categories.begin(), plugin_categories.end(), category) - plugin_categories.begin();
+    };
+    std::stable_sort(discovery.plugins.begin(), discovery.plugins.end(),
+                     [&](const DiscoveredPlugin& a, const DiscoveredPlugin& b) {
+                         const auto ca = category_index(a.category), cb = category_index(b.category);
+                         return ca != cb ? ca < cb : a.path < b.path;
+                     });
 
     // Each benchmark id once: the first file (by path) keeps it.
     std::map<std::string, fs::path> declared;
@@ -268,11 +412,14 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         const std::string handshake = plugin.handshake_name();
         if (handshake == plugin.name) continue;
+        const std::string declaration = plugin.python() ? "BENCHHOST_PLUGIN" : "BENCH_PLUGIN";
+        const std::string file = plugin.python() ? handshake + (plugin.path.extension() == ".py" ? ".py" : "")
+                                                 : "lib" + handshake + ".so";
         discovery.warnings.push_back(
-            plugin.path.string() + ": BENCH_PLUGIN names the plugin '" + handshake + "', the file '" + plugin.name +
-            "'; the file name is used (benchmark ids " + plugin.category + "/" + plugin.name +
-            "/...): rename the file" + (is_safe_name(handshake) ? " to lib" + handshake + ".so" : std::string()) +
-            " or the plugin in BENCH_PLUGIN to \"" + plugin.name + "\"");
+            plugin.path.string() + ": " + declaration + " names the plugin '" + handshake + "', the file '" +
+            plugin.name + "'; the file name is used (benchmark ids " + plugin.category + "/" + plugin.name +
+            "/...): rename the file" + (is_safe_name(handshake) ? " to " + file : std::string()) + " or the plugin in " +
+            declaration + " to \"" + plugin.name + "\"");
     }
     std::sort(discovery.rejected.begin(), discovery.rejected.end(),
               [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });

@@ -20,23 +20,34 @@ struct DiscoveredBenchmark {
     std::string symbol;  // the entry point exporting it
 };
 
+/// What a plugin is made of: a shared library built against the SDK, or Python (a
+/// `.py` file, or a package folder with `__init__.py`).
+enum class PluginKind { shared_library, python };
+
 struct DiscoveredPlugin {
-    std::filesystem::path path;
+    std::filesystem::path path;  // the .so or .py file, or a Python package's folder
     std::string category;  // the folder it was found in
-    std::string name;      // the file name without "lib" and ".so": what ids and reports use
+    std::string name;      // the file name without "lib" and ".so" (".py"): what ids and reports use
+    PluginKind kind = PluginKind::shared_library;
+    /// Python: the handshake's fields (name, version, axes, variants, mock) in PluginInfo's
+    /// terms; no ABI, no build.
     bench::PluginInfo info{};
+    /// Python: what runs it, "CPython 3.11.2 (/path/to/python), torch 2.14.1+cu130".
+    std::string runtime;
     std::vector<std::string> axes;  // from info.axes
     std::vector<DiscoveredBenchmark> benchmarks;
 
     bool mock() const { return info.mock != 0; }
     /// The name BENCH_PLUGIN gave; `name` (the file's) is the one used.
     std::string handshake_name() const { return info.name; }
-    /// How the plugin was compiled; unknown for a plugin built against ABI 2.0 or 2.1.
-    PluginBuild build() const { return plugin_build_of(info); }
+    /// How the plugin was compiled; unknown for a plugin built against ABI 2.0 or 2.1;
+    /// for Python, what runs it.
+    PluginBuild build() const { return python() ? python_plugin_build(runtime) : plugin_build_of(info); }
     /// The variants it implements (PluginInfo::variants: all three when it varies the
     /// "variant" axis and does not say); empty when it has no variants.
     std::vector<std::string> variants() const;
     std::string id(const DiscoveredBenchmark& benchmark) const { return category + "/" + name + "/" + benchmark.name; }
+    bool python() const { return kind == PluginKind::python; }
 };
 
 struct RejectedFile {
@@ -79,6 +90,14 @@ std::string libtorch_install_problem(const std::filesystem::path& torch_root, co
 /// the folder does not exist, cannot be read, or is writable by others (unless
 /// allowed); every file that is not a usable plugin is in `rejected` with the reason.
 /// A later plugin declaring a benchmark id an earlier one declared is rejected.
+///
+/// Python plugins: a `.py` file, or a folder with `__init__.py`, that defines at module
+/// level `run_benchmark` (the benchmark named after the plugin), or functions named
+/// `benchmark_<name>` or `run_<name>`; python_inspector.hpp reads them without running
+/// them, all in one child process of plugin_python(). A file that does not parse is a
+/// broken plugin (rejected with file:line:column and Python's message); one without such
+/// functions is not a plugin. Its optional BENCHHOST_PLUGIN literal gives the name,
+/// version, axes, variants and mock flag that BENCH_PLUGIN gives a shared library.
 Discovery discover_plugins(const std::filesystem::path& plugins_dir, const DiscoveryOptions& options = {});
 
 class PluginRegistry;

@@ -34,8 +34,17 @@ PluginBuild plugin_build_of(const bench::PluginInfo& info) {
     return build;
 }
 
+PluginBuild python_plugin_build(const std::string& runtime) {
+    PluginBuild build;
+    build.known = true;
+    build.language = "python";
+    build.runtime = runtime;
+    return build;
+}
+
 std::string build_text(const PluginBuild& build) {
     if (!build.known) return "unknown";
+    if (build.language == "python") return "python: " + build.runtime;
     std::string text = build.optimized ? "optimized" : "not optimized";
     text += build.assertions ? ", assertions on" : ", assertions off";
     if (!build.sanitizers.empty()) {
@@ -47,7 +56,7 @@ std::string build_text(const PluginBuild& build) {
 }
 
 std::string build_warning(const PluginBuild& build) {
-    if (!build.known) return "";
+    if (!build.known || build.language == "python") return "";
     std::vector<std::string> problems, fixes;
     if (!build.optimized) problems.emplace_back("without optimization");
     if (build.assertions) problems.emplace_back("with assertions on (NDEBUG not defined)");

@@ -17,9 +17,11 @@
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/internal/scenario_monitors.hpp>
+#include <bench/python_plugin.hpp>
 
 #include "util/atomic_file.hpp"
 #include "discover/discovery.hpp"
+#include "discover/python_inspector.hpp"
 #include "json/result_json.hpp"
 #include "util/text_file.hpp"
 
@@ -71,6 +73,40 @@ std::string loader_message(const std::string& what, const std::filesystem::path&
     return message;
 }
 
+/// The Python loader: beside the SDK's library, <bin>/../<libdir> of this executable
+/// (installed) or <bin>/../lib (the build tree).
+std::filesystem::path python_loader_path() {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path prefix = exe.parent_path().parent_path();
+    for (const std::filesystem::path& dir : {prefix / BENCHHOST_INSTALL_LIBDIR, prefix / "lib"})
+        if (std::filesystem::is_regular_file(dir / bench::python_loader_library, ec)) return dir / bench::python_loader_library;
+    return prefix / "lib" / bench::python_loader_library;
+}
+
+LoadedEntryPoint load_python_entry_point(const std::filesystem::path& plugin, const std::string& function) {
+    std::string python;
+    try {
+        python = plugin_python();
+    } catch (const std::exception& e) {
+        return {{}, plugin.string() + ": " + e.what()};
+    }
+    const std::filesystem::path loader = python_loader_path();
+    try {
+        bench::PythonRunFunction& run = load(loader).get<bench::PythonRunFunction>(bench::python_run_symbol);
+        return {[&run, plugin = plugin.string(), function, python](bench::Context& ctx) {
+                    bench::PythonOutcome outcome;
+                    run(ctx, plugin.c_str(), function.c_str(), python.c_str(), &outcome);
+                    if (outcome.status == bench::PythonOutcome::skipped) ctx.skip(outcome.reason);
+                    if (outcome.status == bench::PythonOutcome::failed) throw EntryFailure(outcome.reason);
+                },
+                {}};
+    } catch (const std::exception& e) {
+        return {{}, plugin.string() + ": cannot load the Python loader " + loader.string() + ": " +
+                        loader_message(e.what(), loader)};
+    }
+}
+
 }  // namespace
 
 std::string not_serving_reason(const bench::ScenarioConfig& config) {
@@ -78,8 +114,14 @@ std::string not_serving_reason(const bench::ScenarioConfig& config) {
            config.benchmark_id() + " does not serve (it never calls ctx.serve with a request handler)";
 }
 
+bool is_python_plugin(const std::filesystem::path& plugin) {
+    std::error_code ec;
+    return plugin.extension() == ".py" || std::filesystem::is_directory(plugin, ec);
+}
+
 LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol) {
     const std::string where = plugin.string() + ": ";
+    if (is_python_plugin(plugin)) return load_python_entry_point(plugin, symbol);
     try {
         boost::dll::shared_library& library = load(plugin);
         if (!library.has(bench::plugin_info_symbol))
@@ -87,13 +129,14 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
         const auto& info = library.get<const bench::PluginInfo>(bench::plugin_info_symbol);
         if (std::string problem = abi_problem(info); !problem.empty()) return {nullptr, where + problem};
         if (!library.has(symbol)) return {nullptr, where + "entry point " + symbol + " is not exported"};
-        return {&library.get<bench::EntryPoint>(symbol), {}};
+        return {library.get<bench::EntryPoint>(symbol), {}};
     } catch (const std::exception& e) {
         return {nullptr, where + "cannot load: " + loader_message(e.what(), plugin)};
     }
 }
 
-bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
+bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)>& entry,
+                                       const bench::ScenarioConfig& config,
                                        std::shared_ptr<spdlog::logger> logger, const bench::MonitorOptions& monitoring) {
     bench::MonitorOptions options = monitoring;
     options.device = config.device;
@@ -119,6 +162,10 @@ bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::Sc
         result = context.take_result();
         result.status = bench::Status::skipped;
         result.reason = skip.what();
+    } catch (const EntryFailure& e) {
+        result = context.take_result();
+        result.status = bench::Status::failed;
+        result.reason = e.what();
     } catch (const std::exception& e) {
         result = context.take_result();
         result.status = bench::Status::failed;

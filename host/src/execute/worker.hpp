@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -20,18 +21,31 @@ namespace benchhost {
 
 /// An entry point of a loaded plugin, or why it could not be had: "<path>: cannot
 /// load: libfoo.so.1: cannot open shared object file: ...", a handshake mismatch, ...
+/// A Python plugin's is a call of the Python loader (bench/python_plugin.hpp).
 struct LoadedEntryPoint {
-    bench::EntryPoint* entry = nullptr;
+    std::function<void(bench::Context&)> entry;
     std::string error;
 };
+
+/// Thrown by an entry point whose failure has a complete reason of its own (a Python
+/// plugin's "raised ValueError: ... (file:line in function)"): the result's reason is
+/// what() as it is.
+struct EntryFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Whether the worker runs `plugin` as Python: a .py file, or a package's folder.
+bool is_python_plugin(const std::filesystem::path& plugin);
 
 /// Why a scenario run with --load was skipped when its benchmark never served
 /// (Context::serve): the same text in the worker, which skips it, and in the run, which
 /// exits 2 when no scenario served.
 std::string not_serving_reason(const bench::ScenarioConfig& config);
 
-/// Loads `plugin` (RTLD_NOW) and looks up `symbol` after checking the handshake.
-/// Never throws. The library stays loaded until the process ends.
+/// Loads `plugin` (RTLD_NOW) and looks up `symbol` after checking the handshake; for a
+/// Python plugin, loads the Python loader (libbench_python.so beside the SDK's library)
+/// and makes an entry that runs the function `symbol` with plugin_python()'s
+/// environment. Never throws. The library stays loaded until the process ends.
 LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std::string& symbol);
 
 /// Calls a loaded entry point with a Context for `config`; an exception becomes a
@@ -40,7 +54,8 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
 /// monitors sample around the call (every monitoring.interval_ms; 0: not at all) and
 /// their reports go into the result's "gpu_metrics" and "cpu_metrics", their
 /// warnings into its warnings (and the log), unless the scenario was skipped.
-bench::ScenarioResult call_entry_point(bench::EntryPoint* entry, const bench::ScenarioConfig& config,
+bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)>& entry,
+                                       const bench::ScenarioConfig& config,
                                        std::shared_ptr<spdlog::logger> logger,
                                        const bench::MonitorOptions& monitoring = {});
 

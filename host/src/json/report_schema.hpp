@@ -20,7 +20,7 @@ namespace benchhost {
 /// classifiers (a scenario's accuracy); 8 the batching options of the load
 /// (metadata.config.load's max_batch, max_batch_wait_ms); 9 a profiled scenario's
 /// profile (--profile).
-inline constexpr int report_schema_version = 9;
+inline constexpr int report_schema_version = 10;
 
 enum class ReportSchema { report, summary };
 

@@ -474,7 +474,10 @@ ShardInfo read_shard(const FieldReader& object) {
 void write_plugin_build(JsonOut& out, const PluginBuild& build) {
     out.start_object();
     out.field("known", build.known);
-    if (build.known) {
+    if (build.known && build.language == "python") {
+        out.field("language", build.language);
+        out.field("runtime", build.runtime);
+    } else if (build.known) {
         out.field("optimized", build.optimized);
         out.field("assertions", build.assertions);
         out.key("sanitizers");
@@ -489,6 +492,11 @@ PluginBuild read_plugin_build(const FieldReader& object) {
     PluginBuild build;
     build.known = item.boolean("known");
     if (!build.known) return build;
+    build.language = item.string_or("language", "c++");
+    if (build.language == "python") {
+        build.runtime = item.string("runtime");
+        return build;
+    }
     build.optimized = item.boolean("optimized");
     build.assertions = item.boolean("assertions");
     build.sanitizers = item["sanitizers"].as_strings();

@@ -31,7 +31,7 @@ ScenarioOutcome run_of(const std::string& benchmark, std::vector<double> samples
     return benchtest::Outcome("unit", "p", benchmark).series("latency", "ms", std::move(samples)).edit([](auto& o) {
         o.result.info["k"] = "v";
         o.plugin_path = "/plugins/unit/libp.so";
-        o.plugin_build = PluginBuild{true, false, true, {"address"}, "GCC 12.2.0"};
+        o.plugin_build = PluginBuild{true, false, true, {"address"}, "GCC 12.2.0", "c++", ""};
         o.wall_time_s = 0.5;
     });
 }
@@ -55,7 +55,7 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     EXPECT_EQ(contents.runs[2].second, 2);
     EXPECT_TRUE(std::isnan(contents.runs[0].first.result.series[0].samples[1]));  // round-trips exactly
     EXPECT_EQ(contents.runs[0].first.plugin_path, fs::path("/plugins/unit/libp.so"));
-    EXPECT_EQ(contents.runs[0].first.plugin_build, (PluginBuild{true, false, true, {"address"}, "GCC 12.2.0"}));
+    EXPECT_EQ(contents.runs[0].first.plugin_build, (PluginBuild{true, false, true, {"address"}, "GCC 12.2.0", "c++", ""}));
     EXPECT_FALSE(contents.truncated);
 
     const std::vector<ScenarioOutcome> outcomes = replay_journal(contents);

@@ -1,0 +1,127 @@
+#include "discover/python_inspector.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/io.hpp>
+
+#include <bench_embedded/inspect_python_py.hpp>
+
+#include "json/field_reader.hpp"
+#include "util/text_file.hpp"
+
+namespace benchhost {
+
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+
+namespace {
+
+bool is_executable_file(const std::string& path) {
+    std::error_code ec;
+    return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+/// A folder of its own for the child's output, removed with it.
+struct ScratchFolder {
+    ScratchFolder() {
+        std::string pattern = (fs::temp_directory_path() / "benchhost-inspect-XXXXXX").string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw std::runtime_error("cannot make a temporary folder in " + fs::temp_directory_path().string());
+        path = pattern;
+    }
+    ~ScratchFolder() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    fs::path path;
+};
+
+std::optional<std::vector<std::string>> optional_strings(const FieldReader& object, const char* key) {
+    if (!object.has(key)) return std::nullopt;
+    return object[key].as_strings();
+}
+
+PythonFileInfo read_file_entry(const FieldReader& entry) {
+    PythonFileInfo file;
+    file.path = entry.string("path");
+    if (entry.has("error")) {
+        file.error = entry.string("error");
+        return file;
+    }
+    file.functions = entry["functions"].as_strings();
+    file.async_functions = entry["async_functions"].as_strings();
+    file.handshake_error = entry.string("handshake_error");
+    const FieldReader handshake = entry["handshake"];
+    if (!handshake.value().IsNull()) {
+        const FieldReader fields = handshake.as_object();
+        PythonHandshake h;
+        h.name = fields.string_or("name", "");
+        h.version = fields.string_or("version", "");
+        h.axes = optional_strings(fields, "axes");
+        h.variants = optional_strings(fields, "variants");
+        h.mock = fields.has("mock") && fields["mock"].as_bool();
+        file.handshake = std::move(h);
+    }
+    return file;
+}
+
+}  // namespace
+
+std::string plugin_python() {
+    if (const char* env = std::getenv("BENCHHOST_PYTHON"); env != nullptr && *env != '\0') {
+        if (!is_executable_file(env))
+            throw std::runtime_error(std::string("BENCHHOST_PYTHON=") + env + " is not an executable file");
+        return env;
+    }
+#ifdef BENCH_PYTHON
+    if (is_executable_file(BENCH_PYTHON)) return BENCH_PYTHON;
+    throw std::runtime_error(std::string("the build's Python, ") + BENCH_PYTHON +
+                             ", does not exist: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
+#else
+    throw std::runtime_error("this build knows no Python: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
+#endif
+}
+
+PythonInspection inspect_python_files(const std::string& python, const std::vector<fs::path>& files, double timeout_s) {
+    PythonInspection inspection;
+    inspection.python = python;
+    if (files.empty()) return inspection;
+    const ScratchFolder scratch;
+    const fs::path out = scratch.path / "out.json", err = scratch.path / "err.txt";
+    std::vector<std::string> args{"-I", "-c", inspect_python_py};
+    for (const fs::path& file : files) args.push_back(file.string());
+    std::error_code ec;
+    bp::child child(bp::exe = python, bp::args = args, bp::std_in < bp::null, bp::std_out > out.string(),
+                    bp::std_err > err.string(), ec);
+    if (ec) throw std::runtime_error("cannot start " + python + " to read the Python plugins: " + ec.message());
+    if (!child.wait_for(std::chrono::duration<double>(timeout_s), ec)) {
+        child.terminate(ec);
+        throw std::runtime_error(python + " did not finish reading the Python plugins within " +
+                                 std::to_string(static_cast<int>(timeout_s)) + " s: killed");
+    }
+    if (child.exit_code() != 0)
+        throw std::runtime_error(python + " failed reading the Python plugins (exit status " +
+                                 std::to_string(child.exit_code()) + "): " + read_text_file(err));
+    const std::string origin = python + " reading the Python plugins";
+    const rapidjson::Document document = FieldReader::parse(read_text_file(out), origin);
+    const FieldReader top(document, origin);
+    inspection.python_version = top.string("python");
+    inspection.torch_version = top.string("torch");
+    const FieldReader entries = top["files"].as_array();
+    for (std::size_t i = 0; i < entries.size(); ++i) inspection.files.push_back(read_file_entry(entries.at(i)));
+    if (inspection.files.size() != files.size())
+        throw std::runtime_error(origin + ": " + std::to_string(inspection.files.size()) + " files read of " +
+                                 std::to_string(files.size()));
+    return inspection;
+}
+
+}  // namespace benchhost

@@ -1,0 +1,53 @@
+// Reads Python plugin files without running them: a child process of the plugins'
+// Python parses each file with the standard library's ast module (inspect_python.py,
+// carried in the host's binary) and says which module-level functions it defines and
+// what its handshake literal holds. Neither the host nor that child imports a plugin, so
+// a file whose import would fail, hang or write files is only read.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace benchhost {
+
+/// The optional handshake, BENCHHOST_PLUGIN = {...}: each field empty where not given.
+struct PythonHandshake {
+    std::string name, version;
+    std::optional<std::vector<std::string>> axes;
+    std::optional<std::vector<std::string>> variants;
+    bool mock = false;
+};
+
+struct PythonFileInfo {
+    std::filesystem::path path;
+    /// Why the file cannot be read or parsed: "file:line:column: message". The rest is
+    /// then empty.
+    std::string error;
+    std::vector<std::string> functions;        // module-level: def, and names `from ... import` binds
+    std::vector<std::string> async_functions;  // module-level async def
+    std::optional<PythonHandshake> handshake;
+    std::string handshake_error;  // "file:line: BENCHHOST_PLUGIN ..." when it is there but wrong
+};
+
+struct PythonInspection {
+    std::string python;          // the interpreter that read the files
+    std::string python_version;  // "3.11.2"
+    std::string torch_version;   // as that interpreter would import it; empty: none
+    std::vector<PythonFileInfo> files;  // in the order asked
+};
+
+/// The Python that runs Python plugins (and reads them): $BENCHHOST_PYTHON, else the one
+/// the build was configured with (BENCH_PYTHON, the project's virtual environment).
+/// Throws std::runtime_error saying which was tried when it is not an executable file.
+std::string plugin_python();
+
+/// Reads `files` in one child process of `python` (-I: no environment variables, no
+/// user site). Throws std::runtime_error when the child cannot start, fails, runs more
+/// than `timeout_s` (then killed), or prints what cannot be read.
+PythonInspection inspect_python_files(const std::string& python, const std::vector<std::filesystem::path>& files,
+                                      double timeout_s = 60);
+
+}  // namespace benchhost

@@ -1,0 +1,126 @@
+"""How the worker runs one benchmark of a Python plugin (libbench_python.so carries this
+file and runs it in the worker's embedded interpreter; plugins never import it).
+
+run(ctx, path, function) imports the plugin and calls the function:
+  - with the Context when it takes one parameter (def run_benchmark(ctx)), or
+  - with none, warmup + measurement iterations times, when it takes none: each call's
+    own time is the series execution_time (ms), and each number of the dict it returns is
+    a series of its own (nested keys joined with "."; None returns nothing);
+  - a function with more parameters is skipped, saying why.
+It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
+text is the scenario's reason; the traceback of an exception goes to the log first.
+"""
+
+import importlib.util
+import inspect
+import numbers
+import os
+import sys
+import threading
+import traceback
+
+import benchhost
+
+
+class Failure(Exception):
+    """The benchmark failed; str() is the reason, complete."""
+
+
+def load_plugin(path):
+    folder = os.path.isdir(path)
+    name = os.path.basename(os.path.normpath(path))
+    if not folder and name.endswith(".py"):
+        name = name[:-3]
+    # A name of its own: a plugin called json.py or torch.py must not shadow the modules.
+    module_name = "benchhost_plugin_" + name
+    if folder:
+        spec = importlib.util.spec_from_file_location(module_name, os.path.join(path, "__init__.py"),
+                                                      submodule_search_locations=[path])
+    else:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    # Its siblings import as a script's do: the plugin's folder first on the path.
+    parent = os.path.dirname(os.path.abspath(os.path.normpath(path)))
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    spec.loader.exec_module(module)
+    return module
+
+
+def flatten(prefix, value, out, function):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            flatten(f"{prefix}.{key}" if prefix else str(key), item, out, function)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        out[prefix] = float(value)
+    else:
+        raise Failure(f"{function} returned {type(value).__name__} for '{prefix}': a benchmark function without "
+                      f"parameters returns a dict of numbers (nested dicts allowed), or None")
+
+
+def run_plain(ctx, fn, function):
+    config = ctx.config
+    for _ in range(config.warmup_iterations):
+        fn()
+    ctx.begin_measurement()
+    for _ in range(config.measurement_iterations):
+        ms, result = ctx._timed_call(fn)
+        ctx.add_sample("execution_time", ms, "ms")
+        if result is None:
+            continue
+        if not isinstance(result, dict):
+            raise Failure(f"{function} returned {type(result).__name__}: a benchmark function without parameters "
+                          f"returns a dict of numbers, or None")
+        figures = {}
+        flatten("", result, figures, function)
+        for name, value in figures.items():
+            ctx.add_sample(name, value, "")
+    ctx.end_measurement(config.measurement_iterations)
+
+
+def required_parameters(fn):
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [p for p in parameters
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def where_raised(error):
+    """file:line in function, of the deepest frame outside this file."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename != __file__]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" ({frame.filename}:{frame.lineno} in {frame.name})"
+
+
+def run(ctx, path, function):
+    threads_before = set(threading.enumerate())
+    try:
+        module = load_plugin(path)
+        fn = getattr(module, function, None)
+        if not callable(fn):
+            raise Failure(f"{path}: {function} is not a function once the plugin is imported")
+        required = required_parameters(fn)
+        if required is None:
+            raise Failure(f"{function}: its parameters cannot be read (inspect.signature)")
+        positional = [p for p in required if p.kind != p.KEYWORD_ONLY]
+        if len(required) == 1 and len(positional) == 1:
+            fn(ctx)
+        elif not required:
+            run_plain(ctx, fn, function)
+        else:
+            ctx.skip(f"{function}{inspect.signature(fn)} takes parameters: benchhost calls a benchmark function "
+                     f"with the Context (def {function}(ctx)) or with none")
+    except (benchhost.SkipScenario, SystemExit, Failure):
+        raise
+    except BaseException as error:
+        ctx.log("error", "".join(traceback.format_exception(error)).rstrip())
+        raise Failure(f"raised {type(error).__name__}: {error}{where_raised(error)}") from None
+    left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
+    if left:
+        ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({', '.join(t.name for t in left)}); "
+                        f"they were not waited for")

@@ -1,0 +1,98 @@
+// The loader of Python plugins (<bench/python_plugin.hpp>): starts CPython in the worker
+// once, with the plugins' virtual environment, and runs a benchmark function through
+// benchhost_support.py (carried in this library).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include <pybind11/embed.h>
+
+#include <bench/context.hpp>
+#include <bench/export.hpp>
+#include <bench/python_plugin.hpp>
+#include <bench_embedded/benchhost_support_py.hpp>
+
+namespace py = pybind11;
+
+namespace {
+
+void set_reason(bench::PythonOutcome& outcome, int status, const std::string& reason) {
+    outcome.status = status;
+    const std::size_t n = std::min(reason.size(), sizeof outcome.reason - 1);
+    std::memcpy(outcome.reason, reason.data(), n);
+    outcome.reason[n] = '\0';
+}
+
+/// Starts the interpreter, once a process: the environment of `python` (a virtual
+/// environment's bin/python: its pyvenv.cfg and site-packages), no bytecode written
+/// beside the plugins, no user site, the worker's signal handlers left alone.
+void start_interpreter(const char* python, const char* plugin) {
+    if (Py_IsInitialized() != 0) return;
+    // Extension modules (the standard library's, numpy's, torch._C) look for the C API in
+    // the global namespace, and this library was loaded with RTLD_LOCAL: make libpython's
+    // symbols global.
+    if (dlopen(BENCH_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD) == nullptr)
+        throw std::runtime_error(std::string("cannot make libpython's symbols global: ") + dlerror());
+    PyConfig config;
+    PyConfig_InitPythonConfig(&config);
+    config.install_signal_handlers = 0;
+    config.write_bytecode = 0;
+    config.user_site_directory = 0;
+    config.safe_path = 1;
+    const PyStatus status = PyConfig_SetBytesString(&config, &config.program_name, python);
+    if (PyStatus_Exception(status) != 0) {
+        PyConfig_Clear(&config);
+        throw std::runtime_error(std::string("cannot configure Python with ") + python);
+    }
+    const char* argv[] = {plugin};
+    py::initialize_interpreter(&config, 1, argv, /*add_program_dir_to_path=*/false);
+}
+
+/// benchhost_support.py as a module of its own, made once. Never released: the
+/// interpreter is never finalized (a plugin's threads would keep the worker waiting).
+py::object support_module() {
+    static py::object* module = nullptr;
+    if (module != nullptr) return *module;
+    py::object made = py::module_::import("types").attr("ModuleType")("benchhost_support");
+    made.attr("__file__") = "<benchhost>";
+    const py::module_ builtins = py::module_::import("builtins");
+    builtins.attr("exec")(builtins.attr("compile")(benchhost_support_py, "<benchhost>", "exec"), made.attr("__dict__"));
+    module = new py::object(std::move(made));
+    return *module;
+}
+
+std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
+
+}  // namespace
+
+extern "C" BENCH_EXPORT void bench_python_run(bench::Context& ctx, const char* plugin, const char* function,
+                                              const char* python, bench::PythonOutcome* outcome) {
+    try {
+        start_interpreter(python, plugin);
+        py::gil_scoped_acquire gil;
+        py::object support = support_module();
+        py::module_ benchhost = py::module_::import("benchhost");
+        try {
+            support.attr("run")(py::cast(&ctx, py::return_value_policy::reference), plugin, function);
+            outcome->status = bench::PythonOutcome::returned;
+        } catch (py::error_already_set& e) {
+            if (e.matches(benchhost.attr("SkipScenario"))) {
+                set_reason(*outcome, bench::PythonOutcome::skipped, text_of(e.value()));
+            } else if (e.matches(PyExc_SystemExit)) {
+                const py::object code = e.value().attr("code");
+                if (code.is_none() || (py::isinstance<py::int_>(code) && code.cast<long long>() == 0))
+                    outcome->status = bench::PythonOutcome::returned;
+                else
+                    set_reason(*outcome, bench::PythonOutcome::failed, "called sys.exit(" + text_of(py::repr(code)) + ")");
+            } else if (e.matches(support.attr("Failure"))) {
+                set_reason(*outcome, bench::PythonOutcome::failed, text_of(e.value()));
+            } else {
+                set_reason(*outcome, bench::PythonOutcome::failed, std::string("Python: ") + e.what());
+            }
+        }
+    } catch (const std::exception& e) {
+        set_reason(*outcome, bench::PythonOutcome::failed, std::string("the Python loader: ") + e.what());
+    }
+}

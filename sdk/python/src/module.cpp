@@ -1,0 +1,137 @@
+// The `benchhost` module that Python plugins import: the scenario's Context, as the C++
+// SDK gives it (<bench/context.hpp>), timed by the same C++ timer and stopping rules.
+// Built into the loader library (an embedded module): it exists only in a worker that
+// runs a Python plugin.
+#include <pybind11/embed.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <bench/clock.hpp>
+#include <bench/context.hpp>
+
+namespace py = pybind11;
+
+namespace {
+
+/// A parameter's values as Python sees them: one value a string, several a list.
+py::dict params_of(const bench::Params& params) {
+    py::dict out;
+    for (const auto& [key, values] : params.all()) {
+        if (values.size() == 1)
+            out[py::str(key)] = values.front();
+        else
+            out[py::str(key)] = py::cast(values);
+    }
+    return out;
+}
+
+/// Calls `fn` with no arguments; a Python exception goes on as error_already_set.
+py::object call(PyObject* fn) {
+    PyObject* result = PyObject_CallNoArgs(fn);
+    if (result == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(result);
+}
+
+}  // namespace
+
+PYBIND11_EMBEDDED_MODULE(benchhost, m) {
+    m.doc() = "benchhost's SDK for Python plugins: the Context of the scenario being run.";
+
+    // ctx.skip raises it. A BaseException, not an Exception, so that a plugin's
+    // `except Exception` does not swallow it (as with SystemExit).
+    py::register_exception<bench::SkipScenario>(m, "SkipScenario", PyExc_BaseException);
+
+    using bench::ScenarioConfig;
+    py::class_<ScenarioConfig>(m, "Config", "The scenario's settings (read-only).")
+        .def_readonly("category", &ScenarioConfig::category)
+        .def_readonly("plugin", &ScenarioConfig::plugin)
+        .def_readonly("benchmark", &ScenarioConfig::benchmark)
+        .def_readonly("scenario_name", &ScenarioConfig::scenario_name)
+        .def_property_readonly("variant", [](const ScenarioConfig& c) { return std::string(bench::to_string(c.variant)); })
+        .def_readonly("compile_mode", &ScenarioConfig::compile_mode)
+        .def_readonly("batch_size", &ScenarioConfig::batch_size)
+        .def_readonly("dtype", &ScenarioConfig::dtype)
+        .def_readonly("device", &ScenarioConfig::device)
+        .def_readonly("threads", &ScenarioConfig::threads)
+        .def_readonly("warmup_iterations", &ScenarioConfig::warmup_iterations)
+        .def_readonly("measurement_iterations", &ScenarioConfig::measurement_iterations)
+        .def_readonly("num_tokens_to_generate", &ScenarioConfig::num_tokens_to_generate)
+        .def_readonly("model_id", &ScenarioConfig::model_id)
+        .def_property_readonly("params", [](const ScenarioConfig& c) { return params_of(c.params); },
+                               "--param and YAML params: name -> a string, or a list of strings")
+        .def("__repr__", [](const ScenarioConfig& c) { return "<benchhost.Config " + c.scenario_id() + ">"; });
+
+    using bench::Context;
+    // The Context belongs to the worker: Python only borrows it for the call.
+    py::class_<Context, std::unique_ptr<Context, py::nodelete>>(m, "Context", "The scenario being run.")
+        .def_property_readonly("config", &Context::config, py::return_value_policy::reference_internal)
+        .def(
+            "measure",
+            [](Context& ctx, std::string_view name, const py::object& fn) {
+                PyObject* callable = fn.ptr();
+                // On a CUDA device each call ends when the device has done its work, as
+                // the LibTorch layer's measure_synchronized does.
+                if (ctx.config().device.rfind("cuda", 0) != 0)
+                    return ctx.measure(name, [callable] { call(callable); }).samples;
+                const py::object synchronize = py::module_::import("torch").attr("cuda").attr("synchronize");
+                PyObject* sync = synchronize.ptr();
+                return ctx.measure(name, [callable, sync] {
+                              call(callable);
+                              call(sync);
+                          })
+                    .samples;
+            },
+            py::arg("name"), py::arg("fn"),
+            "Times fn() as the C++ SDK does (warmup, then samples until the stopping rule ends: "
+            "--measurement-iterations, --min-time, --max-time, --target-ci-width) and records the samples, "
+            "in ms, as series `name`; on a CUDA device (config.device cuda...) each call is followed by "
+            "torch.cuda.synchronize(). Returns the samples.")
+        .def(
+            "_timed_call",
+            [](Context&, const py::object& fn) {
+                const auto start = bench::Clock::now();
+                py::object result = call(fn.ptr());
+                const double ms = bench::elapsed_ns(start, bench::Clock::now()) / 1e6;
+                return py::make_tuple(ms, result);
+            },
+            "(ms, result) of one call of fn(), timed by the C++ clock.")
+        .def("add_sample", &Context::add_sample, py::arg("name"), py::arg("value"), py::arg("unit") = "",
+             "Appends one sample to series `name`.")
+        .def(
+            "record_series",
+            [](Context& ctx, std::string_view name, std::vector<double> samples, std::string_view unit) {
+                ctx.record_series(name, std::move(samples), unit);
+            },
+            py::arg("name"), py::arg("samples"), py::arg("unit") = "", "Records samples as series `name`.")
+        .def(
+            "record_throughput",
+            [](Context& ctx, std::string_view name, std::vector<double> latency_ms, double items_per_call,
+               std::string_view unit) {
+                ctx.record_throughput(name, bench::Series{"latency", "ms", std::move(latency_ms), 1}, items_per_call,
+                                      unit);
+            },
+            py::arg("name"), py::arg("latency_ms"), py::arg("items_per_call"), py::arg("unit"),
+            "Records items_per_call / latency for each latency sample (ms) as series `name`, in `unit`.")
+        .def("record_scalar", &Context::record_scalar, py::arg("name"), py::arg("value"), py::arg("unit") = "",
+             "Records a single figure; recording a name again replaces it.")
+        .def("set_info", &Context::set_info, py::arg("key"), py::arg("value"),
+             "Records a text fact shown in the report.")
+        .def("add_warning", &Context::add_warning, py::arg("warning"),
+             "Adds a warning about the scenario's figures, shown in the report and the log.")
+        .def("skip", &Context::skip, py::arg("reason"),
+             "Ends the scenario as skipped, with the reason (raises benchhost.SkipScenario).")
+        .def("begin_measurement", &Context::begin_measurement,
+             "Opens a measurement window: the monitors count what they see until end_measurement().")
+        .def("end_measurement", &Context::end_measurement, py::arg("iterations") = -1)
+        .def(
+            "log",
+            [](Context& ctx, std::string_view level, std::string_view message) {
+                ctx.log().log(spdlog::level::from_str(std::string(level)), "{}", message);
+            },
+            py::arg("level"), py::arg("message"),
+            "Writes a line to the scenario's log: level is trace, debug, info, warning, error.")
+        .def("__repr__", [](const Context& ctx) { return "<benchhost.Context " + ctx.config().scenario_id() + ">"; });
+}

@@ -1,0 +1,268 @@
+// Python plugins, run by the real host: each scenario in its own worker, which embeds
+// the project's CPython (libbench_python.so) and hands the plugin the `benchhost`
+// Context. The plugins are written here, beside a C++ plugin (the mock), into a folder
+// of the test's own.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path build_dir = BENCH_TEST_BUILD_DIR;
+
+struct Scenario {
+    std::string status, reason;
+    const rapidjson::Value* report = nullptr;
+};
+
+class PythonPluginsTest : public ::testing::Test {
+protected:
+    void SetUp() override { fs::permissions(work.path(), fs::perms::owner_all); }
+
+    void add(const std::string& relative, const std::string& source) { write_file(plugins / relative, source); }
+
+    /// Runs the host on `plugins` with `args`; returns the scenarios by id.
+    std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit) {
+        fs::remove_all(output);
+        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                         "--output-dir", output.string(), "--warmup-iterations", "1",
+                                         "--measurement-iterations", "3", "--monitor-interval", "0"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        last = run_process(argv, work.path());
+        EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
+        reports.clear();
+        std::map<std::string, Scenario> scenarios;
+        for (const auto& folder : fs::directory_iterator(output)) {
+            if (!folder.is_directory()) continue;
+            for (const auto& file : fs::directory_iterator(folder.path())) {
+                if (file.path().extension() != ".json") continue;
+                reports.push_back(read_json(file.path()));
+                if (!reports.back().HasMember("benchmark_scenarios")) continue;
+                for (const auto& s : reports.back()["benchmark_scenarios"].GetArray())
+                    scenarios[s["scenario_name"].GetString()] =
+                        Scenario{s["status"].GetString(), s.HasMember("reason") ? s["reason"].GetString() : "", &s};
+            }
+        }
+        return scenarios;
+    }
+
+    static const rapidjson::Value* series(const Scenario& s, const char* name) {
+        const auto& m = (*s.report)["measurements"];
+        if (!m.HasMember(name) || !m[name].HasMember("measurements")) return nullptr;
+        return &m[name]["measurements"];
+    }
+    static double scalar(const Scenario& s, const char* name) {
+        const auto& m = (*s.report)["measurements"];
+        if (!m.HasMember(name) || !m[name].HasMember("value")) return std::nan("");
+        return m[name]["value"].GetDouble();
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+    fs::path output = work / "out";
+    ProcessResult last;
+    std::vector<rapidjson::Document> reports;
+};
+
+TEST_F(PythonPluginsTest, TheContextMeasuresAndRecordsAsInCpp) {
+    add("unit/context_py.py", R"(import benchhost
+
+BENCHHOST_PLUGIN = {"version": "2.0.1"}
+
+def run_benchmark(ctx):
+    assert isinstance(ctx, benchhost.Context)
+    config = ctx.config
+    ctx.set_info("seen", f"{config.benchmark} {config.variant} {config.batch_size} {config.dtype} "
+                         f"{config.params['size']} {config.measurement_iterations}")
+    values = []
+    samples = ctx.measure("latency", lambda: values.append(sum(range(1000))))
+    ctx.record_scalar("calls", len(values), "count")
+    ctx.record_series("sizes", [1.0, 2.0, 3.0], "MB")
+    ctx.add_sample("errors", 0, "count")
+    ctx.record_throughput("throughput", samples, 10, "items/s")
+    ctx.add_warning("a warning from Python")
+    ctx.log("info", "a line from Python")
+)");
+    auto s = run({"--param", "size=7"}, 0);
+    const Scenario& scenario = s["context_py"];
+    ASSERT_EQ(scenario.status, "success") << scenario.reason << last.err;
+    EXPECT_EQ(std::string((*scenario.report)["info"]["seen"].GetString()), "context_py eager 1 float32 7 3");
+    const rapidjson::Value* latency = series(scenario, "latency");
+    ASSERT_NE(latency, nullptr);
+    EXPECT_EQ(latency->Size(), 3u);  // --measurement-iterations, timed by the C++ timer
+    EXPECT_GE(scalar(scenario, "calls"), 4);  // warmup and measured calls
+    ASSERT_NE(series(scenario, "sizes"), nullptr);
+    EXPECT_EQ(series(scenario, "sizes")->Size(), 3u);
+    EXPECT_EQ(series(scenario, "throughput")->Size(), 3u);
+    std::string warnings;
+    for (const auto& w : (*scenario.report)["warnings"].GetArray()) warnings += w.GetString();
+    EXPECT_NE(warnings.find("a warning from Python"), std::string::npos) << warnings;
+    // What ran it, in the report.
+    const auto& metadata = (*scenario.report)["metadata"];
+    EXPECT_STREQ(metadata["plugin_version"].GetString(), "2.0.1");
+    EXPECT_STREQ(metadata["plugin_build"]["language"].GetString(), "python");
+    EXPECT_EQ(std::string(metadata["plugin_build"]["runtime"].GetString()).rfind("CPython 3.", 0), 0u);
+}
+
+TEST_F(PythonPluginsTest, APlainFunctionIsCalledAndItsNumbersBecomeSeries) {
+    add("unit/plain_py.py", R"(calls = []
+
+def benchmark_figures():
+    calls.append(1)
+    return {"accuracy": 0.5 + len(calls), "loss": {"train": 2, "eval": 3.5}}
+
+def benchmark_nothing():
+    return None
+
+def benchmark_needs_arguments(a, b):
+    return {}
+)");
+    auto s = run({}, 0);
+    const Scenario& figures = s["figures"];
+    ASSERT_EQ(figures.status, "success") << figures.reason << last.err;
+    for (const char* name : {"execution_time", "accuracy", "loss.train", "loss.eval"}) {
+        const rapidjson::Value* values = series(figures, name);
+        ASSERT_NE(values, nullptr) << name;
+        EXPECT_EQ(values->Size(), 3u) << name;
+    }
+    // One warmup call first: the measured calls returned 2.5, 3.5 and 4.5.
+    EXPECT_DOUBLE_EQ((*series(figures, "accuracy"))[0].GetDouble(), 2.5);
+    EXPECT_EQ(s["nothing"].status, "success") << s["nothing"].reason;
+    EXPECT_EQ(s["needs_arguments"].status, "skipped");
+    EXPECT_EQ(s["needs_arguments"].reason,
+              "benchmark_needs_arguments(a, b) takes parameters: benchhost calls a benchmark function with the Context "
+              "(def benchmark_needs_arguments(ctx)) or with none");
+}
+
+TEST_F(PythonPluginsTest, EachWayOfEndingEndsOnlyItsScenario) {
+    add("unit/endings_py.py", R"(import os, sys, threading, time
+
+def benchmark_raises():
+    raise ValueError("no such model")
+
+def run_skips(ctx):
+    ctx.skip("needs a GPU")
+
+def run_catches_everything(ctx):
+    try:
+        ctx.skip("still skipped")
+    except Exception:
+        pass
+
+def benchmark_exits():
+    sys.exit(3)
+
+def benchmark_crashes():
+    os.abort()
+
+def benchmark_hangs():
+    time.sleep(600)
+
+def run_leaves_a_thread(ctx):
+    threading.Thread(target=time.sleep, args=(600,), name="sleeper", daemon=False).start()
+    ctx.add_sample("x", 1.0, "")
+
+def benchmark_returns_text():
+    return "fast"
+
+def benchmark_fine():
+    return {"ok": 1}
+)");
+    auto s = run({"--timeout", "10"}, 1);
+    const std::string file = (plugins / "unit/endings_py.py").string();
+    EXPECT_EQ(s["raises"].status, "failed");
+    EXPECT_EQ(s["raises"].reason, "raised ValueError: no such model (" + file + ":4 in benchmark_raises)");
+    EXPECT_EQ(s["skips"].status, "skipped");
+    EXPECT_EQ(s["skips"].reason, "needs a GPU");
+    EXPECT_EQ(s["catches_everything"].status, "skipped");
+    EXPECT_EQ(s["exits"].status, "failed");
+    EXPECT_EQ(s["exits"].reason, "called sys.exit(3)");
+    EXPECT_EQ(s["crashes"].status, "crashed") << s["crashes"].reason;
+    EXPECT_EQ(s["hangs"].status, "timed_out") << s["hangs"].reason;
+    EXPECT_EQ(s["leaves_a_thread"].status, "success") << s["leaves_a_thread"].reason;
+    std::string warnings;
+    for (const auto& w : (*s["leaves_a_thread"].report)["warnings"].GetArray()) warnings += w.GetString();
+    EXPECT_NE(warnings.find("the benchmark left 1 thread(s) running (sleeper); they were not waited for"),
+              std::string::npos)
+        << warnings;
+    EXPECT_EQ(s["returns_text"].status, "failed");
+    EXPECT_EQ(s["returns_text"].reason,
+              "benchmark_returns_text returned str: a benchmark function without parameters returns a dict of "
+              "numbers, or None");
+    EXPECT_EQ(s["fine"].status, "success") << s["fine"].reason;
+    // The traceback is in the run's log.
+    const std::vector<fs::path> logs = files_matching(output, "benchmark_run_", ".log");
+    ASSERT_EQ(logs.size(), 1u);
+    EXPECT_NE(read_file(logs[0]).find("ValueError: no such model"), std::string::npos);
+}
+
+TEST_F(PythonPluginsTest, PythonAndCppPluginsRunSideBySideInOneReport) {
+    add("performance/sum_py.py", "def benchmark_sum():\n    return {'total': sum(range(100))}\n");
+    install_plugin(build_dir / "plugins/performance/libmock_benchmark.so", plugins, "performance");
+    auto s = run({"--enable-mock", "--variants", "eager"}, 0);
+    EXPECT_EQ(s["sum"].status, "success") << s["sum"].reason;
+    bool mock_ran = false;
+    for (const auto& [name, scenario] : s) mock_ran = mock_ran || (name.rfind("mock_benchmark", 0) == 0 && scenario.status == "success");
+    EXPECT_TRUE(mock_ran);
+    const rapidjson::Document summary = read_json(output / "benchmark_summary.json");
+    std::string ids;
+    for (const auto& r : summary["results"].GetArray()) ids += std::string(r["scenario_id"].GetString()) + "\n";
+    EXPECT_NE(ids.find("performance/sum_py/sum"), std::string::npos) << ids;
+    EXPECT_NE(ids.find("performance/mock_benchmark/"), std::string::npos) << ids;
+
+    // `list` says what each is.
+    const ProcessResult list = run_host({"list", "--plugins-dir", plugins.string()}, work.path());
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("performance/sum_py  version unversioned\n    kind:       python: CPython 3."),
+              std::string::npos)
+        << list.out;
+}
+
+TEST_F(PythonPluginsTest, ThePluginGuidesPythonPluginsRun) {
+    // Each ```python block of docs/plugin-guide.md whose first line is "# plugins/<path>"
+    // is that file.
+    const std::string guide = read_file(fs::path(BENCH_TEST_SOURCE_DIR) / "docs/plugin-guide.md");
+    std::vector<std::string> files;
+    for (std::size_t at = guide.find("```python\n"); at != std::string::npos; at = guide.find("```python\n", at)) {
+        const std::size_t start = at + 10, end = guide.find("```\n", start);
+        ASSERT_NE(end, std::string::npos);
+        const std::string block = guide.substr(start, end - start);
+        at = end;
+        if (!block.starts_with("# plugins/")) continue;
+        const std::string path = block.substr(10, block.find('\n') - 10);
+        add(path, block);
+        files.push_back(path);
+    }
+    ASSERT_GE(files.size(), 2u);
+    auto s = run({"--param", "size=1000"}, 0);
+    ASSERT_FALSE(s.empty()) << last.err;
+    for (const auto& [name, scenario] : s) EXPECT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+    ASSERT_EQ(s.count("sort_py[batch_size=1]"), 1u);
+    EXPECT_NE(series(s["sort_py[batch_size=1]"], "throughput"), nullptr);
+    ASSERT_EQ(s.count("json_roundtrip"), 1u);
+    EXPECT_NE(series(s["json_roundtrip"], "checks.roundtrip"), nullptr);
+}
+
+TEST_F(PythonPluginsTest, TheExampleFolderRunsTorchFromTheProjectsVenv) {
+    // examples/python_plugins, as its README runs it: torch imported in the worker.
+    plugins = fs::path(BENCH_TEST_SOURCE_DIR) / "examples/python_plugins";
+    auto s = run({"--batch-sizes", "2", "--dtypes", "float32,bfloat16", "--param", "n=64"}, 0);
+    ASSERT_EQ(s.size(), 4u) << last.err;
+    for (const auto& [name, scenario] : s) {
+        ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+        EXPECT_NE(series(scenario, "latency"), nullptr) << name;
+    }
+    const Scenario& matmul = s["matmul[batch_size=2,dtype=float32]"];
+    ASSERT_NE(matmul.report, nullptr);
+    EXPECT_STREQ((*matmul.report)["info"]["shape"].GetString(), "[2, 64, 64] @ [2, 64, 64]");
+    EXPECT_NE(series(matmul, "gflops"), nullptr);
+}
+
+}  // namespace

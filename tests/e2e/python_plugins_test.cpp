@@ -265,4 +265,23 @@ TEST_F(PythonPluginsTest, TheExampleFolderRunsTorchFromTheProjectsVenv) {
     EXPECT_NE(series(matmul, "gflops"), nullptr);
 }
 
+TEST_F(PythonPluginsTest, AVenvOfAnotherPythonFailsTheScenarioSayingWhich) {
+    // A virtual environment that says it is Python 3.9: its packages could not load in
+    // the loader's Python. (Its python is ours, so that discovery still reads the file.)
+    add("unit/plain_py.py", "def benchmark_a():\n    return {}\n");
+    const fs::path venv = work / "venv39";
+    fs::create_directories(venv / "bin");
+    fs::create_symlink(fs::canonical(fs::path(BENCH_TEST_SOURCE_DIR) / ".venv/bin/python"), venv / "bin/python");
+    write_file(venv / "pyvenv.cfg", "home = /usr/bin\nversion = 3.9.2\n");
+    fs::remove_all(output);
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                     output.string(), "--measurement-iterations", "1"},
+                    work.path(), {"BENCHHOST_PYTHON=" + (venv / "bin/python").string()});
+    EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+    const std::string expected = (venv / "bin/python").string() + " belongs to a virtual environment of Python 3.9.2 (" +
+                                 (venv / "pyvenv.cfg").string() + "), but the Python loader embeds Python 3.";
+    EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
+}
+
 }  // namespace

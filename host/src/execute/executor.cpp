@@ -374,7 +374,10 @@ std::vector<std::string> worker_environment() {
     static const char* const prefixes[] = {"LC_",    "OMP_",    "KMP_",     "MKL_",   "OPENBLAS_", "GOTO_",
                                            "DNNL_",  "ONEDNN_", "CUDA_",    "NVIDIA_", "CUBLAS_",  "CUDNN_",
                                            "NCCL_",  "TORCH_",  "PYTORCH_", "BENCH_", "ASAN_",     "UBSAN_",
-                                           "LSAN_",  "MALLOC_", "TCMALLOC_"};
+                                           "LSAN_",  "MALLOC_", "TCMALLOC_",
+                                           // benchhost's own (BENCHHOST_PYTHON, BENCHHOST_CACHE_DIR) and
+                                           // Python's (PYTHONPATH) for the Python a worker runs
+                                           "BENCHHOST_", "PYTHON"};
     std::vector<std::string> kept;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string variable = *entry;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <pybind11/embed.h>
@@ -25,11 +27,39 @@ void set_reason(bench::PythonOutcome& outcome, int status, const std::string& re
     outcome.reason[n] = '\0';
 }
 
+/// Empty when `python`'s virtual environment (pyvenv.cfg beside it or one folder up) is
+/// of the Python this library embeds, or says nothing of its version; else what is wrong:
+/// its site-packages would be another Python's, whose extension modules cannot load here.
+std::string venv_version_problem(const std::string& python) {
+    namespace fs = std::filesystem;
+    const fs::path bin = fs::path(python).parent_path();
+    for (const fs::path& cfg : {bin / "pyvenv.cfg", bin.parent_path() / "pyvenv.cfg"}) {
+        std::ifstream in(cfg);
+        if (!in) continue;
+        const std::string embedded = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+        for (std::string line; std::getline(in, line);) {
+            const std::size_t equals = line.find('=');
+            if (equals == std::string::npos) continue;
+            std::string key = line.substr(0, equals), value = line.substr(equals + 1);
+            key.erase(key.find_last_not_of(' ') + 1);
+            value.erase(0, value.find_first_not_of(' '));
+            if (key != "version" && key != "version_info") continue;
+            if (value == embedded || value.rfind(embedded + ".", 0) == 0) return {};
+            return python + " belongs to a virtual environment of Python " + value + " (" + cfg.string() +
+                   "), but the Python loader embeds Python " + embedded +
+                   ": set BENCHHOST_PYTHON to a Python " + embedded + ", or build benchhost with that Python";
+        }
+        return {};
+    }
+    return {};
+}
+
 /// Starts the interpreter, once a process: the environment of `python` (a virtual
 /// environment's bin/python: its pyvenv.cfg and site-packages), no bytecode written
 /// beside the plugins, no user site, the worker's signal handlers left alone.
 void start_interpreter(const char* python, const char* plugin) {
     if (Py_IsInitialized() != 0) return;
+    if (const std::string problem = venv_version_problem(python); !problem.empty()) throw std::runtime_error(problem);
     // Extension modules (the standard library's, numpy's, torch._C) look for the C API in
     // the global namespace, and this library was loaded with RTLD_LOCAL: make libpython's
     // symbols global.

@@ -7,6 +7,8 @@
 
 #include <rapidjson/document.h>
 
+#include <bench/internal/cache_dir.hpp>
+
 #include "json/json_parse.hpp"
 #include "json/json_writer.hpp"
 #include "util/atomic_file.hpp"
@@ -60,15 +62,7 @@ PluginRegistry::PluginRegistry(fs::path file) : file_(std::move(file)) {
 }
 
 fs::path PluginRegistry::default_path() {
-    const char* cache = std::getenv("XDG_CACHE_HOME");
-    fs::path base;
-    if (cache != nullptr && *cache == '/') {
-        base = cache;
-    } else {
-        const char* home = std::getenv("HOME");
-        base = fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache";
-    }
-    return base / "benchhost" / "plugin_registry.json";
+    return bench::benchhost_cache_dir().value_or(fs::path("/tmp/.cache/benchhost")) / "plugin_registry.json";
 }
 
 std::optional<std::string> PluginRegistry::crash_reason(const fs::path& plugin) const {

@@ -1,6 +1,7 @@
-// benchhost's cache folder, kept between runs: $XDG_CACHE_HOME/benchhost, else
-// ~/.cache/benchhost. The calibration cache, the plugin registry and the AOTInductor
-// packages live under it.
+// benchhost's cache folder, kept between runs: $BENCHHOST_CACHE_DIR, else
+// $XDG_CACHE_HOME/benchhost, else ~/.cache/benchhost. The calibration cache, the plugin
+// registry, the AOTInductor packages and (for Python plugins) torch.compile's cache live
+// under it.
 //
 // Internal (sdk/internal): for the host and the SDK's own implementation; not installed.
 #pragma once
@@ -10,8 +11,8 @@
 
 namespace bench {
 
-/// The folder (not created); nullopt when neither XDG_CACHE_HOME nor HOME is an
-/// absolute path.
+/// The folder (not created); nullopt when none of BENCHHOST_CACHE_DIR, XDG_CACHE_HOME
+/// and HOME is an absolute path.
 std::optional<std::filesystem::path> benchhost_cache_dir();
 
 }  // namespace bench

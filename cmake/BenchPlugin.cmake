@@ -20,6 +20,23 @@
 # Used in this tree (cmake/) and installed with the SDK's CMake package
 # (<prefix>/lib/cmake/BenchSDK/), which includes it: out-of-tree plugins call it the same
 # way after find_package(BenchSDK).
+
+# Where a plugin goes, for the functions below: OUTPUT_DIRECTORY defaults to
+# BENCH_PLUGIN_OUTPUT_DIRECTORY, else the build's plugins/ folder; INSTALL_DESTINATION to
+# plugins. A macro: it sets the caller's arg_ variables.
+macro(_bench_plugin_destinations)
+  if(NOT arg_OUTPUT_DIRECTORY)
+    if(DEFINED BENCH_PLUGIN_OUTPUT_DIRECTORY)
+      set(arg_OUTPUT_DIRECTORY ${BENCH_PLUGIN_OUTPUT_DIRECTORY})
+    else()
+      set(arg_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
+    endif()
+  endif()
+  if(NOT arg_INSTALL_DESTINATION)
+    set(arg_INSTALL_DESTINATION plugins)
+  endif()
+endmacro()
+
 function(bench_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "CATEGORY;OUTPUT_DIRECTORY;INSTALL_DESTINATION"
                         "SOURCES;LIBRARIES")
@@ -36,16 +53,7 @@ function(bench_add_plugin name)
   if(arg_NO_INSTALL OR (arg_OUTPUT_DIRECTORY AND NOT arg_INSTALL_DESTINATION))
     set(install_plugin FALSE)
   endif()
-  if(NOT arg_OUTPUT_DIRECTORY)
-    if(DEFINED BENCH_PLUGIN_OUTPUT_DIRECTORY)
-      set(arg_OUTPUT_DIRECTORY ${BENCH_PLUGIN_OUTPUT_DIRECTORY})
-    else()
-      set(arg_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
-    endif()
-  endif()
-  if(NOT arg_INSTALL_DESTINATION)
-    set(arg_INSTALL_DESTINATION plugins)
-  endif()
+  _bench_plugin_destinations()
   add_library(${name} MODULE ${arg_SOURCES})
   target_link_libraries(${name} PRIVATE bench::sdk ${arg_LIBRARIES})
   set_target_properties(${name} PROPERTIES
@@ -79,6 +87,36 @@ function(bench_add_plugin name)
       INSTALL_RPATH "$ORIGIN/../../${libdir}"
       INSTALL_RPATH_USE_LINK_PATH TRUE)
     install(TARGETS ${name} LIBRARY DESTINATION ${arg_INSTALL_DESTINATION}/${arg_CATEGORY})
+  endif()
+endfunction()
+
+# bench_add_python_plugin(<name> CATEGORY <unit|integration|performance> SOURCES <file.py>
+#                         [OUTPUT_DIRECTORY <dir>] [INSTALL_DESTINATION <dir> | NO_INSTALL])
+#
+# A Python plugin, as benchhost finds it: copies <file.py> to <dir>/<category>/ (default:
+# the build's plugins/ folder) whenever it changes, under the target <name>, and installs
+# it beside the .so plugins. Nothing is compiled: the plugin runs in the worker's
+# embedded Python (docs/plugin-guide.md, "Python plugins").
+function(bench_add_python_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "CATEGORY;SOURCES;OUTPUT_DIRECTORY;INSTALL_DESTINATION" "")
+  if(NOT arg_CATEGORY MATCHES "^(unit|integration|performance)$")
+    message(FATAL_ERROR "bench_add_python_plugin(${name}): CATEGORY must be unit, integration or performance, got '${arg_CATEGORY}'")
+  endif()
+  if(NOT arg_SOURCES MATCHES "\\.py$")
+    message(FATAL_ERROR "bench_add_python_plugin(${name}): SOURCES must be one .py file, got '${arg_SOURCES}'")
+  endif()
+  get_filename_component(source "${arg_SOURCES}" ABSOLUTE)
+  get_filename_component(file_name "${source}" NAME)
+  _bench_plugin_destinations()
+  set(copy "${arg_OUTPUT_DIRECTORY}/${arg_CATEGORY}/${file_name}")
+  add_custom_command(OUTPUT "${copy}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${arg_OUTPUT_DIRECTORY}/${arg_CATEGORY}"
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different "${source}" "${copy}"
+    DEPENDS "${source}"
+    COMMENT "Python plugin ${arg_CATEGORY}/${file_name}")
+  add_custom_target(${name} ALL DEPENDS "${copy}")
+  if(NOT arg_NO_INSTALL)
+    install(FILES "${source}" DESTINATION ${arg_INSTALL_DESTINATION}/${arg_CATEGORY})
   endif()
 endfunction()
 

@@ -9,10 +9,17 @@ run(ctx, path, function) imports the plugin and calls the function:
   - a function with more parameters is skipped, saying why.
 It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
 text is the scenario's reason; the traceback of an exception goes to the log first.
+
+It also makes `benchhost` a package whose submodule benchhost.torch (benchhost_torch.py,
+carried in the library too, as EMBEDDED["benchhost.torch"]) is imported when a plugin
+imports it, so that a plugin without torch never loads torch.
 """
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import inspect
+import linecache
 import numbers
 import os
 import sys
@@ -24,6 +31,30 @@ import benchhost
 
 class Failure(Exception):
     """The benchmark failed; str() is the reason, complete."""
+
+
+class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the submodules of benchhost whose source the library carries (EMBEDDED, set
+    by the loader before this file runs: name -> source)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in EMBEDDED:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, origin=f"<{name}>")
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__spec__.name
+        source = EMBEDDED[name]
+        # Tracebacks show the lines of the embedded source.
+        linecache.cache[f"<{name}>"] = (len(source), None, source.splitlines(True), f"<{name}>")
+        exec(compile(source, f"<{name}>", "exec"), module.__dict__)
+
+
+benchhost.__path__ = []
+sys.meta_path.insert(0, EmbeddedModules())
 
 
 def load_plugin(path):
@@ -89,8 +120,8 @@ def required_parameters(fn):
 
 
 def where_raised(error):
-    """file:line in function, of the deepest frame outside this file."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename != __file__]
+    """file:line in function, of the deepest frame outside benchhost's own code."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<benchhost")]
     if not frames:
         return ""
     frame = frames[-1]
@@ -98,6 +129,11 @@ def where_raised(error):
 
 
 def run(ctx, path, function):
+    # torch.compile's cache in benchhost's cache folder, set before the plugin imports
+    # torch (which settles Inductor's folder); a TORCHINDUCTOR_CACHE_DIR of the user's stands.
+    cache = benchhost.cache_dir()
+    if cache is not None:
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(cache, "inductor"))
     threads_before = set(threading.enumerate())
     try:
         module = load_plugin(path)

@@ -119,6 +119,38 @@ TEST_F(AbTest, AScenarioItsConfirmationLeavesUndecidedRunsMorePairs) {
     EXPECT_NE(page.find("still inconclusive after --max-rounds 12 pairs"), std::string::npos) << page;
 }
 
+#ifdef BENCH_TEST_PYTHON_PLUGINS
+TEST_F(AbTest, APythonPluginSlowedDownIsSlowerAndTheSameIsNot) {
+    // The Python mock (mock_benchmark_py, about 5 ms a call) on both sides; its
+    // slowdown parameter, given to the new side, makes each call 30% more work.
+    const fs::path py = work / "py";
+    install_plugin(fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/mock_benchmark_py.py", py, "performance");
+    const auto ab = [&](const fs::path& out, std::vector<std::string> extra) {
+        std::vector<std::string> args = {"ab", "--base", py.string(), "--new", py.string(), "--output-dir",
+                                         out.string(), "--enable-mock", "--include",
+                                         "mock_benchmark_py/mock_benchmark_py", "--variants", "eager",
+                                         "--warmup-iterations", "3", "--measurement-iterations", "15",
+                                         "--monitor-interval", "0", "--threshold", "5%", "--fail-on-regression"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
+    };
+    const ProcessResult slower = ab(work / "py_slower", {"--new-param", "slowdown=1.3"});
+    EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+    const auto json = read_json(work / "py_slower" / "comparison.json");
+    ASSERT_EQ(json["rows"].Size(), 1u) << slower.out;
+    EXPECT_STREQ(json["rows"][0]["verdict"].GetString(), "slower") << slower.out;
+    EXPECT_GT(json["rows"][0]["ratio"].GetDouble(), 1.15) << slower.out;
+    EXPECT_NE(std::string(json["rows"][0]["scenario_id"].GetString()).find("performance/mock_benchmark_py/"),
+              std::string::npos);
+
+    const ProcessResult same = ab(work / "py_same", {"--rounds", "4", "--max-rounds", "8"});
+    EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+    const auto same_json = read_json(work / "py_same" / "comparison.json");
+    ASSERT_EQ(same_json["rows"].Size(), 1u) << same.out;
+    EXPECT_STRNE(same_json["rows"][0]["verdict"].GetString(), "slower") << same.out;
+}
+#endif
+
 TEST_F(AbTest, SidesWithOtherPluginsAreAnErrorNamingBoth) {
     const fs::path other = work / "other";
     install_plugin(ab_fixtures / "base/performance/libfixture_ab.so", other, "performance");

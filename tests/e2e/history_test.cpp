@@ -219,6 +219,55 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
         << nothing.err;
 }
 
+#ifdef BENCH_TEST_PYTHON_PLUGINS
+TEST_F(HistoryTest, APythonPluginsRunsAreRecordedAndItsSlowdownFailsTheGate) {
+    // Six runs of a Python plugin, then one of a changed copy whose call takes 30% longer,
+    // into one history: shown over time, and the last one judged slower. A call waits on
+    // the clock for a set time, as the serving mock does: work that touches memory, a
+    // loop of Python bytecode or hashlib's C code alike, runs up to 1.6x slower in one
+    // process than in the next on these VMs (docs/statistics.md, "Python: one process is
+    // not a sample"), a spread that only more rounds would average out.
+    const fs::path py = work / "py";
+    const std::string plugin = R"(import time
+
+BENCHHOST_PLUGIN = {"name": "wait_py", "version": "1.0.0"}
+CALL_S = 0.0020
+
+
+def run_benchmark(ctx):
+    def call():
+        deadline = time.perf_counter() + CALL_S
+        while time.perf_counter() < deadline:
+            pass
+    ctx.measure("latency", call)
+)";
+    write_file(py / "performance/wait_py.py", plugin);
+    const auto run_py = [&](const std::string& name) {
+        return host({"run", "--plugins-dir", py.string(), "--output-dir", (work / name).string(), "--measurement-iterations",
+                     "30", "--monitor-interval", "0", "--history", history.string()});
+    };
+    for (int i = 1; i <= 6; ++i) ASSERT_EQ(run_py("run" + std::to_string(i)).exit_code, 0);
+    std::string changed = plugin;
+    changed.replace(changed.find("CALL_S = 0.0020"), 15, "CALL_S = 0.0026");
+    write_file(py / "performance/wait_py.py", changed);
+    const ProcessResult slow = run_py("slow");
+    ASSERT_EQ(slow.exit_code, 0) << slow.err;
+    EXPECT_NE(slow.err.find("history: recorded as run 7 in "), std::string::npos) << slow.err;
+
+    const ProcessResult show = host({"history", "show", "wait_py", "--series", "latency", "--history", history.string()});
+    EXPECT_EQ(show.exit_code, 0) << show.err;
+    EXPECT_NE(show.out.find("performance/wait_py/wait_py  latency  on "), std::string::npos) << show.out;
+
+    const ProcessResult check = host({"history", "check", "--history", history.string()});
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    const std::size_t row = check.out.find("performance/wait_py/wait_py");
+    ASSERT_NE(row, std::string::npos) << check.out;
+    const std::string line = check.out.substr(row, check.out.find('\n', row) - row);
+    EXPECT_TRUE(std::regex_search(line, std::regex("latency +6 "))) << line;  // judged by the six runs before it
+    EXPECT_NE(line.find("slower"), std::string::npos) << line;
+}
+#endif
+
 TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
     PostgresCluster cluster;
     if (!cluster.running()) GTEST_SKIP() << cluster.why_not();

@@ -4,6 +4,7 @@
 // of the test's own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -33,9 +34,11 @@ protected:
         fs::remove_all(output);
         std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
                                          "--output-dir", output.string(), "--warmup-iterations", "1",
-                                         "--measurement-iterations", "3", "--monitor-interval", "0"};
+                                         "--measurement-iterations", "3"};
+        if (std::find(args.begin(), args.end(), "--monitor-interval") == args.end())
+            argv.insert(argv.end(), {"--monitor-interval", "0"});
         argv.insert(argv.end(), args.begin(), args.end());
-        last = run_process(argv, work.path());
+        last = run_process(argv, work.path(), env);
         EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
         reports.clear();
         std::map<std::string, Scenario> scenarios;
@@ -67,6 +70,7 @@ protected:
     TempDir work;
     fs::path plugins = work / "plugins";
     fs::path output = work / "out";
+    std::vector<std::string> env;  // more variables for the host
     ProcessResult last;
     std::vector<rapidjson::Document> reports;
 };
@@ -225,6 +229,177 @@ TEST_F(PythonPluginsTest, PythonAndCppPluginsRunSideBySideInOneReport) {
         << list.out;
 }
 
+TEST_F(PythonPluginsTest, APythonHandlerServesQueriesIssuedFromCpp) {
+    // ctx.serve, serve_batches and serve_steps with Python handlers, offline: the C++
+    // load generator issues the queries, the handlers report tokens and finish queries.
+    add("performance/server_py.py", R"(import time
+
+def benchmark_one(ctx):
+    def handle(query):
+        assert query.samples == 1 and query.slot == 0
+        for _ in range(3):
+            time.sleep(0.0002)
+            query.token()
+    ctx.serve(handle)
+    assert ctx.served
+
+def benchmark_batches(ctx):
+    sizes = []
+    def handle(queries):
+        sizes.append(len(queries))
+        assert [q.slot for q in queries] == list(range(len(queries)))
+        time.sleep(0.001)
+    ctx.serve_batches(handle)
+    ctx.set_info("largest_batch", str(max(sizes)))
+
+def benchmark_steps(ctx):
+    def step(active):
+        assert len({q.slot for q in active}) == len(active) <= 4
+        time.sleep(0.0005)
+        for q in active:
+            q.token()
+            if q.tokens == 3:
+                q.finish()
+    ctx.serve_steps(step)
+
+def benchmark_raises(ctx):
+    def handle(query):
+        if query.index == 5:
+            raise KeyError("query five")
+    ctx.serve(handle)
+)");
+    auto s = run({"--load", "offline", "--queries", "40", "--max-batch", "4"}, 1);
+    for (const char* name : {"one", "batches", "steps"}) {
+        ASSERT_EQ(s[name].status, "success") << name << ": " << s[name].reason << last.err;
+        const auto& m = (*s[name].report)["measurements"];
+        ASSERT_TRUE(m.HasMember("queue_wait")) << name;
+        EXPECT_EQ(m["queue_wait"]["count"].GetDouble(), 40) << name;
+    }
+    const auto& one = (*s["one"].report)["measurements"];
+    ASSERT_TRUE(one.HasMember("time_to_first_token"));
+    EXPECT_GE(one["time_to_first_token"]["median"].GetDouble(), 0.2);  // one token's sleep, at least
+    EXPECT_TRUE(one.HasMember("time_per_output_token"));
+    // Offline, every query waits from the start: the batches fill up to --max-batch.
+    EXPECT_STREQ((*s["batches"].report)["info"]["largest_batch"].GetString(), "4");
+    const auto& batches = (*s["batches"].report)["measurements"];
+    ASSERT_TRUE(batches.HasMember("queries_per_batch"));
+    EXPECT_LE(batches["queries_per_batch"]["max"].GetDouble(), 4);
+    const auto& steps = (*s["steps"].report)["measurements"];
+    ASSERT_TRUE(steps.HasMember("queries_per_batch"));
+    EXPECT_EQ(steps["queries_per_batch"]["max"].GetDouble(), 4);
+    EXPECT_TRUE(steps.HasMember("time_per_output_token"));
+    // An exception in the handler fails its scenario, saying where.
+    EXPECT_EQ(s["raises"].status, "failed");
+    EXPECT_NE(s["raises"].reason.find("raised KeyError: 'query five' ("), std::string::npos) << s["raises"].reason;
+    EXPECT_NE(s["raises"].reason.find("server_py.py:34 in handle)"), std::string::npos) << s["raises"].reason;
+}
+
+TEST_F(PythonPluginsTest, TheTorchHelperBuildsEachVariantAndChecksItAgainstEager) {
+    // benchhost.torch.model_variant over a small model: eager, torch.compile (default)
+    // and TorchScript, a kernelized forward of the plugin's; a kernelized forward that is
+    // wrong fails, one that is missing skips, an unknown compile mode fails naming the
+    // modes. torch.compile compiles for real, into a cache folder of the test's own.
+    add("performance/tiny_py.py", R"(import torch
+from benchhost.torch import model_variant, select
+
+BENCHHOST_PLUGIN = {"axes": ["variant", "compile_mode"], "variants": ["eager", "compiled", "kernelized"]}
+
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU()).eval()
+
+def right(m):
+    linear = m[0]
+    return lambda x: torch.relu(torch.addmm(linear.bias, x, linear.weight.t()))
+
+def wrong(m):
+    forward = right(m)
+    return lambda x: forward(x) + 0.5
+
+def measure(ctx, kernelize):
+    device, dtype = select(ctx)
+    assert ctx.config.axes["variant"] == ctx.config.variant
+    assert ctx.config.axes["compile_mode"] == ctx.config.compile_mode
+    m = model().to(device, dtype)
+    x = torch.randn(8, 64, generator=torch.Generator().manual_seed(1)).to(device, dtype)
+    with torch.inference_mode():
+        forward = model_variant(ctx, m, (x,), kernelize=kernelize)
+        ctx.measure("latency", lambda: forward(x))
+
+def benchmark_right(ctx):
+    measure(ctx, right)
+
+def benchmark_wrong(ctx):
+    measure(ctx, wrong)
+
+def benchmark_none(ctx):
+    measure(ctx, None)
+)");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    auto s = run({"--variants", "eager,compiled,kernelized", "--compile-modes", "default,torchscript,bogus"}, 1);
+    const auto info = [&](const std::string& name, const char* key) -> std::string {
+        const auto& i = (*s[name].report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    };
+    for (const char* benchmark : {"right", "wrong", "none"}) {
+        const std::string eager = std::string(benchmark) + "[variant=eager]";
+        ASSERT_EQ(s[eager].status, "success") << eager << ": " << s[eager].reason << last.err;
+        EXPECT_GT(scalar(s[eager], "first_call"), 0);
+        for (const char* mode : {"default", "torchscript"}) {
+            const std::string name = std::string(benchmark) + "[variant=compiled,compile_mode=" + mode + "]";
+            ASSERT_EQ(s[name].status, "success") << name << ": " << s[name].reason;
+            EXPECT_GT(scalar(s[name], "compile_time"), 0) << name;
+            EXPECT_GT(scalar(s[name], "first_call"), 0) << name;
+            EXPECT_LE(scalar(s[name], "max_abs_diff"), 1e-4) << name;
+            EXPECT_NE(series(s[name], "latency"), nullptr) << name;
+        }
+        const std::string unknown = std::string(benchmark) + "[variant=compiled,compile_mode=bogus]";
+        EXPECT_EQ(s[unknown].status, "failed");
+        EXPECT_NE(s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
+                                         "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, torchscript"),
+                  std::string::npos)
+            << s[unknown].reason;
+    }
+    EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("torch.compile(mode='default')"),
+              std::string::npos);
+    EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("Inductor freezing on"),
+              std::string::npos);
+    // torch.compile's cache is benchhost's.
+    EXPECT_EQ(info("right[variant=compiled,compile_mode=default]", "compile_cache_dir"), (work / "cache/inductor").string());
+    EXPECT_TRUE(fs::is_directory(work / "cache/inductor"));
+
+    EXPECT_EQ(s["right[variant=kernelized]"].status, "success") << s["right[variant=kernelized]"].reason;
+    EXPECT_GE(scalar(s["right[variant=kernelized]"], "kernelize_time"), 0);
+    EXPECT_EQ(s["wrong[variant=kernelized]"].status, "failed");
+    EXPECT_NE(s["wrong[variant=kernelized]"].reason.find("output 0 differs from eager beyond the float32 tolerance"),
+              std::string::npos)
+        << s["wrong[variant=kernelized]"].reason;
+    EXPECT_NEAR(scalar(s["wrong[variant=kernelized]"], "max_abs_diff"), 0.5, 1e-6);
+    EXPECT_EQ(s["none[variant=kernelized]"].status, "skipped");
+    EXPECT_NE(s["none[variant=kernelized]"].reason.find("no kernelized variant"), std::string::npos);
+}
+
+TEST_F(PythonPluginsTest, TheMonitorsWatchAPythonScenario) {
+    // The worker's monitors sample a Python scenario as a C++ one: a quarter of a
+    // second of busy Python in ctx.measure, sampled every 20 ms.
+    add("unit/busy_py.py", R"(def run_benchmark(ctx):
+    def busy():
+        total = 0
+        for i in range(200000):
+            total += i
+        return total
+    ctx.measure("latency", busy)
+)");
+    auto s = run({"--monitor-interval", "20", "--measurement-iterations", "10"}, 0);
+    ASSERT_EQ(s["busy_py"].status, "success") << s["busy_py"].reason;
+    const auto& cpu = (*s["busy_py"].report)["cpu_metrics"];
+    ASSERT_TRUE(cpu["available"].GetBool());
+    ASSERT_TRUE(cpu["metrics"].HasMember("cpu_utilization"));
+    EXPECT_GE(cpu["metrics"]["cpu_utilization"]["count"].GetDouble(), 3);
+    // The measured calls ran on the CPU: most of their time is the worker's CPU time.
+    EXPECT_GT(cpu["values"]["cpu_time_measured"]["value"].GetDouble(), 0.05);
+}
+
 TEST_F(PythonPluginsTest, ThePluginGuidesPythonPluginsRun) {
     // Each ```python block of docs/plugin-guide.md whose first line is "# plugins/<path>"
     // is that file.
@@ -240,7 +415,8 @@ TEST_F(PythonPluginsTest, ThePluginGuidesPythonPluginsRun) {
         add(path, block);
         files.push_back(path);
     }
-    ASSERT_GE(files.size(), 2u);
+    ASSERT_GE(files.size(), 4u);
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     auto s = run({"--param", "size=1000"}, 0);
     ASSERT_FALSE(s.empty()) << last.err;
     for (const auto& [name, scenario] : s) EXPECT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
@@ -248,6 +424,14 @@ TEST_F(PythonPluginsTest, ThePluginGuidesPythonPluginsRun) {
     EXPECT_NE(series(s["sort_py[batch_size=1]"], "throughput"), nullptr);
     ASSERT_EQ(s.count("json_roundtrip"), 1u);
     EXPECT_NE(series(s["json_roundtrip"], "checks.roundtrip"), nullptr);
+    // The server served, reporting its tokens; the model ran eager and compiled, checked.
+    ASSERT_EQ(s.count("echo_server_py"), 1u);
+    EXPECT_TRUE((*s["echo_server_py"].report)["measurements"].HasMember("time_to_first_token"));
+    const std::string compiled = "mlp_py[variant=compiled,batch_size=1,dtype=float32,compile_mode=default]";
+    ASSERT_EQ(s.count(compiled), 1u);
+    EXPECT_GT(scalar(s[compiled], "compile_time"), 0);
+    EXPECT_LE(scalar(s[compiled], "max_abs_diff"), 1e-4);
+    EXPECT_EQ(s.count("mlp_py[variant=kernelized,batch_size=1,dtype=float32]"), 0u);
 }
 
 TEST_F(PythonPluginsTest, TheExampleFolderRunsTorchFromTheProjectsVenv) {

@@ -373,7 +373,8 @@ std::vector<std::string> worker_environment() {
     // settings do.
     static const char* const prefixes[] = {"LC_",    "OMP_",    "KMP_",     "MKL_",   "OPENBLAS_", "GOTO_",
                                            "DNNL_",  "ONEDNN_", "CUDA_",    "NVIDIA_", "CUBLAS_",  "CUDNN_",
-                                           "NCCL_",  "TORCH_",  "PYTORCH_", "BENCH_", "ASAN_",     "UBSAN_",
+                                           "NCCL_",  "TORCH_",  "PYTORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_",
+                                           "BENCH_", "ASAN_",   "UBSAN_",
                                            "LSAN_",  "MALLOC_", "TCMALLOC_",
                                            // benchhost's own (BENCHHOST_PYTHON, BENCHHOST_CACHE_DIR) and
                                            // Python's (PYTHONPATH) for the Python a worker runs

@@ -15,6 +15,7 @@
 #include <bench/export.hpp>
 #include <bench/python_plugin.hpp>
 #include <bench_embedded/benchhost_support_py.hpp>
+#include <bench_embedded/benchhost_torch_py.hpp>
 
 namespace py = pybind11;
 
@@ -87,6 +88,9 @@ py::object support_module() {
     if (module != nullptr) return *module;
     py::object made = py::module_::import("types").attr("ModuleType")("benchhost_support");
     made.attr("__file__") = "<benchhost>";
+    py::dict embedded;
+    embedded["benchhost.torch"] = benchhost_torch_py;
+    made.attr("EMBEDDED") = embedded;
     const py::module_ builtins = py::module_::import("builtins");
     builtins.attr("exec")(builtins.attr("compile")(benchhost_support_py, "<benchhost>", "exec"), made.attr("__dict__"));
     module = new py::object(std::move(made));

@@ -11,6 +11,8 @@
 
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
+#include <bench/internal/cache_dir.hpp>
+#include <bench/serve.hpp>
 
 namespace py = pybind11;
 
@@ -28,6 +30,51 @@ py::dict params_of(const bench::Params& params) {
     return out;
 }
 
+/// The queries of a batch or step, as a list of Query objects borrowed for the call.
+py::list queries_of(bench::QueryBatch batch) {
+    py::list out(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        out[i] = py::cast(batch[i], py::return_value_policy::reference);
+    return out;
+}
+
+/// The scenario's point on the standard axes, by name.
+py::dict axes_of(const bench::ScenarioConfig& c) {
+    py::dict out;
+    out["variant"] = std::string(bench::to_string(c.variant));
+    out["compile_mode"] = c.compile_mode;
+    out["batch_size"] = c.batch_size;
+    out["dtype"] = c.dtype;
+    out["device"] = c.device;
+    return out;
+}
+
+/// Calls `fn(arg)`, its result dropped; a Python exception goes on as error_already_set.
+void call_with(PyObject* fn, const py::handle& arg) {
+    PyObject* result = PyObject_CallOneArg(fn, arg.ptr());
+    if (result == nullptr) throw py::error_already_set();
+    Py_DECREF(result);
+}
+
+/// A query as Python sees it: borrowed for the handler's call.
+py::object to_query(bench::Query& query) { return py::cast(&query, py::return_value_policy::reference); }
+
+/// Context::serve, serve_batches or serve_steps (`Serve`) for a Python handler: the
+/// handler gets what `convert` makes of the SDK's argument (a query, or the list of a
+/// batch's queries). The GIL is let go while the SDK waits for arrivals, and taken for
+/// each call.
+template <auto Serve, class Convert>
+auto serving(Convert convert) {
+    return [convert](bench::Context& ctx, const py::function& handler) {
+        PyObject* fn = handler.ptr();
+        const py::gil_scoped_release unlocked;
+        (ctx.*Serve)([fn, convert](auto&& argument) {
+            const py::gil_scoped_acquire locked;
+            call_with(fn, convert(argument));
+        });
+    };
+}
+
 /// Calls `fn` with no arguments; a Python exception goes on as error_already_set.
 py::object call(PyObject* fn) {
     PyObject* result = PyObject_CallNoArgs(fn);
@@ -43,6 +90,15 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
     // ctx.skip raises it. A BaseException, not an Exception, so that a plugin's
     // `except Exception` does not swallow it (as with SystemExit).
     py::register_exception<bench::SkipScenario>(m, "SkipScenario", PyExc_BaseException);
+
+    m.def(
+        "cache_dir",
+        []() -> py::object {
+            const auto dir = bench::benchhost_cache_dir();
+            return dir ? py::object(py::str(dir->string())) : py::object(py::none());
+        },
+        "benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else $XDG_CACHE_HOME/benchhost, "
+        "else ~/.cache/benchhost; not created), or None when none of them is an absolute path.");
 
     using bench::ScenarioConfig;
     py::class_<ScenarioConfig>(m, "Config", "The scenario's settings (read-only).")
@@ -62,7 +118,25 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("model_id", &ScenarioConfig::model_id)
         .def_property_readonly("params", [](const ScenarioConfig& c) { return params_of(c.params); },
                                "--param and YAML params: name -> a string, or a list of strings")
+        .def_property_readonly("axes", &axes_of,
+                               "The scenario's values of the standard axes: variant, compile_mode, batch_size, "
+                               "dtype, device (a custom axis's value is in params)")
         .def("__repr__", [](const ScenarioConfig& c) { return "<benchhost.Config " + c.scenario_id() + ">"; });
+
+    using bench::Query;
+    // A query belongs to the serving loop: valid during the handler's call only.
+    py::class_<Query, std::unique_ptr<Query, py::nodelete>>(m, "Query", "One query being served.")
+        .def_property_readonly("index", &Query::index, "Which query, from 0: pick the input by it")
+        .def_property_readonly("samples", &Query::samples, "Samples in the query: 1, or --samples-per-query")
+        .def_property_readonly("slot", &Query::slot,
+                               "serve_steps: the query's slot, 0 to --max-batch - 1; serve_batches: its place in "
+                               "the batch; serve: 0")
+        .def_property_readonly("steps", &Query::steps, "serve_steps: the steps it was in before this one")
+        .def_property_readonly("tokens", &Query::tokens, "Tokens reported so far")
+        .def_property_readonly("finished", &Query::finished)
+        .def("token", &Query::token, "A token is ready (time to first token, time per output token)")
+        .def("finish", &Query::finish, "serve_steps: the query is complete; it leaves the batch after this step")
+        .def("__repr__", [](const Query& q) { return "<benchhost.Query " + std::to_string(q.index()) + ">"; });
 
     using bench::Context;
     // The Context belongs to the worker: Python only borrows it for the call.
@@ -123,6 +197,18 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
              "Adds a warning about the scenario's figures, shown in the report and the log.")
         .def("skip", &Context::skip, py::arg("reason"),
              "Ends the scenario as skipped, with the reason (raises benchhost.SkipScenario).")
+        .def("serve", serving<&Context::serve>(to_query), py::arg("handler"),
+             "Serves queries under the run's load (--load; single-stream without it), as the C++ SDK's "
+             "Context::serve: handler(query) serves one query and returns when it is complete, calling "
+             "query.token() as each token is ready. The queries are issued by the SDK's C++ load generator; "
+             "an exception from the handler fails the scenario. Once per scenario.")
+        .def("serve_batches", serving<&Context::serve_batches>(queries_of), py::arg("handler"),
+             "serve() with dynamic batching: handler(queries) serves a list of 1 to --max-batch queries "
+             "together; each completes when it returns.")
+        .def("serve_steps", serving<&Context::serve_steps>(queries_of), py::arg("handler"),
+             "serve() with continuous batching: handler(active) runs one step of the active queries (a list, "
+             "each with its slot), calling token() for each and finish() on those that are complete.")
+        .def_property_readonly("served", &Context::served, "Whether serve, serve_batches or serve_steps ran")
         .def("begin_measurement", &Context::begin_measurement,
              "Opens a measurement window: the monitors count what they see until end_measurement().")
         .def("end_measurement", &Context::end_measurement, py::arg("iterations") = -1)

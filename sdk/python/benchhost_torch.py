@@ -15,8 +15,10 @@ LibTorch layer runs it.
 
 select(ctx) sets the intra-op threads (config.threads, when above 0) and returns the
 scenario's torch.device and dtype, skipping the scenario where this machine or this
-torch cannot run them (a CUDA device without one, a dtype it does not know); it records
-info torch_version and device_name. record_memory(ctx, device) records, on CUDA,
+torch cannot run them (a CUDA device without one, a dtype it does not know); it applies
+--param deterministic, cudnn_benchmark and tf32 (0 or 1) as the C++ layer does, and
+records info torch_version, device_name, deterministic_algorithms and, on CUDA,
+cudnn_benchmark and tf32. record_memory(ctx, device) records, on CUDA,
 cuda_max_memory_allocated and cuda_max_memory_reserved (MiB); the worker records the
 process's peak_rss itself.
 
@@ -84,8 +86,50 @@ def select(ctx):
         ctx.set_info("device_name", torch.cuda.get_device_name(device))
     elif device.type != "cpu":
         ctx.skip(f"device {config.device}: benchhost.torch runs cpu and cuda")
+    apply_backend_settings(ctx, device)
     ctx.set_info("torch_version", torch.__version__)
     return device, DTYPES[config.dtype]
+
+
+def _switch(ctx, name):
+    """--param NAME as True or False; None when not given."""
+    value = ctx.config.params.get(name)
+    if value is None:
+        return None
+    text = value.lower() if isinstance(value, str) else ""
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(f"--param {name}={value}: a boolean (true or false) is expected")
+
+
+def _on_off(on):
+    return "on" if on else "off"
+
+
+def apply_backend_settings(ctx, device):
+    """--param deterministic, cudnn_benchmark, tf32 (0 or 1), as the C++ layer's
+    select_device applies them, recorded as info whether set or not."""
+    deterministic = _switch(ctx, "deterministic")
+    if deterministic is not None:
+        torch.use_deterministic_algorithms(deterministic)
+    ctx.set_info("deterministic_algorithms", _on_off(torch.are_deterministic_algorithms_enabled()))
+    if device.type != "cuda":
+        for name in ("cudnn_benchmark", "tf32"):
+            if _switch(ctx, name) is not None:
+                ctx.add_warning(f"--param {name} applies to CUDA devices: not used on {device}")
+        return
+    benchmark = _switch(ctx, "cudnn_benchmark")
+    if benchmark is not None:
+        torch.backends.cudnn.benchmark = benchmark
+    tf32 = _switch(ctx, "tf32")
+    if tf32 is not None:
+        torch.backends.cuda.matmul.fp32_precision = "tf32" if tf32 else "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "tf32" if tf32 else "ieee"
+    ctx.set_info("cudnn_benchmark", _on_off(torch.backends.cudnn.benchmark))
+    ctx.set_info("tf32", f"cudnn {_on_off(torch.backends.cudnn.conv.fp32_precision == 'tf32')}, "
+                         f"cublas {_on_off(torch.backends.cuda.matmul.fp32_precision == 'tf32')}")
 
 
 def record_memory(ctx, device):

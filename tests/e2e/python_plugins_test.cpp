@@ -379,6 +379,31 @@ def benchmark_none(ctx):
     EXPECT_NE(s["none[variant=kernelized]"].reason.find("no kernelized variant"), std::string::npos);
 }
 
+TEST_F(PythonPluginsTest, TheTorchHelperAppliesAndRecordsTheBackendSettings) {
+    // --param deterministic (and the CUDA-only cudnn_benchmark, tf32) as the C++ layer's
+    // select_device takes them: applied, recorded, a CUDA setting on the CPU a warning.
+    add("unit/settings_py.py", R"(import torch
+from benchhost.torch import select
+
+def run_benchmark(ctx):
+    select(ctx)
+    ctx.record_scalar("deterministic", float(torch.are_deterministic_algorithms_enabled()))
+)");
+    auto s = run({"--param", "deterministic=1", "--param", "tf32=0"}, 0);
+    ASSERT_EQ(s["settings_py"].status, "success") << s["settings_py"].reason << last.err;
+    EXPECT_EQ(scalar(s["settings_py"], "deterministic"), 1.0);
+    const auto& report = *s["settings_py"].report;
+    EXPECT_STREQ(report["info"]["deterministic_algorithms"].GetString(), "on");
+    ASSERT_EQ(report["warnings"].Size(), 1u);
+    EXPECT_STREQ(report["warnings"][0].GetString(), "--param tf32 applies to CUDA devices: not used on cpu");
+
+    auto bad = run({"--param", "deterministic=maybe"}, 1);
+    EXPECT_EQ(bad["settings_py"].status, "failed");
+    EXPECT_NE(bad["settings_py"].reason.find("--param deterministic=maybe: a boolean (true or false) is expected"),
+              std::string::npos)
+        << bad["settings_py"].reason;
+}
+
 TEST_F(PythonPluginsTest, TheMonitorsWatchAPythonScenario) {
     // The worker's monitors sample a Python scenario as a C++ one: a quarter of a
     // second of busy Python in ctx.measure, sampled every 20 ms.

@@ -86,6 +86,34 @@ TEST(Device, CudaWithoutCudaSkipsWithTheReason) {
     }
 }
 
+TEST(Device, BackendSettingsAreAppliedAndRecorded) {
+    // Recorded whether set or not; --param deterministic=1 turns PyTorch's deterministic
+    // algorithms on for the process; the CUDA settings given for the CPU are a warning.
+    const bool before = at::globalContext().deterministicAlgorithms();
+    auto plain = make_context("cpu");
+    select_device(plain);
+    EXPECT_EQ(plain.result().info.at("deterministic_algorithms"), before ? "on" : "off");
+    EXPECT_EQ(plain.result().info.count("cudnn_benchmark"), 0u);  // CUDA only
+
+    bench::ScenarioConfig config;
+    config.params.set("deterministic", "1");
+    config.params.set("cudnn_benchmark", "true");
+    bench::Context ctx(config, quiet_logger());
+    select_device(ctx);
+    EXPECT_TRUE(at::globalContext().deterministicAlgorithms());
+    EXPECT_EQ(ctx.result().info.at("deterministic_algorithms"), "on");
+    ASSERT_EQ(ctx.result().warnings.size(), 1u);
+    EXPECT_EQ(ctx.result().warnings[0], "--param cudnn_benchmark applies to CUDA devices: not used on cpu");
+    at::globalContext().setDeterministicAlgorithms(before, false);
+
+    bench::ScenarioConfig bad;
+    bad.params.set("deterministic", "maybe");
+    bench::Context wrong(bad, quiet_logger());
+    const std::string message = error_message([&] { select_device(wrong); });
+    EXPECT_NE(message.find("deterministic"), std::string::npos) << message;
+    EXPECT_NE(message.find("maybe"), std::string::npos) << message;
+}
+
 TEST(Device, NonsenseIsAnError) {
     auto ctx = make_context("banana");
     EXPECT_NE(error_message([&] { select_device(ctx); }).find("'banana'"), std::string::npos);

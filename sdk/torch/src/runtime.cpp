@@ -84,6 +84,49 @@ bool tf32_allowed(bool convolutions) {
 #endif
 }
 
+/// Lets float32 convolutions and matrix products on CUDA round to TF32, or not, through
+/// the API of this LibTorch (see tf32_allowed).
+void set_tf32(bool on) {
+    at::Context& context = at::globalContext();
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
+    const at::Float32Precision precision = on ? at::Float32Precision::TF32 : at::Float32Precision::IEEE;
+    context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL, precision);
+    context.setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV, precision);
+#elif TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR == 9
+    context.setFloat32Precision("cuda", "matmul", on ? "tf32" : "ieee");
+    context.setFloat32Precision("cuda", "conv", on ? "tf32" : "ieee");
+#else
+    context.setAllowTF32CuBLAS(on);
+    context.setAllowTF32CuDNN(on);
+#endif
+}
+
+std::string on_off(bool on) { return on ? "on" : "off"; }
+
+/// The backend settings a scenario may choose (--param deterministic, cudnn_benchmark,
+/// tf32: 0 or 1), applied to the process (a worker runs one scenario) and recorded as
+/// info, set or not: they change what a model runs and how fast.
+void apply_backend_settings(Context& ctx, const torch::Device& device) {
+    at::Context& context = at::globalContext();
+    const Params& params = ctx.params();
+    if (params.contains("deterministic")) context.setDeterministicAlgorithms(params.get_bool("deterministic"), false);
+    ctx.set_info("deterministic_algorithms", on_off(context.deterministicAlgorithms()));
+    if (!device.is_cuda()) {
+        for (const char* cuda_only : {"cudnn_benchmark", "tf32"})
+            if (params.contains(cuda_only))
+                ctx.add_warning(std::string("--param ") + cuda_only + " applies to CUDA devices: not used on " +
+                                device.str());
+        return;
+    }
+    if (params.contains("cudnn_benchmark")) context.setBenchmarkCuDNN(params.get_bool("cudnn_benchmark"));
+    if (params.contains("tf32")) set_tf32(params.get_bool("tf32"));
+    // cuDNN's benchmark mode times several algorithms for each new input shape and keeps
+    // the fastest: the first calls of a shape are slower, and the choice may differ
+    // between runs. Whether float32 may round to TF32 changes both speed and accuracy.
+    ctx.set_info("cudnn_benchmark", on_off(context.benchmarkCuDNN()));
+    ctx.set_info("tf32", "cudnn " + on_off(tf32_allowed(true)) + ", cublas " + on_off(tf32_allowed(false)));
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------
@@ -111,13 +154,10 @@ torch::Device select_device(Context& ctx) {
         if (index >= count)
             ctx.skip(wanted + " requested, but this machine has " + std::to_string(count) + " CUDA device(s)");
         device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
-        // Whether float32 convolutions and matrix products may round to TF32: it changes
-        // both the speed and the accuracy of float32 on the GPU.
-        ctx.set_info("tf32", std::string("cudnn ") + (tf32_allowed(true) ? "on" : "off") + ", cublas " +
-                                 (tf32_allowed(false) ? "on" : "off"));
     } else if (!device->is_cpu()) {
         ctx.skip("device '" + wanted + "' is not supported by benchhost's LibTorch layer (cpu and cuda are)");
     }
+    apply_backend_settings(ctx, *device);
     ctx.set_info("device", device->str());
     return *device;
 }

@@ -23,8 +23,9 @@ bench_packages=(
   libpqxx-dev postgresql
   clang libclang-rt-14-dev
   # For the tests that read our reports with other tools: the JSON Schema validator,
-  # and Google Benchmark's compare.py (libbenchmark-tools) with what it imports.
-  python3-jsonschema libbenchmark-tools python3-scipy python3-numpy
+  # Google Benchmark's compare.py (libbenchmark-tools) with what it imports, and
+  # xmllint (JUnit XML against its schema).
+  python3-jsonschema libbenchmark-tools python3-scipy python3-numpy libxml2-utils
   # Headless Chromium: the test that renders report.html and keeps a screenshot.
   chromium
   # A single-node SLURM cluster for tests/slurm/slurm_test.sh (about 4 MB to download).

@@ -256,8 +256,9 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    comparison_help("how far apart single runs of the same build can be (default 10%): with one run "
                                    "a side, a change within it is inconclusive"));
     run.add_option("--format", args.formats,
-                   "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON); "
-                   "repeatable")
+                   "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON), "
+                   "junit (junit.xml, for CI test reports: a test case per scenario, failed when slower than "
+                   "--baseline or, in ab, the base side); repeatable")
         ->check(CLI::IsMember(optional_format_names()))
         ->take_all();
     run.add_option("--num-tokens-to-generate", args.tokens, "Tokens generative models produce")->check(CLI::Range(1, 1000000));
@@ -489,7 +490,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         ->check(CLI::ExistingPath);
 
     CompareCommand compare;
-    std::string compare_base, compare_new, compare_threshold, compare_markdown, compare_json;
+    std::string compare_base, compare_new, compare_threshold, compare_markdown, compare_json, compare_junit;
     CLI::App* compare_app =
         app.add_subcommand("compare", "Compare two runs: medians, ratios with 95% CIs, and a Mann-Whitney U verdict");
     compare_app->add_option("base", compare_base, "The baseline: a run folder or its benchmark_summary.json")
@@ -510,6 +511,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                             "a change within it is inconclusive");
     compare_app->add_option("--markdown", compare_markdown, "Also write the comparison as Markdown to this file");
     compare_app->add_option("--json", compare_json, "Also write the comparison as JSON to this file");
+    compare_app->add_option("--junit", compare_junit,
+                            "Also write JUnit XML to this file, for CI test reports: a test case per scenario of the "
+                            "new run, a failure where it is slower");
     compare_app->add_option("--history", compare.history,
                             "A run history (SQLite file or postgresql://...): a series with one run a side is judged by "
                             "how far apart the new run's machine's earlier runs of it are, not by the noise floor");
@@ -555,6 +559,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         "check", "Gate: a run against the runs before it on the same machine, by their noise; exit 1 when slower");
     history_location(history_check);
     history_check->add_option("pattern", history.pattern, "Only scenario ids like this: a substring, or a glob (default: all)");
+    history_check->add_option("--junit", history.junit,
+                              "Also write JUnit XML to this file, for CI test reports: a test case per scenario, a "
+                              "failure where a series is slower than its history");
     history_check->add_option("--run", history.run_id, "The run to check, by its number (history list); default: the newest the filters select")
         ->check(CLI::PositiveNumber);
     history_check->add_option("--series", history.series, "Only this series (default: every series)");
@@ -619,6 +626,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                 compare.noise_floor = relative_option("--noise-floor", compare_noise_floor, 100);
             compare.markdown = compare_markdown;
             compare.json = compare_json;
+            compare.junit = compare_junit;
             parsed.command = compare;
         } else if (*export_app) {
             parsed.command = ExportCommand{export_source, export_format, export_output};

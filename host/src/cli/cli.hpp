@@ -68,6 +68,7 @@ struct HistoryCommand {
     std::string baseline_branch;
     double threshold = 0.05;
     std::size_t lookback = 30, min_runs = 5;
+    std::filesystem::path junit;  // history check: also write JUnit XML here; empty: not
 };
 
 /// `benchhost compare BASE NEW` (compare_command.hpp).
@@ -77,7 +78,7 @@ struct CompareCommand {
     double alpha = 0.05;
     double noise_floor = 0.10;
     bool fail_on_regression = false;
-    std::filesystem::path markdown, json;  // also write these; empty: not
+    std::filesystem::path markdown, json, junit;  // also write these; empty: not
     std::string history;  // learn the spread between runs from this run history; empty: not
 };
 

@@ -1,5 +1,6 @@
 #include "commands/ab_command.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "commands/run_setup.hpp"
@@ -8,6 +9,7 @@
 #include "execute/executor.hpp"
 #include "plan/ab_pairs.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/junit_report.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_registry.hpp"
@@ -171,6 +173,11 @@ int ab_command(const AbCommand& command) {
                                                {"new side: report", "new/" + std::string(html_report_name)},
                                                {"comparison.md", "comparison.md"},
                                                {"comparison.json", "comparison.json"}}));
+        // The A/B verdicts on the new side's scenarios, for CI test reports.
+        if (std::find(command.options.extra_formats.begin(), command.options.extra_formats.end(), "junit") !=
+            command.options.extra_formats.end())
+            write_file_atomically(output_dir / "junit.xml",
+                                  junit_xml(junit_cases(next.record, &comparison), "benchhost ab", next.record.started_at));
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         written = false;

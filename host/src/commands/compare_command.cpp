@@ -5,6 +5,8 @@
 #include "history/history_noise.hpp"
 #include "json/report_reader.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/junit_report.hpp"
+#include "util/atomic_file.hpp"
 
 namespace benchhost {
 
@@ -36,6 +38,9 @@ int compare_command(const CompareCommand& command) {
     comparison.new_label = next_dir.string();
     try {
         report_comparison(comparison, std::cout, command.markdown, command.json);
+        if (!command.junit.empty())
+            write_file_atomically(command.junit, junit_xml(junit_cases(next, &comparison), "benchhost compare",
+                                                           next.started_at));
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 1;

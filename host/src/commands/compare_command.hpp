@@ -1,5 +1,6 @@
 // `benchhost compare BASE NEW`: read both runs, compare them (analysis/compare.hpp), print
-// the table and write Markdown and JSON if asked (report/comparison_reporter.hpp).
+// the table and write Markdown, JSON and JUnit XML if asked (report/comparison_reporter.hpp,
+// report/junit_report.hpp).
 #pragma once
 
 #include "cli/cli.hpp"

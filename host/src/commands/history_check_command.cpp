@@ -8,6 +8,8 @@
 #include "analysis/history_check.hpp"
 #include "history/history_noise.hpp"
 #include "history/history_table.hpp"
+#include "report/junit_report.hpp"
+#include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -52,8 +54,12 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     std::map<std::pair<std::string, std::string>, Series> by_series;
     std::size_t other_config = 0;
     std::vector<std::string> failed;  // scenarios of the run checked without figures
+    std::vector<std::pair<std::string, std::string>> failed_status;  // theirs: id, status
     for (const HistoryPoint& point : store.points(pattern, earlier_filter)) {
-        if (point.series.name.empty() && point.run->id == run->id) failed.push_back(point.scenario_id + " (" + point.status + ")");
+        if (point.series.name.empty() && point.run->id == run->id) {
+            failed.push_back(point.scenario_id + " (" + point.status + ")");
+            failed_status.emplace_back(point.scenario_id, point.status);
+        }
         if (point.series.name.empty() || (!command.series.empty() && point.series.name != command.series)) continue;
         Series& series = by_series[{point.scenario_id, point.series.name}];
         if (point.run->id == run->id) {
@@ -90,9 +96,29 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
 
     std::vector<std::vector<std::string>> rows;
     std::map<Verdict, std::size_t> counts;
+    std::vector<JUnitCase> cases;  // a scenario each, its series' verdicts in its output
+    std::string case_scenario;     // the scenario id of cases.back()
     for (const auto& [key, series] : by_series) {
         const HistoryCheck check = check_against_history(series.earlier, series.latest, options);
         ++counts[check.verdict];
+        if (cases.empty() || case_scenario != key.first) {
+            cases.push_back(junit_case(key.first));
+            case_scenario = key.first;
+        }
+        const std::string line = fmt::format(
+            "{} {} against {} ({} earlier runs, noise {}), {}, ratio {:.0f}% range {}, {}{}, threshold {:g}%",
+            key.second, format_figure(series.latest, series.unit),
+            std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-", check.runs,
+            std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-", std::isfinite(check.ratio) ? format_change(check.ratio) : "-", 100 * options.level,
+            check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
+            to_string(check.verdict), check.note.empty() ? "" : " (" + check.note + ")", 100 * options.threshold);
+        cases.back().output += line + "\n";
+        if (check.verdict == Verdict::slower) {
+            cases.back().result = JUnitCase::Result::failure;
+            cases.back().type = "slower";
+            if (cases.back().message.empty()) cases.back().message = line;
+            cases.back().text += line + "\n";
+        }
         std::string evidence = std::to_string(check.runs);
         if (check.after_step)
             evidence += " since " + short_commit(series.commits[series.earlier.size() - check.runs]);
@@ -129,6 +155,20 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     }
     if (other_config > 0)
         std::cout << "Left out: " << other_config << " earlier points of runs with another configuration\n";
+    if (!command.junit.empty()) {
+        for (const auto& [scenario, status] : failed_status) {
+            JUnitCase& test = cases.emplace_back(junit_case(scenario));
+            test.result = status == "skipped" ? JUnitCase::Result::skipped : JUnitCase::Result::error;
+            test.type = status;
+            test.message = "no figures in this run: " + status;
+        }
+        try {
+            write_file_atomically(command.junit, junit_xml(cases, "benchhost history check", run->started_at));
+        } catch (const std::exception& e) {
+            std::cerr << "benchhost: error: " << e.what() << "\n";
+            return 2;
+        }
+    }
     return counts[Verdict::slower] > 0 ? 1 : 0;
 }
 

@@ -107,6 +107,12 @@ void write_load(JsonOut& out, const SideLoad& load) {
 
 }  // namespace
 
+std::string evidence_line(const SeriesComparison& row, double threshold) {
+    return fmt::format("{} {} -> {}, {}, ratio 95% CI {}, {}, threshold {:.3g}%", row.series,
+                       format_figure(row.base_median_ms, "ms"), format_figure(row.new_median_ms, "ms"),
+                       format_change(row.ratio), interval_text(row.ratio_ci), verdict_text(row), threshold * 100);
+}
+
 std::string comparison_table(const Comparison& c) {
     const std::vector<TableColumn> columns = {
         {"SCENARIO", Align::left}, {"SERIES", Align::left}, {"BASE", Align::right},     {"NEW", Align::right},
@@ -388,6 +394,7 @@ public:
         comparison.base_label = base_dir.string();
         comparison.new_label = settings_.output_dir.string();
         *out_ << "\n";
+        if (settings_.comparison) *settings_.comparison = comparison;
         report_comparison(comparison, *out_, markdown_path(), json_path());
         regressions_ = comparison.regressions();
         slower_ = comparison.count(Verdict::slower);

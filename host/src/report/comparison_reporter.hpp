@@ -19,6 +19,10 @@ namespace benchhost {
 /// the evidence history; 4 the rows' verdict_level and verdict_ci.
 inline constexpr int comparison_schema_version = 5;
 
+/// One row as a line of evidence: "latency 3.36 ms -> 4.41 ms, +31.2%, ratio 95% CI
+/// [1.28, 1.35], slower (6 pairs), threshold 5%" (the JUnit failure message).
+std::string evidence_line(const SeriesComparison& row, double threshold);
+
 std::string comparison_table(const Comparison& comparison);     // for the console
 std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
 std::string comparison_json(const Comparison& comparison);      // for tools

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,10 @@ struct ReporterSettings {
     std::filesystem::path baseline;
     CompareOptions compare;
     bool fail_on_regression = false;
+    /// The comparison with the baseline, once the comparison reporter has made it at the
+    /// end of the run: shared by the copies of these settings, read by the reporters
+    /// after it (junit), so that it is computed once.
+    std::shared_ptr<std::optional<Comparison>> comparison = std::make_shared<std::optional<Comparison>>();
 };
 
 struct ReporterInfo {

@@ -1,0 +1,143 @@
+// End to end: JUnit XML from `run --format junit` (against a baseline), `compare --junit`,
+// `ab --format junit` and `history check --junit`, each validated with xmllint against
+// docs/schema/junit.xsd (skipped, saying so, where xmllint is missing); the mock's
+// slowdown parameter makes the new side three times slower, in rounds, so that a loaded
+// machine cannot make it inconclusive.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
+const fs::path schema = fs::path(BENCH_TEST_SOURCE_DIR) / "docs/schema/junit.xsd";
+const fs::path xmllint = "/usr/bin/xmllint";  // Debian's libxml2-utils
+
+class JUnitTest : public ::testing::Test {
+protected:
+    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
+
+    ProcessResult host(std::vector<std::string> args) { return run_host(args, work.path()); }
+
+    /// A run of the mock's eager forward pass into `name`, with `extra` options.
+    ProcessResult run_mock(const std::string& name, std::vector<std::string> extra = {}) {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(),
+                                         "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+                                         "eager", "--measurement-iterations", "15", "--rounds", "3",
+                                         "--monitor-interval", "0", "--param", "base_units=400000", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
+    }
+
+    /// Empty when `file` validates against the schema, else xmllint's complaint.
+    static std::string invalid(const fs::path& file) {
+        const ProcessResult check = run_process({xmllint.string(), "--noout", "--schema", schema.string(), file.string()});
+        return check.exit_code == 0 ? "" : check.out + check.err;
+    }
+    static bool have_xmllint() { return fs::exists(xmllint); }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+};
+
+TEST_F(JUnitTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsAFailure) {
+    ASSERT_EQ(run_mock("base").exit_code, 0);
+    const ProcessResult run = run_mock("new", {"--baseline", (work / "base").string(), "--param", "slowdown=3",
+                                               "--format", "junit", "--noise-floor", "5%"});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const std::string xml = read_file(work / "new/junit.xml");
+    EXPECT_NE(xml.find("<testsuites name=\"benchhost\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\""),
+              std::string::npos)
+        << xml;
+    EXPECT_NE(xml.find("<testsuite name=\"performance/mock_benchmark\" id=\"0\" tests=\"1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<testcase classname=\"performance/mock_benchmark\" "
+                       "name=\"mock_benchmark[variant=eager,batch_size=1]\""),
+              std::string::npos)
+        << xml;
+    // The evidence: the change, the interval, the verdict, the threshold.
+    EXPECT_TRUE(std::regex_search(xml, std::regex("<failure message=\"latency [0-9.]+ (ms|us) -&gt; [0-9.]+ (ms|us), \\+[0-9.]+%, "
+                                                  "ratio 95% CI \\[[0-9.]+, [0-9.]+\\], slower \\(3 vs 3 rounds\\), threshold 5%\" "
+                                                  "type=\"slower\">")))
+        << xml;
+    EXPECT_NE(xml.find("<system-out>latency: median "), std::string::npos) << xml;
+    // The verdicts are the comparison's own.
+    const auto comparison = read_json(work / "new/comparison.json");
+    EXPECT_EQ(comparison["counts"]["slower"].GetInt(), 1);
+    if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils): the schema is not checked";
+    EXPECT_EQ(invalid(work / "new/junit.xml"), "");
+}
+
+TEST_F(JUnitTest, CompareAbAndHistoryCheckWriteItToo) {
+    if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils)";
+    ASSERT_EQ(run_mock("base").exit_code, 0);
+    ASSERT_EQ(run_mock("slow", {"--param", "slowdown=3"}).exit_code, 0);
+
+    // compare: the same test cases, the new run's.
+    const ProcessResult compare = host({"compare", (work / "base").string(), (work / "slow").string(), "--junit",
+                                        (work / "compare.xml").string(), "--noise-floor", "5%"});
+    EXPECT_EQ(compare.exit_code, 0) << compare.err;
+    EXPECT_EQ(invalid(work / "compare.xml"), "");
+    EXPECT_NE(read_file(work / "compare.xml").find("type=\"slower\""), std::string::npos);
+
+    // history check: five runs of a build, then one of a build whose slower_on_new is
+    // 30% slower (the A/B fixture, built twice), against the five before it.
+    const fs::path history = work / "history.db", ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
+    const auto run_fixture = [&](const std::string& side, const std::string& name) {
+        install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", work / "fixture", "performance");
+        return host({"run", "--plugins-dir", (work / "fixture").string(), "--output-dir", (work / name).string(),
+                     "--include", "fixture_ab/slower_on_new", "--variants", "eager", "--measurement-iterations", "30",
+                     "--monitor-interval", "0", "--history", history.string(), "--quiet"});
+    };
+    for (int i = 1; i <= 5; ++i) ASSERT_EQ(run_fixture("base", "run" + std::to_string(i)).exit_code, 0);
+    ASSERT_EQ(run_fixture("new", "run6").exit_code, 0);
+    const ProcessResult check = host({"history", "check", "--history", history.string(), "--junit",
+                                      (work / "history.xml").string()});
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    EXPECT_EQ(invalid(work / "history.xml"), "");
+    const std::string history_xml = read_file(work / "history.xml");
+    EXPECT_NE(history_xml.find("<testsuites name=\"benchhost history check\" tests=\"1\" failures=\"1\""),
+              std::string::npos)
+        << history_xml;
+    EXPECT_NE(history_xml.find("<testsuite name=\"performance/fixture_ab\""), std::string::npos) << history_xml;
+    EXPECT_NE(history_xml.find("type=\"slower\""), std::string::npos) << history_xml;
+    EXPECT_NE(history_xml.find("5 earlier runs"), std::string::npos) << history_xml;
+
+    // ab: the A/B verdicts on the new side, in the A/B folder; each side's own too.
+    const ProcessResult ab = host({"ab", "--base", plugins.string(), "--new", plugins.string(), "--output-dir",
+                                   (work / "ab").string(), "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
+                                   "--variants", "eager", "--measurement-iterations", "10", "--monitor-interval", "0",
+                                   "--param", "base_units=400000", "--new-param", "slowdown=3", "--format", "junit"});
+    EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
+    for (const char* file : {"ab/junit.xml", "ab/base/junit.xml", "ab/new/junit.xml"}) {
+        ASSERT_TRUE(fs::exists(work / file)) << file;
+        EXPECT_EQ(invalid(work / file), "") << file;
+    }
+    EXPECT_NE(read_file(work / "ab/junit.xml").find("pairs), threshold 5%\" type=\"slower\""), std::string::npos)
+        << read_file(work / "ab/junit.xml");
+    EXPECT_EQ(read_file(work / "ab/new/junit.xml").find("<failure"), std::string::npos) << "a side alone has no verdict";
+}
+
+TEST_F(JUnitTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
+    // The fixture's benchmarks throw, crash, exit and skip: each failure an error whose
+    // type is its status, a skip skipped; the worker's
+    // last lines (which may hold a terminal's colour codes) stay valid XML.
+    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins, "integration");
+    const ProcessResult run = host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / "faults").string(),
+                                    "--include", "fixture_faults", "--exclude", "fixture_faults/hangs", "--format",
+                                    "junit", "--quiet", "--monitor-interval", "0", "--measurement-iterations", "2"});
+    EXPECT_NE(run.exit_code, 0);
+    const std::string xml = read_file(work / "faults/junit.xml");
+    EXPECT_NE(xml.find("<error message=\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("type=\"crashed\">"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("type=\"failed\">"), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<skipped message=\"bfloat16 is not supported here\"/>"), std::string::npos) << xml;
+    for (const char c : xml) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r');
+    if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils): the schema is not checked";
+    EXPECT_EQ(invalid(work / "faults/junit.xml"), "");
+}
+
+}  // namespace

@@ -258,7 +258,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     run.add_option("--format", args.formats,
                    "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON), "
                    "junit (junit.xml, for CI test reports: a test case per scenario, failed when slower than "
-                   "--baseline or, in ab, the base side); repeatable")
+                   "--baseline or, in ab, the base side), summary-md (summary.md, the run on one page for a CI job "
+                   "summary or a pull-request comment; appended to $GITHUB_STEP_SUMMARY when set); repeatable")
         ->check(CLI::IsMember(optional_format_names()))
         ->take_all();
     run.add_option("--num-tokens-to-generate", args.tokens, "Tokens generative models produce")->check(CLI::Range(1, 1000000));

@@ -10,6 +10,7 @@
 #include "plan/ab_pairs.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/junit_report.hpp"
+#include "report/summary_markdown.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_registry.hpp"
@@ -120,7 +121,10 @@ int ab_command(const AbCommand& command) {
             ReporterSettings settings;
             settings.output_dir = side->dir;
             settings.log = side->log.get();
-            side->reporters = make_reporters(file_reporter_names(side->options.extra_formats), settings);
+            // The page for people is the A/B run's (below), not each side's.
+            std::vector<std::string> formats = side->options.extra_formats;
+            std::erase(formats, std::string("summary-md"));
+            side->reporters = make_reporters(file_reporter_names(formats), settings);
             side->reporters.run_started(side->record);
         }
     } catch (const std::exception& e) {
@@ -173,11 +177,20 @@ int ab_command(const AbCommand& command) {
                                                {"new side: report", "new/" + std::string(html_report_name)},
                                                {"comparison.md", "comparison.md"},
                                                {"comparison.json", "comparison.json"}}));
-        // The A/B verdicts on the new side's scenarios, for CI test reports.
-        if (std::find(command.options.extra_formats.begin(), command.options.extra_formats.end(), "junit") !=
-            command.options.extra_formats.end())
+        // The A/B verdicts on the new side's scenarios, for CI test reports and job summaries.
+        const auto& formats = command.options.extra_formats;
+        if (std::find(formats.begin(), formats.end(), "junit") != formats.end())
             write_file_atomically(output_dir / "junit.xml",
                                   junit_xml(junit_cases(next.record, &comparison), "benchhost ab", next.record.started_at));
+        if (std::find(formats.begin(), formats.end(), "summary-md") != formats.end()) {
+            const std::string page = summary_markdown(next.record, &comparison, "benchhost A/B " + timestamp,
+                                                      {{"A/B report", html_report_name},
+                                                       {"comparison", "comparison.md"},
+                                                       {"base side", "base/" + std::string(html_report_name)},
+                                                       {"new side", "new/" + std::string(html_report_name)}});
+            write_file_atomically(output_dir / "summary.md", page);
+            append_to_step_summary(page);
+        }
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         written = false;

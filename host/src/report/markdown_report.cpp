@@ -1,10 +1,5 @@
-// report.md: the run's tables in GitHub-flavoured Markdown (rendered_reports.hpp).
-//
-// Text from plugins (scenario names, reasons, warnings) is untrusted: in table cells a
-// pipe would end the cell and a line break the row, and a Markdown viewer renders raw
-// HTML, so & < > are written as entities, the punctuation of emphasis and code is
-// backslash-escaped and so is a "]" that would make a link; scenario ids go into code
-// spans.
+// report.md: the run's tables in GitHub-flavoured Markdown (rendered_reports.hpp). Text
+// from plugins is escaped by markdown_text.hpp.
 
 #include <algorithm>
 #include <string>
@@ -14,6 +9,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/markdown_text.hpp"
 #include "report/model_comparison.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -26,54 +22,6 @@
 namespace benchhost {
 namespace {
 
-// Text for a Markdown paragraph or table cell, shown as written.
-std::string md_text(std::string_view text) {
-    const std::string valid = valid_utf8(text);
-    std::string out;
-    out.reserve(valid.size());
-    bool space = false;
-    for (std::size_t i = 0; i < valid.size(); ++i) {
-        const char c = valid[i];
-        if (c == '\n' || c == '\r' || c == '\t') {
-            space = true;
-            continue;
-        }
-        if (space && !out.empty()) out += ' ';
-        space = false;
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '|':
-            case '\\':
-            case '`':
-            case '*':
-                out += '\\';
-                out += c;
-                break;
-            case ']':  // "](" and "][" would make a link
-                if (i + 1 < valid.size() && (valid[i + 1] == '(' || valid[i + 1] == '[')) out += '\\';
-                out += c;
-                break;
-            default:
-                if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) out += c;
-        }
-    }
-    return out;
-}
-
-// A code span: nothing inside is Markdown, but a pipe still ends a table cell and a
-// backtick would end the span.
-std::string md_code(std::string_view text) {
-    std::string out = "`";
-    for (const char c : valid_utf8(text)) {
-        if (c == '`') out += '\'';
-        else if (c == '|') out += "\\|";
-        else if (c == '\n' || c == '\r' || c == '\t') out += ' ';
-        else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) out += c;
-    }
-    return out + "`";
-}
 
 std::string status_cell(const ScenarioFigures& f) {
     const bench::Status status = f.outcome->result.status;

@@ -20,5 +20,6 @@ std::unique_ptr<Reporter> make_summary_reporter(const ReporterSettings& settings
 std::unique_ptr<Reporter> make_console_reporter(const ReporterSettings& settings);      // console_table.cpp
 std::unique_ptr<Reporter> make_comparison_reporter(const ReporterSettings& settings);   // comparison_reporter.cpp
 std::unique_ptr<Reporter> make_junit_reporter(const ReporterSettings& settings);        // junit_report.cpp
+std::unique_ptr<Reporter> make_summary_markdown_reporter(const ReporterSettings& settings);  // summary_markdown.cpp
 
 }  // namespace benchhost

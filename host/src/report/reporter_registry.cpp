@@ -29,9 +29,11 @@ const std::vector<ReporterInfo>& reporter_registry() {
         {"console", "the summary table on standard output", false, make_console_reporter},
         {"comparison", "comparison.md, comparison.json and a table: the run against --baseline", false,
          make_comparison_reporter},
-        // After the comparison, whose verdicts it reads (ReporterSettings::comparison).
+        // After the comparison, whose verdicts they read (ReporterSettings::comparison).
         {"junit", "junit.xml: JUnit XML for CI test reports, a test case per scenario (slower: a failure)", true,
          make_junit_reporter},
+        {"summary-md", "summary.md: the run on one page for a CI job summary or a pull-request comment", true,
+         make_summary_markdown_reporter},
     };
     return registry;
 }

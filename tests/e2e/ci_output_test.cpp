@@ -1,6 +1,7 @@
-// End to end: JUnit XML from `run --format junit` (against a baseline), `compare --junit`,
-// `ab --format junit` and `history check --junit`, each validated with xmllint against
-// docs/schema/junit.xsd (skipped, saying so, where xmllint is missing); the mock's
+// End to end: what CI systems read. JUnit XML from `run --format junit` (against a
+// baseline), `compare --junit`, `ab --format junit` and `history check --junit`, each
+// validated with xmllint against docs/schema/junit.xsd (skipped, saying so, where
+// xmllint is missing); summary.md, the page for a job summary. The mock's
 // slowdown parameter makes the new side three times slower, in rounds, so that a loaded
 // machine cannot make it inconclusive.
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performan
 const fs::path schema = fs::path(BENCH_TEST_SOURCE_DIR) / "docs/schema/junit.xsd";
 const fs::path xmllint = "/usr/bin/xmllint";  // Debian's libxml2-utils
 
-class JUnitTest : public ::testing::Test {
+class CiOutputTest : public ::testing::Test {
 protected:
     void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
 
@@ -44,7 +45,7 @@ protected:
     fs::path plugins = work / "plugins";
 };
 
-TEST_F(JUnitTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsAFailure) {
+TEST_F(CiOutputTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsAFailure) {
     ASSERT_EQ(run_mock("base").exit_code, 0);
     const ProcessResult run = run_mock("new", {"--baseline", (work / "base").string(), "--param", "slowdown=3",
                                                "--format", "junit", "--noise-floor", "5%"});
@@ -71,7 +72,7 @@ TEST_F(JUnitTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsAFai
     EXPECT_EQ(invalid(work / "new/junit.xml"), "");
 }
 
-TEST_F(JUnitTest, CompareAbAndHistoryCheckWriteItToo) {
+TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils)";
     ASSERT_EQ(run_mock("base").exit_code, 0);
     ASSERT_EQ(run_mock("slow", {"--param", "slowdown=3"}).exit_code, 0);
@@ -121,7 +122,7 @@ TEST_F(JUnitTest, CompareAbAndHistoryCheckWriteItToo) {
     EXPECT_EQ(read_file(work / "ab/new/junit.xml").find("<failure"), std::string::npos) << "a side alone has no verdict";
 }
 
-TEST_F(JUnitTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
+TEST_F(CiOutputTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
     // The fixture's benchmarks throw, crash, exit and skip: each failure an error whose
     // type is its status, a skip skipped; the worker's
     // last lines (which may hold a terminal's colour codes) stay valid XML.
@@ -138,6 +139,53 @@ TEST_F(JUnitTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
     for (const char c : xml) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r');
     if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils): the schema is not checked";
     EXPECT_EQ(invalid(work / "faults/junit.xml"), "");
+}
+
+TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
+    ASSERT_EQ(run_mock("base").exit_code, 0);
+    const fs::path step_summary = work / "step_summary.md";
+    write_file(step_summary, "earlier steps\n");
+    const ProcessResult run = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", (work / "new").string(),
+         "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager", "--measurement-iterations",
+         "15", "--rounds", "3", "--monitor-interval", "0", "--param", "base_units=400000", "--param", "slowdown=3",
+         "--baseline", (work / "base").string(), "--format", "summary-md", "--quiet"},
+        work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    const std::string page = read_file(work / "new/summary.md");
+    EXPECT_TRUE(page.starts_with("## benchhost run ")) << page;
+    EXPECT_NE(page.find("1 scenarios: 1 succeeded, 0 failed, 0 skipped; against `" + (work / "base").string() +
+                        "`: 1 slower, 0 faster, 0 inconclusive (threshold 5%)"),
+              std::string::npos)
+        << page;
+    // The verdict first, with its evidence; then the table; then the links.
+    const std::size_t slower = page.find("### Slower\n\n- `performance/mock_benchmark/mock_benchmark[variant=eager,"
+                                         "batch_size=1]`: latency ");
+    const std::size_t table = page.find("| scenario | status | median | change |");
+    ASSERT_NE(slower, std::string::npos) << page;
+    ASSERT_NE(table, std::string::npos) << page;
+    EXPECT_LT(slower, table);
+    EXPECT_NE(page.find("slower (3 vs 3 rounds), threshold 5%"), std::string::npos) << page;
+    EXPECT_NE(page.find("[report](report.html) · [report.md](report.md) · [comparison](comparison.md)"),
+              std::string::npos)
+        << page;
+    // Appended to what the job's earlier steps wrote.
+    EXPECT_EQ(read_file(step_summary), "earlier steps\n" + page + "\n");
+
+    // ab: one page, in the A/B folder, not one per side.
+    const ProcessResult ab = run_process(
+        {benchhost_binary().string(), "ab", "--base", plugins.string(), "--new", plugins.string(), "--output-dir",
+         (work / "ab").string(), "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
+         "--measurement-iterations", "10", "--monitor-interval", "0", "--param", "base_units=400000", "--new-param",
+         "slowdown=3", "--format", "summary-md"},
+        work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
+    EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
+    const std::string ab_page = read_file(work / "ab/summary.md");
+    EXPECT_TRUE(ab_page.starts_with("## benchhost A/B ")) << ab_page;
+    EXPECT_NE(ab_page.find("pairs), threshold 5%"), std::string::npos) << ab_page;
+    EXPECT_FALSE(fs::exists(work / "ab/base/summary.md"));
+    EXPECT_FALSE(fs::exists(work / "ab/new/summary.md"));
+    EXPECT_EQ(read_file(step_summary), "earlier steps\n" + page + "\n" + ab_page + "\n");
 }
 
 }  // namespace

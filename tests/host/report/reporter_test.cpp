@@ -3,6 +3,7 @@
 // at checkpoints and at the end.
 #include "report/reporter_registry.hpp"
 
+#include <cstdlib>
 #include <sstream>
 
 #include <spdlog/sinks/ostream_sink.h>
@@ -34,8 +35,9 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
     std::vector<std::string> names;
     for (const ReporterInfo& info : reporter_registry()) names.push_back(info.name);
     EXPECT_EQ(names, (std::vector<std::string>{"progress", "plugin-json", "profile-trace", "csv", "gbench-json",
-                                               "markdown", "html", "summary", "console", "comparison"}));
-    EXPECT_EQ(optional_format_names(), std::vector<std::string>{"gbench-json"});
+                                               "markdown", "html", "summary", "console", "comparison", "junit",
+                                               "summary-md"}));
+    EXPECT_EQ(optional_format_names(), (std::vector<std::string>{"gbench-json", "junit", "summary-md"}));
     EXPECT_EQ(file_reporter_names({}),
               (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "markdown", "html", "summary"}));
     EXPECT_EQ(file_reporter_names({"gbench-json"}), (std::vector<std::string>{"plugin-json", "profile-trace", "csv",
@@ -51,17 +53,19 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
 
 TEST(ReporterRegistry, EveryFileReporterWritesItsFilesAtTheEnd) {
     benchtest::TempDir dir;
+    ::unsetenv("GITHUB_STEP_SUMMARY");  // summary-md would append to a CI job's summary
     ReporterSettings settings;
     settings.output_dir = dir.path();
-    ReporterMultiplex reporters = make_reporters(file_reporter_names({"gbench-json"}), settings);
+    ReporterMultiplex reporters =
+        make_reporters(file_reporter_names({"gbench-json", "junit", "summary-md"}), settings);
     const RunRecord record = small_run();
     reporters.run_finished(record);
     EXPECT_TRUE(reporters.errors().empty()) << reporters.errors().front();
     for (const char* file : {"alpha/alpha_20261122_115000.json", "beta/beta_20261122_115000.json",
                              "benchmark_results_20261122_115000.csv", "report.md", "report.html", "gbench.json",
-                             "benchmark_summary.json"})
+                             "benchmark_summary.json", "junit.xml", "summary.md"})
         EXPECT_TRUE(fs::exists(dir.path() / file)) << file;
-    EXPECT_EQ(reporters.files().size(), 7u);
+    EXPECT_EQ(reporters.files().size(), 9u);
     EXPECT_EQ(reporters.exit_status(), 0);
 }
 

@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
 
 #include "../support/test_support.hpp"
 
@@ -186,6 +190,64 @@ TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
     EXPECT_FALSE(fs::exists(work / "ab/base/summary.md"));
     EXPECT_FALSE(fs::exists(work / "ab/new/summary.md"));
     EXPECT_EQ(read_file(step_summary), "earlier steps\n" + page + "\n" + ab_page + "\n");
+}
+
+/// Every string in a YAML document, depth first.
+void strings_of(const YAML::Node& node, std::vector<std::string>& out) {
+    if (node.IsScalar()) out.push_back(node.as<std::string>());
+    if (node.IsSequence())
+        for (const YAML::Node& item : node) strings_of(item, out);
+    if (node.IsMap())
+        for (const auto& entry : node) strings_of(entry.second, out);
+}
+
+TEST(CiExamples, TheWorkflowsParseAndTheirCommandsTakeTheOptionsTheyGive) {
+    // examples/ci: a GitHub Actions workflow and a GitLab CI file. Each parses, has the
+    // jobs it documents, and every benchhost command in them is one the host has, with
+    // options it has (checked against its --help); scripts/bench takes --build-only.
+    const fs::path examples = fs::path(BENCH_TEST_SOURCE_DIR) / "examples/ci";
+    const YAML::Node github = YAML::LoadFile((examples / "github/benchmarks.yml").string());
+    ASSERT_TRUE(github["jobs"]["ab"]["steps"].IsSequence());
+    ASSERT_TRUE(github["jobs"]["history"]["steps"].IsSequence());
+    EXPECT_TRUE(github["on"]["pull_request"].IsDefined());
+    const YAML::Node gitlab = YAML::LoadFile((examples / "gitlab/.gitlab-ci.yml").string());
+    ASSERT_TRUE(gitlab["benchmarks:ab"]["script"].IsSequence());
+    EXPECT_EQ(gitlab["benchmarks:ab"]["artifacts"]["reports"]["junit"].as<std::string>(), "ab/junit.xml");
+    ASSERT_TRUE(gitlab["benchmarks:history"]["script"].IsSequence());
+
+    std::vector<std::string> texts;
+    strings_of(github, texts);
+    strings_of(gitlab, texts);
+    std::size_t commands = 0;
+    for (const std::string& text : texts) {
+        std::istringstream words(text);
+        std::vector<std::string> tokens;
+        for (std::string word; words >> word;) tokens.push_back(word);
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            if (tokens[i].ends_with("scripts/bench")) {
+                EXPECT_EQ(tokens.at(i + 1), "--build-only") << text;
+                EXPECT_NE(read_file(fs::path(BENCH_TEST_SOURCE_DIR) / "scripts/bench").find("--build-only"),
+                          std::string::npos);
+                continue;
+            }
+            if (!tokens[i].ends_with("bin/benchhost")) continue;
+            ++commands;
+            std::vector<std::string> command = {tokens.at(i + 1)};
+            if (command[0] == "history") command.push_back(tokens.at(i + 2));
+            std::vector<std::string> help_args = command;
+            help_args.emplace_back("--help");
+            const ProcessResult help = run_host(help_args, fs::current_path());
+            ASSERT_EQ(help.exit_code, 0) << text << "\n" << help.err;
+            for (std::size_t j = i + 1; j < tokens.size() && !tokens[j].ends_with("benchhost"); ++j)
+                if (tokens[j].starts_with("--"))
+                    EXPECT_NE(help.out.find("  " + tokens[j] + " "), std::string::npos)
+                        << "benchhost " << command[0] << " has no option " << tokens[j] << ": " << text;
+            for (std::size_t j = i + 1; j + 1 < tokens.size(); ++j)
+                if (tokens[j] == "--format")
+                    EXPECT_TRUE(tokens[j + 1] == "junit" || tokens[j + 1] == "summary-md") << text;
+        }
+    }
+    EXPECT_EQ(commands, 6u) << "ab, run and history check in each";
 }
 
 }  // namespace

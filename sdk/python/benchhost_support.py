@@ -15,16 +15,15 @@ carried in the library too, as EMBEDDED["benchhost.torch"]) is imported when a p
 imports it, so that a plugin without torch never loads torch.
 """
 
-import importlib.abc
 import importlib.machinery
 import importlib.util
-import inspect
 import linecache
 import numbers
 import os
 import sys
 import threading
 import traceback
+import types
 
 import benchhost
 
@@ -33,9 +32,11 @@ class Failure(Exception):
     """The benchmark failed; str() is the reason, complete."""
 
 
-class EmbeddedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class EmbeddedModules:
     """Finds the submodules of benchhost whose source the library carries (EMBEDDED, set
-    by the loader before this file runs: name -> source)."""
+    by the loader before this file runs: name -> source): a meta path finder and its
+    loader, by duck typing (importlib.abc would cost every Python worker 20 ms of
+    imports)."""
 
     def find_spec(self, name, path=None, target=None):
         if name not in EMBEDDED:
@@ -111,12 +112,23 @@ def run_plain(ctx, fn, function):
 
 
 def required_parameters(fn):
+    """(positional, keyword-only) names of the parameters `fn` needs; None when they
+    cannot be read. A plain function is read from its code object: importing `inspect`
+    would cost every Python scenario's worker some 6 ms."""
+    if isinstance(fn, types.FunctionType):
+        code = fn.__code__
+        positional = code.co_varnames[:code.co_argcount]
+        keyword_only = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+        given = fn.__kwdefaults__ or {}
+        return (list(positional[:len(positional) - len(fn.__defaults__ or ())]),
+                [name for name in keyword_only if name not in given])
+    import inspect
     try:
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return None
-    return [p for p in parameters
-            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    needed = [p for p in parameters if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return [p.name for p in needed if p.kind != p.KEYWORD_ONLY], [p.name for p in needed if p.kind == p.KEYWORD_ONLY]
 
 
 def where_raised(error):
@@ -143,12 +155,13 @@ def run(ctx, path, function):
         required = required_parameters(fn)
         if required is None:
             raise Failure(f"{function}: its parameters cannot be read (inspect.signature)")
-        positional = [p for p in required if p.kind != p.KEYWORD_ONLY]
-        if len(required) == 1 and len(positional) == 1:
+        positional, keyword_only = required
+        if len(positional) == 1 and not keyword_only:
             fn(ctx)
-        elif not required:
+        elif not positional and not keyword_only:
             run_plain(ctx, fn, function)
         else:
+            import inspect
             ctx.skip(f"{function}{inspect.signature(fn)} takes parameters: benchhost calls a benchmark function "
                      f"with the Context (def {function}(ctx)) or with none")
     except (benchhost.SkipScenario, SystemExit, Failure):

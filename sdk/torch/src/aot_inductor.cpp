@@ -8,6 +8,7 @@
 // killed mid-compile leaves no entry, and two workers compiling the same key at once
 // both end with one entry.
 #include <bench/torch/aot_inductor.hpp>
+#include <bench/torch/device.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -277,6 +278,7 @@ AotModel load_package(const fs::path& package, const torch::Device& device, cons
         const std::string what = e.what();
         throw std::runtime_error(package.string() + ": cannot be loaded: " + what.substr(0, what.find('\n')));
     }
+    synchronize(device);  // the weights' copies to a GPU are part of the load
     model.load_time_ms = elapsed_ns(start, Clock::now()) / 1e6;
     return model;
 }

@@ -137,6 +137,8 @@ CompiledModel compile_traced(const TensorForward& forward, const std::vector<tor
         throw std::runtime_error("compiling the traced graph failed: " + first_line(e));
     }
     compiled.module = std::move(module);
+    // On a GPU the trace ran the model: the compile ends when the device has.
+    if (!example_inputs.empty()) synchronize(example_inputs.front().device());
     compiled.compile_time_ms = elapsed_ms(start);
     return compiled;
 }
@@ -565,6 +567,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
             start = Clock::now();
             run = spec.kernelize(kernels);
             if (!run) ctx.skip(spec.model + " has no kernelized implementation");
+            synchronize(device);  // folding and packing weights on a GPU is device work
             ctx.record_scalar("kernelize_time", elapsed_ms(start), "ms");
             // Only what the model prepared through this registry; a plugin that uses its
             // own copy or kernels of its own records them itself.

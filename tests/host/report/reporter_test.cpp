@@ -43,7 +43,8 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
     EXPECT_EQ(file_reporter_names({"gbench-json"}), (std::vector<std::string>{"plugin-json", "profile-trace", "csv",
                                                                               "gbench-json", "markdown", "html", "summary"}));
     try {
-        make_reporter("xml", {});
+        const ReporterSettings settings;
+        make_reporter("xml", settings);
         FAIL() << "an unknown reporter was made";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, profile-trace, csv"), std::string::npos)

@@ -9,12 +9,9 @@
 #include "report/comparison_reporter.hpp"
 #include "report/svg_chart.hpp"
 #include "report/reporter_factories.hpp"
-#include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
-
-namespace fs = std::filesystem;
 
 /// Text as XML character data or an attribute value: escaped, invalid UTF-8 replaced, the
 /// control characters XML 1.0 forbids dropped (a terminal's colour codes in a log tail).
@@ -144,29 +141,12 @@ std::string junit_xml(const std::vector<JUnitCase>& cases, std::string_view name
     return out + "</testsuites>\n";
 }
 
-namespace {
-
-/// junit.xml in the run folder (`run --format junit`): the scenarios, and with --baseline
-/// the comparison's verdicts (from the comparison reporter, which runs before it).
-class JUnitReporter final : public Reporter {
-public:
-    explicit JUnitReporter(const ReporterSettings& settings) : settings_(settings) {}
-
-    void run_finished(const RunRecord& record) override {
-        const Comparison* comparison = settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
-        write_file_atomically(path(), junit_xml(junit_cases(record, comparison), "benchhost", record.started_at));
-    }
-    std::vector<fs::path> files() const override { return {path()}; }
-
-private:
-    fs::path path() const { return settings_.output_dir / "junit.xml"; }
-    ReporterSettings settings_;
-};
-
-}  // namespace
-
+// junit.xml in the run folder (`run --format junit`): the scenarios, and with --baseline
+// the comparison's verdicts.
 std::unique_ptr<Reporter> make_junit_reporter(const ReporterSettings& settings) {
-    return std::make_unique<JUnitReporter>(settings);
+    return make_end_of_run_file_reporter(settings, "junit.xml", [](const RunRecord& record, const Comparison* comparison) {
+        return junit_xml(junit_cases(record, comparison), "benchhost", record.started_at);
+    });
 }
 
 }  // namespace benchhost

@@ -15,12 +15,9 @@
 #include "report/markdown_text.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/reporter_factories.hpp"
-#include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
-
-namespace fs = std::filesystem;
 
 std::string summary_markdown(const RunRecord& record, const Comparison* comparison, std::string_view title,
                              const std::vector<std::pair<std::string, std::string>>& links) {
@@ -102,34 +99,18 @@ void append_to_step_summary(const std::string& page) {
     if (!out) throw std::runtime_error(std::string("cannot append to GITHUB_STEP_SUMMARY (") + file + ")");
 }
 
-namespace {
-
-/// summary.md in the run folder; with --baseline, the comparison's verdicts (from the
-/// comparison reporter, which runs before it).
-class SummaryMarkdownReporter final : public Reporter {
-public:
-    explicit SummaryMarkdownReporter(const ReporterSettings& settings) : settings_(settings) {}
-
-    void run_finished(const RunRecord& record) override {
-        const Comparison* comparison = settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
-        std::vector<std::pair<std::string, std::string>> links = {{"report", html_report_name},
-                                                                  {"report.md", markdown_report_name}};
-        if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
-        const std::string page = summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
-        write_file_atomically(path(), page);
-        append_to_step_summary(page);
-    }
-    std::vector<fs::path> files() const override { return {path()}; }
-
-private:
-    fs::path path() const { return settings_.output_dir / "summary.md"; }
-    ReporterSettings settings_;
-};
-
-}  // namespace
-
+// summary.md in the run folder, appended to the job summary; with --baseline, the
+// comparison's verdicts.
 std::unique_ptr<Reporter> make_summary_markdown_reporter(const ReporterSettings& settings) {
-    return std::make_unique<SummaryMarkdownReporter>(settings);
+    return make_end_of_run_file_reporter(
+        settings, "summary.md",
+        [](const RunRecord& record, const Comparison* comparison) {
+            std::vector<std::pair<std::string, std::string>> links = {{"report", html_report_name},
+                                                                      {"report.md", markdown_report_name}};
+            if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
+            return summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
+        },
+        append_to_step_summary);
 }
 
 }  // namespace benchhost

@@ -92,6 +92,7 @@ TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     // 30% slower (the A/B fixture, built twice), against the five before it.
     const fs::path history = work / "history.db", ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
     const auto run_fixture = [&](const std::string& side, const std::string& name) {
+        wait_for_next_second();  // the fixture's samples never vary
         install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", work / "fixture", "performance");
         return host({"run", "--plugins-dir", (work / "fixture").string(), "--output-dir", (work / name).string(),
                      "--include", "fixture_ab/slower_on_new", "--variants", "eager", "--measurement-iterations", "30",

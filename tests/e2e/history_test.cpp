@@ -162,6 +162,7 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     // runs of the first build.
     const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
     const auto run_fixture = [&](const std::string& side, const std::string& name, std::vector<std::string> extra = {}) {
+        wait_for_next_second();  // the fixture's samples never vary
         install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", plugins, "performance");
         std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(),
                                          "--include", "fixture_ab/slower_on_new", "--variants", "eager",

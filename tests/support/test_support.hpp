@@ -3,6 +3,9 @@
 // files checked against docs/schema (report_schema.hpp).
 #pragma once
 
+#include <chrono>
+#include <thread>
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +131,14 @@ inline ProcessResult run_host(const std::vector<std::string>& args, const fs::pa
     std::vector<std::string> argv = {benchhost_binary().string()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv, cwd);
+}
+
+/// Sleeps until the wall clock is in its next second. The run history tells runs apart
+/// by when they started, to the second, and by their first samples: two runs of a
+/// fixture whose samples never vary, started in the same second, are one run to it.
+inline void wait_for_next_second() {
+    const auto now = std::chrono::system_clock::now();
+    std::this_thread::sleep_until(std::chrono::ceil<std::chrono::seconds>(now) + std::chrono::milliseconds(5));
 }
 
 /// Copies plugins into `<dir>/<category>/`, giving the host a folder of just these.

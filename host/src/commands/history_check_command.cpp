@@ -53,13 +53,9 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     const std::string pattern = command.pattern.empty() ? "*" : command.pattern;
     std::map<std::pair<std::string, std::string>, Series> by_series;
     std::size_t other_config = 0;
-    std::vector<std::string> failed;  // scenarios of the run checked without figures
-    std::vector<std::pair<std::string, std::string>> failed_status;  // theirs: id, status
+    std::vector<std::pair<std::string, std::string>> failed;  // scenarios of the run checked without figures: id, status
     for (const HistoryPoint& point : store.points(pattern, earlier_filter)) {
-        if (point.series.name.empty() && point.run->id == run->id) {
-            failed.push_back(point.scenario_id + " (" + point.status + ")");
-            failed_status.emplace_back(point.scenario_id, point.status);
-        }
+        if (point.series.name.empty() && point.run->id == run->id) failed.emplace_back(point.scenario_id, point.status);
         if (point.series.name.empty() || (!command.series.empty() && point.series.name != command.series)) continue;
         Series& series = by_series[{point.scenario_id, point.series.name}];
         if (point.run->id == run->id) {
@@ -150,13 +146,13 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
                  "geometric mean; NOISE: the spread between them)\n";
     if (!failed.empty()) {
         std::cout << "Not checked, no figures in this run:";
-        for (const std::string& scenario : failed) std::cout << " " << scenario << ";";
+        for (const auto& [scenario, status] : failed) std::cout << " " << scenario << " (" << status << ");";
         std::cout << "\n";
     }
     if (other_config > 0)
         std::cout << "Left out: " << other_config << " earlier points of runs with another configuration\n";
     if (!command.junit.empty()) {
-        for (const auto& [scenario, status] : failed_status) {
+        for (const auto& [scenario, status] : failed) {
             JUnitCase& test = cases.emplace_back(junit_case(scenario));
             test.result = status == "skipped" ? JUnitCase::Result::skipped : JUnitCase::Result::error;
             test.type = status;

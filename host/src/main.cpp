@@ -3,6 +3,7 @@
 
 #include "cli/cli.hpp"
 #include "commands/ab_command.hpp"
+#include "commands/bisect_command.hpp"
 #include "commands/compare_command.hpp"
 #include "commands/export_command.hpp"
 #include "commands/history_command.hpp"
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
                                           [&] { return run_benchmarks(options); });
             } else if constexpr (std::is_same_v<T, AbCommand>) {
                 return with_worker_server(!command.options.dry_run, [&] { return ab_command(command); });
+            } else if constexpr (std::is_same_v<T, BisectCommand>) {
+                return with_worker_server(!command.ab.options.dry_run, [&] { return bisect_command(command); });
             } else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
             else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);

@@ -239,13 +239,17 @@ TEST(CiExamples, TheWorkflowsParseAndTheirCommandsTakeTheOptionsTheyGive) {
             help_args.emplace_back("--help");
             const ProcessResult help = run_host(help_args, fs::current_path());
             ASSERT_EQ(help.exit_code, 0) << text << "\n" << help.err;
-            for (std::size_t j = i + 1; j < tokens.size() && !tokens[j].ends_with("benchhost"); ++j)
-                if (tokens[j].starts_with("--"))
+            for (std::size_t j = i + 1; j < tokens.size() && !tokens[j].ends_with("benchhost"); ++j) {
+                if (tokens[j].starts_with("--")) {
                     EXPECT_NE(help.out.find("  " + tokens[j] + " "), std::string::npos)
                         << "benchhost " << command[0] << " has no option " << tokens[j] << ": " << text;
-            for (std::size_t j = i + 1; j + 1 < tokens.size(); ++j)
-                if (tokens[j] == "--format")
+                }
+            }
+            for (std::size_t j = i + 1; j + 1 < tokens.size(); ++j) {
+                if (tokens[j] == "--format") {
                     EXPECT_TRUE(tokens[j + 1] == "junit" || tokens[j + 1] == "summary-md") << text;
+                }
+            }
         }
     }
     EXPECT_EQ(commands, 6u) << "ab, run and history check in each";

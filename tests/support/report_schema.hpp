@@ -278,12 +278,15 @@ inline void expect_host_output_matches_schema(const std::vector<std::string>& ar
                           << ")";
     };
     if (subcommand == "compare" && !comparison_file.empty()) expect_comparison_matches(absolute(comparison_file));
-    if (subcommand == "ab" && !output.empty()) {
-        const fs::path dir = absolute(output);
+    const auto expect_ab_folder_matches = [&](const fs::path& dir) {
         for (const char* side : {"base", "new"})
             if (fs::exists(dir / side / "benchmark_summary.json")) expect_reports_match_schema(dir / side, command_line);
         expect_comparison_matches(dir / "comparison.json");
-    }
+    };
+    if (subcommand == "ab" && !output.empty()) expect_ab_folder_matches(absolute(output));
+    // bisect: an A/B folder per step.
+    if (subcommand == "bisect" && !output.empty() && fs::is_directory(absolute(output) / "steps"))
+        for (const auto& step : fs::directory_iterator(absolute(output) / "steps")) expect_ab_folder_matches(step.path());
     if (subcommand != "run") return;
     const fs::path dir = absolute(output.empty() ? fs::path("benchmark_results") / "latest" : fs::path(output));
     expect_comparison_matches(dir / "comparison.json");

@@ -42,10 +42,15 @@ struct RunArguments {
     std::vector<std::string> base_params, new_params;
     int max_rounds = 0;
     double time_limit = 0;
+    // benchhost bisect
+    std::string good, bad, build, repo;
+    double build_timeout = 0;
+    bool keep_checkouts = false;
 };
 
-/// Which command the run options are for: `run`, or `ab` (two plugin folders in pairs).
-enum class RunMode { run, ab };
+/// Which command the run options are for: `run`, `ab` (two plugin folders in pairs), or
+/// `bisect` (A/B runs of revisions against a good one).
+enum class RunMode { run, ab, bisect };
 
 /// The comma-separated values of an axis option, each once, in order; ConfigError
 /// naming the option for an empty one. `text` is the values, `given` what was typed.
@@ -162,8 +167,28 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     // An option given twice takes the last value, as most tools do (a script can append
     // an override); --include, --exclude, --category and --param collect every value.
     run.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    const bool ab = mode == RunMode::ab;
-    if (ab) {
+    // ab and bisect compare in pairs; their options differ only in the folders compared.
+    const bool ab = mode != RunMode::run;
+    if (mode == RunMode::bisect) {
+        run.add_option("--good", args.good, "A revision whose plugins are fast (a commit, tag or branch)")->required();
+        run.add_option("--bad", args.bad, "A later revision whose plugins are slower (--good must be its ancestor)")
+            ->required();
+        run.add_option("--build", args.build,
+                       "The command that builds a revision's plugins, run by /bin/sh in its scratch checkout "
+                       "(e.g. 'cmake -S . -B build && cmake --build build')")
+            ->required();
+        run.add_option("--plugins-dir", args.plugins_dir,
+                       "The plugin folder the build makes, relative to the checkout (e.g. build/plugins)")
+            ->required();
+        run.add_option("--repo", args.repo, "A folder in the git checkout to bisect (default: the current folder)");
+        run.add_option("--build-timeout", args.build_timeout,
+                       "Seconds a build may take; past it the build is killed and the revision skipped (default 0: "
+                       "no limit)")
+            ->check(CLI::NonNegativeNumber);
+        run.add_flag("--keep-checkouts", args.keep_checkouts,
+                     "Leave the scratch checkouts and their builds in the temporary folder (default: removed)");
+    }
+    if (mode == RunMode::ab) {
         run.add_option("--base", args.base_dir, "Plugin folder of the base side (A), e.g. a main-branch build's plugins/")
             ->required()
             ->check(CLI::ExistingDirectory);
@@ -175,6 +200,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
         run.add_option("--new-param", args.new_params,
                        "A plugin parameter KEY=VALUE for the new side only (e.g. --new-param threads=8); repeatable")
             ->take_all();
+    }
+    if (ab) {
         run.add_option("--max-rounds", args.max_rounds,
                        "Pairs at most for a scenario still inconclusive after --rounds (default 40; past --rounds the verdict "
                        "reads a 99% interval)")
@@ -187,7 +214,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     }
     run.add_option("--config", args.config, "YAML config file; options given here override it")->check(CLI::ExistingFile);
     run.add_option("--output-dir", args.output_dir,
-                   ab ? "Write the comparison and the sides' run folders (base/, new/) into this folder (default: "
+                   mode == RunMode::bisect
+                       ? "Write the steps' A/B folders, the build logs and bisect.md into this folder (default: "
+                         "benchmark_results/bisect_<timestamp>/)"
+                   : ab ? "Write the comparison and the sides' run folders (base/, new/) into this folder (default: "
                         "benchmark_results/ab_<timestamp>/)"
                       : "Write reports into this folder (default: benchmark_results/<timestamp>/)");
     run.add_option("--include", args.include, "Run only ids (category/plugin/benchmark) matching: substring or glob; repeatable")
@@ -319,7 +349,7 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
 
 /// Applies what was given on the command line over the config file's values.
 void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptions& options) {
-    // `ab` has no --plugins-dir, --baseline, --resume, --shard or --isolation.
+    // `ab` and `bisect` have no --baseline, --baseline, --resume, --shard or --isolation.
     auto given = [&](const char* name) {
         const CLI::Option* option = run.get_option_no_throw(name);
         return option != nullptr && option->count() > 0;
@@ -360,7 +390,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (options.history_samples && !options.history)
         throw ConfigError("--history-samples needs --history LOCATION (or the config's history:)");
     if (given("--noise-floor")) options.noise_floor = relative_option("--noise-floor", args.noise_floor, 100);
-    const bool ab = run.get_option_no_throw("--base") != nullptr;
+    const bool ab = run.get_option_no_throw("--max-rounds") != nullptr;  // ab or bisect
     if (!ab && (given("--threshold") || given("--fail-on-regression") || given("--confirm") || given("--noise-floor")) &&
         !options.baseline)
         throw ConfigError(
@@ -437,6 +467,33 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     }
 }
 
+/// The A/B run of `ab`, or of every step of `bisect`, from their options.
+AbCommand ab_command_of(const CLI::App& app, const RunArguments& args, int argc, const char* const* argv) {
+    AbCommand ab;
+    ab.options.invocation.assign(argv, argv + argc);
+    ab.options.defaults = builtin_scenario_defaults();
+    ab.options.rounds = 6;
+    if (app.count("--config") > 0) load_config_file(args.config, ab.options);
+    apply_run_arguments(app, args, ab.options);
+    ab.base_dir = args.base_dir;
+    ab.new_dir = args.new_dir;
+    for (const std::string& param : args.base_params) ab.base_params.push_back(param_of("--base-param", param));
+    for (const std::string& param : args.new_params) ab.new_params.push_back(param_of("--new-param", param));
+    if (ab.options.rounds < 2)
+        throw ConfigError("ab: rounds " + std::to_string(ab.options.rounds) +
+                          ": an A/B run needs at least 2 pairs (--rounds 2) to see the spread between them");
+    if (app.count("--max-rounds") > 0) ab.max_rounds = args.max_rounds;
+    if (ab.max_rounds < ab.options.rounds)
+        throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + " is fewer than --rounds " +
+                          std::to_string(ab.options.rounds) + " (the pairs every scenario runs)");
+    if (const std::size_t fewest = bench::fewest_pairs(0.95); static_cast<std::size_t>(ab.max_rounds) < fewest)
+        throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + ": an A/B verdict needs at least " +
+                          std::to_string(fewest) + " pairs (the fewest with a 95% interval); give --max-rounds " +
+                          std::to_string(fewest) + " or more");
+    ab.time_limit_s = args.time_limit;
+    return ab;
+}
+
 }  // namespace
 
 fs::path default_plugins_dir() {
@@ -468,6 +525,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         "ab", "A/B: the same plan over two plugin folders, each scenario in pairs of rounds (A B, B A, ...) until "
               "the comparison decides; writes comparison.md, comparison.json and report.html");
     add_run_options(*ab_app, ab_args, RunMode::ab);
+
+    RunArguments bisect_args;
+    CLI::App* bisect_app = app.add_subcommand(
+        "bisect", "Find the first commit between --good and --bad that made the plugins slower: each step builds a "
+                  "revision in a scratch checkout and runs it against --good's build as `ab` does");
+    add_run_options(*bisect_app, bisect_args, RunMode::bisect);
 
     std::string list_dir;
     CLI::App* list = app.add_subcommand("list", "List plugins and their benchmarks, and files that are not plugins");
@@ -649,29 +712,22 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                 history.until += latest.substr(history.until.size());
             parsed.command = history;
         } else if (*ab_app) {
-            AbCommand ab;
-            ab.options.invocation.assign(argv, argv + argc);
-            ab.options.defaults = builtin_scenario_defaults();
-            ab.options.rounds = 6;
-            if (ab_app->count("--config") > 0) load_config_file(ab_args.config, ab.options);
-            apply_run_arguments(*ab_app, ab_args, ab.options);
-            ab.base_dir = ab_args.base_dir;
-            ab.new_dir = ab_args.new_dir;
-            for (const std::string& param : ab_args.base_params) ab.base_params.push_back(param_of("--base-param", param));
-            for (const std::string& param : ab_args.new_params) ab.new_params.push_back(param_of("--new-param", param));
-            if (ab.options.rounds < 2)
-                throw ConfigError("ab: rounds " + std::to_string(ab.options.rounds) +
-                                  ": an A/B run needs at least 2 pairs (--rounds 2) to see the spread between them");
-            if (ab_app->count("--max-rounds") > 0) ab.max_rounds = ab_args.max_rounds;
-            if (ab.max_rounds < ab.options.rounds)
-                throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + " is fewer than --rounds " +
-                                  std::to_string(ab.options.rounds) + " (the pairs every scenario runs)");
-            if (const std::size_t fewest = bench::fewest_pairs(0.95); static_cast<std::size_t>(ab.max_rounds) < fewest)
-                throw ConfigError("--max-rounds " + std::to_string(ab.max_rounds) + ": an A/B verdict needs at least " +
-                                  std::to_string(fewest) + " pairs (the fewest with a 95% interval); give --max-rounds " +
-                                  std::to_string(fewest) + " or more");
-            ab.time_limit_s = ab_args.time_limit;
-            parsed.command = std::move(ab);
+            parsed.command = ab_command_of(*ab_app, ab_args, argc, argv);
+        } else if (*bisect_app) {
+            BisectCommand bisect;
+            bisect.ab = ab_command_of(*bisect_app, bisect_args, argc, argv);
+            bisect.good = bisect_args.good;
+            bisect.bad = bisect_args.bad;
+            bisect.build = bisect_args.build;
+            bisect.plugins_dir = bisect_args.plugins_dir;
+            if (bisect.plugins_dir.is_absolute())
+                throw ConfigError("--plugins-dir " + bisect_args.plugins_dir +
+                                  ": give the folder relative to the checkout (each revision is built in a scratch "
+                                  "checkout of its own)");
+            if (bisect_app->count("--repo") > 0) bisect.repo = bisect_args.repo;
+            bisect.build_timeout_s = bisect_args.build_timeout;
+            bisect.keep_checkouts = bisect_args.keep_checkouts;
+            parsed.command = std::move(bisect);
         } else {
             RunOptions options;
             options.invocation.assign(argv, argv + argc);

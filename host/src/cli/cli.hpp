@@ -1,5 +1,5 @@
 // The command line: `benchhost [run] [options]`, `benchhost ab`, `list`, `compare`,
-// `merge`, `report`, `export`, and `benchhost worker`, which runs one scenario in its own process
+// `merge`, `report`, `export`, `history`, `bisect`, and `benchhost worker`, which runs one scenario in its own process
 // (for debugging; a run starts its workers through the worker server,
 // execute/worker_server.hpp).
 #pragma once
@@ -51,6 +51,22 @@ struct AbCommand {
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 
+/// `benchhost bisect --good REV --bad REV --build CMD --plugins-dir DIR [ab options]`
+/// (commands/bisect_command.hpp): the first commit between two revisions whose plugins
+/// run slower than the good revision's, each step an A/B run.
+struct BisectCommand {
+    /// The A/B options of every step (the plan, the sampling, --rounds, --max-rounds,
+    /// the threshold, ...); its folders are set per step, its output folder is the
+    /// bisect's.
+    AbCommand ab;
+    std::string good, bad;  // revisions, as git names them
+    std::string build;      // run by /bin/sh -c in the revision's scratch checkout
+    std::filesystem::path plugins_dir;  // the plugin folder the build makes, relative to the checkout
+    std::filesystem::path repo = ".";   // a folder in the git checkout
+    double build_timeout_s = 0;         // 0: no limit
+    bool keep_checkouts = false;        // leave the scratch checkouts (and builds) for inspection
+};
+
 /// `benchhost history add|list|show` (commands/history_command.hpp).
 struct HistoryCommand {
     std::string action;                         // "add", "list", "show", "check" or "report"
@@ -96,7 +112,7 @@ struct MergeCommand {
 };
 
 using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportCommand, CompareCommand, MergeCommand,
-                             ReportCommand, AbCommand, HistoryCommand>;
+                             ReportCommand, AbCommand, HistoryCommand, BisectCommand>;
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program

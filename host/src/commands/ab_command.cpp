@@ -66,7 +66,14 @@ void print_pairs(const std::vector<AbPair>& pairs, const AbCommand& command, std
 
 }  // namespace
 
-int ab_command(const AbCommand& command) {
+int ab_command(const AbCommand& command) { return run_ab_command(command).exit_status; }
+
+AbOutcome run_ab_command(const AbCommand& command) {
+    AbOutcome outcome;
+    auto done = [&outcome](int status) {
+        outcome.exit_status = status;
+        return std::move(outcome);
+    };
     const std::time_t start_time = std::time(nullptr);
     const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
     PluginRegistry registry(PluginRegistry::default_path());
@@ -84,18 +91,19 @@ int ab_command(const AbCommand& command) {
             if (side->empty_plan.empty()) continue;
             std::cerr << "--" << side->name << " " << side->options.plugins_dir.string() << ":\n";
             print_empty_plan(side->empty_plan, command.options.allow_empty, std::cerr);
-            if (!command.options.allow_empty) return 1;
+            if (!command.options.allow_empty) return done(1);
         }
         pairs = pair_plans(base.plan, next.plan, command.base_dir, command.new_dir);
         if (command.options.dry_run) {
             print_pairs(pairs, command, std::cout);
-            return 0;
+            return done(0);
         }
         output_dir = prepare_output_dir(command.options.output_dir, "ab_" + timestamp);
+        outcome.output_dir = output_dir;
         for (Side* side : {&base, &next}) side->dir = prepare_output_dir(output_dir / side->name, timestamp);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 2;
+        return done(2);
     }
 
     // One log for the A/B run, and each side's in its folder; the console sees each line once.
@@ -129,7 +137,7 @@ int ab_command(const AbCommand& command) {
         }
     } catch (const std::exception& e) {
         log->error("{}", e.what());
-        return 2;
+        return done(2);
     }
 
     install_interrupt_handlers();
@@ -168,6 +176,7 @@ int ab_command(const AbCommand& command) {
     if (nothing_compared)
         notes.insert(notes.begin(), "nothing was compared: no scenario succeeded on both sides (see Not compared)");
     comparison.notes = std::move(notes);
+    outcome.comparison = comparison;
     std::cout << "\n";
     try {
         report_comparison(comparison, std::cout, output_dir / "comparison.md", output_dir / "comparison.json");
@@ -198,12 +207,12 @@ int ab_command(const AbCommand& command) {
     log->info("comparison: {}; report: {}", (output_dir / "comparison.md").string(),
               (output_dir / html_report_name).string());
 
-    if (interrupted) return 130;
+    if (interrupted) return done(130);
     // A --load that no selected benchmark served was wrong for the selection, as in `run`.
     for (const Side* side : {&base, &next}) {
         if (const std::string problem = load_problem(side->options, side->record); !problem.empty()) {
             log->error("{} side: {}", side->name, problem);
-            return 2;
+            return done(2);
         }
     }
     const std::size_t slower = comparison.regressions();
@@ -212,7 +221,7 @@ int ab_command(const AbCommand& command) {
                    command.options.regression_threshold * 100);
     const bool failed = count_totals(base.record).failed > 0 || count_totals(next.record).failed > 0;
     if (nothing_compared) log->error("nothing was compared: no scenario succeeded on both sides");
-    return !written || failed || nothing_compared || (command.options.fail_on_regression && slower > 0) ? 1 : 0;
+    return done(!written || failed || nothing_compared || (command.options.fail_on_regression && slower > 0) ? 1 : 0);
 }
 
 }  // namespace benchhost

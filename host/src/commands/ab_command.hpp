@@ -9,6 +9,10 @@
 // ratios), plus the A/B run's own log.
 #pragma once
 
+#include <filesystem>
+#include <optional>
+
+#include "analysis/compare.hpp"
 #include "cli/cli.hpp"
 
 namespace benchhost {
@@ -18,5 +22,17 @@ namespace benchhost {
 /// be written); 2 the invocation is wrong (nothing ran), the two sides are not the same
 /// plugins; 130 interrupted.
 int ab_command(const AbCommand& command);
+
+/// What an A/B run ended with, for a command that runs several (bisect).
+struct AbOutcome {
+    int exit_status = 2;  // as ab_command's
+    /// The comparison, once both sides ran (also when interrupted); empty when the run
+    /// ended before it (bad input, an empty plan, a dry run).
+    std::optional<Comparison> comparison;
+    std::filesystem::path output_dir;  // empty when none was made
+};
+
+/// ab_command, returning the comparison beside the exit status.
+AbOutcome run_ab_command(const AbCommand& command);
 
 }  // namespace benchhost

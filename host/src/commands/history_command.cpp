@@ -152,6 +152,7 @@ int show(HistoryStore& store, const HistoryCommand& command) {
         const HistoryTable table = history_table(history, command.limit);
         std::cout << history_title(history) << "\n" << render_table(table.columns, table.rows);
         if (const std::string line = steps_line(history); !line.empty()) std::cout << line << "\n";
+        for (const std::string& line : bisect_lines(history)) std::cout << "  " << line << "\n";
         std::cout << "\n";
     }
     return 0;

@@ -21,6 +21,7 @@
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
 #include "util/join.hpp"
+#include "util/shell_word.hpp"
 
 namespace benchhost {
 
@@ -29,17 +30,6 @@ extern const char* const build_git_commit;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// `text` as one word for a POSIX shell: as it is when it is safe, else in single quotes.
-std::string shell_word(const std::string& text) {
-    const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-./=,:+@%", c) != nullptr;
-    });
-    if (safe) return text;
-    std::string out = "'";
-    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
 
 /// The scenario settings `settings` sets, under `prefix`: "warmup_iterations",
 /// "axes.batch_size", "params.image_size", ...

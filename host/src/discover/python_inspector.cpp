@@ -14,6 +14,7 @@
 #include <bench_embedded/inspect_python_py.hpp>
 
 #include "json/field_reader.hpp"
+#include "util/scratch_folder.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -27,23 +28,6 @@ bool is_executable_file(const std::string& path) {
     std::error_code ec;
     return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
-
-/// A folder of its own for the child's output, removed with it.
-struct ScratchFolder {
-    ScratchFolder() {
-        std::string pattern = (fs::temp_directory_path() / "benchhost-inspect-XXXXXX").string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("cannot make a temporary folder in " + fs::temp_directory_path().string());
-        path = pattern;
-    }
-    ~ScratchFolder() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    ScratchFolder(const ScratchFolder&) = delete;
-    ScratchFolder& operator=(const ScratchFolder&) = delete;
-    fs::path path;
-};
 
 std::optional<std::vector<std::string>> optional_strings(const FieldReader& object, const char* key) {
     if (!object.has(key)) return std::nullopt;
@@ -95,8 +79,8 @@ PythonInspection inspect_python_files(const std::string& python, const std::vect
     PythonInspection inspection;
     inspection.python = python;
     if (files.empty()) return inspection;
-    const ScratchFolder scratch;
-    const fs::path out = scratch.path / "out.json", err = scratch.path / "err.txt";
+    const ScratchFolder scratch("benchhost-inspect-");
+    const fs::path out = scratch.path() / "out.json", err = scratch.path() / "err.txt";
     std::vector<std::string> args{"-I", "-c", inspect_python_py};
     for (const fs::path& file : files) args.push_back(file.string());
     std::error_code ec;

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "util/shell_word.hpp"
+#include "util/units.hpp"
+
 namespace benchhost {
 
 std::string short_commit(const std::string& commit) { return commit.substr(0, 10); }
@@ -61,6 +64,25 @@ std::string steps_line(const SeriesHistory& history) {
         line += ';';
     }
     return line;
+}
+
+std::vector<std::string> bisect_lines(const SeriesHistory& history) {
+    std::vector<std::string> lines;
+    for (const auto& [index, step] : history.steps) {
+        if (index == 0 || !(step.relative_change > 0) || !is_time_unit(history.points[index]->series.unit)) continue;
+        const std::string& before = history.points[index - 1]->run->commit_id;
+        const std::string& after = history.points[index]->run->commit_id;
+        if (before.empty() || after.empty()) continue;
+        const std::string at = "step at " + short_commit(after) + " (" + format_change(1 + step.relative_change) + ")";
+        if (before == after) {
+            lines.push_back(at + ": the runs on either side of it are of the same commit, so the code did not change "
+                                 "(the machine, its load or the settings did)");
+            continue;
+        }
+        lines.push_back(at + ": benchhost bisect --good " + before + " --bad " + after + " --include " +
+                        shell_word(history.scenario_id) + " --build BUILD --plugins-dir DIR");
+    }
+    return lines;
 }
 
 }  // namespace benchhost

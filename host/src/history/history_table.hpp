@@ -29,6 +29,14 @@ std::string history_title(const SeriesHistory& history);
 /// significance[, over the last N runs]): abc1234567 +10.2%; ..."; empty without steps.
 std::string steps_line(const SeriesHistory& history);
 
+/// For each step that made a time series slower, the command that would find the commit
+/// that made it, between the commit of the run before the step and the step's own:
+/// "step at abc1234567 (+10.2%): benchhost bisect --good A --bad B --include ID --build
+/// BUILD --plugins-dir DIR", where BUILD and DIR are the reader's (the command that
+/// builds the plugins and the folder it makes them in). A step between two runs of one
+/// commit gets instead a line saying that the code did not change.
+std::vector<std::string> bisect_lines(const SeriesHistory& history);
+
 /// A commit as the tables show it: its first 10 characters.
 std::string short_commit(const std::string& commit);
 

@@ -182,6 +182,12 @@ std::string history_page_html(const SeriesHistory& history, const DashboardOptio
            "the oldest first; CHANGE is from the run before.</p>\n" +
            table_html(table);
     if (const std::string line = steps_line(history); !line.empty()) out += "<p>" + escape(line) + "</p>\n";
+    if (const std::vector<std::string> bisects = bisect_lines(history); !bisects.empty()) {
+        out += "<p>To find the commit that made a step, in a checkout of the code (BUILD: the command that builds "
+               "the plugins; DIR: the folder it makes them in, relative to the checkout):</p>\n<ul class=\"bisect\">";
+        for (const std::string& line : bisects) out += "<li><code>" + escape(line) + "</code></li>";
+        out += "</ul>\n";
+    }
     out += "</section>\n<footer class=\"muted\"><p>Written by <code>benchhost history report</code>. " +
            escape(steps_method(history)) + "</p></footer>\n";
     out += html_page_end();

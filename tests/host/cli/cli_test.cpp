@@ -171,6 +171,42 @@ TEST(CommandLine, AbRefusesWhatItCannotDo) {
               "(the run to compare with)\n");
 }
 
+TEST(CommandLine, BisectTakesTheAbOptionsForEveryStep) {
+    const auto parsed = parse({"bisect", "--good", "v1.0", "--bad", "HEAD", "--build", "make plugins", "--plugins-dir",
+                               "build/plugins", "--repo", "..", "--include", "resnet50/", "--rounds", "8",
+                               "--max-rounds", "20", "--threshold", "3%", "--build-timeout", "600", "--keep-checkouts"});
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    const auto& bisect = std::get<BisectCommand>(*parsed.command);
+    EXPECT_EQ(bisect.good, "v1.0");
+    EXPECT_EQ(bisect.bad, "HEAD");
+    EXPECT_EQ(bisect.build, "make plugins");
+    EXPECT_EQ(bisect.plugins_dir, "build/plugins");
+    EXPECT_EQ(bisect.repo, "..");
+    EXPECT_DOUBLE_EQ(bisect.build_timeout_s, 600);
+    EXPECT_TRUE(bisect.keep_checkouts);
+    EXPECT_EQ(bisect.ab.options.include, (std::vector<std::string>{"resnet50/"}));
+    EXPECT_EQ(bisect.ab.options.rounds, 8);
+    EXPECT_EQ(bisect.ab.max_rounds, 20);
+    EXPECT_DOUBLE_EQ(bisect.ab.options.regression_threshold, 0.03);
+    const auto defaults = std::get<BisectCommand>(
+        *parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "p"}).command);
+    EXPECT_EQ(defaults.repo, ".");
+    EXPECT_EQ(defaults.ab.options.rounds, 6);
+    EXPECT_EQ(defaults.ab.max_rounds, 40);
+    EXPECT_FALSE(defaults.keep_checkouts);
+}
+
+TEST(CommandLine, BisectRefusesWhatItCannotDo) {
+    EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--plugins-dir", "p"}).exit_code, 2);  // no --build
+    EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--build", "make"}).exit_code, 2);    // no --plugins-dir
+    EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "p", "--base", "."})
+                  .exit_code,
+              2);
+    EXPECT_EQ(error_of_parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "/opt/p"}),
+              "2 benchhost: error: --plugins-dir /opt/p: give the folder relative to the checkout (each revision is "
+              "built in a scratch checkout of its own)\n");
+}
+
 TEST(CommandLine, TheServingLoadOnTheCommandLineOverridesTheYaml) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("cli_test_serving_" + std::to_string(::getpid()));

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "history/history_table.hpp"
+#include "report/svg_chart.hpp"
 
 #include "../../support/chromium.hpp"  // count
 #include "../../support/test_support.hpp"
@@ -104,6 +105,45 @@ TEST_F(DashboardTest, APageMarksTheStepAtItsCommitUnderAChartWithItsBand) {
     const std::string index = history_index_html(histories, options);
     EXPECT_EQ(count(index, "no step"), 2u);
     EXPECT_NE(index.find("<code>" + commit + "</code> <b class=\"stepped\">" + change + "</b>"), std::string::npos);
+}
+
+TEST_F(DashboardTest, AStepLinksToTheBisectCommandThatWouldFindItsCommit) {
+    const SeriesHistory& stepped = histories[0];
+    ASSERT_EQ(stepped.steps.size(), 1u);
+    const std::size_t at = stepped.steps.begin()->first;
+    const std::vector<std::string> lines = bisect_lines(stepped);
+    ASSERT_EQ(lines.size(), 1u);
+    // From the commit of the run before the step to the step's, the scenario's id quoted
+    // for the shell (its brackets would be a glob).
+    const std::string command = "benchhost bisect --good " + stepped.points[at - 1]->run->commit_id + " --bad " +
+                                stepped.points[at]->run->commit_id +
+                                " --include 'performance/mock/a[batch_size=1]' --build BUILD --plugins-dir DIR";
+    EXPECT_NE(lines[0].find(command), std::string::npos) << lines[0];
+    const std::string html = history_page_html(stepped, options);
+    EXPECT_NE(html.find("<li><code>" + svg::escape(lines[0]) + "</code></li>"), std::string::npos);
+    EXPECT_TRUE(bisect_lines(histories[1]).empty());  // flat: no step
+
+    // A step between two runs of one commit is not a change of code: no bisect.
+    SeriesHistory same_commit = stepped;
+    std::vector<HistoryPoint> copies;
+    copies.reserve(2);
+    for (std::size_t i : {at - 1, at}) {
+        HistoryRun run = *stepped.points[i]->run;
+        run.commit_id = fmt_commit(99);
+        copies.push_back(*stepped.points[i]);
+        copies.back().run = std::make_shared<const HistoryRun>(run);
+    }
+    same_commit.points[at - 1] = &copies[0];
+    same_commit.points[at] = &copies[1];
+    const std::vector<std::string> same = bisect_lines(same_commit);
+    ASSERT_EQ(same.size(), 1u);
+    EXPECT_NE(same[0].find("the runs on either side of it are of the same commit"), std::string::npos) << same[0];
+    EXPECT_EQ(same[0].find("benchhost bisect"), std::string::npos);
+
+    // A step down in a time series made it faster: nothing to bisect.
+    SeriesHistory faster = stepped;
+    faster.steps.begin()->second.relative_change = -0.1;
+    EXPECT_TRUE(bisect_lines(faster).empty());
 }
 
 TEST_F(DashboardTest, APagePerMachineAndEveryLinkOfTheIndexResolves) {

@@ -1,5 +1,7 @@
 #include <bench/context.hpp>
 
+#include <map>
+
 #include "profile_pass.hpp"
 #include "serve_loop.hpp"
 
@@ -16,6 +18,7 @@ struct Context::Impl {
     bool window_open = false;
     MeasurementWindow open_window;  // while window_open: its start and measure()'s calls
     bool served = false;            // serve() was called
+    std::map<int, std::unique_ptr<CudaDevice>> devices;  // cuda_device's, by the index asked for
 
     Series& series_named(std::string_view name, std::string_view unit) {
         for (Series& s : result.series) {
@@ -31,7 +34,7 @@ struct Context::Impl {
 };
 
 Context::Context(ScenarioConfig config, std::shared_ptr<spdlog::logger> logger)
-    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}})) {
+    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}, false, {}})) {
     if (!impl_->logger) throw std::invalid_argument("bench::Context needs a logger");
 }
 
@@ -48,6 +51,29 @@ TimingOptions Context::timing_options() const {
     options.max_time_s = impl_->config.max_time_s;
     options.target_ci_width = impl_->config.target_ci_width;
     return options;
+}
+
+CudaDevice* Context::cuda_device(int device) {
+    std::unique_ptr<CudaDevice>& slot = impl_->devices[device];
+    if (!slot) slot = std::make_unique<CudaDevice>(device);
+    return slot->available() ? slot.get() : nullptr;
+}
+
+CudaDevice* Context::event_timer(int device) {
+    const std::string& timer = impl_->config.timer;
+    if (timer == "host") {
+        set_info("timer", "host clock (--timer host)");
+        return nullptr;
+    }
+    CudaDevice* cuda = cuda_device(device);
+    if (cuda == nullptr) {
+        const std::string why = impl_->devices[device]->unavailable_reason();
+        if (timer == "cuda-events") throw std::runtime_error("--timer cuda-events: " + why);
+        set_info("timer", "host clock (" + why + ")");
+        return nullptr;
+    }
+    set_info("timer", "CUDA events on device " + std::to_string(cuda->index()));
+    return cuda;
 }
 
 Series Context::record_series(std::string_view name, std::vector<double> samples, std::string_view unit,

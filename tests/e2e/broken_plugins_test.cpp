@@ -425,8 +425,18 @@ TEST_F(BrokenPlugins, AllocatesWithoutBound) {
         {"--memory-limit", "512", "--include", "fixture_hostile/allocates_without_bound", "--include", "fixture_single"});
     const Entry entry = check_run(run, "integration/fixture_hostile/allocates_without_bound", "failed");
     EXPECT_TRUE(entry.reason.starts_with("out of memory")) << entry.reason;
-    EXPECT_NE(entry.reason.find("--memory-limit 512 MiB"), std::string::npos) << entry.reason;
+    EXPECT_NE(entry.reason.find("--memory-limit 512 MiB of allocated memory (RLIMIT_DATA"), std::string::npos)
+        << entry.reason;
     EXPECT_LT(run.seconds, 30.0);
+}
+
+// The limit counts memory used, not address space reserved: the CUDA runtime reserves
+// tens of GiB it never touches, which an address-space limit (RLIMIT_AS) would refuse.
+TEST_F(BrokenPlugins, AMemoryLimitLetsAWorkerReserveAddressSpaceItDoesNotUse) {
+    place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
+    const HostRun run = run_host({"--memory-limit", "512", "--include", "fixture_hostile/reserves_address_space",
+                                  "--include", "fixture_single"});
+    check_run(run, "integration/fixture_hostile/reserves_address_space", "success", 0);
 }
 
 // The scenario itself returns normally; what it left running must not outlive the run.

@@ -31,7 +31,7 @@ struct RunArguments {
     bool dry_run = false, quiet = false, allow_empty = false, profile = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0, compile_timeout = 0;
-    std::string noise_floor, history;
+    std::string noise_floor, history, timer, cache;
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
@@ -244,6 +244,14 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    "Seconds the compiled variant's compile may take (the AOTInductor compile); past it the scenario "
                    "fails, naming the package (default 0: no limit but the scenario's --timeout)")
         ->check(CLI::Range(0.0, 86400.0));
+    run.add_option("--timer", args.timer,
+                   "How work on a CUDA device is timed (ctx.measure_device): auto (CUDA events where a device is, "
+                   "else the host's clock; the default), host, or cuda-events (a scenario without a device fails)")
+        ->check(CLI::IsMember({"auto", "host", "cuda-events"}));
+    run.add_option("--cache", args.cache,
+                   "warm (the default), or cold: the caches are flushed before each sample, outside the timed "
+                   "region (a device's L2 with ctx.measure_device, else the CPU's), one call a sample")
+        ->check(CLI::IsMember({"warm", "cold"}));
     run.add_option("--target-ci-width", args.target_ci_width,
                    "Measure until the 95% confidence interval of the median is this wide relative to the median "
                    "(e.g. 1%), or --max-time (default 10 s) is spent");
@@ -305,7 +313,8 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     run.add_option("--timeout", args.timeout, "Seconds a scenario may run before its worker is killed; 0: no limit")
         ->check(CLI::NonNegativeNumber);
     run.add_option("--memory-limit", args.memory_limit,
-                   "MiB of address space a worker may use (RLIMIT_AS); past it the scenario fails as out of memory")
+                   "MiB a worker may allocate (RLIMIT_DATA: heap and private writable mappings, not reserved address "
+                   "space); past it the scenario fails as out of memory")
         ->check(CLI::Range(0, 1 << 30));
     run.add_option("--monitor-interval", args.monitor_interval,
                    "Milliseconds between samples of the GPU and CPU monitors (default 50); 0: no monitoring")
@@ -442,6 +451,8 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--min-time")) cli.min_time_s = args.min_time;
     if (given("--max-time")) cli.max_time_s = args.max_time;
     if (given("--compile-timeout")) cli.compile_timeout_s = args.compile_timeout;
+    if (given("--timer")) cli.timer = args.timer;
+    if (given("--cache")) cli.cache = args.cache;
     if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
     if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {

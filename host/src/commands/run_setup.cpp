@@ -47,6 +47,8 @@ void describe_settings(const ScenarioSettings& settings, const std::string& pref
     if (settings.max_time_s) out[prefix + "max_time_s"] = number(*settings.max_time_s);
     if (settings.target_ci_width) out[prefix + "target_ci_width"] = number(*settings.target_ci_width);
     if (settings.compile_timeout_s) out[prefix + "compile_timeout_s"] = number(*settings.compile_timeout_s);
+    if (settings.timer) out[prefix + "timer"] = *settings.timer;
+    if (settings.cache) out[prefix + "cache"] = *settings.cache;
     if (settings.num_tokens_to_generate)
         out[prefix + "num_tokens_to_generate"] = std::to_string(*settings.num_tokens_to_generate);
     if (settings.model_id) out[prefix + "model_id"] = *settings.model_id;

@@ -23,7 +23,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "num_tokens_to_generate", "model_id", "axes", "params",
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes", "min_time", "max_time", "target_ci_width",
-                                                "compile_timeout"};
+                                                "compile_timeout", "timer", "cache"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
@@ -175,6 +175,10 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
             fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
         (key == "min_time" ? settings.min_time_s : key == "max_time" ? settings.max_time_s : settings.compile_timeout_s) =
             *seconds;
+    } else if (key == "timer" || key == "cache") {
+        const std::string text = scalar_text(origin, key, value);
+        if (const std::string problem = timer_or_cache_problem(key, text); !problem.empty()) fail(origin, value, problem);
+        (key == "timer" ? settings.timer : settings.cache) = text;
     } else if (key == "target_ci_width") {
         const std::string text = scalar_text(origin, key, value);
         const auto width = parse_relative(text);
@@ -211,6 +215,14 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
 
 }  // namespace
 
+std::string timer_or_cache_problem(const std::string& key, const std::string& value) {
+    if (key == "timer" && value != "auto" && value != "host" && value != "cuda-events")
+        return "'timer' must be auto, host or cuda-events, got '" + value + "'";
+    if (key == "cache" && value != "warm" && value != "cold")
+        return "'cache' must be warm or cold, got '" + value + "'";
+    return "";
+}
+
 std::optional<double> parse_relative(std::string_view text) {
     bool percent = false;
     if (!text.empty() && text.back() == '%') {
@@ -231,6 +243,8 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.max_time_s) max_time_s = over.max_time_s;
     if (over.target_ci_width) target_ci_width = over.target_ci_width;
     if (over.compile_timeout_s) compile_timeout_s = over.compile_timeout_s;
+    if (over.timer) timer = over.timer;
+    if (over.cache) cache = over.cache;
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
         if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;

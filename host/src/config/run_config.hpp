@@ -14,7 +14,7 @@
 //   axes: {seq_len: [128, 512]}   # custom axes, set as parameters
 //   params: {sizes: [128, 512]}   # free-form parameters
 //   timeout: 600                  # run settings ...
-//   memory_limit: 4096            # MiB of address space per worker
+//   memory_limit: 4096            # MiB a worker may allocate (RLIMIT_DATA)
 //   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
 //   isolation: process
 //   rounds: 3                     # run each scenario 3 times, variants interleaved
@@ -57,6 +57,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// What is wrong with a value of `timer` (auto, host, cuda-events) or `cache` (warm,
+/// cold), for the YAML and the command line; empty when nothing is.
+std::string timer_or_cache_problem(const std::string& key, const std::string& value);
+
 /// Settings that shape each scenario. Unset fields fall through to the layer below.
 struct ScenarioSettings {
     std::optional<int> warmup_iterations;
@@ -65,6 +69,8 @@ struct ScenarioSettings {
     std::optional<std::string> model_id;
     std::optional<double> min_time_s, max_time_s, target_ci_width;  // the time rule
     std::optional<double> compile_timeout_s;                        // the compiled variant's compile
+    std::optional<std::string> timer;  // how measure_device times: auto, host, cuda-events
+    std::optional<std::string> cache;  // warm, or cold: flushed before each sample
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",
@@ -92,7 +98,7 @@ struct RunOptions {
     bool profile = false;
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
-    std::size_t memory_limit_mib = 0;  // address space of each worker; 0 disables
+    std::size_t memory_limit_mib = 0;  // what each worker may allocate (RLIMIT_DATA); 0 disables
     double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
     std::string log_level = "info";
     bool retry_failed = false;     // load plugins the registry remembers as crashing

@@ -350,7 +350,9 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     if (options.memory_limit_mib > 0 && ran_out_of_memory(outcome)) {
         outcome.result.status = bench::Status::failed;
         outcome.result.reason = "out of memory: the worker exceeded --memory-limit " +
-                                std::to_string(options.memory_limit_mib) + " MiB (" + outcome.result.reason + ")";
+                                std::to_string(options.memory_limit_mib) +
+                                " MiB of allocated memory (RLIMIT_DATA: its heap and private writable mappings) (" +
+                                outcome.result.reason + ")";
     }
 }
 

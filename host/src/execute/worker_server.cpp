@@ -234,10 +234,13 @@ void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     if (result != channel && dup3(result, channel, O_CLOEXEC) != channel) _exit(126);
     close_range(channel + 1, ~0U, 0);
 
+    // RLIMIT_DATA, not RLIMIT_AS: it counts the heap and the private writable mappings
+    // (what the worker allocates), not address space reserved without access, which the
+    // CUDA runtime takes by the tens of GiB and an address-space limit would refuse.
     if (request.memory_limit_mib > 0) {
         const rlim_t bytes = static_cast<rlim_t>(request.memory_limit_mib) << 20;
         const rlimit limit{bytes, bytes};
-        setrlimit(RLIMIT_AS, &limit);
+        setrlimit(RLIMIT_DATA, &limit);
     }
     clearenv();
     for (const std::string& variable : request.environment) putenv(strdup(variable.c_str()));

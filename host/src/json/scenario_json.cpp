@@ -72,6 +72,8 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
     out.field("target_ci_width", config.target_ci_width);
     if (config.profile) out.field("profile", true);
     if (config.compile_timeout_s > 0) out.field("compile_timeout_s", config.compile_timeout_s);
+    out.field("timer", config.timer);
+    out.field("cache", config.cache);
     if (config.load.mode != bench::LoadMode::none) {
         const bench::LoadConfig& load = config.load;
         out.key("load");
@@ -127,6 +129,8 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
     if (object.has("target_ci_width")) config.target_ci_width = object.number("target_ci_width");
     if (object.has("profile")) config.profile = object.boolean("profile");
     if (object.has("compile_timeout_s")) config.compile_timeout_s = object.number("compile_timeout_s");
+    if (object.has("timer")) config.timer = object.string("timer");
+    if (object.has("cache")) config.cache = object.string("cache");
     if (object.has("load")) {
         const FieldReader load = object.object("load");
         config.load.mode = load.enumerated("mode", bench::parse_load_mode);

@@ -75,6 +75,8 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.max_time_s = settings.max_time_s.value_or(0);
     config.target_ci_width = settings.target_ci_width.value_or(0);
     config.compile_timeout_s = settings.compile_timeout_s.value_or(config.compile_timeout_s);
+    config.timer = settings.timer.value_or(config.timer);
+    config.cache = settings.cache.value_or(config.cache);
     config.params = settings.params;
     return config;
 }

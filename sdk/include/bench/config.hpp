@@ -64,6 +64,13 @@ struct ScenarioConfig {
     // compile's child process); 0: no limit but the scenario's. (Added in ABI 2.8.)
     double compile_timeout_s = 0;
 
+    // How Context::measure_device times (ABI 2.10): "auto" (CUDA events when a CUDA
+    // device is there, else the host's clock), "host" or "cuda-events" (--timer).
+    std::string timer = "auto";
+    // "warm", or "cold": the caches are flushed before each sample, outside the timed
+    // region (the CPU's by measure, the device's L2 by measure_device; --cache).
+    std::string cache = "warm";
+
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
     /// benchmark_id() plus the scenario's axis values: unique within a run.

@@ -11,6 +11,7 @@
 #include <spdlog/logger.h>
 
 #include <bench/config.hpp>
+#include <bench/device_timer.hpp>
 #include <bench/export.hpp>
 #include <bench/measurement_window.hpp>
 #include <bench/profile.hpp>
@@ -50,9 +51,57 @@ public:
     Series measure(std::string_view name, Fn&& fn) {
         return measure(name, std::forward<Fn>(fn), timing_options());
     }
+    /// With --cache cold, the CPU's caches are flushed before each sample (one call a
+    /// sample; bench::flush_cpu_cache), outside the timed region.
     template <class Fn>
     Series measure(std::string_view name, Fn&& fn, const TimingOptions& options) {
-        TimedSamples timed = time_callable(fn, options);
+        if (config().cache == "cold") return record_timed(name, time_callable(fn, options, [] { flush_cpu_cache(); }));
+        return record_timed(name, time_callable(fn, options));
+    }
+
+    /// Times `fn`, which queues work on a CUDA device (ABI 2.10), as --timer says: by
+    /// the device's clock, CUDA events around each sample on `stream` (nullptr: the
+    /// legacy default stream), recorded as series `name`, with the host's clock (the
+    /// call and the wait for the device) as `name` + "_host"; or by the host's clock
+    /// around each call and cudaDeviceSynchronize, as series `name`. `device` is the
+    /// CUDA device's index (-1: the current one). --timer auto (the default) uses the
+    /// events when the CUDA runtime has a device, else the host's clock; --timer
+    /// cuda-events without a device fails the scenario, saying why. With --cache cold
+    /// the device's L2 is flushed before each sample (without a device, the CPU's
+    /// caches). Records info "timer": what timed it, and why when it fell back.
+    template <class Fn>
+    Series measure_device(std::string_view name, Fn&& fn, int device = -1, void* stream = nullptr) {
+        const TimingOptions options = timing_options();
+        const bool cold = config().cache == "cold";
+        if (CudaDevice* events = event_timer(device)) {
+            DeviceTimedSamples timed = time_on_device(fn, options, *events, cold, stream);
+            record_series(std::string(name) + "_host", std::move(timed.host_ms), "ms", timed.device.inner_iterations);
+            return record_timed(name, std::move(timed.device));
+        }
+        CudaDevice* cuda = cuda_device(device);
+        const auto call = [&] {
+            fn();
+            if (cuda != nullptr) cuda->synchronize();
+        };
+        if (cold && cuda != nullptr)
+            return record_timed(name, time_callable(call, options, [&] {
+                                    cuda->flush_l2(stream);
+                                    cuda->synchronize();
+                                }));
+        if (cold) return record_timed(name, time_callable(call, options, [] { flush_cpu_cache(); }));
+        return record_timed(name, time_callable(call, options));
+    }
+
+    /// The CUDA device whose events measure_device times with, as --timer says (ABI
+    /// 2.10): null for the host's clock. Records info "timer". std::runtime_error for
+    /// --timer cuda-events without a CUDA device.
+    CudaDevice* event_timer(int device = -1);
+    /// CUDA device `device` (-1: the current one) when the CUDA runtime has it, else null.
+    CudaDevice* cuda_device(int device = -1);
+
+    /// Records what a timing loop measured as series `name` (ms), with its window,
+    /// its sampling and the scenario's first call; what measure() does after timing.
+    Series record_timed(std::string_view name, TimedSamples timed) {
         record_measurement(timed.start, timed.stop,
                            static_cast<long long>(timed.ms.size()) * timed.inner_iterations);
         record_sampling(name, timed.sampling);
@@ -66,6 +115,7 @@ public:
                         "away? (use bench::do_not_optimize on its result)");
         return record_series(name, std::move(timed.ms), "ms", timed.inner_iterations);
     }
+
 
     /// Measurement windows, for benchmarks that time themselves: the monitors count
     /// what they see between begin_measurement() and end_measurement() as "during

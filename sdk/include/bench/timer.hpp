@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <bench/clock.hpp>
@@ -90,13 +92,22 @@ long long calibrate_batch(Fn& fn, double min_ns) {
 
 }  // namespace detail
 
+/// Evicts the CPU's caches: writes, then reads, a buffer of twice the last-level cache's
+/// size (from /sys, 64 MiB when it does not say) (ABI 2.10). Returns the bytes written.
+BENCH_EXPORT std::size_t flush_cpu_cache();
+
 /// Runs `fn` options.warmup_iterations times, then measures samples until the
 /// stopping rule of `options` is met (by default: options.measurement_iterations
 /// samples). When the last warmup call (or, without warmup, one calibration call) is
 /// shorter than the minimum sample time, a batch size is calibrated first; those calls
 /// count as warmup.
-template <class Fn>
-TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
+///
+/// With `before_sample` (cold-cache measurement), each sample is one call, and
+/// before_sample() runs before each, outside the timed region: a batch of calls would
+/// find the cache warm after its first.
+template <class Fn, class BeforeSample = std::nullptr_t>
+TimedSamples time_callable(Fn&& fn, const TimingOptions& options, BeforeSample&& before_sample = nullptr) {
+    constexpr bool cold = !std::is_same_v<std::decay_t<BeforeSample>, std::nullptr_t>;
     const double min_ns = options.min_sample_ns > 0 ? options.min_sample_ns : default_min_sample_ns();
     TimedSamples result;
     double last_call_ns = -1;
@@ -106,7 +117,7 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
         last_call_ns = elapsed_ns(start, Clock::now());
         if (i == 0) result.first_call_ms = last_call_ns / 1e6;
     }
-    if (last_call_ns < min_ns) result.inner_iterations = detail::calibrate_batch(fn, min_ns);
+    if (!cold && last_call_ns < min_ns) result.inner_iterations = detail::calibrate_batch(fn, min_ns);
     result.batch_limited = result.inner_iterations >= detail::max_batch;
 
     const long long batch = result.inner_iterations;
@@ -118,6 +129,7 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options) {
     rule.start(result.start);
     auto now = result.start;
     while (!rule.should_stop(result.ms, now)) {
+        if constexpr (cold) before_sample();
         const auto start = Clock::now();
         detail::call_repeatedly(fn, batch);
         now = Clock::now();

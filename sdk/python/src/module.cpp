@@ -111,6 +111,8 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("batch_size", &ScenarioConfig::batch_size)
         .def_readonly("dtype", &ScenarioConfig::dtype)
         .def_readonly("device", &ScenarioConfig::device)
+        .def_readonly("timer", &ScenarioConfig::timer, "--timer: auto, host or cuda-events")
+        .def_readonly("cache", &ScenarioConfig::cache, "--cache: warm or cold")
         .def_readonly("threads", &ScenarioConfig::threads)
         .def_readonly("warmup_iterations", &ScenarioConfig::warmup_iterations)
         .def_readonly("measurement_iterations", &ScenarioConfig::measurement_iterations)
@@ -146,23 +148,20 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
             "measure",
             [](Context& ctx, std::string_view name, const py::object& fn) {
                 PyObject* callable = fn.ptr();
-                // On a CUDA device each call ends when the device has done its work, as
-                // the LibTorch layer's measure_synchronized does.
-                if (ctx.config().device.rfind("cuda", 0) != 0)
-                    return ctx.measure(name, [callable] { call(callable); }).samples;
-                const py::object synchronize = py::module_::import("torch").attr("cuda").attr("synchronize");
-                PyObject* sync = synchronize.ptr();
-                return ctx.measure(name, [callable, sync] {
-                              call(callable);
-                              call(sync);
-                          })
-                    .samples;
+                // On a CUDA device the device's work is timed, as the LibTorch layer's
+                // measure_synchronized does: by CUDA events, or the host's clock and a
+                // synchronization after each call (--timer).
+                const std::string& device = ctx.config().device;
+                if (device.rfind("cuda", 0) != 0) return ctx.measure(name, [callable] { call(callable); }).samples;
+                const int index = device.size() > 5 && device[4] == ':' ? std::stoi(device.substr(5)) : -1;
+                return ctx.measure_device(name, [callable] { call(callable); }, index).samples;
             },
             py::arg("name"), py::arg("fn"),
             "Times fn() as the C++ SDK does (warmup, then samples until the stopping rule ends: "
             "--measurement-iterations, --min-time, --max-time, --target-ci-width) and records the samples, "
-            "in ms, as series `name`; on a CUDA device (config.device cuda...) each call is followed by "
-            "torch.cuda.synchronize(). Returns the samples.")
+            "in ms, as series `name`. On a CUDA device (config.device cuda...) it is Context::measure_device: "
+            "CUDA events around each sample (the host's clock beside, as `name`_host), or with --timer host "
+            "the host's clock around each call and a device synchronization. Returns the samples.")
         .def(
             "_timed_call",
             [](Context&, const py::object& fn) {

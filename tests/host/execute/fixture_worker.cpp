@@ -53,6 +53,8 @@ BENCH_BENCHMARK(inspects_its_process, ctx) {
     ctx.set_info("parent", std::to_string(getppid()));
     ctx.set_info("group_leader", getpgrp() == getpid() ? "yes" : "no");
     rlimit limit{};
+    getrlimit(RLIMIT_DATA, &limit);
+    ctx.set_info("data_limit", limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur));
     getrlimit(RLIMIT_AS, &limit);
     ctx.set_info("address_space_limit", limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur));
     int death_signal = 0;

@@ -75,10 +75,14 @@ BENCH_EXPORT void retain_freed_memory(Context& ctx);
 /// process's "peak_rss" itself).
 BENCH_EXPORT void record_memory(Context& ctx, const torch::Device& device);
 
-/// Times `fn` like Context::measure, synchronizing the device after each call so that
-/// asynchronous GPU work is inside the measured time.
+/// Times `fn` like Context::measure on the CPU; on CUDA with Context::measure_device,
+/// so that the asynchronous GPU work is what is timed: CUDA events around each sample on
+/// the legacy default stream (LibTorch's default), the host's clock beside as `name` +
+/// "_host"; or with --timer host the host's clock around each call and a device
+/// synchronization.
 template <class Fn>
 Series measure_synchronized(Context& ctx, std::string_view name, const torch::Device& device, Fn&& fn) {
+    if (device.is_cuda()) return ctx.measure_device(name, std::forward<Fn>(fn), device.has_index() ? device.index() : -1);
     if (device.is_cpu()) return ctx.measure(name, std::forward<Fn>(fn));
     return ctx.measure(name, [&] {
         fn();

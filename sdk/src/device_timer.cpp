@@ -1,0 +1,108 @@
+#include <bench/device_timer.hpp>
+
+#include <stdexcept>
+
+#include "cuda_runtime.hpp"
+
+namespace bench {
+
+namespace cuda = detail::cuda;
+
+struct CudaDevice::Impl {
+    const cuda::Runtime* api = nullptr;
+    std::string why_not;
+    int index = -1;
+    std::size_t l2_bytes = 0;
+    cuda::Event start = nullptr, stop = nullptr;
+    void* flush_buffer = nullptr;
+    std::size_t flush_bytes = 0;
+
+    void check(cuda::Error error, const char* call) const {
+        if (error != cuda::success) throw std::runtime_error(std::string(call) + ": " + cuda::error_text(*api, error));
+    }
+};
+
+CudaDevice::CudaDevice(int index) : impl_(std::make_unique<Impl>()) {
+    Impl& d = *impl_;
+    d.api = cuda::runtime(d.why_not);
+    if (d.api == nullptr) return;
+    int count = 0;
+    if (const cuda::Error error = d.api->get_device_count(&count); error != cuda::success || count == 0) {
+        d.why_not = d.api->library + ": no CUDA device" +
+                    (error != cuda::success ? ": " + cuda::error_text(*d.api, error) : std::string());
+        d.api = nullptr;
+        return;
+    }
+    if (index < 0 && d.api->get_device(&index) != cuda::success) index = 0;
+    if (index >= count) {
+        d.why_not = "CUDA device " + std::to_string(index) + " does not exist (" + std::to_string(count) + " seen)";
+        d.api = nullptr;
+        return;
+    }
+    d.index = index;
+    d.check(d.api->set_device(index), "cudaSetDevice");
+    int l2 = 0;
+    if (d.api->device_get_attribute(&l2, cuda::attribute_l2_cache_size, index) == cuda::success && l2 > 0)
+        d.l2_bytes = static_cast<std::size_t>(l2);
+    d.check(d.api->event_create(&d.start), "cudaEventCreate");
+    d.check(d.api->event_create(&d.stop), "cudaEventCreate");
+}
+
+CudaDevice::~CudaDevice() {
+    Impl& d = *impl_;
+    if (d.api == nullptr) return;
+    if (d.start != nullptr) d.api->event_destroy(d.start);
+    if (d.stop != nullptr) d.api->event_destroy(d.stop);
+    if (d.flush_buffer != nullptr) d.api->free(d.flush_buffer);
+}
+
+bool CudaDevice::available() const { return impl_->api != nullptr; }
+const std::string& CudaDevice::unavailable_reason() const { return impl_->why_not; }
+int CudaDevice::index() const { return impl_->index; }
+std::size_t CudaDevice::l2_cache_bytes() const { return impl_->l2_bytes; }
+
+namespace {
+void require(const CudaDevice& device) {
+    if (!device.available()) throw std::logic_error("bench::CudaDevice: " + device.unavailable_reason());
+}
+}  // namespace
+
+void CudaDevice::synchronize() {
+    require(*this);
+    impl_->check(impl_->api->device_synchronize(), "cudaDeviceSynchronize");
+}
+
+void CudaDevice::record_start(void* stream) {
+    require(*this);
+    impl_->check(impl_->api->event_record(impl_->start, stream), "cudaEventRecord");
+}
+
+void CudaDevice::record_stop(void* stream) {
+    require(*this);
+    impl_->check(impl_->api->event_record(impl_->stop, stream), "cudaEventRecord");
+}
+
+double CudaDevice::elapsed_ms() {
+    require(*this);
+    Impl& d = *impl_;
+    d.check(d.api->event_synchronize(d.stop), "cudaEventSynchronize");
+    float ms = 0;
+    d.check(d.api->event_elapsed_time(&ms, d.start, d.stop), "cudaEventElapsedTime");
+    return ms;
+}
+
+std::size_t CudaDevice::flush_l2(void* stream) {
+    require(*this);
+    Impl& d = *impl_;
+    if (d.flush_buffer == nullptr) {
+        // Twice the L2, as nvbench's L2 flush writes; 64 MiB when the device does not say.
+        d.flush_bytes = d.l2_bytes > 0 ? 2 * d.l2_bytes : std::size_t{64} << 20;
+        d.check(d.api->malloc(&d.flush_buffer, d.flush_bytes), "cudaMalloc (the L2 flush's buffer)");
+    }
+    static int value = 0;
+    value = (value + 1) & 0xff;
+    d.check(d.api->memset_async(d.flush_buffer, value, d.flush_bytes, stream), "cudaMemsetAsync (the L2 flush)");
+    return d.flush_bytes;
+}
+
+}  // namespace bench

@@ -1,0 +1,178 @@
+// Device-side timing and cold caches in real runs of the host binary: ctx.measure_device
+// over the fake CUDA runtime of tests/fixtures/fake_cudart, found through LD_LIBRARY_PATH
+// by the same dlopen("libcudart.so.13") that finds the real one. Its events answer
+// known times, and it logs each call, so that the tests see which clock a series came
+// from and where the L2 flush fell. Without it (this machine has no GPU), the timer
+// falls back to the host's clock, saying why, or fails under --timer cuda-events.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+const fs::path device_plugins = BENCH_TEST_DEVICE_FIXTURE_DIR;
+const std::string fake_cudart_dir = BENCH_TEST_FAKE_CUDART_DIR;
+
+class DeviceTimerTest : public ::testing::Test {
+protected:
+    /// Runs fixture_device's `benchmark` with `args`, with the fake CUDA runtime when
+    /// `fake` (else with none on the library path); returns its scenario's report.
+    const rapidjson::Value& run(const std::string& benchmark, std::vector<std::string> args, bool fake,
+                                int expected_exit = 0) {
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         device_plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--include",
+                                         "fixture_device/" + benchmark,
+                                         "--warmup-iterations",
+                                         "2",
+                                         "--measurement-iterations",
+                                         "8",
+                                         "--monitor-interval",
+                                         "0"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        fs::remove(log);
+        std::vector<std::string> env = {"LD_LIBRARY_PATH=" + (fake ? fake_cudart_dir : std::string())};
+        if (fake) env.push_back("BENCH_FAKE_CUDART_LOG=" + log.string());
+        last = run_process(argv, work.path(), env);
+        EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
+        report = read_json(files_matching(output / "fixture_device", "fixture_device_", ".json").at(0));
+        return report["benchmark_scenarios"][0];
+    }
+
+    static std::vector<double> samples(const rapidjson::Value& scenario, const char* series) {
+        std::vector<double> values;
+        const auto& m = scenario["measurements"];
+        if (!m.HasMember(series)) return values;
+        for (const auto& v : m[series]["measurements"].GetArray()) values.push_back(v.GetDouble());
+        return values;
+    }
+
+    static std::string info(const rapidjson::Value& scenario, const char* key) {
+        return scenario.HasMember("info") && scenario["info"].HasMember(key) ? scenario["info"][key].GetString() : "";
+    }
+
+    std::vector<std::string> log_lines() {
+        std::vector<std::string> lines;
+        std::istringstream in(fs::exists(log) ? read_file(log) : "");
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        return lines;
+    }
+
+    TempDir work;
+    fs::path output = work / "out";
+    fs::path log = work / "cudart.log";
+    ProcessResult last;
+    rapidjson::Document report;
+};
+
+TEST_F(DeviceTimerTest, TheDeviceClockTimesEachSampleWithTheHostClockBeside) {
+    const rapidjson::Value& s = run("on_device", {}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_EQ(info(s, "timer"), "CUDA events on device 0");
+    // The fake's events answer 2 ms, then 2.001, 2.002, ...: a warmup call each, then
+    // the 8 samples (one call each: 2 ms fill a sample), in that order.
+    const std::vector<double> device = samples(s, "latency");
+    ASSERT_EQ(device.size(), 8u);
+    for (std::size_t i = 0; i < device.size(); ++i) EXPECT_NEAR(device[i], 2.0 + 0.001 * (2 + i), 1e-5) << i;
+    // The host's clock around the same samples: the call (50 us of work) and the wait.
+    const std::vector<double> host = samples(s, "latency_host");
+    ASSERT_EQ(host.size(), 8u);
+    for (const double ms : host) {
+        EXPECT_GT(ms, 0.04);
+        EXPECT_LT(ms, 1.9);  // not the device's figure
+    }
+    // Each sample: start and stop recorded, the stop waited for, then read; warm: no flush.
+    std::vector<std::string> lines = log_lines();
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("memset"); }), 0);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("elapsed"); }), 10);
+    EXPECT_STREQ(s["metadata"]["config"]["timer"].GetString(), "auto");
+    EXPECT_STREQ(s["metadata"]["config"]["cache"].GetString(), "warm");
+}
+
+TEST_F(DeviceTimerTest, ColdFlushesTheL2BeforeEachSampleOutsideItsEvents) {
+    const rapidjson::Value& s = run("on_device", {"--cache", "cold"}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_STREQ(s["metadata"]["config"]["cache"].GetString(), "cold");
+    EXPECT_EQ(s["measurements"]["latency"]["inner_iterations"].GetInt(), 1);
+    // Before every start event, a write of twice the fake's 1 MiB L2; none between a
+    // start and its stop.
+    const std::vector<std::string> lines = log_lines();
+    std::size_t starts = 0;
+    bool inside = false;
+    std::string previous;
+    for (const std::string& line : lines) {
+        if (line == "record 0") {  // the start event is the first one created
+            ++starts;
+            EXPECT_EQ(previous, "memset 2097152") << "sample " << starts;
+            inside = true;
+        }
+        if (line == "record 1") inside = false;
+        if (line.starts_with("memset")) {
+            EXPECT_FALSE(inside) << "a flush inside the timed region";
+        }
+        previous = line;
+    }
+    EXPECT_EQ(starts, 10u);  // 2 warmup calls and 8 samples
+}
+
+TEST_F(DeviceTimerTest, TimerHostTimesTheCallAndASynchronizationByTheHostClock) {
+    const rapidjson::Value& s = run("on_device", {"--timer", "host"}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_EQ(info(s, "timer"), "host clock (--timer host)");
+    EXPECT_TRUE(samples(s, "latency_host").empty());
+    for (const double ms : samples(s, "latency")) EXPECT_LT(ms, 1.9);
+    const std::vector<std::string> lines = log_lines();
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("record"); }), 0);
+    EXPECT_GE(std::count(lines.begin(), lines.end(), std::string("device_sync")), 8);
+}
+
+TEST_F(DeviceTimerTest, WithoutADeviceAutoFallsBackToTheHostClockAndCudaEventsFails) {
+    const rapidjson::Value& s = run("on_device", {}, false);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    const std::string timer = info(s, "timer");
+    EXPECT_TRUE(timer.starts_with("host clock (")) << timer;
+    // No runtime on the library path, or one that sees no device (a toolkit without a GPU).
+    EXPECT_TRUE(timer.find("no CUDA runtime could be loaded") != std::string::npos ||
+                timer.find("no CUDA device") != std::string::npos)
+        << timer;
+
+    const rapidjson::Value& failed = run("on_device", {"--timer", "cuda-events"}, false, 1);
+    EXPECT_STREQ(failed["status"].GetString(), "failed");
+    EXPECT_NE(std::string(failed["reason"].GetString()).find("--timer cuda-events: "), std::string::npos)
+        << failed["reason"].GetString();
+}
+
+TEST_F(DeviceTimerTest, ColdOnTheHostTimesOneCallASampleAfterAFlushOfTheCpuCaches) {
+    const rapidjson::Value& warm = run("on_host", {}, false);
+    ASSERT_STREQ(warm["status"].GetString(), "success") << last.err;
+    EXPECT_GT(warm["measurements"]["latency"]["inner_iterations"].GetInt(), 1);  // 50 us calls, batched
+    const rapidjson::Value& cold = run("on_host", {"--cache", "cold"}, false);
+    ASSERT_STREQ(cold["status"].GetString(), "success") << last.err;
+    EXPECT_EQ(cold["measurements"]["latency"]["inner_iterations"].GetInt(), 1);
+    EXPECT_STREQ(cold["metadata"]["config"]["cache"].GetString(), "cold");
+}
+
+TEST_F(DeviceTimerTest, WrongTimerOrCacheValuesAreRefusedNamingTheOption) {
+    const ProcessResult r = run_host({"run", "--plugins-dir", device_plugins.string(), "--cache", "lukewarm"}, work.path());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--cache"), std::string::npos) << r.err;
+    write_file(work / "bad.yaml", "timer: gpu\n");
+    const ProcessResult y = run_host({"run", "--plugins-dir", device_plugins.string(), "--config",
+                                      (work / "bad.yaml").string(), "--dry-run"},
+                                     work.path());
+    EXPECT_EQ(y.exit_code, 2);
+    EXPECT_NE(y.err.find("'timer' must be auto, host or cuda-events, got 'gpu'"), std::string::npos) << y.err;
+    EXPECT_NE(y.err.find("bad.yaml:1"), std::string::npos) << y.err;
+}
+
+}  // namespace

@@ -19,6 +19,7 @@ struct Context::Impl {
     MeasurementWindow open_window;  // while window_open: its start and measure()'s calls
     bool served = false;            // serve() was called
     std::map<int, std::unique_ptr<CudaDevice>> devices;  // cuda_device's, by the index asked for
+    std::map<std::string, std::vector<Clock::time_point>> sample_ends;  // by series
 
     Series& series_named(std::string_view name, std::string_view unit) {
         for (Series& s : result.series) {
@@ -34,7 +35,7 @@ struct Context::Impl {
 };
 
 Context::Context(ScenarioConfig config, std::shared_ptr<spdlog::logger> logger)
-    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}, false, {}})) {
+    : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}, false, {}, {}})) {
     if (!impl_->logger) throw std::invalid_argument("bench::Context needs a logger");
 }
 
@@ -51,6 +52,15 @@ TimingOptions Context::timing_options() const {
     options.max_time_s = impl_->config.max_time_s;
     options.target_ci_width = impl_->config.target_ci_width;
     return options;
+}
+
+void Context::record_sample_ends(std::string_view name, std::vector<Clock::time_point> ends) {
+    std::vector<Clock::time_point>& all = impl_->sample_ends[std::string(name)];
+    all.insert(all.end(), ends.begin(), ends.end());
+}
+
+const std::map<std::string, std::vector<Clock::time_point>>& Context::sample_ends() const {
+    return impl_->sample_ends;
 }
 
 CudaDevice* Context::cuda_device(int device) {

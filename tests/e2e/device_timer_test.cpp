@@ -18,6 +18,7 @@ using namespace benchtest;
 
 const fs::path device_plugins = BENCH_TEST_DEVICE_FIXTURE_DIR;
 const std::string fake_cudart_dir = BENCH_TEST_FAKE_CUDART_DIR;
+const std::string fake_nvml_dir = BENCH_TEST_FAKE_NVML_DIR;
 
 class DeviceTimerTest : public ::testing::Test {
 protected:
@@ -43,6 +44,11 @@ protected:
         fs::remove(log);
         std::vector<std::string> env = {"LD_LIBRARY_PATH=" + (fake ? fake_cudart_dir : std::string())};
         if (fake) env.push_back("BENCH_FAKE_CUDART_LOG=" + log.string());
+        if (!nvml_script.empty()) {
+            write_file(work / "nvml_script.txt", nvml_script);
+            env[0] += ":" + fake_nvml_dir;
+            env.push_back("BENCH_FAKE_NVML_SCRIPT=" + (work / "nvml_script.txt").string());
+        }
         last = run_process(argv, work.path(), env);
         EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
         report = read_json(files_matching(output / "fixture_device", "fixture_device_", ".json").at(0));
@@ -71,6 +77,7 @@ protected:
     TempDir work;
     fs::path output = work / "out";
     fs::path log = work / "cudart.log";
+    std::string nvml_script;  // with the fake NVML when set
     ProcessResult last;
     rapidjson::Document report;
 };
@@ -160,6 +167,64 @@ TEST_F(DeviceTimerTest, ColdOnTheHostTimesOneCallASampleAfterAFlushOfTheCpuCache
     ASSERT_STREQ(cold["status"].GetString(), "success") << last.err;
     EXPECT_EQ(cold["measurements"]["latency"]["inner_iterations"].GetInt(), 1);
     EXPECT_STREQ(cold["metadata"]["config"]["cache"].GetString(), "cold");
+}
+
+// The fake NVML's GPU runs at 1980 MHz for its first 100 readings, then throttles
+// (hw_slowdown, 0x8) at 1400 MHz. The monitor reads it every millisecond at most (its
+// readings are scheduled from its start, so the 100th comes 100 ms after it at the
+// earliest), and each sample lasts 2 ms at least: the first samples ran unthrottled,
+// and 150 samples outlast the 100 readings.
+std::string throttling_gpu() {
+    std::string script = "sample util=90 sm_mhz=1980 throttle=0\n";
+    for (int i = 1; i < 100; ++i) script += "sample util=90\n";
+    return script + "sample util=90 sm_mhz=1400 throttle=0x8\n";
+}
+
+TEST_F(DeviceTimerTest, EachSampleCarriesTheSmClockAndThrottleReasonsTheMonitorSaw) {
+    nvml_script = throttling_gpu();
+    const rapidjson::Value& s = run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1",
+                                                      "--measurement-iterations", "150"}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    ASSERT_TRUE(s.HasMember("device_state")) << last.err;
+    const auto& state = s["device_state"]["latency"];
+    const auto& clocks = state["sm_clock_mhz"];
+    const auto& reasons = state["throttle_reasons"];
+    ASSERT_EQ(clocks.Size(), 150u);
+    ASSERT_EQ(reasons.Size(), 150u);
+    EXPECT_EQ(clocks[0].GetDouble(), 1980);
+    EXPECT_EQ(reasons[0].GetUint64(), 0u);
+    EXPECT_EQ(clocks[149].GetDouble(), 1400);
+    EXPECT_EQ(reasons[149].GetUint64(), 8u);
+    for (rapidjson::SizeType i = 0; i < 150; ++i) {  // a throttled sample saw the lower clock
+        if (reasons[i].GetUint64() != 0) {
+            EXPECT_EQ(clocks[i].GetDouble(), 1400) << i;
+        }
+    }
+    EXPECT_FALSE(state.HasMember("discarded_throttled"));
+}
+
+TEST_F(DeviceTimerTest, DiscardThrottledDropsTheThrottledSamplesCountedAndSaid) {
+    nvml_script = throttling_gpu();
+    const rapidjson::Value& s = run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1",
+                                                      "--measurement-iterations", "150", "--discard-throttled"}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_TRUE(s["metadata"]["config"]["discard_throttled"].GetBool());
+    const auto& state = s["device_state"]["latency"];
+    ASSERT_TRUE(state.HasMember("discarded_throttled")) << last.err;
+    const long long discarded = state["discarded_throttled"].GetInt64();
+    const std::vector<double> kept = samples(s, "latency");
+    EXPECT_GT(discarded, 0);
+    EXPECT_GE(kept.size(), 1u);
+    EXPECT_EQ(kept.size() + static_cast<std::size_t>(discarded), 150u);
+    EXPECT_STREQ(state["discarded_reasons"].GetString(), "hw_slowdown");
+    for (const auto& r : state["throttle_reasons"].GetArray()) EXPECT_EQ(r.GetUint64(), 0u);
+    EXPECT_EQ(state["sm_clock_mhz"].Size(), kept.size());
+    std::string warnings;
+    for (const auto& w : s["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
+    EXPECT_NE(warnings.find("latency: " + std::to_string(discarded) + " of 150 samples discarded (--discard-throttled): "
+                            "the GPU throttled during them (hw_slowdown)"),
+              std::string::npos)
+        << warnings;
 }
 
 TEST_F(DeviceTimerTest, WrongTimerOrCacheValuesAreRefusedNamingTheOption) {

@@ -36,7 +36,7 @@ struct RunArguments {
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
         load_seed, slo, peak_precision, max_batch, max_batch_wait;
-    bool find_peak = false;
+    bool find_peak = false, discard_throttled = false;
     // benchhost ab
     std::string base_dir, new_dir;
     std::vector<std::string> base_params, new_params;
@@ -252,6 +252,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    "warm (the default), or cold: the caches are flushed before each sample, outside the timed "
                    "region (a device's L2 with ctx.measure_device, else the CPU's), one call a sample")
         ->check(CLI::IsMember({"warm", "cold"}));
+    run.add_flag("--discard-throttled", args.discard_throttled,
+                 "On a CUDA device: drop the samples during which the GPU throttled (from the GPU monitor's "
+                 "readings at --monitor-interval), counted and reported; every sample keeps its SM clock and "
+                 "throttle reasons in the report either way");
     run.add_option("--target-ci-width", args.target_ci_width,
                    "Measure until the 95% confidence interval of the median is this wide relative to the median "
                    "(e.g. 1%), or --max-time (default 10 s) is spent");
@@ -453,6 +457,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--compile-timeout")) cli.compile_timeout_s = args.compile_timeout;
     if (given("--timer")) cli.timer = args.timer;
     if (given("--cache")) cli.cache = args.cache;
+    if (given("--discard-throttled")) cli.discard_throttled = args.discard_throttled;
     if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
     if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {

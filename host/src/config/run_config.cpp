@@ -23,7 +23,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "num_tokens_to_generate", "model_id", "axes", "params",
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes", "min_time", "max_time", "target_ci_width",
-                                                "compile_timeout", "timer", "cache"};
+                                                "compile_timeout", "timer", "cache", "discard_throttled"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
@@ -175,6 +175,8 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
             fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
         (key == "min_time" ? settings.min_time_s : key == "max_time" ? settings.max_time_s : settings.compile_timeout_s) =
             *seconds;
+    } else if (key == "discard_throttled") {
+        settings.discard_throttled = bool_value(origin, key, value);
     } else if (key == "timer" || key == "cache") {
         const std::string text = scalar_text(origin, key, value);
         if (const std::string problem = timer_or_cache_problem(key, text); !problem.empty()) fail(origin, value, problem);
@@ -245,6 +247,7 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.compile_timeout_s) compile_timeout_s = over.compile_timeout_s;
     if (over.timer) timer = over.timer;
     if (over.cache) cache = over.cache;
+    if (over.discard_throttled) discard_throttled = over.discard_throttled;
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
         if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;

@@ -71,6 +71,7 @@ struct ScenarioSettings {
     std::optional<double> compile_timeout_s;                        // the compiled variant's compile
     std::optional<std::string> timer;  // how measure_device times: auto, host, cuda-events
     std::optional<std::string> cache;  // warm, or cold: flushed before each sample
+    std::optional<bool> discard_throttled;  // drop the samples during which the GPU throttled
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",

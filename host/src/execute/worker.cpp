@@ -180,6 +180,8 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
         try {
             if (!monitors) throw std::runtime_error(monitor_error);
             monitors->attach(result, context.measurement_windows());
+            if (config.device.rfind("cuda", 0) == 0)
+                monitors->attach_sample_states(result, context.sample_ends(), config.discard_throttled);
         } catch (const std::exception& e) {
             result.warnings.push_back(std::string("the monitors failed: ") + e.what());
         }

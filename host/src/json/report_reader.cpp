@@ -78,6 +78,7 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     if (scenario.has("sampling")) outcome.result.sampling = read_sampling(scenario.object("sampling"));
     if (scenario.has("peak_search")) outcome.result.peak_search = read_peak_search(scenario["peak_search"]);
     if (scenario.has("accuracy")) outcome.result.accuracy = read_accuracy(scenario["accuracy"]);
+    if (scenario.has("device_state")) outcome.result.device_state = read_device_state(scenario["device_state"]);
     if (scenario.has("profile")) outcome.result.profile = read_profile(scenario["profile"]);
 
     scenario.object("measurements").each_member([&](const std::string& name, const FieldReader& field) {

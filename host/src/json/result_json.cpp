@@ -75,6 +75,10 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
         out.key("profile");
         write_profile(out, *result.profile);
     }
+    if (!result.device_state.empty()) {
+        out.key("device_state");
+        write_device_state(out, result.device_state);
+    }
     out.end_object();
 }
 
@@ -101,6 +105,7 @@ bench::ScenarioResult read_result(const FieldReader& object) {
     if (document.has("peak_search")) result.peak_search = read_peak_search(document["peak_search"]);
     if (document.has("accuracy")) result.accuracy = read_accuracy(document["accuracy"]);
     if (document.has("profile")) result.profile = read_profile(document["profile"]);
+    if (document.has("device_state")) result.device_state = read_device_state(document["device_state"]);
     return result;
 }
 

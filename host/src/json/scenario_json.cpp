@@ -1,5 +1,6 @@
 #include "json/scenario_json.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -74,6 +75,7 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
     if (config.compile_timeout_s > 0) out.field("compile_timeout_s", config.compile_timeout_s);
     out.field("timer", config.timer);
     out.field("cache", config.cache);
+    if (config.discard_throttled) out.field("discard_throttled", true);
     if (config.load.mode != bench::LoadMode::none) {
         const bench::LoadConfig& load = config.load;
         out.key("load");
@@ -131,6 +133,7 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
     if (object.has("compile_timeout_s")) config.compile_timeout_s = object.number("compile_timeout_s");
     if (object.has("timer")) config.timer = object.string("timer");
     if (object.has("cache")) config.cache = object.string("cache");
+    if (object.has("discard_throttled")) config.discard_throttled = object["discard_throttled"].as_bool();
     if (object.has("load")) {
         const FieldReader load = object.object("load");
         config.load.mode = load.enumerated("mode", bench::parse_load_mode);
@@ -423,6 +426,47 @@ std::vector<bench::Accuracy> read_accuracy(const FieldReader& object) {
         accuracy.push_back(std::move(a));
     });
     return accuracy;
+}
+
+// ---- the GPU's state per sample -------------------------------------------------------
+
+void write_device_state(JsonOut& out, const std::map<std::string, bench::SampleDeviceState>& states) {
+    out.start_object();
+    for (const auto& [name, state] : states) {
+        out.key(name);
+        out.start_object();
+        out.key("sm_clock_mhz");
+        out.numbers(state.sm_clock_mhz);
+        out.key("throttle_reasons");
+        out.start_array();
+        for (const std::uint64_t reasons : state.throttle_reasons) out.unsigned_integer(reasons);
+        out.end_array();
+        if (state.discarded_throttled > 0) {
+            out.field("discarded_throttled", state.discarded_throttled);
+            out.field("discarded_reasons", state.discarded_reasons);
+        }
+        out.end_object();
+    }
+    out.end_object();
+}
+
+std::map<std::string, bench::SampleDeviceState> read_device_state(const FieldReader& object) {
+    std::map<std::string, bench::SampleDeviceState> states;
+    object.as_object().each_member([&](const std::string& name, const FieldReader& field) {
+        const FieldReader item = field.as_object();
+        bench::SampleDeviceState state;
+        state.sm_clock_mhz = item["sm_clock_mhz"].as_numbers();
+        for (const double reasons : item["throttle_reasons"].as_numbers()) {
+            if (!(reasons >= 0) || reasons != std::floor(reasons)) item.fail("throttle_reasons must be bit masks");
+            state.throttle_reasons.push_back(static_cast<std::uint64_t>(reasons));
+        }
+        if (state.throttle_reasons.size() != state.sm_clock_mhz.size())
+            item.fail("sm_clock_mhz and throttle_reasons must have a value per sample each");
+        if (item.has("discarded_throttled")) state.discarded_throttled = item.integer64("discarded_throttled");
+        if (item.has("discarded_reasons")) state.discarded_reasons = item.string("discarded_reasons");
+        states.emplace(name, std::move(state));
+    });
+    return states;
 }
 
 // ---- shard --------------------------------------------------------------------------

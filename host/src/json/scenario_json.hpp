@@ -81,6 +81,11 @@ void write_accuracy(JsonOut& out, const std::vector<bench::Accuracy>& accuracy);
 /// Also checks the counts: 0 <= top1_correct <= top5_correct <= inputs.
 std::vector<bench::Accuracy> read_accuracy(const FieldReader& object);
 
+/// {series name: {"sm_clock_mhz": [...], "throttle_reasons": [...], "discarded_throttled":
+/// N, "discarded_reasons": "..."}}: the GPU's state during each sample (ABI 2.10).
+void write_device_state(JsonOut& out, const std::map<std::string, bench::SampleDeviceState>& states);
+std::map<std::string, bench::SampleDeviceState> read_device_state(const FieldReader& object);
+
 /// {series name: [samples of round 1, of round 2, ...]}
 void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes);
 std::map<std::string, std::vector<std::size_t>> read_round_sizes(const FieldReader& object);

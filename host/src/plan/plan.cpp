@@ -77,6 +77,7 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.compile_timeout_s = settings.compile_timeout_s.value_or(config.compile_timeout_s);
     config.timer = settings.timer.value_or(config.timer);
     config.cache = settings.cache.value_or(config.cache);
+    config.discard_throttled = settings.discard_throttled.value_or(config.discard_throttled);
     config.params = settings.params;
     return config;
 }

@@ -75,6 +75,10 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         out.key("accuracy");
         write_accuracy(out, result.accuracy);
     }
+    if (!result.device_state.empty()) {
+        out.key("device_state");
+        write_device_state(out, result.device_state);
+    }
     if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
     if (outcome.first_rounds > 0) out.field("first_rounds", outcome.first_rounds);
     if (!outcome.round_sizes.empty()) {

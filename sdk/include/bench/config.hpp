@@ -70,6 +70,9 @@ struct ScenarioConfig {
     // "warm", or "cold": the caches are flushed before each sample, outside the timed
     // region (the CPU's by measure, the device's L2 by measure_device; --cache).
     std::string cache = "warm";
+    // --discard-throttled: samples during which the GPU throttled are dropped, counted
+    // and reported (the worker does it, from the GPU monitor's readings).
+    bool discard_throttled = false;
 
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }

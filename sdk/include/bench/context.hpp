@@ -2,6 +2,7 @@
 // configuration and a logger, and collects what the benchmark measures.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -113,9 +114,17 @@ public:
             add_warning(std::string(name) + ": " + std::to_string(timed.inner_iterations) +
                         " calls did not fill one sample: the call takes next to no time; is its work optimized "
                         "away? (use bench::do_not_optimize on its result)");
+        record_sample_ends(name, std::move(timed.sample_ends));
         return record_series(name, std::move(timed.ms), "ms", timed.inner_iterations);
     }
 
+    /// When each sample of series `name` ended, in order (ABI 2.10; record_timed does it):
+    /// the worker gives each sample the SM clock and throttle reasons the GPU monitor saw
+    /// while it ran, and with --discard-throttled drops the throttled ones. Appends, as
+    /// record_series does.
+    void record_sample_ends(std::string_view name, std::vector<Clock::time_point> ends);
+    /// What record_sample_ends recorded, by series.
+    const std::map<std::string, std::vector<Clock::time_point>>& sample_ends() const;
 
     /// Measurement windows, for benchmarks that time themselves: the monitors count
     /// what they see between begin_measurement() and end_measurement() as "during

@@ -106,6 +106,7 @@ DeviceTimedSamples time_on_device(Fn&& fn, const TimingOptions& options, CudaDev
         const double device_ns = sample(batch, host_ns);
         now = Clock::now();
         timed.ms.push_back(device_ns / 1e6 / static_cast<double>(batch));
+        timed.sample_ends.push_back(now);
         result.host_ms.push_back(host_ns / 1e6 / static_cast<double>(batch));
     }
     timed.stop = Clock::now();

@@ -1,6 +1,7 @@
 // What a scenario produces: named series of samples, scalars, and text facts.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,17 @@ enum class Status {
     rejected,   // the host refused the plugin file before running it (see the reason)
 };
 
+/// What the GPU did during each sample of a series timed on a CUDA device (ABI 2.10),
+/// from the GPU monitor's readings while the sample ran (at its --monitor-interval).
+struct SampleDeviceState {
+    std::vector<double> sm_clock_mhz;               // the lowest SM clock read; NaN: none read
+    std::vector<std::uint64_t> throttle_reasons;    // NVML's clock event reasons seen (a bit mask)
+    long long discarded_throttled = 0;              // samples --discard-throttled dropped
+    std::string discarded_reasons;                  // their reasons, as words
+
+    friend bool operator==(const SampleDeviceState&, const SampleDeviceState&) = default;
+};
+
 BENCH_EXPORT std::string_view to_string(Status status);
 BENCH_EXPORT std::optional<Status> parse_status(std::string_view text);
 
@@ -103,6 +115,9 @@ struct BENCH_EXPORT ScenarioResult {
     /// Where the time went, from the profiled pass after the measurement (--profile,
     /// Context::profile); empty without one. (Added in ABI 2.7, last.)
     std::optional<Profile> profile;
+    /// The GPU's state during each sample, by series (ABI 2.10, last): for series timed
+    /// on a CUDA device while the GPU monitor ran.
+    std::map<std::string, SampleDeviceState> device_state;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

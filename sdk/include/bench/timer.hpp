@@ -43,6 +43,9 @@ struct TimedSamples {
     /// The batch reached detail::max_batch calls without filling a sample: the callable
     /// takes (next to) no time, most likely because the compiler removed its work.
     bool batch_limited = false;
+    /// When each sample ended (ABI 2.10): the worker matches them with what the GPU
+    /// monitor saw, to give each sample its SM clock and throttle reasons.
+    std::vector<Clock::time_point> sample_ends;
 };
 
 namespace detail {
@@ -135,6 +138,7 @@ TimedSamples time_callable(Fn&& fn, const TimingOptions& options, BeforeSample&&
         now = Clock::now();
         const double elapsed = elapsed_ns(start, now) - clock_cost;
         result.ms.push_back(std::max(elapsed, 0.0) / 1e6 / static_cast<double>(batch));
+        result.sample_ends.push_back(now);
     }
     result.stop = Clock::now();
     result.sampling = rule.report(result.ms, result.stop);

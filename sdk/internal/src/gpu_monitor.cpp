@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -392,6 +393,38 @@ Clock::time_point GpuMonitor::sample_now() {
 }
 
 MonitorReport GpuMonitor::report(const std::vector<MeasurementWindow>& windows) const { return impl_->report(windows); }
+
+SampleDeviceState GpuMonitor::sample_states(const std::vector<Clock::time_point>& starts,
+                                            const std::vector<Clock::time_point>& ends) const {
+    SampleDeviceState states;
+    const Impl& d = *impl_;
+    if (!d.available() || d.api->throttle_reasons == nullptr || d.unsupported[throttle]) return states;
+    const std::vector<double> times = d.table.times();
+    const std::vector<double> clocks = d.table.column(sm_clock), masks = d.table.column(throttle);
+    states.sm_clock_mhz.reserve(ends.size());
+    states.throttle_reasons.reserve(ends.size());
+    for (std::size_t i = 0; i < ends.size() && i < starts.size(); ++i) {
+        const double from = detail::seconds_since(d.origin, starts[i]), to = detail::seconds_since(d.origin, ends[i]);
+        // The last reading at or before the start, then every one up to the end.
+        auto first = std::upper_bound(times.begin(), times.end(), from);
+        if (first != times.begin()) --first;
+        double clock = NAN;
+        std::uint64_t reasons = 0;
+        for (auto it = first; it != times.end() && *it <= to; ++it) {
+            const auto row = static_cast<std::size_t>(it - times.begin());
+            if (!std::isnan(clocks[row]) && !(clocks[row] >= clock)) clock = clocks[row];
+            if (!std::isnan(masks[row])) reasons |= static_cast<std::uint64_t>(masks[row]);
+        }
+        states.sm_clock_mhz.push_back(clock);
+        states.throttle_reasons.push_back(reasons);
+    }
+    return states;
+}
+
+bool is_throttling(std::uint64_t reasons) { return (reasons & nvml::throttling_reasons) != 0; }
+std::string describe_throttling(std::uint64_t reasons) {
+    return nvml::describe_reasons(reasons & nvml::throttling_reasons);
+}
 
 GpuSystemInfo describe_gpus(const std::string& nvml_library) {
     GpuSystemInfo info;

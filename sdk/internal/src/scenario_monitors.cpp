@@ -1,5 +1,7 @@
 #include <bench/internal/scenario_monitors.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include <bench/internal/cpu_monitor.hpp>
@@ -42,6 +44,55 @@ void ScenarioMonitors::attach(ScenarioResult& result, const std::vector<Measurem
                                 std::pair{"cpu_metrics", impl_->cpu->report(windows)}}) {
         result.warnings.insert(result.warnings.end(), report.warnings.begin(), report.warnings.end());
         result.monitors[name] = std::move(report);
+    }
+}
+
+void ScenarioMonitors::attach_sample_states(ScenarioResult& result,
+                                            const std::map<std::string, std::vector<Clock::time_point>>& sample_ends,
+                                            bool discard_throttled) {
+    if (!impl_->gpu || !impl_->gpu->available()) return;
+    for (const auto& [name, ends] : sample_ends) {
+        auto series = std::find_if(result.series.begin(), result.series.end(),
+                                   [&](const Series& s) { return s.name == name; });
+        if (series == result.series.end() || series->samples.size() != ends.size()) continue;
+        // A sample started its own length (all its calls) before it ended.
+        std::vector<Clock::time_point> starts;
+        starts.reserve(ends.size());
+        for (std::size_t i = 0; i < ends.size(); ++i)
+            starts.push_back(ends[i] - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(
+                                           series->samples[i] * static_cast<double>(series->inner_iterations))));
+        SampleDeviceState states = impl_->gpu->sample_states(starts, ends);
+        if (states.throttle_reasons.size() != ends.size()) continue;
+        if (discard_throttled) {
+            std::vector<double> samples, clocks;
+            std::vector<std::uint64_t> reasons;
+            std::uint64_t dropped_reasons = 0;
+            for (std::size_t i = 0; i < ends.size(); ++i) {
+                if (is_throttling(states.throttle_reasons[i])) {
+                    dropped_reasons |= states.throttle_reasons[i];
+                    continue;
+                }
+                samples.push_back(series->samples[i]);
+                clocks.push_back(states.sm_clock_mhz[i]);
+                reasons.push_back(states.throttle_reasons[i]);
+            }
+            const std::size_t dropped = ends.size() - samples.size();
+            if (dropped > 0 && samples.empty()) {
+                result.warnings.push_back(name + ": the GPU throttled during every sample (" +
+                                          describe_throttling(dropped_reasons) +
+                                          "); --discard-throttled kept them all, as nothing would be left");
+            } else if (dropped > 0) {
+                result.warnings.push_back(name + ": " + std::to_string(dropped) + " of " + std::to_string(ends.size()) +
+                                          " samples discarded (--discard-throttled): the GPU throttled during them (" +
+                                          describe_throttling(dropped_reasons) + ")");
+                series->samples = std::move(samples);
+                states.sm_clock_mhz = std::move(clocks);
+                states.throttle_reasons = std::move(reasons);
+                states.discarded_throttled = static_cast<long long>(dropped);
+                states.discarded_reasons = describe_throttling(dropped_reasons);
+            }
+        }
+        result.device_state[name] = std::move(states);
     }
 }
 

@@ -22,6 +22,7 @@
 #include <bench/internal/monitor_options.hpp>
 #include <bench/measurement_window.hpp>
 #include <bench/monitor_report.hpp>
+#include <bench/result.hpp>
 
 namespace bench {
 
@@ -50,10 +51,22 @@ public:
     /// when there are none), energy per iteration, throttling, warnings, timeline.
     MonitorReport report(const std::vector<MeasurementWindow>& windows) const;
 
+    /// The GPU's state during each of the samples that ran from `starts[i]` to `ends[i]`:
+    /// the lowest SM clock and the throttle reasons of the readings taken while it ran
+    /// and of the last one before it (the state it started in). Empty when the monitor
+    /// is not available or does not read clocks and reasons.
+    SampleDeviceState sample_states(const std::vector<Clock::time_point>& starts,
+                                    const std::vector<Clock::time_point>& ends) const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/// Whether NVML's clock event `reasons` hold throttling (power, thermal, sync boost, ...;
+/// not the GPU being idle or the clocks set by the user), and those reasons as words.
+bool is_throttling(std::uint64_t reasons);
+std::string describe_throttling(std::uint64_t reasons);
 
 /// What NVML says about the machine's GPUs, for the hardware record: "count",
 /// "driver_version", "cuda_driver_version", "nvml_version", and per device N

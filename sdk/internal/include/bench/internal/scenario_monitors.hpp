@@ -12,7 +12,9 @@
 // not exported from libbench_sdk.so, not part of the plugin API (sdk/CMakeLists.txt).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <bench/internal/monitor_options.hpp>
@@ -31,6 +33,13 @@ public:
 
     void stop();
     void attach(ScenarioResult& result, const std::vector<MeasurementWindow>& windows);
+    /// For a scenario on a CUDA device: gives each sample of the series in `sample_ends`
+    /// (Context::sample_ends) the GPU's state while it ran (result.device_state), and
+    /// with `discard_throttled` drops the samples during which the GPU throttled, with
+    /// a warning that counts them (all are kept, with a warning, when all throttled).
+    void attach_sample_states(ScenarioResult& result,
+                              const std::map<std::string, std::vector<Clock::time_point>>& sample_ends,
+                              bool discard_throttled);
 
 private:
     struct Impl;

@@ -219,6 +219,9 @@ TEST_F(DeviceTimerTest, DiscardThrottledDropsTheThrottledSamplesCountedAndSaid) 
     EXPECT_STREQ(state["discarded_reasons"].GetString(), "hw_slowdown");
     for (const auto& r : state["throttle_reasons"].GetArray()) EXPECT_EQ(r.GetUint64(), 0u);
     EXPECT_EQ(state["sm_clock_mhz"].Size(), kept.size());
+    // The host's clock of the same samples loses the same ones.
+    EXPECT_EQ(samples(s, "latency_host").size(), kept.size());
+    EXPECT_EQ(s["device_state"]["latency_host"]["discarded_throttled"].GetInt64(), discarded);
     std::string warnings;
     for (const auto& w : s["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
     EXPECT_NE(warnings.find("latency: " + std::to_string(discarded) + " of 150 samples discarded (--discard-throttled): "

@@ -76,6 +76,9 @@ public:
         const bool cold = config().cache == "cold";
         if (CudaDevice* events = event_timer(device)) {
             DeviceTimedSamples timed = time_on_device(fn, options, *events, cold, stream);
+            // The same samples by the host's clock: the same ends, so that the GPU's state
+            // per sample (and --discard-throttled) applies to both series alike.
+            record_sample_ends(std::string(name) + "_host", timed.device.sample_ends);
             record_series(std::string(name) + "_host", std::move(timed.host_ms), "ms", timed.device.inner_iterations);
             return record_timed(name, std::move(timed.device));
         }

@@ -1,5 +1,7 @@
 // The life of a run around its scenarios: interruption by Ctrl-C, a host killed with
-// kill -9, resuming an interrupted run, and refusing untrusted plugin folders.
+// kill -9, resuming an interrupted run, refusing untrusted plugin folders, and GPU clocks
+// locked for a run (through the fake NVML of tests/fixtures/fake_nvml) unlocked however
+// it ends.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -401,3 +403,74 @@ TEST_F(LifecycleTest, PluginNamesCannotEscapeTheOutputFolder) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The fake NVML on the library path of the hosts this test starts, with `script`, and
+/// the log of the clock locks it was asked for.
+class FakeNvml {
+public:
+    explicit FakeNvml(const std::string& script) {
+        write_file(dir_ / "script.txt", script);
+        const char* path = std::getenv("LD_LIBRARY_PATH");
+        saved_path_ = path ? path : "";
+        setenv("LD_LIBRARY_PATH", (std::string(BENCH_TEST_FAKE_NVML_DIR) + ":" + saved_path_).c_str(), 1);
+        setenv("BENCH_FAKE_NVML_SCRIPT", (dir_ / "script.txt").c_str(), 1);
+        setenv("BENCH_FAKE_NVML_LOG", log().c_str(), 1);
+    }
+    ~FakeNvml() {
+        setenv("LD_LIBRARY_PATH", saved_path_.c_str(), 1);
+        unsetenv("BENCH_FAKE_NVML_SCRIPT");
+        unsetenv("BENCH_FAKE_NVML_LOG");
+    }
+    fs::path log() const { return dir_ / "nvml.log"; }
+    std::string calls() const { return fs::exists(log()) ? read_file(log()) : ""; }
+
+private:
+    TempDir dir_;
+    std::string saved_path_;
+};
+
+}  // namespace
+
+TEST_F(LifecycleTest, GpuClocksLockedForTheRunAreUnlockedWhenCtrlCStopsIt) {
+    FakeNvml nvml("name Fake H100\n");
+    BackgroundHost host(run_args({"--lock-clocks", "base", "--devices", "cuda"}), work.path());
+    ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // the log exists from here on
+    ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
+    EXPECT_EQ(nvml.calls(), "lock 0 0xffffff01 0xffffff01\n");  // locked while it runs
+    kill(host.pid(), SIGINT);
+    EXPECT_EQ(host.wait(10s), 130);
+    EXPECT_EQ(nvml.calls(), "lock 0 0xffffff01 0xffffff01\nreset 0\n");
+    const std::string log = read_file(log_file());
+    EXPECT_NE(log.find("GPU clocks locked for the run: base clock on GPU 0 (Fake H100)"), std::string::npos) << log;
+    const auto summary = read_json(output / "benchmark_summary.json");
+    EXPECT_STREQ(summary["context"]["gpu"]["locked_clocks"].GetString(), "base clock on GPU 0 (Fake H100)");
+    expect_reports_match_schema(output);
+}
+
+TEST_F(LifecycleTest, GpuClocksThatCannotBeLockedStopTheRunBeforeItsFirstScenario) {
+    FakeNvml nvml("lock_error 4\n");
+    const ProcessResult denied = run_host(run_args({"--lock-clocks", "1410", "--devices", "cuda:0"}), work.path());
+    EXPECT_EQ(denied.exit_code, 2) << denied.err;
+    EXPECT_NE(denied.err.find("--lock-clocks: cannot lock the clocks of GPU 0 (Fake NVML GPU) at 1410 MHz: "
+                              "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)"),
+              std::string::npos)
+        << denied.err;
+    EXPECT_FALSE(fs::exists(output / "fixture_multi"));  // nothing ran
+    EXPECT_EQ(nvml.calls(), "");
+
+    // A CPU-only plan locks nothing, and says so.
+    const ProcessResult cpu =
+        run_host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / "cpu").string(), "--include",
+                  "fixture_multi", "--measurement-iterations", "3", "--lock-clocks", "base", "--devices", "cpu"},
+                 work.path());
+    EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_NE(cpu.err.find("--lock-clocks base: no scenario runs on a GPU, so no clock was locked"), std::string::npos)
+        << cpu.err;
+
+    const ProcessResult bad = run_host(run_args({"--lock-clocks", "fast"}), work.path());
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("'fast' is not a clock: 'base' (the GPU's base clock) or MHz, e.g. 1410"), std::string::npos)
+        << bad.err;
+}

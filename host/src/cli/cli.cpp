@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <bench/internal/axes.hpp>
+#include <bench/internal/gpu_clocks.hpp>
 #include <bench/internal/round_bootstrap.hpp>
 #include <bench/version.hpp>
 
@@ -31,7 +32,7 @@ struct RunArguments {
     bool dry_run = false, quiet = false, allow_empty = false, profile = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
     double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0, compile_timeout = 0;
-    std::string noise_floor, history, timer, cache;
+    std::string noise_floor, history, timer, cache, lock_clocks;
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
@@ -320,6 +321,17 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    "MiB a worker may allocate (RLIMIT_DATA: heap and private writable mappings, not reserved address "
                    "space); past it the scenario fails as out of memory")
         ->check(CLI::Range(0, 1 << 30));
+    run.add_option("--lock-clocks", args.lock_clocks,
+                   "Lock the SM clock of the GPUs the scenarios run on for the whole run, and unlock them at its "
+                   "end: base (the GPU's base clock, which it sustains) or MHz; needs root")
+        ->check([](const std::string& value) {
+            try {
+                bench::check_clock_setting(value);
+                return std::string();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+        });
     run.add_option("--monitor-interval", args.monitor_interval,
                    "Milliseconds between samples of the GPU and CPU monitors (default 50); 0: no monitoring")
         ->check(CLI::Range(0.0, 3600000.0));
@@ -376,6 +388,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--profile")) options.profile = args.profile;
     if (given("--timeout")) options.timeout_s = args.timeout;
     if (given("--monitor-interval")) options.monitor_interval_ms = args.monitor_interval;
+    if (given("--lock-clocks")) options.lock_clocks = args.lock_clocks;
     if (given("--isolation")) options.isolation = args.isolation == "none" ? Isolation::none : Isolation::process;
     if (given("--log-level")) options.log_level = args.log_level;
     if (given("--memory-limit")) options.memory_limit_mib = static_cast<std::size_t>(args.memory_limit);

@@ -106,6 +106,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
         return done(2);
     }
 
+    std::unique_ptr<bench::GpuClockLock> clocks;  // unlocked when the pairs have run, or this returns early
     // One log for the A/B run, and each side's in its folder; the console sees each line once.
     const spdlog::sink_ptr console = make_console_sink(command.options.log_level, command.options.quiet, nullptr);
     const spdlog::sink_ptr ab_file = make_log_file_sink(output_dir / ("benchmark_ab_" + timestamp + ".log"), false);
@@ -135,6 +136,9 @@ AbOutcome run_ab_command(const AbCommand& command) {
             side->reporters = make_reporters(file_reporter_names(formats), settings);
             side->reporters.run_started(side->record);
         }
+        // Both sides run on the same GPUs: locked once, recorded on both.
+        clocks = lock_gpu_clocks(command.options, base.plan, base.record, *log);
+        if (clocks) next.record.hardware["gpu"]["locked_clocks"] = base.record.hardware["gpu"]["locked_clocks"];
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         return done(2);
@@ -153,6 +157,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
     ab.compare.first_look_pairs = static_cast<std::size_t>(command.options.rounds);
     std::vector<std::string> notes = run_ab(pairs, ab, AbSide{base.plan, base_runner, base.record},
                                             AbSide{next.plan, new_runner, next.record}, *log);
+    if (clocks)
+        for (const std::string& problem : clocks->release()) log->warn("{}", problem);
     const bool interrupted = base.record.interrupted || next.record.interrupted;
     bool written = true;
     for (auto [side, runner] : {std::pair{&base, &base_runner}, std::pair{&next, &new_runner}}) {

@@ -171,6 +171,13 @@ int run_benchmarks(const RunOptions& options) {
               output_dir.string());
     log_plan(*log, prepared.discovery, plan, prepared.empty_plan);
     begin_record(record, options, start_time, !options.resume_dir, *log);
+    std::unique_ptr<bench::GpuClockLock> clocks;  // unlocked below, or when this returns early
+    try {
+        clocks = lock_gpu_clocks(options, plan, record, *log);
+    } catch (const std::exception& e) {
+        log->error("{}", e.what());
+        return 2;
+    }
 
     // With a history, a series with one run a side is judged against the baseline by the
     // spread between the earlier runs on this machine (as compare --history does).
@@ -212,6 +219,8 @@ int run_benchmarks(const RunOptions& options) {
         }
     }
     const bool journaled = runner.finish();
+    if (clocks)
+        for (const std::string& problem : clocks->release()) log->warn("{}", problem);
     bool written = log_reporter_errors(reporters, *log);
 
     record.finished = !record.interrupted;

@@ -166,6 +166,7 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     interval << options.monitor_interval_ms;
     out["monitor_interval_ms"] = interval.str();
     out["memory_limit_mib"] = std::to_string(options.memory_limit_mib);
+    out["lock_clocks"] = options.lock_clocks.empty() ? "no" : options.lock_clocks;
     out["retry_failed"] = options.retry_failed ? "true" : "false";
     out["allow_untrusted_plugins"] = options.allow_untrusted ? "true" : "false";
     out["resumed_from"] = options.resume_dir ? options.resume_dir->string() : "";
@@ -240,6 +241,34 @@ void begin_record(RunRecord& record, const RunOptions& options, std::time_t star
     for (const ScenarioOutcome& outcome : record.outcomes) add_reported_facts(record.hardware, outcome);
     record.host_name = record.hardware["host"]["hostname"];
     record.run_config = describe_options(options);
+}
+
+std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, const Plan& plan, RunRecord& record,
+                                                     spdlog::logger& log) {
+    if (options.lock_clocks.empty()) return nullptr;
+    const bool gpu = record.hardware["gpu"]["available"] == "yes";
+    std::vector<std::string> devices;
+    for (const PlannedScenario& scenario : plan.scenarios) {
+        if (!scenario.skip_reason.empty() || !scenario.reject_reason.empty()) continue;
+        const std::string& device = scenario.config.device;
+        std::string name;
+        if (device.rfind("cuda:", 0) == 0) name = device;
+        else if (device == "cuda" || ((device.empty() || device == "auto") && gpu)) name = "cuda:0";
+        if (!name.empty() && std::find(devices.begin(), devices.end(), name) == devices.end()) devices.push_back(name);
+    }
+    if (devices.empty()) {
+        log.warn("--lock-clocks {}: no scenario runs on a GPU{}, so no clock was locked", options.lock_clocks,
+                 gpu ? "" : " (" + record.hardware["gpu"]["reason"] + ")");
+        return nullptr;
+    }
+    try {
+        auto lock = std::make_unique<bench::GpuClockLock>(options.lock_clocks, devices);
+        log.info("GPU clocks locked for the run: {}", lock->description());
+        record.hardware["gpu"]["locked_clocks"] = lock->description();
+        return lock;
+    } catch (const std::exception& e) {
+        throw ConfigError(std::string("--lock-clocks: ") + e.what());
+    }
 }
 
 RunLoopOptions run_loop_options(const RunOptions& options) {

@@ -14,6 +14,8 @@
 
 #include <spdlog/logger.h>
 
+#include <bench/internal/gpu_clocks.hpp>
+
 #include "analysis/compare.hpp"
 #include "config/run_config.hpp"
 #include "discover/discovery.hpp"
@@ -69,6 +71,14 @@ void log_plan(spdlog::logger& log, const Discovery& discovery, const Plan& plan,
 /// and its warnings (logged), the effective options.
 void begin_record(RunRecord& record, const RunOptions& options, std::time_t start_time, bool new_run,
                   spdlog::logger& log);
+
+/// With --lock-clocks: the GPUs the plan's scenarios run on ("cuda:N"; "cuda", and "auto"
+/// on a machine with a GPU, are cuda:0) locked until the lock is destroyed, and what was
+/// locked in the record's hardware facts (gpu.locked_clocks). Null without the option
+/// or a scenario on a GPU (a warning). Throws ConfigError naming the option when a GPU
+/// cannot be locked, before anything runs.
+std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, const Plan& plan, RunRecord& record,
+                                                     spdlog::logger& log);
 
 /// How the run loop runs each scenario, from the run's options.
 RunLoopOptions run_loop_options(const RunOptions& options);

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <bench/internal/axes.hpp>
+#include <bench/internal/gpu_clocks.hpp>
 
 #include "config/load_options.hpp"
 #include "util/text_file.hpp"
@@ -25,7 +26,7 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "compile_modes", "min_time", "max_time", "target_ci_width",
                                                 "compile_timeout", "timer", "cache", "discard_throttled"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
-                                           "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "isolation", "log_level",
+                                           "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "lock_clocks", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
                                            "load", "queries", "min_duration", "samples_per_query", "target_qps",
                                            "burstiness", "concurrency", "late_tolerance", "load_seed", "slo",
@@ -361,6 +362,14 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 options.rounds = int_value(origin, key, value, 1);
             } else if (key == "memory_limit") {
                 options.memory_limit_mib = static_cast<std::size_t>(int_value(origin, key, value, 0));
+            } else if (key == "lock_clocks") {
+                const std::string text = scalar_text(origin, key, value);
+                try {
+                    bench::check_clock_setting(text);
+                } catch (const std::invalid_argument& e) {
+                    fail(origin, value, std::string("'lock_clocks': ") + e.what());
+                }
+                options.lock_clocks = text;
             } else if (key == "isolation") {
                 const std::string text = scalar_text(origin, key, value);
                 if (text == "process") options.isolation = Isolation::process;

@@ -16,6 +16,7 @@
 //   timeout: 600                  # run settings ...
 //   memory_limit: 4096            # MiB a worker may allocate (RLIMIT_DATA)
 //   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
+//   lock_clocks: base             # lock the GPUs' SM clock for the run: base or MHz
 //   isolation: process
 //   rounds: 3                     # run each scenario 3 times, variants interleaved
 //   enable_mock: false
@@ -101,6 +102,9 @@ struct RunOptions {
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // what each worker may allocate (RLIMIT_DATA); 0 disables
     double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
+    /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
+    /// leave them be (bench/internal/gpu_clocks.hpp).
+    std::string lock_clocks;
     std::string log_level = "info";
     bool retry_failed = false;     // load plugins the registry remembers as crashing
     bool allow_untrusted = false;  // load plugins others than their owner may write

@@ -390,6 +390,10 @@ std::vector<std::string> worker_environment() {
         if (keep) kept.push_back(variable);
     }
     kept.emplace_back("BENCHHOST_WORKER=1");
+    // CUDA numbers GPUs fastest first by default, nvidia-smi and NVML (the GPU monitor) by
+    // PCI bus: unless the user chose, the workers' cuda:N is nvidia-smi's GPU N.
+    if (std::none_of(kept.begin(), kept.end(), [](const std::string& v) { return v.starts_with("CUDA_DEVICE_ORDER="); }))
+        kept.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
     // Unless the user chose the allocator's settings, the workers keep what they free,
     // up to 4 GiB (bench/internal/worker_allocator.hpp says why).
     bool user_allocator = false;

@@ -134,6 +134,7 @@ constexpr SettingLabel setting_labels[] = {
     {"timeout_s", "Timeout per scenario (s; 0: none)", nullptr},
     {"memory_limit_mib", "Memory limit per worker (MiB; 0: none)", nullptr},
     {"monitor_interval_ms", "Monitor interval (ms; 0: off)", nullptr},
+    {"lock_clocks", "GPU clocks locked (--lock-clocks)", nullptr},
     {"num_tokens_to_generate", "Tokens to generate", nullptr},
     {"model_id", "Model", nullptr},
     {"plugins_dir", "Plugins folder", nullptr},

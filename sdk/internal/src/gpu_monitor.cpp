@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "monitor_summary.hpp"
 #include "nvml.hpp"
@@ -39,6 +41,9 @@ enum Column : std::size_t {
     mem_clock,
     throttle,  // bit mask of reasons
     errors,    // bit mask of the columns whose read failed
+    listed,    // processes NVML lists on the device
+    others,    // of them, not this process
+    own_listed,  // 1 when this process was among them, 0 when not
     column_count
 };
 
@@ -67,7 +72,33 @@ const char* const function_names[column_count] = {
     "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetMemoryInfo",
     "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTotalEnergyConsumption",
     "nvmlDeviceGetTemperature", "nvmlDeviceGetClockInfo(SM)", "nvmlDeviceGetClockInfo(MEM)",
-    "nvmlDeviceGetCurrentClocksThrottleReasons", ""};
+    "nvmlDeviceGetCurrentClocksThrottleReasons", "", "", "", ""};
+
+/// This process's pids: its own, and where /proc shows them (NSpid in
+/// /proc/self/status), those of the pid namespaces it is nested in. NVML lists processes
+/// by the pid the driver's namespace gives them: inside a container with a pid namespace
+/// of its own, that is none of the pids the container can see.
+std::vector<unsigned int> own_pids() {
+    std::vector<unsigned int> pids{static_cast<unsigned int>(::getpid())};
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("NSpid:", 0) != 0) continue;
+        std::istringstream words(line.substr(6));
+        unsigned int pid = 0;
+        while (words >> pid)
+            if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+    }
+    return pids;
+}
+
+/// "101, 102" for the first `count` of `pids`.
+template <class Pids>
+std::string pid_list(const Pids& pids, std::size_t count) {
+    std::string text;
+    for (std::size_t i = 0; i < count && i < pids.size(); ++i) text += (i ? ", " : "") + std::to_string(pids[i]);
+    return text;
+}
 
 std::string cuda_version_text(int version) {
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
@@ -90,7 +121,12 @@ struct GpuMonitor::Impl {
 
     // Filled while sampling; allocated here, before.
     std::array<nvml::ProcessInfo, 256> processes{};
-    unsigned int pid = static_cast<unsigned int>(::getpid());
+    std::vector<unsigned int> pids = own_pids();
+    // The first other processes seen on the device (their pids), for the warning.
+    std::array<unsigned int, 8> other_pids{};
+    std::size_t other_pid_count = 0;
+    std::string mig;  // what MIG means for these figures; empty when MIG is off
+    std::string order_warning;  // nvml::Found::order_warning
     std::array<bool, column_count> unsupported{};
     long long samples = 0;
     long long read_errors = 0;
@@ -137,13 +173,28 @@ struct GpuMonitor::Impl {
         if (api->processes && !unsupported[proc_mem]) {
             unsigned int count = static_cast<unsigned int>(processes.size());
             const nvml::Return rc = api->processes(device, &count, processes.data());
-            double used = 0;  // no context on this GPU: nothing used
+            // Without this process among them: 0 (no CUDA context yet, or none any more),
+            // unless it is never listed (report() says why).
+            double used = 0;
             if (rc == nvml::success) {
-                for (unsigned int i = 0; i < count && i < processes.size(); ++i) {
-                    if (processes[i].pid != pid) continue;
-                    used = processes[i].usedGpuMemory == ~0ULL ? nan : static_cast<double>(processes[i].usedGpuMemory) / mib;
-                    break;
+                count = std::min(count, static_cast<unsigned int>(processes.size()));
+                double other = 0, own = 0;
+                for (unsigned int i = 0; i < count; ++i) {
+                    const unsigned int listed_pid = processes[i].pid;
+                    if (std::find(pids.begin(), pids.end(), listed_pid) != pids.end()) {
+                        own = 1;
+                        used = processes[i].usedGpuMemory == ~0ULL ? nan
+                                                                   : static_cast<double>(processes[i].usedGpuMemory) / mib;
+                        continue;
+                    }
+                    ++other;
+                    const auto seen_end = other_pids.begin() + static_cast<std::ptrdiff_t>(other_pid_count);
+                    if (other_pid_count < other_pids.size() && std::find(other_pids.begin(), seen_end, listed_pid) == seen_end)
+                        other_pids[other_pid_count++] = listed_pid;
                 }
+                row[listed] = count;
+                row[others] = other;
+                row[own_listed] = own;
             }
             if (rc != nvml::error_insufficient_size) note(row, proc_mem, rc, used);
         }
@@ -213,8 +264,21 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
 
     std::vector<std::pair<std::string, std::vector<double>>> series;
     std::string unsupported_names;
+    // This process's memory on the device: NVML lists processes by pid; when it never
+    // listed this one, its figure is unknown, not 0.
+    const std::vector<double> own = table.column(own_listed), listed_counts = table.column(listed),
+                              other_counts = table.column(others);
+    const bool process_lists_read = std::any_of(own.begin(), own.end(), [](double v) { return !std::isnan(v); });
+    const bool own_seen = std::any_of(own.begin(), own.end(), [](double v) { return v > 0; });
+    if (process_lists_read && !own_seen) {
+        report.info["process_memory_used"] =
+            "unavailable: NVML never listed this process (pid " + pid_list(pids, pids.size()) +
+            ") among the device's processes; in a container with a pid namespace of its own, NVML "
+            "lists the host's pids";
+    }
     for (const Gauge& gauge : gauges) {
         std::vector<double> values = table.column(gauge.column);
+        if (gauge.column == proc_mem && process_lists_read && !own_seen) values.assign(values.size(), nan);
         bool any = false;
         for (const double v : values) any = any || !std::isnan(v);
         if (!any) {
@@ -336,6 +400,29 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
                                       "): its clocks were lowered, so the figures may understate it");
     }
 
+    // Other processes on the device: power, energy, utilization and the device's memory
+    // are the whole device's, theirs included. Where this process is not listed under
+    // its pid (a pid namespace), one of those listed may be this process.
+    double most_others = 0;
+    for (std::size_t i = 0; i < other_counts.size(); ++i) {
+        if (!counted[i] || std::isnan(other_counts[i])) continue;
+        most_others = std::max(most_others, own_seen ? other_counts[i] : listed_counts[i] - 1);
+    }
+    if (process_lists_read) report.values["other_processes"] = {std::ceil(most_others), "processes"};
+    if (most_others > 0) {
+        const std::string pid_text = pid_list(other_pids, other_pid_count);
+        const long long n = std::llround(std::ceil(most_others));
+        report.info["other_processes"] = (own_seen ? "" : "at least ") + std::to_string(n) + " (pids " + pid_text +
+                                         (own_seen ? "" : ", this process possibly among them") + ")";
+        report.warnings.push_back("GPU " + std::to_string(index) + " (" + name + ") was used by " +
+                                  (own_seen ? "" : "at least ") + std::to_string(n) + " other process" +
+                                  (n == 1 ? "" : "es") + " " + during + " (pids " + pid_text +
+                                  "): its utilization, power, energy and memory used count their work too, and "
+                                  "they compete for the device");
+    }
+    if (!mig.empty()) report.info["mig"] = mig;
+    if (!order_warning.empty()) report.warnings.push_back(order_warning);
+
     report.values["read_errors"] = {static_cast<double>(read_errors), "reads"};
     if (read_errors > 0) {
         report.info["first_error"] = first_error.data();
@@ -369,11 +456,22 @@ GpuMonitor::GpuMonitor(const MonitorOptions& options) : impl_(std::make_unique<I
     }
     m.device = found.device;
     m.index = found.index;
+    m.order_warning = found.order_warning;
     char text[128] = {};
     if (m.api->device_name && m.api->device_name(m.device, text, sizeof text - 1) == nvml::success) m.name = text;
     text[0] = '\0';
     if (m.api->device_uuid && m.api->device_uuid(m.device, text, sizeof text - 1) == nvml::success) m.uuid = text;
     if (m.name.empty()) m.name = "GPU " + std::to_string(m.index);
+    // MIG: an instance (CUDA_VISIBLE_DEVICES=MIG-<uuid>) is its own NVML device, named
+    // with its profile; on a whole GPU in MIG mode, the figures are all instances'.
+    unsigned int is_instance = 0, current = 0, pending = 0;
+    if (m.api->is_mig_device && m.api->is_mig_device(m.device, &is_instance) == nvml::success && is_instance != 0) {
+        m.mig = "instance " + (m.uuid.empty() ? m.name : m.uuid) +
+                ": NVML reads a MIG instance's memory and processes, not its utilization";
+    } else if (m.api->mig_mode && m.api->mig_mode(m.device, &current, &pending) == nvml::success && current == 1) {
+        m.mig = "enabled: the scenario ran on one of this GPU's instances, and the GPU's figures count the other "
+                "instances' work too; name the instance in CUDA_VISIBLE_DEVICES (MIG-<uuid>) to watch it alone";
+    }
 }
 
 GpuMonitor::~GpuMonitor() { stop(); }

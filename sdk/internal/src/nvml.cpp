@@ -66,6 +66,10 @@ Loaded load_library(const std::string& library) {
     resolve(handle, api->driver_version, {"nvmlSystemGetDriverVersion"});
     resolve(handle, api->nvml_version, {"nvmlSystemGetNVMLVersion"});
     resolve(handle, api->cuda_driver_version, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
+    resolve(handle, api->mig_mode, {"nvmlDeviceGetMigMode"});
+    resolve(handle, api->is_mig_device, {"nvmlDeviceIsMigDeviceHandle"});
+    resolve(handle, api->lock_clocks, {"nvmlDeviceSetGpuLockedClocks"});
+    resolve(handle, api->reset_clocks, {"nvmlDeviceResetGpuLockedClocks"});
     const std::pair<bool, const char*> required[] = {
         {api->init != nullptr, "nvmlInit_v2"},
         {api->shutdown != nullptr, "nvmlShutdown"},
@@ -212,6 +216,15 @@ Found find_device(const Api& api, const std::string& device) {
         return found;
     }
     found.index = ordinal;
+    // NVML numbers GPUs by PCI bus; CUDA fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID
+    // (benchhost sets it for its workers when the environment does not).
+    const char* order = std::getenv("CUDA_DEVICE_ORDER");
+    if (count > 1 && (order == nullptr || std::string_view(order) != "PCI_BUS_ID"))
+        found.order_warning = std::string("CUDA_DEVICE_ORDER is ") + (order ? order : "unset") +
+                              ": CUDA numbers the GPUs fastest first and NVML by PCI bus, so GPU " +
+                              std::to_string(ordinal) +
+                              " watched may not be the one the scenario ran on (CUDA_DEVICE_ORDER=PCI_BUS_ID, or a "
+                              "GPU UUID in CUDA_VISIBLE_DEVICES, makes them agree)";
     return found;
 }
 

@@ -16,6 +16,7 @@ using Device = struct DeviceOpaque*;  // nvmlDevice_t
 
 inline constexpr Return success = 0;
 inline constexpr Return error_not_supported = 3;
+inline constexpr Return error_no_permission = 4;
 inline constexpr Return error_not_found = 6;
 inline constexpr Return error_insufficient_size = 7;
 inline constexpr Return error_unknown = 999;
@@ -37,6 +38,10 @@ struct ProcessInfo {  // nvmlProcessInfo_t of the _v2 and _v3 functions
     unsigned int gpuInstanceId;
     unsigned int computeInstanceId;
 };
+
+/// nvmlClockLimitId_t: as both bounds of nvmlDeviceSetGpuLockedClocks, the GPU's base
+/// (TDP) clock.
+inline constexpr unsigned int clock_limit_tdp = 0xffffff01u;
 
 inline constexpr unsigned int temperature_gpu = 0;  // NVML_TEMPERATURE_GPU
 inline constexpr unsigned int clock_sm = 1;         // NVML_CLOCK_SM
@@ -85,6 +90,10 @@ struct Api {
     Return (*driver_version)(char*, unsigned int);
     Return (*nvml_version)(char*, unsigned int);
     Return (*cuda_driver_version)(int*);  // nvmlSystemGetCudaDriverVersion_v2 or without _v2
+    Return (*mig_mode)(Device, unsigned int*, unsigned int*);  // nvmlDeviceGetMigMode: current, pending
+    Return (*is_mig_device)(Device, unsigned int*);            // nvmlDeviceIsMigDeviceHandle
+    Return (*lock_clocks)(Device, unsigned int, unsigned int);  // nvmlDeviceSetGpuLockedClocks: min, max MHz
+    Return (*reset_clocks)(Device);                             // nvmlDeviceResetGpuLockedClocks
 
     /// "Unknown Error" for a code, through nvmlErrorString.
     std::string error(Return code) const;
@@ -121,6 +130,9 @@ struct Found {
     Device device = nullptr;
     unsigned int index = 0;
     std::string error;
+    /// Why the device found may not be the one CUDA calls by that number, when it may not
+    /// (several GPUs numbered by CUDA fastest first); empty when it is.
+    std::string order_warning;
 };
 Found find_device(const Api& api, const std::string& device);
 

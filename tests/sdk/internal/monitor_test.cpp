@@ -4,6 +4,7 @@
 // load it through LD_LIBRARY_PATH, as the driver's library would be found.
 #include <bench/context.hpp>
 #include <bench/internal/cpu_monitor.hpp>
+#include <bench/internal/gpu_clocks.hpp>
 #include <bench/internal/gpu_monitor.hpp>
 #include <bench/internal/scenario_monitors.hpp>
 
@@ -84,8 +85,8 @@ TEST(GpuMonitor, StatisticsCoverTheSamplesOfTheMeasurementWindows) {
     EXPECT_DOUBLE_EQ(report.metrics.at("power").mean, 100);
     EXPECT_EQ(report.metrics.at("power").unit, "W");
     EXPECT_DOUBLE_EQ(report.metrics.at("memory_used").max, 1000);
-    // The fake lists pid 1 with 2 GiB too: only this process counts.
     EXPECT_DOUBLE_EQ(report.metrics.at("process_memory_used").max, 100);
+    EXPECT_DOUBLE_EQ(report.values.at("other_processes").value, 0);  // no warning of them
     EXPECT_DOUBLE_EQ(report.metrics.at("sm_clock").mean, 1000);
     EXPECT_DOUBLE_EQ(report.metrics.at("memory_clock").mean, 2000);
 
@@ -280,6 +281,141 @@ TEST(GpuMonitor, DeviceSelectionFollowsCudaVisibleDevices) {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     EXPECT_EQ(bench::GpuMonitor(options).reason(), "no GPU 0 among CUDA_VISIBLE_DEVICES=''");
     unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+/// Counts the warnings that contain `text`.
+std::size_t warnings_with(const bench::MonitorReport& report, const std::string& text) {
+    std::size_t n = 0;
+    for (const std::string& warning : report.warnings) n += warning.find(text) != std::string::npos;
+    return n;
+}
+
+TEST(GpuMonitor, OtherProcessesOnTheDeviceDuringMeasurementAreAWarning) {
+    // Two other processes (pids 101, 102) in sample 2 only.
+    FakeNvmlScript script("sample proc_mem_mib=300\nsample\nsample others=2\nsample others=0\n");
+    bench::GpuMonitor monitor(fake_options());
+    std::vector<bench::Clock::time_point> t;
+    for (int i = 0; i < 4; ++i) t.push_back(monitor.sample_now());
+
+    // Sample 3 alone is measured: no other process then.
+    const bench::MonitorReport outside = monitor.report({{t[2], t[3], 1}});
+    EXPECT_DOUBLE_EQ(outside.values.at("other_processes").value, 0);
+    EXPECT_EQ(warnings_with(outside, "other process"), 0u);
+    EXPECT_DOUBLE_EQ(outside.metrics.at("process_memory_used").max, 300);
+
+    const bench::MonitorReport inside = monitor.report({{t[1], t[3], 1}});
+    EXPECT_DOUBLE_EQ(inside.values.at("other_processes").value, 2);
+    EXPECT_EQ(inside.info.at("other_processes"), "2 (pids 101, 102)");
+    EXPECT_EQ(warnings_with(inside, "was used by 2 other processes during measurement (pids 101, 102)"), 1u)
+        << ::testing::PrintToString(inside.warnings);
+}
+
+TEST(GpuMonitor, AProcessNvmlListsUnderAnotherPidHasNoMemoryFigureNotZero) {
+    // In a container's pid namespace NVML lists this process under the host's pid.
+    FakeNvmlScript script("pid_namespace\nsample proc_mem_mib=300\nsample others=1\n");
+    bench::GpuMonitor monitor(fake_options());
+    monitor.sample_now();
+    monitor.sample_now();
+    const bench::MonitorReport report = monitor.report({});
+    EXPECT_EQ(report.metrics.count("process_memory_used"), 0u);
+    EXPECT_EQ(report.info.at("process_memory_used").rfind("unavailable: NVML never listed this process (pid " +
+                                                              std::to_string(getpid()),
+                                                          0),
+              0u)
+        << report.info.at("process_memory_used");
+    // Two listed, one of which may be this process: at least one other.
+    EXPECT_EQ(warnings_with(report, "was used by at least 1 other process during the scenario"), 1u)
+        << ::testing::PrintToString(report.warnings);
+}
+
+TEST(GpuMonitor, MigModeAndMigInstancesAreNamed) {
+    FakeNvmlScript script("name Fake A100\nmig\n");
+    {
+        bench::GpuMonitor monitor(fake_options());
+        monitor.sample_now();
+        EXPECT_EQ(monitor.report({}).info.at("mig").rfind("enabled: the scenario ran on one of this GPU's instances", 0),
+                  0u);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", "MIG-fake-0", 1);
+    {
+        bench::GpuMonitor monitor(fake_options());
+        ASSERT_TRUE(monitor.available()) << monitor.reason();
+        monitor.sample_now();
+        const bench::MonitorReport report = monitor.report({});
+        EXPECT_EQ(report.info.at("device"), "Fake A100 MIG 1g.10gb");
+        EXPECT_EQ(report.info.at("mig").rfind("instance MIG-fake-0:", 0), 0u);
+        EXPECT_NE(report.info.at("unsupported").find("gpu_utilization"), std::string::npos);
+    }
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+TEST(GpuMonitor, SeveralGpusNumberedFastestFirstAreAWarning) {
+    FakeNvmlScript script("devices 2\n");
+    const char* saved = std::getenv("CUDA_DEVICE_ORDER");
+    const std::string saved_value = saved ? saved : "";
+    unsetenv("CUDA_DEVICE_ORDER");
+    {
+        bench::GpuMonitor monitor(fake_options());
+        monitor.sample_now();
+        EXPECT_EQ(warnings_with(monitor.report({}), "CUDA_DEVICE_ORDER is unset: CUDA numbers the GPUs fastest first"),
+                  1u);
+    }
+    setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+    {
+        bench::GpuMonitor monitor(fake_options());
+        monitor.sample_now();
+        EXPECT_EQ(warnings_with(monitor.report({}), "CUDA_DEVICE_ORDER"), 0u);
+    }
+    if (saved) setenv("CUDA_DEVICE_ORDER", saved_value.c_str(), 1);
+    else unsetenv("CUDA_DEVICE_ORDER");
+}
+
+/// The fake NVML's log of clock locks, for the test.
+class FakeNvmlLog {
+public:
+    FakeNvmlLog() { setenv("BENCH_FAKE_NVML_LOG", path().c_str(), 1); }
+    ~FakeNvmlLog() { unsetenv("BENCH_FAKE_NVML_LOG"); }
+    std::filesystem::path path() const { return dir_ / "nvml.log"; }
+    std::string text() const { return std::filesystem::exists(path()) ? benchtest::read_file(path()) : ""; }
+
+private:
+    TempDir dir_;
+};
+
+TEST(GpuClockLock, LocksEachGpuOnceAndUnlocksThem) {
+    FakeNvmlScript script("devices 2\nname Fake H100\n");
+    FakeNvmlLog log;
+    {
+        bench::GpuClockLock lock("base", {"cuda:0", "cuda:1", "cuda:0"}, fake_nvml);
+        EXPECT_EQ(lock.description(), "base clock on GPU 0 (Fake H100), GPU 1 (Fake H100)");
+        EXPECT_EQ(log.text(), "lock 0 0xffffff01 0xffffff01\nlock 1 0xffffff01 0xffffff01\n");
+    }
+    EXPECT_EQ(log.text(), "lock 0 0xffffff01 0xffffff01\nlock 1 0xffffff01 0xffffff01\nreset 0\nreset 1\n");
+
+    std::filesystem::remove(log.path());
+    bench::GpuClockLock lock("1410", {"cuda:1"}, fake_nvml);
+    EXPECT_EQ(lock.description(), "1410 MHz on GPU 1 (Fake H100)");
+    EXPECT_TRUE(lock.release().empty());
+    EXPECT_EQ(log.text(), "lock 1 1410 1410\nreset 1\n");
+}
+
+TEST(GpuClockLock, WithoutTheRightOrTheGpuItSaysWhy) {
+    FakeNvmlScript script("lock_error 4\n");
+    FakeNvmlLog log;
+    try {
+        bench::GpuClockLock lock("base", {"cuda:0"}, fake_nvml);
+        ADD_FAILURE() << "locked without the right";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "cannot lock the clocks of GPU 0 (Fake NVML GPU) at the base clock: "
+                               "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)");
+    }
+    EXPECT_EQ(log.text(), "");
+    EXPECT_THROW(bench::GpuClockLock("base", {"cuda:3"}, fake_nvml), std::runtime_error);
+    EXPECT_THROW(bench::GpuClockLock("base", {"cuda:0"}, "/nonexistent/libnvidia-ml.so.1"), std::runtime_error);
+    for (const char* bad : {"", "fast", "0", "-5", "1410MHz", "999999"})
+        EXPECT_THROW(bench::check_clock_setting(bad), std::invalid_argument) << bad;
+    EXPECT_NO_THROW(bench::check_clock_setting("base"));
+    EXPECT_NO_THROW(bench::check_clock_setting("1980"));
 }
 
 TEST(GpuMonitor, DescribeGpusForTheHardwareRecord) {

@@ -19,8 +19,10 @@ torch cannot run them (a CUDA device without one, a dtype it does not know); it 
 --param deterministic, cudnn_benchmark and tf32 (0 or 1) as the C++ layer does, and
 records info torch_version, device_name, deterministic_algorithms and, on CUDA,
 cudnn_benchmark and tf32. record_memory(ctx, device) records, on CUDA,
-cuda_max_memory_allocated and cuda_max_memory_reserved (MiB); the worker records the
-process's peak_rss itself.
+cuda_max_memory_allocated and cuda_max_memory_reserved (MiB), the timed samples' peaks:
+model_variant records the peaks before them as cuda_setup_max_memory_allocated and
+_reserved and restarts them. The SDK records the process's setup_peak_rss and
+measured_peak_rss, the worker its peak_rss.
 
 model_variant builds the scenario's variant (ctx.config.variant) of an nn.Module as the
 C++ SDK's LibTorch layer does, and checks its output against eager's:
@@ -133,10 +135,22 @@ def apply_backend_settings(ctx, device):
 
 
 def record_memory(ctx, device):
-    """On CUDA, the device's peak memory since the process started (MiB)."""
+    """On CUDA, the device's peak memory (MiB) since the timed samples began (after
+    model_variant, which restarts the peaks), else since the process started."""
     if device.type == "cuda":
         ctx.record_scalar("cuda_max_memory_allocated", torch.cuda.max_memory_allocated(device) / 2**20, "MiB")
         ctx.record_scalar("cuda_max_memory_reserved", torch.cuda.max_memory_reserved(device) / 2**20, "MiB")
+
+
+def restart_memory_peaks(ctx, device):
+    """Right before the timed samples, on CUDA: the allocator's peaks so far (the
+    reference pass, compiling) as cuda_setup_max_memory_allocated and _reserved (MiB),
+    then restarted, so that record_memory's peaks are the timed samples' own. The SDK
+    does the same for the process's resident memory (setup_peak_rss)."""
+    if device.type == "cuda":
+        ctx.record_scalar("cuda_setup_max_memory_allocated", torch.cuda.max_memory_allocated(device) / 2**20, "MiB")
+        ctx.record_scalar("cuda_setup_max_memory_reserved", torch.cuda.max_memory_reserved(device) / 2**20, "MiB")
+        torch.cuda.reset_peak_memory_stats(device)
 
 
 def _timed(device, fn):
@@ -211,6 +225,7 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
     first_ms, reference = _timed(device, lambda: model(*inputs))
     if config.variant == "eager":
         ctx.record_scalar("first_call", first_ms, "ms")
+        restart_memory_peaks(ctx, device)
         return model
 
     if config.variant == "compiled":
@@ -248,4 +263,5 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
     first_ms, output = _timed(device, lambda: forward(*inputs))
     ctx.record_scalar("first_call", first_ms, "ms")
     check_against_eager(ctx, reference, output)
+    restart_memory_peaks(ctx, device)
     return forward

@@ -1,5 +1,7 @@
 #include <bench/context.hpp>
 
+#include <bench/memory_peak.hpp>
+
 #include <map>
 
 #include "profile_pass.hpp"
@@ -20,6 +22,24 @@ struct Context::Impl {
     bool served = false;            // serve() was called
     std::map<int, std::unique_ptr<CudaDevice>> devices;  // cuda_device's, by the index asked for
     std::map<std::string, std::vector<Clock::time_point>> sample_ends;  // by series
+    bool timing_began = false;   // before_timing() was called
+    bool peak_restarted = false;  // and restarted the resident peak there
+
+    /// After timed samples: the resident peak since before_timing() restarted it.
+    void after_timing() {
+        if (!peak_restarted) return;
+        double peak = resident_peak_mib();
+        if (const Scalar* earlier = result.find_scalar("measured_peak_rss")) peak = std::max(peak, earlier->value);
+        if (peak == peak) set_scalar("measured_peak_rss", peak);
+    }
+    void set_scalar(std::string_view name, double value) {
+        for (Scalar& s : result.scalars)
+            if (s.name == name) {
+                s.value = value;
+                return;
+            }
+        result.scalars.push_back({std::string(name), value, "MiB"});
+    }
 
     Series& series_named(std::string_view name, std::string_view unit) {
         for (Series& s : result.series) {
@@ -148,8 +168,18 @@ void Context::record_accuracy(const Accuracy& accuracy) {
     impl_->result.accuracy.push_back(accuracy);
 }
 
+void Context::before_timing() {
+    if (impl_->timing_began) return;
+    impl_->timing_began = true;
+    const double setup = scenario_resident_peak_mib();
+    if (!restart_resident_peak()) return;
+    impl_->peak_restarted = true;
+    impl_->set_scalar("setup_peak_rss", setup);
+}
+
 void Context::begin_measurement() {
     if (impl_->window_open) throw std::logic_error("begin_measurement: a measurement window is already open");
+    before_timing();
     impl_->window_open = true;
     impl_->open_window = MeasurementWindow{Clock::now(), {}, 0};
 }
@@ -162,6 +192,7 @@ void Context::end_measurement(long long iterations) {
     window.stop = stop;
     if (iterations >= 0) window.iterations = iterations;
     impl_->windows.push_back(window);
+    impl_->after_timing();
 }
 
 void Context::record_measurement(Clock::time_point start, Clock::time_point stop, long long iterations) {
@@ -172,6 +203,7 @@ void Context::record_measurement(Clock::time_point start, Clock::time_point stop
     }
     if (stop < start) std::swap(start, stop);
     impl_->windows.push_back(MeasurementWindow{start, stop, iterations});
+    impl_->after_timing();
 }
 
 std::vector<MeasurementWindow> Context::measurement_windows() const { return impl_->windows; }
@@ -179,18 +211,21 @@ std::vector<MeasurementWindow> Context::measurement_windows() const { return imp
 void Context::serve(const ServeHandler& handler) {
     if (impl_->served) throw std::logic_error("Context::serve: called twice in one scenario");
     impl_->served = true;
+    before_timing();
     impl_->result.peak_search = detail::run_load(*this, handler);
 }
 
 void Context::serve_batches(const BatchHandler& handler) {
     if (impl_->served) throw std::logic_error("Context::serve_batches: a scenario serves once");
     impl_->served = true;
+    before_timing();
     impl_->result.peak_search = detail::run_batches(*this, handler);
 }
 
 void Context::serve_steps(const StepHandler& handler) {
     if (impl_->served) throw std::logic_error("Context::serve_steps: a scenario serves once");
     impl_->served = true;
+    before_timing();
     impl_->result.peak_search = detail::run_steps(*this, handler);
 }
 

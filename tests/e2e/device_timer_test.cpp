@@ -244,3 +244,45 @@ TEST_F(DeviceTimerTest, WrongTimerOrCacheValuesAreRefusedNamingTheOption) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A scalar of a scenario in a plugin report (NaN when it has none).
+double scalar(const rapidjson::Value& scenario, const char* name) {
+    const auto& m = scenario["measurements"];
+    return m.HasMember(name) ? m[name]["value"].GetDouble() : std::nan("");
+}
+
+}  // namespace
+
+// fixture_device/memory_peaks touches 256 MiB in its set-up and 16 MiB a sample: the
+// timed samples' peak leaves the set-up out; the scenario's keeps it; and in one process
+// (--isolation none) the next scenario does not inherit it.
+TEST(MemoryPeaks, TheTimedSamplesPeakLeavesOutTheSetUpAndNoScenarioInheritsAnothers) {
+    for (const char* isolation : {"process", "none"}) {
+        SCOPED_TRACE(isolation);
+        TempDir work;
+        const ProcessResult run = run_host({"run", "--plugins-dir", device_plugins.string(), "--output-dir",
+                                            (work / "out").string(), "--include", "fixture_device/memory_peaks",
+                                            "--include", "fixture_device/on_host", "--isolation", isolation,
+                                            "--warmup-iterations", "1", "--measurement-iterations", "3"},
+                                           work.path());
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+        const auto report = read_json(files_matching(work / "out" / "fixture_device", "fixture_device_", ".json").at(0));
+        const auto& scenarios = report["benchmark_scenarios"];
+        ASSERT_EQ(scenarios.Size(), 2u);
+        const rapidjson::Value& peaks = scenarios[0];
+        const rapidjson::Value& next = scenarios[1];
+        ASSERT_STREQ(peaks["benchmark"].GetString(), "memory_peaks");
+        ASSERT_STREQ(next["benchmark"].GetString(), "on_host");
+
+        const double setup = scalar(peaks, "setup_peak_rss"), measured = scalar(peaks, "measured_peak_rss");
+        EXPECT_GE(setup, 256.0);
+        EXPECT_GE(measured, 16.0);
+        EXPECT_LT(measured, setup - 200.0);  // the samples' 16 MiB, not the set-up's 256
+        EXPECT_GE(scalar(peaks, "peak_rss"), setup);  // the whole scenario, set-up included
+        EXPECT_NEAR(peaks["cpu_metrics"]["values"]["peak_rss"]["value"].GetDouble(), scalar(peaks, "peak_rss"), 8.0);
+        // The next scenario's peak is its own, in a worker of its own or in the host's process.
+        EXPECT_LT(scalar(next, "peak_rss"), setup - 200.0);
+    }
+}

@@ -1,4 +1,9 @@
 #include <bench/context.hpp>
+#include <bench/memory_peak.hpp>
+
+#include <sys/mman.h>
+
+#include <cstring>
 
 #include <spdlog/sinks/null_sink.h>
 
@@ -24,6 +29,46 @@ TEST(Context, MeasureRecordsOneSampleInMsPerIteration) {
     EXPECT_EQ(series.samples.size(), 6u);
     ASSERT_NE(ctx.result().find_series("latency"), nullptr);
     EXPECT_EQ(ctx.result().find_series("latency")->samples.size(), 6u);
+}
+
+/// `mib` MiB made resident, then given back to the system.
+void touch_and_release(std::size_t mib) {
+    const std::size_t size = mib << 20;
+    void* block = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(block, MAP_FAILED);
+    std::memset(block, 1, size);
+    munmap(block, size);
+}
+
+TEST(MemoryPeak, ARestartKeepsTheScenarioPeakAndANewScenarioForgetsIt) {
+    bench::begin_scenario_resident_peak();
+    const double base = bench::resident_peak_mib();
+    ASSERT_GT(base, 0.0);
+    touch_and_release(200);
+    EXPECT_GE(bench::resident_peak_mib(), base + 190);
+    ASSERT_TRUE(bench::restart_resident_peak()) << "the kernel does not let a process restart its VmHWM";
+    EXPECT_LT(bench::resident_peak_mib(), base + 100);             // restarted
+    EXPECT_GE(bench::scenario_resident_peak_mib(), base + 190);  // kept for the scenario
+    bench::begin_scenario_resident_peak();
+    EXPECT_LT(bench::scenario_resident_peak_mib(), base + 100);  // a new scenario
+}
+
+TEST(Context, TheSetUpsPeakIsRecordedApartFromTheTimedSamples) {
+    bench::begin_scenario_resident_peak();
+    bench::ScenarioConfig config;
+    config.warmup_iterations = 1;
+    config.measurement_iterations = 3;
+    bench::Context ctx(config, quiet_logger());
+    touch_and_release(200);  // the set-up
+    ctx.measure("latency", [] { touch_and_release(8); });
+    ctx.measure("latency2", [] { touch_and_release(4); });  // once a scenario: the set-up stays as it was
+    const bench::Scalar* setup = ctx.result().find_scalar("setup_peak_rss");
+    const bench::Scalar* measured = ctx.result().find_scalar("measured_peak_rss");
+    ASSERT_NE(setup, nullptr);
+    ASSERT_NE(measured, nullptr);
+    EXPECT_EQ(setup->unit, "MiB");
+    EXPECT_LT(measured->value, setup->value - 150);
+    EXPECT_GE(bench::scenario_resident_peak_mib(), setup->value);
 }
 
 TEST(Context, SeriesAppendScalarsReplaceUnitsMustAgree) {

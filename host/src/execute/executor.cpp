@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include <bench/internal/worker_allocator.hpp>
+#include <bench/memory_peak.hpp>
 
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
@@ -436,7 +437,9 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
         auto plugin_log = log.clone("plugin");
         bench::MonitorOptions monitoring;
         monitoring.interval_ms = options.monitor_interval_ms;
+        bench::begin_scenario_resident_peak();  // not the scenarios' before this one
         outcome.result = run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
+        add_peak_rss(outcome.result);
         outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return outcome;
     }

@@ -16,6 +16,7 @@
 #include <bench/abi.hpp>
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
+#include <bench/memory_peak.hpp>
 #include <bench/internal/scenario_monitors.hpp>
 #include <bench/python_plugin.hpp>
 
@@ -197,6 +198,15 @@ bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const
     return call_entry_point(loaded.entry, config, std::move(logger), monitoring);
 }
 
+void add_peak_rss(bench::ScenarioResult& result) {
+    // The kernel's high-water mark, with the part before a restart of it (the SDK restarts
+    // it before the first timed sample): the whole scenario's peak.
+    double peak = bench::scenario_resident_peak_mib();
+    rusage usage{};
+    if (peak != peak && getrusage(RUSAGE_SELF, &usage) == 0) peak = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    if (peak == peak && result.find_scalar("peak_rss") == nullptr) result.scalars.push_back({"peak_rss", peak, "MiB"});
+}
+
 bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, const std::string& symbol,
                                           const std::string& config_json, const std::string& log_level,
                                           double monitor_interval_ms, const std::function<void()>& loaded) {
@@ -224,9 +234,7 @@ bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, c
     } catch (const std::exception& e) {
         result = failure(std::string("worker: ") + e.what());
     }
-    rusage usage{};
-    if (getrusage(RUSAGE_SELF, &usage) == 0)
-        result.scalars.push_back({"peak_rss", static_cast<double>(usage.ru_maxrss) / 1024.0, "MiB"});
+    add_peak_rss(result);
     logger->flush();
     return result;
 }

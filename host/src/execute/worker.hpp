@@ -68,12 +68,16 @@ bench::ScenarioResult run_entry_point(const std::filesystem::path& plugin, const
                                       const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
                                       const bench::MonitorOptions& monitoring = {});
 
+/// Adds scalar "peak_rss" to `result`, unless it has one: the most resident memory the
+/// process had at once during the scenario, set-up included (bench/memory_peak.hpp).
+void add_peak_rss(bench::ScenarioResult& result);
+
 /// What a worker process does with one scenario, wherever its config comes from and its
 /// result goes: parses `config_json`, loads the plugin, calls `loaded()` once the
 /// plugin is loaded (so that the host can tell a crash while loading, in a static
 /// initializer, from one while running), runs the entry point with the monitors around
 /// it, and returns the result with the plugin's load time ("plugin_load") and the
-/// process's peak RSS ("peak_rss") added. The plugin's log lines go to stderr as
+/// scenario's peak RSS ("peak_rss") added. The plugin's log lines go to stderr as
 /// "[level] text". Never throws: a bad config becomes a failed result.
 bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, const std::string& symbol,
                                           const std::string& config_json, const std::string& log_level,

@@ -56,6 +56,7 @@ public:
     /// sample; bench::flush_cpu_cache), outside the timed region.
     template <class Fn>
     Series measure(std::string_view name, Fn&& fn, const TimingOptions& options) {
+        before_timing();
         if (config().cache == "cold") return record_timed(name, time_callable(fn, options, [] { flush_cpu_cache(); }));
         return record_timed(name, time_callable(fn, options));
     }
@@ -72,6 +73,7 @@ public:
     /// caches). Records info "timer": what timed it, and why when it fell back.
     template <class Fn>
     Series measure_device(std::string_view name, Fn&& fn, int device = -1, void* stream = nullptr) {
+        before_timing();
         const TimingOptions options = timing_options();
         const bool cold = config().cache == "cold";
         if (CudaDevice* events = event_timer(device)) {
@@ -95,6 +97,14 @@ public:
         if (cold) return record_timed(name, time_callable(call, options, [] { flush_cpu_cache(); }));
         return record_timed(name, time_callable(call, options));
     }
+
+    /// Right before a scenario's first timed sample (ABI 2.11; measure, measure_device,
+    /// begin_measurement and serve call it; once a scenario): the process's resident peak
+    /// so far is recorded as scalar "setup_peak_rss" (loading, building, reference passes,
+    /// compiling) and restarted, so that "measured_peak_rss", recorded after each timed
+    /// series or window, is the peak from the timed samples on (bench/memory_peak.hpp).
+    /// The worker's "peak_rss" stays the whole scenario's.
+    void before_timing();
 
     /// The CUDA device whose events measure_device times with, as --timer says (ABI
     /// 2.10): null for the host's clock. Records info "timer". std::runtime_error for

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <limits>
 
+#include <bench/memory_peak.hpp>
+
 #include "monitor_summary.hpp"
 #include "sampling.hpp"
 
@@ -230,9 +232,9 @@ MonitorReport CpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
         const double grown = detail::growth(table.column(column));
         if (!std::isnan(grown)) report.values[name] = {grown, "count"};
     }
-    rusage usage{};
-    if (::getrusage(RUSAGE_SELF, &usage) == 0)
-        report.values["peak_rss"] = {static_cast<double>(usage.ru_maxrss) / 1024.0, "MiB"};
+    // The scenario's peak: the kernel's high-water mark, with the part before the SDK
+    // restarted it for the timed samples (bench/memory_peak.hpp).
+    if (const double peak = bench::scenario_resident_peak_mib(); peak == peak) report.values["peak_rss"] = {peak, "MiB"};
 
     // The load around the run: more runnable tasks than CPUs means someone waited.
     double load_start = nan, load_end = nan;

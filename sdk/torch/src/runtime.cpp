@@ -281,23 +281,44 @@ void retain_freed_memory(Context& ctx) {
                                                 : "glibc defaults (mallopt refused the thresholds)");
 }
 
+#if defined(BENCH_TORCH_WITH_CUDA)
+namespace {
+
+/// The caching allocator's peaks on `device` as scalars `prefix` + "max_memory_allocated"
+/// and "max_memory_reserved" (MiB); returns the device's index.
+c10::DeviceIndex record_allocator_peaks(Context& ctx, const torch::Device& device, const std::string& prefix) {
+    const c10::DeviceIndex index = device.has_index() ? device.index() : 0;
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
+    // StatType::AGGREGATE, the first entry of each StatArray in every release; the
+    // enum itself has moved namespace (c10::cuda::CUDACachingAllocator in 1.13,
+    // c10::CachingDeviceAllocator, then c10::CachingAllocator), so it is not named.
+    constexpr std::size_t aggregate = 0;
+    constexpr double mib = 1024.0 * 1024.0;
+    ctx.record_scalar(prefix + "max_memory_allocated", static_cast<double>(stats.allocated_bytes[aggregate].peak) / mib,
+                      "MiB");
+    ctx.record_scalar(prefix + "max_memory_reserved", static_cast<double>(stats.reserved_bytes[aggregate].peak) / mib,
+                      "MiB");
+    return index;
+}
+
+}  // namespace
+#endif
+
 void record_memory(Context& ctx, const torch::Device& device) {
 #if defined(BENCH_TORCH_WITH_CUDA)
-    if (device.is_cuda()) {
-        const c10::DeviceIndex index = device.has_index() ? device.index() : 0;
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-        // StatType::AGGREGATE, the first entry of each StatArray in every release; the
-        // enum itself has moved namespace (c10::cuda::CUDACachingAllocator in 1.13,
-        // c10::CachingDeviceAllocator, then c10::CachingAllocator), so it is not named.
-        constexpr std::size_t aggregate = 0;
-        constexpr double mib = 1024.0 * 1024.0;
-        ctx.record_scalar("cuda_max_memory_allocated", static_cast<double>(stats.allocated_bytes[aggregate].peak) / mib,
-                          "MiB");
-        ctx.record_scalar("cuda_max_memory_reserved", static_cast<double>(stats.reserved_bytes[aggregate].peak) / mib,
-                          "MiB");
-    }
+    if (device.is_cuda()) record_allocator_peaks(ctx, device, "cuda_");
 #else
     // No CUDA in this build: nothing to record; the worker records the process's peak_rss.
+    (void)ctx;
+    (void)device;
+#endif
+}
+
+void restart_memory_peaks(Context& ctx, const torch::Device& device) {
+#if defined(BENCH_TORCH_WITH_CUDA)
+    if (!device.is_cuda() || ctx.result().find_scalar("cuda_setup_max_memory_allocated") != nullptr) return;
+    c10::cuda::CUDACachingAllocator::resetPeakStats(record_allocator_peaks(ctx, device, "cuda_setup_"));
+#else
     (void)ctx;
     (void)device;
 #endif

@@ -595,6 +595,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
     output = torch::Tensor();  // not kept while timing
 
     if (config.load.mode != LoadMode::none) {
+        restart_memory_peaks(ctx, device);
         serve_model(ctx, spec, python, run, device, dtype);
         record_memory(ctx, device);
         return;
@@ -605,6 +606,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
         do_not_optimize(out);
     });
     ctx.record_throughput("throughput", latency, static_cast<double>(batch), spec.throughput_unit);
+    record_memory(ctx, device);  // the timed samples' peaks, before the tracing below
 
     // Work: counted on the eager forward's traced graph (the compiled variant has it
     // already); not part of any measured time.
@@ -618,7 +620,6 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
     } catch (const std::exception& e) {
         ctx.log().warn("{}: FLOPs not counted: {}", spec.model, e.what());
     }
-    record_memory(ctx, device);
 
     // --profile: one forward pass of the variant, profiled apart from everything measured.
     profile(

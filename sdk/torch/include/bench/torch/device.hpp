@@ -71,9 +71,17 @@ BENCH_EXPORT void flush_memory(const torch::Device& device);
 BENCH_EXPORT void retain_freed_memory(Context& ctx);
 
 /// Records the device's memory use: on CUDA the scalars "cuda_max_memory_allocated"
-/// and "cuda_max_memory_reserved" (MiB); on the CPU nothing (the worker records the
-/// process's "peak_rss" itself).
+/// and "cuda_max_memory_reserved" (MiB), the allocator's peaks since the timed samples
+/// began (see restart_memory_peaks); on the CPU nothing (the SDK records the process's
+/// "setup_peak_rss" and "measured_peak_rss", the worker its "peak_rss").
 BENCH_EXPORT void record_memory(Context& ctx, const torch::Device& device);
+
+/// Right before a scenario's first timed sample on CUDA (measure_synchronized calls it;
+/// once a scenario): records the caching allocator's peaks so far (loading, the float32
+/// reference pass, tracing, compiling) as "cuda_setup_max_memory_allocated" and
+/// "cuda_setup_max_memory_reserved" (MiB) and restarts them, so that record_memory's
+/// peaks are the timed samples' own (ABI 2.11). Nothing on the CPU.
+BENCH_EXPORT void restart_memory_peaks(Context& ctx, const torch::Device& device);
 
 /// Times `fn` like Context::measure on the CPU; on CUDA with Context::measure_device,
 /// so that the asynchronous GPU work is what is timed: CUDA events around each sample on
@@ -82,7 +90,10 @@ BENCH_EXPORT void record_memory(Context& ctx, const torch::Device& device);
 /// synchronization.
 template <class Fn>
 Series measure_synchronized(Context& ctx, std::string_view name, const torch::Device& device, Fn&& fn) {
-    if (device.is_cuda()) return ctx.measure_device(name, std::forward<Fn>(fn), device.has_index() ? device.index() : -1);
+    if (device.is_cuda()) {
+        restart_memory_peaks(ctx, device);
+        return ctx.measure_device(name, std::forward<Fn>(fn), device.has_index() ? device.index() : -1);
+    }
     if (device.is_cpu()) return ctx.measure(name, std::forward<Fn>(fn));
     return ctx.measure(name, [&] {
         fn();

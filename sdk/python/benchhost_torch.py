@@ -16,9 +16,9 @@ LibTorch layer runs it.
 select(ctx) sets the intra-op threads (config.threads, when above 0) and returns the
 scenario's torch.device and dtype, skipping the scenario where this machine or this
 torch cannot run them (a CUDA device without one, a dtype it does not know); it applies
---param deterministic, cudnn_benchmark and tf32 (0 or 1) as the C++ layer does, and
-records info torch_version, device_name, deterministic_algorithms and, on CUDA,
-cudnn_benchmark and tf32. record_memory(ctx, device) records, on CUDA,
+--param deterministic, matmul_precision (highest, high, medium), cudnn_benchmark and tf32
+(0 or 1) as the C++ layer does, and records info torch_version, device_name,
+deterministic_algorithms, matmul_precision and, on CUDA, cudnn_benchmark and tf32. record_memory(ctx, device) records, on CUDA,
 cuda_max_memory_allocated and cuda_max_memory_reserved (MiB), the timed samples' peaks:
 model_variant records the peaks before them as cuda_setup_max_memory_allocated and
 _reserved and restarts them. The SDK records the process's setup_peak_rss and
@@ -111,12 +111,19 @@ def _on_off(on):
 
 
 def apply_backend_settings(ctx, device):
-    """--param deterministic, cudnn_benchmark, tf32 (0 or 1), as the C++ layer's
-    select_device applies them, recorded as info whether set or not."""
+    """--param deterministic, matmul_precision (highest, high, medium), cudnn_benchmark,
+    tf32 (0 or 1), as the C++ layer's select_device applies them, recorded as info
+    whether set or not."""
     deterministic = _switch(ctx, "deterministic")
     if deterministic is not None:
         torch.use_deterministic_algorithms(deterministic)
     ctx.set_info("deterministic_algorithms", _on_off(torch.are_deterministic_algorithms_enabled()))
+    precision = ctx.config.params.get("matmul_precision")
+    if precision is not None:
+        if precision not in ("highest", "high", "medium"):
+            raise ValueError(f"--param matmul_precision must be highest, high or medium, got '{precision}'")
+        torch.set_float32_matmul_precision(precision)
+    ctx.set_info("matmul_precision", torch.get_float32_matmul_precision())
     if device.type != "cuda":
         for name in ("cudnn_benchmark", "tf32"):
             if _switch(ctx, name) is not None:

@@ -42,6 +42,8 @@ protected:
                                          "0"};
         argv.insert(argv.end(), args.begin(), args.end());
         fs::remove(log);
+        // A run in the next second writes a report of another name beside the last one's.
+        fs::remove_all(output);
         std::vector<std::string> env = {"LD_LIBRARY_PATH=" + (fake ? fake_cudart_dir : std::string())};
         if (fake) env.push_back("BENCH_FAKE_CUDART_LOG=" + log.string());
         if (!nvml_script.empty()) {

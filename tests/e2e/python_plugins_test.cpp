@@ -397,6 +397,15 @@ def run_benchmark(ctx):
     ASSERT_EQ(report["warnings"].Size(), 1u);
     EXPECT_STREQ(report["warnings"][0].GetString(), "--param tf32 applies to CUDA devices: not used on cpu");
 
+    EXPECT_STREQ(report["info"]["matmul_precision"].GetString(), "highest");  // recorded, set or not
+
+    auto medium = run({"--param", "matmul_precision=medium"}, 0);
+    EXPECT_STREQ((*medium["settings_py"].report)["info"]["matmul_precision"].GetString(), "medium");
+    auto low = run({"--param", "matmul_precision=low"}, 1);
+    EXPECT_NE(low["settings_py"].reason.find("--param matmul_precision must be highest, high or medium, got 'low'"),
+              std::string::npos)
+        << low["settings_py"].reason;
+
     auto bad = run({"--param", "deterministic=maybe"}, 1);
     EXPECT_EQ(bad["settings_py"].status, "failed");
     EXPECT_NE(bad["settings_py"].reason.find("--param deterministic=maybe: a boolean (true or false) is expected"),

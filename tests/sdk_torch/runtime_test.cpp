@@ -114,6 +114,28 @@ TEST(Device, BackendSettingsAreAppliedAndRecorded) {
     EXPECT_NE(message.find("maybe"), std::string::npos) << message;
 }
 
+TEST(Device, TheMatmulPrecisionIsAppliedAndRecorded) {
+    const at::Float32MatmulPrecision before = at::globalContext().float32MatmulPrecision();
+    auto plain = make_context("cpu");
+    select_device(plain);
+    EXPECT_EQ(plain.result().info.at("matmul_precision"), "highest");  // PyTorch's default, recorded unset
+
+    bench::ScenarioConfig config;
+    config.params.set("matmul_precision", "medium");  // bfloat16 in oneDNN's CPU matrix products
+    bench::Context ctx(config, quiet_logger());
+    select_device(ctx);
+    EXPECT_EQ(at::globalContext().float32MatmulPrecision(), at::Float32MatmulPrecision::MEDIUM);
+    EXPECT_EQ(ctx.result().info.at("matmul_precision"), "medium");
+    EXPECT_TRUE(ctx.result().warnings.empty());  // it applies on the CPU too
+
+    bench::ScenarioConfig bad;
+    bad.params.set("matmul_precision", "low");
+    bench::Context wrong(bad, quiet_logger());
+    EXPECT_EQ(error_message([&] { select_device(wrong); }),
+              "--param matmul_precision must be highest, high or medium, got 'low'");
+    at::globalContext().setFloat32MatmulPrecision(before == at::Float32MatmulPrecision::HIGHEST ? "highest" : "high");
+}
+
 TEST(Device, NonsenseIsAnError) {
     auto ctx = make_context("banana");
     EXPECT_NE(error_message([&] { select_device(ctx); }).find("'banana'"), std::string::npos);

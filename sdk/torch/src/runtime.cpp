@@ -103,14 +103,35 @@ void set_tf32(bool on) {
 
 std::string on_off(bool on) { return on ? "on" : "off"; }
 
-/// The backend settings a scenario may choose (--param deterministic, cudnn_benchmark,
-/// tf32: 0 or 1), applied to the process (a worker runs one scenario) and recorded as
-/// info, set or not: they change what a model runs and how fast.
+/// PyTorch's float32 matrix-product precision (torch.set_float32_matmul_precision) as
+/// text: highest (float32 throughout), high (TF32 on CUDA), medium (also bfloat16, on
+/// oneDNN's CPU kernels too).
+std::string matmul_precision_text(at::Float32MatmulPrecision precision) {
+    switch (precision) {
+        case at::Float32MatmulPrecision::HIGHEST: return "highest";
+        case at::Float32MatmulPrecision::HIGH: return "high";
+        case at::Float32MatmulPrecision::MEDIUM: return "medium";
+    }
+    return "unknown";
+}
+
+/// The backend settings a scenario may choose (--param deterministic, matmul_precision,
+/// cudnn_benchmark, tf32), applied to the process (a worker runs one scenario) and
+/// recorded as info, set or not: they change what a model runs and how fast.
 void apply_backend_settings(Context& ctx, const torch::Device& device) {
     at::Context& context = at::globalContext();
     const Params& params = ctx.params();
     if (params.contains("deterministic")) context.setDeterministicAlgorithms(params.get_bool("deterministic"), false);
     ctx.set_info("deterministic_algorithms", on_off(context.deterministicAlgorithms()));
+    // Before tf32, which then decides for CUDA's convolutions and matrix products alone.
+    if (params.contains("matmul_precision")) {
+        const std::string precision = params.get_string("matmul_precision");
+        if (precision != "highest" && precision != "high" && precision != "medium")
+            throw std::invalid_argument("--param matmul_precision must be highest, high or medium, got '" + precision +
+                                        "'");
+        context.setFloat32MatmulPrecision(precision);
+    }
+    ctx.set_info("matmul_precision", matmul_precision_text(context.float32MatmulPrecision()));
     if (!device.is_cuda()) {
         for (const char* cuda_only : {"cudnn_benchmark", "tf32"})
             if (params.contains(cuda_only))

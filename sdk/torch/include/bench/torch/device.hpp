@@ -16,13 +16,15 @@ namespace bench::libtorch {
 /// device is available", "cuda:3 requested, but this machine has 1 CUDA device(s)".
 /// Text that is no device at all is std::invalid_argument.
 ///
-/// It also applies the backend settings a run may choose, each `--param NAME=0|1`, and
-/// records them as info whether set or not: `deterministic` (PyTorch's deterministic
-/// algorithms; info "deterministic_algorithms" on or off); on CUDA `cudnn_benchmark`
-/// (cuDNN times its algorithms per input shape and keeps the fastest; info
-/// "cudnn_benchmark") and `tf32` (float32 convolutions and matrix products may round to
-/// TF32; info "tf32": "cudnn on, cublas off"). A CUDA setting given for the CPU is a
-/// warning; a value other than 0/1 (true/false) is std::invalid_argument.
+/// It also applies the backend settings a run may choose (`--param NAME=VALUE`) and
+/// records them as info whether set or not: `deterministic` (0 or 1: PyTorch's
+/// deterministic algorithms; info "deterministic_algorithms" on or off),
+/// `matmul_precision` (highest, high, medium: torch.set_float32_matmul_precision; info
+/// "matmul_precision"); on CUDA `cudnn_benchmark` (0 or 1: cuDNN times its algorithms
+/// per input shape and keeps the fastest; info "cudnn_benchmark") and `tf32` (0 or 1:
+/// float32 convolutions and matrix products may round to TF32; info "tf32": "cudnn on,
+/// cublas off"). A CUDA setting given for the CPU is a warning; another value is
+/// std::invalid_argument.
 BENCH_EXPORT torch::Device select_device(Context& ctx);
 
 /// config.dtype as a torch dtype (float32/float/fp32, bfloat16/bf16, float16/half/fp16,

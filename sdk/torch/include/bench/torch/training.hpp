@@ -76,8 +76,11 @@ BENCH_EXPORT std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::
 ///    watched on "step": series "forward" (forward and loss), "backward",
 ///    "optimizer_step" (the update, then zero_grad for the next step), "step" (all three),
 ///    "throughput" (batch_size per step, in throughput_unit); the device is
-///    synchronized before every clock read. A loss that is not finite fails the scenario;
-///    the last one is recorded as the scalar "loss";
+///    synchronized before every clock read. On CUDA, where that removes the overlap a
+///    real step has, each phased step alternates with one waited for at its end only:
+///    series "step_unsynchronized", from which "throughput" is then computed (info
+///    "throughput" says so). A loss that is not finite fails the scenario; the last one
+///    is recorded as the scalar "loss";
 ///  - record_memory; "parameters", "model_load"; info "model", "framework",
 ///    "torch_version", "dtype", "device", "threads".
 BENCH_EXPORT void run_training_benchmark(Context& ctx, TrainingBenchmark& spec);

@@ -1,6 +1,7 @@
 #include <bench/context.hpp>
 
 #include <bench/memory_peak.hpp>
+#include <bench/statistics.hpp>
 
 #include <map>
 
@@ -133,6 +134,23 @@ Series Context::record_throughput(std::string_view name, const Series& latency_m
     rates.reserve(latency_ms.samples.size());
     for (double ms : latency_ms.samples) rates.push_back(ms > 0 ? items_per_call / (ms / 1000.0) : 0.0);
     return record_series(name, std::move(rates), unit);
+}
+
+Series Context::record_bandwidth(std::string_view name, const Series& latency_ms, double bytes_per_call, int device) {
+    Series series = record_throughput(name, latency_ms, bytes_per_call / 1e9, "GB/s");
+    if (impl_->config.device.rfind("cuda", 0) != 0) return series;
+    CudaDevice* cuda = cuda_device(device);
+    const double peak = cuda != nullptr ? cuda->peak_memory_bandwidth_gbs() : 0.0;
+    if (peak <= 0) {
+        set_info("peak_memory_bandwidth",
+                 "unknown: " + (cuda != nullptr ? std::string("the CUDA runtime does not state the memory's clock and bus width")
+                                                : impl_->devices[device]->unavailable_reason()));
+        return series;
+    }
+    record_scalar("peak_memory_bandwidth", peak, "GB/s");
+    if (!series.samples.empty())
+        record_scalar("fraction_of_peak_" + std::string(name), summarize(series.samples).median / peak, "ratio");
+    return series;
 }
 
 void Context::record_scalar(std::string_view name, double value, std::string_view unit) {

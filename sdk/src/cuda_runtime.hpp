@@ -15,7 +15,9 @@ using Event = void*;
 using Stream = void*;
 
 inline constexpr Error success = 0;
-inline constexpr int attribute_l2_cache_size = 38;  // cudaDevAttrL2CacheSize
+inline constexpr int attribute_memory_clock_rate = 36;  // cudaDevAttrMemoryClockRate, kHz
+inline constexpr int attribute_memory_bus_width = 37;   // cudaDevAttrGlobalMemoryBusWidth, bits
+inline constexpr int attribute_l2_cache_size = 38;      // cudaDevAttrL2CacheSize
 
 struct Runtime {
     Error (*get_device_count)(int*) = nullptr;

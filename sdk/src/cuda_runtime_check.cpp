@@ -11,6 +11,8 @@ namespace bench::detail::cuda {
 static_assert(sizeof(cudaError_t) == sizeof(Error) && cudaSuccess == success);
 static_assert(sizeof(cudaEvent_t) == sizeof(Event) && sizeof(cudaStream_t) == sizeof(Stream));
 static_assert(cudaDevAttrL2CacheSize == attribute_l2_cache_size);
+static_assert(cudaDevAttrMemoryClockRate == attribute_memory_clock_rate);
+static_assert(cudaDevAttrGlobalMemoryBusWidth == attribute_memory_bus_width);
 
 // The same parameters, handles aside (the toolkit's are pointers to its own structs).
 static_assert(std::is_same_v<decltype(&cudaGetDeviceCount), cudaError_t (*)(int*)>);

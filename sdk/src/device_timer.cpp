@@ -13,6 +13,7 @@ struct CudaDevice::Impl {
     std::string why_not;
     int index = -1;
     std::size_t l2_bytes = 0;
+    double bandwidth_gbs = 0;
     cuda::Event start = nullptr, stop = nullptr;
     void* flush_buffer = nullptr;
     std::size_t flush_bytes = 0;
@@ -44,6 +45,12 @@ CudaDevice::CudaDevice(int index) : impl_(std::make_unique<Impl>()) {
     int l2 = 0;
     if (d.api->device_get_attribute(&l2, cuda::attribute_l2_cache_size, index) == cuda::success && l2 > 0)
         d.l2_bytes = static_cast<std::size_t>(l2);
+    // Two transfers a memory clock over the bus, as data sheets count the peak.
+    int memory_khz = 0, bus_bits = 0;
+    if (d.api->device_get_attribute(&memory_khz, cuda::attribute_memory_clock_rate, index) == cuda::success &&
+        d.api->device_get_attribute(&bus_bits, cuda::attribute_memory_bus_width, index) == cuda::success &&
+        memory_khz > 0 && bus_bits > 0)
+        d.bandwidth_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     d.check(d.api->event_create(&d.start), "cudaEventCreate");
     d.check(d.api->event_create(&d.stop), "cudaEventCreate");
 }
@@ -60,6 +67,7 @@ bool CudaDevice::available() const { return impl_->api != nullptr; }
 const std::string& CudaDevice::unavailable_reason() const { return impl_->why_not; }
 int CudaDevice::index() const { return impl_->index; }
 std::size_t CudaDevice::l2_cache_bytes() const { return impl_->l2_bytes; }
+double CudaDevice::peak_memory_bandwidth_gbs() const { return impl_->bandwidth_gbs; }
 
 namespace {
 void require(const CudaDevice& device) {

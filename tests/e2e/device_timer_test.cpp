@@ -6,6 +6,8 @@
 // falls back to the host's clock, saying why, or fails under --timer cuda-events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -288,3 +290,30 @@ TEST(MemoryPeaks, TheTimedSamplesPeakLeavesOutTheSetUpAndNoScenarioInheritsAnoth
         EXPECT_LT(scalar(next, "peak_rss"), setup - 200.0);
     }
 }
+
+namespace {
+
+// On a CUDA scenario the bandwidth is set against the device memory's peak, which the
+// runtime states (the fake: an H100's 2619 MHz and 5120 bits, 3352.32 GB/s); on the CPU,
+// whose peak is not known, the series stands alone.
+TEST_F(DeviceTimerTest, BandwidthIsSetAgainstTheDeviceMemorysPeakOnCudaAndAloneOnTheCpu) {
+    const rapidjson::Value& s = run("on_device", {"--devices", "cuda"}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    const std::vector<double> latency = samples(s, "latency");
+    const std::vector<double> bandwidth = samples(s, "bandwidth");
+    ASSERT_EQ(bandwidth.size(), latency.size());
+    for (std::size_t i = 0; i < latency.size(); ++i) EXPECT_NEAR(bandwidth[i], 8e6 / 1e9 / (latency[i] / 1e3), 1e-9);
+    EXPECT_NEAR(scalar(s, "peak_memory_bandwidth"), 3352.32, 1e-9);
+    std::vector<double> sorted = bandwidth;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = (sorted[3] + sorted[4]) / 2;  // 8 samples
+    EXPECT_NEAR(scalar(s, "fraction_of_peak_bandwidth"), median / 3352.32, 1e-12);
+
+    const rapidjson::Value& cpu = run("on_device", {}, true);
+    ASSERT_STREQ(cpu["status"].GetString(), "success") << last.err;
+    EXPECT_EQ(samples(cpu, "bandwidth").size(), samples(cpu, "latency").size());
+    EXPECT_TRUE(std::isnan(scalar(cpu, "peak_memory_bandwidth")));
+    EXPECT_TRUE(std::isnan(scalar(cpu, "fraction_of_peak_bandwidth")));
+}
+
+}  // namespace

@@ -91,6 +91,7 @@ def run_benchmark(ctx):
     ctx.record_series("sizes", [1.0, 2.0, 3.0], "MB")
     ctx.add_sample("errors", 0, "count")
     ctx.record_throughput("throughput", samples, 10, "items/s")
+    ctx.record_bandwidth("bandwidth", [1.0, 4.0], 2e9)
     ctx.add_warning("a warning from Python")
     ctx.log("info", "a line from Python")
 )");
@@ -105,6 +106,11 @@ def run_benchmark(ctx):
     ASSERT_NE(series(scenario, "sizes"), nullptr);
     EXPECT_EQ(series(scenario, "sizes")->Size(), 3u);
     EXPECT_EQ(series(scenario, "throughput")->Size(), 3u);
+    // 2 GB in 1 ms and in 4 ms; on the CPU without a peak to set them against.
+    ASSERT_NE(series(scenario, "bandwidth"), nullptr);
+    EXPECT_DOUBLE_EQ((*series(scenario, "bandwidth"))[0].GetDouble(), 2000.0);
+    EXPECT_DOUBLE_EQ((*series(scenario, "bandwidth"))[1].GetDouble(), 500.0);
+    EXPECT_TRUE(std::isnan(scalar(scenario, "fraction_of_peak_bandwidth")));
     std::string warnings;
     for (const auto& w : (*scenario.report)["warnings"].GetArray()) warnings += w.GetString();
     EXPECT_NE(warnings.find("a warning from Python"), std::string::npos) << warnings;

@@ -2,6 +2,7 @@
 // compiled (trace, freeze, optimize), kernelized (folded, prepacked oneDNN
 // convolutions) and the model benchmark flow that runs them against eager.
 #include <bench/torch/compile.hpp>
+#include <bench/torch/cuda_graph.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/flops.hpp>
 #include <bench/torch/kernels.hpp>
@@ -577,6 +578,21 @@ TEST_F(RunModelBenchmark, SkipsAndFailures) {
         FAIL() << "expected std::runtime_error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("differs from eager"), std::string::npos) << e.what();
+    }
+}
+
+// A CUDA graph replays work on a CUDA device: on the CPU it is refused, saying so. (On a
+// GPU, tools/gpu_check runs ResNet-50 in compile mode reduce-overhead through it.)
+TEST(CudaGraphed, ACpuInputIsRefusedSayingGraphsNeedACudaDevice) {
+    const auto forward = [](const torch::Tensor& x) { return x * 2; };
+    try {
+        (void)cuda_graphed(forward, torch::ones({2, 2}));
+        ADD_FAILURE() << "captured a graph of CPU work";
+    } catch (const std::runtime_error& e) {
+        const std::string message = e.what();
+        EXPECT_TRUE(message == "cuda_graphed: the example input is on cpu: CUDA graphs replay work on a CUDA device" ||
+                    message == "cuda_graphed: this LibTorch build has no CUDA")
+            << message;
     }
 }
 

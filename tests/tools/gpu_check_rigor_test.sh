@@ -64,6 +64,12 @@ expect PASS memory-limit 'succeeded under --memory-limit' "$tmp/$runs"
 measure on_device
 expect FAIL timer-events 'median 2.0[0-9]* ms by CUDA events, 0.0[0-9]+ ms by the host.s clock' "$tmp/$runs"
 expect PASS nvml-process 'process memory max 300(\.0)? MiB; other processes 0' "$tmp/$runs"
+# The bandwidth of 8 MB a call against the fake H100's 3352.32 GB/s; on a memory bus one
+# bit wide (a peak of 0.65 GB/s) the same samples are beyond the peak.
+expect PASS fractions 'fixture_device/on_device fraction_of_peak_bandwidth 0.0011' "$tmp/$runs"
+BENCH_FAKE_CUDART_BUS_BITS=1 measure on_device
+expect FAIL fractions 'outside \(0, 1.05\]: fixture_device/on_device fraction_of_peak_bandwidth [0-9.e+]+' "$tmp/$runs"
+measure on_device
 # What needs LibTorch on a GPU fails here, naming what is missing.
 expect FAIL peaks 'set-up peak None, timed peak None' "$tmp/$runs"
 expect FAIL settings "info \{'cudnn_benchmark': None" "$tmp/$runs"

@@ -27,6 +27,10 @@ batch 1, eager, unless the check says otherwise); the checks read its plugin rep
   memory-limit   --memory-limit 8192: the CUDA scenario succeeded under RLIMIT_DATA
   nvml-process   gpu_metrics: this worker's process_memory_used was read (or
                  info.process_memory_used says why not); other processes on the GPU
+  fractions      every scenario of the run (ResNet-50 and GPT-2 decoding): each
+                 fraction_of_peak* figure (FLOP/s against the calibrated cuBLAS peak,
+                 bandwidth against the memory's peak) is above 0 and at most 1.05, and
+                 there is at least one
 Reads only JSON: imports no torch.
 """
 
@@ -50,6 +54,34 @@ def scenario(run_dir):
     return {}, summary
 
 
+def all_scenarios(run_dir):
+    """Every scenario of every plugin report of the run, as (plugin, scenario)."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(run_dir, "*", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            found += [(os.path.basename(os.path.dirname(path)), s) for s in json.load(f).get("benchmark_scenarios", [])]
+    return found
+
+
+def fractions(run_dir):
+    """(verdict, text) of the fractions check: every fraction of a peak in (0, 1.05]."""
+    seen, bad = [], []
+    for plugin, s in all_scenarios(run_dir):
+        for name, figure in sorted(s.get("measurements", {}).items()):
+            if not name.startswith("fraction_of_peak") or "value" not in figure:
+                continue
+            value = figure["value"]
+            text = f"{plugin}/{s.get('benchmark', '?')} {name} {value:.3g}"
+            seen.append(text)
+            if not 0 < value <= 1.05:
+                bad.append(text)
+    if not seen:
+        return "FAIL", "no fraction_of_peak figure in the run"
+    if bad:
+        return "FAIL", "outside (0, 1.05]: " + "; ".join(bad)
+    return "PASS", "; ".join(seen)
+
+
 def median(s, name):
     series = s.get("measurements", {}).get(name, {})
     return series.get("median")
@@ -61,6 +93,8 @@ def scalar(s, name):
 
 def check(name, dirs, exit_code):
     """(verdict, text) of check `name` on the runs in `dirs`."""
+    if name == "fractions":
+        return fractions(dirs[0])
     if name == "lock-clocks" and exit_code == 2:
         return "SKIP", "the run stopped before its first scenario (not root, or the GPU cannot lock)"
     s, summary = scenario(dirs[0])

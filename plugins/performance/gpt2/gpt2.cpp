@@ -64,7 +64,10 @@
 //
 // Measurements, per measured generation: time_to_first_token (prefill plus the first
 // token's argmax, ms), time_per_output_token (mean time of the decode steps after the
-// first token, ms), latency (the whole generation, ms), tokens_per_second (see below).
+// first token, ms), latency (the whole generation, ms), tokens_per_second (see below);
+// decode_bandwidth (GB/s: the least a decode step moves, every parameter and the keys and
+// values attended, over time_per_output_token) and, on CUDA, fraction_of_peak_decode_bandwidth
+// (against the GPU memory's peak: the memory-bandwidth utilization of decoding).
 //
 // Serving (--load, docs/serving.md): the eager model serves generations (a prompt by the
 // query's index, num_tokens_to_generate tokens, greedy) with continuous batching
@@ -390,6 +393,19 @@ lt::FlopCount generation_work(const Gpt2Config& c, int64_t batch, int64_t prompt
     count.macs_by_op["lm_head"] = b * static_cast<double>(new_tokens) * d * static_cast<double>(c.vocab_size);
     for (const auto& [op, macs] : count.macs_by_op) count.macs += macs;
     return count;
+}
+
+/// The least memory one decode step moves, averaged over a generation's decode steps:
+/// every parameter read once (the batch shares them; the tied LM head is the token
+/// embedding, read once) and the keys and values of the positions each token attends to.
+/// Activations are left out: at decode they are a few rows, against megabytes of weights.
+double decode_bytes_per_step(const Gpt2Config& c, int64_t batch, int64_t prompt, int64_t new_tokens,
+                             std::size_t element_bytes) {
+    double keys = 0;  // decode step i attends to prompt + i positions
+    for (int64_t i = 1; i < new_tokens; ++i) keys += static_cast<double>(prompt + i);
+    const double mean_keys = new_tokens > 1 ? keys / static_cast<double>(new_tokens - 1) : 0.0;
+    const double cache = 2.0 * static_cast<double>(c.n_layer * batch * c.n_embd) * mean_keys;  // keys and values
+    return static_cast<double>(element_bytes) * (static_cast<double>(parameter_count(c)) + cache);
 }
 
 // ---------------------------------------------------------------------------------
@@ -1102,6 +1118,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     }
 
     bench::Series latency{"latency", "ms", {}, 1};
+    bench::Series per_token{"time_per_output_token", "ms", {}, 1};
     for (int i = 0; i < cfg.warmup_iterations; ++i) generate(stepper, in, device);
     // Monitors attribute energy to these generations; the window ends with them.
     std::optional<bench::MeasurementScope> measuring(std::in_place, ctx);
@@ -1110,9 +1127,10 @@ BENCH_RUN_BENCHMARK(ctx) {
     while (!rule.should_stop(latency.samples)) {
         const Generation g = generate(stepper, in, device);
         ctx.add_sample("time_to_first_token", g.ttft_ms, "ms");
-        if (new_tokens > 1)
-            ctx.add_sample("time_per_output_token", (g.total_ms - g.ttft_ms) / static_cast<double>(new_tokens - 1),
-                           "ms");
+        if (new_tokens > 1) {
+            per_token.samples.push_back((g.total_ms - g.ttft_ms) / static_cast<double>(new_tokens - 1));
+            ctx.add_sample("time_per_output_token", per_token.samples.back(), "ms");
+        }
         ctx.add_sample("latency", g.total_ms, "ms");
         ctx.add_sample("tokens_per_second", static_cast<double>(batch * new_tokens) / (g.total_ms / 1000.0),
                        "tokens/s");
@@ -1123,8 +1141,14 @@ BENCH_RUN_BENCHMARK(ctx) {
     measuring.reset();
 
     const lt::FlopCount work = generation_work(arch, batch, prompt_len, new_tokens);
-    lt::record_work(ctx, work, latency, device.is_cpu() ? lt::calibrated_peak_gflops(dtype) : 0.0);
+    lt::record_work(ctx, work, latency, lt::calibrated_peak_gflops(dtype, device));
     ctx.set_info("flops_per_forward", "one whole generation (prefill and every decode step)");
+    // Decoding is bound by memory: its bandwidth (weights and attended cache over the
+    // time per token), against the GPU memory's peak on CUDA.
+    if (!per_token.samples.empty())
+        ctx.record_bandwidth("decode_bandwidth", per_token,
+                             decode_bytes_per_step(arch, batch, prompt_len, new_tokens, c10::elementSize(dtype)),
+                             device.is_cuda() && device.has_index() ? device.index() : -1);
     lt::record_memory(ctx, device);
 
     // --profile: one whole generation, profiled apart from everything measured.

@@ -167,6 +167,14 @@ public:
     /// `name`, in `unit` (for example "images/s").
     Series record_throughput(std::string_view name, const Series& latency_ms, double items_per_call,
                              std::string_view unit);
+    /// Records `bytes_per_call / latency` for each latency sample (in ms) as series
+    /// `name`, in GB/s: the memory traffic a call has to move, over its time (ABI 2.11).
+    /// On a CUDA scenario whose runtime states the memory's clock and bus width, also
+    /// scalars "peak_memory_bandwidth" (GB/s: CudaDevice::peak_memory_bandwidth_gbs of
+    /// `device`, -1 the current one) and "fraction_of_peak_<name>" (the series' median
+    /// over that peak); where it does not, info "peak_memory_bandwidth" says why. The
+    /// CPU's peak is not known here: a CPU scenario gets the series alone.
+    Series record_bandwidth(std::string_view name, const Series& latency_ms, double bytes_per_call, int device = -1);
     /// Records a single figure; recording a name again replaces it.
     void record_scalar(std::string_view name, double value, std::string_view unit);
     /// Adds a warning about the scenario's figures, shown in the report and the log.

@@ -34,6 +34,10 @@ public:
     int index() const;
     /// The device's L2 cache, in bytes (0 when it does not say).
     std::size_t l2_cache_bytes() const;
+    /// The device memory's peak bandwidth in GB/s: 2 x its memory clock x its bus width,
+    /// as data sheets count it (an H100 SXM: 3352); 0 when the runtime does not say
+    /// (ABI 2.11).
+    double peak_memory_bandwidth_gbs() const;
 
     /// Waits for all the device's work (cudaDeviceSynchronize). The calls below throw
     /// std::runtime_error, naming the CUDA error, when the runtime fails.

@@ -61,6 +61,7 @@ Loaded load_library(const std::string& library) {
     resolve(handle, api->temperature, {"nvmlDeviceGetTemperature"});
     resolve(handle, api->clock, {"nvmlDeviceGetClockInfo"});
     resolve(handle, api->max_clock, {"nvmlDeviceGetMaxClockInfo"});
+    resolve(handle, api->memory_bus_width, {"nvmlDeviceGetMemoryBusWidth"});
     resolve(handle, api->throttle_reasons,
             {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
     resolve(handle, api->driver_version, {"nvmlSystemGetDriverVersion"});

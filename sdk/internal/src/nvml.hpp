@@ -86,6 +86,7 @@ struct Api {
     Return (*temperature)(Device, unsigned int, unsigned int*);
     Return (*clock)(Device, unsigned int, unsigned int*);      // nvmlDeviceGetClockInfo, MHz
     Return (*max_clock)(Device, unsigned int, unsigned int*);  // nvmlDeviceGetMaxClockInfo, MHz
+    Return (*memory_bus_width)(Device, unsigned int*);         // nvmlDeviceGetMemoryBusWidth, bits
     Return (*throttle_reasons)(Device, unsigned long long*);   // ...ClocksEventReasons / ...ClocksThrottleReasons
     Return (*driver_version)(char*, unsigned int);
     Return (*nvml_version)(char*, unsigned int);

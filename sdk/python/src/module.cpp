@@ -188,6 +188,15 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
             },
             py::arg("name"), py::arg("latency_ms"), py::arg("items_per_call"), py::arg("unit"),
             "Records items_per_call / latency for each latency sample (ms) as series `name`, in `unit`.")
+        .def(
+            "record_bandwidth",
+            [](Context& ctx, std::string_view name, std::vector<double> latency_ms, double bytes_per_call, int device) {
+                ctx.record_bandwidth(name, bench::Series{"latency", "ms", std::move(latency_ms), 1}, bytes_per_call,
+                                     device);
+            },
+            py::arg("name"), py::arg("latency_ms"), py::arg("bytes_per_call"), py::arg("device") = -1,
+            "Records bytes_per_call / latency for each latency sample (ms) as series `name` in GB/s; on a CUDA "
+            "scenario also peak_memory_bandwidth and fraction_of_peak_<name> against the GPU memory's peak.")
         .def("record_scalar", &Context::record_scalar, py::arg("name"), py::arg("value"), py::arg("unit") = "",
              "Records a single figure; recording a name again replaces it.")
         .def("set_info", &Context::set_info, py::arg("key"), py::arg("value"),

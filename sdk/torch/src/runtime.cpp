@@ -39,7 +39,9 @@
 // The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch does not
 // have; CMake defines BENCH_TORCH_WITH_CUDA when it links it.
 #if defined(BENCH_TORCH_WITH_CUDA)
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
 #endif
 
 namespace bench::libtorch {
@@ -734,22 +736,77 @@ Peak measure_peak(torch::ScalarType dtype) {
 
 }  // namespace
 
-double calibrated_peak_gflops(torch::ScalarType dtype) {
+namespace {
+
+/// The peak for `key`: from this process's memory, else the cache file, else measured
+/// (and cached when it ran a GEMM).
+template <class Measure>
+double cached_peak(const std::string& key, Measure&& measure) {
     static std::mutex mutex;
     static std::map<std::string, double> memory;  // by file and key: no disk read twice
     const std::lock_guard lock(mutex);
-    const std::string key = cpu_model() + "|" + dtype_name(dtype) + "|threads=" + std::to_string(at::get_num_threads());
     const auto file = bench::calibration_file();
     const std::string memory_key = (file ? file->string() : std::string()) + "\n" + key;
     if (const auto it = memory.find(memory_key); it != memory.end()) return it->second;
     if (file) {
         if (const auto cached = cached_gflops(*file, key)) return memory[memory_key] = *cached;
     }
-    const Peak peak = measure_peak(dtype);
+    const Peak peak = measure();
     if (peak.gflops > 0 && file)
         (void)bench::write_calibration_entry(
             *file, key, {peak.gflops, peak.method, calibration_method, TORCH_VERSION, unix_now()});
     return memory[memory_key] = peak.gflops;
+}
+
+#if defined(BENCH_TORCH_WITH_CUDA)
+/// The best of square GEMMs of 1024 to 8192 (at::mm, cuBLAS) on `device`, each call
+/// waited for: at these sizes a call lasts a millisecond or more, so the wait's few
+/// microseconds are within 1%. 0 when the dtype runs no GEMM there.
+Peak measure_device_peak(torch::ScalarType dtype, const torch::Device& device) {
+    const torch::NoGradGuard no_grad;
+    const auto options = torch::TensorOptions().dtype(dtype).device(device);
+    Peak peak;
+    for (const int64_t n : {1024, 2048, 4096, 8192}) {
+        const double flops = 2.0 * static_cast<double>(n * n * n);
+        try {
+            const torch::Tensor a = torch::rand({n, n}, options);
+            const torch::Tensor b = torch::rand({n, n}, options);
+            const double gflops = best_gflops(
+                [&] {
+                    (void)at::mm(a, b);
+                    synchronize(device);
+                },
+                flops, std::chrono::milliseconds(n >= 4096 ? 800 : 300));
+            if (gflops > peak.gflops) peak = Peak{gflops, "cublas_mm " + std::to_string(n) + "^3"};
+        } catch (const c10::Error&) {
+        }
+    }
+    return peak;
+}
+#endif
+
+}  // namespace
+
+double calibrated_peak_gflops(torch::ScalarType dtype) {
+    const std::string key = cpu_model() + "|" + dtype_name(dtype) + "|threads=" + std::to_string(at::get_num_threads());
+    return cached_peak(key, [dtype] { return measure_peak(dtype); });
+}
+
+double calibrated_peak_gflops(torch::ScalarType dtype, const torch::Device& device) {
+    if (device.is_cpu()) return calibrated_peak_gflops(dtype);
+#if defined(BENCH_TORCH_WITH_CUDA)
+    if (!device.is_cuda()) return 0.0;
+    const c10::cuda::CUDAGuard guard(device);
+    const auto* properties = at::cuda::getCurrentDeviceProperties();
+    // float32 products run on TF32 tensor cores where the settings allow it: a peak apiece.
+    const std::string key = std::string("cuda ") + properties->name + "|" + dtype_name(dtype) + "|matmul_precision=" +
+                            matmul_precision_text(at::globalContext().float32MatmulPrecision()) +
+                            "|tf32=" + on_off(tf32_allowed(false));
+    const torch::Device on(torch::kCUDA, c10::cuda::current_device());
+    return cached_peak(key, [dtype, on] { return measure_device_peak(dtype, on); });
+#else
+    return 0.0;
+#endif
 }
 
 }  // namespace bench::libtorch

@@ -5,6 +5,7 @@
 #include <bench/torch/accuracy.hpp>
 #include <bench/torch/aot_inductor.hpp>
 #include <bench/torch/compile.hpp>
+#include <bench/torch/cuda_graph.hpp>
 #include <bench/torch/device.hpp>
 #include <bench/torch/flops.hpp>
 #include <bench/torch/kernels.hpp>
@@ -437,13 +438,40 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const PythonModel& python, 
     });
 }
 
+/// The package of `options.mode`, from the cache or compiled; skips where the compile
+/// cannot run here, the package's notes warnings.
+AotModel package_for(Context& ctx, const torch::nn::Module& module, const PythonModel& python,
+                     const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
+                     const AotCompileOptions& options) {
+    AotModel model;
+    try {
+        model = aot_compile(module, python, inputs, reference, options);
+    } catch (const AotUnavailable& e) {
+        ctx.skip(e.what());
+    }
+    for (const std::string& note : model.notes) ctx.add_warning(note);
+    return model;
+}
+
 /// The compiled variant in an AOTInductor mode: the package from the cache, or compiled
-/// in a child process (compile_package), its costs recorded (record_packages).
+/// in a child process, its costs recorded (record_packages). reduce-overhead is the
+/// default mode's package captured as a CUDA graph and replayed (cuda_graphed), as
+/// torch.compile's reduce-overhead wraps Inductor's code.
 Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel& python, const torch::Tensor& input,
                      const torch::Tensor& reference, torch::ScalarType dtype) {
-    auto shared = std::make_shared<AotModel>(compile_package(ctx, *spec.module, python, {input}, reference, dtype));
+    const bool graphs = ctx.config().compile_mode == "reduce-overhead";
+    if (graphs && !input.is_cuda()) ctx.skip("compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    AotCompileOptions options = aot_options(ctx.config(), dtype);
+    if (graphs) options.mode = "default";
+    auto shared = std::make_shared<AotModel>(package_for(ctx, *spec.module, python, {input}, reference, options));
     record_packages(ctx, {shared.get()});
-    return [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
+    Forward package = [shared](const torch::Tensor& x) { return (*shared)({x}).at(0); };
+    if (!graphs) return package;
+    const auto start = Clock::now();
+    Forward replay = cuda_graphed(package, input);
+    ctx.record_scalar("graph_capture_time", elapsed_ms(start), "ms");
+    ctx.set_info("variant_passes", "torch.export,aot_inductor(default,freezing),cuda_graph");
+    return replay;
 }
 
 }  // namespace
@@ -454,16 +482,11 @@ AotModel compile_package(Context& ctx, const torch::nn::Module& module, const Py
     const ScenarioConfig& config = ctx.config();
     if (config.compile_mode == "reduce-overhead")
         ctx.skip(reference.is_cuda()
-                     ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is not built yet"
+                     ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is built for the "
+                       "latency of run_model_benchmark's models, not for serving nor for a plugin that calls its "
+                       "packages itself"
                      : "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
-    AotModel model;
-    try {
-        model = aot_compile(module, python, inputs, reference, aot_options(config, dtype));
-    } catch (const AotUnavailable& e) {
-        ctx.skip(e.what());
-    }
-    for (const std::string& note : model.notes) ctx.add_warning(note);
-    return model;
+    return package_for(ctx, module, python, inputs, reference, aot_options(config, dtype));
 }
 
 void record_packages(Context& ctx, const std::vector<const AotModel*>& packages) {
@@ -615,7 +638,7 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
             const Forward& eager = spec.forward;
             traced = trace_graph([&eager](const std::vector<torch::Tensor>& in) { return eager(in.at(0)); }, {input});
         }
-        const double peak = device.is_cpu() ? calibrated_peak_gflops(dtype) : 0.0;
+        const double peak = calibrated_peak_gflops(dtype, device);
         record_work(ctx, count_flops(*traced), latency, peak);
     } catch (const std::exception& e) {
         ctx.log().warn("{}: FLOPs not counted: {}", spec.model, e.what());

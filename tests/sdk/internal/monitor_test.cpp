@@ -429,6 +429,8 @@ TEST(GpuMonitor, DescribeGpusForTheHardwareRecord) {
     EXPECT_EQ(info.facts.at("driver_version"), "550.54.15");
     EXPECT_EQ(info.facts.at("cuda_driver_version"), "12.4");
     EXPECT_EQ(info.facts.at("gpu0_power_limit_w"), "700");
+    // 2 x 2619 MHz x 5120 bits / 8: the H100 SXM's data-sheet 3.35 TB/s.
+    EXPECT_EQ(info.facts.at("gpu0_memory_bandwidth_gbs"), "3352.3");
 }
 
 // ---- CPU monitor -----------------------------------------------------------------

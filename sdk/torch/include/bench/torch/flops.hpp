@@ -51,4 +51,12 @@ BENCH_EXPORT void record_work(Context& ctx, const FlopCount& count, const Series
 /// CPU build).
 BENCH_EXPORT double calibrated_peak_gflops(torch::ScalarType dtype);
 
+/// The same for `device`: the CPU's as above; on a CUDA device, the best of square
+/// GEMMs of 1024 to 8192 through cuBLAS (at::mm), each call waited for, keyed by the
+/// GPU's name, dtype, the float32 matmul precision and whether cuBLAS may use TF32
+/// (float32 products on TF32 tensor cores have a peak of their own), cached as above.
+/// 0 on another device, in a LibTorch without CUDA, or when `dtype` runs no GEMM there.
+/// (ABI 2.11.)
+BENCH_EXPORT double calibrated_peak_gflops(torch::ScalarType dtype, const torch::Device& device);
+
 }  // namespace bench::libtorch

@@ -60,9 +60,10 @@ auto load_model(Context& ctx, Build&& build) {
 ///    output on it as the reference;
 ///  - the variant: eager runs `forward`; compiled, in an AOTInductor mode (default,
 ///    max-autotune), runs aot_compile with `python` (skipped without one, or where the
-///    compile cannot run here; reduce-overhead is skipped: CUDA graphs) and records
-///    "compile_time" and "export_time" when it compiled, "package_load_time" (ms), info
-///    "compile_cache" and "variant_passes"; in a TorchScript mode (torchscript, ...) it
+///    compile cannot run here) and records "compile_time" and "export_time" when it
+///    compiled, "package_load_time" (ms), info "compile_cache" and "variant_passes"; in
+///    reduce-overhead, on CUDA, the default mode's package replayed as a CUDA graph
+///    (cuda_graphed; "graph_capture_time", ms), skipped on the CPU; in a TorchScript mode (torchscript, ...) it
 ///    runs compile_traced(config.compile_mode) and records "compile_time" (ms) and info
 ///    "variant_passes"; an unknown mode fails the scenario; kernelized runs
 ///    kernelize(KernelRegistry::with_defaults()) (skipped when kernelize is empty or
@@ -97,7 +98,8 @@ BENCH_EXPORT void run_model_benchmark(Context& ctx, ModelBenchmark& spec);
 /// decode-step package over one KV cache), one AOTInductor package as run_model_benchmark
 /// gets it: aot_compile of `module` with the scenario's compile mode, --compile-timeout
 /// and the tolerance of `dtype` for the Python model's output against `reference`. Skips
-/// the scenario for reduce-overhead (CUDA graphs: the CPU has none, on CUDA not built yet)
+/// the scenario for reduce-overhead (CUDA graphs: the CPU has none; on CUDA only
+/// run_model_benchmark wraps its package in one)
 /// and where the compile cannot run here (AotUnavailable); the package's notes become
 /// warnings. Other errors as aot_compile's. (Added in ABI 2.9.)
 BENCH_EXPORT AotModel compile_package(Context& ctx, const torch::nn::Module& module, const PythonModel& python,

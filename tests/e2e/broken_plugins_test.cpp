@@ -47,6 +47,7 @@ struct HostRun {
     bool summary_read = false;
     std::vector<Entry> entries;
     int total = -1, successful = -1, failed = -1, skipped = -1;
+    std::string memory_limit_by;  // the summary's run_metadata.config.memory_limit_by
 
     /// For failure messages: the exit status, the summary's entries and stderr.
     std::string describe() const {
@@ -179,7 +180,9 @@ protected:
                                          "--measurement-iterations",  "3"};
         argv.insert(argv.end(), extra_args.begin(), extra_args.end());
         const auto start = std::chrono::steady_clock::now();
-        run.process = run_process(argv, work.path(), {"XDG_CACHE_HOME=" + cache.string()});
+        std::vector<std::string> env = {"XDG_CACHE_HOME=" + cache.string()};
+        env.insert(env.end(), host_env.begin(), host_env.end());
+        run.process = run_process(argv, work.path(), env);
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
         const fs::path summary_file = run.output / "benchmark_summary.json";
@@ -191,6 +194,7 @@ protected:
             run.successful = meta["successful_runs"].GetInt();
             run.failed = meta["failed_runs"].GetInt();
             run.skipped = meta["skipped_runs"].GetInt();
+            if (meta["config"].HasMember("memory_limit_by")) run.memory_limit_by = meta["config"]["memory_limit_by"].GetString();
             for (const auto& result : summary["results"].GetArray()) {
                 Entry e;
                 e.scenario_id = result["scenario_id"].GetString();
@@ -257,6 +261,7 @@ protected:
     fs::path plugins = work / "plugins";
     fs::path cache = work / "cache";
     int runs = 0;
+    std::vector<std::string> host_env;  // more variables for the host
 };
 
 // ---------------------------------------------------------------- refused at discovery
@@ -421,12 +426,30 @@ TEST_F(BrokenPlugins, FloodsStdoutAndStderr) {
 
 TEST_F(BrokenPlugins, AllocatesWithoutBound) {
     place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
+    host_env = {"BENCHHOST_MEMORY_CGROUP=0"};  // RLIMIT_DATA, as where the host cannot make cgroups
     const HostRun run = run_host(
         {"--memory-limit", "512", "--include", "fixture_hostile/allocates_without_bound", "--include", "fixture_single"});
     const Entry entry = check_run(run, "integration/fixture_hostile/allocates_without_bound", "failed");
     EXPECT_TRUE(entry.reason.starts_with("out of memory")) << entry.reason;
     EXPECT_NE(entry.reason.find("--memory-limit 512 MiB of allocated memory (RLIMIT_DATA"), std::string::npos)
         << entry.reason;
+    EXPECT_EQ(run.memory_limit_by, "RLIMIT_DATA (BENCHHOST_MEMORY_CGROUP=0)");
+    EXPECT_LT(run.seconds, 30.0);
+}
+
+// Where the host can make memory cgroups, the worker runs in one of its own, which the
+// kernel's OOM killer ends at the limit; the reason names the cgroup's limit.
+TEST_F(BrokenPlugins, AllocatesWithoutBoundInAMemoryCgroup) {
+    place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
+    const HostRun run = run_host(
+        {"--memory-limit", "256", "--include", "fixture_hostile/allocates_without_bound", "--include", "fixture_single"});
+    if (run.memory_limit_by.starts_with("RLIMIT_DATA"))
+        GTEST_SKIP() << "this machine gives the host no memory cgroup: " << run.memory_limit_by;
+    EXPECT_TRUE(run.memory_limit_by.starts_with("cgroup v")) << run.memory_limit_by;
+    const Entry entry = check_run(run, "integration/fixture_hostile/allocates_without_bound", "failed");
+    EXPECT_TRUE(entry.reason.starts_with("out of memory: the worker exceeded --memory-limit 256 MiB (cgroup v"))
+        << entry.reason;
+    EXPECT_NE(entry.reason.find("the kernel's OOM killer ended it"), std::string::npos) << entry.reason;
     EXPECT_LT(run.seconds, 30.0);
 }
 

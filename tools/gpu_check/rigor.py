@@ -24,7 +24,9 @@ batch 1, eager, unless the check says otherwise); the checks read its plugin rep
   lock-clocks    --lock-clocks base: the summary's context.gpu.locked_clocks says what
                  was locked and the samples' SM clocks varied by under 2%; SKIP when the
                  run stopped for want of root (--exit-code 2 and NVML's reason)
-  memory-limit   --memory-limit 8192: the CUDA scenario succeeded under RLIMIT_DATA
+  memory-limit   --memory-limit 8192: the CUDA scenario succeeded under the limit (the
+                 summary's run_metadata.config.memory_limit_by says which: a memory
+                 cgroup or RLIMIT_DATA)
   nvml-process   gpu_metrics: this worker's process_memory_used was read (or
                  info.process_memory_used says why not); other processes on the GPU
   fractions      every scenario of the run (ResNet-50 and GPT-2 decoding): each
@@ -152,7 +154,8 @@ def check(name, dirs, exit_code):
         return ("PASS" if spread < 0.02 else "FAIL"), (f"{locked}; SM clock {min(clocks):.0f}-{max(clocks):.0f} MHz "
                                                       f"over {len(clocks)} samples")
     if name == "memory-limit":
-        return "PASS", f"succeeded under --memory-limit, peak_rss {scalar(s, 'peak_rss')} MiB"
+        by = summary.get("run_metadata", {}).get("config", {}).get("memory_limit_by", "?")
+        return "PASS", f"succeeded under --memory-limit ({by}), peak_rss {scalar(s, 'peak_rss')} MiB"
     if name == "nvml-process":
         gpu = s.get("gpu_metrics", {})
         used = gpu.get("metrics", {}).get("process_memory_used", {}).get("max")

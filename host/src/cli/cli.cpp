@@ -318,8 +318,9 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
     run.add_option("--timeout", args.timeout, "Seconds a scenario may run before its worker is killed; 0: no limit")
         ->check(CLI::NonNegativeNumber);
     run.add_option("--memory-limit", args.memory_limit,
-                   "MiB a worker may allocate (RLIMIT_DATA: heap and private writable mappings, not reserved address "
-                   "space); past it the scenario fails as out of memory")
+                   "MiB of memory a worker may use: a memory cgroup of its own where the host can make one (what the "
+                   "kernel charges it, swap excluded), else RLIMIT_DATA (heap and private writable mappings); never "
+                   "reserved address space. Past it the scenario fails as out of memory, naming the limit")
         ->check(CLI::Range(0, 1 << 30));
     run.add_option("--lock-clocks", args.lock_clocks,
                    "Lock the SM clock of the GPUs the scenarios run on for the whole run, and unlock them at its "

@@ -17,6 +17,7 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
@@ -166,6 +167,11 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     interval << options.monitor_interval_ms;
     out["monitor_interval_ms"] = interval.str();
     out["memory_limit_mib"] = std::to_string(options.memory_limit_mib);
+    if (options.memory_limit_mib > 0 && options.isolation == Isolation::process) {
+        const MemoryCgroups& cgroups = MemoryCgroups::system();
+        out["memory_limit_by"] = cgroups.available() ? cgroups.limit_file() + " under " + cgroups.parent().string()
+                                                     : "RLIMIT_DATA (" + cgroups.why_not() + ")";
+    }
     out["lock_clocks"] = options.lock_clocks.empty() ? "no" : options.lock_clocks;
     out["retry_failed"] = options.retry_failed ? "true" : "false";
     out["allow_untrusted_plugins"] = options.allow_untrusted ? "true" : "false";

@@ -14,7 +14,7 @@
 //   axes: {seq_len: [128, 512]}   # custom axes, set as parameters
 //   params: {sizes: [128, 512]}   # free-form parameters
 //   timeout: 600                  # run settings ...
-//   memory_limit: 4096            # MiB a worker may allocate (RLIMIT_DATA)
+//   memory_limit: 4096            # MiB a worker may use (a memory cgroup, else RLIMIT_DATA)
 //   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
 //   lock_clocks: base             # lock the GPUs' SM clock for the run: base or MHz
 //   isolation: process
@@ -100,7 +100,7 @@ struct RunOptions {
     bool profile = false;
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
-    std::size_t memory_limit_mib = 0;  // what each worker may allocate (RLIMIT_DATA); 0 disables
+    std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables
     double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
     /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
     /// leave them be (bench/internal/gpu_clocks.hpp).

@@ -19,6 +19,7 @@
 #include <bench/internal/worker_allocator.hpp>
 #include <bench/memory_peak.hpp>
 
+#include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
 #include "json/result_json.hpp"
@@ -292,6 +293,25 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     request.monitor_interval_ms = options.monitor_interval_ms;
     request.memory_limit_mib = options.memory_limit_mib;
     request.environment = worker_environment();
+    // The worker's own memory cgroup where the host can make one, removed when it ends.
+    const MemoryCgroups& cgroups = MemoryCgroups::system();
+    struct WorkerCgroup {
+        const MemoryCgroups& cgroups;
+        std::filesystem::path dir;
+        ~WorkerCgroup() {
+            if (!dir.empty()) cgroups.remove(dir);
+        }
+    } cgroup{cgroups, {}};
+    if (options.memory_limit_mib > 0 && cgroups.available()) {
+        static std::atomic<long> workers{0};
+        try {
+            cgroup.dir = cgroups.create("benchhost-" + std::to_string(getpid()) + "-" + std::to_string(++workers),
+                                        options.memory_limit_mib);
+            request.cgroup = cgroup.dir.string();
+        } catch (const std::exception& e) {
+            log.warn("{}: this worker's memory limit is RLIMIT_DATA", e.what());
+        }
+    }
 
     OutputCollector collector(log, scenario.config.scenario_id());
     const auto start = std::chrono::steady_clock::now();
@@ -348,7 +368,13 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
             outcome.result = ended(bench::Status::failed, std::string("unreadable worker result: ") + e.what());
         }
     }
-    if (options.memory_limit_mib > 0 && ran_out_of_memory(outcome)) {
+    if (!cgroup.dir.empty() && cgroups.oom_killed(cgroup.dir)) {
+        outcome.result.status = bench::Status::failed;
+        outcome.result.reason = "out of memory: the worker exceeded --memory-limit " +
+                                std::to_string(options.memory_limit_mib) + " MiB (" + cgroups.limit_file() + " of " +
+                                cgroup.dir.string() + ": the kernel's OOM killer ended it) (" + outcome.result.reason +
+                                ")";
+    } else if (cgroup.dir.empty() && options.memory_limit_mib > 0 && ran_out_of_memory(outcome)) {
         outcome.result.status = bench::Status::failed;
         outcome.result.reason = "out of memory: the worker exceeded --memory-limit " +
                                 std::to_string(options.memory_limit_mib) +

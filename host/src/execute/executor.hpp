@@ -24,7 +24,7 @@ namespace benchhost {
 struct ExecutionOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;           // 0: no limit
-    std::size_t memory_limit_mib = 0;  // what a worker may allocate (RLIMIT_DATA); 0: no limit
+    std::size_t memory_limit_mib = 0;  // a worker's memory (cgroup, else RLIMIT_DATA: memory_cgroup.hpp); 0: no limit
     std::string worker_log_level = "info";
     double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
     /// Called about every 100 ms while a worker runs (process isolation), so

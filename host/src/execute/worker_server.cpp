@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "execute/executor.hpp"
+#include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "json/result_json.hpp"
 
@@ -74,6 +75,7 @@ std::string encode(const WorkerRequest& request) {
     std::snprintf(interval, sizeof interval, "%.17g", request.monitor_interval_ms);
     put_field(payload, interval);
     put_field(payload, std::to_string(request.memory_limit_mib));
+    put_field(payload, request.cgroup);
     put_field(payload, std::to_string(request.environment.size()));
     for (const std::string& variable : request.environment) put_field(payload, variable);
     return payload;
@@ -88,6 +90,7 @@ WorkerRequest decode(std::string_view payload) {
     request.log_level = fields.next();
     request.monitor_interval_ms = std::strtod(fields.next().c_str(), nullptr);
     request.memory_limit_mib = std::strtoull(fields.next().c_str(), nullptr, 10);
+    request.cgroup = fields.next();
     const std::size_t count = std::strtoull(fields.next().c_str(), nullptr, 10);
     for (std::size_t i = 0; i < count; ++i) request.environment.push_back(fields.next());
     return request;
@@ -234,10 +237,19 @@ void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     if (result != channel && dup3(result, channel, O_CLOEXEC) != channel) _exit(126);
     close_range(channel + 1, ~0U, 0);
 
-    // RLIMIT_DATA, not RLIMIT_AS: it counts the heap and the private writable mappings
-    // (what the worker allocates), not address space reserved without access, which the
-    // CUDA runtime takes by the tens of GiB and an address-space limit would refuse.
-    if (request.memory_limit_mib > 0) {
+    // A memory cgroup where the host made one (memory_cgroup.hpp); else RLIMIT_DATA, not
+    // RLIMIT_AS: it counts the heap and the private writable mappings (what the worker
+    // allocates), not address space reserved without access, which the CUDA runtime
+    // takes by the tens of GiB and an address-space limit would refuse.
+    bool in_cgroup = false;
+    if (!request.cgroup.empty()) {
+        std::string error;
+        in_cgroup = join_cgroup(request.cgroup, error);
+        if (!in_cgroup)
+            std::fprintf(stderr, "[warning] cannot join the memory cgroup %s (%s): the memory limit is RLIMIT_DATA\n",
+                         request.cgroup.c_str(), error.c_str());
+    }
+    if (request.memory_limit_mib > 0 && !in_cgroup) {
         const rlim_t bytes = static_cast<rlim_t>(request.memory_limit_mib) << 20;
         const rlimit limit{bytes, bytes};
         setrlimit(RLIMIT_DATA, &limit);

@@ -17,7 +17,8 @@
 //   - resets every signal to its default and unblocks them all;
 //   - writes stdout and stderr into the output pipe, which the host reads (the log tail
 //     and the forwarded lines), and keeps no other descriptor of the server;
-//   - applies the memory limit (RLIMIT_DATA) and replaces its environment by the request's;
+//   - applies the memory limit (joins the request's memory cgroup, else RLIMIT_DATA) and
+//     replaces its environment by the request's;
 //   - runs the scenario exactly as `benchhost worker` does (run_worker_scenario in
 //     worker.hpp), writing to the result pipe 'L' once the plugin is loaded (a crash
 //     before it is a crash while loading) and then 'R' and the result as JSON.
@@ -55,7 +56,8 @@ struct WorkerRequest {
     std::string config_json;               // the scenario config (config_to_json)
     std::string log_level = "info";        // the plugin logger's level
     double monitor_interval_ms = 50;       // 0: no monitoring
-    std::size_t memory_limit_mib = 0;      // RLIMIT_DATA of the worker; 0: none
+    std::size_t memory_limit_mib = 0;      // RLIMIT_DATA of the worker, where no cgroup; 0: none
+    std::string cgroup;                    // the memory cgroup the worker joins; empty: none
     std::vector<std::string> environment;  // "NAME=value", the worker's whole environment
 };
 

@@ -21,7 +21,7 @@ const std::set<std::string> not_measurement = {
     "fail_on_regression", "noise_floor", "confirm", "formats", "shard", "shard_costs",
     "history", "history_samples", "merged_from", "ab_side", "ab_other_side", "plugins_dir",
     "config_file", "timeout_s", "retry_failed", "allow_untrusted_plugins", "monitor_interval_ms",
-    "include", "exclude", "categories", "enable_mock", "profile"};
+    "include", "exclude", "categories", "enable_mock", "profile", "memory_limit_by"};
 
 /// The branch the CI says it builds, from the variables CI systems set.
 std::string branch_from_environment() {

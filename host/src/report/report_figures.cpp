@@ -133,6 +133,7 @@ constexpr SettingLabel setting_labels[] = {
     {"isolation", "Isolation", nullptr},
     {"timeout_s", "Timeout per scenario (s; 0: none)", nullptr},
     {"memory_limit_mib", "Memory limit per worker (MiB; 0: none)", nullptr},
+    {"memory_limit_by", "Memory limit enforced by", nullptr},
     {"monitor_interval_ms", "Monitor interval (ms; 0: off)", nullptr},
     {"lock_clocks", "GPU clocks locked (--lock-clocks)", nullptr},
     {"num_tokens_to_generate", "Tokens to generate", nullptr},

@@ -55,6 +55,12 @@ BENCH_BENCHMARK(inspects_its_process, ctx) {
     rlimit limit{};
     getrlimit(RLIMIT_DATA, &limit);
     ctx.set_info("data_limit", limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur));
+    {
+        std::ifstream membership("/proc/self/cgroup");
+        std::string cgroups;
+        for (std::string line; std::getline(membership, line);) cgroups += line + "\n";
+        ctx.set_info("cgroups", cgroups);
+    }
     getrlimit(RLIMIT_AS, &limit);
     ctx.set_info("address_space_limit", limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur));
     int death_signal = 0;

@@ -26,6 +26,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 
 #include "execute/executor.hpp"
+#include "execute/memory_cgroup.hpp"
 #include "execute/worker_server.hpp"
 
 namespace {
@@ -257,7 +258,18 @@ TEST_F(WorkerServer, AWorkerIsSetUpAsDocumented) {
     const auto& info = outcome.result.info;
     EXPECT_EQ(info.at("parent"), std::to_string(worker_server_pid())) << "forked by the server";
     EXPECT_EQ(info.at("group_leader"), "yes");
-    EXPECT_EQ(info.at("data_limit"), std::to_string(std::size_t{1024} << 20));
+    // The limit: the worker's own memory cgroup where the host can make one, else RLIMIT_DATA.
+    const MemoryCgroups& cgroups = MemoryCgroups::system();
+    if (cgroups.available()) {
+        EXPECT_EQ(info.at("data_limit"), "unlimited");
+        const std::string own = "/benchhost-" + std::to_string(getpid()) + "-";
+        EXPECT_NE(info.at("cgroups").find(own), std::string::npos) << info.at("cgroups");
+        for (const auto& entry : std::filesystem::directory_iterator(cgroups.parent()))
+            EXPECT_EQ(entry.path().filename().string().find(own.substr(1)), std::string::npos)
+                << entry.path() << ": removed when the worker ended";
+    } else {
+        EXPECT_EQ(info.at("data_limit"), std::to_string(std::size_t{1024} << 20)) << cgroups.why_not();
+    }
     EXPECT_EQ(info.at("address_space_limit"), "unlimited") << "CUDA reserves tens of GiB of address space";
     EXPECT_EQ(info.at("death_signal"), std::to_string(SIGKILL));
     EXPECT_EQ(info.at("descriptors"), "0,1,2,3") << "the standard streams and the result channel, nothing else";

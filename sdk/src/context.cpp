@@ -90,6 +90,14 @@ CudaDevice* Context::cuda_device(int device) {
     return slot->available() ? slot.get() : nullptr;
 }
 
+CudaDevice* Context::captured_graph(int device, const std::function<void(void*)>& launch) {
+    CudaDevice* cuda = cuda_device(device);
+    if (cuda == nullptr) throw std::runtime_error("measure_graph: " + impl_->devices[device]->unavailable_reason());
+    cuda->capture_graph(launch);
+    set_info("cuda_graph", "captured once on device " + std::to_string(cuda->index()) + ", launched at each call");
+    return cuda;
+}
+
 CudaDevice* Context::event_timer(int device) {
     const std::string& timer = impl_->config.timer;
     if (timer == "host") {

@@ -51,6 +51,15 @@ Loaded load() {
             tried += std::string(tried.empty() ? "" : "; ") + library + " lacks a function of the runtime API";
             continue;
         }
+        // Optional: CUDA graphs (CudaDevice::capture_graph says when they are missing).
+        resolve(handle, api.stream_create_with_flags, "cudaStreamCreateWithFlags");
+        resolve(handle, api.stream_destroy, "cudaStreamDestroy");
+        resolve(handle, api.stream_begin_capture, "cudaStreamBeginCapture");
+        resolve(handle, api.stream_end_capture, "cudaStreamEndCapture");
+        resolve(handle, api.graph_instantiate_with_flags, "cudaGraphInstantiateWithFlags");
+        resolve(handle, api.graph_launch, "cudaGraphLaunch");
+        resolve(handle, api.graph_exec_destroy, "cudaGraphExecDestroy");
+        resolve(handle, api.graph_destroy, "cudaGraphDestroy");
         api.library = library;
         loaded.ok = true;
         return loaded;

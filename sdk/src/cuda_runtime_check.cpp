@@ -12,6 +12,9 @@ static_assert(sizeof(cudaError_t) == sizeof(Error) && cudaSuccess == success);
 static_assert(sizeof(cudaEvent_t) == sizeof(Event) && sizeof(cudaStream_t) == sizeof(Stream));
 static_assert(cudaDevAttrL2CacheSize == attribute_l2_cache_size);
 static_assert(cudaDevAttrMemoryClockRate == attribute_memory_clock_rate);
+static_assert(sizeof(cudaGraph_t) == sizeof(Graph) && sizeof(cudaGraphExec_t) == sizeof(GraphExec));
+static_assert(cudaStreamNonBlocking == stream_non_blocking);
+static_assert(static_cast<int>(cudaStreamCaptureModeThreadLocal) == capture_mode_thread_local);
 static_assert(cudaDevAttrGlobalMemoryBusWidth == attribute_memory_bus_width);
 
 // The same parameters, handles aside (the toolkit's are pointers to its own structs).
@@ -28,5 +31,14 @@ static_assert(std::is_same_v<decltype(&cudaEventRecord), cudaError_t (*)(cudaEve
 static_assert(std::is_same_v<decltype(&cudaEventSynchronize), cudaError_t (*)(cudaEvent_t)>);
 static_assert(std::is_same_v<decltype(&cudaEventElapsedTime), cudaError_t (*)(float*, cudaEvent_t, cudaEvent_t)>);
 static_assert(std::is_same_v<decltype(&cudaGetErrorString), const char* (*)(cudaError_t)>);
+static_assert(std::is_same_v<decltype(&cudaStreamCreateWithFlags), cudaError_t (*)(cudaStream_t*, unsigned int)>);
+static_assert(std::is_same_v<decltype(&cudaStreamDestroy), cudaError_t (*)(cudaStream_t)>);
+static_assert(std::is_same_v<decltype(&cudaStreamBeginCapture), cudaError_t (*)(cudaStream_t, cudaStreamCaptureMode)>);
+static_assert(std::is_same_v<decltype(&cudaStreamEndCapture), cudaError_t (*)(cudaStream_t, cudaGraph_t*)>);
+static_assert(std::is_same_v<decltype(&cudaGraphInstantiateWithFlags),
+                             cudaError_t (*)(cudaGraphExec_t*, cudaGraph_t, unsigned long long)>);
+static_assert(std::is_same_v<decltype(&cudaGraphLaunch), cudaError_t (*)(cudaGraphExec_t, cudaStream_t)>);
+static_assert(std::is_same_v<decltype(&cudaGraphExecDestroy), cudaError_t (*)(cudaGraphExec_t)>);
+static_assert(std::is_same_v<decltype(&cudaGraphDestroy), cudaError_t (*)(cudaGraph_t)>);
 
 }  // namespace bench::detail::cuda

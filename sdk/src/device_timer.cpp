@@ -17,6 +17,8 @@ struct CudaDevice::Impl {
     cuda::Event start = nullptr, stop = nullptr;
     void* flush_buffer = nullptr;
     std::size_t flush_bytes = 0;
+    cuda::Stream own_stream = nullptr;
+    cuda::GraphExec graph = nullptr;
 
     void check(cuda::Error error, const char* call) const {
         if (error != cuda::success) throw std::runtime_error(std::string(call) + ": " + cuda::error_text(*api, error));
@@ -61,6 +63,8 @@ CudaDevice::~CudaDevice() {
     if (d.start != nullptr) d.api->event_destroy(d.start);
     if (d.stop != nullptr) d.api->event_destroy(d.stop);
     if (d.flush_buffer != nullptr) d.api->free(d.flush_buffer);
+    if (d.graph != nullptr) d.api->graph_exec_destroy(d.graph);
+    if (d.own_stream != nullptr) d.api->stream_destroy(d.own_stream);
 }
 
 bool CudaDevice::available() const { return impl_->api != nullptr; }
@@ -111,6 +115,56 @@ std::size_t CudaDevice::flush_l2(void* stream) {
     value = (value + 1) & 0xff;
     d.check(d.api->memset_async(d.flush_buffer, value, d.flush_bytes, stream), "cudaMemsetAsync (the L2 flush)");
     return d.flush_bytes;
+}
+
+void* CudaDevice::stream() {
+    require(*this);
+    Impl& d = *impl_;
+    if (d.own_stream == nullptr) {
+        if (d.api->stream_create_with_flags == nullptr || d.api->stream_destroy == nullptr)
+            throw std::runtime_error(d.api->library + " has no cudaStreamCreateWithFlags");
+        d.check(d.api->stream_create_with_flags(&d.own_stream, cuda::stream_non_blocking), "cudaStreamCreateWithFlags");
+    }
+    return d.own_stream;
+}
+
+void CudaDevice::capture_graph(const std::function<void(void*)>& launch) {
+    require(*this);
+    Impl& d = *impl_;
+    const cuda::Runtime& api = *d.api;
+    if (api.stream_begin_capture == nullptr || api.stream_end_capture == nullptr ||
+        api.graph_instantiate_with_flags == nullptr || api.graph_launch == nullptr || api.graph_exec_destroy == nullptr ||
+        api.graph_destroy == nullptr)
+        throw std::runtime_error(api.library + " has no CUDA graphs (cudaStreamBeginCapture, cudaGraphInstantiateWithFlags)");
+    cuda::Stream on = stream();
+    launch(on);  // warm-up, outside the capture
+    synchronize();
+    d.check(api.stream_begin_capture(on, cuda::capture_mode_thread_local), "cudaStreamBeginCapture");
+    try {
+        launch(on);
+    } catch (...) {
+        cuda::Graph abandoned = nullptr;
+        if (api.stream_end_capture(on, &abandoned) == cuda::success && abandoned != nullptr) api.graph_destroy(abandoned);
+        throw;
+    }
+    cuda::Graph graph = nullptr;
+    if (const cuda::Error error = api.stream_end_capture(on, &graph); error != cuda::success)
+        throw std::runtime_error("cudaStreamEndCapture: " + cuda::error_text(api, error) +
+                                 ": the call did something a capture cannot hold (a synchronization, a read back to "
+                                 "the host, an allocation, work on another stream)");
+    cuda::GraphExec exec = nullptr;
+    const cuda::Error error = api.graph_instantiate_with_flags(&exec, graph, 0);
+    api.graph_destroy(graph);
+    d.check(error, "cudaGraphInstantiateWithFlags");
+    if (d.graph != nullptr) api.graph_exec_destroy(d.graph);
+    d.graph = exec;
+}
+
+void CudaDevice::launch_graph() {
+    require(*this);
+    Impl& d = *impl_;
+    if (d.graph == nullptr) throw std::logic_error("bench::CudaDevice::launch_graph: no graph was captured");
+    d.check(d.api->graph_launch(d.graph, d.own_stream), "cudaGraphLaunch");
 }
 
 }  // namespace bench

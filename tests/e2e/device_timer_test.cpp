@@ -48,6 +48,7 @@ protected:
         fs::remove_all(output);
         std::vector<std::string> env = {"LD_LIBRARY_PATH=" + (fake ? fake_cudart_dir : std::string())};
         if (fake) env.push_back("BENCH_FAKE_CUDART_LOG=" + log.string());
+        env.insert(env.end(), extra_env.begin(), extra_env.end());
         if (!nvml_script.empty()) {
             write_file(work / "nvml_script.txt", nvml_script);
             env[0] += ":" + fake_nvml_dir;
@@ -82,6 +83,7 @@ protected:
     fs::path output = work / "out";
     fs::path log = work / "cudart.log";
     std::string nvml_script;  // with the fake NVML when set
+    std::vector<std::string> extra_env;
     ProcessResult last;
     rapidjson::Document report;
 };
@@ -317,3 +319,54 @@ TEST_F(DeviceTimerTest, BandwidthIsSetAgainstTheDeviceMemorysPeakOnCudaAndAloneO
 }
 
 }  // namespace
+
+namespace {
+
+std::size_t count_lines(const std::vector<std::string>& lines, const std::string& prefix) {
+    return static_cast<std::size_t>(
+        std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(prefix); }));
+}
+
+// measure_graph: the launch function runs twice before timing (a warm-up, then under
+// capture on the SDK's own non-blocking stream, in thread-local mode), the graph is
+// instantiated once, and every timed call is one graph launch between the events.
+TEST_F(DeviceTimerTest, AGraphIsCapturedOnceAndLaunchedAtEveryCall) {
+    const rapidjson::Value& s = run("graphed", {}, true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_EQ(s["measurements"]["launch_calls"]["value"].GetDouble(), 2);
+    EXPECT_EQ(info(s, "cuda_graph"), "captured once on device 0, launched at each call");
+    EXPECT_EQ(info(s, "timer"), "CUDA events on device 0");
+    EXPECT_EQ(samples(s, "latency").size(), 8u);
+    const std::vector<std::string> lines = log_lines();
+    EXPECT_EQ(count_lines(lines, "stream_create 1"), 1u);
+    EXPECT_EQ(count_lines(lines, "begin_capture 1"), 1u);
+    EXPECT_EQ(count_lines(lines, "end_capture"), 1u);
+    EXPECT_EQ(count_lines(lines, "instantiate"), 1u);
+    // The 2 warm-up samples and the 8 timed ones, one call each (2 ms fill a sample).
+    EXPECT_EQ(count_lines(lines, "graph_launch"), 10u);
+    EXPECT_EQ(count_lines(lines, "elapsed"), 10u);
+    // The capture comes before the first launch.
+    const auto at = [&](const std::string& prefix) {
+        return std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(prefix); });
+    };
+    EXPECT_LT(at("end_capture"), at("graph_launch"));
+}
+
+TEST_F(DeviceTimerTest, AGraphThatCannotBeCapturedOrRunFailsTheScenarioSayingWhy) {
+    extra_env = {"BENCH_FAKE_CUDART_CAPTURE_FAILS=1"};
+    const rapidjson::Value& s = run("graphed", {}, true, 1);
+    EXPECT_STREQ(s["status"].GetString(), "failed");
+    const std::string reason = s["reason"].GetString();
+    EXPECT_NE(reason.find("cudaStreamEndCapture: CUDA error 901"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("a capture cannot hold"), std::string::npos) << reason;
+
+    extra_env.clear();  // without a device (no runtime, or one without a driver): the reason the runtime gave
+    const rapidjson::Value& none = run("graphed", {}, false, 1);
+    EXPECT_STREQ(none["status"].GetString(), "failed");
+    EXPECT_NE(std::string(none["reason"].GetString()).find("measure_graph: "),
+              std::string::npos)
+        << none["reason"].GetString();
+}
+
+}  // namespace
+

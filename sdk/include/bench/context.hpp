@@ -98,6 +98,22 @@ public:
         return record_timed(name, time_callable(call, options));
     }
 
+    /// Times the CUDA work `launch(stream)` queues as one CUDA graph, for a call bound by
+    /// its launches (many short kernels) as CUDA graphs run it (ABI 2.11). `launch` is
+    /// called twice, before anything is timed: once to warm up, once under capture on a
+    /// stream of the SDK's (CudaDevice::capture_graph says what it may not do); each
+    /// timed call then launches the graph on that stream, timed as measure_device times
+    /// (--timer, --cache), into series `name` (and `name` + "_host"). Info "cuda_graph"
+    /// says so. Without a CUDA device, or when the capture fails, std::runtime_error
+    /// saying why: the scenario fails.
+    template <class Launch>
+    Series measure_graph(std::string_view name, Launch&& launch, int device = -1) {
+        CudaDevice* cuda = captured_graph(device, launch);
+        return measure_device(name, [cuda] { cuda->launch_graph(); }, device, cuda->stream());
+    }
+    /// measure_graph's capture: the device with `launch` captured (ABI 2.11).
+    CudaDevice* captured_graph(int device, const std::function<void(void*)>& launch);
+
     /// Right before a scenario's first timed sample (ABI 2.11; measure, measure_device,
     /// begin_measurement and serve call it; once a scenario): the process's resident peak
     /// so far is recorded as scalar "setup_peak_rss" (loading, building, reference passes,

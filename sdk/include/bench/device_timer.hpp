@@ -11,6 +11,7 @@
 // says why. Context::measure_device uses it as the scenario's --timer and --cache say.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,21 @@ public:
     /// Writes a buffer of twice the L2's size on `stream` (cudaMemsetAsync), evicting
     /// what the last sample left there; returns the bytes written.
     std::size_t flush_l2(void* stream = nullptr);
+
+    /// A stream of this device's own (non-blocking), made at the first call: the one
+    /// CUDA graphs are captured and launched on (ABI 2.11).
+    void* stream();
+    /// Calls `launch(stream())` once to warm up (lazy initialization, first
+    /// allocations) and waits for it, then once more under stream capture, and
+    /// instantiates what it queued as a CUDA graph, replacing the last one (ABI 2.11).
+    /// `launch` must only queue work on the stream it is given: a synchronization, a
+    /// read back to the host or an allocation outside a pool invalidates the capture.
+    /// Throws std::runtime_error naming the call that failed, or saying that this
+    /// runtime has no CUDA graphs.
+    void capture_graph(const std::function<void(void*)>& launch);
+    /// Launches the captured graph on stream() (cudaGraphLaunch); std::logic_error
+    /// before capture_graph.
+    void launch_graph();
 
 private:
     struct Impl;

@@ -422,11 +422,16 @@ def run_benchmark(ctx):
 TEST_F(PythonPluginsTest, TheMonitorsWatchAPythonScenario) {
     // The worker's monitors sample a Python scenario as a C++ one: a quarter of a
     // second of busy Python in ctx.measure, sampled every 20 ms.
-    add("unit/busy_py.py", R"(def run_benchmark(ctx):
+    // Each call spins until it has used 25 ms of CPU: a loop of a fixed count took 4 ms
+    // on a fast machine, too little for the bound below.
+    add("unit/busy_py.py", R"(import time
+
+def run_benchmark(ctx):
     def busy():
+        end = time.process_time() + 0.025
         total = 0
-        for i in range(200000):
-            total += i
+        while time.process_time() < end:
+            total += 1
         return total
     ctx.measure("latency", busy)
 )");

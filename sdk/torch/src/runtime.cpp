@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -740,8 +741,7 @@ namespace {
 
 /// The peak for `key`: from this process's memory, else the cache file, else measured
 /// (and cached when it ran a GEMM).
-template <class Measure>
-double cached_peak(const std::string& key, Measure&& measure) {
+double cached_peak(const std::string& key, const std::function<Peak()>& measure) {
     static std::mutex mutex;
     static std::map<std::string, double> memory;  // by file and key: no disk read twice
     const std::lock_guard lock(mutex);

@@ -236,6 +236,61 @@ TEST_F(DeviceTimerTest, DiscardThrottledDropsTheThrottledSamplesCountedAndSaid) 
         << warnings;
 }
 
+std::string all_warnings(const rapidjson::Value& s) {
+    std::string warnings;
+    for (const auto& w : s["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
+    return warnings;
+}
+
+TEST_F(DeviceTimerTest, ThrottleCooldownWaitsForTheThrottlingToEndBeforeTheNextSample) {
+    // Throttling from the 100th reading for 30 readings (30 ms at least), samples of 2 ms:
+    // without a cool-down some 15 samples throttle; with one, the sample the throttling
+    // began in, and the next sample starts after it ended.
+    std::string script = throttling_gpu();
+    for (int i = 1; i < 30; ++i) script += "sample util=90\n";
+    nvml_script = script + "sample util=90 sm_mhz=1980 throttle=0\n";
+    const rapidjson::Value& s =
+        run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
+                               "--discard-throttled", "--throttle-cooldown", "5"},
+            true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    EXPECT_DOUBLE_EQ(s["metadata"]["config"]["throttle_cooldown_s"].GetDouble(), 5);
+    const std::string cooled = info(s, "throttle_cooldown");
+    EXPECT_EQ(cooled.rfind("1, ", 0), 0u) << cooled;
+    EXPECT_NE(cooled.find("s in all (at most 5 s each, after the GPU throttled: hw_slowdown)"), std::string::npos)
+        << cooled;
+    EXPECT_EQ(all_warnings(s).find("still throttled"), std::string::npos) << all_warnings(s);
+    const auto& state = s["device_state"]["latency"];
+    const long long discarded = state.HasMember("discarded_throttled") ? state["discarded_throttled"].GetInt64() : 0;
+    EXPECT_LE(discarded, 2) << "the samples after the cool-down ran unthrottled";
+    EXPECT_EQ(samples(s, "latency").size() + static_cast<std::size_t>(discarded), 150u);
+}
+
+TEST_F(DeviceTimerTest, ThrottleCooldownStopsOnceTheGpuThrottlesSteadily) {
+    nvml_script = throttling_gpu();  // throttles from its 100th reading on, for good
+    const rapidjson::Value& s =
+        run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
+                               "--throttle-cooldown", "0.05"},
+            true);
+    ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
+    const std::string cooled = info(s, "throttle_cooldown");
+    EXPECT_EQ(cooled.rfind("1, ", 0), 0u) << cooled;
+    EXPECT_NE(all_warnings(s).find("--throttle-cooldown: the GPU still throttled after a cool-down of 0.05 s "
+                                   "(hw_slowdown): it throttles steadily, so no more cool-downs were taken"),
+              std::string::npos)
+        << all_warnings(s);
+    EXPECT_EQ(samples(s, "latency").size(), 150u);
+
+    // Without the GPU monitor nothing tells the throttling: said, not silently ignored.
+    const rapidjson::Value& blind =
+        run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "0", "--throttle-cooldown", "1"}, true);
+    ASSERT_STREQ(blind["status"].GetString(), "success") << last.err;
+    EXPECT_NE(all_warnings(blind).find("--throttle-cooldown: no cool-downs, the GPU monitor cannot see the GPU "
+                                       "throttle (monitoring is disabled"),
+              std::string::npos)
+        << all_warnings(blind);
+}
+
 TEST_F(DeviceTimerTest, WrongTimerOrCacheValuesAreRefusedNamingTheOption) {
     const ProcessResult r = run_host({"run", "--plugins-dir", device_plugins.string(), "--cache", "lukewarm"}, work.path());
     EXPECT_EQ(r.exit_code, 2);

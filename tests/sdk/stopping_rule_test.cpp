@@ -117,6 +117,44 @@ TEST(StoppingRule, TimeCallableMeasuresAtLeastMinTime) {
     EXPECT_TRUE(timed.first_call_ms >= 0);
 }
 
+TEST(StoppingRule, PausesBetweenSamplesOutsideTheTimeRule) {
+    // The worker's --throttle-cooldown: a pause before each sample, whose time the rule
+    // leaves out. Here the pause says it waited 10 s (without waiting) before sample 0.
+    std::vector<double> pauses;
+    bench::detail::set_between_samples([&pauses] {
+        pauses.push_back(pauses.empty() ? 10.0 : 0.0);
+        return pauses.back();
+    });
+    bench::TimingOptions options;
+    options.measurement_iterations = 1;
+    options.max_time_s = 1;
+    bench::StoppingRule rule(options);
+    const auto t0 = bench::Clock::now();
+    rule.start(t0);
+    std::vector<double> samples;
+    EXPECT_FALSE(rule.should_stop(samples, t0));
+    EXPECT_EQ(pauses.size(), 1u);
+    samples = {1.0};
+    EXPECT_FALSE(rule.should_stop(samples, t0 + 5s));  // 5 s in, of which 10 s paused: not over
+    EXPECT_TRUE(rule.should_stop(samples, t0 + 11500ms));  // 1.5 s measured
+    EXPECT_EQ(rule.report(samples, t0 + 11500ms).stop_reason, "max_time");
+    EXPECT_DOUBLE_EQ(rule.report(samples, t0 + 11500ms).elapsed_s, 1.5);
+    EXPECT_EQ(pauses.size(), 2u);  // before each sample, none once it stops
+
+    // A fixed count: a pause before each of the samples, none after the last.
+    pauses.clear();
+    bench::TimingOptions fixed;
+    fixed.measurement_iterations = 3;
+    bench::StoppingRule counted(fixed);
+    counted.start();
+    samples.clear();
+    while (!counted.should_stop(samples)) samples.push_back(1.0);
+    EXPECT_EQ(pauses.size(), 3u);
+    bench::detail::set_between_samples({});
+    EXPECT_FALSE(counted.should_stop(std::vector<double>{}));
+    EXPECT_EQ(pauses.size(), 3u);  // removed
+}
+
 TEST(Clock, CostIsMeasured) {
     EXPECT_GT(bench::clock_cost_ns(), 0.0);
     EXPECT_LT(bench::clock_cost_ns(), 100'000.0);

@@ -31,7 +31,7 @@ struct RunArguments {
     bool enable_mock = false, retry_failed = false, allow_untrusted = false, fail_on_regression = false;
     bool dry_run = false, quiet = false, allow_empty = false, profile = false;
     int warmup = 0, measurement = 0, tokens = 0, memory_limit = 0, rounds = 0, confirm = 0;
-    double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0, compile_timeout = 0;
+    double timeout = 0, monitor_interval = 0, min_time = 0, max_time = 0, compile_timeout = 0, throttle_cooldown = 0;
     std::string noise_floor, history, timer, cache, lock_clocks;
     bool history_samples = false;
     // The serving load (config/load_options.hpp), as text: its own parsers say what is wrong.
@@ -257,6 +257,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
                  "On a CUDA device: drop the samples during which the GPU throttled (from the GPU monitor's "
                  "readings at --monitor-interval), counted and reported; every sample keeps its SM clock and "
                  "throttle reasons in the report either way");
+    run.add_option("--throttle-cooldown", args.throttle_cooldown,
+                   "Seconds: on a CUDA device, before each sample, when the GPU throttled since the last one, wait "
+                   "until the GPU monitor sees it stop, at most this long (not counted by --max-time); default 0: never")
+        ->check(CLI::Range(0.0, 86400.0));
     run.add_option("--target-ci-width", args.target_ci_width,
                    "Measure until the 95% confidence interval of the median is this wide relative to the median "
                    "(e.g. 1%), or --max-time (default 10 s) is spent");
@@ -472,6 +476,7 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (given("--timer")) cli.timer = args.timer;
     if (given("--cache")) cli.cache = args.cache;
     if (given("--discard-throttled")) cli.discard_throttled = args.discard_throttled;
+    if (given("--throttle-cooldown")) cli.throttle_cooldown_s = args.throttle_cooldown;
     if (given("--target-ci-width")) cli.target_ci_width = relative_option("--target-ci-width", args.target_ci_width, 1);
     if (given("--model-path")) cli.params.set("model_path", args.model_path);
     for (const std::string& param : args.params) {

@@ -51,6 +51,7 @@ void describe_settings(const ScenarioSettings& settings, const std::string& pref
     if (settings.timer) out[prefix + "timer"] = *settings.timer;
     if (settings.cache) out[prefix + "cache"] = *settings.cache;
     if (settings.discard_throttled) out[prefix + "discard_throttled"] = *settings.discard_throttled ? "true" : "false";
+    if (settings.throttle_cooldown_s) out[prefix + "throttle_cooldown_s"] = number(*settings.throttle_cooldown_s);
     if (settings.num_tokens_to_generate)
         out[prefix + "num_tokens_to_generate"] = std::to_string(*settings.num_tokens_to_generate);
     if (settings.model_id) out[prefix + "model_id"] = *settings.model_id;

@@ -24,7 +24,8 @@ const std::vector<std::string> scenario_keys = {"warmup_iterations", "measuremen
                                                 "num_tokens_to_generate", "model_id", "axes", "params",
                                                 "variants", "batch_sizes", "dtypes", "devices", "threads",
                                                 "compile_modes", "min_time", "max_time", "target_ci_width",
-                                                "compile_timeout", "timer", "cache", "discard_throttled"};
+                                                "compile_timeout", "timer", "cache", "discard_throttled",
+                                                "throttle_cooldown"};
 const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
                                            "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "lock_clocks", "isolation", "log_level",
                                            "rounds", "allow_empty", "history", "history_samples", "plugins",
@@ -169,13 +170,15 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
         settings.num_tokens_to_generate = int_value(origin, key, value, 1);
     } else if (key == "model_id") {
         settings.model_id = scalar_text(origin, key, value);
-    } else if (key == "min_time" || key == "max_time" || key == "compile_timeout") {
+    } else if (key == "min_time" || key == "max_time" || key == "compile_timeout" || key == "throttle_cooldown") {
         const std::string text = scalar_text(origin, key, value);
         const auto seconds = bench::parse_double(text);
         if (!seconds || !(*seconds >= 0) || *seconds > 86'400)
             fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
-        (key == "min_time" ? settings.min_time_s : key == "max_time" ? settings.max_time_s : settings.compile_timeout_s) =
-            *seconds;
+        (key == "min_time"          ? settings.min_time_s
+         : key == "max_time"        ? settings.max_time_s
+         : key == "compile_timeout" ? settings.compile_timeout_s
+                                    : settings.throttle_cooldown_s) = *seconds;
     } else if (key == "discard_throttled") {
         settings.discard_throttled = bool_value(origin, key, value);
     } else if (key == "timer" || key == "cache") {
@@ -249,6 +252,7 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.timer) timer = over.timer;
     if (over.cache) cache = over.cache;
     if (over.discard_throttled) discard_throttled = over.discard_throttled;
+    if (over.throttle_cooldown_s) throttle_cooldown_s = over.throttle_cooldown_s;
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
         if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;

@@ -73,6 +73,7 @@ struct ScenarioSettings {
     std::optional<std::string> timer;  // how measure_device times: auto, host, cuda-events
     std::optional<std::string> cache;  // warm, or cold: flushed before each sample
     std::optional<bool> discard_throttled;  // drop the samples during which the GPU throttled
+    std::optional<double> throttle_cooldown_s;  // wait before a sample while the GPU throttles
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",

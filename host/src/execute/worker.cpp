@@ -149,6 +149,11 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
     } catch (const std::exception& e) {
         monitor_error = e.what();
     }
+    // --throttle-cooldown: the timing loops' stopping rule waits before a sample while the GPU throttles.
+    const bool cool_downs = monitors && config.throttle_cooldown_s > 0 && config.device.rfind("cuda", 0) == 0;
+    if (cool_downs)
+        bench::detail::set_between_samples(
+            [&monitors, max_s = config.throttle_cooldown_s] { return monitors->cool_down(max_s); });
     bench::ScenarioResult result;
     try {
         entry(context);
@@ -176,6 +181,7 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
         result.status = bench::Status::failed;
         result.reason = "threw " + current_exception_type();
     }
+    if (cool_downs) bench::detail::set_between_samples({});
     if (monitors) monitors->stop();
     if (result.status != bench::Status::skipped) {
         try {
@@ -183,6 +189,7 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
             monitors->attach(result, context.measurement_windows());
             if (config.device.rfind("cuda", 0) == 0)
                 monitors->attach_sample_states(result, context.sample_ends(), config.discard_throttled);
+            if (cool_downs) monitors->attach_cool_downs(result, config.throttle_cooldown_s);
         } catch (const std::exception& e) {
             result.warnings.push_back(std::string("the monitors failed: ") + e.what());
         }

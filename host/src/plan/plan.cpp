@@ -78,6 +78,7 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.timer = settings.timer.value_or(config.timer);
     config.cache = settings.cache.value_or(config.cache);
     config.discard_throttled = settings.discard_throttled.value_or(config.discard_throttled);
+    config.throttle_cooldown_s = settings.throttle_cooldown_s.value_or(config.throttle_cooldown_s);
     config.params = settings.params;
     return config;
 }

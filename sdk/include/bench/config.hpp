@@ -73,6 +73,10 @@ struct ScenarioConfig {
     // --discard-throttled: samples during which the GPU throttled are dropped, counted
     // and reported (the worker does it, from the GPU monitor's readings).
     bool discard_throttled = false;
+    // --throttle-cooldown: on a CUDA device, before each sample, when the GPU throttled
+    // since the last one, wait at most this many seconds for it to stop (the worker
+    // does it, from the GPU monitor's readings); 0: never. (Added in ABI 2.12.)
+    double throttle_cooldown_s = 0;
 
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -130,6 +131,9 @@ struct GpuMonitor::Impl {
     std::array<bool, column_count> unsupported{};
     long long samples = 0;
     long long read_errors = 0;
+    // What take_throttling() has not handed out yet: read by another thread while sampling.
+    std::atomic<std::uint64_t> unseen_reasons{0};
+    std::atomic<long long> unseen_readings{0};
     std::array<char, 256> first_error{};
 
     explicit Impl(const MonitorOptions& o) : options(o), table(merges(), o.capacity) {}
@@ -227,6 +231,10 @@ struct GpuMonitor::Impl {
             unsigned long long reasons = 0;
             const nvml::Return rc = api->throttle_reasons(device, &reasons);
             note(row, throttle, rc, static_cast<double>(reasons));
+            if (rc == nvml::success) {
+                unseen_reasons.fetch_or(reasons);
+                unseen_readings.fetch_add(1);
+            }
         }
         table.commit();
         ++samples;
@@ -517,6 +525,17 @@ SampleDeviceState GpuMonitor::sample_states(const std::vector<Clock::time_point>
         states.throttle_reasons.push_back(reasons);
     }
     return states;
+}
+
+GpuMonitor::Throttling GpuMonitor::take_throttling() {
+    Throttling seen;
+    seen.readings = impl_->unseen_readings.exchange(0);
+    seen.reasons = impl_->unseen_reasons.exchange(0);
+    return seen;
+}
+
+bool GpuMonitor::reads_throttling() const {
+    return available() && impl_->api->throttle_reasons != nullptr && !impl_->unsupported[throttle];
 }
 
 bool is_throttling(std::uint64_t reasons) { return (reasons & nvml::throttling_reasons) != 0; }

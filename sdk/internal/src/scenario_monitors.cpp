@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
+#include <thread>
 
 #include <bench/internal/cpu_monitor.hpp>
 #include <bench/internal/gpu_monitor.hpp>
@@ -13,6 +15,11 @@ struct ScenarioMonitors::Impl {
     MonitorOptions options;
     std::optional<GpuMonitor> gpu;
     std::optional<CpuMonitor> cpu;
+    // What cool_down did.
+    long long cool_downs = 0;
+    double cooled_s = 0;
+    std::uint64_t cooled_reasons = 0;
+    bool outlasted = false;  // the throttling outlasted a cool-down: none are taken since
 };
 
 ScenarioMonitors::ScenarioMonitors(const MonitorOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -94,6 +101,60 @@ void ScenarioMonitors::attach_sample_states(ScenarioResult& result,
         }
         result.device_state[name] = std::move(states);
     }
+}
+
+std::string ScenarioMonitors::cool_down_unavailable() const {
+    if (!impl_->gpu) return "monitoring is disabled (monitor interval 0)";
+    if (!impl_->gpu->available()) return impl_->gpu->reason();
+    if (!impl_->gpu->reads_throttling()) return "NVML does not give this GPU's clock event reasons";
+    return {};
+}
+
+double ScenarioMonitors::cool_down(double max_s) {
+    if (max_s <= 0 || impl_->outlasted || !cool_down_unavailable().empty()) return 0;
+    GpuMonitor& gpu = *impl_->gpu;
+    const GpuMonitor::Throttling seen = gpu.take_throttling();
+    if (!is_throttling(seen.reasons)) return 0;
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_s));
+    const auto poll = std::chrono::duration<double, std::milli>(std::clamp(impl_->options.interval_ms, 1.0, 100.0));
+    bool cleared = false;
+    for (auto now = start; now < deadline && !cleared; now = Clock::now()) {
+        std::this_thread::sleep_for(std::min<Clock::duration>(
+            std::chrono::duration_cast<Clock::duration>(poll), deadline - now));
+        const GpuMonitor::Throttling since = gpu.take_throttling();
+        cleared = since.readings > 0 && !is_throttling(since.reasons);
+    }
+    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    ++impl_->cool_downs;
+    impl_->cooled_s += waited;
+    impl_->cooled_reasons |= seen.reasons;
+    impl_->outlasted = !cleared;
+    return waited;
+}
+
+void ScenarioMonitors::attach_cool_downs(ScenarioResult& result, double max_s) const {
+    if (max_s <= 0) return;
+    if (const std::string why = cool_down_unavailable(); !why.empty()) {
+        result.warnings.push_back("--throttle-cooldown: no cool-downs, the GPU monitor cannot see the GPU throttle (" +
+                                  why + ")");
+        return;
+    }
+    const auto seconds = [](double s) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g s", s);
+        return std::string(text);
+    };
+    const std::string reasons = describe_throttling(impl_->cooled_reasons);
+    result.info["throttle_cooldown"] =
+        impl_->cool_downs == 0
+            ? "none: the GPU did not throttle before a sample (at most " + seconds(max_s) + " each)"
+            : std::to_string(impl_->cool_downs) + ", " + seconds(impl_->cooled_s) + " in all (at most " +
+                  seconds(max_s) + " each, after the GPU throttled: " + reasons + ")";
+    if (impl_->outlasted)
+        result.warnings.push_back("--throttle-cooldown: the GPU still throttled after a cool-down of " +
+                                  seconds(max_s) + " (" + reasons +
+                                  "): it throttles steadily, so no more cool-downs were taken");
 }
 
 }  // namespace bench

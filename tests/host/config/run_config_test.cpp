@@ -228,6 +228,7 @@ min_time: 0.5
 max_time: 20
 target_ci_width: 1%
 rounds: 3
+throttle_cooldown: 2.5
 plugins:
   mock_benchmark: {target_ci_width: 0.02}
 )");
@@ -236,12 +237,16 @@ plugins:
     EXPECT_DOUBLE_EQ(top.min_time_s.value(), 0.5);
     EXPECT_DOUBLE_EQ(top.max_time_s.value(), 20);
     EXPECT_DOUBLE_EQ(top.target_ci_width.value(), 0.01);
+    EXPECT_DOUBLE_EQ(top.throttle_cooldown_s.value(), 2.5);
     EXPECT_DOUBLE_EQ(options.effective_for("mock_benchmark").target_ci_width.value(), 0.02);
 
     EXPECT_NE(error_of("target_ci_width: 150%").find("test.yaml:1:18: 'target_ci_width' must be a relative width"),
               std::string::npos)
         << error_of("target_ci_width: 150%");
     EXPECT_NE(error_of("min_time: -1").find("'min_time' must be seconds"), std::string::npos);
+    EXPECT_NE(error_of("throttle_cooldown: soon").find("test.yaml:1:20: 'throttle_cooldown' must be seconds"),
+              std::string::npos)
+        << error_of("throttle_cooldown: soon");
     EXPECT_NE(error_of("rounds: 0").find("'rounds' must be at least 1"), std::string::npos);
 }
 

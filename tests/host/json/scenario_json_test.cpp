@@ -128,6 +128,7 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.variant = bench::Variant::kernelized;
     config.model_id = "m";
     config.target_ci_width = 0.05;
+    config.throttle_cooldown_s = 2.5;
     config.params.set("sizes", bench::Params::Values{"1", "2"});
     ShardInfo shard;
     shard.index = 2;

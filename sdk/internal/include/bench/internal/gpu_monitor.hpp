@@ -58,6 +58,17 @@ public:
     SampleDeviceState sample_states(const std::vector<Clock::time_point>& starts,
                                     const std::vector<Clock::time_point>& ends) const;
 
+    /// The clock event reasons of the readings taken since the last call (or the
+    /// start), OR'ed, and how many readings read them: for a pause between samples
+    /// (--throttle-cooldown), asked from another thread while the monitor samples.
+    struct Throttling {
+        std::uint64_t reasons = 0;
+        long long readings = 0;
+    };
+    Throttling take_throttling();
+    /// Whether the readings hold throttle reasons (NVML and the GPU support them).
+    bool reads_throttling() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

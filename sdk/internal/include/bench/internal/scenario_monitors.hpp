@@ -41,6 +41,19 @@ public:
                               const std::map<std::string, std::vector<Clock::time_point>>& sample_ends,
                               bool discard_throttled);
 
+    /// --throttle-cooldown, before a sample (StoppingRule's pause between samples): when
+    /// the GPU monitor's readings since the last call show throttling, waits until a
+    /// reading shows none, at most `max_s` seconds, and returns the seconds waited (0
+    /// when the GPU did not throttle). Once the throttling outlasts a cool-down, the GPU
+    /// throttles steadily (a power cap, say) and no more cool-downs are taken.
+    double cool_down(double max_s);
+    /// Why cool_down cannot see the GPU throttle (no GPU monitor, no throttle reasons);
+    /// empty when it can.
+    std::string cool_down_unavailable() const;
+    /// What the cool-downs did, as info "throttle_cooldown", and a warning when the
+    /// throttling outlasted one; or, when cool_down could not see, a warning saying why.
+    void attach_cool_downs(ScenarioResult& result, double max_s) const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

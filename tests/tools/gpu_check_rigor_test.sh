@@ -56,6 +56,8 @@ measure on_device --cache cold
 expect PASS cache 'warm [0-9.]+ ms, cold [0-9.]+ ms .*config.cache: warm, cold' "$warm" "$tmp/$runs"
 measure two_ms_samples --monitor-interval 1
 expect PASS sample-state '6 clocks and 6 reasons for 6 samples; SM clock 1980-1980 MHz' "$tmp/$runs"
+measure two_ms_samples --monitor-interval 1 --discard-throttled --throttle-cooldown 2
+expect PASS cooldown "throttle_cooldown 'none: the GPU did not throttle before a sample \(at most 2 s each\)'; 6 samples kept, 0 discarded, 6 asked for" "$tmp/$runs"
 measure two_ms_samples --monitor-interval 1 --lock-clocks base
 expect PASS lock-clocks 'base clock on GPU 0 \(Fake NVML GPU\); SM clock 1980-1980 MHz over 6 samples' "$tmp/$runs"
 grep -qx "reset 0" "$BENCH_FAKE_NVML_LOG" || fail "the clocks were not unlocked: $(cat "$BENCH_FAKE_NVML_LOG")"

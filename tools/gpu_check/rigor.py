@@ -21,6 +21,9 @@ batch 1, eager, unless the check says otherwise); the checks read its plugin rep
                  precision high
   sample-state   --monitor-interval 5: device_state.latency holds an SM clock (MHz) and
                  throttle reasons for every sample of `latency`
+  cooldown       --monitor-interval 5 --discard-throttled --throttle-cooldown 2:
+                 info.throttle_cooldown says what the cool-downs did (none, or how many
+                 and how long), and the kept and the discarded samples make the count asked for
   lock-clocks    --lock-clocks base: the summary's context.gpu.locked_clocks says what
                  was locked and the samples' SM clocks varied by under 2%; SKIP when the
                  run stopped for want of root (--exit-code 2 and NVML's reason)
@@ -144,6 +147,15 @@ def check(name, dirs, exit_code):
         if clocks:
             text += f"; SM clock {min(clocks):.0f}-{max(clocks):.0f} MHz"
         return ("PASS" if ok else "FAIL"), text
+    if name == "cooldown":
+        cooled = info.get("throttle_cooldown")
+        state = s.get("device_state", {}).get("latency", {})
+        kept = len(s.get("measurements", {}).get("latency", {}).get("measurements", []))
+        dropped = state.get("discarded_throttled", 0)
+        asked = s.get("metadata", {}).get("config", {}).get("measurement_iterations")
+        ok = cooled is not None and kept + dropped == asked
+        return ("PASS" if ok else "FAIL"), (f"throttle_cooldown {cooled!r}; {kept} samples kept, {dropped} discarded, "
+                                            f"{asked} asked for")
     if name == "lock-clocks":
         locked = summary.get("context", {}).get("gpu", {}).get("locked_clocks")
         clocks = [c for c in s.get("device_state", {}).get("latency", {}).get("sm_clock_mhz", [])

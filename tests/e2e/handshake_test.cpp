@@ -104,7 +104,7 @@ TEST_F(HandshakeTest, ARunWarnsOncePerUnoptimizedPluginAndEveryReportShowsEachBu
               std::string::npos)
         << md;
     const std::string html = read_file(output / "report.html");
-    EXPECT_NE(html.find("<section id=\"plugins\"><h2>Plugins</h2>"), std::string::npos);
+    EXPECT_NE(html.find("<details id=\"plugins\"><summary>The plugins</summary>"), std::string::npos);
     EXPECT_NE(html.find("<li><code>unit/fixture_unoptimized</code> 1.0.0, build: not optimized, assertions on"),
               std::string::npos)
         << html;

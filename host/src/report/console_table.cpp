@@ -1,11 +1,12 @@
 // The end-of-run summary, at most 100 columns wide: the axes with one value in the whole
-// run once, then per category (unit, integration, performance) one table per benchmark,
+// run once, then per category (unit, integration, performance) one table per benchmark
+// of the scenarios that ran (the skipped ones are listed after the tables, by reason),
 // with a column per axis that varies in it (the tables of report_figures.hpp, which
 // report.md and report.html show too):
 //
 //   Axes with one value in this run: batch_size=1
 //
-//   performance: 3 scenarios
+//   performance: 3 scenarios ran
 //
 //   performance/mock_benchmark/mock_benchmark
 //     VARIANT     STATUS    MEDIAN  95% CI      P95     THROUGHPUT  VS EAGER
@@ -102,8 +103,14 @@ void append_wrapped(std::string& out, const std::string& text, std::size_t inden
     for (const std::string& line : wrap_text(text, line_limit, indent)) out += line + "\n";
 }
 
-// One benchmark's table, split by the axes that must leave the columns to fit.
-void benchmark_tables(std::string& out, const RunFigures& figures, const BenchmarkTable& table) {
+// One benchmark's table, split by the axes that must leave the columns to fit: its
+// scenarios that ran (the skipped ones are listed once, after the tables).
+void benchmark_tables(std::string& out, const RunFigures& figures, const BenchmarkTable& all) {
+    BenchmarkTable table = all;
+    std::erase_if(table.rows, [&](const BenchmarkTable::Row& row) {
+        return figures.scenarios[row.scenario].outcome->result.status == bench::Status::skipped;
+    });
+    if (table.rows.empty()) return;
     std::vector<std::vector<std::string>> cells;
     bool any_note = false;
     for (const BenchmarkTable::Row& row : table.rows) {
@@ -200,9 +207,11 @@ std::string format_summary_table(const RunRecord& given) {
     std::string out;
     if (!figures.fixed_axes.empty()) append_wrapped(out, "Axes with one value in this run: " + axes_text(figures.fixed_axes), 4);
     for (const CategoryTables& category : figures.categories) {
-        if (category.tables.empty()) continue;
+        if (category.totals.ran() == 0) continue;
         if (!out.empty()) out += '\n';
-        out += category.category + ": " + plural(static_cast<std::size_t>(category.totals.total), "scenario", "scenarios") + "\n";
+        out += category.category + ": " + plural(static_cast<std::size_t>(category.totals.ran()), "scenario", "scenarios") +
+               " ran" + (category.totals.skipped > 0 ? ", " + std::to_string(category.totals.skipped) + " skipped" : "") +
+               "\n";
         for (const BenchmarkTable& table : category.tables) benchmark_tables(out, figures, table);
     }
 
@@ -220,6 +229,18 @@ std::string format_summary_table(const RunRecord& given) {
             at = end + 1;
         }
         append_wrapped(out, std::string(table_indent, ' ') + peak.peak, 2 * table_indent);
+    }
+
+    // The skipped scenarios, once, by reason.
+    if (!figures.skips.empty()) out += "\nSkipped:\n";
+    for (const ScenarioGroup& group : figures.skips) {
+        constexpr std::size_t shown = 4;
+        std::string text = "  " + (group.text.empty() ? std::string("no reason given") : one_line(group.text, 200)) +
+                           " (" + std::to_string(group.scenarios.size()) + "): ";
+        for (std::size_t i = 0; i < group.scenarios.size() && i < shown; ++i)
+            text += (i == 0 ? "" : ", ") + scenario_label(figures, *group.scenarios[i]);
+        if (group.scenarios.size() > shown) text += " and " + std::to_string(group.scenarios.size() - shown) + " more";
+        append_wrapped(out, text, 4);
     }
 
     // The table cuts notes short; what went wrong is worth reading in full.

@@ -1,7 +1,10 @@
 // report.html: the run's tables and charts as one self-contained page
-// (rendered_reports.hpp). No script and nothing fetched: the charts are inline SVG
-// (svg_chart.hpp), the style one <style> block with a light and a dark palette. Every
-// piece of text from a report goes through svg::escape.
+// (rendered_reports.hpp), results first: the summary (totals, what went wrong, a row per
+// benchmark), the tables, the charts, the skipped scenarios, then how the run ran, folded.
+// Nothing fetched: the charts are inline SVG (svg_chart.hpp), the style one <style>
+// block with a light and a dark palette, and a few lines of script sort the tables and
+// filter the results (the page reads the same without them). Every piece of text from a
+// report goes through svg::escape.
 
 #include <algorithm>
 #include <cctype>
@@ -91,7 +94,50 @@ svg.chart .note{fill:var(--muted);font-style:italic}
 svg.chart .marker-label{fill:var(--bad);font-weight:600}.stepped{color:var(--bad)}
 svg.spark{display:block;overflow:visible}svg.spark .line{stroke-width:1.5}
 tr.step td{background:var(--rowband)}tr.step td:last-child{color:var(--bad);font-weight:600}
+h3 code,td,li{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
+details{margin:6px 0}details>summary{cursor:pointer;font-weight:600}
+.overview td.bench{white-space:nowrap}
+.sp{display:block;white-space:nowrap}
+.bar{display:inline-block;position:relative;width:96px;height:9px;margin-right:6px;background:var(--grid);vertical-align:middle}
+.bar::after{content:"";position:absolute;left:50%;top:-2px;bottom:-2px;border-left:1px solid var(--muted)}
+.bar .fill{position:absolute;top:0;bottom:0;background:var(--c)}
+table.sortable th{cursor:pointer}table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
+table.sortable th[aria-sort=descending]::after{content:" \25BC"}
+#filter-box input{font:inherit;padding:4px 8px;width:360px;max-width:100%;margin:4px 10px 4px 0}
+.problems .bad{color:var(--bad)}h3 a.muted{font-size:13px;font-weight:400}
 )css";
+
+// Sorting by a column (click or Enter on its header) for table.sortable, and the filter
+// box of the results: a few lines, run at the end of the page. The page reads the same
+// without them: the box is made here.
+constexpr const char* page_script = R"js(
+(function(){
+function key(c){var v=c.getAttribute('data-v');return v===null?c.textContent.trim().toLowerCase():(v===''?NaN:parseFloat(v));}
+document.querySelectorAll('table.sortable').forEach(function(t){
+var hs=t.tHead.rows[0].cells;
+Array.prototype.forEach.call(hs,function(h,i){
+h.tabIndex=0;h.title='Sort by '+h.textContent;
+function sort(){var asc=h.getAttribute('aria-sort')!=='ascending',b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);
+rows.sort(function(x,y){var a=key(x.cells[i]),c=key(y.cells[i]);
+if(typeof a==='number'||typeof c==='number'){if(isNaN(a))return isNaN(c)?0:1;if(isNaN(c))return -1;return asc?a-c:c-a;}
+return asc?a.localeCompare(c):c.localeCompare(a);});
+Array.prototype.forEach.call(hs,function(o){o.removeAttribute('aria-sort');});
+h.setAttribute('aria-sort',asc?'ascending':'descending');rows.forEach(function(r){b.appendChild(r);});}
+h.addEventListener('click',sort);h.addEventListener('keydown',function(e){if(e.key==='Enter')sort();});});});
+var box=document.getElementById('filter-box');if(!box)return;
+var input=document.createElement('input'),count=document.createElement('span');
+input.type='search';input.placeholder='Filter scenarios: words of their id, axes or status';input.setAttribute('aria-label','Filter scenarios');
+count.className='muted';box.appendChild(input);box.appendChild(count);
+var rows=document.querySelectorAll('.bench tbody tr');
+function filter(){var words=input.value.toLowerCase().split(/\s+/).filter(Boolean),shown=0;
+rows.forEach(function(r){var text=(r.getAttribute('data-id')+' '+r.textContent).toLowerCase();
+var ok=words.every(function(w){return text.indexOf(w)>=0;});r.hidden=!ok;if(ok)shown++;});
+document.querySelectorAll('.bench').forEach(function(b){b.hidden=!b.querySelector('tbody tr:not([hidden])');});
+count.textContent=words.length?shown+' of '+rows.length+' scenarios':'';}
+input.addEventListener('input',filter);
+})();
+)js";
 
 // Colours of the variants: the same in every chart.
 int variant_color(const std::string& variant) {
@@ -138,66 +184,160 @@ std::string short_label(const ScenarioOutcome& outcome, const std::string& group
     return name;
 }
 
-// ---- the run and its tables -----------------------------------------------------------
+// ---- the summary, the results, the skips and how the run ran -------------------------
 
-void run_section(std::string& out, const RunFigures& figures) {
+// A number as a sortable column's data-v: what sorting compares.
+std::string sort_key(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
+// A scenario's anchor in the results tables.
+std::string scenario_anchor(const RunFigures& figures, const ScenarioOutcome& outcome) {
+    return "s-" + std::to_string(&outcome - figures.record->outcomes.data());
+}
+
+// A benchmark's anchor: its table in the results.
+std::string benchmark_anchor(const std::string& benchmark_id) {
+    std::string id = "b-";
+    for (const char c : benchmark_id) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    return id;
+}
+
+// A scenario as a reader tells it apart in this run, the full id on hover.
+std::string scenario_code(const RunFigures& figures, const ScenarioOutcome& outcome) {
+    return "<code title=\"" + escape(outcome.config.scenario_id()) + "\">" + escape(scenario_label(figures, outcome)) +
+           "</code>";
+}
+
+// A list of scenarios, linked to their rows when they have one, the first `shown` in
+// the open and the rest folded.
+std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
+                          bool linked, std::size_t shown = 6) {
+    std::string out;
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        if (i == shown) out += " <details><summary>" + std::to_string(scenarios.size() - shown) + " more</summary>";
+        else if (i > 0) out += ", ";
+        const std::string code = scenario_code(figures, *scenarios[i]);
+        out += linked ? "<a href=\"#" + scenario_anchor(figures, *scenarios[i]) + "\">" + code + "</a>" : code;
+    }
+    if (scenarios.size() > shown) out += "</details>";
+    return out;
+}
+
+// A variant's speedup as a small bar around 1x (log scale, 1/4x to 4x) and its figure.
+std::string speedup_bar(const VariantSpeedup& s) {
+    const double position = std::clamp(50 + 25 * std::log2(s.value), 0.0, 100.0);
+    char geometry[64];
+    std::snprintf(geometry, sizeof geometry, "left:%.1f%%;width:%.1f%%", std::min(position, 50.0),
+                  std::abs(position - 50));
+    return "<span class=\"sp\"><span class=\"bar c" + std::to_string(variant_color(s.variant)) + "\"><span class=\"fill\" style=\"" +
+           geometry + "\"></span></span>" + escape(variant_speedup_text(s)) + "</span>";
+}
+
+void overview_table(std::string& out, const RunFigures& figures) {
+    if (figures.overview.empty()) return;
+    out += "<h3 id=\"overview\">Overview</h3>\n<p class=\"muted\">A row per benchmark: its first scenario that "
+           "succeeded (the plan's order: eager, the smallest batch first), and each variant's speedup over eager, "
+           "the bar from 1x on a log scale (1/4x to 4x).</p>\n";
+    out += "<div class=\"scroll\"><table class=\"scenarios overview sortable\"><thead><tr><th>Benchmark</th>"
+           "<th>Succeeded</th><th>Median (95% CI)</th><th>Of</th><th>Speedup over eager (95% CI)</th></tr></thead>"
+           "<tbody>\n";
+    for (const BenchmarkOverview& row : figures.overview) {
+        const RunTotals& t = row.totals;
+        if (t.ran() == 0) continue;  // every scenario skipped: listed with the skips
+        const std::string counts = escape(overview_counts_text(t));
+        std::string median = "-", of = "-", median_key;
+        if (const ScenarioFigures* f = row.headline) {
+            median = figure_cell(median_with_ci(*f));
+            if (f->headline != "latency") median += "<br><span class=\"ci\">" + escape(f->headline) + "</span>";
+            if (f->is_time) median_key = sort_key(f->analysis.summary.median * to_ms_factor(f->unit));
+            const std::string axes = varying_axes_text(figures, *f->outcome);
+            of = "<a href=\"#" + scenario_anchor(figures, *f->outcome) + "\">" + escape(axes.empty() ? "its scenario" : axes) +
+                 "</a>";
+        }
+        std::string speedups;
+        double best = NAN;
+        for (const VariantSpeedup& speedup : row.speedups) {
+            speedups += speedup_bar(speedup);
+            if (!(speedup.value <= best)) best = speedup.value;
+        }
+        out += "<tr><td class=\"bench\"><a href=\"#" + benchmark_anchor(row.benchmark_id) + "\"><code>" +
+               escape(row.benchmark_id) + "</code></a></td><td data-v=\"" + std::to_string(t.successful) + "\">" +
+               counts + "</td><td class=\"num\" data-v=\"" + median_key + "\">" + median + "</td><td>" + of +
+               "</td><td data-v=\"" + (std::isfinite(best) ? sort_key(best) : "") + "\">" +
+               (speedups.empty() ? "-" : speedups) + "</td></tr>\n";
+    }
+    out += "</tbody></table></div>\n";
+}
+
+// The first screen: the totals, what went wrong, and the overview.
+void summary_section(std::string& out, const RunFigures& figures) {
     const RunRecord& record = *figures.record;
-    const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
-    out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"facts\">\n";
-    const auto row = [&](const std::string& label, const std::string& html) {
-        out += "<tr><th scope=\"row\">" + escape(label) + "</th><td>" + html + "</td></tr>\n";
-    };
-    row("Started", escape(record.started_at));
-    row("Finished", escape(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ")");
-    row("Host", escape(record.host_name));
-    row("Commit", "<code>" + escape(record.commit_id) + "</code>");
-    if (!record.host_version.empty()) row("benchhost", escape(record.host_version));
-    for (const auto& [label, text] : figures.machine) row(label, escape(text));
-    out += "</table>\n";
-    if (!record.hardware_warnings.empty()) {
-        out += "<div class=\"warnings\"><strong>Warnings about the machine</strong><ul>\n";
-        for (const std::string& warning : record.hardware_warnings) out += "<li>" + escape(warning) + "</li>\n";
-        out += "</ul></div>\n";
-    }
-    out += "</section>\n";
-
-    out += "<section id=\"settings\"><h2>Settings</h2>\n";
-    if (!figures.settings.empty()) {
-        out += "<table class=\"facts\">\n";
-        for (const auto& [label, value] : figures.settings) row(label, escape(value));
-        out += "</table>\n";
-    }
-    if (figures.command_line.empty()) {
-        out += "<p class=\"muted\">The run did not record its command line.</p>\n";
-    } else {
-        out += "<p>The command line";
-        if (!figures.working_directory.empty()) out += ", in <code>" + escape(figures.working_directory) + "</code>";
-        out += ":</p>\n<pre class=\"command\"><code>" + escape(figures.command_line) + "</code></pre>\n";
-    }
-    out += "</section>\n";
-
     const RunTotals& t = figures.totals;
-    out += "<section id=\"totals\"><h2>Totals</h2>\n<div class=\"totals\">";
+    out += "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"totals\">";
     out += "<div><b>" + std::to_string(t.total) + "</b>scenarios</div>";
     out += "<div><b class=\"status success\">" + std::to_string(t.successful) + "</b>succeeded</div>";
     out += "<div><b class=\"status" + std::string(t.failed > 0 ? " bad" : "") + "\">" + std::to_string(t.failed) +
            "</b>failed</div>";
     out += "<div><b>" + success_rate_text(t) + "</b>" + (t.ran() > 0 ? "of those that ran succeeded" : "none ran") +
            "</div>";
-    out += "<div><b>" + std::to_string(t.skipped) + "</b>skipped</div>";
-    out += "</div>\n<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the "
-           "raw samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
-           "bootstrap interval of that ratio.</p>\n";
-    if (!figures.fixed_axes.empty())
-        out += "<p>Axes with one value in this run: " + escape(axes_text(figures.fixed_axes)) + ".</p>\n";
-    out += "</section>\n";
+    out += "<div><b>" + std::to_string(t.skipped) + "</b>" +
+           (t.skipped > 0 ? "<a href=\"#skipped\">skipped</a>" : std::string("skipped")) + "</div>";
+    if (record.interrupted) out += "<div><b class=\"status bad\">interrupted</b>the run did not finish</div>";
+    out += "</div>\n";
+
+    if (!figures.failures.empty() || !figures.warnings.empty() || !record.hardware_warnings.empty()) {
+        // The first few of each kind in the open, the rest folded: the overview stays on the first screen.
+        constexpr std::size_t open_failures = 8, open_warnings = 3;
+        std::size_t items = 0;
+        const auto fold = [&](std::size_t open, std::size_t total, const char* what) {
+            if (items++ == open) out += "</ul>\n<details><summary>" + std::to_string(total - open) + " more " + what +
+                                        "</summary>\n<ul class=\"problems\">\n";
+        };
+        const auto unfold = [&](std::size_t open) {
+            if (items > open) out += "</ul>\n</details>\n<ul class=\"problems\">\n";
+            items = 0;
+        };
+        out += "<ul class=\"problems\">\n";
+        for (const ScenarioFigures* f : figures.failures) {
+            fold(open_failures, figures.failures.size(), "that did not succeed");
+            const ScenarioOutcome& outcome = *f->outcome;
+            out += "<li>" + status_span(outcome.result.status) + " <a href=\"#" + scenario_anchor(figures, outcome) +
+                   "\">" + scenario_code(figures, outcome) + "</a>: " +
+                   escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
+            if (!outcome.log_tail.empty())
+                out += "<details><summary>Last output of the worker</summary><pre>" + escape(outcome.log_tail) +
+                       "</pre></details>";
+            out += "</li>\n";
+        }
+        unfold(open_failures);
+        for (const std::string& warning : record.hardware_warnings)
+            out += "<li><span class=\"status skipped\">warning</span> about the machine: " + escape(warning) + "</li>\n";
+        for (const ScenarioGroup& group : figures.warnings) {
+            fold(open_warnings, figures.warnings.size(), "warnings");
+            out += "<li><span class=\"status skipped\">warning</span> " + escape(group.text) + " <span class=\"muted\">(" +
+                   (group.scenarios.size() == 1 ? std::string("in ")
+                                                : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
+                   "</span>" + scenario_list(figures, group.scenarios, true, 3) + "<span class=\"muted\">)</span></li>\n";
+        }
+        unfold(open_warnings);
+        out += "</ul>\n";
+    }
+    overview_table(out, figures);
+    out += "<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the raw "
+           "samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
+           "bootstrap interval of that ratio.";
+    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + escape(axes_text(figures.fixed_axes)) + ".";
+    out += "</p>\n</section>\n";
 }
 
 /// One line per plugin: its version and how it was compiled, with what that means.
-void plugins_section(std::string& out, const RunRecord& record) {
+std::string plugins_list(const RunRecord& record) {
     const std::vector<RunPlugin> plugins = run_plugins(record);
-    if (plugins.empty()) return;
-    out += "<section id=\"plugins\"><h2>Plugins</h2>\n<ul>\n";
+    if (plugins.empty()) return {};
+    std::string out = "<ul>\n";
     for (const RunPlugin& plugin : plugins) {
         out += "<li><code>" + escape(plugin.id()) + "</code> " + escape(plugin.version) +
                ", build: " + escape(build_text(plugin.build));
@@ -205,28 +345,69 @@ void plugins_section(std::string& out, const RunRecord& record) {
             out += "<div class=\"warnings\"><strong>Warning:</strong> " + escape(warning) + "</div>";
         out += "</li>\n";
     }
-    out += "</ul>\n</section>\n";
+    return out + "</ul>\n";
 }
 
-void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category, Ids& ids) {
-    out += "<section id=\"" + ids.next("category-" + category.category) + "\"><h2>" + escape(category.category) + "</h2>\n";
-    if (category.tables.empty()) {
-        out += "<p class=\"muted\">No " + escape(category.category) + " scenarios in this run.</p>\n</section>\n";
-        return;
+// The end of the page: the command line that runs it again, in the open; the machine,
+// the settings and the plugins folded.
+void run_section(std::string& out, const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
+    out += "<section id=\"run\"><h2>How it ran</h2>\n";
+    if (figures.command_line.empty()) {
+        out += "<p class=\"muted\">The run did not record its command line.</p>\n";
+    } else {
+        out += "<p>The command line";
+        if (!figures.working_directory.empty()) out += ", in <code>" + escape(figures.working_directory) + "</code>";
+        out += ":</p>\n<pre class=\"command\"><code>" + escape(figures.command_line) + "</code></pre>\n";
     }
-    out += "<p>" + escape(totals_text(category.totals)) + ".</p>\n";
-    std::vector<const ScenarioFigures*> rows;
+    const auto row = [&](const std::string& label, const std::string& html) {
+        out += "<tr><th scope=\"row\">" + escape(label) + "</th><td>" + html + "</td></tr>\n";
+    };
+    out += "<details id=\"machine\"><summary>The machine</summary>\n<table class=\"facts\">\n";
+    row("Started", escape(record.started_at));
+    row("Finished", escape(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ")");
+    row("Host", escape(record.host_name));
+    row("Commit", "<code>" + escape(record.commit_id) + "</code>");
+    if (!record.host_version.empty()) row("benchhost", escape(record.host_version));
+    for (const auto& [label, text] : figures.machine) row(label, escape(text));
+    out += "</table>\n</details>\n";
+    if (!figures.settings.empty()) {
+        out += "<details id=\"settings\"><summary>The settings</summary>\n<table class=\"facts\">\n";
+        for (const auto& [label, value] : figures.settings) row(label, escape(value));
+        out += "</table>\n</details>\n";
+    }
+    if (const std::string plugins = plugins_list(record); !plugins.empty())
+        out += "<details id=\"plugins\"><summary>The plugins</summary>\n" + plugins + "</details>\n";
+    out += "</section>\n";
+}
+
+// A category's tables: a benchmark each, a row per scenario that ran (the skipped ones
+// are listed once, below the results).
+std::string category_section(const RunFigures& figures, const CategoryTables& category, const std::string& id) {
+    if (category.totals.ran() == 0) return {};
+    std::string out = "<section id=\"" + id + "\"><h2>" + escape(category.category) + "</h2>\n<p>" +
+                      escape(totals_text(category.totals)) + ".</p>\n";
     for (const BenchmarkTable& table : category.tables) {
-        out += "<h3><code>" + escape(table.benchmark_id) + "</code>";
+        std::vector<const BenchmarkTable::Row*> ran;
+        for (const BenchmarkTable::Row& row : table.rows)
+            if (figures.scenarios[row.scenario].outcome->result.status != bench::Status::skipped) ran.push_back(&row);
+        if (ran.empty()) continue;
+        out += "<div class=\"bench\"><h3 id=\"" + benchmark_anchor(table.benchmark_id) + "\"><code>" +
+               escape(table.benchmark_id) + "</code>";
         if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + escape(axes_text(table.fixed_axes)) + "</span>";
-        out += "</h3>\n<table class=\"scenarios\"><thead><tr>";
+        if (ran.size() < table.rows.size())
+            out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) + " skipped</a>";
+        out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable\"><thead><tr>";
         for (const std::string& axis : table.axes) out += "<th>" + escape(axis) + "</th>";
         out += "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
                "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
-        for (const BenchmarkTable::Row& row : table.rows) {
-            const ScenarioFigures& f = figures.scenarios[row.scenario];
-            rows.push_back(&f);
+        for (const BenchmarkTable::Row* row : ran) {
+            const ScenarioFigures& f = figures.scenarios[row->scenario];
             const auto& result = f.outcome->result;
+            const bench::SeriesAnalysis& a = f.analysis;
+            const bool measured = a.summary.count > 0;
+            const double to_ms = f.is_time ? to_ms_factor(f.unit) : 1.0;
             std::string headline = figure_cell(median_with_ci(f));
             if (!f.samples.empty() && f.headline != "latency")
                 headline += "<br><span class=\"ci\">" + escape(f.headline) + "</span>";
@@ -235,47 +416,43 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
                 if (!speedups.empty()) speedups += "<br>";
                 speedups += figure_cell(speedup_text(speedup));
             }
-            std::string note;
+            std::string note, note_title;
             if (!result.reason.empty()) note = escape(one_line(result.reason, 90));
             if (!result.warnings.empty()) {
                 if (!note.empty()) note += "<br>";
                 note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+                for (const std::string& warning : result.warnings) note_title += (note_title.empty() ? "" : "\n") + warning;
             }
-            out += "<tr>";
-            for (const std::string& value : row.values) out += "<td class=\"axis\">" + escape(value) + "</td>";
-            out += "<td>" + status_span(result.status) + "</td><td class=\"num\">" + headline + "</td><td class=\"num\">" +
-                   escape(p95_text(f)) + "</td><td class=\"num\">" + escape(cv_text(f)) + "</td><td class=\"num\">" +
-                   escape(throughput_text(f)) + "</td><td class=\"num\">" + (speedups.empty() ? "-" : speedups) +
-                   "</td><td>" + note + "</td></tr>\n";
+            const auto key = [](bool known, double v) { return known && std::isfinite(v) ? sort_key(v) : std::string(); };
+            out += "<tr id=\"" + scenario_anchor(figures, *f.outcome) + "\" data-id=\"" +
+                   escape(f.outcome->config.scenario_id()) + "\">";
+            for (const std::string& value : row->values) out += "<td class=\"axis\">" + escape(value) + "</td>";
+            out += "<td>" + status_span(result.status) + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.summary.median * to_ms) + "\">" + headline + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.summary.p95 * to_ms) + "\">" + escape(p95_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.cv) + "\">" + escape(cv_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(true, f.throughput) + "\">" + escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(!f.speedups.empty(), f.speedups.empty() ? NAN : f.speedups.front().value) + "\">" +
+                   (speedups.empty() ? "-" : speedups) + "</td><td" +
+                   (note_title.empty() ? std::string() : " title=\"" + escape(note_title) + "\"") + ">" + note +
+                   "</td></tr>\n";
         }
-        out += "</tbody></table>\n";
+        out += "</tbody></table></div></div>\n";
     }
+    return out + "</section>\n";
+}
 
-    bool any = false;
-    for (const ScenarioFigures* f : rows) {
-        const auto& outcome = *f->outcome;
-        if (outcome.result.status == bench::Status::success) continue;
-        if (!any) out += "<h3>Failures and skips</h3>\n<ul class=\"problems\">\n";
-        any = true;
-        out += "<li><code>" + escape(outcome.config.scenario_id()) + "</code> " + status_span(outcome.result.status) +
-               ": " + escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
-        if (!outcome.log_tail.empty())
-            out += "<details><summary>Last output of the worker</summary><pre>" + escape(outcome.log_tail) +
-                   "</pre></details>";
-        out += "</li>\n";
-    }
-    if (any) out += "</ul>\n";
-
-    any = false;
-    for (const ScenarioFigures* f : rows) {
-        for (const std::string& warning : f->outcome->result.warnings) {
-            if (!any) out += "<h3>Warnings</h3>\n<ul class=\"problems\">\n";
-            any = true;
-            out += "<li><code>" + escape(f->outcome->config.scenario_id()) + "</code>: " + escape(warning) + "</li>\n";
-        }
-    }
-    if (any) out += "</ul>\n";
-    out += "</section>\n";
+// Below the results: the skipped scenarios, once, by reason.
+std::string skipped_section(const RunFigures& figures) {
+    if (figures.skips.empty()) return {};
+    std::string out = "<section id=\"skipped\"><h2>Skipped</h2>\n<p>" + std::to_string(figures.totals.skipped) +
+                      (figures.totals.skipped == 1 ? " scenario" : " scenarios") +
+                      " did not run, for these reasons:</p>\n<ul class=\"problems\">\n";
+    for (const ScenarioGroup& group : figures.skips)
+        out += "<li>" + escape(group.text.empty() ? "no reason given" : group.text) + " <span class=\"muted\">(" +
+               std::to_string(group.scenarios.size()) + ": </span>" + scenario_list(figures, group.scenarios, false) +
+               "<span class=\"muted\">)</span></li>\n";
+    return out + "</ul>\n</section>\n";
 }
 
 // ---- charts ---------------------------------------------------------------------------
@@ -311,6 +488,7 @@ std::vector<std::pair<Key, std::vector<const ScenarioFigures*>>> group_by(
 // Latency (the headline series) and throughput against batch size, one line per variant,
 // for each benchmark and axis point run at more than one batch size.
 void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    const std::size_t begin = out.size();
     out += "<section id=\"batch-sizes\"><h2>Latency and throughput against batch size</h2>\n";
     const auto groups = group_by<std::string>(
         figures, [](const ScenarioFigures& f) { return f.success() && f.is_time && !f.samples.empty(); },
@@ -394,10 +572,8 @@ void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
                                      : svg::no_data(throughput.title, "the benchmark records no throughput series");
         out += "</div>\n";
     }
-    if (!any)
-        out += svg::no_data("Latency and throughput against batch size",
-                            "no benchmark of this run succeeded at more than one batch size");
     out += "</section>\n";
+    if (!any) out.resize(begin);  // no benchmark of this run succeeded at more than one batch size
 }
 
 // --find-peak: for each search, the percentiles of each bounded metric and the goodput
@@ -504,6 +680,7 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
 // Speedups of every variant over eager, with their 95% CIs: one row per benchmark point
 // and series, one mark per variant.
 void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
+    const std::size_t begin = out.size();
     out += "<section id=\"speedups\"><h2>Speedup over eager</h2>\n";
     svg::IntervalChart chart;
     chart.id = ids.next("speedups");
@@ -544,22 +721,37 @@ void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
     }
     for (const std::string& variant : legend_variants) chart.legend.emplace_back(variant, variant_color(variant));
     chart.x = {"speedup over eager (x)", svg::scale_for(std::min(low, 1.0), std::max(high, 1.0), 8), {}, false};
-    out += chart.rows.empty()
-               ? svg::no_data("Speedup over eager", "no variant succeeded beside an eager scenario of the same benchmark")
-               : figure(svg::interval_chart(chart));
-    out += "</section>\n";
+    out += figure(svg::interval_chart(chart)) + "</section>\n";
+    if (chart.rows.empty()) out.resize(begin);  // no variant succeeded beside an eager scenario
+}
+
+// The most dots a row of a distribution chart draws: a longer series is drawn as this
+// many of its order statistics, evenly spaced (its quartiles and extremes kept); the
+// plugin reports keep every sample.
+constexpr std::size_t max_dots = 200;
+
+std::vector<double> summarised(const std::vector<double>& samples) {
+    if (samples.size() <= max_dots) return samples;
+    std::vector<double> sorted = samples, kept;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < max_dots; ++i)
+        kept.push_back(sorted[i * (sorted.size() - 1) / (max_dots - 1)]);
+    return kept;
 }
 
 // The samples of each scenario's headline series, per benchmark.
 void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    const std::size_t begin = out.size();
+    bool any = false;
     out += "<section id=\"distributions\"><h2>Distributions of the samples</h2>\n";
-    out += "<p class=\"muted\">Each row: the samples of a scenario (dots), their quartiles (box), median (bar) and the "
-           "range within 1.5 IQR of the quartiles (whiskers).</p>\n";
+    out += "<p class=\"muted\">Each row: the samples of a scenario (dots; of a series longer than " +
+           std::to_string(max_dots) + " samples, that many of its order statistics, evenly spaced), their quartiles "
+           "(box), median (bar) and the range within 1.5 IQR of the quartiles (whiskers).</p>\n";
     const auto groups = group_by<std::string>(
         figures, [](const ScenarioFigures& f) { return f.success() && !f.samples.empty(); },
         [](const ScenarioFigures& f) { return f.outcome->config.benchmark_id() + "\n" + f.headline; });
-    if (groups.empty()) out += svg::no_data("Distributions of the samples", "no scenario succeeded with samples");
     for (const auto& [key, members] : groups) {
+        if (members.size() < 2) continue;  // a chart compares at least two scenarios
         const ScenarioFigures& first = *members.front();
         svg::DistributionChart chart;
         chart.id = ids.next("distribution-" + first.outcome->config.benchmark_id());
@@ -581,7 +773,7 @@ void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) 
             row.label = axes.empty() ? f->outcome->config.scenario_name
                                      : f->outcome->config.scenario_name.substr(f->outcome->config.scenario_name.find('['));
             row.color = variant_color(f->variant);
-            const std::vector<double>& samples = f->is_time ? f->samples_ms : f->samples;
+            const std::vector<double> samples = summarised(f->is_time ? f->samples_ms : f->samples);
             for (const double v : samples) {
                 row.samples.push_back(v * factor);
                 low = std::min(low, v * factor);
@@ -592,8 +784,10 @@ void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) 
         chart.x = {first.headline + " (" + unit + ")", svg::scale_for(low, high, 10), {}, false};
         chart.width = 1000;
         out += figure(svg::distribution_chart(chart));
+        any = true;
     }
     out += "</section>\n";
+    if (!any) out.resize(begin);
 }
 
 // At most `limit` points: the mean of each run of consecutive values (NaN left out).
@@ -663,21 +857,39 @@ std::vector<std::pair<double, double>> measurement_spans(const bench::MonitorTim
     return spans;
 }
 
+// The most scenarios whose monitor timelines the page draws: the ones whose monitors
+// warned first, then the others in order. Each is three charts; a run of many scenarios
+// keeps the rest in its plugin reports (each monitor's "timeline").
+constexpr std::size_t max_timelines = 12;
+
 void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
+    const std::size_t begin = out.size();
     out += "<section id=\"monitors\"><h2>Monitors over time</h2>\n";
     out += "<p class=\"muted\">What the CPU and GPU monitors sampled while each scenario ran (seconds since the "
            "monitor started); shaded: the measurement windows.</p>\n";
     std::map<std::string, int> unavailable;  // "gpu_metrics: reason" -> scenarios
-    std::vector<std::string> without_data;
-    bool any = false;
-    for (const std::string& category : category_order(figures)) {
-        for (const ScenarioFigures& f : figures.scenarios) {
+    std::vector<const ScenarioOutcome*> without_data;
+    std::vector<const ScenarioFigures*> order;
+    for (const std::string& category : category_order(figures))
+        for (const ScenarioFigures& f : figures.scenarios)
+            if (f.outcome->config.category == category) order.push_back(&f);
+    std::stable_partition(order.begin(), order.end(), [](const ScenarioFigures* f) {
+        const auto& monitors = f->outcome->result.monitors;
+        return std::any_of(monitors.begin(), monitors.end(), [](const auto& m) { return !m.second.warnings.empty(); });
+    });
+    std::size_t drawn = 0, not_drawn = 0;
+    {
+        for (const ScenarioFigures* drawn_figures : order) {
+            const ScenarioFigures& f = *drawn_figures;
             const ScenarioOutcome& outcome = *f.outcome;
-            if (outcome.config.category != category) continue;
             const auto& monitors = outcome.result.monitors;
             for (const auto& [name, report] : monitors)
                 if (!report.available) ++unavailable[name + ": " + (report.reason.empty() ? "not available" : report.reason)];
 
+            if (drawn == max_timelines) {
+                not_drawn += std::any_of(monitors.begin(), monitors.end(), [](const auto& m) { return m.second.available; });
+                continue;
+            }
             std::string charts;
             std::vector<std::pair<double, double>> bands;
             for (const char* monitor : {"cpu_metrics", "gpu_metrics"}) {
@@ -723,26 +935,28 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
             }
             if (charts.empty()) {
                 if (!monitors.empty() || outcome.result.status == bench::Status::success)
-                    without_data.push_back(outcome.config.scenario_id());
+                    without_data.push_back(&outcome);
                 continue;
             }
-            any = true;
-            out += "<h3><code>" + escape(outcome.config.scenario_id()) + "</code></h3>\n<div class=\"figures\">\n" +
-                   charts + "</div>\n";
+            ++drawn;
+            out += "<h3>" + scenario_code(figures, outcome) + "</h3>\n<div class=\"figures\">\n" + charts + "</div>\n";
         }
     }
-    if (!any) out += svg::no_data("Monitors over time", "no scenario has a monitor timeline");
+    if (drawn == 0) {  // nothing to draw: no section
+        out.resize(begin);
+        return;
+    }
+    if (not_drawn > 0)
+        out += "<p class=\"muted\">The timelines of " + std::to_string(not_drawn) + " more " +
+               (not_drawn == 1 ? "scenario are" : "scenarios are") + " in their plugin reports (each monitor's " +
+               "<code>timeline</code>): the page draws " + std::to_string(max_timelines) +
+               ", the ones whose monitors warned first.</p>\n";
     if (!unavailable.empty() || !without_data.empty()) {
         out += "<ul class=\"problems muted\">\n";
         for (const auto& [what, count] : unavailable)
             out += "<li>" + escape(what) + " (" + std::to_string(count) + (count == 1 ? " scenario" : " scenarios") +
                    ")</li>\n";
-        if (!without_data.empty()) {
-            out += "<li>No timeline: ";
-            for (std::size_t i = 0; i < without_data.size(); ++i)
-                out += (i == 0 ? "<code>" : ", <code>") + escape(without_data[i]) + "</code>";
-            out += "</li>\n";
-        }
+        if (!without_data.empty()) out += "<li>No timeline: " + scenario_list(figures, without_data, false) + "</li>\n";
         out += "</ul>\n";
     }
     out += "</section>\n";
@@ -763,41 +977,54 @@ std::string html_report(const RunFigures& figures) {
     const RunRecord& record = *figures.record;
     Ids ids;
     const std::string title = "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
+
+    // The sections, each empty when the run has nothing for it; the contents link to the others.
+    std::string links;  // <li> items
+    const auto link = [&links](const std::string& anchor, const std::string& text) {
+        links += "<li><a href=\"#" + anchor + "\">" + escape(text) + "</a></li>";
+    };
+    std::string results;
+    for (const CategoryTables& category : figures.categories) {
+        std::string anchor = "category-";
+        for (const char c : category.category) anchor += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+        const std::string section = category_section(figures, category, anchor);
+        if (section.empty()) continue;
+        link(anchor, category.category);
+        results += section;
+    }
+    if (!results.empty()) results = "<div id=\"filter-box\"></div>\n" + results;
+    std::string charts;
+    const auto add = [&](const char* anchor, const char* text, const auto& render) {
+        const std::size_t before = charts.size();
+        render(charts, figures, ids);
+        if (charts.size() > before) link(anchor, text);
+    };
+    add("peak-search", "Peak search", peak_section);
+    add("batch-sizes", "Against batch size", batch_size_charts);
+    add("speedups", "Speedups", speedup_chart);
+    const ModelComparison models = compare_models(figures);
+    links += model_comparison_nav(models);
+    charts += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
+    add("distributions", "Distributions", distribution_charts);
+    add("monitors", "Monitors", monitor_charts);
+    const std::string profiles = profile_html_section(figures);
+    if (!profiles.empty()) link("profiles", "Where the time goes");
+    const std::string skipped = skipped_section(figures);
+    if (!skipped.empty()) link("skipped", "Skipped");
+
     std::string out = html_page_start(title);
     out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">" + escape(record.host_name) + " &middot; " +
            escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
-
-    const std::vector<std::string> categories = category_order(figures);
-    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#run\">Run</a></li><li><a href=\"#settings\">Settings</a></li>"
-           "<li><a href=\"#totals\">Totals</a></li>";
-    {
-        Ids preview = ids;  // the ids category_section will give
-        for (const std::string& category : categories)
-            out += "<li><a href=\"#" + preview.next("category-" + category) + "\">" + escape(category) + "</a></li>";
-    }
-    const ModelComparison models = compare_models(figures);
-    if (!peak_tables(figures).empty()) out += "<li><a href=\"#peak-search\">Peak search</a></li>";
-    out += "<li><a href=\"#batch-sizes\">Against batch size</a></li><li><a href=\"#speedups\">Speedups</a></li>";
-    out += model_comparison_nav(models);
-    out += "<li><a href=\"#distributions\">Distributions</a></li><li><a href=\"#monitors\">Monitors</a></li>";
-    const std::string profiles = profile_html_section(figures);
-    if (!profiles.empty()) out += "<li><a href=\"#profiles\">Where the time goes</a></li>";
-    out += "</ul></nav>\n";
-
+    out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#summary\">Summary</a></li>";
+    out += links;
+    out += "<li><a href=\"#run\">How it ran</a></li></ul></nav>\n";
+    summary_section(out, figures);
+    out += results + charts + profiles + skipped;
     run_section(out, figures);
-    plugins_section(out, record);
-    for (const CategoryTables& category : figures.categories) category_section(out, figures, category, ids);
-    peak_section(out, figures, ids);
-    batch_size_charts(out, figures, ids);
-    speedup_chart(out, figures, ids);
-    out += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
-    distribution_charts(out, figures, ids);
-    monitor_charts(out, figures, ids);
-    out += profiles;
-
     out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
            " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "
            "<a href=\"report.md\">report.md</a>.</p></footer>\n";
+    out += std::string("<script>") + page_script + "</script>\n";
     out += html_page_end();
     return out;
 }

@@ -55,27 +55,28 @@ std::string note_cell(const ScenarioFigures& f) {
     return note;
 }
 
+// A category's tables: a row per scenario that ran (the skipped ones are listed once,
+// under "Skipped").
 void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category) {
-    out += "## " + md_text(category.category) + "\n\n";
-    if (category.tables.empty()) {
-        out += "No " + md_text(category.category) + " scenarios in this run.\n\n";
-        return;
-    }
-    out += totals_text(category.totals) + ".\n\n";
-    std::vector<const ScenarioFigures*> rows;
+    if (category.totals.ran() == 0) return;
+    out += "## " + md_text(category.category) + "\n\n" + totals_text(category.totals) + ".\n\n";
     for (const BenchmarkTable& table : category.tables) {
+        std::vector<const BenchmarkTable::Row*> ran;
+        for (const BenchmarkTable::Row& row : table.rows)
+            if (figures.scenarios[row.scenario].outcome->result.status != bench::Status::skipped) ran.push_back(&row);
+        if (ran.empty()) continue;
         out += "### " + md_code(table.benchmark_id);
         if (!table.fixed_axes.empty()) out += " (" + md_text(axes_text(table.fixed_axes)) + ")";
+        if (ran.size() < table.rows.size()) out += ", " + std::to_string(table.rows.size() - ran.size()) + " skipped";
         out += "\n\n|";
         for (const std::string& axis : table.axes) out.append(" ").append(md_text(axis)).append(" |");
         out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n|";
         for (std::size_t i = 0; i < table.axes.size(); ++i) out += "---|";
         out += "---|--:|--:|--:|--:|--:|---|\n";
-        for (const BenchmarkTable::Row& row : table.rows) {
-            const ScenarioFigures& f = figures.scenarios[row.scenario];
-            rows.push_back(&f);
+        for (const BenchmarkTable::Row* row : ran) {
+            const ScenarioFigures& f = figures.scenarios[row->scenario];
             out += "|";
-            for (const std::string& value : row.values) out.append(" ").append(md_text(value)).append(" |");
+            for (const std::string& value : row->values) out.append(" ").append(md_text(value)).append(" |");
             out += ' ';
             out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
                    cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | " + note_cell(f) +
@@ -83,34 +84,75 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
         }
         out += "\n";
     }
+}
 
-    bool any_problem = false;
-    for (const ScenarioFigures* f : rows) {
+// Scenarios as a list of code spans, the first `shown` of them, then how many more.
+std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
+                          std::size_t shown = 6) {
+    std::string out;
+    for (std::size_t i = 0; i < scenarios.size() && i < shown; ++i)
+        out += (i == 0 ? "" : ", ") + md_code(scenario_label(figures, *scenarios[i]));
+    if (scenarios.size() > shown) out += " and " + std::to_string(scenarios.size() - shown) + " more";
+    return out;
+}
+
+// What a reader came for: the totals, what went wrong, and a row per benchmark.
+void summary_section(std::string& out, const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    out += "## Summary\n\n" + totals_text(figures.totals) + ".";
+    if (record.interrupted) out += " **The run was interrupted**: the scenarios that did not run are not counted.";
+    out += "\n\n";
+    for (const ScenarioFigures* f : figures.failures) {
         const auto& result = f->outcome->result;
-        if (result.status == bench::Status::success) continue;
-        if (!any_problem) out += "**Failures and skips**\n\n";
-        any_problem = true;
-        out += "- " + md_code(f->outcome->config.scenario_id()) + " (" + std::string(bench::to_string(result.status)) +
-               "): " + (result.reason.empty() ? std::string("no reason given") : md_text(result.reason)) + "\n";
+        out += "- **" + std::string(bench::to_string(result.status)) + "** " +
+               md_code(scenario_label(figures, *f->outcome)) + ": " +
+               (result.reason.empty() ? std::string("no reason given") : md_text(result.reason)) + "\n";
     }
-    if (any_problem) out += "\n";
+    for (const std::string& warning : record.hardware_warnings) out += "- warning about the machine: " + md_text(warning) + "\n";
+    for (const ScenarioGroup& group : figures.warnings)
+        out += "- warning: " + md_text(group.text) + " (" +
+               (group.scenarios.size() == 1 ? std::string("in ")
+                                            : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
+               scenario_list(figures, group.scenarios, 3) + ")\n";
+    if (!figures.failures.empty() || !figures.warnings.empty() || !record.hardware_warnings.empty()) out += "\n";
 
-    bool any_warning = false;
-    for (const ScenarioFigures* f : rows) {
-        for (const std::string& warning : f->outcome->result.warnings) {
-            if (!any_warning) out += "**Warnings**\n\n";
-            any_warning = true;
-            out += "- " + md_code(f->outcome->config.scenario_id()) + ": " + md_text(warning) + "\n";
-        }
+    bool any = false;
+    for (const BenchmarkOverview& row : figures.overview) {
+        if (row.totals.ran() == 0) continue;  // listed with the skips
+        if (!any) out += "| Benchmark | Succeeded | Median (95% CI) | Of | Speedup over eager (95% CI) |\n|---|---|--:|---|---|\n";
+        any = true;
+        std::string speedups;
+        for (const VariantSpeedup& speedup : row.speedups)
+            speedups += (speedups.empty() ? "" : "; ") + variant_speedup_text(speedup);
+        out += "| " + md_code(row.benchmark_id) + " | " + overview_counts_text(row.totals) + " | " +
+               (row.headline ? md_text(headline_cell(*row.headline)) : "-") + " | " +
+               (row.headline ? md_text(varying_axes_text(figures, *row.headline->outcome)) : "-") + " | " +
+               (speedups.empty() ? "-" : md_text(speedups)) + " |\n";
     }
-    if (any_warning) out += "\n";
+    if (any) out += "\n";
+    out += "A row per benchmark: its first scenario that succeeded (the plan's order: eager, the smallest batch "
+           "first), and each variant's speedup over eager. Medians come with their 95% confidence interval "
+           "(percentile bootstrap over the raw samples, 1000 resamples); CV is std / mean; a speedup is eager's "
+           "median over the variant's, with the bootstrap interval of that ratio.";
+    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".";
+    out += "\n\n";
+}
+
+// Below the results: the skipped scenarios, once, by reason.
+void skipped_section(std::string& out, const RunFigures& figures) {
+    if (figures.skips.empty()) return;
+    out += "## Skipped\n\n";
+    for (const ScenarioGroup& group : figures.skips)
+        out += "- " + md_text(group.text.empty() ? "no reason given" : group.text) + " (" +
+               std::to_string(group.scenarios.size()) + ": " + scenario_list(figures, group.scenarios) + ")\n";
+    out += "\n";
 }
 
 /// One line per plugin: its version and how it was compiled, with what that means.
 void plugins_section(std::string& out, const RunRecord& record) {
     const std::vector<RunPlugin> plugins = run_plugins(record);
     if (plugins.empty()) return;
-    out += "## Plugins\n\n";
+    out += "### Plugins\n\n";
     for (const RunPlugin& plugin : plugins) {
         out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) + ", build: " + md_text(build_text(plugin.build));
         if (const std::string warning = build_warning(plugin.build); !warning.empty())
@@ -149,32 +191,19 @@ void peak_section(std::string& out, const RunFigures& figures) {
     }
 }
 
-// How the run was set up, and the command line that runs it again.
-void settings_section(std::string& out, const RunFigures& figures) {
-    out += "## Settings\n\n";
-    if (!figures.settings.empty()) {
-        out += "| Setting | |\n|---|---|\n";
-        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
-        out += "\n";
-    }
+// The end: the command line that runs it again, the machine, the settings, the plugins.
+void run_section(std::string& out, const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    out += "## How it ran\n\n";
     if (figures.command_line.empty()) {
         out += "The run did not record its command line.\n\n";
-        return;
+    } else {
+        out += "The command line";
+        if (!figures.working_directory.empty()) out += ", in " + md_code(figures.working_directory);
+        out += ":\n\n" + md_code_block(figures.command_line, "sh") + "\n";
     }
-    out += "The command line";
-    if (!figures.working_directory.empty()) out += ", in " + md_code(figures.working_directory);
-    out += ":\n\n" + md_code_block(figures.command_line, "sh") + "\n";
-}
-
-}  // namespace
-
-std::string markdown_report(const RunFigures& figures) {
-    const RunRecord& record = *figures.record;
-    std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
-    out += "The charts of this run are in [report.html](report.html).\n\n";
-
     const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
-    out += "| Run | |\n|---|---|\n";
+    out += "### The machine\n\n| Run | |\n|---|---|\n";
     out += "| Started | " + md_text(record.started_at) + " |\n";
     out += "| Finished | " + md_text(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ") |\n";
     out += "| Host | " + md_text(record.host_name) + " |\n";
@@ -182,26 +211,28 @@ std::string markdown_report(const RunFigures& figures) {
     if (!record.host_version.empty()) out += "| benchhost | " + md_text(record.host_version) + " |\n";
     for (const auto& [label, text] : figures.machine) out += "| " + md_text(label) + " | " + md_text(text) + " |\n";
     out += "\n";
-    if (!record.hardware_warnings.empty()) {
-        out += "**Warnings about the machine**\n\n";
-        for (const std::string& warning : record.hardware_warnings) out += "- " + md_text(warning) + "\n";
+    if (!figures.settings.empty()) {
+        out += "### Settings\n\n| Setting | |\n|---|---|\n";
+        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
         out += "\n";
     }
-    settings_section(out, figures);
-
-    out += "## Totals\n\n";
-    out += totals_text(figures.totals) + ".\n\n";
-    out += "Medians come with their 95% confidence interval (percentile bootstrap over the raw samples, 1000 "
-           "resamples); CV is std / mean; a speedup is eager's median over the variant's, with the bootstrap "
-           "interval of that ratio.\n\n";
-    if (!figures.fixed_axes.empty())
-        out += "Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".\n\n";
-
     plugins_section(out, record);
+}
+
+}  // namespace
+
+std::string markdown_report(const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
+    out += md_text(record.host_name) + ", " + md_text(record.started_at) + ". The charts of this run are in "
+           "[report.html](report.html).\n\n";
+    summary_section(out, figures);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     peak_section(out, figures);
     out += model_comparison_markdown(compare_models(figures), md_text);
     out += profile_markdown_section(figures, md_text, md_code);
+    skipped_section(out, figures);
+    run_section(out, figures);
     return out;
 }
 

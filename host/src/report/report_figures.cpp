@@ -265,6 +265,81 @@ void make_tables(RunFigures& figures) {
     }
 }
 
+/// A warning with its numbers replaced: what alike warnings share.
+std::string warning_shape(const std::string& text) {
+    std::string shape;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+            while (i + 1 < text.size() && (std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 1] == '.'))
+                ++i;
+            shape += '#';
+        } else {
+            shape += text[i];
+        }
+    }
+    return shape;
+}
+
+/// Adds `outcome` to the group keyed `key` (made with `text` when new).
+void add_to_group(std::vector<ScenarioGroup>& groups, std::vector<std::string>& keys, const std::string& key,
+                  const std::string& text, const ScenarioOutcome* outcome) {
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+        keys.push_back(key);
+        groups.push_back({text, {}});
+        it = keys.end() - 1;
+    }
+    std::vector<const ScenarioOutcome*>& members = groups[static_cast<std::size_t>(it - keys.begin())].scenarios;
+    if (members.empty() || members.back() != outcome) members.push_back(outcome);
+}
+
+void make_summary(RunFigures& figures) {
+    std::vector<std::string> warning_keys, skip_keys;
+    for (const ScenarioFigures& f : figures.scenarios) {
+        const bench::ScenarioResult& result = f.outcome->result;
+        if (result.status == bench::Status::skipped) {
+            add_to_group(figures.skips, skip_keys, result.reason, result.reason, f.outcome);
+            continue;
+        }
+        if (result.status != bench::Status::success) figures.failures.push_back(&f);
+        for (const std::string& warning : result.warnings)
+            add_to_group(figures.warnings, warning_keys, warning_shape(warning), warning, f.outcome);
+    }
+    for (const CategoryTables& category : figures.categories) {
+        for (const BenchmarkTable& table : category.tables) {
+            BenchmarkOverview& row = figures.overview.emplace_back();
+            row.benchmark_id = table.benchmark_id;
+            // Per variant, the log of each speedup of the headline series.
+            std::vector<std::pair<std::string, std::vector<const Speedup*>>> by_variant;
+            for (const BenchmarkTable::Row& table_row : table.rows) {
+                const ScenarioFigures& f = figures.scenarios[table_row.scenario];
+                row.totals.count(f.outcome->result.status);
+                if (row.headline == nullptr && f.success() && !f.samples.empty()) row.headline = &f;
+                for (const Speedup& speedup : f.speedups) {
+                    if (speedup.series != f.headline || !(speedup.value > 0)) continue;
+                    auto it = std::find_if(by_variant.begin(), by_variant.end(),
+                                           [&](const auto& v) { return v.first == f.variant; });
+                    if (it == by_variant.end()) it = by_variant.insert(by_variant.end(), {f.variant, {}});
+                    it->second.push_back(&speedup);
+                }
+            }
+            for (const auto& [variant, speedups] : by_variant) {
+                VariantSpeedup& v = row.speedups.emplace_back();
+                v.variant = variant;
+                v.points = static_cast<int>(speedups.size());
+                if (speedups.size() == 1) {
+                    v.value = speedups.front()->value;
+                    v.ci = speedups.front()->ci;
+                    continue;
+                }
+                double log_sum = 0;
+                for (const Speedup* s : speedups) log_sum += std::log(s->value);
+                v.value = std::exp(log_sum / static_cast<double>(speedups.size()));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::pair<std::string, double> time_display_unit(double max_ms) {
@@ -370,6 +445,7 @@ RunFigures compute_figures(const RunRecord& record) {
     if (const auto it = record.run_config.find("working_directory"); it != record.run_config.end())
         figures.working_directory = it->second;
     make_tables(figures);
+    make_summary(figures);
     return figures;
 }
 
@@ -463,6 +539,46 @@ std::string upper_case(std::string text) {
 }
 
 }  // namespace
+
+namespace {
+/// The axes of `outcome`'s name whose value varies in the run.
+AxisValues varying_axes(const RunFigures& figures, const ScenarioOutcome& outcome) {
+    AxisValues varying;
+    for (auto& axis_value : scenario_axes(outcome.config.scenario_name)) {
+        const bool fixed = std::any_of(figures.fixed_axes.begin(), figures.fixed_axes.end(),
+                                       [&](const auto& f) { return f.first == axis_value.first; });
+        if (!fixed) varying.push_back(std::move(axis_value));
+    }
+    return varying;
+}
+}  // namespace
+
+std::string scenario_label(const RunFigures& figures, const ScenarioOutcome& outcome) {
+    const bench::ScenarioConfig& config = outcome.config;
+    std::string label = config.benchmark == config.plugin ? config.plugin : config.plugin + "/" + config.benchmark;
+    const AxisValues axes = varying_axes(figures, outcome);
+    return axes.empty() ? label : label + " [" + axes_text(axes) + "]";
+}
+
+std::string varying_axes_text(const RunFigures& figures, const ScenarioOutcome& outcome) {
+    std::string text;
+    for (const auto& [axis, value] : varying_axes(figures, outcome)) text += (text.empty() ? "" : ", ") + value;
+    return text;
+}
+
+std::string variant_speedup_text(const VariantSpeedup& s) {
+    std::string text = s.variant + " " + format_ratio(s.value);
+    if (s.points == 1 && s.ci.valid()) text += " [" + format3(s.ci.low) + ", " + format3(s.ci.high) + "]";
+    if (s.points > 1) text += " (geometric mean of " + std::to_string(s.points) + ")";
+    return text;
+}
+
+std::string overview_counts_text(const RunTotals& t) {
+    std::string text = std::to_string(t.successful) + " of " + std::to_string(t.total);
+    if (t.failed > 0) text += ", " + std::to_string(t.failed) + " failed";
+    if (t.skipped > 0) text += ", " + std::to_string(t.skipped) + " skipped";
+    return text;
+}
 
 std::string rate_text(double qps) { return std::isfinite(qps) ? format_figure(qps, "") + "/s" : "-"; }
 

@@ -78,6 +78,33 @@ struct CategoryTables {
     std::vector<BenchmarkTable> tables;  // in order of first appearance; none without scenarios
 };
 
+/// A variant's speedup over eager in one benchmark, for the overview.
+struct VariantSpeedup {
+    std::string variant;  // as ScenarioFigures::variant: "compiled", "compiled/torchscript", ...
+    /// Eager's median over the variant's, of the headline series; over several axis points
+    /// (batch sizes, dtypes, ...), the geometric mean of their speedups.
+    double value = NAN;
+    bench::Interval ci;  // its 95% CI at one point; invalid over several
+    int points = 0;      // the axis points it is over
+};
+
+/// One row of the overview that opens the rendered reports: a benchmark, its headline
+/// figure and how each variant compares with eager.
+struct BenchmarkOverview {
+    std::string benchmark_id;
+    RunTotals totals;
+    /// Its first successful scenario with samples, in the plan's order (eager, the smallest
+    /// batch first): the figure the row shows, with its axes. Null when none succeeded.
+    const ScenarioFigures* headline = nullptr;
+    std::vector<VariantSpeedup> speedups;  // in order of first appearance
+};
+
+/// Scenarios that share a reason (a skip) or a warning, said once.
+struct ScenarioGroup {
+    std::string text;  // the reason; for warnings, the first scenario's wording
+    std::vector<const ScenarioOutcome*> scenarios;
+};
+
 struct RunFigures {
     const RunRecord* record = nullptr;
     RunTotals totals;
@@ -94,6 +121,16 @@ struct RunFigures {
     AxisValues fixed_axes;
     /// Every category of category_order(), with its tables.
     std::vector<CategoryTables> categories;
+
+    // What the rendered reports open with (the summary), and close with (the skips).
+    std::vector<BenchmarkOverview> overview;  // a row per benchmark, in the tables' order
+    /// The scenarios that ran and did not succeed (failed, crashed, timed out, ...), in order.
+    std::vector<const ScenarioFigures*> failures;
+    /// The warnings of the scenarios that ran, alike ones together: the same wording but
+    /// for its numbers ("load average 2.26" and "load average 1.97" are one warning).
+    std::vector<ScenarioGroup> warnings;
+    /// The skipped scenarios by reason, in order of first appearance.
+    std::vector<ScenarioGroup> skips;
 };
 
 RunFigures compute_figures(const RunRecord& record);
@@ -113,6 +150,17 @@ struct PeakTable {
 std::vector<PeakTable> peak_tables(const RunFigures& figures);
 /// A rate of queries as the peak search shows it: "1.25k/s", "200/s"; "-" when not finite.
 std::string rate_text(double qps);
+
+/// A scenario as a reader tells it apart in this run: its benchmark (with the plugin when
+/// named otherwise) and the axes whose value varies in the run:
+/// "resnet50/train [variant=compiled, compile_mode=torchscript]".
+std::string scenario_label(const RunFigures& figures, const ScenarioOutcome& outcome);
+/// The values of those axes alone: "compiled, torchscript"; empty when none varies.
+std::string varying_axes_text(const RunFigures& figures, const ScenarioOutcome& outcome);
+/// "compiled 1.53x [1.51, 1.71]", "kernelized 1.17x (geometric mean of 2)".
+std::string variant_speedup_text(const VariantSpeedup& speedup);
+/// An overview row's scenarios: "4 of 6, 2 skipped", "3 of 4, 1 failed".
+std::string overview_counts_text(const RunTotals& totals);
 
 /// The renderers of rendered_reports.hpp, over figures already computed.
 std::string markdown_report(const RunFigures& figures);

@@ -22,7 +22,7 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
-/// The lines of the summary after its first category heading ("unit: 5 scenarios").
+/// The lines of the summary after its first category heading ("unit: 4 scenarios ran, 1 skipped").
 std::vector<std::string> table_lines(const RunRecord& record) {
     std::vector<std::string> lines = lines_of(benchhost::format_summary_table(record));
     if (!lines.empty() && lines[0].rfind("unit: ", 0) == 0) lines.erase(lines.begin());
@@ -66,19 +66,25 @@ RunRecord sample_record() {
     return record;
 }
 
-TEST(ConsoleTable, OneTablePerBenchmarkThenTheProblemsInFull) {
+TEST(ConsoleTable, OneTablePerBenchmarkThenTheSkipsAndTheProblemsInFull) {
     const auto lines = table_lines(sample_record());
-    EXPECT_EQ(lines_of(benchhost::format_summary_table(sample_record()))[0], "unit: 5 scenarios");
-    // Each benchmark: a blank line, its heading, its table (the header and one row: no
-    // axes, so no axis columns).
-    const char* benchmarks[] = {"fast_kernel_with_a_long_name", "model", "slow", "skip", "boom"};
-    ASSERT_GE(lines.size(), 20u);
-    for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(lines_of(benchhost::format_summary_table(sample_record()))[0], "unit: 4 scenarios ran, 1 skipped");
+    // Each benchmark that ran: a blank line, its heading, its table (the header and one
+    // row: no axes, so no axis columns).
+    const char* benchmarks[] = {"fast_kernel_with_a_long_name", "model", "slow", "boom"};
+    ASSERT_GE(lines.size(), 16u);
+    for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_EQ(lines[4 * i], "") << i;
         EXPECT_EQ(lines[4 * i + 1], std::string("unit/mock/") + benchmarks[i]);
         EXPECT_EQ(lines[4 * i + 2].rfind("  STATUS", 0), 0u) << lines[4 * i + 2];
-        EXPECT_EQ(lines[4 * i + 3].rfind(i < 3 ? "  success" : i == 3 ? "  skipped" : "  failed", 0), 0u) << lines[4 * i + 3];
+        EXPECT_EQ(lines[4 * i + 3].rfind(i < 3 ? "  success" : "  failed", 0), 0u) << lines[4 * i + 3];
     }
+    // The skipped one: once, by its reason, after the tables.
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), "unit/mock/skip"), 0);
+    const auto skipped = std::find(lines.begin(), lines.end(), "Skipped:");
+    ASSERT_NE(skipped, lines.end());
+    EXPECT_EQ(*(skipped - 1), "");
+    EXPECT_EQ(*(skipped + 1), "  mock disabled (1): mock/skip");
     const auto header = table_under(lines, "unit/mock/model").at(0);
     for (const char* title : {"STATUS", "MEDIAN", "95% CI", "P95", "THROUGHPUT", "VS EAGER"})
         EXPECT_NE(header.find(title), std::string::npos) << title;
@@ -106,16 +112,15 @@ TEST(ConsoleTable, ColumnsAreAligned) {
                                   .batch_size(1)
                                   .status(bench::Status::skipped, "not here"));
     const auto table = table_under(lines_of(benchhost::format_summary_table(record)), "performance/m/m");
-    ASSERT_EQ(table.size(), 6u);
+    ASSERT_EQ(table.size(), 5u);  // the skipped scenario is listed after the tables
     // STATUS starts at the same column in every row: after the widest variant.
     const std::size_t status_column = table[0].find("STATUS");
     EXPECT_EQ(table[0].rfind("  VARIANT     BATCH_SIZE  STATUS", 0), 0u) << table[0];
-    const char* statuses[] = {"success", "success", "success", "success", "skipped"};
-    for (std::size_t i = 1; i <= 5; ++i) EXPECT_EQ(table[i].find(statuses[i - 1]), status_column) << table[i];
+    for (std::size_t i = 1; i <= 4; ++i) EXPECT_EQ(table[i].find("success"), status_column) << table[i];
     EXPECT_EQ(table[2].rfind("  eager       16          success", 0), 0u) << table[2];
     // MEDIAN is right-aligned: every value ends where the title ends.
     const std::size_t median_end = table[0].find("MEDIAN") + 6;
-    for (std::size_t i = 1; i <= 5; ++i) {
+    for (std::size_t i = 1; i <= 4; ++i) {
         ASSERT_GE(table[i].size(), median_end) << table[i];
         EXPECT_NE(table[i][median_end - 1], ' ') << table[i];
         EXPECT_EQ(table[i][median_end], ' ') << table[i];
@@ -137,10 +142,8 @@ TEST(ConsoleTable, FiguresAreScaledToTheirMagnitude) {
     EXPECT_NE(model.find("19.2 ms"), std::string::npos) << model;  // p95 of {12.34, 12.34, 20}
     EXPECT_NE(model.find("81.2 tokens/s"), std::string::npos) << model;
     EXPECT_NE(table_under(lines, "unit/mock/slow").at(1).find("1.52 s"), std::string::npos);
-    // A skipped scenario has no figures.
-    const std::string skip = table_under(lines, "unit/mock/skip").at(1);
-    EXPECT_NE(skip.find(" - "), std::string::npos) << skip;
-    EXPECT_NE(skip.find("mock disabled"), std::string::npos) << skip;
+    // A skipped scenario has no figures: it has no row.
+    EXPECT_TRUE(table_under(lines, "unit/mock/skip").empty());
 }
 
 TEST(ConsoleTable, LongReasonIsOneLineCutToTheWidthLeft) {
@@ -232,12 +235,12 @@ TEST(ConsoleTable, OneTablePerCategoryWithSpreadAndSpeedup) {
     ASSERT_GE(lines.size(), 12u);
     EXPECT_EQ(lines[0], "Axes with one value in this run: dtype=float32");
     EXPECT_EQ(lines[1], "");
-    EXPECT_EQ(lines[2], "unit: 1 scenario");
+    EXPECT_EQ(lines[2], "unit: 1 scenario ran");
     EXPECT_EQ(lines[4], "unit/mock/kernel");
     EXPECT_EQ(lines[5].rfind("  STATUS", 0), 0u);
     EXPECT_EQ(lines[6].rfind("  success", 0), 0u);
     EXPECT_EQ(lines[7], "");
-    EXPECT_EQ(lines[8], "performance: 2 scenarios");
+    EXPECT_EQ(lines[8], "performance: 2 scenarios ran");
     EXPECT_EQ(lines[10], "performance/model/model");
     EXPECT_EQ(lines[11].rfind("  VARIANT", 0), 0u) << lines[11];
     EXPECT_EQ(lines[11].find("DTYPE"), std::string::npos) << lines[11];  // said once, above
@@ -271,7 +274,7 @@ RunRecord realistic_record() {
                                              benchtest::jittered_samples(batch * 22765172.0, 12, seed + 1, 0.001));
                         seed += 2;
                         if (std::string(device) == "cuda:0" && std::string(dtype) == "bfloat16" && batch == 32)
-                            o.status(bench::Status::skipped, "bfloat16 at batch size 32 needs more GPU memory than this "
+                            o.status(bench::Status::failed, "bfloat16 at batch size 32 needs more GPU memory than this "
                                                              "device has (80 GiB asked, 40 GiB free)");
                         record.outcomes.push_back(o);
                     }
@@ -318,14 +321,14 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
     // resnet50 varies in five axes: too wide for one table, so the two with the fewest
     // values (of those, the later ones: threads, then device) move into headings.
     const auto table = table_under(lines, "performance/resnet50/resnet50 (device=cuda:0, threads=4)");
-    ASSERT_EQ(table.size(), 1u + 3u * 3u * 2u + 3u);  // the header, the rows, a note under each skip
+    ASSERT_EQ(table.size(), 1u + 3u * 3u * 2u + 3u);  // the header, the rows, a note under each failure
     EXPECT_EQ(table[0].rfind("  VARIANT     BATCH_SIZE  DTYPE     STATUS", 0), 0u) << table[0];
     EXPECT_EQ(table[0].find("NOTE"), std::string::npos) << table[0];
     EXPECT_NE(table[1].find("22.8M elements/s"), std::string::npos) << table[1];  // 22765172 at batch 1
     EXPECT_NE(text.find("1.23k tokens/s"), std::string::npos);
-    // No room for a note column: the reason of each skip is on the line under its row.
+    // No room for a note column: the reason of each failure is on the line under its row.
     const auto skip = std::find_if(table.begin(), table.end(), [](const std::string& line) {
-        return line.find("skipped") != std::string::npos;
+        return line.find("failed") != std::string::npos;
     });
     ASSERT_NE(skip, table.end());
     ASSERT_NE(skip + 1, table.end());
@@ -336,7 +339,7 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
                              "device=cpu,";
     EXPECT_FALSE(table_under(lines, gpt2).empty()) << text;
     EXPECT_NE(std::find(lines.begin(), lines.end(), "    threads=0)"), lines.end()) << text;
-    EXPECT_EQ(lines[0], "unit: 2 scenarios");
+    EXPECT_EQ(lines[0], "unit: 2 scenarios ran");
     // The failures in full, wrapped under their id.
     std::string problems = text.substr(text.find("Problems:"));
     for (const char* words : {"tolerance 1e-05); a second line follows", "a terminal a hundred columns wide"}) {

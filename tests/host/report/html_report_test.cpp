@@ -190,34 +190,44 @@ double median_of(const ScenarioOutcome& o) { return bench::analyze_series(o.resu
 
 // ---- Markdown ------------------------------------------------------------------------
 
-TEST(MarkdownReport, HasTheRunTheTotalsAndOneTablePerCategory) {
+TEST(MarkdownReport, OpensWithTheSummaryThenATablePerCategoryThatRanThenTheSkipsAndTheRun) {
     const RunRecord record = make_record();
     const std::string md = benchhost::markdown_report(record);
     EXPECT_NE(md.find("# benchhost run 20261122_115000"), std::string::npos);
     EXPECT_NE(md.find("| Host | testhost |"), std::string::npos);
     EXPECT_NE(md.find("| Commit | `abc123` |"), std::string::npos);
     EXPECT_NE(md.find("Test CPU &lt;9000&gt; (2 logical cores)"), std::string::npos) << md;
-    EXPECT_NE(md.find("- the machine is loaded"), std::string::npos);
+    EXPECT_NE(md.find("- warning about the machine: the machine is loaded"), std::string::npos) << md;
     // The rate is over the scenarios that ran: the skip is not a failure.
     EXPECT_NE(md.find("12 scenarios: 10 succeeded, 1 failed (90.9% of those that ran), 1 skipped."), std::string::npos)
         << md;
     EXPECT_NE(md.find("[report.html](report.html)"), std::string::npos);
 
-    const auto unit = md.find("## unit"), integration = md.find("## integration"), performance = md.find("## performance");
-    ASSERT_NE(unit, std::string::npos);
+    // The summary first: the totals, the failure and the warnings, a row per benchmark that ran.
+    const auto summary = md.find("## Summary"), integration = md.find("## integration"),
+               performance = md.find("## performance"), skipped = md.find("## Skipped"), run = md.find("## How it ran");
+    ASSERT_NE(summary, std::string::npos);
     ASSERT_NE(integration, std::string::npos);
     ASSERT_NE(performance, std::string::npos);
-    EXPECT_LT(unit, integration);
+    EXPECT_LT(summary, integration);
     EXPECT_LT(integration, performance);
-    // A table per benchmark: toy varies in variant and batch size, the others are one
-    // scenario each, their axes in their headings.
-    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"), 4u);
+    EXPECT_LT(performance, skipped);
+    EXPECT_LT(skipped, run);
+    EXPECT_LT(run, md.find("| Host | testhost |"));  // the machine at the end
+    EXPECT_NE(md.find("| Benchmark | Succeeded | Median (95% CI) | Of | Speedup over eager (95% CI) |"),
+              std::string::npos);
+    EXPECT_NE(md.find("| `performance/toy/toy` | 9 of 9 | "), std::string::npos) << md;
+    EXPECT_NE(md.find("| `integration/broken/broken` | 0 of 1, 1 failed | - | - | - |"), std::string::npos) << md;
+    // unit/ops/matmul only skipped: no unit section and no overview row, a line under Skipped.
+    EXPECT_EQ(md.find("## unit"), std::string::npos);
+    EXPECT_EQ(md.find("| `unit/ops/matmul`"), std::string::npos);
+    EXPECT_NE(md.find("## Skipped\n\n- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
+    // A table per benchmark that ran: toy varies in variant and batch size, the others are
+    // one scenario each, their axes in their headings.
+    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"), 3u);
     EXPECT_EQ(count(md, "| variant | batch_size | Status | Median (95% CI) |"), 1u);
     EXPECT_NE(md.find("### `performance/toy/toy`\n"), std::string::npos) << md;
     EXPECT_NE(md.find("### `performance/toy/gpu_toy` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
-    EXPECT_NE(md.find("### `unit/ops/matmul` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
-    // Full ids only in the lists under the tables: the first is the skip of unit/ops/matmul.
-    EXPECT_EQ(md.find("[variant="), md.find("- `unit/ops/matmul[variant=") + std::string("- `unit/ops/matmul").size());
 }
 
 TEST(MarkdownReport, AxesWithOneValueInTheRunAreSaidOnce) {
@@ -251,9 +261,9 @@ TEST(MarkdownReport, SettingsSayHowTheRunRanAndHowToRunItAgain) {
     for (ScenarioOutcome& o : record.outcomes) o.config.measurement_iterations = 20;
     record.outcomes.back().config.min_time_s = 0.5;  // unit/ops/matmul: a time rule
     const std::string md = benchhost::markdown_report(record);
-    const auto settings = md.find("## Settings\n");
+    const auto settings = md.find("### Settings\n");
     ASSERT_NE(settings, std::string::npos) << md;
-    EXPECT_LT(settings, md.find("## Totals"));
+    EXPECT_GT(settings, md.find("## How it ran"));
     EXPECT_NE(md.find("| Sampling | 3 warmup, 20 samples (performance/toy/toy, performance/toy/gpu_toy, "
                       "integration/broken/broken); 3 warmup, at least 20 samples, at least 0.5 s (unit/ops/matmul) |"),
               std::string::npos)
@@ -298,6 +308,10 @@ TEST(MarkdownReport, EachRowHasTheMedianWithItsCiAndTheSpeedupWithItsCi) {
     const std::string md = benchhost::markdown_report(record);
     for (const ScenarioOutcome& o : record.outcomes) {
         const std::string row = md_row(md, o);
+        if (o.result.status == bench::Status::skipped) {  // listed under Skipped, no row
+            EXPECT_TRUE(row.empty()) << row;
+            continue;
+        }
         ASSERT_FALSE(row.empty()) << o.config.scenario_id() << "\n" << md;
         // 7 cells, and the variant and batch size for toy: no pipe from the text leaks.
         EXPECT_EQ(count(row, " | "), o.config.benchmark == "toy" ? 8u : 6u) << row;
@@ -326,9 +340,8 @@ TEST(MarkdownReport, ReasonsAreListedAndEscaped) {
     EXPECT_NE(md.find("bad input &lt;script&gt;alert('x')&lt;/script&gt; &amp; more \\| piped second line"),
               std::string::npos)
         << md;
-    EXPECT_NE(md.find("**Failures and skips**"), std::string::npos);
-    EXPECT_NE(md.find("- `unit/ops/matmul[variant=eager,batch_size=1]` (skipped): float16 is not supported on CPU"),
-              std::string::npos);
+    EXPECT_NE(md.find("- **failed** `broken [variant=eager, batch_size=1]`: bad input &lt;script&gt;"), std::string::npos) << md;
+    EXPECT_NE(md.find("- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
     EXPECT_NE(md.find("| **failed** |"), std::string::npos);
     EXPECT_NE(md.find("gpu throttled &lt;hot&gt;"), std::string::npos);
 }
@@ -339,9 +352,11 @@ TEST(HtmlReport, IsBalancedSelfContainedAndEscaped) {
     const std::string html = benchhost::html_report(make_record());
     EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
     EXPECT_EQ(check_balanced(html), "");
-    // Nothing from the network, and no script at all.
-    for (const char* external : {"http://", "https://", "src=", "@import", "url(", "<script", "<link"})
+    // Nothing from the network; one script of its own (sorting and filtering), inline.
+    for (const char* external : {"http://", "https://", "src=", "@import", "url(", "<link"})
         EXPECT_EQ(html.find(external), std::string::npos) << external;
+    EXPECT_EQ(count(html, "<script"), 1u);
+    EXPECT_NE(html.find("<script>\n(function(){"), std::string::npos);
     EXPECT_NE(html.find("bad input &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more | piped"),
               std::string::npos);
     EXPECT_NE(html.find("last line &lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
@@ -354,16 +369,17 @@ TEST(HtmlReport, IsBalancedSelfContainedAndEscaped) {
 TEST(HtmlReport, HasOneAccessibleSvgPerExpectedChart) {
     const std::string html = benchhost::html_report(make_record());
     // Latency and throughput against batch size (toy: 3 batch sizes), the speedups, a
-    // distribution per benchmark (toy, gpu_toy), monitors: utilization and memory of
-    // each of the 10 successful scenarios, and gpu_toy's power.
-    const std::size_t expected = 2 + 1 + 2 + 10 * 2 + 1;
+    // distribution per benchmark of two scenarios or more (toy; not gpu_toy, one),
+    // monitors: utilization and memory of each of the 10 successful scenarios, and
+    // gpu_toy's power.
+    const std::size_t expected = 2 + 1 + 1 + 10 * 2 + 1;
     EXPECT_EQ(count(html, "<svg "), expected);
     EXPECT_EQ(count(html, "role=\"img\""), expected);
     EXPECT_EQ(count(html, "<desc id="), expected);
     EXPECT_EQ(count(html, "</svg>"), expected);
     EXPECT_EQ(count(html, "<svg class=\"chart xy\""), 2u + 21u);
     EXPECT_EQ(count(html, "<svg class=\"chart intervals\""), 1u);
-    EXPECT_EQ(count(html, "<svg class=\"chart distribution\""), 2u);
+    EXPECT_EQ(count(html, "<svg class=\"chart distribution\""), 1u);
     // Each svg names its title and desc, which exist.
     const std::regex labelled("aria-labelledby=\"([^\" ]+) ([^\"]+)\"");
     for (auto it = std::sregex_iterator(html.begin(), html.end(), labelled); it != std::sregex_iterator(); ++it) {
@@ -442,9 +458,23 @@ TEST(HtmlReport, DistributionsShowEverySampleOfEachScenario) {
     EXPECT_EQ(count(svg, "data-n=\"20\""), 9u);
     EXPECT_EQ(count(svg, "<circle class=\"dot"), 9u * 20u);
     EXPECT_EQ(count(svg, "<rect class=\"box"), 9u);
-    // The gpu_toy benchmark is in us: its axis says so.
-    const std::string gpu = svg_with_id(benchhost::html_report(record), "distribution-performance-toy-gpu-toy");
-    EXPECT_NE(gpu.find("latency (us)"), std::string::npos);
+    // The gpu_toy benchmark has one scenario: nothing to compare, no chart.
+    EXPECT_TRUE(svg_with_id(benchhost::html_report(record), "distribution-performance-toy-gpu-toy").empty());
+}
+
+TEST(HtmlReport, ALongSeriesIsDrawnAsItsOrderStatistics) {
+    RunRecord record = benchtest::record_of();
+    for (const auto variant : {bench::Variant::eager, bench::Variant::compiled}) {
+        std::vector<double> samples;
+        for (int i = 0; i < 5000; ++i) samples.push_back(1 + (i * 7919 % 5000) / 5000.0);  // 1 to 2, shuffled
+        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b").variant(variant).series("latency", "ms", samples));
+    }
+    const std::string svg = svg_with_id(benchhost::html_report(record), "distribution-performance-p-b");
+    ASSERT_FALSE(svg.empty());
+    EXPECT_EQ(count(svg, "<circle class=\"dot"), 2u * 200u);  // 200 a row, not 5000
+    EXPECT_EQ(count(svg, "data-n=\"200\""), 2u);
+    const std::vector<double> x = series_values(svg, "eager", "data-x");
+    (void)x;
 }
 
 TEST(HtmlReport, MonitorTimelinesAreDrawnWithTheMeasurementWindows) {
@@ -462,25 +492,31 @@ TEST(HtmlReport, MonitorTimelinesAreDrawnWithTheMeasurementWindows) {
     EXPECT_NE(html.find("GPU power (W)"), std::string::npos);
 }
 
-TEST(HtmlReport, SaysNoDataInsteadOfDrawingEmptyCharts) {
+TEST(HtmlReport, HasOnlyTheSectionsTheRunHasAndLinksOnlyToThem) {
     RunRecord record;
     record.timestamp = "20261122_115000";
     std::string html = benchhost::html_report(record);
     EXPECT_EQ(check_balanced(html), "");
     EXPECT_EQ(count(html, "<svg"), 0u);
-    EXPECT_GE(count(html, "class=\"no-data\""), 4u);
-    EXPECT_NE(html.find("No unit scenarios in this run."), std::string::npos);
+    EXPECT_EQ(count(html, "<section id="), 2u);  // the summary and how it ran
+    EXPECT_NE(html.find("<nav aria-label=\"Contents\"><ul><li><a href=\"#summary\">Summary</a></li><li><a "
+                        "href=\"#run\">How it ran</a></li></ul></nav>"),
+              std::string::npos);
     EXPECT_NE(benchhost::markdown_report(record).find("0 scenarios: 0 succeeded"), std::string::npos);
 
-    // One scenario with one sample and no monitor: its distribution, nothing else.
+    // One scenario with one sample and no monitor: its table, and nothing to compare.
     auto o = scenario("performance", "one", "one", bench::Variant::eager, 1, bench::Status::success);
     o.result.series.push_back({"latency", "ms", {2.5}, 1});
     record.outcomes.push_back(o);
     html = benchhost::html_report(record);
     EXPECT_EQ(check_balanced(html), "");
-    EXPECT_EQ(count(html, "<svg "), 1u);
-    EXPECT_NE(html.find("no benchmark of this run succeeded at more than one batch size"), std::string::npos);
-    EXPECT_NE(html.find("Speedup over eager</strong>: no data"), std::string::npos);
+    EXPECT_EQ(count(html, "<svg "), 0u);
+    for (const char* absent : {"batch-sizes", "speedups", "distributions", "monitors", "skipped"}) {
+        EXPECT_EQ(html.find("id=\"" + std::string(absent) + "\""), std::string::npos) << absent;
+        EXPECT_EQ(html.find("href=\"#" + std::string(absent) + "\""), std::string::npos) << absent;
+    }
+    EXPECT_NE(html.find("<li><a href=\"#category-performance\">performance</a></li>"), std::string::npos);
+    EXPECT_NE(html.find("<section id=\"category-performance\">"), std::string::npos);
     EXPECT_NE(html.find("2.50 ms"), std::string::npos);
 }
 

@@ -151,16 +151,30 @@ TEST_F(PlanTest, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     install_plugin(two_variants_plugin, plugins, "performance");
     const ProcessResult dry = run({"--dry-run"});
     EXPECT_EQ(dry.exit_code, 0) << describe(dry);
-    EXPECT_NE(dry.out.find("Plan: 2 scenarios"), std::string::npos) << dry.out;
+    // Its own benchmark in eager and compiled; eager_only, which declares eager alone, in eager.
+    EXPECT_NE(dry.out.find("Plan: 3 scenarios"), std::string::npos) << dry.out;
     EXPECT_EQ(dry.out.find("variant=kernelized"), std::string::npos) << dry.out;
+    EXPECT_EQ(dry.out.find("eager_only[variant=compiled"), std::string::npos) << dry.out;
     EXPECT_NE(dry.out.find("note: fixture_two_variants: kernelized not planned (the plugin declares eager,compiled)"),
               std::string::npos)
         << dry.out;
+    EXPECT_NE(dry.out.find("note: fixture_two_variants/eager_only: compiled not planned (the benchmark declares eager)"),
+              std::string::npos)
+        << dry.out;
 
-    // Run for real: the kernelized scenario would fail if it were started.
+    // Run for real: a scenario of an undeclared variant would fail if it were started.
     const ProcessResult real = run({"--measurement-iterations", "2"});
     EXPECT_EQ(real.exit_code, 0) << describe(real);
-    EXPECT_EQ(read_json(output / "benchmark_summary.json")["run_metadata"]["successful_runs"].GetInt(), 2);
+    EXPECT_EQ(read_json(output / "benchmark_summary.json")["run_metadata"]["successful_runs"].GetInt(), 3);
+
+    // Asking only for variants a benchmark lacks leaves it out, with a note: its plugin has others.
+    const ProcessResult compiled = run({"--dry-run", "--variants", "compiled"});
+    EXPECT_EQ(compiled.exit_code, 0) << describe(compiled);
+    EXPECT_NE(compiled.out.find("Plan: 1 scenario"), std::string::npos) << compiled.out;
+    EXPECT_NE(compiled.out.find("note: fixture_two_variants/eager_only: not planned: the benchmark declares eager, none "
+                                "of the variants asked for (compiled, from --variants)"),
+              std::string::npos)
+        << compiled.out;
 
     // Asking only for what the plugin lacks is a warning naming it, and here an empty plan.
     const ProcessResult lacking = run({"--dry-run", "--variants", "kernelized"});
@@ -178,7 +192,10 @@ TEST_F(PlanTest, AxisOptionSweepsACustomAxisAndOverridesTheConfig) {
     ASSERT_EQ(result.exit_code, 0) << describe(result);
     const std::map<std::string, double> expected = {{"fixture_two_variants[variant=eager,size=1]", 1},
                                                     {"fixture_two_variants[variant=eager,size=2]", 2},
-                                                    {"fixture_two_variants[variant=eager,size=3]", 3}};
+                                                    {"fixture_two_variants[variant=eager,size=3]", 3},
+                                                    {"eager_only[variant=eager,size=1]", 1},
+                                                    {"eager_only[variant=eager,size=2]", 2},
+                                                    {"eager_only[variant=eager,size=3]", 3}};
     EXPECT_EQ(scalars("fixture_two_variants", "size"), expected);
 
     // The command line over the YAML's axes: section, as for every option.

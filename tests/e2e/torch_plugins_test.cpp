@@ -219,7 +219,8 @@ TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {
 TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
     auto s = run({"--include", "tensor_ops/conv2d", "--include", "tensor_ops/softmax", "--dtypes", "float32",
                   "--param", "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});
-    ASSERT_EQ(s.size(), 6u);
+    // softmax declares no kernelized variant (BENCH_BENCHMARK_VARIANTS): it is not planned.
+    ASSERT_EQ(s.size(), 5u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
         const Scenario& conv = s["conv2d[variant=" + std::string(variant) + ",dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(conv.status, "success") << variant << ": " << conv.reason;
@@ -230,9 +231,7 @@ TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
     }
     EXPECT_GT(scalar(s["conv2d[variant=compiled,dtype=float32,device=cpu,threads=0]"], "compile_time_1x16x16x16"), 0);
     EXPECT_EQ(s["softmax[variant=compiled,dtype=float32,device=cpu,threads=0]"].status, "success");
-    const Scenario& softmax = s["softmax[variant=kernelized,dtype=float32,device=cpu,threads=0]"];
-    EXPECT_EQ(softmax.status, "skipped");
-    EXPECT_NE(softmax.reason.find("no kernelized softmax"), std::string::npos) << softmax.reason;
+    EXPECT_EQ(s.count("softmax[variant=kernelized,dtype=float32,device=cpu,threads=0]"), 0u);
 }
 
 TEST_F(TorchPluginsTest, TensorOpsSlowdownMakesTheTimedCallsSlower) {
@@ -534,13 +533,11 @@ TEST_F(TorchPluginsTest, Float16RunsOnTheCpuAndIsComparedWithFloat32) {
 }
 
 TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
-    // Batch 1, two timed steps per optimizer; compiled is an inference variant: skipped.
+    // Batch 1, two timed steps per optimizer; train declares eager alone (compiled is an
+    // inference variant): compiled is not planned.
     auto s = run({"--include", "resnet50/train", "--variants", "eager,compiled", "--batch-sizes", "1", "--axis",
                   "optimizer=sgd,adamw"});
-    ASSERT_EQ(s.size(), 4u);
-    const Scenario& compiled = s["train[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript,optimizer=sgd]"];
-    EXPECT_EQ(compiled.status, "skipped");
-    EXPECT_NE(compiled.reason.find("eager only"), std::string::npos) << compiled.reason;
+    ASSERT_EQ(s.size(), 2u);
 
     constexpr double mib = 1024.0 * 1024.0;
     const double parameter_bytes = 4.0 * 25'557'032;  // float32

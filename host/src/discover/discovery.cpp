@@ -114,7 +114,8 @@ void consider_file(const fs::path& path, const std::string& category, const std:
                                     : symbol.substr(std::string_view(bench::benchmark_symbol_prefix).size());
         if (!is_safe_name(benchmark))
             return reject("benchmark name '" + benchmark + "' may only use letters, digits, '_', '-' and '.'");
-        plugin.benchmarks.push_back({benchmark, symbol});
+        const auto declared = elf.benchmark_variants.find(symbol);
+        plugin.benchmarks.push_back({benchmark, symbol, declared == elf.benchmark_variants.end() ? std::uint8_t{0} : declared->second});
     }
     // run_benchmark first: it is the plugin's own benchmark.
     std::stable_partition(plugin.benchmarks.begin(), plugin.benchmarks.end(),
@@ -217,6 +218,15 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
         plugin.axes = *handshake.axes;
     }
     if (handshake.variants) info.variants = variant_mask(*handshake.variants);
+    for (const auto& [benchmark, variants] : handshake.benchmark_variants) {
+        const auto it = std::find_if(plugin.benchmarks.begin(), plugin.benchmarks.end(),
+                                     [&](const DiscoveredBenchmark& b) { return b.name == benchmark; });
+        if (it == plugin.benchmarks.end())
+            return reject("BENCHHOST_PLUGIN['benchmark_variants'] names '" + benchmark +
+                          "', which is not a benchmark of the plugin");
+        it->variants = variant_mask(variants);
+        if (it->variants == 0) return reject("BENCHHOST_PLUGIN['benchmark_variants']['" + benchmark + "'] is empty");
+    }
     info.mock = handshake.mock ? 1 : 0;
     discovery.plugins.push_back(std::move(plugin));
 }
@@ -424,6 +434,16 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
     std::sort(discovery.rejected.begin(), discovery.rejected.end(),
               [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });
     return discovery;
+}
+
+std::vector<std::string> DiscoveredPlugin::variants(const DiscoveredBenchmark& benchmark) const {
+    std::vector<std::string> out = variants();
+    if (benchmark.variants == 0) return out;
+    std::erase_if(out, [&](const std::string& v) {
+        const std::uint8_t bit = v == "eager" ? bench::eager_bit : v == "compiled" ? bench::compiled_bit : bench::kernelized_bit;
+        return (benchmark.variants & bit) == 0;
+    });
+    return out;
 }
 
 std::vector<std::string> DiscoveredPlugin::variants() const {

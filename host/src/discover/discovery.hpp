@@ -18,6 +18,9 @@ inline const std::vector<std::string> plugin_categories = {"unit", "integration"
 struct DiscoveredBenchmark {
     std::string name;    // the benchmark's name in its id
     std::string symbol;  // the entry point exporting it
+    /// The variants it declares of its own (BENCH_BENCHMARK_VARIANTS, or a Python
+    /// plugin's "benchmark_variants"), a mask of bench::eager_bit ...; 0: its plugin's.
+    std::uint8_t variants = 0;
 };
 
 /// What a plugin is made of: a shared library built against the SDK, or Python (a
@@ -46,6 +49,8 @@ struct DiscoveredPlugin {
     /// The variants it implements (PluginInfo::variants: all three when it varies the
     /// "variant" axis and does not say); empty when it has no variants.
     std::vector<std::string> variants() const;
+    /// The variants `benchmark` implements: those it declares of its plugin's, else the plugin's.
+    std::vector<std::string> variants(const DiscoveredBenchmark& benchmark) const;
     std::string id(const DiscoveredBenchmark& benchmark) const { return category + "/" + name + "/" + benchmark.name; }
     bool python() const { return kind == PluginKind::python; }
 };

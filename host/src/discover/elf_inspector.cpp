@@ -344,6 +344,37 @@ std::string section_name(Elf* elf, const GElf_Shdr& shdr) {
     return name != nullptr ? name : "";
 }
 
+/// Where the bytes of the exported data object `symbol` lie in the file: [begin, end),
+/// or why it has none.
+struct ObjectBytes {
+    std::uint64_t begin = 0, end = 0;
+    std::string error;
+};
+
+ObjectBytes object_bytes(Elf* elf, const std::vector<char>& bytes, const GElf_Sym& sym, const std::string& symbol) {
+    const std::uint64_t address = sym.st_value;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+        GElf_Shdr shdr;
+        if (gelf_getshdr(scn, &shdr) == nullptr) continue;
+        if ((shdr.sh_flags & SHF_ALLOC) == 0 || shdr.sh_type == SHT_NULL) continue;
+        if (address < shdr.sh_addr || address - shdr.sh_addr >= shdr.sh_size) continue;
+
+        const std::string name = section_name(elf, shdr);
+        const std::string where = name.empty() ? "its section" : name;
+        if (shdr.sh_type == SHT_NOBITS) return {0, 0, symbol + " has no bytes in the file (it lies in " + where + ")"};
+        const std::uint64_t in_section = address - shdr.sh_addr;
+        if (sym.st_size > shdr.sh_size - in_section) return {0, 0, symbol + " extends past the end of " + where};
+        std::uint64_t begin = 0;
+        std::uint64_t end = 0;
+        if (!checked_end(shdr.sh_offset, 1, in_section, begin) || !checked_end(begin, 1, sym.st_size, end) ||
+            end > bytes.size())
+            return {0, 0, symbol + " lies outside the file"};
+        return {begin, end, {}};
+    }
+    return {0, 0, symbol + " lies in no section (address " + format_hex(address) + ")"};
+}
+
 /// Reads bench_plugin_info's bytes out of the file. Fills info.plugin_info or
 /// info.plugin_info_error.
 void read_plugin_info(Elf* elf, const std::vector<char>& bytes, bool swap, const GElf_Sym& sym, ElfInfo& info) {
@@ -358,57 +389,33 @@ void read_plugin_info(Elf* elf, const std::vector<char>& bytes, bool swap, const
                                  std::to_string(handshake_bytes) + " expected)";
         return;
     }
-    const std::uint64_t address = sym.st_value;
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr shdr;
-        if (gelf_getshdr(scn, &shdr) == nullptr) continue;
-        if ((shdr.sh_flags & SHF_ALLOC) == 0 || shdr.sh_type == SHT_NULL) continue;
-        if (address < shdr.sh_addr || address - shdr.sh_addr >= shdr.sh_size) continue;
-
-        const std::string name = section_name(elf, shdr);
-        const std::string where = name.empty() ? "its section" : name;
-        if (shdr.sh_type == SHT_NOBITS) {
-            info.plugin_info_error = symbol + " has no bytes in the file (it lies in " + where + ")";
-            return;
-        }
-        const std::uint64_t in_section = address - shdr.sh_addr;
-        if (sym.st_size > shdr.sh_size - in_section) {
-            info.plugin_info_error = symbol + " extends past the end of " + where;
-            return;
-        }
-        std::uint64_t begin = 0;
-        std::uint64_t end = 0;
-        if (!checked_end(shdr.sh_offset, 1, in_section, begin) || !checked_end(begin, 1, sym.st_size, end) ||
-            end > bytes.size()) {
-            info.plugin_info_error = symbol + " lies outside the file";
-            return;
-        }
-        bench::PluginInfo pi{};
-        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sym.st_size, sizeof pi));
-        std::memcpy(&pi, bytes.data() + begin, n);
-        pi.magic = swap ? byte_swap(pi.magic) : pi.magic;
-        pi.abi_major = swap ? byte_swap(pi.abi_major) : pi.abi_major;
-        pi.abi_minor = swap ? byte_swap(pi.abi_minor) : pi.abi_minor;
-        pi.info_size = swap ? byte_swap(pi.info_size) : pi.info_size;
-        if (pi.magic != bench::plugin_magic) {
-            char buf[80];
-            std::snprintf(buf, sizeof buf, "%s has the wrong magic 0x%08x", bench::plugin_info_symbol,
-                          static_cast<unsigned>(pi.magic));
-            info.plugin_info_error = buf;
-            return;
-        }
-        pi.sdk_version[sizeof pi.sdk_version - 1] = '\0';
-        pi.name[sizeof pi.name - 1] = '\0';
-        pi.version[sizeof pi.version - 1] = '\0';
-        pi.axes[sizeof pi.axes - 1] = '\0';
-        // Fields past the plugin's own layout (an older ABI minor's) are not its own.
-        if (pi.info_size < offsetof(bench::PluginInfo, build) + sizeof pi.build) pi.build = {};
-        pi.build.compiler[sizeof pi.build.compiler - 1] = '\0';
-        info.plugin_info = pi;
+    const ObjectBytes found = object_bytes(elf, bytes, sym, symbol);
+    if (!found.error.empty()) {
+        info.plugin_info_error = found.error;
         return;
     }
-    info.plugin_info_error = symbol + " lies in no section (address " + format_hex(address) + ")";
+    bench::PluginInfo pi{};
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(sym.st_size, sizeof pi));
+    std::memcpy(&pi, bytes.data() + found.begin, n);
+    pi.magic = swap ? byte_swap(pi.magic) : pi.magic;
+    pi.abi_major = swap ? byte_swap(pi.abi_major) : pi.abi_major;
+    pi.abi_minor = swap ? byte_swap(pi.abi_minor) : pi.abi_minor;
+    pi.info_size = swap ? byte_swap(pi.info_size) : pi.info_size;
+    if (pi.magic != bench::plugin_magic) {
+        char buf[80];
+        std::snprintf(buf, sizeof buf, "%s has the wrong magic 0x%08x", bench::plugin_info_symbol,
+                      static_cast<unsigned>(pi.magic));
+        info.plugin_info_error = buf;
+        return;
+    }
+    pi.sdk_version[sizeof pi.sdk_version - 1] = '\0';
+    pi.name[sizeof pi.name - 1] = '\0';
+    pi.version[sizeof pi.version - 1] = '\0';
+    pi.axes[sizeof pi.axes - 1] = '\0';
+    // Fields past the plugin's own layout (an older ABI minor's) are not its own.
+    if (pi.info_size < offsetof(bench::PluginInfo, build) + sizeof pi.build) pi.build = {};
+    pi.build.compiler[sizeof pi.build.compiler - 1] = '\0';
+    info.plugin_info = pi;
 }
 
 void read_dynsym(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, const std::vector<char>& bytes, bool swap,
@@ -436,6 +443,13 @@ void read_dynsym(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, const std::vecto
         } else if (name == bench::plugin_info_symbol && !saw_plugin_info) {
             saw_plugin_info = true;
             read_plugin_info(elf, bytes, swap, sym, info);
+        } else if (name.starts_with(bench::benchmark_variants_prefix) && symbol_type(sym.st_info) == STT_OBJECT &&
+                   sym.st_size == 1) {
+            // A declaration that cannot be read leaves the benchmark with its plugin's variants.
+            const ObjectBytes found = object_bytes(elf, bytes, sym, std::string(name));
+            if (found.error.empty())
+                info.benchmark_variants[std::string(name.substr(std::string_view(bench::benchmark_variants_prefix).size()))] =
+                    static_cast<std::uint8_t>(bytes[found.begin]);
         }
     }
     std::sort(info.entry_points.begin(), info.entry_points.end());

@@ -4,7 +4,9 @@
 // initializer). Every read is bounds-checked against the file size.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,9 @@ struct ElfInfo {
     /// Read from the file's bytes when .dynsym exports bench_plugin_info as a defined
     /// object whose bytes lie in a section with file contents.
     std::optional<bench::PluginInfo> plugin_info;
+    /// Entry point -> the variant bits its benchmark declares (BENCH_BENCHMARK_VARIANTS:
+    /// a one-byte object exported as bench::benchmark_variants_prefix + the entry point).
+    std::map<std::string, std::uint8_t> benchmark_variants;
     /// Set when bench_plugin_info is exported but cannot be read (too small, bytes
     /// outside the file, in .bss): says why. Empty otherwise.
     std::string plugin_info_error;

@@ -24,9 +24,11 @@ ast.literal_eval (a literal only: no names, no calls):
 
   BENCHHOST_PLUGIN = {"name": "resnet50_py", "version": "1.0.0",
                       "axes": ["variant", "batch_size"],   # or "variant,batch_size"
-                      "variants": ["eager", "compiled"], "mock": False}
+                      "variants": ["eager", "compiled"], "mock": False,
+                      "benchmark_variants": {"train": ["eager"]}}
 
-Every key is optional; as checked here it is given back with axes and variants as lists.
+Every key is optional; as checked here it is given back with axes and variants as lists
+(and benchmark_variants as a dict of benchmark names to lists).
 """
 
 import ast
@@ -44,7 +46,7 @@ def check_handshake(value, where):
     """The handshake with axes and variants as lists; raises ValueError saying what is wrong."""
     if not isinstance(value, dict):
         raise ValueError(f"{where}: {HANDSHAKE} must be a dict, not {type(value).__name__}")
-    known = ("name", "version", "axes", "variants", "mock")
+    known = ("name", "version", "axes", "variants", "mock", "benchmark_variants")
     out = {}
     for key, item in value.items():
         if key not in known:
@@ -55,6 +57,23 @@ def check_handshake(value, where):
         elif key == "mock":
             if not isinstance(item, bool):
                 raise ValueError(f"{where}: {HANDSHAKE}['mock'] must be True or False")
+        elif key == "benchmark_variants":
+            if not isinstance(item, dict):
+                raise ValueError(f"{where}: {HANDSHAKE}['benchmark_variants'] must map benchmark names to lists "
+                                 "of variants")
+            checked = {}
+            for benchmark, variants in item.items():
+                name = f"{HANDSHAKE}['benchmark_variants'][{benchmark!r}]"
+                if isinstance(variants, str):
+                    variants = [part.strip() for part in variants.split(",") if part.strip()]
+                if not isinstance(benchmark, str) or not isinstance(variants, (list, tuple)) or \
+                        not all(isinstance(v, str) for v in variants):
+                    raise ValueError(f"{where}: {name} must be a list of variants")
+                for variant in variants:
+                    if variant not in VARIANTS:
+                        raise ValueError(f"{where}: {name}: unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+                checked[benchmark] = list(variants)
+            item = checked
         else:
             if isinstance(item, str):
                 item = [part.strip() for part in item.split(",") if part.strip()]

@@ -53,6 +53,13 @@ PythonFileInfo read_file_entry(const FieldReader& entry) {
         h.axes = optional_strings(fields, "axes");
         h.variants = optional_strings(fields, "variants");
         h.mock = fields.has("mock") && fields["mock"].as_bool();
+        if (fields.has("benchmark_variants")) {
+            const FieldReader declared = fields.object("benchmark_variants");
+            for (const auto& member : declared.value().GetObject()) {
+                const std::string benchmark(member.name.GetString(), member.name.GetStringLength());
+                h.benchmark_variants[benchmark] = declared[benchmark.c_str()].as_strings();
+            }
+        }
         file.handshake = std::move(h);
     }
     return file;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@ struct PythonHandshake {
     std::optional<std::vector<std::string>> axes;
     std::optional<std::vector<std::string>> variants;
     bool mock = false;
+    /// Benchmark name -> the variants it declares of its own ("benchmark_variants").
+    std::map<std::string, std::vector<std::string>> benchmark_variants;
 };
 
 struct PythonFileInfo {

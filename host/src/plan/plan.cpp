@@ -37,23 +37,25 @@ bool selected(const std::string& id, const RunOptions& options, std::vector<bool
     return false;
 }
 
-/// Leaves in `settings` only the configured variants that `plugin` declares, and says
-/// in `plan` what it left out: a note, or a warning when nothing is left. False when
-/// nothing is left.
-bool keep_declared_variants(const DiscoveredPlugin& plugin, ScenarioSettings& settings, Plan& plan) {
+/// Leaves in `settings` only the configured variants in `declared` (what `who` declares:
+/// a plugin, or one of its benchmarks), and says in `plan` what it left out: a note, or
+/// when nothing is left a warning (a note for a benchmark, whose plugin has others).
+/// False when nothing is left.
+bool keep_declared_variants(const std::string& who, const std::string& what, const std::vector<std::string>& declared,
+                            ScenarioSettings& settings, Plan& plan) {
     const auto configured = settings.axes.find("variant");
     if (configured == settings.axes.end()) return true;
-    const std::vector<std::string> declared = plugin.variants();
     std::vector<std::string> kept, dropped;
     for (const std::string& variant : configured->second)
         (contains(declared, variant) ? kept : dropped).push_back(variant);
-    const std::string declares = "the plugin declares " + (declared.empty() ? std::string("none") : join(declared));
+    const std::string declares = "the " + what + " declares " + (declared.empty() ? std::string("none") : join(declared));
     if (kept.empty()) {
         const std::string origin = settings.axis_origin("variant");
-        plan.warnings.push_back(plugin.name + ": not planned: " + declares + ", none of the variants asked for (" +
-                                join(configured->second) + (origin.empty() ? "" : ", from " + origin) + ")");
+        (what == "plugin" ? plan.warnings : plan.notes)
+            .push_back(who + ": not planned: " + declares + ", none of the variants asked for (" +
+                       join(configured->second) + (origin.empty() ? "" : ", from " + origin) + ")");
     } else if (!dropped.empty()) {
-        plan.notes.push_back(plugin.name + ": " + join(dropped) + " not planned (" + declares + ")");
+        plan.notes.push_back(who + ": " + join(dropped) + " not planned (" + declares + ")");
     }
     configured->second = std::move(kept);
     return !configured->second.empty();
@@ -196,10 +198,16 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             }
             if (!variants_checked) {
                 variants_checked = true;
-                variants_left = keep_declared_variants(plugin, settings, plan);
+                variants_left = keep_declared_variants(plugin.name, "plugin", plugin.variants(), settings, plan);
             }
             if (!variants_left) continue;
-            const std::vector<bench::Axis> axes = expansion_axes(plugin, settings, options);
+            // A benchmark with variants of its own (a training step in eager only) is planned with those.
+            ScenarioSettings benchmark_settings = settings;
+            if (benchmark.variants != 0 && contains(plugin.axes, "variant") &&
+                !keep_declared_variants(plugin.name + "/" + benchmark.name, "benchmark", plugin.variants(benchmark),
+                                        benchmark_settings, plan))
+                continue;
+            const std::vector<bench::Axis> axes = expansion_axes(plugin, benchmark_settings, options);
             for (const bench::Axis& axis : axes)
                 if (!bench::is_builtin_axis(axis.name)) swept_axes.insert(axis.name);
             std::set<std::string> names;  // of this benchmark's scenarios, to drop repeats

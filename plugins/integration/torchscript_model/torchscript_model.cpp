@@ -50,7 +50,9 @@
 #include <stdexcept>
 #include <vector>
 
-BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype,device,threads");
+// No kernelized variant: a file's layers are fixed in it.
+BENCH_PLUGIN("torchscript_model", "1.0.0", .axes = "variant,batch_size,dtype,device,threads",
+             .variants = bench::eager_bit | bench::compiled_bit);
 
 namespace {
 

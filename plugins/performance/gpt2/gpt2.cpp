@@ -1182,6 +1182,9 @@ Tensor training_ids(const Gpt2Config& arch, int64_t batch, int64_t tokens, uint6
 // Training steps: causal language modelling on seeded sequences (--param prompt_tokens,
 // the sequence length), the optimizer from --param optimizer (or --axis
 // optimizer=sgd,adamw). Eager only. Throughput is in sequences a second.
+// Training steps run in eager only: compiled and kernelized are inference variants.
+BENCH_BENCHMARK_VARIANTS(train, bench::eager_bit);
+
 BENCH_BENCHMARK(train, ctx) {
     const Gpt2Config& arch = find_model(ctx.config().model_id);
     const int64_t tokens = ctx.params().get_int("prompt_tokens", 32);

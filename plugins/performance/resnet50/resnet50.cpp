@@ -338,6 +338,9 @@ BENCH_RUN_BENCHMARK(ctx) {
 
 // Training steps: the same model, weights and input, labels drawn from the seed, the
 // optimizer from --param optimizer (or --axis optimizer=sgd,adamw). Eager only.
+// Training steps run in eager only: compiled and kernelized are inference variants.
+BENCH_BENCHMARK_VARIANTS(train, bench::eager_bit);
+
 BENCH_BENCHMARK(train, ctx) {
     const Settings settings = read_settings(ctx);
     bench::libtorch::TrainingBenchmark spec;

@@ -509,6 +509,9 @@ BENCH_RUN_BENCHMARK(ctx) {
 // Training steps: the same model and weights, the same seeded input, labels drawn from
 // their own seed, the optimizer from --param optimizer (or --axis optimizer=sgd,adamw).
 // Eager only.
+// Training steps run in eager only: compiled and kernelized are inference variants.
+BENCH_BENCHMARK_VARIANTS(train, bench::eager_bit);
+
 BENCH_BENCHMARK(train, ctx) {
     bench::libtorch::TrainingBenchmark spec;
     spec.model = "vit_b_16";

@@ -543,3 +543,8 @@ BENCH_BENCHMARK(conv2d, ctx) {
 BENCH_BENCHMARK(softmax, ctx) { run_rows_by_cols(ctx, "softmax", "5*rows*cols", softmax_case); }
 
 BENCH_BENCHMARK(layer_norm, ctx) { run_rows_by_cols(ctx, "layer_norm", "8*rows*cols", layer_norm_case); }
+
+// The SDK's kernel registry kernelizes convolutions only: conv2d alone has the kernelized variant.
+BENCH_BENCHMARK_VARIANTS(matmul, bench::eager_bit | bench::compiled_bit);
+BENCH_BENCHMARK_VARIANTS(softmax, bench::eager_bit | bench::compiled_bit);
+BENCH_BENCHMARK_VARIANTS(layer_norm, bench::eager_bit | bench::compiled_bit);

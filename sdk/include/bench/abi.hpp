@@ -25,6 +25,9 @@ inline constexpr std::uint16_t abi_major = BENCH_SDK_ABI_MAJOR;
 inline constexpr std::uint16_t abi_minor = BENCH_SDK_ABI_MINOR;
 
 inline constexpr char plugin_info_symbol[] = "bench_plugin_info";
+/// A benchmark's own variants (ABI 2.12; BENCH_BENCHMARK_VARIANTS): one byte, a mask of
+/// the variant bits, exported as this prefix + its entry point ("bench_variants_benchmark_train").
+inline constexpr char benchmark_variants_prefix[] = "bench_variants_";
 
 /// How the translation unit that holds BENCH_PLUGIN was compiled (ABI 2.2), from the
 /// compiler's predefined macros when the plugin is compiled: the host warns about a

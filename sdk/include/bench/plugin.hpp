@@ -13,7 +13,8 @@
 // the axes the plugin varies over: variant, batch_size, dtype, device, threads,
 // compile_mode, or any parameter name), `.mock = true` (run only with --enable-mock) and
 // `.variants = bench::eager_bit | bench::compiled_bit` (the variants it implements, the
-// only ones the host plans; left out: all three when it varies the "variant" axis).
+// only ones the host plans; left out: all three when it varies the "variant" axis). A
+// benchmark with fewer variants than its plugin says so with BENCH_BENCHMARK_VARIANTS.
 //
 // BENCH_PLUGIN also records how its own translation unit is compiled (PluginInfo::build):
 // optimization, assertions (NDEBUG), sanitizers and the compiler, from the predefined
@@ -108,3 +109,16 @@ constexpr BuildInfo build_info(std::uint8_t flags, const char* compiler) {
 /// Defines `benchmark_<name>`: a benchmark called `<name>`.
 #define BENCH_BENCHMARK(name, ctx) \
     extern "C" BENCH_EXPORT void benchmark_##name(::bench::Context& ctx)
+
+/// Declares the variants benchmark `name` implements, when it has fewer than its plugin
+/// (a training step that runs in eager only): the host plans it with those alone, and
+/// reads them from the file without running it (ABI 2.12). `bits`: bench::eager_bit,
+/// compiled_bit, kernelized_bit, or'ed.
+///
+///   BENCH_BENCHMARK(train, ctx) { ... }
+///   BENCH_BENCHMARK_VARIANTS(train, bench::eager_bit);
+#define BENCH_BENCHMARK_VARIANTS(name, bits) \
+    extern "C" BENCH_EXPORT constinit const std::uint8_t bench_variants_benchmark_##name = (bits)
+/// The same for the benchmark named after the plugin (BENCH_RUN_BENCHMARK).
+#define BENCH_RUN_BENCHMARK_VARIANTS(bits) \
+    extern "C" BENCH_EXPORT constinit const std::uint8_t bench_variants_run_benchmark = (bits)

@@ -214,6 +214,15 @@ TEST(ElfInspectorFixtures, MultiPlugin) {
     EXPECT_EQ(loadability_problem(info), "");
 }
 
+TEST(ElfInspectorFixtures, ABenchmarksOwnVariantsAreReadFromTheFile) {
+    const ElfInfo info = inspect_ok(fs::path(BENCH_TEST_PLAN_FIXTURE_DIR) / "performance/libfixture_two_variants.so");
+    EXPECT_EQ(info.entry_points, (std::vector<std::string>{"benchmark_eager_only", "run_benchmark"}));
+    EXPECT_EQ(info.benchmark_variants, (std::map<std::string, std::uint8_t>{{"benchmark_eager_only", bench::eager_bit}}));
+    ASSERT_TRUE(info.plugin_info.has_value());
+    EXPECT_EQ(info.plugin_info->variants, bench::eager_bit | bench::compiled_bit);
+    EXPECT_TRUE(inspect_ok(multi_path).benchmark_variants.empty());
+}
+
 TEST(ElfInspectorFixtures, OrdinarySharedLibrary) {
     const ElfInfo info = inspect_ok(not_a_plugin_path);
     EXPECT_TRUE(info.shared_object);

@@ -134,11 +134,35 @@ TEST_F(PythonDiscovery, AWrongHandshakeRejectsThePluginSayingWhereAndWhat) {
               (plugins / "unit/calls.py").string() + ":1: BENCHHOST_PLUGIN must be a literal dict (no names or calls)");
     EXPECT_EQ(find_rejected(d, "typo.py")->reason,
               (plugins / "unit/typo.py").string() +
-                  ":2: BENCHHOST_PLUGIN has an unknown key 'nmae' (known: name, version, axes, variants, mock)");
+                  ":2: BENCHHOST_PLUGIN has an unknown key 'nmae' (known: name, version, axes, variants, mock, benchmark_variants)");
     EXPECT_EQ(find_rejected(d, "variant.py")->reason,
               (plugins / "unit/variant.py").string() +
                   ":1: BENCHHOST_PLUGIN['variants']: unknown variant 'fast' (known: eager, compiled, kernelized)");
     EXPECT_TRUE(find_rejected(d, "typo.py")->is_broken_plugin());
+}
+
+TEST_F(PythonDiscovery, ABenchmarksOwnVariantsAreReadFromTheHandshake) {
+    add("performance/model_py.py", R"(BENCHHOST_PLUGIN = {"axes": ["variant"], "benchmark_variants": {"train": ["eager"]}}
+def run_benchmark(ctx):
+    pass
+def benchmark_train(ctx):
+    pass
+)");
+    add("unit/stray.py", "BENCHHOST_PLUGIN = {'benchmark_variants': {'nope': ['eager']}}\ndef benchmark_a():\n    return {}\n");
+    add("unit/wrong.py", "BENCHHOST_PLUGIN = {'benchmark_variants': {'a': ['fast']}}\ndef benchmark_a():\n    return {}\n");
+    const Discovery d = discover_plugins(plugins);
+    const DiscoveredPlugin* plugin = find_plugin(d, "model_py");
+    ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
+    ASSERT_EQ(plugin->benchmarks.size(), 2u);
+    EXPECT_EQ(plugin->benchmarks[0].variants, 0);  // run_benchmark: its plugin's
+    EXPECT_EQ(plugin->variants(plugin->benchmarks[0]), (std::vector<std::string>{"eager", "compiled", "kernelized"}));
+    EXPECT_EQ(plugin->variants(plugin->benchmarks[1]), std::vector<std::string>{"eager"});
+    EXPECT_EQ(find_rejected(d, "stray.py")->reason,
+              "BENCHHOST_PLUGIN['benchmark_variants'] names 'nope', which is not a benchmark of the plugin");
+    EXPECT_EQ(find_rejected(d, "wrong.py")->reason,
+              (plugins / "unit/wrong.py").string() +
+                  ":1: BENCHHOST_PLUGIN['benchmark_variants']['a']: unknown variant 'fast' (known: eager, compiled, "
+                  "kernelized)");
 }
 
 TEST_F(PythonDiscovery, AMockSaysSoAndAnAsyncBenchmarkIsAWarning) {

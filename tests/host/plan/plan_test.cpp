@@ -146,6 +146,31 @@ TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
                                                       "variants asked for (eager,kernelized, from --variants)"});
 }
 
+TEST(Plan, ABenchmarkWithVariantsOfItsOwnIsPlannedWithThose) {
+    Discovery discovery = sample_discovery();
+    DiscoveredPlugin& resnet = discovery.plugins[1];
+    resnet.benchmarks.push_back({"train", "benchmark_train", bench::eager_bit});
+    RunOptions options = options_with_defaults();
+    options.include = {"resnet50"};
+    Plan plan = make_plan(discovery, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{"performance/resnet50/resnet50[variant=eager,batch_size=1]",
+                                                   "performance/resnet50/resnet50[variant=compiled,batch_size=1]",
+                                                   "performance/resnet50/resnet50[variant=kernelized,batch_size=1]",
+                                                   "performance/resnet50/train[variant=eager,batch_size=1]"}));
+    EXPECT_EQ(plan.notes,
+              std::vector<std::string>{"resnet50/train: compiled,kernelized not planned (the benchmark declares eager)"});
+    EXPECT_TRUE(plan.warnings.empty());
+
+    // What it declares beyond its plugin's does not count: the plugin's say first.
+    resnet.info.variants = bench::compiled_bit | bench::kernelized_bit;
+    resnet.benchmarks.back().variants = bench::eager_bit | bench::compiled_bit;
+    EXPECT_EQ(resnet.variants(resnet.benchmarks.back()), std::vector<std::string>{"compiled"});
+    plan = make_plan(discovery, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{"performance/resnet50/resnet50[variant=compiled,batch_size=1]",
+                                                   "performance/resnet50/resnet50[variant=kernelized,batch_size=1]",
+                                                   "performance/resnet50/train[variant=compiled,batch_size=1]"}));
+}
+
 TEST(Plan, APluginsSectionNamingNoPluginFoundIsWarnedAbout) {
     RunOptions options = options_with_defaults();
     options.plugin_settings["resnet5"].axes["batch_size"] = {"8"};

@@ -122,6 +122,19 @@ std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
     return rows;
 }
 
+/// Leaves out the columns from `first` on that have no figure in any row ("-" throughout):
+/// a plugin that does not compute them fills a long table with dashes.
+void drop_empty_columns(ComparisonTable& table, std::size_t first) {
+    for (std::size_t c = table.header.size(); c-- > first;) {
+        const bool empty = std::all_of(table.rows.begin(), table.rows.end(),
+                                       [&](const std::vector<std::string>& row) { return c >= row.size() || row[c] == "-"; });
+        if (!empty) continue;
+        table.header.erase(table.header.begin() + static_cast<std::ptrdiff_t>(c));
+        for (std::vector<std::string>& row : table.rows)
+            if (c < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+    }
+}
+
 ComparisonTable precision_table(const std::vector<DtypeRow>& rows) {
     ComparisonTable table;
     table.id = "precision";
@@ -138,6 +151,7 @@ ComparisonTable precision_table(const std::vector<DtypeRow>& rows) {
                               row.latency, row.speedup, difference_text(row.max_abs_diff),
                               difference_text(row.max_rel_diff)});
     }
+    drop_empty_columns(table, 6);  // the differences from float32, which not every plugin computes
     return table;
 }
 

@@ -92,24 +92,34 @@ std::string accuracy_charts(const ModelComparison& comparison,
     return out;
 }
 
+bool has_size_and_throughput(const MeasuredModel& model) {
+    return std::isfinite(model.parameters) && model.parameters > 0 && std::isfinite(median_of(model.throughput));
+}
+
+/// The throughput units in which models of two sizes or more have a throughput: a
+/// chart of throughput against parameters compares them (one model alone is one point).
+std::vector<std::string> scaling_units(const ModelComparison& comparison) {
+    std::map<std::string, std::set<double>> sizes;  // unit -> parameter counts
+    std::vector<std::string> units;
+    for (const MeasuredModel& model : comparison.models) {
+        if (!has_size_and_throughput(model)) continue;
+        const std::string& unit = model.throughput->unit;
+        if (sizes[unit].insert(model.parameters).second && sizes[unit].size() == 2) units.push_back(unit);
+    }
+    return units;
+}
+
 /// Median throughput against parameters, across every model of the run with both; one
-/// chart per throughput unit, one series per model.
+/// chart per throughput unit with models of two sizes or more, one series per model.
 std::string scaling_charts(const ModelComparison& comparison,
                            const std::function<std::string(std::string_view)>& next_id) {
-    std::vector<std::string> units;
-    for (const MeasuredModel& model : comparison.models)
-        if (std::isfinite(model.parameters) && model.parameters > 0 && std::isfinite(median_of(model.throughput)) &&
-            std::find(units.begin(), units.end(), model.throughput->unit) == units.end())
-            units.push_back(model.throughput->unit);
     std::string out;
-    for (const std::string& unit : units) {
+    for (const std::string& unit : scaling_units(comparison)) {
         std::vector<std::string> names;  // "resnet50", "torchscript_model/original"
         std::map<std::string, std::vector<const MeasuredModel*>> by_name;
         double x_low = INFINITY, x_high = 0, y_low = INFINITY, y_high = 0;
         for (const MeasuredModel& model : comparison.models) {
-            if (!(std::isfinite(model.parameters) && model.parameters > 0) || !std::isfinite(median_of(model.throughput)) ||
-                model.throughput->unit != unit)
-                continue;
+            if (!has_size_and_throughput(model) || model.throughput->unit != unit) continue;
             const bench::ScenarioConfig& config = model.scenario->outcome->config;
             const std::string name = model.prefix.empty() ? config.plugin : config.plugin + "/" + model.label;
             if (by_name[name].empty()) names.push_back(name);
@@ -142,11 +152,7 @@ std::string scaling_charts(const ModelComparison& comparison,
     return out;
 }
 
-bool has_scaling(const ModelComparison& comparison) {
-    return std::any_of(comparison.models.begin(), comparison.models.end(), [](const MeasuredModel& m) {
-        return std::isfinite(m.parameters) && m.parameters > 0 && std::isfinite(median_of(m.throughput));
-    });
-}
+bool has_scaling(const ModelComparison& comparison) { return !scaling_units(comparison).empty(); }
 
 }  // namespace
 

@@ -118,11 +118,29 @@ TEST(ModelComparison, ReportHtmlDrawsAccuracyAgainstLatencyAndThroughputAgainstP
     EXPECT_NE(html.find("pruned, eager, bfloat16, batch 4: top-1 60.0%, top-5 90.0% of 10, median 2.5"),
               std::string::npos)
         << html;
-    // One chart per throughput unit: samples/s (the two models) and images/s (resnet50).
+    // One chart per throughput unit with models of two sizes: samples/s (the two models);
+    // not images/s, where resnet50 alone would be one point.
     EXPECT_NE(html.find("Throughput against parameters (samples/s)"), std::string::npos);
-    EXPECT_NE(html.find("Throughput against parameters (images/s)"), std::string::npos);
+    EXPECT_EQ(html.find("Throughput against parameters (images/s)"), std::string::npos);
     EXPECT_NE(html.find("torchscript_model/pruned, eager, float32, batch 4: 500 parameters"), std::string::npos);
-    EXPECT_NE(html.find("resnet50, eager, float32, batch 1: 25.6M parameters"), std::string::npos) << html;
+    EXPECT_EQ(html.find("resnet50, eager, float32, batch 1: 25.6M parameters"), std::string::npos) << html;
+}
+
+TEST(ModelComparison, PrecisionLeavesOutTheDifferencesNoPluginComputed) {
+    // Two dtypes of resnet50, which records no difference from float32.
+    RunRecord record = benchtest::record_of();
+    for (const char* dtype : {"float32", "bfloat16"})
+        record.outcomes.push_back(Outcome("performance", "resnet50", "resnet50")
+                                      .variant(bench::Variant::eager)
+                                      .axis("dtype", dtype)
+                                      .series("latency", "ms", benchtest::jittered_samples(90, 10, 3))
+                                      .edit([&](ScenarioOutcome& o) { o.config.dtype = dtype; }));
+    const std::string md = benchhost::markdown_report(record);
+    ASSERT_NE(md.find("## Precision side by side\n"), std::string::npos) << md;
+    EXPECT_EQ(md.find("Max abs diff from float32"), std::string::npos) << md;
+    EXPECT_NE(md.find("| Speedup over float32 (95% CI) |\n"), std::string::npos) << md;
+    // With the differences of comparison_record, the columns are there.
+    EXPECT_NE(benchhost::markdown_report(comparison_record()).find("Max abs diff from float32"), std::string::npos);
 }
 
 TEST(ModelComparison, NoSectionsWithoutModels) {

@@ -295,8 +295,15 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
             out += "<li><a href=\"" + escape(address) + "\">" + escape(text) + "</a></li>";
         out += "</ul></nav>\n";
     }
-    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n<p>" + escape(verdict_counts(c)) + "</p>\n<p>" +
-           escape(loads_line(c)) + "</p>\n";
+    // The verdicts first, in the run page's boxes: slower in red, what went wrong under them.
+    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n<div class=\"totals\">";
+    for (const auto& [verdict, klass] : {std::pair{Verdict::slower, " bad"}, std::pair{Verdict::faster, " success"},
+                                         std::pair{Verdict::same, ""}, std::pair{Verdict::inconclusive, ""}}) {
+        const std::size_t n = c.count(verdict);
+        out += "<div><b class=\"status" + std::string(n > 0 ? klass : "") + "\">" + std::to_string(n) + "</b>" +
+               escape(std::string(to_string(verdict))) + "</div>";
+    }
+    out += "</div>\n<p>" + escape(verdict_counts(c)) + "</p>\n<p>" + escape(loads_line(c)) + "</p>\n";
     if (!c.incomparable.empty()) {
         out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
         for (const std::string& line : c.incomparable) out += "<li>" + escape(line) + "</li>";
@@ -314,21 +321,24 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
     list("Only in the new", c.only_in_new);
     out += "</section>\n";
 
-    out += "<section id=\"table\"><h2>Scenarios</h2>\n<table class=\"scenarios\"><thead><tr><th>Scenario</th>"
-           "<th>Series</th><th>Base</th><th>New</th><th>Change</th><th>Ratio 95% CI</th><th>Verdict</th></tr></thead>"
-           "<tbody>\n";
+    const auto key = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); };
+    out += "<section id=\"table\"><h2>Scenarios</h2>\n<div id=\"filter-box\"></div>\n<div class=\"scroll\"><table "
+           "class=\"scenarios sortable filterable\"><thead><tr><th>Scenario</th><th>Series</th><th>Base</th><th>New</th>"
+           "<th>Change</th><th>Ratio 95% CI</th><th>Verdict</th></tr></thead><tbody>\n";
     for (const SeriesComparison& row : c.rows) {
         const std::string verdict_class = row.verdict == Verdict::slower   ? "bad"
                                           : row.verdict == Verdict::faster ? "success"
                                                                            : "skipped";
-        out += "<tr><td>" + escape(row.scenario_id) + "</td><td>" + escape(row.series) + "</td><td class=\"num\">" +
-               escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\">" +
-               escape(format_figure(row.new_median_ms, "ms")) + "</td><td class=\"num\">" +
-               escape(format_change(row.ratio)) + "</td><td class=\"num\">" + escape(interval_text(row.ratio_ci)) +
+        out += "<tr data-id=\"" + escape(row.scenario_id) + "\"><td>" + escape(row.scenario_id) + "</td><td>" +
+               escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) + "\">" +
+               escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
+               key(row.new_median_ms) + "\">" + escape(format_figure(row.new_median_ms, "ms")) +
+               "</td><td class=\"num\" data-v=\"" + key(row.ratio) + "\">" + escape(format_change(row.ratio)) +
+               "</td><td class=\"num\">" + escape(interval_text(row.ratio_ci)) +
                "</td><td><span class=\"status " + verdict_class + "\">" + escape(std::string(to_string(row.verdict))) +
                "</span> " + escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
     }
-    out += "</tbody></table>\n</section>\n";
+    out += "</tbody></table></div>\n</section>\n";
 
     out += "<section id=\"chart\"><h2>Ratios</h2>\n";
     svg::IntervalChart chart;
@@ -362,7 +372,7 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
     out += "</section>\n";
     out += "<footer class=\"muted\"><p>Written by benchhost. The same table is in "
            "<a href=\"comparison.md\">comparison.md</a> and, for tools, comparison.json.</p></footer>\n";
-    out += html_page_end();
+    out += html_page_script() + html_page_end();
     return out;
 }
 

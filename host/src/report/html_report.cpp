@@ -129,7 +129,7 @@ var box=document.getElementById('filter-box');if(!box)return;
 var input=document.createElement('input'),count=document.createElement('span');
 input.type='search';input.placeholder='Filter scenarios: words of their id, axes or status';input.setAttribute('aria-label','Filter scenarios');
 count.className='muted';box.appendChild(input);box.appendChild(count);
-var rows=document.querySelectorAll('.bench tbody tr');
+var rows=document.querySelectorAll('table.filterable tbody tr');
 function filter(){var words=input.value.toLowerCase().split(/\s+/).filter(Boolean),shown=0;
 rows.forEach(function(r){var text=(r.getAttribute('data-id')+' '+r.textContent).toLowerCase();
 var ok=words.every(function(w){return text.indexOf(w)>=0;});r.hidden=!ok;if(ok)shown++;});
@@ -398,7 +398,7 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
         if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + escape(axes_text(table.fixed_axes)) + "</span>";
         if (ran.size() < table.rows.size())
             out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) + " skipped</a>";
-        out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable\"><thead><tr>";
+        out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable filterable\"><thead><tr>";
         for (const std::string& axis : table.axes) out += "<th>" + escape(axis) + "</th>";
         out += "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
                "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
@@ -973,6 +973,8 @@ std::string html_page_start(const std::string& title) {
 
 std::string html_page_end() { return "</main>\n</body>\n</html>\n"; }
 
+std::string html_page_script() { return std::string("<script>") + page_script + "</script>\n"; }
+
 std::string html_report(const RunFigures& figures) {
     const RunRecord& record = *figures.record;
     Ids ids;
@@ -1024,8 +1026,7 @@ std::string html_report(const RunFigures& figures) {
     out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
            " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "
            "<a href=\"report.md\">report.md</a>.</p></footer>\n";
-    out += std::string("<script>") + page_script + "</script>\n";
-    out += html_page_end();
+    out += html_page_script() + html_page_end();
     return out;
 }
 

@@ -435,6 +435,15 @@ TEST(Compare, ThePageHasTheTableAndAChartOfTheRatios) {
     EXPECT_NE(page.find("href=\"base/report.html\""), std::string::npos);
     EXPECT_NE(page.find("performance/mock/a"), std::string::npos);
     EXPECT_NE(page.find(">slower<"), std::string::npos);
+    // The verdicts first, in boxes, the slower one in red; the table sorts and filters.
+    EXPECT_NE(page.find("<div><b class=\"status bad\">1</b>slower</div><div><b class=\"status\">0</b>faster</div>"),
+              std::string::npos)
+        << page;
+    EXPECT_LT(page.find("class=\"totals\""), page.find("<table"));
+    EXPECT_NE(page.find("<table class=\"scenarios sortable filterable\">"), std::string::npos);
+    EXPECT_NE(page.find("<div id=\"filter-box\"></div>"), std::string::npos);
+    EXPECT_EQ(page.find("<script src"), std::string::npos);
+    EXPECT_NE(page.find("<script>"), std::string::npos);
 }
 
 }  // namespace

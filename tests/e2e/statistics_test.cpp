@@ -145,6 +145,11 @@ TEST_F(StatisticsTest, RunWithBaselineComparesAtTheEnd) {
     EXPECT_STREQ(summary["run_metadata"]["config"]["baseline"].GetString(), base.string().c_str());
     // The run itself succeeded: its results are all there.
     EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 1);
+    // Its report opens with the verdict, written after the comparison.
+    const std::string html = read_file(next / "report.html");
+    EXPECT_NE(html.find("<h3 id=\"baseline\">Against the baseline</h3>"), std::string::npos);
+    EXPECT_NE(html.find("<div><b class=\"status bad\">1</b>slower</div>"), std::string::npos);
+    EXPECT_NE(read_file(next / "report.md").find("**Against the baseline**"), std::string::npos);
 }
 
 TEST_F(StatisticsTest, ASlowerScenarioIsConfirmedBeforeTheVerdictStands) {

@@ -284,6 +284,17 @@ int verdict_color(Verdict verdict) {
 
 }  // namespace
 
+std::string verdict_boxes_html(const Comparison& c) {
+    std::string out = "<div class=\"totals\">";
+    for (const auto& [verdict, klass] : {std::pair{Verdict::slower, " bad"}, std::pair{Verdict::faster, " success"},
+                                         std::pair{Verdict::same, ""}, std::pair{Verdict::inconclusive, ""}}) {
+        const std::size_t n = c.count(verdict);
+        out += "<div><b class=\"status" + std::string(n > 0 ? klass : "") + "\">" + std::to_string(n) + "</b>" +
+               svg::escape(std::string(to_string(verdict))) + "</div>";
+    }
+    return out + "</div>\n";
+}
+
 std::string comparison_html(const Comparison& c, const std::string& title, const std::vector<PageLink>& links) {
     using svg::escape;
     std::string out = html_page_start(title);
@@ -296,14 +307,8 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
         out += "</ul></nav>\n";
     }
     // The verdicts first, in the run page's boxes: slower in red, what went wrong under them.
-    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n<div class=\"totals\">";
-    for (const auto& [verdict, klass] : {std::pair{Verdict::slower, " bad"}, std::pair{Verdict::faster, " success"},
-                                         std::pair{Verdict::same, ""}, std::pair{Verdict::inconclusive, ""}}) {
-        const std::size_t n = c.count(verdict);
-        out += "<div><b class=\"status" + std::string(n > 0 ? klass : "") + "\">" + std::to_string(n) + "</b>" +
-               escape(std::string(to_string(verdict))) + "</div>";
-    }
-    out += "</div>\n<p>" + escape(verdict_counts(c)) + "</p>\n<p>" + escape(loads_line(c)) + "</p>\n";
+    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" + escape(verdict_counts(c)) +
+           "</p>\n<p>" + escape(loads_line(c)) + "</p>\n";
     if (!c.incomparable.empty()) {
         out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
         for (const std::string& line : c.incomparable) out += "<li>" + escape(line) + "</li>";

@@ -27,6 +27,10 @@ std::string comparison_table(const Comparison& comparison);     // for the conso
 std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
 std::string comparison_json(const Comparison& comparison);      // for tools
 
+/// The verdicts counted in boxes (slower in red), as the pages show them first: the A/B
+/// page, and a run's report.html with --baseline.
+std::string verdict_boxes_html(const Comparison& comparison);
+
 /// A link the comparison's page shows at its top: text, relative address.
 using PageLink = std::pair<std::string, std::string>;
 /// The comparison as a page (an A/B run's report.html): the verdicts, the load of each

@@ -23,9 +23,11 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "report/reporter_factories.hpp"
+#include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/html_page.hpp"
+#include "report/comparison_reporter.hpp"
 #include "report/profile_sections.hpp"
 #include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
@@ -272,8 +274,34 @@ void overview_table(std::string& out, const RunFigures& figures) {
     out += "</tbody></table></div>\n";
 }
 
-// The first screen: the totals, what went wrong, and the overview.
-void summary_section(std::string& out, const RunFigures& figures) {
+// With --baseline: the verdicts counted, each scenario that changed in a line, the rest in
+// comparison.md. Written again from the run folder, without the comparison: a pointer to it.
+void baseline_block(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+    const auto baseline = figures.record->run_config.find("baseline");
+    if (comparison == nullptr) {
+        if (baseline != figures.record->run_config.end() && !baseline->second.empty())
+            out += "<p>Compared with the baseline <code>" + escape(baseline->second) +
+                   "</code> when it ran: the verdicts are in <a href=\"comparison.md\">comparison.md</a>.</p>\n";
+        return;
+    }
+    out += "<h3 id=\"baseline\">Against the baseline</h3>\n" + verdict_boxes_html(*comparison);
+    std::string changed;
+    std::size_t listed = 0;
+    for (const Verdict verdict : {Verdict::slower, Verdict::faster})
+        for (const SeriesComparison& row : comparison->rows) {
+            if (row.verdict != verdict || listed++ >= 8) continue;
+            changed += "<li><span class=\"status " + std::string(verdict == Verdict::slower ? "bad" : "success") +
+                       "\">" + escape(std::string(to_string(verdict))) + "</span> <code>" + escape(row.scenario_id) +
+                       "</code>: " + escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
+        }
+    if (!changed.empty()) out += "<ul class=\"problems\">\n" + changed + "</ul>\n";
+    out += "<p class=\"muted\">" + escape(comparison->base_label) + " is the base; every row, and the scenarios not " +
+           "compared, are in <a href=\"comparison.md\">comparison.md</a>" +
+           (listed > 8 ? " (" + std::to_string(listed - 8) + " more changed)" : std::string()) + ".</p>\n";
+}
+
+// The first screen: the totals, what went wrong, the verdicts against the baseline, and the overview.
+void summary_section(std::string& out, const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     const RunTotals& t = figures.totals;
     out += "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"totals\">";
@@ -325,6 +353,7 @@ void summary_section(std::string& out, const RunFigures& figures) {
         unfold(open_warnings);
         out += "</ul>\n";
     }
+    baseline_block(out, figures, comparison);
     overview_table(out, figures);
     out += "<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the raw "
            "samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
@@ -975,7 +1004,7 @@ std::string html_page_end() { return "</main>\n</body>\n</html>\n"; }
 
 std::string html_page_script() { return std::string("<script>") + page_script + "</script>\n"; }
 
-std::string html_report(const RunFigures& figures) {
+std::string html_report(const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     Ids ids;
     const std::string title = "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
@@ -1020,7 +1049,7 @@ std::string html_report(const RunFigures& figures) {
     out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#summary\">Summary</a></li>";
     out += links;
     out += "<li><a href=\"#run\">How it ran</a></li></ul></nav>\n";
-    summary_section(out, figures);
+    summary_section(out, figures, comparison);
     out += results + charts + profiles + skipped;
     run_section(out, figures);
     out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
@@ -1030,29 +1059,17 @@ std::string html_report(const RunFigures& figures) {
     return out;
 }
 
-std::string html_report(const RunRecord& given) {
+std::string html_report(const RunRecord& given, const Comparison* comparison) {
     std::optional<RunRecord> storage;
-    return html_report(compute_figures(with_statistics(given, storage)));
+    return html_report(compute_figures(with_statistics(given, storage)), comparison);
 }
 
-namespace {
-
-/// report.html in the run folder, written once at the end (its tables and charts are over every
-/// scenario of the run).
-class HtmlReporter final : public Reporter {
-public:
-    explicit HtmlReporter(std::filesystem::path dir) : path_(dir / html_report_name) {}
-    void run_finished(const RunRecord& record) override { write_file_atomically(path_, html_report(compute_figures(record))); }
-    std::vector<std::filesystem::path> files() const override { return {path_}; }
-
-private:
-    std::filesystem::path path_;
-};
-
-}  // namespace
-
+/// report.html in the run folder, written once at the end (its tables and charts are over
+/// every scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
-    return std::make_unique<HtmlReporter>(settings.output_dir);
+    return make_end_of_run_file_reporter(settings, html_report_name, [](const RunRecord& record, const Comparison* comparison) {
+        return html_report(compute_figures(record), comparison);
+    });
 }
 
 }  // namespace benchhost

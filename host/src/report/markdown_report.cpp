@@ -12,9 +12,11 @@
 #include "report/markdown_text.hpp"
 #include "report/model_comparison.hpp"
 #include "report/reporter_factories.hpp"
+#include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/comparison_reporter.hpp"
 #include "report/profile_sections.hpp"
 #include "report/run_plugins.hpp"
 #include "util/text_table.hpp"
@@ -96,8 +98,33 @@ std::string scenario_list(const RunFigures& figures, const std::vector<const Sce
     return out;
 }
 
-// What a reader came for: the totals, what went wrong, and a row per benchmark.
-void summary_section(std::string& out, const RunFigures& figures) {
+// With --baseline: the verdicts, and each scenario that changed in a line.
+void baseline_block(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+    const auto baseline = figures.record->run_config.find("baseline");
+    if (comparison == nullptr) {
+        if (baseline != figures.record->run_config.end() && !baseline->second.empty())
+            out += "Compared with the baseline " + md_code(baseline->second) +
+                   " when it ran: the verdicts are in [comparison.md](comparison.md).\n\n";
+        return;
+    }
+    out += "**Against the baseline** (" + md_text(comparison->base_label) + "): " +
+           std::to_string(comparison->count(Verdict::slower)) + " slower, " +
+           std::to_string(comparison->count(Verdict::faster)) + " faster, " +
+           std::to_string(comparison->count(Verdict::same)) + " same, " +
+           std::to_string(comparison->count(Verdict::inconclusive)) + " inconclusive; every row in " +
+           "[comparison.md](comparison.md).\n\n";
+    std::size_t listed = 0;
+    for (const Verdict verdict : {Verdict::slower, Verdict::faster})
+        for (const SeriesComparison& row : comparison->rows)
+            if (row.verdict == verdict && listed++ < 8)
+                out += "- **" + std::string(to_string(verdict)) + "** " + md_code(row.scenario_id) + ": " +
+                       md_text(evidence_line(row, comparison->options.threshold)) + "\n";
+    if (listed > 0) out += (listed > 8 ? "- and " + std::to_string(listed - 8) + " more\n" : std::string()) + "\n";
+}
+
+// What a reader came for: the totals, what went wrong, the verdicts against the
+// baseline, and a row per benchmark.
+void summary_section(std::string& out, const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     out += "## Summary\n\n" + totals_text(figures.totals) + ".";
     if (record.interrupted) out += " **The run was interrupted**: the scenarios that did not run are not counted.";
@@ -115,6 +142,7 @@ void summary_section(std::string& out, const RunFigures& figures) {
                                             : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
                scenario_list(figures, group.scenarios, 3) + ")\n";
     if (!figures.failures.empty() || !figures.warnings.empty() || !record.hardware_warnings.empty()) out += "\n";
+    baseline_block(out, figures, comparison);
 
     bool any = false;
     for (const BenchmarkOverview& row : figures.overview) {
@@ -221,12 +249,12 @@ void run_section(std::string& out, const RunFigures& figures) {
 
 }  // namespace
 
-std::string markdown_report(const RunFigures& figures) {
+std::string markdown_report(const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
     out += md_text(record.host_name) + ", " + md_text(record.started_at) + ". The charts of this run are in "
            "[report.html](report.html).\n\n";
-    summary_section(out, figures);
+    summary_section(out, figures, comparison);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     peak_section(out, figures);
     out += model_comparison_markdown(compare_models(figures), md_text);
@@ -236,29 +264,18 @@ std::string markdown_report(const RunFigures& figures) {
     return out;
 }
 
-std::string markdown_report(const RunRecord& given) {
+std::string markdown_report(const RunRecord& given, const Comparison* comparison) {
     std::optional<RunRecord> storage;
-    return markdown_report(compute_figures(with_statistics(given, storage)));
+    return markdown_report(compute_figures(with_statistics(given, storage)), comparison);
 }
 
-namespace {
-
-/// report.md in the run folder, written once at the end (its tables and charts are over every
-/// scenario of the run).
-class MarkdownReporter final : public Reporter {
-public:
-    explicit MarkdownReporter(std::filesystem::path dir) : path_(dir / markdown_report_name) {}
-    void run_finished(const RunRecord& record) override { write_file_atomically(path_, markdown_report(compute_figures(record))); }
-    std::vector<std::filesystem::path> files() const override { return {path_}; }
-
-private:
-    std::filesystem::path path_;
-};
-
-}  // namespace
-
+/// report.md in the run folder, written once at the end (its tables are over every
+/// scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
-    return std::make_unique<MarkdownReporter>(settings.output_dir);
+    return make_end_of_run_file_reporter(settings, markdown_report_name,
+                                         [](const RunRecord& record, const Comparison* comparison) {
+                                             return markdown_report(compute_figures(record), comparison);
+                                         });
 }
 
 }  // namespace benchhost

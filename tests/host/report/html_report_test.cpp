@@ -520,6 +520,41 @@ TEST(HtmlReport, HasOnlyTheSectionsTheRunHasAndLinksOnlyToThem) {
     EXPECT_NE(html.find("2.50 ms"), std::string::npos);
 }
 
+TEST(HtmlReport, WithABaselineTheSummaryHasTheVerdictsAndEachChangeInALine) {
+    RunRecord base = benchtest::record_of(), next = benchtest::record_of();
+    for (const auto& [record, slow_ms] : {std::pair{&base, 10.0}, std::pair{&next, 14.0}}) {
+        record->outcomes.push_back(
+            benchtest::Outcome("performance", "p", "slow").variant(bench::Variant::eager).series("latency", "ms", benchtest::jittered_samples(slow_ms, 30, 1)));
+        record->outcomes.push_back(
+            benchtest::Outcome("performance", "p", "steady").variant(bench::Variant::eager).series("latency", "ms", benchtest::jittered_samples(5, 30, 2)));
+    }
+    next.run_config["baseline"] = "/runs/base";
+    benchhost::Comparison comparison = benchhost::compare_runs(base, next);
+    comparison.base_label = "/runs/base";
+    ASSERT_EQ(comparison.count(benchhost::Verdict::slower), 1u);
+    const std::string html = benchhost::html_report(next, &comparison);
+    const auto baseline = html.find("<h3 id=\"baseline\">Against the baseline</h3>");
+    ASSERT_NE(baseline, std::string::npos) << html;
+    EXPECT_LT(baseline, html.find("<h3 id=\"overview\">"));
+    EXPECT_NE(html.find("<div><b class=\"status bad\">1</b>slower</div>"), std::string::npos);
+    EXPECT_NE(html.find("<li><span class=\"status bad\">slower</span> <code>performance/p/slow[variant=eager]</code>: "
+                        "latency 9.97 ms -&gt; 14.0 ms, +40.0%, ratio 95% CI ["),
+              std::string::npos)
+        << html;
+    EXPECT_EQ(html.find("<code>performance/p/steady[variant=eager]</code>: latency"), std::string::npos);
+    const std::string md = benchhost::markdown_report(next, &comparison);
+    EXPECT_NE(md.find("**Against the baseline** (/runs/base): 1 slower, 0 faster, 1 same, 0 inconclusive"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("- **slower** `performance/p/slow[variant=eager]`: latency 9.97 ms -&gt; 14.0 ms, +40.0%"),
+              std::string::npos)
+        << md;
+    // Written again from the run folder, without the comparison: where the verdicts are.
+    EXPECT_NE(benchhost::html_report(next).find("Compared with the baseline <code>/runs/base</code> when it ran: the "
+                                                "verdicts are in <a href=\"comparison.md\">comparison.md</a>."),
+              std::string::npos);
+}
+
 TEST(HtmlReport, WriteRenderedReportsWritesBothFiles) {
     TempDir dir;
     const RunRecord record = make_record();

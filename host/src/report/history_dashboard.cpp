@@ -221,12 +221,18 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
         out += "</ul></nav>\n";
     }
 
+    // What a reader looks for first: the series that changed, as in a run's summary.
+    const std::size_t stepped = static_cast<std::size_t>(std::count_if(
+        histories.begin(), histories.end(), [](const SeriesHistory& h) { return !h.steps.empty(); }));
+    out += "<p>" + std::string(stepped > 0 ? "<b class=\"stepped\">" : "<b>") + std::to_string(stepped) + " of " +
+           std::to_string(histories.size()) + "</b> series " + (stepped == 1 ? "has" : "have") +
+           " a change point: a click on the last column's header sorts them by it.</p>\n<div id=\"filter-box\"></div>\n";
     for (const auto& [machine, list] : by_machine) {
         out += "<section id=\"machine-" + escape(machine) + "\"><h2>Machine <code>" + escape(machine) +
                "</code></h2>\n<p class=\"muted\">" + escape(list.front()->machine_text) + "</p>\n";
-        out += "<table class=\"scenarios dashboard\"><thead><tr><th>Scenario</th><th>Series</th><th>Runs</th>"
-               "<th>Medians over the runs</th><th>Latest median (95% CI)</th><th>Latest change point</th></tr></thead>"
-               "<tbody>\n";
+        out += "<div class=\"scroll\"><table class=\"scenarios dashboard sortable filterable\"><thead><tr><th>Scenario</th>"
+               "<th>Series</th><th>Runs</th><th>Medians over the runs</th><th>Latest median (95% CI)</th><th>Latest change "
+               "point</th></tr></thead><tbody>\n";
         for (const SeriesHistory* history : list) {
             const std::size_t first = first_shown(*history, options.limit);
             const HistorySeries& latest = history->points.back()->series;
@@ -240,19 +246,24 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
                                       spark.values.size(), history->points[first]->run->started_at,
                                       history->points.back()->run->started_at);
             const std::string page = history_page_name(*history);
-            out += "<tr><td><a href=\"" + escape(page) + "\"><code>" + escape(history->scenario_id) + "</code></a></td><td>" +
-                   escape(history->series) + "</td><td class=\"num\">" + std::to_string(spark.values.size()) +
-                   "</td><td><a href=\"" + escape(page) + "\" aria-label=\"" + escape(spark.title) + "\">" +
-                   svg::sparkline(spark) + "</a></td><td class=\"num\">" +
+            const std::string step_key =
+                history->steps.empty() ? "" : fmt::format("{:.9g}", std::abs(history->steps.rbegin()->second.relative_change));
+            out += "<tr data-id=\"" + escape(history->scenario_id) + "\"><td><a href=\"" + escape(page) + "\"><code>" +
+                   escape(history->scenario_id) + "</code></a></td><td>" + escape(history->series) +
+                   "</td><td class=\"num\" data-v=\"" + std::to_string(spark.values.size()) + "\">" +
+                   std::to_string(spark.values.size()) + "</td><td><a href=\"" + escape(page) + "\" aria-label=\"" +
+                   escape(spark.title) + "\">" + svg::sparkline(spark) + "</a></td><td class=\"num\" data-v=\"" +
+                   fmt::format("{:.9g}", latest.summary.median) + "\">" +
                    escape(format_figure(latest.summary.median, latest.unit)) + " <span class=\"ci\">" +
-                   escape(interval_text(latest)) + "</span></td><td>" + latest_step_html(*history) + "</td></tr>\n";
+                   escape(interval_text(latest)) + "</span></td><td data-v=\"" + step_key + "\">" +
+                   latest_step_html(*history) + "</td></tr>\n";
         }
-        out += "</tbody></table>\n</section>\n";
+        out += "</tbody></table></div>\n</section>\n";
     }
     out += "<footer class=\"muted\"><p>Written by <code>benchhost history report</code>: a page per scenario, series and "
            "machine. Change points: E-divisive means over each series' medians (of its last " +
            std::to_string(change_point_runs) + " runs at most), at 5% significance.</p></footer>\n";
-    out += html_page_end();
+    out += html_page_script() + html_page_end();
     return out;
 }
 

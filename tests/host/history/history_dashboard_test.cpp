@@ -104,6 +104,10 @@ TEST_F(DashboardTest, APageMarksTheStepAtItsCommitUnderAChartWithItsBand) {
     EXPECT_EQ(count(history_page_html(histories[1], options), "class=\"step-marker\""), 0u);
     const std::string index = history_index_html(histories, options);
     EXPECT_EQ(count(index, "no step"), 2u);
+    // The index opens with what changed; its table sorts and filters, by the pages' script.
+    EXPECT_NE(index.find("<b class=\"stepped\">1 of 3</b> series has a change point"), std::string::npos) << index;
+    EXPECT_NE(index.find("<table class=\"scenarios dashboard sortable filterable\">"), std::string::npos);
+    EXPECT_EQ(count(index, "<script>"), 1u);
     EXPECT_NE(index.find("<code>" + commit + "</code> <b class=\"stepped\">" + change + "</b>"), std::string::npos);
 }
 

@@ -218,7 +218,9 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
         plugin.axes = *handshake.axes;
     }
     if (handshake.variants) info.variants = variant_mask(*handshake.variants);
-    for (const auto& [benchmark, variants] : handshake.benchmark_variants) {
+    for (const auto& declared : handshake.benchmark_variants) {
+        const std::string& benchmark = declared.first;
+        const std::vector<std::string>& variants = declared.second;
         const auto it = std::find_if(plugin.benchmarks.begin(), plugin.benchmarks.end(),
                                      [&](const DiscoveredBenchmark& b) { return b.name == benchmark; });
         if (it == plugin.benchmarks.end())

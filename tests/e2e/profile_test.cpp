@@ -12,7 +12,7 @@
 
 #include "../support/chromium.hpp"
 #include "../support/test_support.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/profile_trace.hpp"
 
 namespace {

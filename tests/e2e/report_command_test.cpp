@@ -13,7 +13,7 @@
 #include "../support/chromium.hpp"
 #include "../support/test_support.hpp"
 #include "report/rendered_reports.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

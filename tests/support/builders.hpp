@@ -11,7 +11,7 @@
 #include <bench/config.hpp>
 #include <bench/result.hpp>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchtest {
 

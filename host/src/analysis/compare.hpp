@@ -30,7 +30,7 @@
 
 #include <bench/internal/bootstrap.hpp>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

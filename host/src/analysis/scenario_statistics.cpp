@@ -1,5 +1,7 @@
 #include "analysis/scenario_statistics.hpp"
 
+#include "model/variant_group.hpp"
+
 #include <cmath>
 #include <set>
 #include <span>
@@ -10,7 +12,6 @@
 #include <bench/internal/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
-#include "plan/plan.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {

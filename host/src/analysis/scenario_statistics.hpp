@@ -15,7 +15,7 @@
 
 #include <bench/result.hpp>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "history/history_noise.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/junit_report.hpp"
 #include "util/atomic_file.hpp"

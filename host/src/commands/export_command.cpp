@@ -5,7 +5,7 @@
 
 #include "report/gbench_export.hpp"
 #include "report/reporter_registry.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 
 namespace benchhost {
 

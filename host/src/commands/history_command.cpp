@@ -12,7 +12,7 @@
 #include "history/history_store.hpp"
 #include "history/history_table.hpp"
 #include "history/series_history.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/history_dashboard.hpp"
 #include "util/text_table.hpp"
 

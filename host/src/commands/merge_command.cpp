@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/scenario_statistics.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/report_figures.hpp"
 #include "report/report_json.hpp"
 #include "report/reporter_registry.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -3,7 +3,7 @@
 #include <exception>
 #include <iostream>
 
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/reporter_registry.hpp"
 

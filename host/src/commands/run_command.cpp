@@ -23,7 +23,7 @@
 #include "history/history_store.hpp"
 #include "execute/executor.hpp"
 #include "execute/worker.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
 #include "report/progress.hpp"

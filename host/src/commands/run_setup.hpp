@@ -21,9 +21,9 @@
 #include "discover/discovery.hpp"
 #include "plan/plan.hpp"
 #include "run/run_loop.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 #include "report/progress.hpp"
-#include "report/reporter.hpp"
+#include "model/reporter.hpp"
 
 namespace benchhost {
 

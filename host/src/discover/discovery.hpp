@@ -9,7 +9,7 @@
 
 #include <bench/abi.hpp>
 
-#include "discover/plugin_build.hpp"
+#include "model/plugin_build.hpp"
 
 namespace benchhost {
 

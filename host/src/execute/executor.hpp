@@ -17,7 +17,7 @@
 
 #include "plan/plan.hpp"
 #include "config/run_config.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

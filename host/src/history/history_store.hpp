@@ -25,7 +25,7 @@
 
 #include <bench/statistics.hpp>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -14,7 +14,7 @@
 #include <bench/result.hpp>
 #include <bench/statistics.hpp>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -54,7 +54,7 @@
 
 #include "json/field_reader.hpp"
 #include "json/json_writer.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -1,4 +1,4 @@
-#include "discover/plugin_build.hpp"
+#include "model/plugin_build.hpp"
 
 #include <cstring>
 

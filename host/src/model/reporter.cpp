@@ -1,4 +1,4 @@
-#include "report/reporter.hpp"
+#include "model/reporter.hpp"
 
 #include <algorithm>
 #include <exception>

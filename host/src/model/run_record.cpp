@@ -1,4 +1,4 @@
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 #include <cmath>
 

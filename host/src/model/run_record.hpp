@@ -14,7 +14,7 @@
 #include <bench/result.hpp>
 #include <bench/internal/series_analysis.hpp>
 
-#include "discover/plugin_build.hpp"
+#include "model/plugin_build.hpp"
 
 namespace benchhost {
 

@@ -301,37 +301,6 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
     return reasons;
 }
 
-bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b) {
-    return a.category == b.category && a.plugin == b.plugin && a.benchmark == b.benchmark &&
-           a.batch_size == b.batch_size && a.dtype == b.dtype && a.device == b.device && a.threads == b.threads &&
-           a.num_tokens_to_generate == b.num_tokens_to_generate && a.model_id == b.model_id && a.params == b.params;
-}
-
-std::string variant_group_key(const bench::ScenarioConfig& c) {
-    // Fields joined with a separator that no field contains ('\x1f', the unit separator),
-    // and each param's values after its name; Params keeps its names in order.
-    std::string key;
-    const auto add = [&key](std::string_view field) {
-        key += field;
-        key += '\x1f';
-    };
-    add(c.category);
-    add(c.plugin);
-    add(c.benchmark);
-    add(std::to_string(c.batch_size));
-    add(c.dtype);
-    add(c.device);
-    add(std::to_string(c.threads));
-    add(std::to_string(c.num_tokens_to_generate));
-    add(c.model_id);
-    for (const auto& [name, values] : c.params.all()) {
-        add(name);
-        for (const std::string& value : values) add(value);
-        key += '\x1e';
-    }
-    return key;
-}
-
 std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan) {
     std::vector<std::vector<std::size_t>> groups;
     std::unordered_map<std::string, std::size_t> group_of_key;

@@ -11,6 +11,7 @@
 #include <bench/config.hpp>
 
 #include "discover/discovery.hpp"
+#include "model/variant_group.hpp"
 #include "config/run_config.hpp"
 
 namespace benchhost {
@@ -49,14 +50,6 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options);
 /// the plan's warnings (an --include that matched nothing, variants no plugin declares).
 std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& discovery, const RunOptions& options);
 
-/// Whether two scenarios are variants of the same benchmark at the same point of every
-/// other axis (batch size, dtype, device, threads, parameters, ...): the scenarios
-/// whose ratios a run reports, and which --rounds interleaves.
-bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b);
-
-/// A key that two configs share exactly when differ_only_in_variant holds for them, so
-/// that grouping N scenarios is a hash lookup each, not a scan.
-std::string variant_group_key(const bench::ScenarioConfig& config);
 
 /// The plan's scenarios grouped by differ_only_in_variant, as indices into
 /// plan.scenarios: groups in the order of their first scenario, each in plan order.

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "plan/plan.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

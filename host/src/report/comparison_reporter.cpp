@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/html_page.hpp"
 #include "report/svg_chart.hpp"
 #include "json/json_writer.hpp"

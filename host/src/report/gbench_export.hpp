@@ -30,7 +30,7 @@
 
 #include <string>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "analysis/compare.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "analysis/compare.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -15,7 +15,7 @@
 #include <bench/internal/series_analysis.hpp>
 
 #include "analysis/scenario_statistics.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -2,7 +2,7 @@
 // (summary_reporter.cpp) share, and the names and version of those files. Both are
 // written through JsonOut in report_json (json/json_writer.hpp); the blocks they share
 // with the worker protocol are in json/scenario_json.hpp. docs/schema describes them,
-// and json/report_reader.hpp reads them back.
+// and report/report_reader.hpp reads them back.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +12,7 @@
 
 #include "json/json_writer.hpp"
 #include "json/report_schema.hpp"  // report_schema_version
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

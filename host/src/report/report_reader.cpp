@@ -1,4 +1,4 @@
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 
 #include <set>
 #include <stdexcept>

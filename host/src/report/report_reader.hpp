@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "report/report_json.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

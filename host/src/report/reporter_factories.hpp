@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "report/reporter.hpp"
+#include "model/reporter.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {

@@ -16,7 +16,7 @@
 
 #include "analysis/compare.hpp"
 #include "report/progress.hpp"
-#include "report/reporter.hpp"
+#include "model/reporter.hpp"
 
 namespace benchhost {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "discover/plugin_build.hpp"
-#include "run/run_record.hpp"
+#include "model/plugin_build.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -10,7 +10,7 @@
 #include "analysis/compare.hpp"
 #include "plan/plan.hpp"
 #include "run/run_loop.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -12,7 +12,7 @@
 
 #include "json/result_json.hpp"
 #include "run/rounds.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

@@ -2,7 +2,7 @@
 // of its benchmark, its samples pooled into one outcome.
 #pragma once
 
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

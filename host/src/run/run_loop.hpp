@@ -25,9 +25,9 @@
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
 #include "plan/plan.hpp"
-#include "report/reporter.hpp"
+#include "model/reporter.hpp"
 #include "run/journal.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace benchhost {
 

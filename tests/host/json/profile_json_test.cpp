@@ -13,7 +13,7 @@
 #include "../../support/error_of.hpp"
 #include "../../support/profile_sample.hpp"
 #include "../../support/test_support.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "json/result_json.hpp"
 #include "report/profile_trace.hpp"
 #include "report/report_writer.hpp"

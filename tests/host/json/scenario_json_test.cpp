@@ -12,7 +12,7 @@
 #include "../../support/test_support.hpp"
 #include "../../support/error_of.hpp"
 #include "json/json_parse.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "json/result_json.hpp"
 #include "report/report_writer.hpp"
 

@@ -1,6 +1,6 @@
 // How a plugin was compiled, from its handshake's bytes to what list, the reports and a
 // run's warnings say.
-#include "discover/plugin_build.hpp"
+#include "model/plugin_build.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -347,19 +347,4 @@ TEST(Plan, RoundsInterleaveVariantsInRotatingOrder) {
     for (std::size_t i = 0; i < once.size(); ++i) EXPECT_EQ(once[i], i);
 }
 
-TEST(Plan, VariantsOfTheSameBenchmarkAndAxes) {
-    bench::ScenarioConfig a;
-    a.plugin = "p";
-    a.benchmark = "b";
-    bench::ScenarioConfig b = a;
-    b.variant = bench::Variant::compiled;
-    b.compile_mode = "fast";
-    EXPECT_TRUE(differ_only_in_variant(a, b));
-    b.batch_size = 8;
-    EXPECT_FALSE(differ_only_in_variant(a, b));
-    b = a;
-    b.params.set("seq_len", "128");
-    EXPECT_FALSE(differ_only_in_variant(a, b));
-}
-
 }  // namespace

@@ -14,7 +14,7 @@
 #include <rapidjson/document.h>
 
 #include "../../support/test_support.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 
 namespace {
 

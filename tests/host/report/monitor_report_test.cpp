@@ -15,7 +15,7 @@
 #include "../../support/test_support.hpp"
 #include "cli/cli.hpp"
 #include "run/hardware_info.hpp"
-#include "json/report_reader.hpp"
+#include "report/report_reader.hpp"
 #include "report/report_writer.hpp"
 #include "json/result_json.hpp"
 #include "config/run_config.hpp"

@@ -19,7 +19,7 @@
 #include "../../support/report_schema.hpp"
 #include "util/atomic_file.hpp"
 #include "run/hardware_info.hpp"
-#include "run/run_record.hpp"
+#include "model/run_record.hpp"
 
 namespace {
 

@@ -12,6 +12,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 
+#include "util/join.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -19,16 +20,6 @@ namespace benchhost {
 namespace {
 
 const char* const throughput_series[] = {"throughput", "tokens_per_second"};
-
-std::string join(const std::vector<std::string>& parts, const char* separator) {
-    std::string out;
-    for (const std::string& part : parts) {
-        if (part.empty()) continue;
-        if (!out.empty()) out += separator;
-        out += part;
-    }
-    return out;
-}
 
 std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareInfo& hw) {
     std::vector<std::pair<std::string, std::string>> lines;
@@ -43,7 +34,7 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     if (const std::string f = hardware_fact(hw, "cpu", "frequency_scaling"); !f.empty())
         cpu_details.push_back("frequency scaling " + f);
     std::string cpu = hardware_fact(hw, "cpu", "model");
-    if (!cpu_details.empty()) cpu += (cpu.empty() ? "" : " (") + join(cpu_details, ", ") + (cpu.empty() ? "" : ")");
+    if (!cpu_details.empty()) cpu += (cpu.empty() ? "" : " (") + join_nonempty(cpu_details, ", ") + (cpu.empty() ? "" : ")");
     add("CPU", cpu);
 
     if (const std::string total = hardware_fact(hw, "memory", "total_mib"); !total.empty()) {
@@ -72,8 +63,8 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     }
 
     std::string os = hardware_fact(hw, "os", "name");
-    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty()) os = join({os, "kernel " + kernel}, ", ");
-    os = join({os, hardware_fact(hw, "os", "machine")}, ", ");
+    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty()) os = join_nonempty({os, "kernel " + kernel}, ", ");
+    os = join_nonempty({os, hardware_fact(hw, "os", "machine")}, ", ");
     add("OS", os);
 
     std::vector<std::string> build;
@@ -83,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
         const std::string abi = hardware_fact(hw, "build", "sdk_abi");
         build.push_back("SDK " + sdk + (abi.empty() ? "" : " (ABI " + abi + ")"));
     }
-    add("Build", join(build, ", "));
+    add("Build", join_nonempty(build, ", "));
 
     std::string torch = hardware_fact(hw, "libtorch", "torch_version");
     if (torch.empty()) torch = hardware_fact(hw, "libtorch", "version_at_build");
@@ -92,7 +83,7 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     const std::string l1 = hardware_fact(hw, "load", "load_average_1m");
     if (!l1.empty())
         add("Load before the run",
-            join({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
+            join_nonempty({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
                 " (1, 5, 15 min)");
     return lines;
 }
@@ -110,7 +101,7 @@ std::string sampling_summary(const RunRecord& record) {
     }
     if (ways.size() == 1) return ways.front().first;
     std::string out;
-    for (const auto& [text, ids] : ways) out += (out.empty() ? "" : "; ") + text + " (" + join(ids, ", ") + ")";
+    for (const auto& [text, ids] : ways) out += (out.empty() ? "" : "; ") + text + " (" + join_nonempty(ids, ", ") + ")";
     return out;
 }
 

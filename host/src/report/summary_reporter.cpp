@@ -148,7 +148,7 @@ std::string summary_report(const RunRecord& record) {
             out.field("median", s.median);
             out.field("mean", s.mean);
             out.field("p95", s.p95);
-            out.field("cv", s.count > 1 && s.mean != 0 ? s.std / std::abs(s.mean) : std::nan(""));
+            out.field("cv", series->analysis.cv);  // as the statistics computed it
             out.key("ci95_median");
             out.interval(series->analysis.median_ci);
             out.field("unit", series->unit);

@@ -13,4 +13,13 @@ inline std::string join(const std::vector<std::string>& items, const std::string
     return out;
 }
 
+/// The same, leaving out the empty items: join_nonempty({"Release", "", "GCC"}, ", ") is
+/// "Release, GCC".
+inline std::string join_nonempty(const std::vector<std::string>& items, const std::string& separator = ",") {
+    std::string out;
+    for (const std::string& item : items)
+        if (!item.empty()) out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
 }  // namespace benchhost

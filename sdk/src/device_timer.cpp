@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <bench/internal/memory_bandwidth.hpp>
+
 #include "cuda_runtime.hpp"
 
 namespace bench {
@@ -47,12 +49,12 @@ CudaDevice::CudaDevice(int index) : impl_(std::make_unique<Impl>()) {
     int l2 = 0;
     if (d.api->device_get_attribute(&l2, cuda::attribute_l2_cache_size, index) == cuda::success && l2 > 0)
         d.l2_bytes = static_cast<std::size_t>(l2);
-    // Two transfers a memory clock over the bus, as data sheets count the peak.
+    // The memory's peak from its clock (kHz here) and bus width (memory_bandwidth.hpp).
     int memory_khz = 0, bus_bits = 0;
     if (d.api->device_get_attribute(&memory_khz, cuda::attribute_memory_clock_rate, index) == cuda::success &&
         d.api->device_get_attribute(&bus_bits, cuda::attribute_memory_bus_width, index) == cuda::success &&
         memory_khz > 0 && bus_bits > 0)
-        d.bandwidth_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+        d.bandwidth_gbs = bench::peak_memory_bandwidth_gbs(memory_khz / 1e3, bus_bits);
     d.check(d.api->event_create(&d.start), "cudaEventCreate");
     d.check(d.api->event_create(&d.stop), "cudaEventCreate");
 }

@@ -11,6 +11,8 @@
 #include <limits>
 #include <sstream>
 
+#include <bench/internal/memory_bandwidth.hpp>
+
 #include "monitor_summary.hpp"
 #include "nvml.hpp"
 #include "sampling.hpp"
@@ -591,14 +593,12 @@ GpuSystemInfo describe_gpus(const std::string& nvml_library) {
             info.facts[prefix + "power_limit_w"] = detail::format_number(value / 1000.0, 6);
         if (api->max_clock && api->max_clock(device, nvml::clock_sm, &value) == nvml::success)
             info.facts[prefix + "max_sm_clock_mhz"] = std::to_string(value);
-        // The memory's peak: two transfers a clock (HBM and GDDR alike) over the bus's
-        // width, as NVIDIA's data sheets count it (an H100 SXM: 2619 MHz, 5120 bits,
-        // 3352 GB/s).
+        // The memory's peak from its clock and bus width (memory_bandwidth.hpp).
         unsigned int memory_mhz = 0, bus_bits = 0;
         if (api->max_clock && api->memory_bus_width && api->max_clock(device, nvml::clock_mem, &memory_mhz) == nvml::success &&
             api->memory_bus_width(device, &bus_bits) == nvml::success && memory_mhz > 0 && bus_bits > 0)
             info.facts[prefix + "memory_bandwidth_gbs"] =
-                detail::format_number(2.0 * memory_mhz * 1e6 * (bus_bits / 8.0) / 1e9, 5);
+                detail::format_number(peak_memory_bandwidth_gbs(memory_mhz, bus_bits), 5);
     }
     return info;
 }

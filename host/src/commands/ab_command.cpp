@@ -35,8 +35,7 @@ struct Side {
     RunRecord record;
     fs::path dir;
     std::shared_ptr<spdlog::logger> log;
-    std::unique_ptr<RunJournal> journal;
-    ReporterMultiplex reporters;
+    RunFolderWriter folder;
 };
 
 RunOptions side_options(const AbCommand& command, const fs::path& plugins_dir,
@@ -124,17 +123,13 @@ AbOutcome run_ab_command(const AbCommand& command) {
             side->record.run_config["ab_side"] = side->name;
             side->record.run_config["ab_other_side"] =
                 (side == &base ? command.new_dir : command.base_dir).string();
-            side->journal = std::make_unique<RunJournal>(
-                side->dir, JournalHeader{side->record.timestamp, side->record.started_at, side->record.commit_id,
-                                         side->record.host_version, side->record.run_config, std::nullopt});
             ReporterSettings settings;
             settings.output_dir = side->dir;
             settings.log = side->log.get();
             // The page for people is the A/B run's (below), not each side's.
             std::vector<std::string> formats = side->options.extra_formats;
             std::erase(formats, std::string("summary-md"));
-            side->reporters = make_reporters(file_reporter_names(formats), settings);
-            side->reporters.run_started(side->record);
+            side->folder.start(side->dir, side->record, make_reporters(file_reporter_names(formats), settings));
         }
         // Both sides run on the same GPUs: locked once, recorded on both.
         clocks = lock_gpu_clocks(command.options, base.plan, base.record, *log);
@@ -146,8 +141,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
 
     install_interrupt_handlers();
     const RunLoopOptions loop = run_loop_options(command.options);
-    ScenarioRunner base_runner(base.plan, loop, base.record, RunLoopParts{*base.log, registry, *base.journal, base.reporters});
-    ScenarioRunner new_runner(next.plan, loop, next.record, RunLoopParts{*next.log, registry, *next.journal, next.reporters});
+    ScenarioRunner base_runner(base.plan, loop, base.record, base.folder.parts(*base.log, registry));
+    ScenarioRunner new_runner(next.plan, loop, next.record, next.folder.parts(*next.log, registry));
     AbLoopOptions ab;
     ab.min_rounds = command.options.rounds;
     ab.max_rounds = command.max_rounds;
@@ -162,12 +157,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
     const bool interrupted = base.record.interrupted || next.record.interrupted;
     bool written = true;
     for (auto [side, runner] : {std::pair{&base, &base_runner}, std::pair{&next, &new_runner}}) {
-        written = runner->finish() && written;
         side->record.interrupted = interrupted;
-        side->record.finished = !interrupted;
-        side->record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
-        side->reporters.run_finished(side->record);
-        written = log_reporter_errors(side->reporters, *side->log) && written;
+        written = side->folder.finish(*runner, side->record, *side->log) && written;
     }
     if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
 

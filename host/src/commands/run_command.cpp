@@ -193,22 +193,17 @@ int run_benchmarks(const RunOptions& options) {
         }
     }
 
-    std::unique_ptr<RunJournal> journal;
-    ReporterMultiplex reporters;
+    RunFolderWriter folder;
     try {
-        journal = std::make_unique<RunJournal>(
-            output_dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
-                                      record.run_config, record.shard});
-        reporters = make_run_reporters(options, compare, output_dir, *log, progress.get());
+        folder.start(output_dir, record, make_run_reporters(options, compare, output_dir, *log, progress.get()));
     } catch (const std::exception& e) {
         log->error("{}", e.what());
         return 2;
     }
-    reporters.run_started(record);
 
     const RunLoopOptions loop = run_loop_options(options);
     install_interrupt_handlers();
-    ScenarioRunner runner(plan, loop, record, RunLoopParts{*log, registry, *journal, reporters});
+    ScenarioRunner runner(plan, loop, record, folder.parts(*log, registry));
     run_rounds(runner, plan, options.rounds, record);
     if (options.baseline && options.confirm > 0 && !record.interrupted) {
         try {
@@ -218,17 +213,10 @@ int run_benchmarks(const RunOptions& options) {
             log->error("--confirm: cannot read the baseline {}: {}", options.baseline->string(), e.what());
         }
     }
-    const bool journaled = runner.finish();
     if (clocks)
         for (const std::string& problem : clocks->release()) log->warn("{}", problem);
-    bool written = log_reporter_errors(reporters, *log);
-
-    record.finished = !record.interrupted;
-    record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
     if (auto problem = registry.save()) log->warn("cannot save the plugin registry: {}", *problem);
-
-    reporters.run_finished(record);
-    written = log_reporter_errors(reporters, *log) && written;
+    bool written = folder.finish(runner, record, *log);
     if (history) {
         // The run's own files are written: a history that fails now loses nothing.
         try {
@@ -250,7 +238,7 @@ int run_benchmarks(const RunOptions& options) {
         log->error("{}", problem);
         return 2;
     }
-    return !written || !journaled || reporters.exit_status() != 0 || count_totals(record).failed > 0 ? 1 : 0;
+    return !written || folder.reporters.exit_status() != 0 || count_totals(record).failed > 0 ? 1 : 0;
 }
 
 }  // namespace benchhost

@@ -303,6 +303,22 @@ bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log) {
     return errors.empty();
 }
 
+void RunFolderWriter::start(const std::filesystem::path& dir, const RunRecord& record, ReporterMultiplex made) {
+    journal = std::make_unique<RunJournal>(dir, JournalHeader{record.timestamp, record.started_at, record.commit_id,
+                                                              record.host_version, record.run_config, record.shard});
+    reporters = std::move(made);
+    reporters.run_started(record);
+}
+
+bool RunFolderWriter::finish(ScenarioRunner& runner, RunRecord& record, spdlog::logger& log) {
+    bool written = runner.finish();
+    written = log_reporter_errors(reporters, log) && written;
+    record.finished = !record.interrupted;
+    record.finished_at = format_time(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ", true);
+    reporters.run_finished(record);
+    return log_reporter_errors(reporters, log) && written;
+}
+
 
 std::string load_problem(const RunOptions& options, const RunRecord& record) {
     if (options.load.mode == bench::LoadMode::none) return {};

@@ -1,6 +1,6 @@
 // What `benchhost run` and `benchhost ab` both do around their scenarios: the output
-// folder, the log, the warnings about the plan, the record of the options, and the
-// reporters of a run folder.
+// folder, the log, the warnings about the plan, the record of the options, and a run
+// folder's journal and reporters from its start to its end (RunFolderWriter).
 #pragma once
 
 #include <ctime>
@@ -20,6 +20,7 @@
 #include "config/run_config.hpp"
 #include "discover/discovery.hpp"
 #include "plan/plan.hpp"
+#include "run/journal.hpp"
 #include "run/run_loop.hpp"
 #include "model/run_record.hpp"
 #include "report/progress.hpp"
@@ -88,6 +89,23 @@ CompareOptions comparison_options(const RunOptions& options);
 
 /// Logs the reporters' errors, once each; true when there was none.
 bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log);
+
+/// A run folder being written, as `run` writes one and `ab` one per side: its journal and
+/// its reporters, from the record's start to its end.
+struct RunFolderWriter {
+    std::unique_ptr<RunJournal> journal;
+    ReporterMultiplex reporters;
+
+    /// Opens the journal of `record` in `dir` and starts `reporters` with the record.
+    /// Throws when the journal cannot be created, before anything runs.
+    void start(const std::filesystem::path& dir, const RunRecord& record, ReporterMultiplex reporters);
+    /// The parts the run loop writes through.
+    RunLoopParts parts(spdlog::logger& log, PluginRegistry& registry) { return {log, registry, *journal, reporters}; }
+    /// Ends the run once `runner` has run what it will: the journal brought up to date,
+    /// the record finished (unless interrupted) at the time now, the reporters' files
+    /// written, every error logged. False when something was not written.
+    bool finish(ScenarioRunner& runner, RunRecord& record, spdlog::logger& log);
+};
 
 /// With --load, when no scenario succeeded and some were skipped because the load did
 /// not fit them (a benchmark that never calls ctx.serve; under --find-peak, an SLO on

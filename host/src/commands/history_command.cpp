@@ -13,7 +13,7 @@
 #include "history/history_table.hpp"
 #include "history/series_history.hpp"
 #include "report/report_reader.hpp"
-#include "report/history_dashboard.hpp"
+#include "report/html/history_dashboard.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {

@@ -6,7 +6,7 @@
 //                   oldest first, with the change from the run before
 //   report [PATTERN] --output-dir DIR
 //                   the same histories as a static site: DIR/index.html and a page per
-//                   scenario, series and machine with its chart (report/history_dashboard.hpp)
+//                   scenario, series and machine with its chart (report/html/history_dashboard.hpp)
 #pragma once
 
 #include "cli/cli.hpp"

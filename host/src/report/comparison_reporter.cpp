@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "report/report_reader.hpp"
-#include "report/html_page.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/html_page.hpp"
+#include "report/html/svg_chart.hpp"
 #include "json/json_writer.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -290,34 +290,33 @@ std::string verdict_boxes_html(const Comparison& c) {
                                          std::pair{Verdict::same, ""}, std::pair{Verdict::inconclusive, ""}}) {
         const std::size_t n = c.count(verdict);
         out += "<div><b class=\"status" + std::string(n > 0 ? klass : "") + "\">" + std::to_string(n) + "</b>" +
-               svg::escape(std::string(to_string(verdict))) + "</div>";
+               html_escape(std::string(to_string(verdict))) + "</div>";
     }
     return out + "</div>\n";
 }
 
 std::string comparison_html(const Comparison& c, const std::string& title, const std::vector<PageLink>& links) {
-    using svg::escape;
     std::string out = html_page_start(title);
-    out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">New: <code>" + escape(c.new_label) +
-           "</code>, base: <code>" + escape(c.base_label) + "</code></p></header>\n";
+    out += "<header><h1>" + html_escape(title) + "</h1><p class=\"subtitle\">New: <code>" + html_escape(c.new_label) +
+           "</code>, base: <code>" + html_escape(c.base_label) + "</code></p></header>\n";
     if (!links.empty()) {
         out += "<nav aria-label=\"Reports\"><ul>";
         for (const auto& [text, address] : links)
-            out += "<li><a href=\"" + escape(address) + "\">" + escape(text) + "</a></li>";
+            out += "<li><a href=\"" + html_escape(address) + "\">" + html_escape(text) + "</a></li>";
         out += "</ul></nav>\n";
     }
     // The verdicts first, in the run page's boxes: slower in red, what went wrong under them.
-    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" + escape(verdict_counts(c)) +
-           "</p>\n<p>" + escape(loads_line(c)) + "</p>\n";
+    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" + html_escape(verdict_counts(c)) +
+           "</p>\n<p>" + html_escape(loads_line(c)) + "</p>\n";
     if (!c.incomparable.empty()) {
         out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
-        for (const std::string& line : c.incomparable) out += "<li>" + escape(line) + "</li>";
+        for (const std::string& line : c.incomparable) out += "<li>" + html_escape(line) + "</li>";
         out += "</ul></div>\n";
     }
     const auto list = [&](const char* heading, const std::vector<std::string>& items) {
         if (items.empty()) return;
         out += std::string("<h3>") + heading + "</h3><ul class=\"problems\">";
-        for (const std::string& item : items) out += "<li>" + escape(item) + "</li>";
+        for (const std::string& item : items) out += "<li>" + html_escape(item) + "</li>";
         out += "</ul>\n";
     };
     list("Notes", c.notes);
@@ -334,14 +333,14 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
         const std::string verdict_class = row.verdict == Verdict::slower   ? "bad"
                                           : row.verdict == Verdict::faster ? "success"
                                                                            : "skipped";
-        out += "<tr data-id=\"" + escape(row.scenario_id) + "\"><td>" + escape(row.scenario_id) + "</td><td>" +
-               escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) + "\">" +
-               escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
-               key(row.new_median_ms) + "\">" + escape(format_figure(row.new_median_ms, "ms")) +
-               "</td><td class=\"num\" data-v=\"" + key(row.ratio) + "\">" + escape(format_change(row.ratio)) +
-               "</td><td class=\"num\">" + escape(interval_text(row.ratio_ci)) +
-               "</td><td><span class=\"status " + verdict_class + "\">" + escape(std::string(to_string(row.verdict))) +
-               "</span> " + escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
+        out += "<tr data-id=\"" + html_escape(row.scenario_id) + "\"><td>" + html_escape(row.scenario_id) + "</td><td>" +
+               html_escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) + "\">" +
+               html_escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
+               key(row.new_median_ms) + "\">" + html_escape(format_figure(row.new_median_ms, "ms")) +
+               "</td><td class=\"num\" data-v=\"" + key(row.ratio) + "\">" + html_escape(format_change(row.ratio)) +
+               "</td><td class=\"num\">" + html_escape(interval_text(row.ratio_ci)) +
+               "</td><td><span class=\"status " + verdict_class + "\">" + html_escape(std::string(to_string(row.verdict))) +
+               "</span> " + html_escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
     }
     out += "</tbody></table></div>\n</section>\n";
 

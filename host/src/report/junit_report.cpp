@@ -1,4 +1,5 @@
 #include "report/junit_report.hpp"
+#include "report/html/html_page.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +8,6 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
-#include "report/svg_chart.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/text_table.hpp"
 
@@ -15,7 +15,7 @@ namespace benchhost {
 
 /// Text as XML character data or an attribute value: escaped, invalid UTF-8 replaced, the
 /// control characters XML 1.0 forbids dropped (a terminal's colour codes in a log tail).
-const auto xml_text = svg::escape;
+const auto xml_text = html_escape;  // XML's character data escapes as HTML's
 
 namespace {
 

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "analysis/scenario_statistics.hpp"
-#include "report/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 

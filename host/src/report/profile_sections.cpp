@@ -1,4 +1,5 @@
 #include "report/profile_sections.hpp"
+#include "report/html/html_page.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,15 +10,13 @@
 #include <vector>
 
 #include "report/profile_trace.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
 
 namespace {
-
-using svg::escape;
 
 constexpr std::size_t operator_rows = 25;    // of report.html's operator table
 constexpr std::size_t comparison_rows = 30;  // of the table beside eager
@@ -138,7 +137,7 @@ std::vector<std::pair<std::string, std::string>> facts(const ProfileView& view) 
 
 std::string html_operator_table(const ProfileView& view) {
     const bench::Profile& p = *view.profile;
-    std::string out = "<table class=\"operators\" data-scenario=\"" + escape(view.figures->outcome->config.scenario_id()) +
+    std::string out = "<table class=\"operators\" data-scenario=\"" + html_escape(view.figures->outcome->config.scenario_id()) +
                       "\">\n<thead><tr><th>Operator</th><th>Calls</th><th>Self</th><th>Self share</th><th>Total</th>"
                       "<th>FLOPs</th><th>Input shapes (its costliest)</th></tr></thead>\n<tbody>\n";
     double rest = 0;
@@ -150,19 +149,19 @@ std::string html_operator_table(const ProfileView& view) {
             ++rest_count;
             continue;
         }
-        out += "<tr><td><code>" + escape(op.name) + "</code></td><td class=\"num\">" + escape(count_text(op.calls)) +
+        out += "<tr><td><code>" + html_escape(op.name) + "</code></td><td class=\"num\">" + html_escape(count_text(op.calls)) +
                "</td><td class=\"num\" data-self-ms=\"" + std::to_string(op.self_ms) + "\">" +
-               escape(format_figure(op.self_ms, "ms")) + "</td><td class=\"num\">" +
+               html_escape(format_figure(op.self_ms, "ms")) + "</td><td class=\"num\">" +
                percent(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + "</td><td class=\"num\">" +
-               escape(format_figure(op.total_ms, "ms")) + "</td><td class=\"num\">" + escape(flops_text(op.flops)) +
-               "</td><td><code>" + escape(op.input_shapes) + "</code></td></tr>\n";
+               html_escape(format_figure(op.total_ms, "ms")) + "</td><td class=\"num\">" + html_escape(flops_text(op.flops)) +
+               "</td><td><code>" + html_escape(op.input_shapes) + "</code></td></tr>\n";
     }
     if (rest_count > 0)
         out += "<tr><td class=\"muted\">" + std::to_string(rest_count) + " more operators</td><td></td><td class=\"num\">" +
-               escape(format_figure(rest, "ms")) + "</td><td class=\"num\">" +
+               html_escape(format_figure(rest, "ms")) + "</td><td class=\"num\">" +
                percent(view.self_sum_ms > 0 ? rest / view.self_sum_ms : NAN) + "</td><td></td><td></td><td></td></tr>\n";
     out += "</tbody>\n<tfoot><tr><th>All " + std::to_string(p.operators.size()) + " operators</th><th></th><th class=\"num\">" +
-           escape(format_figure(view.self_sum_ms, "ms")) + "</th><th class=\"num\">100%</th><th></th><th></th><th></th></tr>"
+           html_escape(format_figure(view.self_sum_ms, "ms")) + "</th><th class=\"num\">100%</th><th></th><th></th><th></th></tr>"
            "</tfoot>\n</table>\n";
     return out;
 }
@@ -202,23 +201,23 @@ std::string html_comparison_table(const ProfileView& view) {
         removed += row.variant == nullptr ? 1 : 0;
         added += row.eager == nullptr ? 1 : 0;
     }
-    std::string out = "<p>Beside <code>" + escape(view.eager->outcome->config.scenario_id()) + "</code>: " +
-                      escape(variant) + " runs " + std::to_string(view.profile->operators.size()) + " operators to eager's " +
+    std::string out = "<p>Beside <code>" + html_escape(view.eager->outcome->config.scenario_id()) + "</code>: " +
+                      html_escape(variant) + " runs " + std::to_string(view.profile->operators.size()) + " operators to eager's " +
                       std::to_string(eager.operators.size()) + "; " + std::to_string(removed) +
                       " of eager's are gone (removed or fused into others), " + std::to_string(added) + " are new.</p>\n";
     out += "<table class=\"operators-beside-eager\" data-scenario=\"" +
-           escape(view.figures->outcome->config.scenario_id()) + "\">\n<thead><tr><th>Operator</th><th>eager calls</th>"
-           "<th>eager self</th><th>" + escape(variant) + " calls</th><th>" + escape(variant) +
+           html_escape(view.figures->outcome->config.scenario_id()) + "\">\n<thead><tr><th>Operator</th><th>eager calls</th>"
+           "<th>eager self</th><th>" + html_escape(variant) + " calls</th><th>" + html_escape(variant) +
            " self</th><th>change</th></tr></thead>\n<tbody>\n";
     for (std::size_t i = 0; i < rows.size() && i < comparison_rows; ++i) {
         const ComparedOperator& row = rows[i];
         const std::string change = row.change();
-        out += "<tr data-change=\"" + escape(change == "new" || change == "removed" ? change : "kept") + "\"><td><code>" +
-               escape(row.name) + "</code></td><td class=\"num\">" + (row.eager ? escape(count_text(row.eager->calls)) : "-") +
-               "</td><td class=\"num\">" + (row.eager ? escape(format_figure(row.eager->self_ms, "ms")) : "-") +
-               "</td><td class=\"num\">" + (row.variant ? escape(count_text(row.variant->calls)) : "-") +
-               "</td><td class=\"num\">" + (row.variant ? escape(format_figure(row.variant->self_ms, "ms")) : "-") +
-               "</td><td>" + escape(change) + "</td></tr>\n";
+        out += "<tr data-change=\"" + html_escape(change == "new" || change == "removed" ? change : "kept") + "\"><td><code>" +
+               html_escape(row.name) + "</code></td><td class=\"num\">" + (row.eager ? html_escape(count_text(row.eager->calls)) : "-") +
+               "</td><td class=\"num\">" + (row.eager ? html_escape(format_figure(row.eager->self_ms, "ms")) : "-") +
+               "</td><td class=\"num\">" + (row.variant ? html_escape(count_text(row.variant->calls)) : "-") +
+               "</td><td class=\"num\">" + (row.variant ? html_escape(format_figure(row.variant->self_ms, "ms")) : "-") +
+               "</td><td>" + html_escape(change) + "</td></tr>\n";
     }
     out += "</tbody>\n</table>\n";
     if (rows.size() > comparison_rows)
@@ -228,16 +227,16 @@ std::string html_comparison_table(const ProfileView& view) {
 }
 
 std::string html_module_table(const ProfileView& view) {
-    std::string out = "<table class=\"modules\" data-scenario=\"" + escape(view.figures->outcome->config.scenario_id()) +
+    std::string out = "<table class=\"modules\" data-scenario=\"" + html_escape(view.figures->outcome->config.scenario_id()) +
                       "\">\n<thead><tr><th>Module</th><th>Calls</th><th>Time</th><th>Share of the call</th>"
                       "<th>Parameters</th><th>Allocated</th><th>Peak live</th></tr></thead>\n<tbody>\n";
     for (const bench::ProfileModule& m : view.profile->modules) {
         out += "<tr data-depth=\"" + std::to_string(m.depth) + "\"><td style=\"padding-left:" +
-               std::to_string(9 + 18 * m.depth) + "px\"><code>" + escape(m.name) + "</code></td><td class=\"num\">" +
-               escape(count_text(m.calls)) + "</td><td class=\"num\">" + escape(format_figure(m.total_ms, "ms")) +
+               std::to_string(9 + 18 * m.depth) + "px\"><code>" + html_escape(m.name) + "</code></td><td class=\"num\">" +
+               html_escape(count_text(m.calls)) + "</td><td class=\"num\">" + html_escape(format_figure(m.total_ms, "ms")) +
                "</td><td class=\"num\">" + percent(m.share) + "</td><td class=\"num\">" +
-               escape(count_text(m.parameters)) + "</td><td class=\"num\">" +
-               escape(bytes_text(m.allocated_bytes)) + "</td><td class=\"num\">" + escape(bytes_text(m.peak_bytes)) +
+               html_escape(count_text(m.parameters)) + "</td><td class=\"num\">" +
+               html_escape(bytes_text(m.allocated_bytes)) + "</td><td class=\"num\">" + html_escape(bytes_text(m.peak_bytes)) +
                "</td></tr>\n";
     }
     out += "</tbody>\n</table>\n";
@@ -266,17 +265,17 @@ std::string profile_html_section(const RunFigures& figures) {
     for (const ProfileView& view : views) {
         const std::string id = view.figures->outcome->config.scenario_id();
         ++n;
-        out += "<h3 id=\"profile-" + std::to_string(n) + "\"><code>" + escape(id) + "</code></h3>\n<table class=\"facts\">\n";
+        out += "<h3 id=\"profile-" + std::to_string(n) + "\"><code>" + html_escape(id) + "</code></h3>\n<table class=\"facts\">\n";
         for (const auto& [label, text] : facts(view)) {
-            out += "<tr><th>" + escape(label) + "</th><td>";
-            out += label.starts_with("Trace") ? "<a href=\"" + escape(text) + "\"><code>" + escape(text) + "</code></a>"
-                                              : escape(text);
+            out += "<tr><th>" + html_escape(label) + "</th><td>";
+            out += label.starts_with("Trace") ? "<a href=\"" + html_escape(text) + "\"><code>" + html_escape(text) + "</code></a>"
+                                              : html_escape(text);
             out += "</td></tr>\n";
         }
         out += "</table>\n";
         if (!view.profile->notes.empty()) {
             out += "<ul class=\"problems\">\n";
-            for (const std::string& note : view.profile->notes) out += "<li>" + escape(note) + "</li>\n";
+            for (const std::string& note : view.profile->notes) out += "<li>" + html_escape(note) + "</li>\n";
             out += "</ul>\n";
         }
         if (!view.profile->operators.empty()) {
@@ -294,7 +293,7 @@ std::string profile_html_section(const RunFigures& figures) {
             chart.unit = graph.unit;
             chart.root = graph.name == "operators" ? "all operators" : graph.name == "device" ? "all kernels" : "all samples";
             for (const bench::FlameStack& stack : graph.stacks) chart.stacks.emplace_back(stack.frames, stack.value);
-            out += "<figure>" + svg::flame_graph(chart) + "<figcaption>" + escape(graph.source) + "</figcaption></figure>\n";
+            out += "<figure>" + svg::flame_graph(chart) + "<figcaption>" + html_escape(graph.source) + "</figcaption></figure>\n";
         }
     }
     out += "</section>\n";

@@ -16,7 +16,7 @@
 #include "../../support/test_support.hpp"
 #include "report/profile_trace.hpp"
 #include "report/rendered_reports.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
 
 namespace {
 

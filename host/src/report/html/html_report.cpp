@@ -4,7 +4,7 @@
 // Nothing fetched: the charts are inline SVG (svg_chart.hpp), the style one <style>
 // block with a light and a dark palette, and a few lines of script sort the tables and
 // filter the results (the page reads the same without them). Every piece of text from a
-// report goes through svg::escape.
+// report goes through html_escape (html_page.hpp).
 
 #include <algorithm>
 #include <cctype>
@@ -26,120 +26,22 @@
 #include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
 #include "report/rendered_reports.hpp"
-#include "report/html_page.hpp"
+#include "report/html/html_page.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/profile_sections.hpp"
 #include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
 #include "report/run_plugins.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
 namespace {
 
-using svg::escape;
 
-constexpr const char* style_sheet = R"css(
-:root{--bg:#ffffff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--grid:#eaeef2;--head:#f6f8fa;
---band:rgba(9,105,218,.09);--rowband:rgba(31,35,40,.035);--ok:#1a7f37;--bad:#cf222e;--skip:#9a6700;
---c0:#0072b2;--c1:#d55e00;--c2:#009e73;--c3:#cc79a7;--c4:#56b4e9;--c5:#e69f00;--c6:#6e7781;--c7:#8250df;color-scheme:light dark}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--border:#3d444d;--grid:#21262d;
---head:#161b22;--band:rgba(88,166,255,.13);--rowband:rgba(240,246,252,.04);--ok:#3fb950;--bad:#f85149;--skip:#d29922;
---c0:#58a6ff;--c1:#ff8a4c;--c2:#3fcf8e;--c3:#e39bd0;--c4:#8fd0ff;--c5:#f0b400;--c6:#9198a1;--c7:#b692f6}}
-*{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:1260px;margin:0 auto;padding:12px 24px 48px}
-h1{font-size:24px;margin:8px 0 2px}h2{font-size:19px;margin:28px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--border)}
-h3{font-size:15px;margin:18px 0 6px}
-.subtitle,.muted,figcaption{color:var(--muted)}
-nav ul{list-style:none;padding:0;margin:8px 0;display:flex;flex-wrap:wrap;gap:4px 14px}
-a{color:var(--c0)}
-code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-table{border-collapse:collapse;margin:6px 0 14px;font-variant-numeric:tabular-nums}
-th,td{border-bottom:1px solid var(--border);padding:4px 9px;text-align:left;vertical-align:top}
-th{background:var(--head);font-weight:600;white-space:nowrap}
-td.num{text-align:right;white-space:nowrap}
-table.scenarios{width:100%}td.axis{white-space:nowrap}
-table.facts th{background:none;text-align:left;color:var(--muted);font-weight:500}
-.ci{color:var(--muted);font-size:12px}
-.status{font-weight:600;white-space:nowrap}
-.status.success{color:var(--ok)}.status.skipped{color:var(--skip)}.status.bad{color:var(--bad)}
-.totals{display:flex;flex-wrap:wrap;gap:10px;margin:6px 0}
-.totals div{border:1px solid var(--border);border-radius:6px;padding:6px 14px;min-width:110px}
-.totals b{display:block;font-size:20px}
-.warnings{border-left:3px solid var(--skip);padding:2px 12px;margin:8px 0}
-ul.problems li{margin:3px 0}
-pre{background:var(--head);border:1px solid var(--border);padding:8px;overflow:auto;font-size:12px;max-height:320px}
-pre.command{white-space:pre-wrap;overflow-wrap:anywhere}
-.figures{display:flex;flex-wrap:wrap;gap:12px 18px;align-items:flex-start}
-figure{margin:0}
-.no-data{color:var(--muted);font-style:italic}
-svg.chart{max-width:100%;height:auto;display:block}
-svg.chart text{fill:var(--fg);font-size:11px;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-svg.chart .chart-title{font-size:14px;font-weight:600}
-svg.chart .axis-title{font-size:12px;fill:var(--muted)}
-svg.chart .legend-text,svg.chart .row-label{font-size:12px}
-svg.chart .note{fill:var(--muted);font-style:italic}
-.axis,.tick{stroke:var(--muted);fill:none}.grid{stroke:var(--grid);fill:none}
-.band{fill:var(--band)}.rowband{fill:var(--rowband)}
-.ref{stroke:var(--muted);stroke-dasharray:5 4;stroke-width:1.5;fill:none}
-.c0{--c:var(--c0)}.c1{--c:var(--c1)}.c2{--c:var(--c2)}.c3{--c:var(--c3)}.c4{--c:var(--c4)}.c5{--c:var(--c5)}.c6{--c:var(--c6)}.c7{--c:var(--c7)}
-.line{stroke:var(--c);stroke-width:2;fill:none;stroke-linejoin:round}
-.pt,.swatch{fill:var(--c);stroke:var(--bg);stroke-width:1.5}
-.err{stroke:var(--c);stroke-width:1.5;fill:none}
-.dot{fill:var(--c);fill-opacity:.45}
-.box{fill:var(--c);fill-opacity:.16;stroke:var(--c);stroke-width:1.5}
-.whisker{stroke:var(--fg);stroke-width:1.2;fill:none}.median{stroke:var(--fg);stroke-width:2.5}
-.marker{stroke:var(--bad);stroke-width:1.5;stroke-dasharray:4 3;fill:none}
-svg.chart .marker-label{fill:var(--bad);font-weight:600}.stepped{color:var(--bad)}
-svg.spark{display:block;overflow:visible}svg.spark .line{stroke-width:1.5}
-tr.step td{background:var(--rowband)}tr.step td:last-child{color:var(--bad);font-weight:600}
-h3 code,td,li{overflow-wrap:anywhere}
-.scroll{overflow-x:auto;max-width:100%}
-details{margin:6px 0}details>summary{cursor:pointer;font-weight:600}
-.overview td.bench{white-space:nowrap}
-.sp{display:block;white-space:nowrap}
-.bar{display:inline-block;position:relative;width:96px;height:9px;margin-right:6px;background:var(--grid);vertical-align:middle}
-.bar::after{content:"";position:absolute;left:50%;top:-2px;bottom:-2px;border-left:1px solid var(--muted)}
-.bar .fill{position:absolute;top:0;bottom:0;background:var(--c)}
-table.sortable th{cursor:pointer}table.sortable th[aria-sort=ascending]::after{content:" \25B2"}
-table.sortable th[aria-sort=descending]::after{content:" \25BC"}
-#filter-box input{font:inherit;padding:4px 8px;width:360px;max-width:100%;margin:4px 10px 4px 0}
-.problems .bad{color:var(--bad)}h3 a.muted{font-size:13px;font-weight:400}
-)css";
 
-// Sorting by a column (click or Enter on its header) for table.sortable, and the filter
-// box of the results: a few lines, run at the end of the page. The page reads the same
-// without them: the box is made here.
-constexpr const char* page_script = R"js(
-(function(){
-function key(c){var v=c.getAttribute('data-v');return v===null?c.textContent.trim().toLowerCase():(v===''?NaN:parseFloat(v));}
-document.querySelectorAll('table.sortable').forEach(function(t){
-var hs=t.tHead.rows[0].cells;
-Array.prototype.forEach.call(hs,function(h,i){
-h.tabIndex=0;h.title='Sort by '+h.textContent;
-function sort(){var asc=h.getAttribute('aria-sort')!=='ascending',b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);
-rows.sort(function(x,y){var a=key(x.cells[i]),c=key(y.cells[i]);
-if(typeof a==='number'||typeof c==='number'){if(isNaN(a))return isNaN(c)?0:1;if(isNaN(c))return -1;return asc?a-c:c-a;}
-return asc?a.localeCompare(c):c.localeCompare(a);});
-Array.prototype.forEach.call(hs,function(o){o.removeAttribute('aria-sort');});
-h.setAttribute('aria-sort',asc?'ascending':'descending');rows.forEach(function(r){b.appendChild(r);});}
-h.addEventListener('click',sort);h.addEventListener('keydown',function(e){if(e.key==='Enter')sort();});});});
-var box=document.getElementById('filter-box');if(!box)return;
-var input=document.createElement('input'),count=document.createElement('span');
-input.type='search';input.placeholder='Filter scenarios: words of their id, axes or status';input.setAttribute('aria-label','Filter scenarios');
-count.className='muted';box.appendChild(input);box.appendChild(count);
-var rows=document.querySelectorAll('table.filterable tbody tr');
-function filter(){var words=input.value.toLowerCase().split(/\s+/).filter(Boolean),shown=0;
-rows.forEach(function(r){var text=(r.getAttribute('data-id')+' '+r.textContent).toLowerCase();
-var ok=words.every(function(w){return text.indexOf(w)>=0;});r.hidden=!ok;if(ok)shown++;});
-document.querySelectorAll('.bench').forEach(function(b){b.hidden=!b.querySelector('tbody tr:not([hidden])');});
-count.textContent=words.length?shown+' of '+rows.length+' scenarios':'';}
-input.addEventListener('input',filter);
-})();
-)js";
+
 
 // Colours of the variants: the same in every chart.
 int variant_color(const std::string& variant) {
@@ -154,14 +56,14 @@ std::string status_span(bench::Status status) {
     const std::string klass = status == bench::Status::success   ? "success"
                               : status == bench::Status::skipped ? "skipped"
                                                                  : "bad";
-    return "<span class=\"status " + klass + "\">" + escape(text) + "</span>";
+    return "<span class=\"status " + klass + "\">" + html_escape(text) + "</span>";
 }
 
 // "3.92 ms [3.89, 3.95]" with the interval in a smaller, muted span.
 std::string figure_cell(const std::string& text) {
     const auto bracket = text.find(" [");
-    if (bracket == std::string::npos) return escape(text);
-    return escape(text.substr(0, bracket)) + " <span class=\"ci\">" + escape(text.substr(bracket + 1)) + "</span>";
+    if (bracket == std::string::npos) return html_escape(text);
+    return html_escape(text.substr(0, bracket)) + " <span class=\"ci\">" + html_escape(text.substr(bracket + 1)) + "</span>";
 }
 
 // An id for an element: letters, digits and '-' only, unique with the counter.
@@ -209,7 +111,7 @@ std::string benchmark_anchor(const std::string& benchmark_id) {
 
 // A scenario as a reader tells it apart in this run, the full id on hover.
 std::string scenario_code(const RunFigures& figures, const ScenarioOutcome& outcome) {
-    return "<code title=\"" + escape(outcome.config.scenario_id()) + "\">" + escape(scenario_label(figures, outcome)) +
+    return "<code title=\"" + html_escape(outcome.config.scenario_id()) + "\">" + html_escape(scenario_label(figures, outcome)) +
            "</code>";
 }
 
@@ -235,7 +137,7 @@ std::string speedup_bar(const VariantSpeedup& s) {
     std::snprintf(geometry, sizeof geometry, "left:%.1f%%;width:%.1f%%", std::min(position, 50.0),
                   std::abs(position - 50));
     return "<span class=\"sp\"><span class=\"bar c" + std::to_string(variant_color(s.variant)) + "\"><span class=\"fill\" style=\"" +
-           geometry + "\"></span></span>" + escape(variant_speedup_text(s)) + "</span>";
+           geometry + "\"></span></span>" + html_escape(variant_speedup_text(s)) + "</span>";
 }
 
 void overview_table(std::string& out, const RunFigures& figures) {
@@ -249,14 +151,14 @@ void overview_table(std::string& out, const RunFigures& figures) {
     for (const BenchmarkOverview& row : figures.overview) {
         const RunTotals& t = row.totals;
         if (t.ran() == 0) continue;  // every scenario skipped: listed with the skips
-        const std::string counts = escape(overview_counts_text(t));
+        const std::string counts = html_escape(overview_counts_text(t));
         std::string median = "-", of = "-", median_key;
         if (const ScenarioFigures* f = row.headline) {
             median = figure_cell(median_with_ci(*f));
-            if (f->headline != "latency") median += "<br><span class=\"ci\">" + escape(f->headline) + "</span>";
+            if (f->headline != "latency") median += "<br><span class=\"ci\">" + html_escape(f->headline) + "</span>";
             if (f->is_time) median_key = sort_key(f->analysis.summary.median * to_ms_factor(f->unit));
             const std::string axes = varying_axes_text(figures, *f->outcome);
-            of = "<a href=\"#" + scenario_anchor(figures, *f->outcome) + "\">" + escape(axes.empty() ? "its scenario" : axes) +
+            of = "<a href=\"#" + scenario_anchor(figures, *f->outcome) + "\">" + html_escape(axes.empty() ? "its scenario" : axes) +
                  "</a>";
         }
         std::string speedups;
@@ -266,7 +168,7 @@ void overview_table(std::string& out, const RunFigures& figures) {
             if (!(speedup.value <= best)) best = speedup.value;
         }
         out += "<tr><td class=\"bench\"><a href=\"#" + benchmark_anchor(row.benchmark_id) + "\"><code>" +
-               escape(row.benchmark_id) + "</code></a></td><td data-v=\"" + std::to_string(t.successful) + "\">" +
+               html_escape(row.benchmark_id) + "</code></a></td><td data-v=\"" + std::to_string(t.successful) + "\">" +
                counts + "</td><td class=\"num\" data-v=\"" + median_key + "\">" + median + "</td><td>" + of +
                "</td><td data-v=\"" + (std::isfinite(best) ? sort_key(best) : "") + "\">" +
                (speedups.empty() ? "-" : speedups) + "</td></tr>\n";
@@ -280,7 +182,7 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
     const auto baseline = figures.record->run_config.find("baseline");
     if (comparison == nullptr) {
         if (baseline != figures.record->run_config.end() && !baseline->second.empty())
-            out += "<p>Compared with the baseline <code>" + escape(baseline->second) +
+            out += "<p>Compared with the baseline <code>" + html_escape(baseline->second) +
                    "</code> when it ran: the verdicts are in <a href=\"comparison.md\">comparison.md</a>.</p>\n";
         return;
     }
@@ -291,11 +193,11 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
         for (const SeriesComparison& row : comparison->rows) {
             if (row.verdict != verdict || listed++ >= 8) continue;
             changed += "<li><span class=\"status " + std::string(verdict == Verdict::slower ? "bad" : "success") +
-                       "\">" + escape(std::string(to_string(verdict))) + "</span> <code>" + escape(row.scenario_id) +
-                       "</code>: " + escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
+                       "\">" + html_escape(std::string(to_string(verdict))) + "</span> <code>" + html_escape(row.scenario_id) +
+                       "</code>: " + html_escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
         }
     if (!changed.empty()) out += "<ul class=\"problems\">\n" + changed + "</ul>\n";
-    out += "<p class=\"muted\">" + escape(comparison->base_label) + " is the base; every row, and the scenarios not " +
+    out += "<p class=\"muted\">" + html_escape(comparison->base_label) + " is the base; every row, and the scenarios not " +
            "compared, are in <a href=\"comparison.md\">comparison.md</a>" +
            (listed > 8 ? " (" + std::to_string(listed - 8) + " more changed)" : std::string()) + ".</p>\n";
 }
@@ -334,18 +236,18 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
             const ScenarioOutcome& outcome = *f->outcome;
             out += "<li>" + status_span(outcome.result.status) + " <a href=\"#" + scenario_anchor(figures, outcome) +
                    "\">" + scenario_code(figures, outcome) + "</a>: " +
-                   escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
+                   html_escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
             if (!outcome.log_tail.empty())
-                out += "<details><summary>Last output of the worker</summary><pre>" + escape(outcome.log_tail) +
+                out += "<details><summary>Last output of the worker</summary><pre>" + html_escape(outcome.log_tail) +
                        "</pre></details>";
             out += "</li>\n";
         }
         unfold(open_failures);
         for (const std::string& warning : record.hardware_warnings)
-            out += "<li><span class=\"status skipped\">warning</span> about the machine: " + escape(warning) + "</li>\n";
+            out += "<li><span class=\"status skipped\">warning</span> about the machine: " + html_escape(warning) + "</li>\n";
         for (const ScenarioGroup& group : figures.warnings) {
             fold(open_warnings, figures.warnings.size(), "warnings");
-            out += "<li><span class=\"status skipped\">warning</span> " + escape(group.text) + " <span class=\"muted\">(" +
+            out += "<li><span class=\"status skipped\">warning</span> " + html_escape(group.text) + " <span class=\"muted\">(" +
                    (group.scenarios.size() == 1 ? std::string("in ")
                                                 : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
                    "</span>" + scenario_list(figures, group.scenarios, true, 3) + "<span class=\"muted\">)</span></li>\n";
@@ -358,7 +260,7 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
     out += "<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the raw "
            "samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
            "bootstrap interval of that ratio.";
-    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + escape(axes_text(figures.fixed_axes)) + ".";
+    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + html_escape(axes_text(figures.fixed_axes)) + ".";
     out += "</p>\n</section>\n";
 }
 
@@ -368,10 +270,10 @@ std::string plugins_list(const RunRecord& record) {
     if (plugins.empty()) return {};
     std::string out = "<ul>\n";
     for (const RunPlugin& plugin : plugins) {
-        out += "<li><code>" + escape(plugin.id()) + "</code> " + escape(plugin.version) +
-               ", build: " + escape(build_text(plugin.build));
+        out += "<li><code>" + html_escape(plugin.id()) + "</code> " + html_escape(plugin.version) +
+               ", build: " + html_escape(build_text(plugin.build));
         if (const std::string warning = build_warning(plugin.build); !warning.empty())
-            out += "<div class=\"warnings\"><strong>Warning:</strong> " + escape(warning) + "</div>";
+            out += "<div class=\"warnings\"><strong>Warning:</strong> " + html_escape(warning) + "</div>";
         out += "</li>\n";
     }
     return out + "</ul>\n";
@@ -387,23 +289,23 @@ void run_section(std::string& out, const RunFigures& figures) {
         out += "<p class=\"muted\">The run did not record its command line.</p>\n";
     } else {
         out += "<p>The command line";
-        if (!figures.working_directory.empty()) out += ", in <code>" + escape(figures.working_directory) + "</code>";
-        out += ":</p>\n<pre class=\"command\"><code>" + escape(figures.command_line) + "</code></pre>\n";
+        if (!figures.working_directory.empty()) out += ", in <code>" + html_escape(figures.working_directory) + "</code>";
+        out += ":</p>\n<pre class=\"command\"><code>" + html_escape(figures.command_line) + "</code></pre>\n";
     }
     const auto row = [&](const std::string& label, const std::string& html) {
-        out += "<tr><th scope=\"row\">" + escape(label) + "</th><td>" + html + "</td></tr>\n";
+        out += "<tr><th scope=\"row\">" + html_escape(label) + "</th><td>" + html + "</td></tr>\n";
     };
     out += "<details id=\"machine\"><summary>The machine</summary>\n<table class=\"facts\">\n";
-    row("Started", escape(record.started_at));
-    row("Finished", escape(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ")");
-    row("Host", escape(record.host_name));
-    row("Commit", "<code>" + escape(record.commit_id) + "</code>");
-    if (!record.host_version.empty()) row("benchhost", escape(record.host_version));
-    for (const auto& [label, text] : figures.machine) row(label, escape(text));
+    row("Started", html_escape(record.started_at));
+    row("Finished", html_escape(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ")");
+    row("Host", html_escape(record.host_name));
+    row("Commit", "<code>" + html_escape(record.commit_id) + "</code>");
+    if (!record.host_version.empty()) row("benchhost", html_escape(record.host_version));
+    for (const auto& [label, text] : figures.machine) row(label, html_escape(text));
     out += "</table>\n</details>\n";
     if (!figures.settings.empty()) {
         out += "<details id=\"settings\"><summary>The settings</summary>\n<table class=\"facts\">\n";
-        for (const auto& [label, value] : figures.settings) row(label, escape(value));
+        for (const auto& [label, value] : figures.settings) row(label, html_escape(value));
         out += "</table>\n</details>\n";
     }
     if (const std::string plugins = plugins_list(record); !plugins.empty())
@@ -415,20 +317,20 @@ void run_section(std::string& out, const RunFigures& figures) {
 // are listed once, below the results).
 std::string category_section(const RunFigures& figures, const CategoryTables& category, const std::string& id) {
     if (category.totals.ran() == 0) return {};
-    std::string out = "<section id=\"" + id + "\"><h2>" + escape(category.category) + "</h2>\n<p>" +
-                      escape(totals_text(category.totals)) + ".</p>\n";
+    std::string out = "<section id=\"" + id + "\"><h2>" + html_escape(category.category) + "</h2>\n<p>" +
+                      html_escape(totals_text(category.totals)) + ".</p>\n";
     for (const BenchmarkTable& table : category.tables) {
         std::vector<const BenchmarkTable::Row*> ran;
         for (const BenchmarkTable::Row& row : table.rows)
             if (figures.scenarios[row.scenario].outcome->result.status != bench::Status::skipped) ran.push_back(&row);
         if (ran.empty()) continue;
         out += "<div class=\"bench\"><h3 id=\"" + benchmark_anchor(table.benchmark_id) + "\"><code>" +
-               escape(table.benchmark_id) + "</code>";
-        if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + escape(axes_text(table.fixed_axes)) + "</span>";
+               html_escape(table.benchmark_id) + "</code>";
+        if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + html_escape(axes_text(table.fixed_axes)) + "</span>";
         if (ran.size() < table.rows.size())
             out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) + " skipped</a>";
         out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable filterable\"><thead><tr>";
-        for (const std::string& axis : table.axes) out += "<th>" + escape(axis) + "</th>";
+        for (const std::string& axis : table.axes) out += "<th>" + html_escape(axis) + "</th>";
         out += "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
                "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
         for (const BenchmarkTable::Row* row : ran) {
@@ -439,14 +341,14 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
             const double to_ms = f.is_time ? to_ms_factor(f.unit) : 1.0;
             std::string headline = figure_cell(median_with_ci(f));
             if (!f.samples.empty() && f.headline != "latency")
-                headline += "<br><span class=\"ci\">" + escape(f.headline) + "</span>";
+                headline += "<br><span class=\"ci\">" + html_escape(f.headline) + "</span>";
             std::string speedups;
             for (const Speedup& speedup : f.speedups) {
                 if (!speedups.empty()) speedups += "<br>";
                 speedups += figure_cell(speedup_text(speedup));
             }
             std::string note, note_title;
-            if (!result.reason.empty()) note = escape(one_line(result.reason, 90));
+            if (!result.reason.empty()) note = html_escape(one_line(result.reason, 90));
             if (!result.warnings.empty()) {
                 if (!note.empty()) note += "<br>";
                 note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
@@ -454,16 +356,16 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
             }
             const auto key = [](bool known, double v) { return known && std::isfinite(v) ? sort_key(v) : std::string(); };
             out += "<tr id=\"" + scenario_anchor(figures, *f.outcome) + "\" data-id=\"" +
-                   escape(f.outcome->config.scenario_id()) + "\">";
-            for (const std::string& value : row->values) out += "<td class=\"axis\">" + escape(value) + "</td>";
+                   html_escape(f.outcome->config.scenario_id()) + "\">";
+            for (const std::string& value : row->values) out += "<td class=\"axis\">" + html_escape(value) + "</td>";
             out += "<td>" + status_span(result.status) + "</td><td class=\"num\" data-v=\"" +
                    key(measured, a.summary.median * to_ms) + "\">" + headline + "</td><td class=\"num\" data-v=\"" +
-                   key(measured, a.summary.p95 * to_ms) + "\">" + escape(p95_text(f)) + "</td><td class=\"num\" data-v=\"" +
-                   key(measured, a.cv) + "\">" + escape(cv_text(f)) + "</td><td class=\"num\" data-v=\"" +
-                   key(true, f.throughput) + "\">" + escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.summary.p95 * to_ms) + "\">" + html_escape(p95_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.cv) + "\">" + html_escape(cv_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(true, f.throughput) + "\">" + html_escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
                    key(!f.speedups.empty(), f.speedups.empty() ? NAN : f.speedups.front().value) + "\">" +
                    (speedups.empty() ? "-" : speedups) + "</td><td" +
-                   (note_title.empty() ? std::string() : " title=\"" + escape(note_title) + "\"") + ">" + note +
+                   (note_title.empty() ? std::string() : " title=\"" + html_escape(note_title) + "\"") + ">" + note +
                    "</td></tr>\n";
         }
         out += "</tbody></table></div></div>\n";
@@ -478,7 +380,7 @@ std::string skipped_section(const RunFigures& figures) {
                       (figures.totals.skipped == 1 ? " scenario" : " scenarios") +
                       " did not run, for these reasons:</p>\n<ul class=\"problems\">\n";
     for (const ScenarioGroup& group : figures.skips)
-        out += "<li>" + escape(group.text.empty() ? "no reason given" : group.text) + " <span class=\"muted\">(" +
+        out += "<li>" + html_escape(group.text.empty() ? "no reason given" : group.text) + " <span class=\"muted\">(" +
                std::to_string(group.scenarios.size()) + ": </span>" + scenario_list(figures, group.scenarios, false) +
                "<span class=\"muted\">)</span></li>\n";
     return out + "</ul>\n</section>\n";
@@ -489,7 +391,7 @@ std::string skipped_section(const RunFigures& figures) {
 std::string figure(const std::string& svg, const std::string& caption = "") {
     if (svg.starts_with("<p")) return svg;  // no data: the sentence saying so
     std::string out = "<figure>" + svg;
-    if (!caption.empty()) out += "<figcaption>" + escape(caption) + "</figcaption>";
+    if (!caption.empty()) out += "<figcaption>" + html_escape(caption) + "</figcaption>";
     return out + "</figure>\n";
 }
 
@@ -639,7 +541,7 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
         };
         const svg::Axis x{"rate of arrivals (queries/s)", svg::scale_for(low, high), {}, false};
 
-        out += "<h3><code>" + escape(id) + "</code></h3>\n<p>" + escape(table.bounds) + ". " + escape(table.peak) +
+        out += "<h3><code>" + html_escape(id) + "</code></h3>\n<p>" + html_escape(table.bounds) + ". " + html_escape(table.peak) +
                ".</p>\n<div class=\"figures\">\n";
         const std::size_t metrics = steps.empty() ? 0 : steps.front()->metrics.size();
         for (std::size_t m = 0; m < metrics; ++m) {
@@ -693,12 +595,12 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
         out += figure(svg::xy_chart(goodput)) + "</div>\n";
 
         out += "<table class=\"scenarios\"><thead><tr>";
-        for (const std::string& column : table.columns) out += "<th>" + escape(column) + "</th>";
+        for (const std::string& column : table.columns) out += "<th>" + html_escape(column) + "</th>";
         out += "</tr></thead><tbody>\n";
         for (const auto& row : table.rows) {
             out += "<tr>";
             for (std::size_t c = 0; c < row.size(); ++c)
-                out += (c + 1 == row.size() ? "<td>" : "<td class=\"num\">") + escape(row[c]) + "</td>";
+                out += (c + 1 == row.size() ? "<td>" : "<td class=\"num\">") + html_escape(row[c]) + "</td>";
             out += "</tr>\n";
         }
         out += "</tbody></table>\n";
@@ -983,7 +885,7 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
     if (!unavailable.empty() || !without_data.empty()) {
         out += "<ul class=\"problems muted\">\n";
         for (const auto& [what, count] : unavailable)
-            out += "<li>" + escape(what) + " (" + std::to_string(count) + (count == 1 ? " scenario" : " scenarios") +
+            out += "<li>" + html_escape(what) + " (" + std::to_string(count) + (count == 1 ? " scenario" : " scenarios") +
                    ")</li>\n";
         if (!without_data.empty()) out += "<li>No timeline: " + scenario_list(figures, without_data, false) + "</li>\n";
         out += "</ul>\n";
@@ -993,17 +895,6 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
 
 }  // namespace
 
-std::string html_page_start(const std::string& title) {
-    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-           "<meta name=\"color-scheme\" content=\"light dark\">\n<title>" +
-           escape(title) + "</title>\n<style>" + style_sheet + "</style>\n</head>\n<body>\n<main>\n";
-}
-
-std::string html_page_end() { return "</main>\n</body>\n</html>\n"; }
-
-std::string html_page_script() { return std::string("<script>") + page_script + "</script>\n"; }
-
 std::string html_report(const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     Ids ids;
@@ -1012,7 +903,7 @@ std::string html_report(const RunFigures& figures, const Comparison* comparison)
     // The sections, each empty when the run has nothing for it; the contents link to the others.
     std::string links;  // <li> items
     const auto link = [&links](const std::string& anchor, const std::string& text) {
-        links += "<li><a href=\"#" + anchor + "\">" + escape(text) + "</a></li>";
+        links += "<li><a href=\"#" + anchor + "\">" + html_escape(text) + "</a></li>";
     };
     std::string results;
     for (const CategoryTables& category : figures.categories) {
@@ -1044,15 +935,15 @@ std::string html_report(const RunFigures& figures, const Comparison* comparison)
     if (!skipped.empty()) link("skipped", "Skipped");
 
     std::string out = html_page_start(title);
-    out += "<header><h1>" + escape(title) + "</h1><p class=\"subtitle\">" + escape(record.host_name) + " &middot; " +
-           escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
+    out += "<header><h1>" + html_escape(title) + "</h1><p class=\"subtitle\">" + html_escape(record.host_name) + " &middot; " +
+           html_escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
     out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#summary\">Summary</a></li>";
     out += links;
     out += "<li><a href=\"#run\">How it ran</a></li></ul></nav>\n";
     summary_section(out, figures, comparison);
     out += results + charts + profiles + skipped;
     run_section(out, figures);
-    out += "<footer class=\"muted\"><p>Written by benchhost " + escape(record.host_version) +
+    out += "<footer class=\"muted\"><p>Written by benchhost " + html_escape(record.host_version) +
            " from the run's reports; <code>benchhost report DIR</code> writes it again. The same tables are in "
            "<a href=\"report.md\">report.md</a>.</p></footer>\n";
     out += html_page_script() + html_page_end();

@@ -8,22 +8,21 @@
 #include <set>
 
 #include "report/model_comparison.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/html_page.hpp"
+#include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
 namespace {
 
-using svg::escape;
-
 std::string table_html(const ComparisonTable& table) {
     std::string out = "<table class=\"scenarios\"><thead><tr>";
-    for (const std::string& column : table.header) out += "<th>" + escape(column) + "</th>";
+    for (const std::string& column : table.header) out += "<th>" + html_escape(column) + "</th>";
     out += "</tr></thead><tbody>\n";
     for (const auto& row : table.rows) {
         out += "<tr>";
-        for (const std::string& cell : row) out += "<td>" + escape(cell) + "</td>";
+        for (const std::string& cell : row) out += "<td>" + html_escape(cell) + "</td>";
         out += "</tr>\n";
     }
     return out + "</tbody></table>\n";
@@ -169,13 +168,13 @@ std::string model_comparison_html(const ModelComparison& comparison,
     std::string out;
     if (!comparison.accuracy.rows.empty()) {
         const ComparisonTable& table = comparison.accuracy;
-        out += "<section id=\"" + table.id + "\"><h2>" + escape(table.title) + "</h2>\n<p>" + escape(table.intro) +
+        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" + html_escape(table.intro) +
                "</p>\n" + table_html(table) + "<div class=\"figures\">\n" + accuracy_charts(comparison, next_id) +
                "</div>\n</section>\n";
     }
     if (!comparison.precision.rows.empty()) {
         const ComparisonTable& table = comparison.precision;
-        out += "<section id=\"" + table.id + "\"><h2>" + escape(table.title) + "</h2>\n<p>" + escape(table.intro) +
+        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" + html_escape(table.intro) +
                "</p>\n" + table_html(table) + "</section>\n";
     }
     if (has_scaling(comparison)) {

@@ -1,4 +1,4 @@
-#include "report/history_dashboard.hpp"
+#include "report/html/history_dashboard.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include "discover/discovery.hpp"
 #include "history/history_table.hpp"
-#include "report/html_page.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/html_page.hpp"
+#include "report/html/svg_chart.hpp"
 #include "util/atomic_file.hpp"
 #include "util/fingerprint.hpp"
 #include "util/text_table.hpp"
@@ -21,8 +21,6 @@ namespace benchhost {
 namespace fs = std::filesystem;
 
 namespace {
-
-using svg::escape;
 
 constexpr std::size_t x_ticks = 8;  // commits named under a page's chart
 
@@ -47,7 +45,7 @@ std::string steps_method(const SeriesHistory& history) {
 /// The table `history show` prints, as HTML: numbers right-aligned, a step's row marked.
 std::string table_html(const HistoryTable& table) {
     std::string out = "<table class=\"history\"><thead><tr><th>RUN</th>";
-    for (const TableColumn& column : table.columns) out += "<th>" + escape(column.title) + "</th>";
+    for (const TableColumn& column : table.columns) out += "<th>" + html_escape(column.title) + "</th>";
     out += "</tr></thead><tbody>\n";
     const std::size_t status_column = 7, step_column = 8;
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
@@ -56,9 +54,9 @@ std::string table_html(const HistoryTable& table) {
         out += "<td class=\"num\">" + std::to_string(table.first + r + 1) + "</td>";
         for (std::size_t c = 0; c < row.size(); ++c) {
             if (c == status_column)
-                out += "<td><span class=\"status " + status_class(row[c]) + "\">" + escape(row[c]) + "</span></td>";
+                out += "<td><span class=\"status " + status_class(row[c]) + "\">" + html_escape(row[c]) + "</span></td>";
             else
-                out += (table.columns[c].align == Align::right ? "<td class=\"num\">" : "<td>") + escape(row[c]) + "</td>";
+                out += (table.columns[c].align == Align::right ? "<td class=\"num\">" : "<td>") + html_escape(row[c]) + "</td>";
         }
         out += "</tr>\n";
     }
@@ -143,13 +141,13 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
 std::string latest_step_html(const SeriesHistory& history) {
     if (history.steps.empty()) return "<span class=\"muted\">no step</span>";
     const auto& [index, step] = *history.steps.rbegin();
-    return "<code>" + escape(short_commit(history.points[index]->run->commit_id)) + "</code> <b class=\"stepped\">" +
-           escape(format_change(1 + step.relative_change)) + "</b> <span class=\"ci\">" +
-           escape(fmt::format("(p {:.3f})", step.p_value)) + "</span>";
+    return "<code>" + html_escape(short_commit(history.points[index]->run->commit_id)) + "</code> <b class=\"stepped\">" +
+           html_escape(format_change(1 + step.relative_change)) + "</b> <span class=\"ci\">" +
+           html_escape(fmt::format("(p {:.3f})", step.p_value)) + "</span>";
 }
 
 std::string dates(const SeriesHistory& history, std::size_t first) {
-    return escape(history.points[first]->run->started_at) + " to " + escape(history.points.back()->run->started_at);
+    return html_escape(history.points[first]->run->started_at) + " to " + html_escape(history.points.back()->run->started_at);
 }
 
 }  // namespace
@@ -167,29 +165,29 @@ std::string history_page_html(const SeriesHistory& history, const DashboardOptio
     const std::string title = history.scenario_id + " " + history.series;
     std::string out = html_page_start(title + " - benchhost history");
     out += "<header><nav aria-label=\"Dashboard\"><ul><li><a href=\"index.html\">All scenarios</a></li></ul></nav><h1><code>" +
-           escape(history.scenario_id) + "</code> " + escape(history.series) + "</h1>\n<p class=\"subtitle\">On machine <code>" +
-           escape(history.machine) + "</code> (" + escape(history.machine_text) + ") &middot; " + std::to_string(n) +
+           html_escape(history.scenario_id) + "</code> " + html_escape(history.series) + "</h1>\n<p class=\"subtitle\">On machine <code>" +
+           html_escape(history.machine) + "</code> (" + html_escape(history.machine_text) + ") &middot; " + std::to_string(n) +
            (n == 1 ? " run" : " runs");
     if (first > 0) out += fmt::format(" (the last {} of {})", n, history.points.size());
-    out += ", " + dates(history, first) + " &middot; from " + escape(options.source) + "</p></header>\n";
+    out += ", " + dates(history, first) + " &middot; from " + html_escape(options.source) + "</p></header>\n";
 
     std::string caption;
-    out += "<section id=\"chart\"><figure>" + medians_chart(history, first, caption) + "<figcaption>" + escape(caption) +
+    out += "<section id=\"chart\"><figure>" + medians_chart(history, first, caption) + "<figcaption>" + html_escape(caption) +
            "</figcaption></figure></section>\n";
 
     const HistoryTable table = history_table(history, options.limit);
     out += "<section id=\"runs\"><h2>Runs</h2>\n<p class=\"muted\">What <code>benchhost history show</code> prints: "
            "the oldest first; CHANGE is from the run before.</p>\n" +
            table_html(table);
-    if (const std::string line = steps_line(history); !line.empty()) out += "<p>" + escape(line) + "</p>\n";
+    if (const std::string line = steps_line(history); !line.empty()) out += "<p>" + html_escape(line) + "</p>\n";
     if (const std::vector<std::string> bisects = bisect_lines(history); !bisects.empty()) {
         out += "<p>To find the commit that made a step, in a checkout of the code (BUILD: the command that builds "
                "the plugins; DIR: the folder it makes them in, relative to the checkout):</p>\n<ul class=\"bisect\">";
-        for (const std::string& line : bisects) out += "<li><code>" + escape(line) + "</code></li>";
+        for (const std::string& line : bisects) out += "<li><code>" + html_escape(line) + "</code></li>";
         out += "</ul>\n";
     }
     out += "</section>\n<footer class=\"muted\"><p>Written by <code>benchhost history report</code>. " +
-           escape(steps_method(history)) + "</p></footer>\n";
+           html_escape(steps_method(history)) + "</p></footer>\n";
     out += html_page_end();
     return out;
 }
@@ -207,17 +205,17 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
 
     std::string out = html_page_start("benchhost history");
     out += "<header><h1>benchhost history</h1><p class=\"subtitle\">" +
-           escape(fmt::format("{} series of {} scenario{} on {} machine{}, {} run{}, from {}", histories.size(),
+           html_escape(fmt::format("{} series of {} scenario{} on {} machine{}, {} run{}, from {}", histories.size(),
                               scenarios.size(), scenarios.size() == 1 ? "" : "s", by_machine.size(),
                               by_machine.size() == 1 ? "" : "s", runs.size(), runs.size() == 1 ? "" : "s",
                               options.source));
-    if (!options.pattern.empty()) out += " &middot; scenarios matching <code>" + escape(options.pattern) + "</code>";
-    if (options.limit > 0) out += " &middot; " + escape(fmt::format("the last {} runs of each", options.limit));
+    if (!options.pattern.empty()) out += " &middot; scenarios matching <code>" + html_escape(options.pattern) + "</code>";
+    if (options.limit > 0) out += " &middot; " + html_escape(fmt::format("the last {} runs of each", options.limit));
     out += "</p></header>\n";
     if (by_machine.size() > 1) {
         out += "<nav aria-label=\"Machines\"><ul>";
         for (const auto& [machine, list] : by_machine)
-            out += "<li><a href=\"#machine-" + escape(machine) + "\">" + escape(machine) + "</a></li>";
+            out += "<li><a href=\"#machine-" + html_escape(machine) + "\">" + html_escape(machine) + "</a></li>";
         out += "</ul></nav>\n";
     }
 
@@ -228,8 +226,8 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
            std::to_string(histories.size()) + "</b> series " + (stepped == 1 ? "has" : "have") +
            " a change point: a click on the last column's header sorts them by it.</p>\n<div id=\"filter-box\"></div>\n";
     for (const auto& [machine, list] : by_machine) {
-        out += "<section id=\"machine-" + escape(machine) + "\"><h2>Machine <code>" + escape(machine) +
-               "</code></h2>\n<p class=\"muted\">" + escape(list.front()->machine_text) + "</p>\n";
+        out += "<section id=\"machine-" + html_escape(machine) + "\"><h2>Machine <code>" + html_escape(machine) +
+               "</code></h2>\n<p class=\"muted\">" + html_escape(list.front()->machine_text) + "</p>\n";
         out += "<div class=\"scroll\"><table class=\"scenarios dashboard sortable filterable\"><thead><tr><th>Scenario</th>"
                "<th>Series</th><th>Runs</th><th>Medians over the runs</th><th>Latest median (95% CI)</th><th>Latest change "
                "point</th></tr></thead><tbody>\n";
@@ -248,14 +246,14 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
             const std::string page = history_page_name(*history);
             const std::string step_key =
                 history->steps.empty() ? "" : fmt::format("{:.9g}", std::abs(history->steps.rbegin()->second.relative_change));
-            out += "<tr data-id=\"" + escape(history->scenario_id) + "\"><td><a href=\"" + escape(page) + "\"><code>" +
-                   escape(history->scenario_id) + "</code></a></td><td>" + escape(history->series) +
+            out += "<tr data-id=\"" + html_escape(history->scenario_id) + "\"><td><a href=\"" + html_escape(page) + "\"><code>" +
+                   html_escape(history->scenario_id) + "</code></a></td><td>" + html_escape(history->series) +
                    "</td><td class=\"num\" data-v=\"" + std::to_string(spark.values.size()) + "\">" +
-                   std::to_string(spark.values.size()) + "</td><td><a href=\"" + escape(page) + "\" aria-label=\"" +
-                   escape(spark.title) + "\">" + svg::sparkline(spark) + "</a></td><td class=\"num\" data-v=\"" +
+                   std::to_string(spark.values.size()) + "</td><td><a href=\"" + html_escape(page) + "\" aria-label=\"" +
+                   html_escape(spark.title) + "\">" + svg::sparkline(spark) + "</a></td><td class=\"num\" data-v=\"" +
                    fmt::format("{:.9g}", latest.summary.median) + "\">" +
-                   escape(format_figure(latest.summary.median, latest.unit)) + " <span class=\"ci\">" +
-                   escape(interval_text(latest)) + "</span></td><td data-v=\"" + step_key + "\">" +
+                   html_escape(format_figure(latest.summary.median, latest.unit)) + " <span class=\"ci\">" +
+                   html_escape(interval_text(latest)) + "</span></td><td data-v=\"" + step_key + "\">" +
                    latest_step_html(*history) + "</td></tr>\n";
         }
         out += "</tbody></table></div>\n</section>\n";

@@ -1,8 +1,8 @@
-// `benchhost history report`'s pages (report/history_dashboard.hpp), from a synthetic
+// `benchhost history report`'s pages (report/html/history_dashboard.hpp), from a synthetic
 // history with a known step: the change point marked at its commit, a page per machine,
 // every link of the index resolving to a page that was written, and `history show`'s
 // table (history/history_table.hpp) under each chart.
-#include "report/history_dashboard.hpp"
+#include "report/html/history_dashboard.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <set>
 
 #include "history/history_table.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
 
-#include "../../support/chromium.hpp"  // count
-#include "../../support/test_support.hpp"
+#include "../../../support/chromium.hpp"  // count
+#include "../../../support/test_support.hpp"
 
 namespace {
 

@@ -1,4 +1,6 @@
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
+
+#include "report/html/html_page.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -302,27 +304,7 @@ bool drawable_on(double value, Scale scale) { return std::isfinite(value) && (sc
 
 }  // namespace
 
-std::string escape(std::string_view text) {
-    const std::string valid = valid_utf8(text);
-    std::string out;
-    out.reserve(valid.size());
-    for (const char c : valid) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            case '\t':
-            case '\n': out += c; break;
-            case '\r': out += '\n'; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) break;  // not allowed in HTML text
-                out += c;
-        }
-    }
-    return out;
-}
+std::string escape(std::string_view text) { return html_escape(text); }
 
 Scale scale_for(double low, double high, double wide) {
     if (!(low > 0) || !(high > 0) || !std::isfinite(low) || !std::isfinite(high)) return Scale::linear;

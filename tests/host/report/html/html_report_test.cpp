@@ -1,11 +1,11 @@
 // report.md and report.html (host/src/report/rendered_reports.hpp) and their charts
-// (host/src/report/svg_chart.hpp), from a RunRecord built here: three variants at three batch
+// (host/src/report/html/svg_chart.hpp), from a RunRecord built here: three variants at three batch
 // sizes with monitor timelines, a failed scenario whose reason holds markup, a skip.
 #include "report/rendered_reports.hpp"
 
 #include <gtest/gtest.h>
 
-#include "../../support/builders.hpp"
+#include "../../../support/builders.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,10 +16,10 @@
 
 #include <bench/internal/series_analysis.hpp>
 
-#include "../../support/test_support.hpp"
+#include "../../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
 #include "report/report_figures.hpp"
-#include "report/svg_chart.hpp"
+#include "report/html/svg_chart.hpp"
 
 namespace {
 

@@ -1,10 +1,16 @@
-// The frame of every page benchhost writes (report.html of a run, report.html of an A/B
-// run): one self-contained HTML file with the style sheet inline, light and dark.
+// The frame of every page benchhost writes (report.html of a run, of an A/B run, the
+// history dashboard): one self-contained HTML file with the style sheet inline, light and
+// dark, and the escaping of text every page uses.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace benchhost {
+
+/// `text` made safe as HTML (and XML) text or an attribute's value: & < > " ' escaped,
+/// invalid UTF-8 replaced, control characters but tab and newline left out.
+std::string html_escape(std::string_view text);
 
 /// From <!DOCTYPE html> to the opening <main>, with `title` (escaped) and the style sheet.
 std::string html_page_start(const std::string& title);

@@ -9,6 +9,7 @@
 #include "execute/executor.hpp"
 #include "plan/ab_pairs.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/html/comparison_page.hpp"
 #include "report/junit_report.hpp"
 #include "report/summary_markdown.hpp"
 #include "report/rendered_reports.hpp"

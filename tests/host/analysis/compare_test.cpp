@@ -2,6 +2,7 @@
 #include "analysis/scenario_statistics.hpp"
 #include "analysis/compare.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/html/comparison_page.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,24 @@
+// How a comparison is said in words, the same in every format that shows one: the
+// console's table, comparison.md, comparison.json's notes, the pages, junit.xml.
+#pragma once
+
+#include <string>
+
+#include "analysis/compare.hpp"
+
+namespace benchhost {
+
+/// "[1.28, 1.35]", "-" for an invalid interval.
+std::string interval_text(const bench::Interval& ci);
+/// The verdict with what it rests on: "slower (3 vs 3 rounds)", "same (too few samples ...)".
+std::string verdict_text(const SeriesComparison& row);
+/// "1 slower, 0 faster, 2 same (threshold 5%, ...)": the settings the verdicts read
+/// (alpha and the noise floor only where a row was judged by its samples).
+std::string verdict_counts(const Comparison& comparison);
+/// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
+std::string loads_line(const Comparison& comparison);
+/// One row as a line of evidence: "latency 3.36 ms -> 4.41 ms, +31.2%, ratio 95% CI
+/// [1.28, 1.35], slower (6 pairs), threshold 5%" (the JUnit failure message).
+std::string evidence_line(const SeriesComparison& row, double threshold);
+
+}  // namespace benchhost

@@ -27,10 +27,8 @@ std::string benchmark_label(const bench::ScenarioConfig& config) {
 
 std::string percent(long long part, long long whole) {
     if (whole <= 0) return "-";
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.1f%% (%lld/%lld)", 100.0 * static_cast<double>(part) / static_cast<double>(whole),
-                  part, whole);
-    return buffer;
+    return format_share(static_cast<double>(part) / static_cast<double>(whole)) + " (" + std::to_string(part) + "/" +
+           std::to_string(whole) + ")";
 }
 
 std::string difference_text(double value) {

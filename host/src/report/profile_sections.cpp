@@ -22,12 +22,6 @@ constexpr std::size_t operator_rows = 25;    // of report.html's operator table
 constexpr std::size_t comparison_rows = 30;  // of the table beside eager
 constexpr std::size_t markdown_rows = 15;    // of report.md's tables
 
-std::string percent(double share) {
-    if (!std::isfinite(share)) return "-";
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.1f%%", 100 * share);
-    return text;
-}
 
 /// A count: whole ones in full with thousands separated ("25,557,032"), else 3 digits.
 std::string count_text(double value) {
@@ -124,7 +118,7 @@ std::vector<std::pair<std::string, std::string>> facts(const ProfileView& view) 
                              ": the profiler's overhead " + format_ratio(p.overhead));
         std::string sum = format_figure(view.self_sum_ms, "ms");
         if (std::isfinite(view.measured_ms) && view.measured_ms > 0)
-            sum += ", " + percent(view.self_sum_ms / view.measured_ms) + " of the measured median " + view.headline +
+            sum += ", " + format_share(view.self_sum_ms / view.measured_ms) + " of the measured median " + view.headline +
                    " (" + format_figure(view.measured_ms, "ms") + ")";
         out.emplace_back("Operators' self times, summed", sum);
     }
@@ -152,14 +146,14 @@ std::string html_operator_table(const ProfileView& view) {
         out += "<tr><td><code>" + html_escape(op.name) + "</code></td><td class=\"num\">" + html_escape(count_text(op.calls)) +
                "</td><td class=\"num\" data-self-ms=\"" + std::to_string(op.self_ms) + "\">" +
                html_escape(format_figure(op.self_ms, "ms")) + "</td><td class=\"num\">" +
-               percent(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + "</td><td class=\"num\">" +
+               format_share(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + "</td><td class=\"num\">" +
                html_escape(format_figure(op.total_ms, "ms")) + "</td><td class=\"num\">" + html_escape(flops_text(op.flops)) +
                "</td><td><code>" + html_escape(op.input_shapes) + "</code></td></tr>\n";
     }
     if (rest_count > 0)
         out += "<tr><td class=\"muted\">" + std::to_string(rest_count) + " more operators</td><td></td><td class=\"num\">" +
                html_escape(format_figure(rest, "ms")) + "</td><td class=\"num\">" +
-               percent(view.self_sum_ms > 0 ? rest / view.self_sum_ms : NAN) + "</td><td></td><td></td><td></td></tr>\n";
+               format_share(view.self_sum_ms > 0 ? rest / view.self_sum_ms : NAN) + "</td><td></td><td></td><td></td></tr>\n";
     out += "</tbody>\n<tfoot><tr><th>All " + std::to_string(p.operators.size()) + " operators</th><th></th><th class=\"num\">" +
            html_escape(format_figure(view.self_sum_ms, "ms")) + "</th><th class=\"num\">100%</th><th></th><th></th><th></th></tr>"
            "</tfoot>\n</table>\n";
@@ -234,7 +228,7 @@ std::string html_module_table(const ProfileView& view) {
         out += "<tr data-depth=\"" + std::to_string(m.depth) + "\"><td style=\"padding-left:" +
                std::to_string(9 + 18 * m.depth) + "px\"><code>" + html_escape(m.name) + "</code></td><td class=\"num\">" +
                html_escape(count_text(m.calls)) + "</td><td class=\"num\">" + html_escape(format_figure(m.total_ms, "ms")) +
-               "</td><td class=\"num\">" + percent(m.share) + "</td><td class=\"num\">" +
+               "</td><td class=\"num\">" + format_share(m.share) + "</td><td class=\"num\">" +
                html_escape(count_text(m.parameters)) + "</td><td class=\"num\">" +
                html_escape(bytes_text(m.allocated_bytes)) + "</td><td class=\"num\">" + html_escape(bytes_text(m.peak_bytes)) +
                "</td></tr>\n";
@@ -321,7 +315,7 @@ std::string profile_markdown_section(const RunFigures& figures,
             for (std::size_t i = 0; i < p.operators.size() && i < markdown_rows; ++i) {
                 const bench::ProfileOperator& op = p.operators[i];
                 out += "| " + code(op.name) + " | " + count_text(op.calls) + " | " + format_figure(op.self_ms, "ms") +
-                       " | " + percent(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + " | " +
+                       " | " + format_share(view.self_sum_ms > 0 ? op.self_ms / view.self_sum_ms : NAN) + " | " +
                        format_figure(op.total_ms, "ms") + " | " + flops_text(op.flops) + " | " +
                        (op.input_shapes.empty() ? std::string("-") : code(op.input_shapes)) + " |\n";
             }
@@ -345,7 +339,7 @@ std::string profile_markdown_section(const RunFigures& figures,
                    "|---|---:|---:|---:|---:|---:|---:|\n";
             for (const bench::ProfileModule& m : p.modules)
                 out += "| " + repeat_emsp(m.depth) + code(m.name) + " | " +
-                       count_text(m.calls) + " | " + format_figure(m.total_ms, "ms") + " | " + percent(m.share) + " | " +
+                       count_text(m.calls) + " | " + format_figure(m.total_ms, "ms") + " | " + format_share(m.share) + " | " +
                        count_text(m.parameters) + " | " +
                        bytes_text(m.allocated_bytes) + " | " + bytes_text(m.peak_bytes) + " |\n";
             out += "\n";

@@ -466,9 +466,7 @@ std::string axes_text(const AxisValues& axes) {
 
 std::string success_rate_text(const RunTotals& totals) {
     if (totals.ran() == 0) return "-";
-    char rate[32];
-    std::snprintf(rate, sizeof(rate), "%.1f%%", totals.success_rate() * 100);
-    return rate;
+    return format_share(totals.success_rate());
 }
 
 std::string totals_text(const RunTotals& t) {
@@ -507,10 +505,8 @@ std::string p95_text(const ScenarioFigures& f) {
 }
 
 std::string cv_text(const ScenarioFigures& f) {
-    if (f.samples.size() < 2 || !std::isfinite(f.analysis.cv)) return "-";
-    char buffer[32];
-    std::snprintf(buffer, sizeof(buffer), "%.1f%%", f.analysis.cv * 100);
-    return buffer;
+    if (f.samples.size() < 2) return "-";
+    return format_share(f.analysis.cv);
 }
 
 std::string throughput_text(const ScenarioFigures& f) { return format_figure(f.throughput, f.throughput_unit); }

@@ -39,6 +39,13 @@ std::string format_change(double ratio) {
     return buffer;
 }
 
+std::string format_share(double share) {
+    if (!std::isfinite(share)) return "-";
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.1f%%", share * 100);
+    return buffer;
+}
+
 std::string one_line(std::string_view text, std::size_t limit) {
     std::string line;
     bool pending_space = false;

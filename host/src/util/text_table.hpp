@@ -45,6 +45,10 @@ std::string format_ratio(double value);
 /// A change as a signed percentage: "+4.1%", "-12%".
 std::string format_change(double ratio);
 
+/// A share of a whole (0.417) as a percentage with one decimal: "41.7%"; "-" when not
+/// finite. The success rate, the CV, a profile's share, an accuracy.
+std::string format_share(double share);
+
 /// `text` on one line (each run of whitespace one space), cut to `limit` code points
 /// with "..." at the end when longer.
 std::string one_line(std::string_view text, std::size_t limit);

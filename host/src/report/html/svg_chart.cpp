@@ -615,8 +615,7 @@ std::string flame_graph(const FlameChart& chart) {
         const auto colon = node.name.find("::");
         const std::string family = colon == std::string::npos ? node.name : node.name.substr(0, colon);
         const int color = box.node == 0 ? 6 : static_cast<int>(std::hash<std::string>{}(family) % 6);
-        char share_text[32];
-        std::snprintf(share_text, sizeof(share_text), "%.1f%%", 100 * share);
+        const std::string share_text = format_share(share);
         out += "<g class=\"frame " + color_class(color) + "\" data-frame=\"" + escape(node.name) + "\" data-share=\"" +
                value_text(share) + "\"><title>" + escape(node.name) + ": " + escape(format_figure(node.value, chart.unit)) +
                ", " + share_text + " of " + escape(chart.root) + "</title>";

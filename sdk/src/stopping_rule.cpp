@@ -29,7 +29,7 @@ double pause_between_samples() {
 }
 }  // namespace
 
-void detail::set_between_samples(std::function<double()> pause) {
+void StoppingRule::set_pause_between_samples(std::function<double()> pause) {
     std::lock_guard lock(between_samples_mutex);
     between_samples = std::move(pause);
 }

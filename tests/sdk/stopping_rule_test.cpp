@@ -121,7 +121,7 @@ TEST(StoppingRule, PausesBetweenSamplesOutsideTheTimeRule) {
     // The worker's --throttle-cooldown: a pause before each sample, whose time the rule
     // leaves out. Here the pause says it waited 10 s (without waiting) before sample 0.
     std::vector<double> pauses;
-    bench::detail::set_between_samples([&pauses] {
+    bench::StoppingRule::set_pause_between_samples([&pauses] {
         pauses.push_back(pauses.empty() ? 10.0 : 0.0);
         return pauses.back();
     });
@@ -150,7 +150,7 @@ TEST(StoppingRule, PausesBetweenSamplesOutsideTheTimeRule) {
     samples.clear();
     while (!counted.should_stop(samples)) samples.push_back(1.0);
     EXPECT_EQ(pauses.size(), 3u);
-    bench::detail::set_between_samples({});
+    bench::StoppingRule::set_pause_between_samples({});
     EXPECT_FALSE(counted.should_stop(std::vector<double>{}));
     EXPECT_EQ(pauses.size(), 3u);  // removed
 }

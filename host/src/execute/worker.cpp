@@ -152,7 +152,7 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
     // --throttle-cooldown: the timing loops' stopping rule waits before a sample while the GPU throttles.
     const bool cool_downs = monitors && config.throttle_cooldown_s > 0 && config.device.rfind("cuda", 0) == 0;
     if (cool_downs)
-        bench::detail::set_between_samples(
+        bench::StoppingRule::set_pause_between_samples(
             [&monitors, max_s = config.throttle_cooldown_s] { return monitors->cool_down(max_s); });
     bench::ScenarioResult result;
     try {
@@ -181,7 +181,7 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
         result.status = bench::Status::failed;
         result.reason = "threw " + current_exception_type();
     }
-    if (cool_downs) bench::detail::set_between_samples({});
+    if (cool_downs) bench::StoppingRule::set_pause_between_samples({});
     if (monitors) monitors->stop();
     if (result.status != bench::Status::skipped) {
         try {

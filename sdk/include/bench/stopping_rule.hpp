@@ -42,11 +42,17 @@ public:
     void start(Clock::time_point now = Clock::now());
     /// Whether to stop, given the samples so far; call before each sample. Before it
     /// answers "go on", it runs the process's between-samples pause, if one is set
-    /// (detail::set_between_samples: the worker's --throttle-cooldown); the time rule
+    /// (set_pause_between_samples: the worker's --throttle-cooldown); the time rule
     /// does not count the time paused.
     bool should_stop(std::span<const double> samples, Clock::time_point now = Clock::now());
     /// What happened: why it stopped, how long it took, how wide the median's interval is.
     SamplingReport report(std::span<const double> samples, Clock::time_point now = Clock::now()) const;
+
+    /// Sets what should_stop runs before each sample, process-wide, for every rule (ABI
+    /// 2.12): `pause` returns the seconds it waited, which the time rule leaves out. An
+    /// empty function removes it. The worker sets it for --throttle-cooldown; a plugin
+    /// has no use for it.
+    static void set_pause_between_samples(std::function<double()> pause);
 
 private:
     /// should_stop's "go on": runs the between-samples pause, leaving it out of the time.
@@ -57,13 +63,6 @@ private:
     const char* reason_ = "iterations";
     std::size_t next_check_ = 0;  // sample count of the next CI check (sorting is not free)
 };
-
-namespace detail {
-/// Sets what StoppingRule::should_stop runs before each sample, process-wide (ABI 2.12):
-/// `pause` returns the seconds it waited, which the time rule leaves out. An empty
-/// function removes it. The worker sets it for --throttle-cooldown.
-BENCH_EXPORT void set_between_samples(std::function<double()> pause);
-}  // namespace detail
 
 /// The relative width (high - low) / median of the 95% interval of the median,
 /// from order statistics; NaN for fewer than two samples.

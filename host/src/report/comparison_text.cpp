@@ -88,6 +88,14 @@ std::string loads_line(const Comparison& c) {
 }
 
 
+std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison) {
+    std::vector<const SeriesComparison*> changed;
+    for (const Verdict verdict : {Verdict::slower, Verdict::faster})
+        for (const SeriesComparison& row : comparison.rows)
+            if (row.verdict == verdict) changed.push_back(&row);
+    return changed;
+}
+
 std::string evidence_line(const SeriesComparison& row, double threshold) {
     return fmt::format("{} {} -> {}, {}, ratio 95% CI {}, {}, threshold {:.3g}%", row.series,
                        format_figure(row.base_median_ms, "ms"), format_figure(row.new_median_ms, "ms"),

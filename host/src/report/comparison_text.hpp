@@ -2,7 +2,9 @@
 // console's table, comparison.md, comparison.json's notes, the pages, junit.xml.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <vector>
 
 #include "analysis/compare.hpp"
 
@@ -17,6 +19,12 @@ std::string verdict_text(const SeriesComparison& row);
 std::string verdict_counts(const Comparison& comparison);
 /// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
 std::string loads_line(const Comparison& comparison);
+/// The rows that changed, as the reports open with them: the slower ones first, then
+/// the faster ones, each in the comparison's order.
+std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison);
+/// How many changed rows the reports' summaries list before "N more".
+inline constexpr std::size_t changed_rows_listed = 8;
+
 /// One row as a line of evidence: "latency 3.36 ms -> 4.41 ms, +31.2%, ratio 95% CI
 /// [1.28, 1.35], slower (6 pairs), threshold 5%" (the JUnit failure message).
 std::string evidence_line(const SeriesComparison& row, double threshold);

@@ -113,13 +113,13 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
            std::to_string(comparison->count(Verdict::same)) + " same, " +
            std::to_string(comparison->count(Verdict::inconclusive)) + " inconclusive; every row in " +
            "[comparison.md](comparison.md).\n\n";
-    std::size_t listed = 0;
-    for (const Verdict verdict : {Verdict::slower, Verdict::faster})
-        for (const SeriesComparison& row : comparison->rows)
-            if (row.verdict == verdict && listed++ < 8)
-                out += "- **" + std::string(to_string(verdict)) + "** " + md_code(row.scenario_id) + ": " +
-                       md_text(evidence_line(row, comparison->options.threshold)) + "\n";
-    if (listed > 0) out += (listed > 8 ? "- and " + std::to_string(listed - 8) + " more\n" : std::string()) + "\n";
+    const std::vector<const SeriesComparison*> changed = changed_rows(*comparison);
+    for (std::size_t i = 0; i < changed.size() && i < changed_rows_listed; ++i)
+        out += "- **" + std::string(to_string(changed[i]->verdict)) + "** " + md_code(changed[i]->scenario_id) + ": " +
+               md_text(evidence_line(*changed[i], comparison->options.threshold)) + "\n";
+    if (changed.size() > changed_rows_listed)
+        out += "- and " + std::to_string(changed.size() - changed_rows_listed) + " more\n";
+    if (!changed.empty()) out += "\n";
 }
 
 // What a reader came for: the totals, what went wrong, the verdicts against the

@@ -188,19 +188,21 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
         return;
     }
     out += "<h3 id=\"baseline\">Against the baseline</h3>\n" + verdict_boxes_html(*comparison);
-    std::string changed;
-    std::size_t listed = 0;
-    for (const Verdict verdict : {Verdict::slower, Verdict::faster})
-        for (const SeriesComparison& row : comparison->rows) {
-            if (row.verdict != verdict || listed++ >= 8) continue;
-            changed += "<li><span class=\"status " + std::string(verdict == Verdict::slower ? "bad" : "success") +
-                       "\">" + html_escape(std::string(to_string(verdict))) + "</span> <code>" + html_escape(row.scenario_id) +
-                       "</code>: " + html_escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
-        }
-    if (!changed.empty()) out += "<ul class=\"problems\">\n" + changed + "</ul>\n";
+    const std::vector<const SeriesComparison*> changed = changed_rows(*comparison);
+    if (!changed.empty()) out += "<ul class=\"problems\">\n";
+    for (std::size_t i = 0; i < changed.size() && i < changed_rows_listed; ++i) {
+        const SeriesComparison& row = *changed[i];
+        out += "<li><span class=\"status " + std::string(row.verdict == Verdict::slower ? "bad" : "success") + "\">" +
+               html_escape(std::string(to_string(row.verdict))) + "</span> <code>" + html_escape(row.scenario_id) +
+               "</code>: " + html_escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
+    }
+    if (!changed.empty()) out += "</ul>\n";
     out += "<p class=\"muted\">" + html_escape(comparison->base_label) + " is the base; every row, and the scenarios not " +
            "compared, are in <a href=\"comparison.md\">comparison.md</a>" +
-           (listed > 8 ? " (" + std::to_string(listed - 8) + " more changed)" : std::string()) + ".</p>\n";
+           (changed.size() > changed_rows_listed
+                ? " (" + std::to_string(changed.size() - changed_rows_listed) + " more changed)"
+                : std::string()) +
+           ".</p>\n";
 }
 
 // The first screen: the totals, what went wrong, the verdicts against the baseline, and the overview.

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include <bench/internal/memory_bandwidth.hpp>
+#include <bench/internal/monitors/memory_bandwidth.hpp>
 
 #include "cuda_runtime.hpp"
 

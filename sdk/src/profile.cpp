@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <bench/clock.hpp>
-#include <bench/internal/perf_sampler.hpp>
+#include <bench/internal/profile/perf_sampler.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {

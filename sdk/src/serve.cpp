@@ -18,9 +18,9 @@
 #include <sys/prctl.h>
 #endif
 
-#include <bench/internal/arrivals.hpp>
-#include <bench/internal/load_figures.hpp>
-#include <bench/internal/peak_search.hpp>
+#include <bench/internal/load/arrivals.hpp>
+#include <bench/internal/load/load_figures.hpp>
+#include <bench/internal/load/peak_search.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {

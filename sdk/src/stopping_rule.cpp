@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 namespace bench {

@@ -13,7 +13,7 @@
 #include "../support/chromium.hpp"
 #include "../support/test_support.hpp"
 #include "report/report_reader.hpp"
-#include "report/profile_trace.hpp"
+#include "report/files/profile_trace_reporter.hpp"
 
 namespace {
 

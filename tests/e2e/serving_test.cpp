@@ -2,7 +2,7 @@
 // mock_server_py) served by the SDK's load generator under each load, checked against
 // queueing theory; and the load's options checked, from the command line to the exit
 // status.
-#include <bench/internal/arrivals.hpp>
+#include <bench/internal/load/arrivals.hpp>
 
 #include <gtest/gtest.h>
 

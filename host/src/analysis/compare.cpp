@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include <bench/internal/distributions.hpp>
-#include <bench/internal/hypothesis_test.hpp>
-#include <bench/internal/round_bootstrap.hpp>
+#include <bench/internal/statistics/distributions.hpp>
+#include <bench/internal/statistics/hypothesis_test.hpp>
+#include <bench/internal/statistics/round_bootstrap.hpp>
 #include <bench/statistics.hpp>
 
 #include "util/text_table.hpp"

@@ -11,7 +11,7 @@
 //   A verdict read again after every added pair is read at a stricter level
 //   (CompareOptions::first_look_pairs);
 // - "rounds": both sides measured in rounds (run --rounds N, N >= 2): the interval
-//   resamples rounds, then samples within them (bench/internal/round_bootstrap.hpp);
+//   resamples rounds, then samples within them (bench/internal/statistics/round_bootstrap.hpp);
 // - "samples": one round on either side: a bootstrap interval of the samples and a
 //   Mann-Whitney U test, which cannot see the noise between runs. A change the test
 //   finds is "slower" only when the interval lies beyond the noise floor (the spread
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 
 #include "model/run_record.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include <bench/internal/change_points.hpp>
-#include <bench/internal/distributions.hpp>
+#include <bench/internal/statistics/change_points.hpp>
+#include <bench/internal/statistics/distributions.hpp>
 
 namespace benchhost {
 

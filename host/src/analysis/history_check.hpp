@@ -3,7 +3,7 @@
 // runs (the between-run noise), never by the run's own samples alone.
 //
 // The earlier runs (the last `lookback` of them) are the baseline; when their medians
-// step (a change point, bench/internal/change_points.hpp), only the runs since the last
+// step (a change point, bench/internal/statistics/change_points.hpp), only the runs since the last
 // step are, so that an old change neither counts as noise nor hides in the level. On
 // the logs of their medians (n values, mean m, standard deviation s) the interval a new
 // run of the same code falls in, `level` of the time, is m +- t(n-1) s sqrt(1 + 1/n)
@@ -19,7 +19,7 @@
 #include <span>
 #include <string>
 
-#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 
 #include "analysis/compare.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include <bench/internal/series_analysis.hpp>
+#include <bench/internal/statistics/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
 #include "util/units.hpp"

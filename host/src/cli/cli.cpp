@@ -10,9 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <bench/internal/axes.hpp>
-#include <bench/internal/gpu_clocks.hpp>
-#include <bench/internal/round_bootstrap.hpp>
+#include <bench/internal/params/axes.hpp>
+#include <bench/internal/monitors/gpu_clocks.hpp>
+#include <bench/internal/statistics/round_bootstrap.hpp>
 #include <bench/version.hpp>
 
 namespace benchhost {

@@ -14,7 +14,7 @@
 #include "commands/run_setup.hpp"
 #include "execute/executor.hpp"
 #include "report/comparison_reporter.hpp"
-#include "report/markdown_text.hpp"
+#include "report/markdown/markdown_text.hpp"
 #include "util/atomic_file.hpp"
 #include "util/scratch_folder.hpp"
 

@@ -5,7 +5,7 @@
 #include "history/history_noise.hpp"
 #include "report/report_reader.hpp"
 #include "report/comparison_reporter.hpp"
-#include "report/junit_report.hpp"
+#include "report/files/junit_reporter.hpp"
 #include "util/atomic_file.hpp"
 
 namespace benchhost {

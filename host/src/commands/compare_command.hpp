@@ -1,6 +1,6 @@
 // `benchhost compare BASE NEW`: read both runs, compare them (analysis/compare.hpp), print
 // the table and write Markdown, JSON and JUnit XML if asked (report/comparison_reporter.hpp,
-// report/junit_report.hpp).
+// report/files/junit_reporter.hpp).
 #pragma once
 
 #include "cli/cli.hpp"

@@ -3,7 +3,7 @@
 #include <exception>
 #include <iostream>
 
-#include "report/gbench_export.hpp"
+#include "report/files/gbench_json_reporter.hpp"
 #include "report/reporter_registry.hpp"
 #include "report/report_reader.hpp"
 

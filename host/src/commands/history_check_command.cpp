@@ -8,7 +8,7 @@
 #include "analysis/history_check.hpp"
 #include "history/history_noise.hpp"
 #include "history/history_table.hpp"
-#include "report/junit_report.hpp"
+#include "report/files/junit_reporter.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
 

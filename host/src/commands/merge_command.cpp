@@ -9,7 +9,7 @@
 #include "analysis/scenario_statistics.hpp"
 #include "report/report_reader.hpp"
 #include "report/report_figures.hpp"
-#include "report/report_json.hpp"
+#include "report/files/report_json.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {

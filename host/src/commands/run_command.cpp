@@ -26,10 +26,10 @@
 #include "report/report_reader.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
-#include "report/progress.hpp"
+#include "report/console/progress_reporter.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"  // sampling_text
-#include "report/report_json.hpp"
+#include "report/files/report_json.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
 #include "run/journal.hpp"

@@ -2,7 +2,7 @@
 
 #include "config/load_options.hpp"
 
-#include <bench/internal/peak_search.hpp>
+#include <bench/internal/load/peak_search.hpp>
 
 #include <unistd.h>
 

@@ -14,7 +14,7 @@
 
 #include <spdlog/logger.h>
 
-#include <bench/internal/gpu_clocks.hpp>
+#include <bench/internal/monitors/gpu_clocks.hpp>
 
 #include "analysis/compare.hpp"
 #include "config/run_config.hpp"
@@ -23,7 +23,7 @@
 #include "run/journal.hpp"
 #include "run/run_loop.hpp"
 #include "model/run_record.hpp"
-#include "report/progress.hpp"
+#include "report/console/progress_reporter.hpp"
 #include "model/reporter.hpp"
 
 namespace benchhost {

@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <bench/internal/axes.hpp>
-#include <bench/internal/gpu_clocks.hpp>
+#include <bench/internal/params/axes.hpp>
+#include <bench/internal/monitors/gpu_clocks.hpp>
 
 #include "config/load_options.hpp"
 #include "util/text_file.hpp"

@@ -104,7 +104,7 @@ struct RunOptions {
     std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables
     double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
     /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
-    /// leave them be (bench/internal/gpu_clocks.hpp).
+    /// leave them be (bench/internal/monitors/gpu_clocks.hpp).
     std::string lock_clocks;
     std::string log_level = "info";
     bool retry_failed = false;     // load plugins the registry remembers as crashing

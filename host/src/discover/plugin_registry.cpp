@@ -7,7 +7,7 @@
 
 #include <rapidjson/document.h>
 
-#include <bench/internal/cache_dir.hpp>
+#include <bench/internal/environment/cache_dir.hpp>
 
 #include "json/json_parse.hpp"
 #include "json/json_writer.hpp"

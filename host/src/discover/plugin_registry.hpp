@@ -18,7 +18,7 @@ public:
     /// is rewritten: it only caches what runs found out.
     explicit PluginRegistry(std::filesystem::path file);
 
-    /// plugin_registry.json in benchhost's cache folder (<bench/internal/cache_dir.hpp>), else in /tmp/.cache/benchhost
+    /// plugin_registry.json in benchhost's cache folder (<bench/internal/environment/cache_dir.hpp>), else in /tmp/.cache/benchhost
     static std::filesystem::path default_path();
 
     /// Why `plugin` was recorded, when it is recorded and has not changed since.

@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string_view>
 
-#include <bench/internal/worker_allocator.hpp>
+#include <bench/internal/environment/worker_allocator.hpp>
 #include <bench/memory_peak.hpp>
 
 #include "execute/memory_cgroup.hpp"
@@ -422,7 +422,7 @@ std::vector<std::string> worker_environment() {
     if (std::none_of(kept.begin(), kept.end(), [](const std::string& v) { return v.starts_with("CUDA_DEVICE_ORDER="); }))
         kept.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
     // Unless the user chose the allocator's settings, the workers keep what they free,
-    // up to 4 GiB (bench/internal/worker_allocator.hpp says why).
+    // up to 4 GiB (bench/internal/environment/worker_allocator.hpp says why).
     bool user_allocator = false;
     for (const std::string& variable : kept)
         for (const std::string_view name : bench::user_allocator_variables)

@@ -17,7 +17,7 @@
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/memory_peak.hpp>
-#include <bench/internal/scenario_monitors.hpp>
+#include <bench/internal/monitors/scenario_monitors.hpp>
 #include <bench/python_plugin.hpp>
 
 #include "util/atomic_file.hpp"

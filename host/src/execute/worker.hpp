@@ -14,7 +14,7 @@
 
 #include <bench/abi.hpp>
 #include <bench/config.hpp>
-#include <bench/internal/monitor_options.hpp>
+#include <bench/internal/monitors/monitor_options.hpp>
 #include <bench/result.hpp>
 
 namespace benchhost {

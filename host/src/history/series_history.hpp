@@ -1,13 +1,13 @@
 // A scenario's history, as `history show` presents it: one series of one scenario on
 // one machine (figures of two machines never mix), its runs oldest first, and where
-// its median steps (change points, bench/internal/change_points.hpp).
+// its median steps (change points, bench/internal/statistics/change_points.hpp).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include <bench/internal/change_points.hpp>
+#include <bench/internal/statistics/change_points.hpp>
 
 #include "history/history_store.hpp"
 
@@ -21,7 +21,7 @@ struct SeriesHistory {
 };
 
 /// How many runs, the newest, the change points of a history are searched in: E-divisive
-/// costs O(n^2) per permutation (bench/internal/change_points.hpp), so that a history of
+/// costs O(n^2) per permutation (bench/internal/statistics/change_points.hpp), so that a history of
 /// 10,000 runs would take seconds per series; a step older than these is not marked.
 inline constexpr std::size_t change_point_runs = 300;
 

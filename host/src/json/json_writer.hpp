@@ -28,7 +28,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 
 namespace benchhost {
 

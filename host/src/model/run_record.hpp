@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include <bench/internal/bootstrap.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 #include <bench/config.hpp>
 #include <bench/result.hpp>
-#include <bench/internal/series_analysis.hpp>
+#include <bench/internal/statistics/series_analysis.hpp>
 
 #include "model/plugin_build.hpp"
 

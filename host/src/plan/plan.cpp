@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include <bench/internal/axes.hpp>
+#include <bench/internal/params/axes.hpp>
 
 #include "util/join.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report/profile_trace.hpp"
+#include "report/files/profile_trace_reporter.hpp"
 #include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"

@@ -28,8 +28,8 @@ inline constexpr const char* html_report_name = "report.html";
 std::string markdown_report(const RunRecord& record, const Comparison* comparison = nullptr);
 std::string html_report(const RunRecord& record, const Comparison* comparison = nullptr);
 
-/// Writes dir/report.md and dir/report.html through their reporters (markdown_report.cpp,
-/// html_report.cpp), each atomically; creates `dir` when missing. Throws std::runtime_error naming the file that cannot be written.
+/// Writes dir/report.md and dir/report.html through their reporters (markdown/markdown_reporter.cpp,
+/// html/html_reporter.cpp), each atomically; creates `dir` when missing. Throws std::runtime_error naming the file that cannot be written.
 void write_rendered_reports(const RunRecord& record, const std::filesystem::path& dir);
 
 }  // namespace benchhost

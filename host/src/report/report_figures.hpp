@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include <bench/internal/series_analysis.hpp>
+#include <bench/internal/statistics/series_analysis.hpp>
 
 #include "analysis/scenario_statistics.hpp"
 #include "model/run_record.hpp"

@@ -1,6 +1,6 @@
 // The run folder's data files in one call, from a finished record: the plugin reports,
 // the CSV and benchmark_summary.json, each written atomically by its reporter
-// (plugin_json_reporter.cpp, csv_reporter.cpp, summary_reporter.cpp). A run drives those
+// (files/plugin_json_reporter.cpp, files/csv_reporter.cpp, files/summary_reporter.cpp). A run drives those
 // reporters itself; this is for a record that is already whole (tests, tools).
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "report/report_json.hpp"
+#include "report/files/report_json.hpp"
 #include "model/run_record.hpp"
 
 namespace benchhost {

@@ -22,7 +22,7 @@ const std::vector<ReporterInfo>& reporter_registry() {
         {"profile-trace", "traces/<plugin>/<scenario>_<timestamp>.json: the trace of a profiled scenario (--profile)",
          false, make_profile_trace_reporter},
         {"csv", "benchmark_results_<timestamp>.csv: one row per scenario", false, make_csv_reporter},
-        {"gbench-json", "gbench.json: Google Benchmark's JSON (e.g. for its compare.py)", true, make_gbench_reporter},
+        {"gbench-json", "gbench.json: Google Benchmark's JSON (e.g. for its compare.py)", true, make_gbench_json_reporter},
         {"summary", "benchmark_summary.json: the run's metadata, totals and headline figures", false,
          make_summary_reporter},
         {"console", "the summary table on standard output", false, make_console_reporter},
@@ -34,7 +34,7 @@ const std::vector<ReporterInfo>& reporter_registry() {
         {"junit", "junit.xml: JUnit XML for CI test reports, a test case per scenario (slower: a failure)", true,
          make_junit_reporter},
         {"summary-md", "summary.md: the run on one page for a CI job summary or a pull-request comment", true,
-         make_summary_markdown_reporter},
+         make_summary_md_reporter},
     };
     return registry;
 }

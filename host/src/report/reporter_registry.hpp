@@ -15,7 +15,7 @@
 #include <spdlog/logger.h>
 
 #include "analysis/compare.hpp"
-#include "report/progress.hpp"
+#include "report/console/progress_reporter.hpp"
 #include "model/reporter.hpp"
 
 namespace benchhost {

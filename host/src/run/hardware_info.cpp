@@ -14,9 +14,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <bench/internal/calibration_cache.hpp>
-#include <bench/internal/cpu_monitor.hpp>
-#include <bench/internal/gpu_monitor.hpp>
+#include <bench/internal/environment/calibration_cache.hpp>
+#include <bench/internal/monitors/cpu_monitor.hpp>
+#include <bench/internal/monitors/gpu_monitor.hpp>
 #include <bench/version.hpp>
 
 #include "util/join.hpp"

@@ -11,7 +11,7 @@
 
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
-#include <bench/internal/cache_dir.hpp>
+#include <bench/internal/environment/cache_dir.hpp>
 #include <bench/serve.hpp>
 
 namespace py = pybind11;

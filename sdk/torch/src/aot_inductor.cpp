@@ -36,7 +36,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
-#include <bench/internal/cache_dir.hpp>
+#include <bench/internal/environment/cache_dir.hpp>
 #include <bench_embedded/aoti_compile_py.hpp>
 
 #include <bench/clock.hpp>

@@ -26,7 +26,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
-#include <bench/internal/span_nesting.hpp>
+#include <bench/internal/profile/span_nesting.hpp>
 
 #if __has_include(<kineto/ActivityType.h>)
 #include <kineto/ActivityType.h>

@@ -33,8 +33,8 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
-#include <bench/internal/calibration_cache.hpp>
-#include <bench/internal/worker_allocator.hpp>
+#include <bench/internal/environment/calibration_cache.hpp>
+#include <bench/internal/environment/worker_allocator.hpp>
 #include <bench/statistics.hpp>
 
 // The CUDA caching allocator lives in libc10_cuda, which a CPU-only LibTorch does not

@@ -15,7 +15,7 @@
 #include "../../support/test_support.hpp"
 #include "report/report_reader.hpp"
 #include "json/result_json.hpp"
-#include "report/profile_trace.hpp"
+#include "report/files/profile_trace_reporter.hpp"
 #include "report/report_writer.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // "Where the time goes" in report.html and report.md (report/profile_sections.hpp), the
-// flame graph (svg::flame_graph) and the Chrome trace (report/profile_trace.hpp), from a
+// flame graph (svg::flame_graph) and the Chrome trace (report/files/profile_trace_reporter.hpp), from a
 // record with an eager and a kernelized profile.
 #include "report/profile_sections.hpp"
 
@@ -14,7 +14,7 @@
 #include "../../support/chromium.hpp"
 #include "../../support/profile_sample.hpp"
 #include "../../support/test_support.hpp"
-#include "report/profile_trace.hpp"
+#include "report/files/profile_trace_reporter.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/html/svg_chart.hpp"
 

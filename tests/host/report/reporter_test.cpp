@@ -15,7 +15,7 @@
 
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
-#include "report/report_json.hpp"
+#include "report/files/report_json.hpp"
 #include "run/run_loop.hpp"
 
 namespace {

@@ -68,7 +68,7 @@ struct AotUnavailable : std::runtime_error {
 
 /// $BENCHHOST_CACHE_DIR/aot-inductor, else $XDG_CACHE_HOME/benchhost/aot-inductor,
 /// else ~/.cache/benchhost/aot-inductor; empty when none of them is an absolute path
-/// (<bench/internal/cache_dir.hpp>).
+/// (<bench/internal/environment/cache_dir.hpp>).
 BENCH_EXPORT std::filesystem::path aot_cache_dir();
 
 /// The Python that exports and compiles: $BENCHHOST_PYTHON, else the one the build was

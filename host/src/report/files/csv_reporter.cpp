@@ -1,0 +1,123 @@
+// benchmark_results_<timestamp>.csv: one row per scenario (framework, model, variant,
+// device, batch size, dtype, latency mean and percentiles in ms, throughput, peak memory,
+// timestamp, git commit), RFC 4180 quoting, numbers in their shortest exact form.
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "report/files/report_json.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/atomic_file.hpp"
+#include "util/units.hpp"
+
+namespace benchhost {
+namespace {
+
+// RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled.
+std::string csv_field(std::string_view text) {
+    if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+// Shortest text that reads back as the same double; empty when not finite.
+std::string csv_number(double value) {
+    if (!std::isfinite(value)) return {};
+    char buffer[64];
+    const auto [end, error] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    if (error != std::errc{}) return {};
+    return std::string(buffer, end);
+}
+
+constexpr const char* csv_header =
+    "framework,model,scenario,variant,device,batch_size,dtype,status,latency_mean_ms,latency_p50_ms,"
+    "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
+    "git_commit";
+
+std::string csv_report(const RunRecord& record) {
+    std::string csv = csv_header;
+    csv += '\n';
+    for (const auto& outcome : record.outcomes) {
+        if (!outcome.statistics.computed) continue;  // still running (rounds to come)
+        const auto& config = outcome.config;
+        const auto& result = outcome.result;
+        const auto info = [&](const char* key) -> std::string {
+            const auto it = result.info.find(key);
+            return it == result.info.end() ? std::string() : it->second;
+        };
+        std::string model = info("model");
+        if (model.empty()) model = config.plugin;
+
+        std::vector<std::string> row;
+        row.push_back(info("framework"));
+        row.push_back(model);
+        row.push_back(config.scenario_id());
+        row.emplace_back(bench::to_string(config.variant));
+        row.push_back(config.device);
+        row.push_back(std::to_string(config.batch_size));
+        row.push_back(config.dtype);
+        row.emplace_back(bench::to_string(result.status));
+
+        if (const SeriesStatistics* latency = outcome.statistics.find("latency")) {
+            const bench::Summary& s = latency->analysis.summary;
+            const double factor = to_ms_factor(latency->unit);
+            for (const double v : {s.mean, s.median, s.p90, s.p95, s.p99}) row.push_back(csv_number(v * factor));
+        } else {
+            row.insert(row.end(), 5, std::string());
+        }
+
+        const SeriesStatistics* throughput = outcome.statistics.find("throughput");
+        if (throughput == nullptr) throughput = outcome.statistics.find("tokens_per_second");
+        if (throughput != nullptr) {
+            row.push_back(csv_number(throughput->analysis.summary.median));
+            row.push_back(throughput->unit);
+        } else {
+            row.insert(row.end(), 2, std::string());
+        }
+
+        const bench::Scalar* peak = result.find_scalar("peak_rss");
+        row.push_back(peak != nullptr ? csv_number(peak->value * to_mib_factor(peak->unit)) : std::string());
+        row.push_back(outcome.started_at.empty() ? record.started_at : outcome.started_at);
+        row.push_back(record.commit_id);
+
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i > 0) csv += ',';
+            csv += csv_field(row[i]);
+        }
+        csv += '\n';
+    }
+    return csv;
+}
+
+class CsvReporter final : public Reporter {
+public:
+    CsvReporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
+    void checkpoint(const RunRecord& record) override { write(record); }
+    void run_finished(const RunRecord& record) override { write(record); }
+    std::vector<std::filesystem::path> files() const override {
+        if (path_.empty()) return {};
+        return {path_};
+    }
+
+private:
+    void write(const RunRecord& record) {
+        path_ = dir_ / csv_report_path(record.timestamp);
+        write_file_atomically(path_, csv_report(record));
+    }
+    std::filesystem::path dir_, path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_csv_reporter(const ReporterSettings& settings) {
+    return std::make_unique<CsvReporter>(settings.output_dir);
+}
+
+}  // namespace benchhost

@@ -1,0 +1,41 @@
+#include "report/files/report_json.hpp"
+
+namespace benchhost {
+
+std::filesystem::path csv_report_path(const std::string& timestamp) {
+    return "benchmark_results_" + timestamp + ".csv";
+}
+
+std::filesystem::path plugin_report_path(const std::string& plugin, const std::string& timestamp) {
+    return std::filesystem::path(plugin) / (plugin + "_" + timestamp + ".json");
+}
+
+void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings) {
+    out.start_object();
+    for (const auto& [section, facts] : hardware) {
+        if (section == "warnings") continue;  // the key of the list below
+        out.key(section);
+        out.string_map(facts);
+    }
+    out.key("warnings");
+    out.strings(warnings);
+    out.end_object();
+}
+
+void write_speedups(JsonOut& out, const std::vector<Speedup>& speedups) {
+    if (speedups.empty()) return;
+    out.key("speedup_over_eager");
+    out.start_object();
+    for (const Speedup& speedup : speedups) {
+        out.key(speedup.series);
+        out.start_object();
+        out.field("value", speedup.value);
+        out.key("ci95");
+        out.interval(speedup.ci);
+        out.field("baseline_scenario_id", speedup.baseline_scenario_id);
+        out.end_object();
+    }
+    out.end_object();
+}
+
+}  // namespace benchhost

@@ -1,0 +1,197 @@
+// benchmark_summary.json: the run's metadata and totals, the machine, the shards of a
+// merged run, and one entry per scenario with its headline figures (read from the
+// statistics computed when it ended), its speedups, the monitors' headline figures and
+// the path of its plugin report. docs/schema/summary.schema.json describes it. Written
+// after the plugin reports (the registry's order), so that a summary on disk never
+// points at a report that does not exist.
+
+#include <cmath>
+
+#include "analysis/scenario_statistics.hpp"
+#include "json/result_json.hpp"
+#include "json/scenario_json.hpp"
+#include "report/files/report_json.hpp"
+#include "report/reporter_factories.hpp"
+#include "report/run_plugins.hpp"
+#include "util/atomic_file.hpp"
+
+namespace benchhost {
+namespace {
+
+// Series that make the headline figures of a scenario in the summary, in this order.
+constexpr const char* summary_headline_series[] = {"latency", "time_to_first_token", "time_per_output_token",
+                                                   "tokens_per_second", "throughput"};
+
+// The few monitor figures the summary shows per scenario: means of these metrics,
+// these values, and every flag.
+void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
+    static const char* const headline_metrics[] = {"gpu_utilization", "power", "process_memory_used", "cpu_utilization"};
+    static const char* const headline_values[] = {"energy_per_iteration", "peak_rss"};
+    out.start_object();
+    out.field("available", report.available);
+    if (!report.available) out.field("reason", report.reason);
+    for (const char* name : headline_metrics) {
+        const auto it = report.metrics.find(name);
+        if (it == report.metrics.end()) continue;
+        out.key(name);
+        out.start_object();
+        out.field("mean", it->second.mean);
+        out.field("max", it->second.max);
+        out.field("unit", it->second.unit);
+        out.end_object();
+    }
+    for (const char* name : headline_values) {
+        const auto it = report.values.find(name);
+        if (it == report.values.end()) continue;
+        out.key(name);
+        write_figure(out, it->second.value, it->second.unit);
+    }
+    for (const auto& [name, flag] : report.flags) out.field(name, flag);
+    out.end_object();
+}
+
+/// "plugins": each plugin of the run, with how it was compiled.
+void write_plugins(JsonOut& out, const RunRecord& record) {
+    out.key("plugins");
+    out.start_array();
+    for (const RunPlugin& plugin : run_plugins(record)) {
+        out.start_object();
+        out.field("category", plugin.category);
+        out.field("plugin", plugin.plugin);
+        out.field("version", plugin.version);
+        out.field("path", plugin.path.string());
+        out.key("build");
+        write_plugin_build(out, plugin.build);
+        out.end_object();
+    }
+    out.end_array();
+}
+
+std::string summary_report(const RunRecord& record) {
+    const RunTotals totals = count_totals(record);
+    JsonOut out(report_json);
+    out.start_object();
+    out.field("schema_version", report_schema_version);
+
+    out.key("run_metadata");
+    out.start_object();
+    out.field("timestamp", record.timestamp);
+    out.field("started_at", record.started_at);
+    out.field("finished_at", record.finished_at);
+    out.field("host", record.host_name);
+    out.field("commit_id", record.commit_id);
+    out.field("host_version", record.host_version);
+    out.field("interrupted", record.interrupted);
+    out.field("state", record.interrupted ? "interrupted" : record.finished ? "complete" : "running");
+    out.key("config");
+    out.string_map(record.run_config);
+    out.field("total_benchmarks", totals.total);
+    out.field("successful_runs", totals.successful);
+    out.field("failed_runs", totals.failed);
+    out.field("skipped_runs", totals.skipped);
+    out.field("success_rate", totals.success_rate());
+    if (record.shard) {
+        out.key("shard");
+        write_shard(out, *record.shard);
+    }
+    out.end_object();
+
+    out.key("context");
+    write_hardware(out, record.hardware, record.hardware_warnings);
+    write_plugins(out, record);
+
+    if (!record.shards.empty()) {
+        out.key("shards");
+        out.start_array();
+        for (const ShardRecord& shard : record.shards) {
+            out.start_object();
+            out.field("index", shard.index);
+            out.field("host", shard.host_name);
+            out.field("started_at", shard.started_at);
+            out.field("finished_at", shard.finished_at);
+            out.field("commit_id", shard.commit_id);
+            out.field("source", shard.source);
+            out.key("hardware_info");
+            write_hardware(out, shard.hardware, {});
+            out.end_object();
+        }
+        out.end_array();
+    }
+
+    out.key("results");
+    out.start_array();
+    for (const auto& outcome : record.outcomes) {
+        if (!outcome.statistics.computed) continue;  // still running (rounds to come)
+        const auto& config = outcome.config;
+        const auto& result = outcome.result;
+        out.start_object();
+        out.field("scenario_id", config.scenario_id());
+        out.field("category", config.category);
+        out.field("plugin", config.plugin);
+        out.field("benchmark", config.benchmark);
+        out.field("scenario_name", config.scenario_name);
+        out.field("status", bench::to_string(result.status));
+        out.field("reason", result.reason);
+        out.field("variant", bench::to_string(config.variant));
+        out.field("batch_size", config.batch_size);
+        out.field("dtype", config.dtype);
+        out.field("device", config.device);
+        out.field("report", plugin_report_path(config.plugin, record.timestamp).generic_string());
+        out.key("headline");
+        out.start_object();
+        for (const char* name : summary_headline_series) {
+            const SeriesStatistics* series = outcome.statistics.find(name);
+            if (series == nullptr) continue;
+            const bench::Summary& s = series->analysis.summary;
+            out.key(name);
+            out.start_object();
+            out.field("median", s.median);
+            out.field("mean", s.mean);
+            out.field("p95", s.p95);
+            out.field("cv", series->analysis.cv);  // as the statistics computed it
+            out.key("ci95_median");
+            out.interval(series->analysis.median_ci);
+            out.field("unit", series->unit);
+            out.end_object();
+        }
+        out.end_object();
+        write_speedups(out, outcome.statistics.speedups);
+        if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
+        if (!result.monitors.empty()) {
+            out.key("monitors");
+            out.start_object();
+            for (const auto& [name, report] : result.monitors) {
+                if (!is_monitor_name(name)) continue;
+                out.key(name);
+                write_monitor_headline(out, report);
+            }
+            out.end_object();
+        }
+        out.key("warnings");
+        out.strings(result.warnings);
+        out.field("wall_time_s", outcome.wall_time_s);
+        out.end_object();
+    }
+    out.end_array();
+    out.end_object();
+    return out.text();
+}
+
+class SummaryReporter final : public Reporter {
+public:
+    explicit SummaryReporter(std::filesystem::path dir) : path_(dir / summary_file_name) {}
+    void checkpoint(const RunRecord& record) override { write_file_atomically(path_, summary_report(record)); }
+    void run_finished(const RunRecord& record) override { write_file_atomically(path_, summary_report(record)); }
+    std::vector<std::filesystem::path> files() const override { return {path_}; }
+
+private:
+    std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_summary_reporter(const ReporterSettings& settings) {
+    return std::make_unique<SummaryReporter>(settings.output_dir);
+}
+
+}  // namespace benchhost

@@ -1,0 +1,281 @@
+// report.md: the run's tables in GitHub-flavoured Markdown (rendered_reports.hpp). Text
+// from plugins is escaped by markdown_text.hpp.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "json/json_writer.hpp"
+#include <optional>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/markdown/markdown_text.hpp"
+#include "report/model_comparison.hpp"
+#include "report/reporter_factories.hpp"
+#include "report/reporter_registry.hpp"
+#include "util/atomic_file.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"
+#include "report/comparison_reporter.hpp"
+#include "report/profile_sections.hpp"
+#include "report/run_plugins.hpp"
+#include "util/text_table.hpp"
+
+namespace benchhost {
+namespace {
+
+
+std::string status_cell(const ScenarioFigures& f) {
+    const bench::Status status = f.outcome->result.status;
+    const std::string text(bench::to_string(status));
+    return status == bench::Status::success || status == bench::Status::skipped ? text : "**" + text + "**";
+}
+
+std::string headline_cell(const ScenarioFigures& f) {
+    std::string text = median_with_ci(f);
+    if (text != "-" && f.headline != "latency") text += " (" + f.headline + ")";
+    return text;
+}
+
+std::string speedups_cell(const ScenarioFigures& f) {
+    std::string text;
+    for (const Speedup& speedup : f.speedups) {
+        if (!text.empty()) text += "; ";
+        text += speedup_text(speedup);
+    }
+    return text.empty() ? "-" : md_text(text);
+}
+
+std::string note_cell(const ScenarioFigures& f) {
+    const auto& result = f.outcome->result;
+    std::string note;
+    if (!result.reason.empty()) note = md_text(one_line(result.reason, 80));
+    if (!result.warnings.empty()) {
+        if (!note.empty()) note += "; ";
+        note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+    }
+    return note;
+}
+
+// A category's tables: a row per scenario that ran (the skipped ones are listed once,
+// under "Skipped").
+void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category) {
+    if (category.totals.ran() == 0) return;
+    out += "## " + md_text(category.category) + "\n\n" + totals_text(category.totals) + ".\n\n";
+    for (const BenchmarkTable& table : category.tables) {
+        std::vector<const BenchmarkTable::Row*> ran;
+        for (const BenchmarkTable::Row& row : table.rows)
+            if (figures.scenarios[row.scenario].outcome->result.status != bench::Status::skipped) ran.push_back(&row);
+        if (ran.empty()) continue;
+        out += "### " + md_code(table.benchmark_id);
+        if (!table.fixed_axes.empty()) out += " (" + md_text(axes_text(table.fixed_axes)) + ")";
+        if (ran.size() < table.rows.size()) out += ", " + std::to_string(table.rows.size() - ran.size()) + " skipped";
+        out += "\n\n|";
+        for (const std::string& axis : table.axes) out.append(" ").append(md_text(axis)).append(" |");
+        out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n|";
+        for (std::size_t i = 0; i < table.axes.size(); ++i) out += "---|";
+        out += "---|--:|--:|--:|--:|--:|---|\n";
+        for (const BenchmarkTable::Row* row : ran) {
+            const ScenarioFigures& f = figures.scenarios[row->scenario];
+            out += "|";
+            for (const std::string& value : row->values) out.append(" ").append(md_text(value)).append(" |");
+            out += ' ';
+            out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
+                   cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | " + note_cell(f) +
+                   " |\n";
+        }
+        out += "\n";
+    }
+}
+
+// Scenarios as a list of code spans, the first `shown` of them, then how many more.
+std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
+                          std::size_t shown = 6) {
+    std::string out;
+    for (std::size_t i = 0; i < scenarios.size() && i < shown; ++i)
+        out += (i == 0 ? "" : ", ") + md_code(scenario_label(figures, *scenarios[i]));
+    if (scenarios.size() > shown) out += " and " + std::to_string(scenarios.size() - shown) + " more";
+    return out;
+}
+
+// With --baseline: the verdicts, and each scenario that changed in a line.
+void baseline_block(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+    const auto baseline = figures.record->run_config.find("baseline");
+    if (comparison == nullptr) {
+        if (baseline != figures.record->run_config.end() && !baseline->second.empty())
+            out += "Compared with the baseline " + md_code(baseline->second) +
+                   " when it ran: the verdicts are in [comparison.md](comparison.md).\n\n";
+        return;
+    }
+    out += "**Against the baseline** (" + md_text(comparison->base_label) + "): " +
+           std::to_string(comparison->count(Verdict::slower)) + " slower, " +
+           std::to_string(comparison->count(Verdict::faster)) + " faster, " +
+           std::to_string(comparison->count(Verdict::same)) + " same, " +
+           std::to_string(comparison->count(Verdict::inconclusive)) + " inconclusive; every row in " +
+           "[comparison.md](comparison.md).\n\n";
+    const std::vector<const SeriesComparison*> changed = changed_rows(*comparison);
+    for (std::size_t i = 0; i < changed.size() && i < changed_rows_listed; ++i)
+        out += "- **" + std::string(to_string(changed[i]->verdict)) + "** " + md_code(changed[i]->scenario_id) + ": " +
+               md_text(evidence_line(*changed[i], comparison->options.threshold)) + "\n";
+    if (changed.size() > changed_rows_listed)
+        out += "- and " + std::to_string(changed.size() - changed_rows_listed) + " more\n";
+    if (!changed.empty()) out += "\n";
+}
+
+// What a reader came for: the totals, what went wrong, the verdicts against the
+// baseline, and a row per benchmark.
+void summary_section(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+    const RunRecord& record = *figures.record;
+    out += "## Summary\n\n" + totals_text(figures.totals) + ".";
+    if (record.interrupted) out += " **The run was interrupted**: the scenarios that did not run are not counted.";
+    out += "\n\n";
+    for (const ScenarioFigures* f : figures.failures) {
+        const auto& result = f->outcome->result;
+        out += "- **" + std::string(bench::to_string(result.status)) + "** " +
+               md_code(scenario_label(figures, *f->outcome)) + ": " +
+               (result.reason.empty() ? std::string("no reason given") : md_text(result.reason)) + "\n";
+    }
+    for (const std::string& warning : record.hardware_warnings) out += "- warning about the machine: " + md_text(warning) + "\n";
+    for (const ScenarioGroup& group : figures.warnings)
+        out += "- warning: " + md_text(group.text) + " (" +
+               (group.scenarios.size() == 1 ? std::string("in ")
+                                            : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
+               scenario_list(figures, group.scenarios, 3) + ")\n";
+    if (!figures.failures.empty() || !figures.warnings.empty() || !record.hardware_warnings.empty()) out += "\n";
+    baseline_block(out, figures, comparison);
+
+    bool any = false;
+    for (const BenchmarkOverview& row : figures.overview) {
+        if (row.totals.ran() == 0) continue;  // listed with the skips
+        if (!any) out += "| Benchmark | Succeeded | Median (95% CI) | Of | Speedup over eager (95% CI) |\n|---|---|--:|---|---|\n";
+        any = true;
+        std::string speedups;
+        for (const VariantSpeedup& speedup : row.speedups)
+            speedups += (speedups.empty() ? "" : "; ") + variant_speedup_text(speedup);
+        out += "| " + md_code(row.benchmark_id) + " | " + overview_counts_text(row.totals) + " | " +
+               (row.headline ? md_text(headline_cell(*row.headline)) : "-") + " | " +
+               (row.headline ? md_text(varying_axes_text(figures, *row.headline->outcome)) : "-") + " | " +
+               (speedups.empty() ? "-" : md_text(speedups)) + " |\n";
+    }
+    if (any) out += "\n";
+    out += "A row per benchmark: its first scenario that succeeded (the plan's order: eager, the smallest batch "
+           "first), and each variant's speedup over eager. Medians come with their 95% confidence interval "
+           "(percentile bootstrap over the raw samples, 1000 resamples); CV is std / mean; a speedup is eager's "
+           "median over the variant's, with the bootstrap interval of that ratio.";
+    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".";
+    out += "\n\n";
+}
+
+// Below the results: the skipped scenarios, once, by reason.
+void skipped_section(std::string& out, const RunFigures& figures) {
+    if (figures.skips.empty()) return;
+    out += "## Skipped\n\n";
+    for (const ScenarioGroup& group : figures.skips)
+        out += "- " + md_text(group.text.empty() ? "no reason given" : group.text) + " (" +
+               std::to_string(group.scenarios.size()) + ": " + scenario_list(figures, group.scenarios) + ")\n";
+    out += "\n";
+}
+
+/// One line per plugin: its version and how it was compiled, with what that means.
+void plugins_section(std::string& out, const RunRecord& record) {
+    const std::vector<RunPlugin> plugins = run_plugins(record);
+    if (plugins.empty()) return;
+    out += "### Plugins\n\n";
+    for (const RunPlugin& plugin : plugins) {
+        out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) + ", build: " + md_text(build_text(plugin.build));
+        if (const std::string warning = build_warning(plugin.build); !warning.empty())
+            out += ". **Warning:** " + md_text(warning);
+        out += "\n";
+    }
+    out += "\n";
+}
+
+// A fenced code block: the fence longer than any run of backticks in `text`.
+std::string md_code_block(std::string_view text, std::string_view language) {
+    std::size_t longest = 0, run = 0;
+    for (const char c : text) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+    const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+    return fence + std::string(language) + "\n" + valid_utf8(text) + "\n" + fence + "\n";
+}
+
+// --find-peak: the rates each search tried, and the peak it found.
+void peak_section(std::string& out, const RunFigures& figures) {
+    const std::vector<PeakTable> tables = peak_tables(figures);
+    if (tables.empty()) return;
+    out += "## Peak search\n\n";
+    for (const PeakTable& table : tables) {
+        out += "### " + md_code(table.outcome->config.scenario_id()) + "\n\n" + md_text(table.bounds) +
+               "; the rates in the order tried.\n\n|";
+        for (const std::string& column : table.columns) out.append(" ").append(md_text(column)).append(" |");
+        out += "\n|";
+        for (std::size_t c = 0; c < table.columns.size(); ++c) out += c + 1 == table.columns.size() ? "---|" : "--:|";
+        out += "\n";
+        for (const auto& row : table.rows) {
+            out += "|";
+            for (const std::string& cell : row) out.append(" ").append(md_text(cell)).append(" |");
+            out += "\n";
+        }
+        out.append("\n").append(md_text(table.peak)).append(".\n\n");
+    }
+}
+
+// The end: the command line that runs it again, the machine, the settings, the plugins.
+void run_section(std::string& out, const RunFigures& figures) {
+    const RunRecord& record = *figures.record;
+    out += "## How it ran\n\n";
+    if (figures.command_line.empty()) {
+        out += "The run did not record its command line.\n\n";
+    } else {
+        out += "The command line";
+        if (!figures.working_directory.empty()) out += ", in " + md_code(figures.working_directory);
+        out += ":\n\n" + md_code_block(figures.command_line, "sh") + "\n";
+    }
+    const std::string state = record.interrupted ? "interrupted" : record.finished ? "complete" : "running";
+    out += "### The machine\n\n| Run | |\n|---|---|\n";
+    out += "| Started | " + md_text(record.started_at) + " |\n";
+    out += "| Finished | " + md_text(record.finished_at.empty() ? "-" : record.finished_at) + " (" + state + ") |\n";
+    out += "| Host | " + md_text(record.host_name) + " |\n";
+    out += "| Commit | " + md_code(record.commit_id) + " |\n";
+    if (!record.host_version.empty()) out += "| benchhost | " + md_text(record.host_version) + " |\n";
+    for (const auto& [label, text] : figures.machine) out += "| " + md_text(label) + " | " + md_text(text) + " |\n";
+    out += "\n";
+    if (!figures.settings.empty()) {
+        out += "### Settings\n\n| Setting | |\n|---|---|\n";
+        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
+        out += "\n";
+    }
+    plugins_section(out, record);
+}
+
+}  // namespace
+
+std::string markdown_report(const RunFigures& figures, const Comparison* comparison) {
+    const RunRecord& record = *figures.record;
+    std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
+    out += md_text(record.host_name) + ", " + md_text(record.started_at) + ". The charts of this run are in "
+           "[report.html](report.html).\n\n";
+    summary_section(out, figures, comparison);
+    for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
+    peak_section(out, figures);
+    out += model_comparison_markdown(compare_models(figures), md_text);
+    out += profile_markdown_section(figures, md_text, md_code);
+    skipped_section(out, figures);
+    run_section(out, figures);
+    return out;
+}
+
+std::string markdown_report(const RunRecord& given, const Comparison* comparison) {
+    std::optional<RunRecord> storage;
+    return markdown_report(compute_figures(with_statistics(given, storage)), comparison);
+}
+
+/// report.md in the run folder, written once at the end (its tables are over every
+/// scenario of the run), after the comparison with the baseline, whose verdicts it shows.
+std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
+    return make_end_of_run_file_reporter(settings, markdown_report_name,
+                                         [](const RunRecord& record, const Comparison* comparison) {
+                                             return markdown_report(compute_figures(record), comparison);
+                                         });
+}
+
+}  // namespace benchhost

@@ -1,0 +1,116 @@
+// summary.md (`run --format summary-md`, `ab --format summary-md`): one Markdown page
+// sized for a CI job summary or a pull-request comment. The verdicts first (slower,
+// faster, inconclusive, with their evidence), then what did not run, then a compact
+// table of every scenario, then links to the full reports. Where GITHUB_STEP_SUMMARY
+// names a file (a GitHub Actions step), the page is appended to it too, as GitHub
+// documents.
+#include "report/markdown/summary_md_reporter.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "analysis/scenario_statistics.hpp"
+#include "report/comparison_reporter.hpp"
+#include "report/markdown/markdown_text.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/reporter_factories.hpp"
+#include "util/text_table.hpp"
+
+namespace benchhost {
+
+std::string summary_markdown(const RunRecord& record, const Comparison* comparison, std::string_view title,
+                             const std::vector<std::pair<std::string, std::string>>& links) {
+    const RunTotals totals = count_totals(record);
+    std::map<std::string, std::vector<const SeriesComparison*>> rows;  // by scenario id
+    std::size_t slower = 0, faster = 0, inconclusive = 0;
+    if (comparison != nullptr)
+        for (const SeriesComparison& row : comparison->rows) {
+            rows[row.scenario_id].push_back(&row);
+            slower += row.verdict == Verdict::slower;
+            faster += row.verdict == Verdict::faster;
+            inconclusive += row.verdict == Verdict::inconclusive;
+        }
+
+    std::string out = "## " + md_text(title) + "\n\n";
+    out += fmt::format("{} scenarios: {} succeeded, {} failed, {} skipped", totals.total, totals.successful,
+                       totals.failed, totals.skipped);
+    if (comparison != nullptr)
+        out += fmt::format("; against {}: {} slower, {} faster, {} inconclusive (threshold {:.3g}%)",
+                           md_code(comparison->base_label), slower, faster, inconclusive,
+                           comparison->options.threshold * 100);
+    out += "\n\n";
+
+    // The verdicts a reader acts on, with their evidence.
+    for (const auto& [verdict, heading] : {std::pair{Verdict::slower, "Slower"}, std::pair{Verdict::faster, "Faster"},
+                                           std::pair{Verdict::inconclusive, "Inconclusive"}}) {
+        std::string lines;
+        for (const auto& [scenario, series] : rows)
+            for (const SeriesComparison* row : series)
+                if (row->verdict == verdict)
+                    lines += "- " + md_code(scenario) + ": " + md_text(evidence_line(*row, comparison->options.threshold)) +
+                             "\n";
+        if (!lines.empty()) out += "### " + std::string(heading) + "\n\n" + lines + "\n";
+    }
+    std::string problems;
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        const bench::Status status = outcome.result.status;
+        if (status == bench::Status::success || status == bench::Status::skipped) continue;
+        problems += "- " + md_code(outcome.config.scenario_id()) + " " + std::string(bench::to_string(status)) + ": " +
+                    md_text(one_line(outcome.result.reason, 300)) + "\n";
+    }
+    if (!problems.empty()) out += "### Did not run to the end\n\n" + problems + "\n";
+
+    // A job summary has room for a page, not a suite of thousands: the first rows, and
+    // the full reports for the rest.
+    constexpr std::size_t table_rows = 50;
+    out += "| scenario | status | median | change |\n|---|---|---|---|\n";
+    for (std::size_t i = 0; i < record.outcomes.size() && i < table_rows; ++i) {
+        const ScenarioOutcome& outcome = record.outcomes[i];
+        const SeriesStatistics* series = headline_series(outcome);
+        std::string change = "-";
+        if (const auto found = rows.find(outcome.config.scenario_id()); found != rows.end())
+            for (const SeriesComparison* row : found->second)
+                if (series != nullptr && row->series == series->name)
+                    change = format_change(row->ratio) + " " + std::string(to_string(row->verdict));
+        out += "| " + md_code(outcome.config.scenario_id()) + " | " + std::string(bench::to_string(outcome.result.status)) +
+               " | " +
+               (series != nullptr ? md_text(series->name + " " + format_figure(series->analysis.summary.median,
+                                                                               series->unit))
+                                  : "-") +
+               " | " + md_text(change) + " |\n";
+    }
+    if (record.outcomes.size() > table_rows)
+        out += fmt::format("\n{} more scenarios are in the full reports.\n", record.outcomes.size() - table_rows);
+    if (!links.empty()) {
+        out += "\n";
+        for (std::size_t i = 0; i < links.size(); ++i)
+            out += (i == 0 ? "" : " · ") + std::string("[") + md_text(links[i].first) + "](" + links[i].second + ")";
+        out += "\n";
+    }
+    return out;
+}
+
+void append_to_step_summary(const std::string& page) {
+    const char* file = std::getenv("GITHUB_STEP_SUMMARY");
+    if (file == nullptr || *file == '\0') return;
+    std::ofstream out(file, std::ios::app);
+    out << page << "\n";
+    if (!out) throw std::runtime_error(std::string("cannot append to GITHUB_STEP_SUMMARY (") + file + ")");
+}
+
+// summary.md in the run folder, appended to the job summary; with --baseline, the
+// comparison's verdicts.
+std::unique_ptr<Reporter> make_summary_md_reporter(const ReporterSettings& settings) {
+    return make_end_of_run_file_reporter(
+        settings, "summary.md",
+        [](const RunRecord& record, const Comparison* comparison) {
+            std::vector<std::pair<std::string, std::string>> links = {{"report", html_report_name},
+                                                                      {"report.md", markdown_report_name}};
+            if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
+            return summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
+        },
+        append_to_step_summary);
+}
+
+}  // namespace benchhost

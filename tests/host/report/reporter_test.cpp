@@ -16,7 +16,6 @@
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
 #include "report/files/report_json.hpp"
-#include "run/run_loop.hpp"
 
 namespace {
 
@@ -142,21 +141,6 @@ TEST(ReporterRegistry, TheProgressReporterLogsEachExecution) {
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta\n"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta: success, median 2.50 ms"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("2/3 done"), std::string::npos) << text.str();
-}
-
-TEST(CheckpointClock, DueOnlyAfterAScenarioEndedAndTheIntervalPassed) {
-    using namespace std::chrono_literals;
-    CheckpointClock clock(1s);
-    const auto t0 = CheckpointClock::Clock::now();
-    EXPECT_FALSE(clock.due(t0 + 5s));  // nothing new
-    clock.scenario_ended();
-    EXPECT_FALSE(clock.due(t0 + 500ms));
-    EXPECT_TRUE(clock.due(t0 + 1100ms));
-    // A checkpoint that took 300 ms: the next waits ten times as long.
-    clock.checkpointed(t0 + 2s, t0 + 2300ms);
-    clock.scenario_ended();
-    EXPECT_FALSE(clock.due(t0 + 4s));
-    EXPECT_TRUE(clock.due(t0 + 5400ms));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 // one function writes a block in every format.
 #pragma once
 
+#include <concepts>
 #include <map>
 #include <string>
 #include <string_view>
@@ -119,6 +120,41 @@ public:
     void field(std::string_view name, bool value) {
         key(name);
         boolean(value);
+    }
+    /// An array of numbers; not finite: as number() writes it.
+    void field(std::string_view name, const std::vector<double>& items) {
+        key(name);
+        numbers(items);
+    }
+    /// An array of integers: counts, indices, bit masks.
+    template <std::integral Integer>
+        requires(!std::same_as<Integer, bool>)
+    void field(std::string_view name, const std::vector<Integer>& items) {
+        key(name);
+        start_array();
+        for (const Integer item : items) {
+            if constexpr (std::unsigned_integral<Integer>) unsigned_integer(item);
+            else integer(item);
+        }
+        end_array();
+    }
+    void field(std::string_view name, const std::vector<std::string>& items) {
+        key(name);
+        strings(items);
+    }
+    /// A confidence interval as [low, high], or null when it is not valid.
+    void field(std::string_view name, const bench::Interval& value) {
+        key(name);
+        interval(value);
+    }
+    /// An object with a member per entry, in the map's order, each value written as field()
+    /// writes it: {key: value, ...}. Values that are maps nest.
+    template <class Value, class Compare>
+    void field(std::string_view name, const std::map<std::string, Value, Compare>& map) {
+        key(name);
+        start_object();
+        for (const auto& [member, value] : map) field(member, value);
+        end_object();
     }
 
     /// The document as written.

@@ -40,17 +40,13 @@ void write_flame_graph(JsonOut& out, const bench::FlameGraph& graph) {
     out.field("name", graph.name);
     out.field("source", graph.source);
     out.field("unit", graph.unit);
-    out.key("frames");
-    out.strings(names);
+    out.field("frames", names);
     out.key("stacks");
     out.start_array();
     for (std::size_t i = 0; i < graph.stacks.size(); ++i) {
         out.start_object();
         out.field("value", graph.stacks[i].value);
-        out.key("frames");
-        out.start_array();
-        for (const long long id : stacks[i]) out.integer(id);
-        out.end_array();
+        out.field("frames", stacks[i]);
         out.end_object();
     }
     out.end_array();
@@ -128,8 +124,7 @@ void write_profile_block(JsonOut& out, const bench::Profile& profile, bool event
     out.end_array();
     out.field("sampler", profile.sampler);
     out.field("samples", profile.samples);
-    out.key("notes");
-    out.strings(profile.notes);
+    out.field("notes", profile.notes);
     if (!events) {
         if (!trace_file.empty()) out.field("trace_file", trace_file);
     } else {

@@ -52,10 +52,8 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
     out.start_array();
     for (const auto& scalar : result.scalars) write_figure(out, scalar.value, scalar.unit, scalar.name);
     out.end_array();
-    out.key("info");
-    out.string_map(result.info);
-    out.key("warnings");
-    out.strings(result.warnings);
+    out.field("info", result.info);
+    out.field("warnings", result.warnings);
     out.key("monitors");
     out.start_object();
     for (const auto& [name, report] : result.monitors) {
@@ -160,8 +158,7 @@ std::string journal_header_line(const JournalHeader& header) {
                out.field("started_at", header.started_at);
                out.field("commit_id", header.commit_id);
                out.field("host_version", header.host_version);
-               out.key("run_config");
-               out.string_map(header.run_config);
+               out.field("run_config", header.run_config);
                if (header.shard) {
                    out.key("shard");
                    write_shard(out, *header.shard);

@@ -31,10 +31,8 @@ void write_analysis(JsonOut& out, const SeriesStatistics& statistics) {
     out.field("cv", analysis.cv);
     out.key("ci95");
     out.start_object();
-    out.key("median");
-    out.interval(analysis.median_ci);
-    out.key("mean");
-    out.interval(analysis.mean_ci);
+    out.field("median", analysis.median_ci);
+    out.field("mean", analysis.mean_ci);
     out.field("level", 0.95);
     out.field("method", "percentile bootstrap, " + std::to_string(statistics.bootstrap_resamples) + " resamples");
     out.end_object();
@@ -101,13 +99,7 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
         out.field("max_batch_wait_ms", load.max_batch_wait_ms);
         out.end_object();
     }
-    out.key("params");
-    out.start_object();
-    for (const auto& [key, values] : config.params.all()) {
-        out.key(key);
-        out.strings(values);
-    }
-    out.end_object();
+    out.field("params", config.params.all());
     out.end_object();
 }
 
@@ -172,8 +164,7 @@ void write_series(JsonOut& out, const bench::Series& series, const SeriesStatist
     out.field("unit", series.unit);
     out.field("inner_iterations", series.inner_iterations);
     if (statistics != nullptr) write_analysis(out, *statistics);
-    out.key(statistics == nullptr ? "samples" : "measurements");
-    out.numbers(series.samples);
+    out.field(statistics == nullptr ? "samples" : "measurements", series.samples);
     out.end_object();
 }
 
@@ -228,25 +219,13 @@ void write_monitor(JsonOut& out, const bench::MonitorReport& report) {
         write_figure(out, value.value, value.unit);
     }
     out.end_object();
-    out.key("flags");
-    out.start_object();
-    for (const auto& [name, flag] : report.flags) out.field(name, flag);
-    out.end_object();
-    out.key("info");
-    out.string_map(report.info);
-    out.key("warnings");
-    out.strings(report.warnings);
+    out.field("flags", report.flags);
+    out.field("info", report.info);
+    out.field("warnings", report.warnings);
     out.key("timeline");
     out.start_object();
-    out.key("time_s");
-    out.numbers(report.timeline.time_s);
-    out.key("series");
-    out.start_object();
-    for (const auto& [name, values] : report.timeline.series) {
-        out.key(name);
-        out.numbers(values);
-    }
-    out.end_object();
+    out.field("time_s", report.timeline.time_s);
+    out.field("series", report.timeline.series);
     out.end_object();
     out.end_object();
 }
@@ -437,12 +416,8 @@ void write_device_state(JsonOut& out, const std::map<std::string, bench::SampleD
     for (const auto& [name, state] : states) {
         out.key(name);
         out.start_object();
-        out.key("sm_clock_mhz");
-        out.numbers(state.sm_clock_mhz);
-        out.key("throttle_reasons");
-        out.start_array();
-        for (const std::uint64_t reasons : state.throttle_reasons) out.unsigned_integer(reasons);
-        out.end_array();
+        out.field("sm_clock_mhz", state.sm_clock_mhz);
+        out.field("throttle_reasons", state.throttle_reasons);
         if (state.discarded_throttled > 0) {
             out.field("discarded_throttled", state.discarded_throttled);
             out.field("discarded_reasons", state.discarded_reasons);
@@ -477,12 +452,7 @@ std::map<std::string, bench::SampleDeviceState> read_device_state(const FieldRea
 
 void write_round_sizes(JsonOut& out, const std::map<std::string, std::vector<std::size_t>>& round_sizes) {
     out.start_object();
-    for (const auto& [name, sizes] : round_sizes) {
-        out.key(name);
-        out.start_array();
-        for (const std::size_t n : sizes) out.unsigned_integer(n);
-        out.end_array();
-    }
+    for (const auto& [name, sizes] : round_sizes) out.field(name, sizes);
     out.end_object();
 }
 
@@ -530,8 +500,7 @@ void write_plugin_build(JsonOut& out, const PluginBuild& build) {
     } else if (build.known) {
         out.field("optimized", build.optimized);
         out.field("assertions", build.assertions);
-        out.key("sanitizers");
-        out.strings(build.sanitizers);
+        out.field("sanitizers", build.sanitizers);
         out.field("compiler", build.compiler);
     }
     out.end_object();

@@ -121,8 +121,7 @@ std::string comparison_json(const Comparison& c) {
     out.field("alpha", c.options.alpha);
     out.field("noise_floor", c.options.noise_floor);
     out.field("comparable", c.incomparable.empty());
-    out.key("incomparable");
-    out.strings(c.incomparable);
+    out.field("incomparable", c.incomparable);
     out.key("rows");
     out.start_array();
     for (const SeriesComparison& row : c.rows) {
@@ -134,8 +133,7 @@ std::string comparison_json(const Comparison& c) {
         out.field("base_samples", row.base_samples);
         out.field("new_samples", row.new_samples);
         out.field("ratio", row.ratio);
-        out.key("ratio_ci95");
-        out.interval(row.ratio_ci);
+        out.field("ratio_ci95", row.ratio_ci);
         // The U test treats every sample as independent: it is the evidence only for a row
         // judged by its samples; over pairs, rounds or a history it would say "different
         // moments", not "different code", and is left out (null).
@@ -149,16 +147,14 @@ std::string comparison_json(const Comparison& c) {
         if (row.evidence == "history") out.field("history_runs", row.history_runs);
         if (row.verdict_level != 0.95) {
             out.field("verdict_level", row.verdict_level);
-            out.key("verdict_ci");
-            out.interval(row.verdict_ci);
+            out.field("verdict_ci", row.verdict_ci);
         }
         if (!row.note.empty()) out.field("note", row.note);
         if (row.first) {
             out.key("first");
             out.start_object();
             out.field("ratio", row.first->ratio);
-            out.key("ratio_ci95");
-            out.interval(row.first->ratio_ci);
+            out.field("ratio_ci95", row.first->ratio_ci);
             out.field("verdict", to_string(row.first->verdict));
             out.field("base_rounds", row.first->base_rounds);
             out.field("new_rounds", row.first->new_rounds);
@@ -168,14 +164,10 @@ std::string comparison_json(const Comparison& c) {
     }
     out.end_array();
     out.field("geomean_ratio", c.geomean_ratio);
-    out.key("only_in_base");
-    out.strings(c.only_in_base);
-    out.key("only_in_new");
-    out.strings(c.only_in_new);
-    out.key("not_compared");
-    out.strings(c.not_compared);
-    out.key("notes");
-    out.strings(c.notes);
+    out.field("only_in_base", c.only_in_base);
+    out.field("only_in_new", c.only_in_new);
+    out.field("not_compared", c.not_compared);
+    out.field("notes", c.notes);
     out.key("load");
     out.start_object();
     out.key("base");

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -120,6 +122,67 @@ TEST(JsonWriter, IntervalsAreAPairOrNull) {
     out.interval(bench::Interval{});
     out.end_array();
     EXPECT_EQ(out.json(), "[[1.0,2.0],null]");
+}
+
+TEST(JsonWriter, FieldsOfListsMapsAndIntervalsAreWrittenAsTheirValues) {
+    // Each field() of a list, map or interval writes what key() and the value's own call
+    // write: the same bytes, in both formats.
+    const std::vector<std::string> strings = {"a", "b\xFF"};
+    const std::vector<double> numbers = {1.5, std::nan(""), -inf};
+    const std::vector<std::size_t> sizes = {0, 18446744073709551615ULL};
+    const std::vector<long long> ids = {-1, 7};
+    const std::map<std::string, std::string> facts = {{"b", "2"}, {"a", "1"}};
+    const std::map<std::string, std::vector<double>> series = {{"y", {2.0}}, {"x", {}}};
+    const std::map<std::string, std::map<std::string, bool>, std::less<>> nested = {{"m", {{"on", true}}}, {"e", {}}};
+    for (const JsonFormat format : {benchhost::report_json, benchhost::protocol_json}) {
+        JsonOut by_field(format);
+        by_field.start_object();
+        by_field.field("strings", strings);
+        by_field.field("no_strings", std::vector<std::string>{});
+        by_field.field("numbers", numbers);
+        by_field.field("sizes", sizes);
+        by_field.field("ids", ids);
+        by_field.field("facts", facts);
+        by_field.field("interval", bench::Interval{1.0, 2.0});
+        by_field.field("no_interval", bench::Interval{});
+        by_field.end_object();
+
+        JsonOut by_hand(format);
+        by_hand.start_object();
+        by_hand.key("strings");
+        by_hand.strings(strings);
+        by_hand.key("no_strings");
+        by_hand.strings({});
+        by_hand.key("numbers");
+        by_hand.numbers(numbers);
+        by_hand.key("sizes");
+        by_hand.start_array();
+        for (const std::size_t n : sizes) by_hand.unsigned_integer(n);
+        by_hand.end_array();
+        by_hand.key("ids");
+        by_hand.start_array();
+        for (const long long id : ids) by_hand.integer(id);
+        by_hand.end_array();
+        by_hand.key("facts");
+        by_hand.string_map(facts);
+        by_hand.key("interval");
+        by_hand.interval(bench::Interval{1.0, 2.0});
+        by_hand.key("no_interval");
+        by_hand.interval(bench::Interval{});
+        by_hand.end_object();
+        EXPECT_EQ(by_field.json(), by_hand.json());
+    }
+
+    // Maps of lists and of maps: an object per entry, in the map's order, with any comparator.
+    JsonOut out(benchhost::protocol_json);
+    out.start_object();
+    out.field("series", series);
+    out.field("nested", nested);
+    out.field("sizes", sizes);
+    out.field("numbers", numbers);
+    out.end_object();
+    EXPECT_EQ(out.json(), "{\"series\":{\"x\":[],\"y\":[2.0]},\"nested\":{\"e\":{},\"m\":{\"on\":true}},"
+                          "\"sizes\":[0,18446744073709551615],\"numbers\":[1.5,NaN,-Infinity]}");
 }
 
 }  // namespace

@@ -111,11 +111,9 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         out.key(name);
         write_monitor(out, report);
     }
-    out.key("warnings");
-    out.strings(result.warnings);
+    out.field("warnings", result.warnings);
 
-    out.key("info");
-    out.string_map(result.info);
+    out.field("info", result.info);
     if (result.profile) {
         out.key("profile");
         write_profile(out, *result.profile, profile_trace_file(outcome, record.timestamp));

@@ -14,11 +14,9 @@ void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vecto
     out.start_object();
     for (const auto& [section, facts] : hardware) {
         if (section == "warnings") continue;  // the key of the list below
-        out.key(section);
-        out.string_map(facts);
+        out.field(section, facts);
     }
-    out.key("warnings");
-    out.strings(warnings);
+    out.field("warnings", warnings);
     out.end_object();
 }
 
@@ -30,8 +28,7 @@ void write_speedups(JsonOut& out, const std::vector<Speedup>& speedups) {
         out.key(speedup.series);
         out.start_object();
         out.field("value", speedup.value);
-        out.key("ci95");
-        out.interval(speedup.ci);
+        out.field("ci95", speedup.ci);
         out.field("baseline_scenario_id", speedup.baseline_scenario_id);
         out.end_object();
     }

@@ -83,8 +83,7 @@ std::string summary_report(const RunRecord& record) {
     out.field("host_version", record.host_version);
     out.field("interrupted", record.interrupted);
     out.field("state", record.interrupted ? "interrupted" : record.finished ? "complete" : "running");
-    out.key("config");
-    out.string_map(record.run_config);
+    out.field("config", record.run_config);
     out.field("total_benchmarks", totals.total);
     out.field("successful_runs", totals.successful);
     out.field("failed_runs", totals.failed);
@@ -149,8 +148,7 @@ std::string summary_report(const RunRecord& record) {
             out.field("mean", s.mean);
             out.field("p95", s.p95);
             out.field("cv", series->analysis.cv);  // as the statistics computed it
-            out.key("ci95_median");
-            out.interval(series->analysis.median_ci);
+            out.field("ci95_median", series->analysis.median_ci);
             out.field("unit", series->unit);
             out.end_object();
         }
@@ -167,8 +165,7 @@ std::string summary_report(const RunRecord& record) {
             }
             out.end_object();
         }
-        out.key("warnings");
-        out.strings(result.warnings);
+        out.field("warnings", result.warnings);
         out.field("wall_time_s", outcome.wall_time_s);
         out.end_object();
     }

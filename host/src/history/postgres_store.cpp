@@ -14,22 +14,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "history/history_sql.hpp"
+#include "history/schema_migrations.hpp"
 #include "plan/plan.hpp"  // matches_pattern
 
 namespace benchhost {
 
 namespace {
 
-/// The tables of schema version 1, as sqlite_store.cpp's. Text that is compared or
-/// ordered is compared byte by byte (COLLATE "C"), as SQLite does, whatever the
-/// database's locale.
-constexpr const char* schema_v1 = R"sql(
+/// The tables of schema version 1, then the migrations, as sqlite_store.cpp's (which says
+/// why). Text that is compared or ordered is compared byte by byte (COLLATE "C"), as
+/// SQLite does, whatever the database's locale.
+constexpr SchemaSql schema{.tables_v1 = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
   id BIGSERIAL PRIMARY KEY,
@@ -56,11 +59,8 @@ CREATE TABLE series (
   p99 DOUBLE PRECISION, ci_low DOUBLE PRECISION, ci_high DOUBLE PRECISION,
   samples BYTEA,
   PRIMARY KEY (scenario, name));
-)sql";
-
-/// Each migration takes the database from version i + 1 to i + 2, as sqlite_store.cpp's
-/// (which says why); a new history is made as version 1, then migrated.
-const std::vector<const char*> migrations = {R"sql(
+)sql",
+                           .migrations = {R"sql(
 CREATE TABLE series_v2 (
   scenario_id TEXT COLLATE "C" NOT NULL,
   run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -82,7 +82,8 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                           history_sql::merged_shards_migration};
+                                          history_sql::merged_shards_migration}};
+static_assert(schema.complete(), "SQL for every schema version");
 
 /// The advisory lock held while the tables are made or migrated ("benchhst").
 constexpr long long schema_lock = 0x62656e6368687374LL;
@@ -140,9 +141,9 @@ std::string one_line(std::string message) {
     return message;
 }
 
-class PostgresStore final : public HistoryStore {
+class PostgresStore final : public HistoryStore, private SchemaDatabase {
 public:
-    PostgresStore(const std::string& url, bool create) : where_(url_without_password(url)) {
+    PostgresStore(const std::string& url, bool create) : where_(url_without_password(url)), create_(create) {
         try {
             connection_ = std::make_unique<pqxx::connection>(url);
         } catch (const std::exception& e) {
@@ -152,11 +153,7 @@ public:
             pqxx::nontransaction quiet(*connection_);
             quiet.exec("SET client_min_messages = warning");
         });
-        const int version = schema_version();  // also: is it a history?
-        if (version > history_schema_version) throw HistoryError(history_sql::newer_schema(where_, version));
-        if (version == 0 && !create)
-            throw HistoryError(where_ + ": no history there (a run with --history " + where_ + " makes one)");
-        if (version < history_schema_version) make_tables();
+        migrate_schema(*this, schema);  // also: is it a history?
     }
 
     AddResult add_run(const RunRecord& record, const std::string& source, bool samples) override {
@@ -352,27 +349,39 @@ private:
         }
     }
 
-    /// Makes the tables in an empty database, or migrates an older history, once: the
-    /// processes that start together wait for each other on an advisory lock.
-    void make_tables() {
+    // What migrate_schema (history/schema_migrations.hpp) makes and migrates the tables with.
+
+    int read_version() override {
+        if (schema_transaction_ != nullptr) return read_version(*schema_transaction_);
+        return schema_version();
+    }
+
+    void before_schema_change(int version) override {
+        if (version == 0 && !create_)
+            throw HistoryError(where_ + ": no history there (a run with --history " + where_ + " makes one)");
+    }
+
+    /// The tables are made or migrated once: the processes that start together wait for
+    /// each other on an advisory lock, held to the end of the transaction.
+    void in_transaction(const std::function<void()>& work) override {
         guarded([&] {
             pqxx::work transaction(*connection_);
             transaction.exec("SELECT pg_advisory_xact_lock(" + std::to_string(schema_lock) + ")");
-            int version = read_version(transaction);  // another process may have made them meanwhile
-            if (version > history_schema_version) throw HistoryError(history_sql::newer_schema(where_, version));
-            if (version == 0) {
-                transaction.exec(schema_v1);
-                exec(transaction, "INSERT INTO meta (key, value) VALUES ('format', $1), ('schema_version', '1')",
-                     {text(history_sql::format)});
-                version = 1;
+            schema_transaction_ = &transaction;
+            try {
+                work();
+            } catch (...) {
+                schema_transaction_ = nullptr;
+                throw;
             }
-            for (; version < history_schema_version; ++version) {
-                transaction.exec(migrations.at(static_cast<std::size_t>(version - 1)));
-                exec(transaction, "UPDATE meta SET value = $1 WHERE key = 'schema_version'",
-                     {integer(version + 1)});
-            }
+            schema_transaction_ = nullptr;
             transaction.commit();
         });
+    }
+
+    void execute(const char* sql) override {
+        if (schema_transaction_ == nullptr) throw std::logic_error("PostgresStore::execute outside a transaction");
+        schema_transaction_->exec(sql);
     }
 
     /// " WHERE ..." for `filter`, its values appended to `params` ($1, $2, ... in order);
@@ -419,7 +428,9 @@ private:
     }
 
     std::string where_;
+    bool create_ = false;  // make the tables in an empty database
     std::unique_ptr<pqxx::connection> connection_;
+    pqxx::work* schema_transaction_ = nullptr;  // while in_transaction() runs
 };
 
 }  // namespace

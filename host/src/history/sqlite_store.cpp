@@ -11,6 +11,7 @@
 #include "history/history_sql.hpp"
 #include "history/history_store.hpp"
 #include "history/postgres_store.hpp"
+#include "history/schema_migrations.hpp"
 #include "plan/plan.hpp"  // matches_pattern
 
 namespace benchhost {
@@ -19,8 +20,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The tables of schema version 1. Runs, their scenarios, each scenario's series.
-constexpr const char* schema_v1 = R"sql(
+/// The tables of schema version 1 (runs, their scenarios, each scenario's series), then
+/// the migrations (schema_migrations.hpp):
+///
+/// 2: a scenario's series are stored together, in run order (a table without rowid,
+/// keyed by scenario id, run and series name), and its runs' statuses are in the index
+/// of scenario ids: reading one scenario of 10,000 runs of 50 scenarios then reads a few
+/// hundred pages instead of a page a run. The runs are indexed by start, so that the
+/// newest are found without sorting them all.
+///
+/// 3: the shards of each merged run (history_sql::merged_shards_migration).
+constexpr SchemaSql schema{.tables_v1 = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
@@ -45,19 +55,8 @@ CREATE TABLE series (
   p25 REAL, p75 REAL, p90 REAL, p95 REAL, p99 REAL, ci_low REAL, ci_high REAL,
   samples BLOB,
   PRIMARY KEY (scenario, name));
-)sql";
-
-/// Each migration takes the database from version i + 1 to i + 2. A new history is made
-/// as version 1, then migrated: every history goes the same way.
-///
-/// 2: a scenario's series are stored together, in run order (a table without rowid,
-/// keyed by scenario id, run and series name), and its runs' statuses are in the index
-/// of scenario ids: reading one scenario of 10,000 runs of 50 scenarios then reads a few
-/// hundred pages instead of a page a run. The runs are indexed by start, so that the
-/// newest are found without sorting them all.
-///
-/// 3: the shards of each merged run (history_sql::merged_shards_migration).
-const std::vector<const char*> migrations = {R"sql(
+)sql",
+                           .migrations = {R"sql(
 CREATE TABLE series_v2 (
   scenario_id TEXT NOT NULL,
   run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -76,7 +75,8 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                           history_sql::merged_shards_migration};
+                                          history_sql::merged_shards_migration}};
+static_assert(schema.complete(), "SQL for every schema version");
 
 class Statement {
 public:
@@ -140,7 +140,7 @@ private:
     std::string where_;
 };
 
-class SqliteStore final : public HistoryStore {
+class SqliteStore final : public HistoryStore, private SchemaDatabase {
 public:
     SqliteStore(const std::string& path, bool create) : path_(path) {
         std::error_code ec;
@@ -156,12 +156,8 @@ public:
         }
         try {
             sqlite3_busy_timeout(db_, 30000);
-            const int version = read_version();  // also: is it a database, a history?
-            if (version > history_schema_version)
-                throw HistoryError(history_sql::newer_schema(path, version));
             execute("PRAGMA foreign_keys = ON");
-            if (version == 0) initialize();
-            else if (version < history_schema_version) migrate();
+            migrate_schema(*this, schema);  // also: is it a database, a history?
             if (sqlite3_db_readonly(db_, "main") == 1)
                 throw HistoryError(path + ": read-only (benchhost adds runs to it)");
         } catch (...) {
@@ -332,7 +328,7 @@ private:
         bool committed_ = false;
     };
 
-    void execute(const char* sql) {
+    void execute(const char* sql) override {
         char* error = nullptr;
         if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
             const std::string why = error != nullptr ? error : sqlite3_errmsg(db_);
@@ -343,7 +339,7 @@ private:
 
     /// 0 for an empty database; the schema version of a history; HistoryError for
     /// anything else (not a database, another database).
-    int read_version() {
+    int read_version() override {
         Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
         tables.step();
         if (tables.integer(0) == 0) return 0;
@@ -364,31 +360,16 @@ private:
         }
     }
 
-    void initialize() {
-        // WAL lets readers go on while one process writes; it stays set in the file.
-        execute("PRAGMA journal_mode = WAL");
-        Transaction transaction(*this);
-        if (read_version() != 0) return;  // another process made it meanwhile
-        execute(schema_v1);
-        execute(("INSERT INTO meta (key, value) VALUES ('format', '" + std::string(history_sql::format) +
-                 "'), ('schema_version', '1')")
-                    .c_str());
-        upgrade_from(1);
-        transaction.commit();
+    void before_schema_change(int version) override {
+        // WAL lets readers go on while one process writes; it stays set in the file. It is
+        // set outside a transaction, as SQLite wants.
+        if (version == 0) execute("PRAGMA journal_mode = WAL");
     }
 
-    void migrate() {
+    void in_transaction(const std::function<void()>& work) override {
         Transaction transaction(*this);
-        upgrade_from(read_version());  // another process may have migrated it meanwhile
+        work();
         transaction.commit();
-    }
-
-    /// Runs the migrations from `version` to history_schema_version, in the transaction open.
-    void upgrade_from(int version) {
-        for (; version < history_schema_version; ++version) {
-            execute(migrations.at(static_cast<std::size_t>(version - 1)));
-            execute(("UPDATE meta SET value = '" + std::to_string(version + 1) + "' WHERE key = 'schema_version'").c_str());
-        }
     }
 
     /// " WHERE ..." for `filter` (parameters ?1 .. ?8), and `extra` (with its own).

@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <thread>
 
 #include "history/postgres_store.hpp"
+#include "history/schema_migrations.hpp"
 
 #include "analysis/scenario_statistics.hpp"
 #include "history/series_history.hpp"
@@ -52,6 +55,12 @@ protected:
         location = cluster->url();
     }
     std::unique_ptr<HistoryStore> open(bool create = true) { return open_history(location, create); }
+    /// Runs `statements` on the history with the backend's own client (sqlite3, psql), as
+    /// another program would.
+    ProcessResult sql(const std::string& statements) {
+        if (GetParam() == Backend::sqlite) return run_process({"/usr/bin/sqlite3", file.string(), statements});
+        return cluster->psql(statements);
+    }
     TempDir work;
     fs::path file = work / "history.db";
     std::string location = file.string();
@@ -150,6 +159,43 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
     EXPECT_EQ(store->runs({}).size(), 3u);
     EXPECT_EQ(store->points("mock/a", {}).size(), 1u);
     EXPECT_EQ(store->points("mock_benchmark", {}).size(), 8u);
+}
+
+TEST_P(HistoryStoreTest, AHistoryOfVersionTwoIsMigratedFromThere) {
+    // Version 2 is version 3 without the merged runs' shards: a history made now, with
+    // that table dropped and version 2 recorded, is what a benchhost of version 2 wrote.
+    // Opened, it gets only the migrations from version 2 up, and keeps its runs.
+    {
+        auto store = open();
+        ASSERT_TRUE(store->add_run(a_run("2026-11-24T10:00:00Z", 10, 1), "/runs/one", true).added);
+    }
+    const ProcessResult downgrade =
+        sql("DROP TABLE merged_shards; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
+    {
+        auto store = open(false);  // migrated when opened
+        EXPECT_EQ(store->schema_version(), history_schema_version);
+        ASSERT_EQ(store->runs({}).size(), 1u);
+        const std::vector<HistoryPoint> points = store->points("mock/", {}, true);
+        ASSERT_EQ(points.size(), 2u);
+        EXPECT_EQ(points[0].series.samples.size(), 20u);
+        // The table of version 3 is there again: a merged run's shards are stored.
+        RunRecord merged = a_run("2026-11-24T11:00:00Z", 10, 2);
+        ShardRecord shard_record;
+        shard_record.index = 1;
+        shard_record.host_name = "node1";
+        shard_record.started_at = "2026-11-24T11:00:01Z";
+        merged.shards.push_back(shard_record);
+        const AddResult added = store->add_run(merged, "/runs/merged", false);
+        ASSERT_TRUE(added.added);
+        HistoryRun shard;
+        shard.shard_index = 1;
+        shard.shard_count = 1;
+        shard.host_name = "node1";
+        shard.started_at = "2026-11-24T11:00:01Z";
+        EXPECT_EQ(store->merged_run_holding(shard), added.run_id);
+    }
+    EXPECT_EQ(open(false)->runs({}).size(), 2u);
 }
 
 TEST_P(HistoryStoreTest, AMergedRunKnowsTheShardsItHolds) {
@@ -311,6 +357,137 @@ TEST_F(SqliteHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     if (bump.exit_code != 0) GTEST_SKIP() << "the sqlite3 command is not installed: " << bump.err;
     EXPECT_EQ(error_of(true), file.string() + ": written by a newer benchhost (history schema 99; this one reads up to " +
                                   std::to_string(history_schema_version) + "): use that benchhost, or another file");
+}
+
+// ---- The migration flow both backends share (history/schema_migrations.hpp) -------
+
+/// A database for migrate_schema that notes, in order, what it is asked: "read", "before
+/// N", "begin", each SQL text, "commit" or "rollback". read_version() answers `versions`
+/// in turn, the last one again and again.
+class FakeSchemaDatabase : public SchemaDatabase {
+public:
+    explicit FakeSchemaDatabase(std::vector<int> versions) : versions_(std::move(versions)) {}
+
+    std::string where() const override { return "fake.db"; }
+    int read_version() override {
+        log.push_back("read");
+        const int version = versions_.front();
+        if (versions_.size() > 1) versions_.erase(versions_.begin());
+        return version;
+    }
+    void before_schema_change(int version) override { log.push_back("before " + std::to_string(version)); }
+    void in_transaction(const std::function<void()>& work) override {
+        log.push_back("begin");
+        try {
+            work();
+        } catch (...) {
+            log.push_back("rollback");
+            throw;
+        }
+        log.push_back("commit");
+    }
+    void execute(const char* sql) override {
+        log.push_back(sql);
+        if (sql == fail_on) throw HistoryError("fake.db: " + fail_on + " failed");
+    }
+
+    std::vector<std::string> log;
+    std::string fail_on;  // the SQL that fails
+
+private:
+    std::vector<int> versions_;
+};
+
+/// SQL that names itself: "tables of version 1", "migration to 2", ...
+SchemaSql named_steps() {
+    static const auto names = [] {
+        std::array<std::string, history_schema_version - 1> out;
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = "migration to " + std::to_string(i + 2);
+        return out;
+    }();
+    SchemaSql sql{.tables_v1 = "tables of version 1"};
+    for (std::size_t i = 0; i < names.size(); ++i) sql.migrations[i] = names[i].c_str();
+    return sql;
+}
+
+/// The SQL that migrates a history from `version` up, each step with the version it records.
+std::vector<std::string> steps_from(int version) {
+    std::vector<std::string> steps;
+    for (; version < history_schema_version; ++version) {
+        steps.push_back("migration to " + std::to_string(version + 1));
+        steps.push_back(schema_version_sql(version + 1));
+    }
+    return steps;
+}
+
+std::string migration_error(FakeSchemaDatabase& database) {
+    try {
+        migrate_schema(database, named_steps());
+    } catch (const HistoryError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(SchemaMigrations, AnEmptyDatabaseGetsTheTablesOfVersionOneThenEveryMigrationInOneTransaction) {
+    FakeSchemaDatabase database({0});
+    migrate_schema(database, named_steps());
+    std::vector<std::string> expected = {"read", "before 0", "begin", "read", "tables of version 1", new_meta_sql()};
+    for (const std::string& step : steps_from(1)) expected.push_back(step);
+    expected.push_back("commit");
+    EXPECT_EQ(database.log, expected);
+}
+
+TEST(SchemaMigrations, AnOlderHistoryIsMigratedFromItsOwnVersionUp) {
+    for (int stored = 1; stored < history_schema_version; ++stored) {
+        FakeSchemaDatabase database({stored});
+        migrate_schema(database, named_steps());
+        std::vector<std::string> expected = {"read", "before " + std::to_string(stored), "begin", "read"};
+        for (const std::string& step : steps_from(stored)) expected.push_back(step);
+        expected.push_back("commit");
+        EXPECT_EQ(database.log, expected) << stored;
+    }
+}
+
+TEST(SchemaMigrations, AHistoryOfThisVersionIsLeftAsItIs) {
+    FakeSchemaDatabase database({history_schema_version});
+    migrate_schema(database, named_steps());
+    EXPECT_EQ(database.log, std::vector<std::string>{"read"});
+}
+
+TEST(SchemaMigrations, ANewerHistoryIsRefusedNamingItsVersionAndNeverChanged) {
+    const std::string newer = "fake.db: written by a newer benchhost (history schema " +
+                              std::to_string(history_schema_version + 1) + "; this one reads up to " +
+                              std::to_string(history_schema_version) + "): use that benchhost, or another file";
+    FakeSchemaDatabase database({history_schema_version + 1});
+    EXPECT_EQ(migration_error(database), newer);
+    EXPECT_EQ(database.log, std::vector<std::string>{"read"});
+    // Made newer by another process between the first look and the transaction.
+    FakeSchemaDatabase overtaken({1, history_schema_version + 1});
+    EXPECT_EQ(migration_error(overtaken), newer);
+    EXPECT_EQ(overtaken.log, (std::vector<std::string>{"read", "before 1", "begin", "read", "rollback"}));
+}
+
+TEST(SchemaMigrations, WhatAnotherProcessMigratedMeanwhileIsNotMigratedAgain) {
+    FakeSchemaDatabase database({0, history_schema_version});
+    migrate_schema(database, named_steps());
+    EXPECT_EQ(database.log, (std::vector<std::string>{"read", "before 0", "begin", "read", "commit"}));
+    // Made by another process as version 1 and not migrated yet: migrated from there.
+    FakeSchemaDatabase made({0, 1});
+    migrate_schema(made, named_steps());
+    std::vector<std::string> expected = {"read", "before 0", "begin", "read"};
+    for (const std::string& step : steps_from(1)) expected.push_back(step);
+    expected.push_back("commit");
+    EXPECT_EQ(made.log, expected);
+}
+
+TEST(SchemaMigrations, AFailingMigrationRollsBackAndStopsThere) {
+    FakeSchemaDatabase database({1});
+    database.fail_on = "migration to " + std::to_string(history_schema_version);
+    EXPECT_EQ(migration_error(database), "fake.db: " + database.fail_on + " failed");
+    ASSERT_GE(database.log.size(), 2u);
+    EXPECT_EQ(database.log.back(), "rollback");
+    EXPECT_EQ(database.log[database.log.size() - 2], database.fail_on);  // nothing after it, no version recorded
 }
 
 // ---- PostgreSQL only --------------------------------------------------------------

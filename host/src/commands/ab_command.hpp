@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "analysis/compare.hpp"
-#include "cli/cli.hpp"
+#include "cli/run_options.hpp"
 
 namespace benchhost {
 

@@ -12,7 +12,7 @@
 // bisect.md (the steps with their evidence, and the outcome) and bisect.log.
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/run_options.hpp"
 
 namespace benchhost {
 

@@ -3,7 +3,7 @@
 // report/files/junit_reporter.hpp).
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/compare_options.hpp"
 
 namespace benchhost {
 

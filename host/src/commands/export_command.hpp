@@ -2,7 +2,7 @@
 // interrupted) run's results in a format other tools read.
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/export_options.hpp"
 
 namespace benchhost {
 

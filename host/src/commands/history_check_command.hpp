@@ -5,7 +5,7 @@
 // evidence (how many runs, their level and spread, since which step).
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/history_options.hpp"
 #include "history/history_store.hpp"
 
 namespace benchhost {

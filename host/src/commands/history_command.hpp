@@ -9,7 +9,7 @@
 //                   scenario, series and machine with its chart (report/html/history_dashboard.hpp)
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/history_options.hpp"
 
 namespace benchhost {
 

@@ -2,7 +2,7 @@
 // with why it is not a plugin.
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/list_options.hpp"
 
 namespace benchhost {
 

@@ -2,7 +2,7 @@
 // (rendered_reports.hpp) of an earlier run again, from its folder.
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/report_options.hpp"
 
 namespace benchhost {
 

@@ -3,7 +3,7 @@
 // hands it to the run loop (run/run_loop.hpp); the reporters write what it produced.
 #pragma once
 
-#include "cli/cli.hpp"
+#include "cli/run_options.hpp"
 
 namespace benchhost {
 

@@ -291,4 +291,92 @@ TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
     EXPECT_EQ(run_options(ok).load.samples_per_query, 4);
 }
 
+/// What parsing `args` printed on standard output (help), with its exit status.
+std::string output_of_parse(std::vector<const char*> args) {
+    testing::internal::CaptureStdout();
+    const ParsedCommandLine parsed = parse(std::move(args));
+    const std::string printed = testing::internal::GetCapturedStdout();
+    return std::to_string(parsed.exit_code) + " " + printed;
+}
+
+TEST(CommandLine, HelpListsEverySubcommandButTheWorker) {
+    const std::string help = output_of_parse({"--help"});
+    EXPECT_EQ(help.substr(0, 2), "0 ");
+    for (const std::string name : {"run", "ab", "bisect", "list", "export", "merge", "compare", "report", "history"})
+        EXPECT_NE(help.find("\n  " + name + " "), std::string::npos) << name << " is not in:\n" << help;
+    EXPECT_EQ(help.find("\n  worker"), std::string::npos) << help;  // hidden: the host starts it
+}
+
+TEST(CommandLine, EverySubcommandAndHistoryActionHasHelp) {
+    const std::vector<std::vector<const char*>> commands = {
+        {"run"}, {"ab"}, {"bisect"}, {"list"}, {"export"}, {"merge"}, {"compare"}, {"report"}, {"worker"},
+        {"history"}, {"history", "add"}, {"history", "list"}, {"history", "show"}, {"history", "check"},
+        {"history", "report"}};
+    for (std::vector<const char*> args : commands) {
+        const std::string name = args.back();
+        args.push_back("--help");
+        const std::string help = output_of_parse(args);
+        EXPECT_EQ(help.substr(0, 2), "0 ") << name;
+        EXPECT_NE(help.find("Usage: benchhost"), std::string::npos) << name << ":\n" << help;
+    }
+}
+
+TEST(CommandLine, EachSubcommandGivesItsCommand) {
+    // Without a subcommand, benchhost runs.
+    EXPECT_TRUE(run_options(parse({"--enable-mock"})).enable_mock);
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "p"}).command).plugins_dir, "p");
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list"}).command).plugins_dir, default_plugins_dir());
+    const auto exported =
+        std::get<ExportCommand>(*parse({"export", ".", "--format", "gbench-json", "-o", "g.json"}).command);
+    EXPECT_EQ(exported.source, ".");
+    EXPECT_EQ(exported.format, "gbench-json");
+    EXPECT_EQ(exported.output, "g.json");
+    const auto merged = std::get<MergeCommand>(*parse({"merge", "out", ".", ".."}).command);
+    EXPECT_EQ(merged.out, "out");
+    EXPECT_EQ(merged.shards, (std::vector<std::filesystem::path>{".", ".."}));
+    const auto report = std::get<ReportCommand>(*parse({"report", ".", "--output-dir", "o"}).command);
+    EXPECT_EQ(report.source, ".");
+    EXPECT_EQ(report.output_dir, "o");
+    const auto worker = std::get<WorkerCommand>(
+        *parse({"worker", "--plugin", "p.so", "--symbol", "s", "--config", "c.json", "--result", "r.json"}).command);
+    EXPECT_EQ(worker.plugin, "p.so");
+    EXPECT_EQ(worker.symbol, "s");
+    EXPECT_EQ(worker.config, "c.json");
+    EXPECT_EQ(worker.result, "r.json");
+    EXPECT_EQ(worker.log_level, "info");
+    EXPECT_DOUBLE_EQ(worker.monitor_interval_ms, 50);
+}
+
+TEST(CommandLine, HistoryActionsAndTheirOptions) {
+    const auto history = [](std::vector<const char*> args) {
+        args.insert(args.begin(), "history");
+        const ParsedCommandLine parsed = parse(std::move(args));
+        EXPECT_TRUE(parsed.command) << parsed.exit_code;
+        return parsed.command ? std::get<HistoryCommand>(*parsed.command) : HistoryCommand{};
+    };
+    const HistoryCommand add = history({"add", "--history", "h.db", ".", "--samples"});
+    EXPECT_EQ(add.action, "add");
+    EXPECT_EQ(add.location, "h.db");
+    EXPECT_EQ(add.runs, (std::vector<std::filesystem::path>{"."}));
+    EXPECT_TRUE(add.samples);
+    EXPECT_EQ(history({"list", "--history", "h.db", "--limit", "3"}).limit, 3u);
+    EXPECT_EQ(history({"show", "--history", "h.db", "resnet"}).pattern, "resnet");
+    const HistoryCommand check = history({"check", "--history", "h.db", "--threshold", "3%", "--lookback", "10",
+                                          "--min-runs", "4", "--run", "7", "--baseline-branch", "main"});
+    EXPECT_EQ(check.action, "check");
+    EXPECT_DOUBLE_EQ(check.threshold, 0.03);
+    EXPECT_EQ(check.lookback, 10u);
+    EXPECT_EQ(check.min_runs, 4u);
+    EXPECT_EQ(check.run_id, 7);
+    EXPECT_EQ(check.baseline_branch, "main");
+    EXPECT_DOUBLE_EQ(history({"check", "--history", "h.db", "--threshold", "0.02"}).threshold, 0.02);
+    EXPECT_DOUBLE_EQ(history({"check", "--history", "h.db"}).threshold, 0.05);
+    const HistoryCommand report = history({"report", "--history", "h.db", "--output-dir", "pages"});
+    EXPECT_EQ(report.action, "report");
+    EXPECT_EQ(report.output_dir, "pages");
+    EXPECT_EQ(parse({"history"}).exit_code, 2);  // an action is required
+    EXPECT_EQ(parse({"history", "check", "--history", "h.db", "--threshold", "wide"}).exit_code, 2);
+    EXPECT_EQ(parse({"history", "report", "--history", "h.db"}).exit_code, 2);  // no --output-dir
+}
+
 }  // namespace

@@ -1,0 +1,25 @@
+// `benchhost worker --plugin P --symbol S --config C --result R`: one scenario run in a
+// process of its own, for debugging; hidden from --help. A run starts its workers through
+// the worker server (execute/worker_server.hpp).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "cli/subcommand.hpp"
+
+namespace benchhost {
+
+struct WorkerCommand {
+    std::filesystem::path plugin;
+    std::string symbol;
+    std::filesystem::path config;
+    std::filesystem::path result;
+    std::string log_level = "info";
+    double monitor_interval_ms = 50;  // 0: no monitoring
+};
+
+/// Declares `worker` and its options on `app`.
+Subcommand<WorkerCommand> add_worker_command(CLI::App& app);
+
+}  // namespace benchhost

@@ -6,7 +6,6 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "report/reporter_factories.hpp"
-#include "util/atomic_file.hpp"
 
 namespace benchhost {
 
@@ -37,36 +36,6 @@ const std::vector<ReporterInfo>& reporter_registry() {
          make_summary_md_reporter},
     };
     return registry;
-}
-
-namespace {
-
-class EndOfRunFileReporter final : public Reporter {
-public:
-    EndOfRunFileReporter(const ReporterSettings& settings, std::string file_name, RenderFile render,
-                         std::function<void(const std::string&)> then)
-        : settings_(settings), path_(settings.output_dir / file_name), render_(std::move(render)), then_(std::move(then)) {}
-
-    void run_finished(const RunRecord& record) override {
-        const Comparison* comparison = settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
-        const std::string text = render_(record, comparison);
-        write_file_atomically(path_, text);
-        if (then_) then_(text);
-    }
-    std::vector<std::filesystem::path> files() const override { return {path_}; }
-
-private:
-    ReporterSettings settings_;
-    std::filesystem::path path_;
-    RenderFile render_;
-    std::function<void(const std::string&)> then_;
-};
-
-}  // namespace
-
-std::unique_ptr<Reporter> make_end_of_run_file_reporter(const ReporterSettings& settings, std::string file_name,
-                                                        RenderFile render, std::function<void(const std::string&)> then) {
-    return std::make_unique<EndOfRunFileReporter>(settings, std::move(file_name), std::move(render), std::move(then));
 }
 
 std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReporterSettings& settings) {

@@ -40,15 +40,6 @@ struct ReporterSettings {
     std::shared_ptr<std::optional<Comparison>> comparison = std::make_shared<std::optional<Comparison>>();
 };
 
-/// A reporter of one file in the run folder, written when the run ends: `render` makes
-/// its text from the record and the comparison with the baseline (nullptr without one:
-/// ReporterSettings::comparison, so it must come after "comparison" in the registry);
-/// `then`, when given, is called with the text once it is written.
-using RenderFile = std::function<std::string(const RunRecord& record, const Comparison* comparison)>;
-std::unique_ptr<Reporter> make_end_of_run_file_reporter(const ReporterSettings& settings, std::string file_name,
-                                                        RenderFile render,
-                                                        std::function<void(const std::string&)> then = {});
-
 struct ReporterInfo {
     std::string name;
     std::string description;  // for --help and docs

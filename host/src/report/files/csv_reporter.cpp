@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
 #include "report/reporter_factories.hpp"
-#include "util/atomic_file.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
@@ -96,28 +96,12 @@ std::string csv_report(const RunRecord& record) {
     return csv;
 }
 
-class CsvReporter final : public Reporter {
-public:
-    CsvReporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
-    void checkpoint(const RunRecord& record) override { write(record); }
-    void run_finished(const RunRecord& record) override { write(record); }
-    std::vector<std::filesystem::path> files() const override {
-        if (path_.empty()) return {};
-        return {path_};
-    }
-
-private:
-    void write(const RunRecord& record) {
-        path_ = dir_ / csv_report_path(record.timestamp);
-        write_file_atomically(path_, csv_report(record));
-    }
-    std::filesystem::path dir_, path_;
-};
-
 }  // namespace
 
 std::unique_ptr<Reporter> make_csv_reporter(const ReporterSettings& settings) {
-    return std::make_unique<CsvReporter>(settings.output_dir);
+    return make_file_reporter(settings, {.name_of = [](const RunRecord& record) { return csv_report_path(record.timestamp).string(); },
+                                         .render = [](const RunRecord& record, const Comparison*) { return csv_report(record); },
+                                         .at_checkpoints = true});
 }
 
 }  // namespace benchhost

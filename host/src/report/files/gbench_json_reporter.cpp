@@ -14,13 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include <iostream>
-
-
 #include "analysis/scenario_statistics.hpp"
 #include "json/json_writer.hpp"
+#include "report/file_reporter.hpp"
 #include "report/reporter_factories.hpp"
-#include "util/atomic_file.hpp"
 
 namespace benchhost {
 namespace {
@@ -217,39 +214,14 @@ std::size_t gbench_iteration_count(const RunRecord& given) {
     return count;
 }
 
-namespace {
-
 /// gbench.json in the run folder (`run --format gbench-json`), or the file or standard
 /// output that `export --output` names.
-class GbenchReporter final : public Reporter {
-public:
-    explicit GbenchReporter(const ReporterSettings& settings)
-        : path_(settings.output_file.empty() ? settings.output_dir / "gbench.json" : settings.output_file) {}
-    void checkpoint(const RunRecord& record) override {
-        if (path_ != "-") write_file_atomically(path_, to_gbench_json(record));
-    }
-    void run_finished(const RunRecord& record) override {
-        const std::string text = to_gbench_json(record);
-        if (path_ != "-") {
-            write_file_atomically(path_, text);
-            return;
-        }
-        std::cout << text << std::flush;
-        if (!std::cout) throw std::runtime_error("cannot write the Google Benchmark JSON to standard output");
-    }
-    std::vector<std::filesystem::path> files() const override {
-        if (path_ == "-") return {};
-        return {path_};
-    }
-
-private:
-    std::filesystem::path path_;
-};
-
-}  // namespace
-
 std::unique_ptr<Reporter> make_gbench_json_reporter(const ReporterSettings& settings) {
-    return std::make_unique<GbenchReporter>(settings);
+    return make_file_reporter(settings, {.name = "gbench.json",
+                                         .render = [](const RunRecord& record, const Comparison*) {
+                                             return to_gbench_json(record);
+                                         },
+                                         .at_checkpoints = true});
 }
 
 }  // namespace benchhost

@@ -8,6 +8,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/file_reporter.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/text_table.hpp"
 
@@ -144,9 +145,11 @@ std::string junit_xml(const std::vector<JUnitCase>& cases, std::string_view name
 // junit.xml in the run folder (`run --format junit`): the scenarios, and with --baseline
 // the comparison's verdicts.
 std::unique_ptr<Reporter> make_junit_reporter(const ReporterSettings& settings) {
-    return make_end_of_run_file_reporter(settings, "junit.xml", [](const RunRecord& record, const Comparison* comparison) {
-        return junit_xml(junit_cases(record, comparison), "benchhost", record.started_at);
-    });
+    return make_file_reporter(settings, {.name = "junit.xml",
+                                         .render = [](const RunRecord& record, const Comparison* comparison) {
+                                             return junit_xml(junit_cases(record, comparison), "benchhost",
+                                                              record.started_at);
+                                         }});
 }
 
 }  // namespace benchhost

@@ -10,10 +10,10 @@
 #include "analysis/scenario_statistics.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
+#include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
 #include "report/reporter_factories.hpp"
 #include "report/run_plugins.hpp"
-#include "util/atomic_file.hpp"
 
 namespace benchhost {
 namespace {
@@ -174,21 +174,14 @@ std::string summary_report(const RunRecord& record) {
     return out.text();
 }
 
-class SummaryReporter final : public Reporter {
-public:
-    explicit SummaryReporter(std::filesystem::path dir) : path_(dir / summary_file_name) {}
-    void checkpoint(const RunRecord& record) override { write_file_atomically(path_, summary_report(record)); }
-    void run_finished(const RunRecord& record) override { write_file_atomically(path_, summary_report(record)); }
-    std::vector<std::filesystem::path> files() const override { return {path_}; }
-
-private:
-    std::filesystem::path path_;
-};
-
 }  // namespace
 
 std::unique_ptr<Reporter> make_summary_reporter(const ReporterSettings& settings) {
-    return std::make_unique<SummaryReporter>(settings.output_dir);
+    return make_file_reporter(settings, {.name = summary_file_name,
+                                         .render = [](const RunRecord& record, const Comparison*) {
+                                             return summary_report(record);
+                                         },
+                                         .at_checkpoints = true});
 }
 
 }  // namespace benchhost

@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/file_reporter.hpp"
 #include "report/reporter_factories.hpp"
 #include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
@@ -961,9 +962,10 @@ std::string html_report(const RunRecord& given, const Comparison* comparison) {
 /// report.html in the run folder, written once at the end (its tables and charts are over
 /// every scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
-    return make_end_of_run_file_reporter(settings, html_report_name, [](const RunRecord& record, const Comparison* comparison) {
-        return html_report(compute_figures(record), comparison);
-    });
+    return make_file_reporter(settings, {.name = html_report_name,
+                                         .render = [](const RunRecord& record, const Comparison* comparison) {
+                                             return html_report(compute_figures(record), comparison);
+                                         }});
 }
 
 }  // namespace benchhost

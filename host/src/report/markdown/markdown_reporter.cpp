@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/file_reporter.hpp"
 #include "report/markdown/markdown_text.hpp"
 #include "report/model_comparison.hpp"
 #include "report/reporter_factories.hpp"
@@ -272,10 +273,10 @@ std::string markdown_report(const RunRecord& given, const Comparison* comparison
 /// report.md in the run folder, written once at the end (its tables are over every
 /// scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
-    return make_end_of_run_file_reporter(settings, markdown_report_name,
-                                         [](const RunRecord& record, const Comparison* comparison) {
+    return make_file_reporter(settings, {.name = markdown_report_name,
+                                         .render = [](const RunRecord& record, const Comparison* comparison) {
                                              return markdown_report(compute_figures(record), comparison);
-                                         });
+                                         }});
 }
 
 }  // namespace benchhost

@@ -12,6 +12,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
+#include "report/file_reporter.hpp"
 #include "report/markdown/markdown_text.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/reporter_factories.hpp"
@@ -102,15 +103,16 @@ void append_to_step_summary(const std::string& page) {
 // summary.md in the run folder, appended to the job summary; with --baseline, the
 // comparison's verdicts.
 std::unique_ptr<Reporter> make_summary_md_reporter(const ReporterSettings& settings) {
-    return make_end_of_run_file_reporter(
-        settings, "summary.md",
-        [](const RunRecord& record, const Comparison* comparison) {
-            std::vector<std::pair<std::string, std::string>> links = {{"report", html_report_name},
-                                                                      {"report.md", markdown_report_name}};
-            if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
-            return summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
-        },
-        append_to_step_summary);
+    return make_file_reporter(
+        settings, {.name = "summary.md",
+                   .render =
+                       [](const RunRecord& record, const Comparison* comparison) {
+                           std::vector<std::pair<std::string, std::string>> links = {
+                               {"report", html_report_name}, {"report.md", markdown_report_name}};
+                           if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
+                           return summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
+                       },
+                   .then = append_to_step_summary});
 }
 
 }  // namespace benchhost

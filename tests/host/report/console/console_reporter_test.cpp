@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/builders.hpp"
+#include "../../../support/builders.hpp"
 
 namespace {
 

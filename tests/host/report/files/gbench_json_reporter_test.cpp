@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/builders.hpp"
+#include "../../../support/builders.hpp"
 
 #include <cmath>
 #include <map>
@@ -13,7 +13,7 @@
 
 #include <rapidjson/document.h>
 
-#include "../../support/test_support.hpp"
+#include "../../../support/test_support.hpp"
 #include "report/report_reader.hpp"
 
 namespace {

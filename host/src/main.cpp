@@ -48,15 +48,15 @@ int main(int argc, char** argv) {
             if constexpr (std::is_same_v<T, RunCommand>) {
                 const RunOptions& options = command.options;
                 return with_worker_server(options.isolation == Isolation::process && !options.dry_run,
-                                          [&] { return run_benchmarks(options); });
+                                          [&] { return run_command(command); });
             } else if constexpr (std::is_same_v<T, AbCommand>) {
                 return with_worker_server(!command.options.dry_run, [&] { return ab_command(command); });
             } else if constexpr (std::is_same_v<T, BisectCommand>) {
                 return with_worker_server(!command.ab.options.dry_run, [&] { return bisect_command(command); });
-            } else if constexpr (std::is_same_v<T, ListCommand>) return list_plugins(command);
-            else if constexpr (std::is_same_v<T, ExportCommand>) return export_run(command);
+            } else if constexpr (std::is_same_v<T, ListCommand>) return list_command(command);
+            else if constexpr (std::is_same_v<T, ExportCommand>) return export_command(command);
             else if constexpr (std::is_same_v<T, CompareCommand>) return compare_command(command);
-            else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command.out, command.shards);
+            else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command);
             else if constexpr (std::is_same_v<T, ReportCommand>) return report_command(command);
             else if constexpr (std::is_same_v<T, HistoryCommand>) return history_command(command);
             else

@@ -11,7 +11,7 @@ namespace benchhost {
 
 namespace fs = std::filesystem;
 
-int export_run(const ExportCommand& command) {
+int export_command(const ExportCommand& command) {
     fs::path dir;
     try {
         dir = run_folder_of(command.source);  // DIR, or DIR/benchmark_summary.json

@@ -8,6 +8,6 @@ namespace benchhost {
 
 /// Returns 0; 2 when the run folder cannot be read (its summary or a report is missing
 /// or malformed); 1 when the output cannot be written.
-int export_run(const ExportCommand& command);
+int export_command(const ExportCommand& command);
 
 }  // namespace benchhost

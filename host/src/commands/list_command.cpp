@@ -25,7 +25,7 @@ std::string build_line(const DiscoveredPlugin& plugin) {
 
 }  // namespace
 
-int list_plugins(const ListCommand& command) {
+int list_command(const ListCommand& command) {
     Discovery discovery;
     try {
         discovery = discover_plugins(command.plugins_dir);

@@ -8,6 +8,6 @@ namespace benchhost {
 
 /// Prints every plugin with its benchmarks, and every other file with why it is not a
 /// plugin. Returns 0, or 2 when the folder cannot be read.
-int list_plugins(const ListCommand& command);
+int list_command(const ListCommand& command);
 
 }  // namespace benchhost

@@ -99,7 +99,9 @@ RunRecord merge_shards(const std::vector<std::pair<fs::path, RunRecord>>& shards
     return merged;
 }
 
-int merge_command(const fs::path& out, const std::vector<fs::path>& dirs) {
+int merge_command(const MergeCommand& command) {
+    const fs::path& out = command.out;
+    const std::vector<fs::path>& dirs = command.shards;
     std::vector<std::pair<fs::path, RunRecord>> shards;
     RunRecord merged;
     try {

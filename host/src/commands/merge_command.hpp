@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "cli/merge_options.hpp"
 #include "model/run_record.hpp"
 
 namespace benchhost {
@@ -18,6 +19,6 @@ RunRecord merge_shards(const std::vector<std::pair<std::filesystem::path, RunRec
 /// `benchhost merge OUT DIR...`: reads the shards, merges them, writes OUT's reports.
 /// Exit status: 0; 2 when a shard cannot be read or the shards do not make one plan;
 /// 1 when OUT cannot be written.
-int merge_command(const std::filesystem::path& out, const std::vector<std::filesystem::path>& dirs);
+int merge_command(const MergeCommand& command);
 
 }  // namespace benchhost

@@ -130,7 +130,8 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
 
 }  // namespace
 
-int run_benchmarks(const RunOptions& options) {
+int run_command(const RunCommand& command) {
+    const RunOptions& options = command.options;
     const std::time_t start_time = std::time(nullptr);
     const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
 

@@ -10,6 +10,6 @@ namespace benchhost {
 /// Returns the exit status: 0 all selected scenarios succeeded or were skipped, 1 at
 /// least one failed (or a report could not be written, or a regression with
 /// --fail-on-regression), 2 the configuration is wrong (nothing ran), 130 interrupted.
-int run_benchmarks(const RunOptions& options);
+int run_command(const RunCommand& command);
 
 }  // namespace benchhost

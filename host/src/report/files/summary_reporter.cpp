@@ -13,7 +13,7 @@
 #include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
 #include "report/reporter_factories.hpp"
-#include "report/run_plugins.hpp"
+#include "report/plugin_entries.hpp"
 
 namespace benchhost {
 namespace {
@@ -54,7 +54,7 @@ void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
 void write_plugins(JsonOut& out, const RunRecord& record) {
     out.key("plugins");
     out.start_array();
-    for (const RunPlugin& plugin : run_plugins(record)) {
+    for (const PluginEntry& plugin : plugin_entries(record)) {
         out.start_object();
         out.field("category", plugin.category);
         out.field("plugin", plugin.plugin);

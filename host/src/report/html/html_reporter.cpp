@@ -33,7 +33,7 @@
 #include "report/profile_sections.hpp"
 #include "report/model_comparison.hpp"
 #include "report/report_figures.hpp"
-#include "report/run_plugins.hpp"
+#include "report/plugin_entries.hpp"
 #include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
@@ -270,10 +270,10 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
 
 /// One line per plugin: its version and how it was compiled, with what that means.
 std::string plugins_list(const RunRecord& record) {
-    const std::vector<RunPlugin> plugins = run_plugins(record);
+    const std::vector<PluginEntry> plugins = plugin_entries(record);
     if (plugins.empty()) return {};
     std::string out = "<ul>\n";
-    for (const RunPlugin& plugin : plugins) {
+    for (const PluginEntry& plugin : plugins) {
         out += "<li><code>" + html_escape(plugin.id()) + "</code> " + html_escape(plugin.version) +
                ", build: " + html_escape(build_text(plugin.build));
         if (const std::string warning = build_warning(plugin.build); !warning.empty())

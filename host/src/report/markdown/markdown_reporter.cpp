@@ -19,7 +19,7 @@
 #include "report/report_figures.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/profile_sections.hpp"
-#include "report/run_plugins.hpp"
+#include "report/plugin_entries.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -179,10 +179,10 @@ void skipped_section(std::string& out, const RunFigures& figures) {
 
 /// One line per plugin: its version and how it was compiled, with what that means.
 void plugins_section(std::string& out, const RunRecord& record) {
-    const std::vector<RunPlugin> plugins = run_plugins(record);
+    const std::vector<PluginEntry> plugins = plugin_entries(record);
     if (plugins.empty()) return;
     out += "### Plugins\n\n";
-    for (const RunPlugin& plugin : plugins) {
+    for (const PluginEntry& plugin : plugins) {
         out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) + ", build: " + md_text(build_text(plugin.build));
         if (const std::string warning = build_warning(plugin.build); !warning.empty())
             out += ". **Warning:** " + md_text(warning);

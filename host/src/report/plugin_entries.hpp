@@ -11,7 +11,7 @@
 
 namespace benchhost {
 
-struct RunPlugin {
+struct PluginEntry {
     std::string category, plugin, version;
     std::filesystem::path path;
     PluginBuild build;
@@ -21,6 +21,6 @@ struct RunPlugin {
 
 /// Each plugin whose scenarios came from its handshake (broken files left out), in the
 /// order of its first scenario; its version, file and build are its first scenario's.
-std::vector<RunPlugin> run_plugins(const RunRecord& record);
+std::vector<PluginEntry> plugin_entries(const RunRecord& record);
 
 }  // namespace benchhost

@@ -1,12 +1,12 @@
-#include "report/run_plugins.hpp"
+#include "report/plugin_entries.hpp"
 
 #include <set>
 #include <utility>
 
 namespace benchhost {
 
-std::vector<RunPlugin> run_plugins(const RunRecord& record) {
-    std::vector<RunPlugin> plugins;
+std::vector<PluginEntry> plugin_entries(const RunRecord& record) {
+    std::vector<PluginEntry> plugins;
     std::set<std::pair<std::string, std::string>> seen;
     for (const ScenarioOutcome& outcome : record.outcomes) {
         if (outcome.plugin_version.empty()) continue;  // a broken file: no handshake was read

@@ -10,37 +10,16 @@
 #include <optional>
 #include <string>
 
+#include "../../support/scoped_env.hpp"
 #include "../../support/test_support.hpp"
 
 namespace {
 
+using benchtest::ScopedEnv;
+
 using namespace benchhost;
 using benchtest::TempDir;
 namespace fs = std::filesystem;
-
-/// Sets (or unsets, with nullopt) an environment variable for the life of the object.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value)
-            ::setenv(name, value->c_str(), 1);
-        else
-            ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_)
-            ::setenv(name_, old_->c_str(), 1);
-        else
-            ::unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
 
 /// A file standing for a plugin: the registry only looks at its size and modification time.
 fs::path plugin_file(const TempDir& dir, const std::string& name = "libcrashy.so") {

@@ -8,31 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "../../../support/scoped_env.hpp"
+
 namespace {
 
-/// Sets (or unsets, with nullopt) a variable for the life of the object.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        if (value)
-            ::setenv(name, value->c_str(), 1);
-        else
-            ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (old_)
-            ::setenv(name_, old_->c_str(), 1);
-        else
-            ::unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using benchtest::ScopedEnv;
 
 TEST(CacheDir, BenchhostsOwnVariableComesFirstThenXdgThenHome) {
     const ScopedEnv home("HOME", "/home/someone");

@@ -15,30 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../../../support/scoped_env.hpp"
 #include "../../../support/test_support.hpp"
 
 namespace {
 
-/// Sets an environment variable for the scope, then puts it back.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        const char* old = std::getenv(name);
-        had_ = old != nullptr;
-        if (had_) old_ = old;
-        if (value != nullptr) ::setenv(name, value, 1);
-        else ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (had_) ::setenv(name_, old_.c_str(), 1);
-        else ::unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    bool had_ = false;
-    std::string old_;
-};
+using benchtest::ScopedEnv;
 
 TEST(PerfSampler, FoldsPerfScriptIntoStacksFromTheRootWeightedByPeriod) {
     // Two samples of one stack, one of another; a comm with a space; a frame without a
@@ -109,7 +91,7 @@ TEST(PerfSampler, WhoMaySampleDependsOnParanoiaAndRoot) {
     const ScopedEnv missing("BENCH_PERF", "/nonexistent/perf");
     access = bench::perf_access(paranoid.string(), 0);
     EXPECT_EQ(access.reason, "BENCH_PERF=/nonexistent/perf is not an executable");
-    const ScopedEnv unset("BENCH_PERF", nullptr);
+    const ScopedEnv unset("BENCH_PERF", std::nullopt);
     const ScopedEnv no_path("PATH", "/nonexistent");
     access = bench::perf_access(paranoid.string(), 0);
     EXPECT_EQ(access.reason, "perf is not installed (Debian's linux-perf package has it)");

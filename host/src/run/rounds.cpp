@@ -1,10 +1,39 @@
 #include "run/rounds.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
 
 #include <bench/stopping_rule.hpp>
 
 namespace benchhost {
+
+namespace {
+
+/// Whether `reason` is one of the comma-separated `reasons`.
+bool listed(const std::string& reasons, const std::string& reason) {
+    for (std::size_t start = 0; start <= reasons.size();) {
+        const std::size_t end = std::min(reasons.find(',', start), reasons.size());
+        if (reasons.compare(start, end - start, reason) == 0) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+/// Whether the pooled warning `stored` is `warning`: as the first round gave it, or as a
+/// later round's, after "round N: ".
+bool same_warning(const std::string& stored, const std::string& warning) {
+    if (stored == warning) return true;
+    constexpr std::string_view prefix = "round ";
+    if (!stored.starts_with(prefix)) return false;
+    std::size_t end = prefix.size();
+    while (end < stored.size() && std::isdigit(static_cast<unsigned char>(stored[end]))) ++end;
+    if (end == prefix.size() || stored.compare(end, 2, ": ") != 0) return false;
+    return stored.compare(end + 2, std::string::npos, warning) == 0;
+}
+
+}  // namespace
 
 void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
     ++pooled.rounds;
@@ -18,26 +47,36 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         pooled.log_tail = std::move(round.log_tail);
         return;
     }
-    for (bench::Series& series : round.result.series) {
-        bench::Series* existing = nullptr;
-        for (bench::Series& s : into.series)
-            if (s.name == series.name && s.unit == series.unit) existing = &s;
-        if (existing == nullptr) continue;  // a series only one round measured is not pooled
-        std::vector<std::size_t>& sizes = pooled.round_sizes[series.name];
-        if (sizes.empty()) sizes.push_back(existing->samples.size());  // the first round's
-        sizes.push_back(series.samples.size());
-        existing->samples.insert(existing->samples.end(), series.samples.begin(), series.samples.end());
+    // Each series of the first round takes this round's samples of it, in its unit; a
+    // series only a later round measured is not pooled.
+    const std::string round_name = "round " + std::to_string(pooled.rounds) + ": ";
+    for (bench::Series& existing : into.series) {
+        const bench::Series* measured = nullptr;
+        for (const bench::Series& s : round.result.series)
+            if (s.name == existing.name && s.unit == existing.unit) measured = &s;
+        if (measured == nullptr) {
+            into.warnings.push_back(round_name + "took no '" + existing.name + "' samples in " + existing.unit);
+            continue;
+        }
+        std::vector<std::size_t>& sizes = pooled.round_sizes[existing.name];
+        if (sizes.empty()) sizes.push_back(existing.samples.size());  // the first round's: none since added any
+        while (sizes.size() + 1 < static_cast<std::size_t>(pooled.rounds)) sizes.push_back(0);  // rounds without it
+        sizes.push_back(measured->samples.size());
+        existing.samples.insert(existing.samples.end(), measured->samples.begin(), measured->samples.end());
     }
     for (auto& [name, sampling] : round.result.sampling) {
         auto it = into.sampling.find(name);
         if (it == into.sampling.end()) continue;
         it->second.samples += sampling.samples;
         it->second.elapsed_s += sampling.elapsed_s;
-        if (sampling.stop_reason != it->second.stop_reason) it->second.stop_reason += "," + sampling.stop_reason;
+        std::string& reasons = it->second.stop_reason;
+        if (!sampling.stop_reason.empty() && !listed(reasons, sampling.stop_reason))
+            reasons += (reasons.empty() ? "" : ",") + sampling.stop_reason;
     }
-    for (std::string& warning : round.result.warnings)
-        if (std::find(into.warnings.begin(), into.warnings.end(), warning) == into.warnings.end())
-            into.warnings.push_back("round " + std::to_string(pooled.rounds) + ": " + warning);
+    for (const std::string& warning : round.result.warnings)
+        if (std::none_of(into.warnings.begin(), into.warnings.end(),
+                         [&](const std::string& stored) { return same_warning(stored, warning); }))
+            into.warnings.push_back(round_name + warning);
 }
 
 void finish_rounds(ScenarioOutcome& outcome) {

@@ -52,6 +52,31 @@ TEST(Rounds, ASeriesTheFirstRoundDidNotMeasureIsNotPooled) {
     EXPECT_EQ(pooled.result.sampling.count("ttft"), 0u);
 }
 
+TEST(Rounds, ARoundWithoutASeriesKeepsTheLaterRoundsInTheirPlaces) {
+    // The second round measured only the latency: the throughput has no samples of it,
+    // and its third round's samples stay the third round's.
+    const auto both = [](std::vector<double> latency, std::vector<double> throughput) {
+        return Outcome("performance", "model", "infer")
+            .series("latency", "ms", std::move(latency))
+            .series("throughput", "samples/s", std::move(throughput))
+            .build();
+    };
+    ScenarioOutcome pooled = both({1, 2, 3}, {10, 20});
+    pool_round(pooled, latency_round({4, 5}));
+    pool_round(pooled, both({6}, {30, 40, 50}));
+    EXPECT_EQ(pooled.rounds, 3);
+    ASSERT_EQ(pooled.result.series.size(), 2u);
+    EXPECT_EQ(pooled.result.series[1].samples, (std::vector<double>{10, 20, 30, 40, 50}));
+    EXPECT_EQ(pooled.round_sizes.at("latency"), (std::vector<std::size_t>{3, 2, 1}));
+    EXPECT_EQ(pooled.round_sizes.at("throughput"), (std::vector<std::size_t>{2, 0, 3}));
+    EXPECT_EQ(pooled.result.warnings, (std::vector<std::string>{"round 2: took no 'throughput' samples in samples/s"}));
+
+    // A round that misses it last is not listed: the rounds listed are still the first ones.
+    pool_round(pooled, latency_round({7}));
+    EXPECT_EQ(pooled.round_sizes.at("throughput"), (std::vector<std::size_t>{2, 0, 3}));
+    EXPECT_EQ(pooled.round_sizes.at("latency"), (std::vector<std::size_t>{3, 2, 1, 1}));
+}
+
 TEST(Rounds, AFailedRoundFailsTheScenarioWithItsReasonAndOutput) {
     ScenarioOutcome pooled = latency_round({1, 2, 3});
     ScenarioOutcome crashed = Outcome("performance", "model", "infer").status(bench::Status::crashed, "SIGSEGV");
@@ -99,6 +124,15 @@ TEST(Rounds, SamplingFiguresAddUpAndADifferentStopReasonIsJoined) {
     EXPECT_EQ(pooled.result.sampling.at("latency").stop_reason, "ci_width,max_time");
     EXPECT_EQ(pooled.result.sampling.at("latency").samples, 5);
     EXPECT_DOUBLE_EQ(pooled.result.sampling.at("latency").elapsed_s, 3.5);
+
+    // Each reason is joined once, however the later rounds alternate.
+    for (const char* reason : {"ci_width", "max_time", "ci_width", "iterations", "max_time"}) {
+        ScenarioOutcome round = latency_round({6});
+        round.result.sampling["latency"] = {.stop_reason = reason, .elapsed_s = 1.0, .samples = 1};
+        pool_round(pooled, std::move(round));
+    }
+    EXPECT_EQ(pooled.result.sampling.at("latency").stop_reason, "ci_width,max_time,iterations");
+    EXPECT_EQ(pooled.result.sampling.at("latency").samples, 10);
 }
 
 TEST(Rounds, AWarningOfALaterRoundIsNamedWithItsRoundAndOneTheFirstHadIsNotRepeated) {
@@ -109,6 +143,16 @@ TEST(Rounds, AWarningOfALaterRoundIsNamedWithItsRoundAndOneTheFirstHadIsNotRepea
     pool_round(pooled, std::move(round));
     EXPECT_EQ(pooled.result.warnings,
               (std::vector<std::string>{"the GPU throttled", "round 2: the machine was loaded"}));
+
+    // A warning a later round gave is kept once too, named with the first round that gave it.
+    ScenarioOutcome third = latency_round({4});
+    third.result.warnings = {"the machine was loaded", "the GPU throttled", "the clock changed"};
+    pool_round(pooled, std::move(third));
+    ScenarioOutcome fourth = latency_round({5});
+    fourth.result.warnings = {"the clock changed", "the machine was loaded"};
+    pool_round(pooled, std::move(fourth));
+    EXPECT_EQ(pooled.result.warnings, (std::vector<std::string>{"the GPU throttled", "round 2: the machine was loaded",
+                                                                "round 3: the clock changed"}));
 }
 
 TEST(Rounds, AConfirmationRoundCarriesTheRoundsTheScenarioWasFlaggedAfter) {

@@ -16,6 +16,7 @@ struct PairState {
     int rounds = 0;        // pairs run
     bool ended = false;    // decided, failed or skipped on a side, or out of budget
     bool out_of_time = false;
+    bool failed = false;  // a side did not succeed (or was skipped): nothing to compare
     bool confirmed = false;  // found slower, and still slower after its confirmation pairs
     int confirmations = 0;   // how many times its verdict was confirmed (--confirm)
     Verdict verdict = Verdict::inconclusive;
@@ -95,6 +96,7 @@ private:
         if (a == nullptr || b == nullptr || a->result.status != bench::Status::success ||
             b->result.status != bench::Status::success) {
             state.ended = true;  // skipped or failed on a side: the comparison says which
+            state.failed = true;
             return;
         }
         if (state.rounds < options_.min_rounds) return;
@@ -120,7 +122,7 @@ private:
         if (options_.confirm <= 0) return false;
         std::vector<PairState*> flagged;
         for (PairState& state : states_) {
-            if (state.verdict != Verdict::slower || state.confirmed) continue;
+            if (state.verdict != Verdict::slower || state.confirmed || state.failed) continue;
             if (state.confirmations > 0 && state.rounds >= options_.max_rounds) continue;
             if (!base_.runner.reopen_for_confirmation(state.pair->scenario_id) ||
                 !next_.runner.reopen_for_confirmation(state.pair->scenario_id))
@@ -139,8 +141,17 @@ private:
             ++state->confirmations;
             const ScenarioOutcome* a = base_.runner.outcome(state->pair->scenario_id);
             const ScenarioOutcome* b = next_.runner.outcome(state->pair->scenario_id);
-            state->verdict = a != nullptr && b != nullptr ? scenario_verdict(compare_outcomes(*a, *b, options_.compare))
-                                                          : Verdict::inconclusive;
+            if (a == nullptr || b == nullptr || a->result.status != bench::Status::success ||
+                b->result.status != bench::Status::success) {
+                // A side failed in a confirmation pair: there is nothing to compare (not "same", which
+                // scenario_verdict says of no rows), and it did not stay slower. It has ended.
+                state->failed = true;
+                state->confirmed = false;
+                log_.warn("{}: a side failed during its confirmation, {} pairs: not confirmed",
+                          state->pair->scenario_id, state->rounds);
+                continue;
+            }
+            state->verdict = scenario_verdict(compare_outcomes(*a, *b, options_.compare));
             state->confirmed = state->verdict == Verdict::slower;
             if (state->verdict == Verdict::inconclusive && state->rounds < options_.max_rounds && !state->out_of_time) {
                 state->ended = false;  // undecided again: more pairs, as for any other
@@ -170,7 +181,7 @@ private:
         std::vector<std::string> out;
         std::vector<std::string> at_max, out_of_time;
         for (const PairState& state : states_) {
-            if (state.verdict != Verdict::inconclusive) continue;
+            if (state.verdict != Verdict::inconclusive || state.failed) continue;
             if (state.out_of_time) out_of_time.push_back(state.pair->scenario_id);
             else if (state.rounds >= options_.max_rounds) at_max.push_back(state.pair->scenario_id);
         }

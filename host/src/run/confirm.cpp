@@ -38,6 +38,12 @@ std::vector<std::string> confirm_regressions(ScenarioRunner& runner, const Plan&
         const std::string id = plan.scenarios[index].config.scenario_id();
         const ScenarioOutcome* outcome = runner.outcome(id);
         if (outcome == nullptr) continue;
+        if (outcome->result.status != bench::Status::success) {
+            // A failed round leaves nothing to compare: no rows, which scenario_verdict calls "same".
+            log.warn("{}: its confirmation failed after {} rounds ({} before the confirmation), not confirmed: {} ({})",
+                     id, outcome->rounds, first, outcome->result.reason, bench::to_string(outcome->result.status));
+            continue;
+        }
         const Verdict verdict = scenario_verdict(compare_outcomes(*base_by_id.at(id), *outcome, options));
         log.info("{}: {} after {} rounds ({} before the confirmation)", id,
                  verdict == Verdict::slower ? "still slower: confirmed" : "now " + std::string(to_string(verdict)),

@@ -278,6 +278,27 @@ TEST(AbLoop, ASlowerScenarioRunsItsConfirmationPairsOnBothSidesEvenPastMaxRounds
         << ab.log_text.str();
 }
 
+TEST(AbLoop, AConfirmationPairThatFailsLeavesTheScenarioNotConfirmedAndSaysItFailed) {
+    AbRun ab({scenario("slower", Shape::slower)});
+    // The new side crashes in the confirmation's pair (the scenario's fourth: executions 7 and 8).
+    ab.executions.on_execution = [&](const ExecutionProgress& progress) {
+        if (progress.number != 7) return;
+        ab.next.record.outcomes[0].result.status = bench::Status::crashed;
+        ab.next.record.outcomes[0].result.reason = "round 4: SIGSEGV";
+    };
+    AbLoopOptions options = loop_options(3, 6);
+    options.confirm = 1;
+    const std::vector<std::string> notes = ab.run(options);
+    EXPECT_EQ(ab.executions.pairs_of("slower"), 4u);
+    // It did not stay slower, and is not taken for undecided or the same: it failed.
+    EXPECT_EQ(notes,
+              (std::vector<std::string>{"0 of 1 scenario found slower stayed slower over 1 more pair (--confirm)"}));
+    EXPECT_NE(ab.log_text.str().find("performance/ab/slower: a side failed during its confirmation, 4 pairs: not "
+                                     "confirmed"),
+              std::string::npos)
+        << ab.log_text.str();
+}
+
 TEST(AbLoop, AConfirmationThatLeavesTheScenarioInconclusiveOpensItForMorePairsAndConfirmsItAgain) {
     AbRun ab({scenario("flip", Shape::slower)});
     // The new side's figures turn unsure with the confirmation's pair (the scenario's

@@ -181,6 +181,15 @@ TEST(Confirm, OnlyScenariosSlowerThanTheirBaselineRunAgainInterleavedAfterTheirR
         << log;
     EXPECT_NE(log.find("performance/p/slow_c: "), std::string::npos) << log;
     EXPECT_NE(log.find(" after 4 rounds (3 before the confirmation)"), std::string::npos) << log;
+    // Both confirmations failed (their rounds were skipped): said so, not that the scenarios are now the same.
+    EXPECT_NE(log.find("performance/p/slow_a: its confirmation failed after 2 rounds (1 before the confirmation), "
+                       "not confirmed: round 2: the test runs no confirmation round (skipped)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("performance/p/slow_c: its confirmation failed after 4 rounds (3 before the confirmation)"),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(log.find("now same"), std::string::npos) << log;
 }
 
 TEST(Confirm, NothingSlowerThanTheBaselineRunsNothing) {

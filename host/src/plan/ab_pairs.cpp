@@ -74,7 +74,7 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
         const std::string id = base.scenarios[i].config.scenario_id();
         const auto it = new_index.find(id);
         if (it == new_index.end()) {
-            unpaired.push_back(id);
+            unpaired.push_back(id + " (base)");
             continue;
         }
         pairs.push_back({id, i, it->second});

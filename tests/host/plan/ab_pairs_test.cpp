@@ -127,6 +127,7 @@ TEST(AbPairs, ScenarioOnlyOnOneSideIsNamedWithItsSide) {
                                   "declare other axes or variants): scenarios on one side only: "))
         << message;
     EXPECT_TRUE(contains(message, "performance/model/infer[size=8]")) << message;
+    EXPECT_TRUE(contains(message, "performance/model/infer[size=8] (base)")) << message;  // each marked with its side
     EXPECT_TRUE(contains(message, "performance/model/infer[size=16] (new)")) << message;
     EXPECT_FALSE(contains(message, "infer[size=1]")) << "a scenario on both sides is paired: " << message;
 }

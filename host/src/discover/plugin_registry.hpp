@@ -1,7 +1,8 @@
 // Remembers plugins that crashed the worker while being loaded (a static initializer
 // that segfaults, say), as GStreamer's registry does: such a file is skipped, with
 // the reason, until it changes (size or modification time) or the user asks for
-// --retry-failed. Kept as JSON in $XDG_CACHE_HOME/benchhost/plugin_registry.json.
+// --retry-failed. Kept as JSON in plugin_registry.json in benchhost's cache folder
+// (default_path()).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,9 @@ public:
     /// is rewritten: it only caches what runs found out.
     explicit PluginRegistry(std::filesystem::path file);
 
-    /// plugin_registry.json in benchhost's cache folder (<bench/internal/environment/cache_dir.hpp>), else in /tmp/.cache/benchhost
+    /// plugin_registry.json in benchhost's cache folder: $BENCHHOST_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/benchhost, else ~/.cache/benchhost (the first of them that is an
+    /// absolute path: <bench/internal/environment/cache_dir.hpp>), else /tmp/.cache/benchhost.
     static std::filesystem::path default_path();
 
     /// Why `plugin` was recorded, when it is recorded and has not changed since.

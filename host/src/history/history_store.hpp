@@ -13,8 +13,8 @@
 // Backends: an SQLite file (history/sqlite_store.cpp), the default, and a PostgreSQL
 // database (history/postgres_store.cpp, for "postgresql://" URLs). The schema is
 // versioned (history_schema_version); a database written by a newer benchhost is
-// refused, never changed; an older one is migrated when opened for writing, the same
-// way in both (history/schema_migrations.hpp).
+// refused, never changed; an older one is migrated whenever it is opened, by a command
+// that only reads it too, the same way in both (history/schema_migrations.hpp).
 #pragma once
 
 #include <cmath>

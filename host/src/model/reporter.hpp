@@ -37,8 +37,12 @@ public:
     /// An execution (a scenario, or one round of it) is about to run.
     virtual void execution_started(const ExecutionProgress& progress) { (void)progress; }
 
-    /// An execution was not run: it ran before the run was resumed (`resumed`), or an
-    /// earlier round of its scenario failed.
+    /// An execution was not run: it ran before the run was resumed, or an earlier round of
+    /// its scenario failed. `resumed` is true once a scenario: for its last round, when
+    /// every round of it ran before the resume (it is already reported, and the progress
+    /// reporter says so once). It is false for the earlier rounds of such a scenario, and
+    /// for every round of one that the resumed run left unfinished (its later rounds run
+    /// now) or that a failed round ended before its last (its later rounds are skipped).
     virtual void execution_skipped(const ExecutionProgress& progress, bool resumed) {
         (void)progress;
         (void)resumed;

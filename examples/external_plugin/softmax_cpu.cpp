@@ -92,10 +92,7 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     const auto rows = static_cast<std::size_t>(cfg.batch_size);
     const auto cols = static_cast<std::size_t>(row_length);
-    if (cfg.dtype == "float32")
-        run<float>(ctx, rows, cols);
-    else if (cfg.dtype == "float64")
-        run<double>(ctx, rows, cols);
-    else
-        ctx.skip(cfg.dtype + " is not supported: float32 or float64 only");
+    if (cfg.dtype == "float32") run<float>(ctx, rows, cols);
+    else if (cfg.dtype == "float64") run<double>(ctx, rows, cols);
+    else ctx.skip(cfg.dtype + " is not supported: float32 or float64 only");
 }

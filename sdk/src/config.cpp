@@ -4,9 +4,12 @@ namespace bench {
 
 std::string_view to_string(Variant variant) {
     switch (variant) {
-        case Variant::eager: return "eager";
-        case Variant::compiled: return "compiled";
-        case Variant::kernelized: return "kernelized";
+        case Variant::eager:
+            return "eager";
+        case Variant::compiled:
+            return "compiled";
+        case Variant::kernelized:
+            return "kernelized";
     }
     return "unknown";
 }

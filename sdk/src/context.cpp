@@ -20,10 +20,10 @@ struct Context::Impl {
     std::vector<MeasurementWindow> windows;
     bool window_open = false;
     MeasurementWindow open_window;  // while window_open: its start and measure()'s calls
-    bool served = false;            // serve() was called
+    bool served = false;  // serve() was called
     std::map<int, std::unique_ptr<CudaDevice>> devices;  // cuda_device's, by the index asked for
     std::map<std::string, std::vector<Clock::time_point>> sample_ends;  // by series
-    bool timing_began = false;   // before_timing() was called
+    bool timing_began = false;  // before_timing() was called
     bool peak_restarted = false;  // and restarted the resident peak there
 
     /// After timed samples: the resident peak since before_timing() restarted it.
@@ -80,9 +80,7 @@ void Context::record_sample_ends(std::string_view name, std::vector<Clock::time_
     all.insert(all.end(), ends.begin(), ends.end());
 }
 
-const std::map<std::string, std::vector<Clock::time_point>>& Context::sample_ends() const {
-    return impl_->sample_ends;
-}
+const std::map<std::string, std::vector<Clock::time_point>>& Context::sample_ends() const { return impl_->sample_ends; }
 
 CudaDevice* Context::cuda_device(int device) {
     std::unique_ptr<CudaDevice>& slot = impl_->devices[device];
@@ -151,8 +149,9 @@ Series Context::record_bandwidth(std::string_view name, const Series& latency_ms
     const double peak = cuda != nullptr ? cuda->peak_memory_bandwidth_gbs() : 0.0;
     if (peak <= 0) {
         set_info("peak_memory_bandwidth",
-                 "unknown: " + (cuda != nullptr ? std::string("the CUDA runtime does not state the memory's clock and bus width")
-                                                : impl_->devices[device]->unavailable_reason()));
+                 "unknown: " + (cuda != nullptr
+                                    ? std::string("the CUDA runtime does not state the memory's clock and bus width")
+                                    : impl_->devices[device]->unavailable_reason()));
         return series;
     }
     record_scalar("peak_memory_bandwidth", peak, "GB/s");

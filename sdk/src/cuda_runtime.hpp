@@ -13,15 +13,15 @@ namespace bench::detail::cuda {
 using Error = int;
 using Event = void*;
 using Stream = void*;
-using Graph = void*;      // cudaGraph_t
+using Graph = void*;  // cudaGraph_t
 using GraphExec = void*;  // cudaGraphExec_t
 
 inline constexpr Error success = 0;
 inline constexpr unsigned int stream_non_blocking = 0x1;  // cudaStreamNonBlocking
-inline constexpr int capture_mode_thread_local = 1;       // cudaStreamCaptureModeThreadLocal
+inline constexpr int capture_mode_thread_local = 1;  // cudaStreamCaptureModeThreadLocal
 inline constexpr int attribute_memory_clock_rate = 36;  // cudaDevAttrMemoryClockRate, kHz
-inline constexpr int attribute_memory_bus_width = 37;   // cudaDevAttrGlobalMemoryBusWidth, bits
-inline constexpr int attribute_l2_cache_size = 38;      // cudaDevAttrL2CacheSize
+inline constexpr int attribute_memory_bus_width = 37;  // cudaDevAttrGlobalMemoryBusWidth, bits
+inline constexpr int attribute_l2_cache_size = 38;  // cudaDevAttrL2CacheSize
 
 struct Runtime {
     Error (*get_device_count)(int*) = nullptr;
@@ -41,7 +41,7 @@ struct Runtime {
     // CUDA graphs: optional (null where this runtime lacks them).
     Error (*stream_create_with_flags)(Stream*, unsigned int) = nullptr;
     Error (*stream_destroy)(Stream) = nullptr;
-    Error (*stream_begin_capture)(Stream, int) = nullptr;         // cudaStreamCaptureMode
+    Error (*stream_begin_capture)(Stream, int) = nullptr;  // cudaStreamCaptureMode
     Error (*stream_end_capture)(Stream, Graph*) = nullptr;
     Error (*graph_instantiate_with_flags)(GraphExec*, Graph, unsigned long long) = nullptr;
     Error (*graph_launch)(GraphExec, Stream) = nullptr;

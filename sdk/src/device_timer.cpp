@@ -135,9 +135,10 @@ void CudaDevice::capture_graph(const std::function<void(void*)>& launch) {
     Impl& d = *impl_;
     const cuda::Runtime& api = *d.api;
     if (api.stream_begin_capture == nullptr || api.stream_end_capture == nullptr ||
-        api.graph_instantiate_with_flags == nullptr || api.graph_launch == nullptr || api.graph_exec_destroy == nullptr ||
-        api.graph_destroy == nullptr)
-        throw std::runtime_error(api.library + " has no CUDA graphs (cudaStreamBeginCapture, cudaGraphInstantiateWithFlags)");
+        api.graph_instantiate_with_flags == nullptr || api.graph_launch == nullptr ||
+        api.graph_exec_destroy == nullptr || api.graph_destroy == nullptr)
+        throw std::runtime_error(api.library +
+                                 " has no CUDA graphs (cudaStreamBeginCapture, cudaGraphInstantiateWithFlags)");
     cuda::Stream on = stream();
     launch(on);  // warm-up, outside the capture
     synchronize();
@@ -146,7 +147,8 @@ void CudaDevice::capture_graph(const std::function<void(void*)>& launch) {
         launch(on);
     } catch (...) {
         cuda::Graph abandoned = nullptr;
-        if (api.stream_end_capture(on, &abandoned) == cuda::success && abandoned != nullptr) api.graph_destroy(abandoned);
+        if (api.stream_end_capture(on, &abandoned) == cuda::success && abandoned != nullptr)
+            api.graph_destroy(abandoned);
         throw;
     }
     cuda::Graph graph = nullptr;

@@ -11,11 +11,16 @@ namespace bench {
 
 std::string_view to_string(LoadMode mode) {
     switch (mode) {
-        case LoadMode::none: return "none";
-        case LoadMode::single_stream: return "single-stream";
-        case LoadMode::multi_stream: return "multi-stream";
-        case LoadMode::server: return "server";
-        case LoadMode::offline: return "offline";
+        case LoadMode::none:
+            return "none";
+        case LoadMode::single_stream:
+            return "single-stream";
+        case LoadMode::multi_stream:
+            return "multi-stream";
+        case LoadMode::server:
+            return "server";
+        case LoadMode::offline:
+            return "offline";
     }
     return "unknown";
 }
@@ -56,10 +61,10 @@ std::vector<Slo> parse_slos(std::string_view text) {
         const std::optional<double> ms = parse_duration_ms(bound);
         if (!ms) {
             const bool number = parse_double(bound).has_value();
-            throw std::invalid_argument(metric + "=" + std::string(bound) + ": " +
-                                        (number ? "the bound needs a unit: us, ms or s (e.g. " + metric + "=" +
-                                                      std::string(bound) + "ms)"
-                                                : "the bound must be a duration with a unit, e.g. 200ms"));
+            throw std::invalid_argument(
+                metric + "=" + std::string(bound) + ": " +
+                (number ? "the bound needs a unit: us, ms or s (e.g. " + metric + "=" + std::string(bound) + "ms)"
+                        : "the bound must be a duration with a unit, e.g. 200ms"));
         }
         if (!(*ms > 0)) throw std::invalid_argument(metric + "=" + std::string(bound) + ": the bound must be above 0");
         for (const Slo& slo : slos)

@@ -54,8 +54,7 @@ bool restart_resident_peak() {
     const double so_far = resident_peak_mib();
     if (std::isnan(so_far) || !write_clear_refs()) return false;
     double before = earlier_peak.load();
-    while (so_far > before && !earlier_peak.compare_exchange_weak(before, so_far)) {
-    }
+    while (so_far > before && !earlier_peak.compare_exchange_weak(before, so_far)) {}
     return true;
 }
 

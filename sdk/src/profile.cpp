@@ -76,8 +76,8 @@ Profile run_profile_pass(const ProfileCall& call, spdlog::logger& log, const Pro
                     operators.stop();
                     profiled.push_back(ms);
                     if (profile.trace.size() < options.max_trace_events)
-                        profile.trace.push_back({profile.call + " " + std::to_string(profiled.size()), "call", start_us,
-                                                 ms * 1e3, 0, {}});
+                        profile.trace.push_back(
+                            {profile.call + " " + std::to_string(profiled.size()), "call", start_us, ms * 1e3, 0, {}});
                 }
             }
             profile.calls = static_cast<long long>(profiled.size());
@@ -96,8 +96,9 @@ Profile run_profile_pass(const ProfileCall& call, spdlog::logger& log, const Pro
                 profile.trace.resize(options.max_trace_events);
             }
         } else {
-            profile.notes.push_back("operators: the benchmark gave no operator profiler (only a LibTorch benchmark "
-                                    "has one: bench::libtorch::profile)");
+            profile.notes.push_back(
+                "operators: the benchmark gave no operator profiler (only a LibTorch benchmark "
+                "has one: bench::libtorch::profile)");
         }
 
         stage = "perf sampling";
@@ -110,14 +111,19 @@ Profile run_profile_pass(const ProfileCall& call, spdlog::logger& log, const Pro
             const auto begin = Clock::now();
             std::exception_ptr failure;
             try {
-                while (calls < options.min_sampled_calls || elapsed_ns(begin, Clock::now()) < options.sampling_seconds * 1e9) {
+                while (calls < options.min_sampled_calls ||
+                       elapsed_ns(begin, Clock::now()) < options.sampling_seconds * 1e9) {
                     const double start_us = now_us();
                     const auto start = Clock::now();
                     call.call();
                     ++calls;
                     if (profile.trace.size() < options.max_trace_events)
-                        profile.trace.push_back({profile.call + " " + std::to_string(calls) + " (sampled)", "call",
-                                                 start_us, elapsed_ns(start, Clock::now()) / 1e3, 0, {}});
+                        profile.trace.push_back({profile.call + " " + std::to_string(calls) + " (sampled)",
+                                                 "call",
+                                                 start_us,
+                                                 elapsed_ns(start, Clock::now()) / 1e3,
+                                                 0,
+                                                 {}});
                 }
             } catch (...) {
                 failure = std::current_exception();

@@ -10,11 +10,11 @@ namespace bench {
 /// How long each part of the pass lasts at least; tests shorten it.
 struct ProfilePassOptions {
     double operator_seconds = 1.0;  // blocks of unprofiled calls and of profiled ones for at least this long ...
-    int min_pairs = 3;              // ... and at least this many profiled calls,
-    int max_pairs = 20;             // at most this many
-    int block = 5;                  // calls in a block
+    int min_pairs = 3;  // ... and at least this many profiled calls,
+    int max_pairs = 20;  // at most this many
+    int block = 5;  // calls in a block
     double sampling_seconds = 1.0;  // perf samples unprofiled calls for at least this long ...
-    int min_sampled_calls = 2;      // ... and this many
+    int min_sampled_calls = 2;  // ... and this many
     std::size_t max_trace_events = 20000;
 };
 

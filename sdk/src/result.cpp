@@ -6,13 +6,20 @@ namespace bench {
 
 std::string_view to_string(Status status) {
     switch (status) {
-        case Status::success: return "success";
-        case Status::skipped: return "skipped";
-        case Status::failed: return "failed";
-        case Status::crashed: return "crashed";
-        case Status::timed_out: return "timed_out";
-        case Status::exited: return "exited";
-        case Status::rejected: return "rejected";
+        case Status::success:
+            return "success";
+        case Status::skipped:
+            return "skipped";
+        case Status::failed:
+            return "failed";
+        case Status::crashed:
+            return "crashed";
+        case Status::timed_out:
+            return "timed_out";
+        case Status::exited:
+            return "exited";
+        case Status::rejected:
+            return "rejected";
     }
     return "unknown";
 }

@@ -45,8 +45,7 @@ bool wait_until(Clock::time_point deadline, std::mutex& mutex, std::condition_va
         std::unique_lock lock(mutex);
         if (wake.wait_until(lock, deadline - spin_margin, [&] { return stop; })) return false;
     }
-    while (Clock::now() < deadline) {
-    }
+    while (Clock::now() < deadline) {}
     return true;
 }
 
@@ -56,10 +55,10 @@ struct Engine {
     enum class Kind { batches, steps };
     Kind kind = Kind::batches;
     BatchHandler batch;  // Kind::batches
-    StepHandler step;    // Kind::steps
+    StepHandler step;  // Kind::steps
     std::size_t max_batch = 1;
     Clock::duration max_wait{};  // batches: how long a batch that is not full waits for more
-    bool batching = false;       // serve_batches or serve_steps: record the batch sizes
+    bool batching = false;  // serve_batches or serve_steps: record the batch sizes
 };
 
 /// A query issued and not yet taken by the handler.
@@ -111,8 +110,7 @@ public:
             ready_.wait_until(lock, due_(next) - spin_margin, ready);
             if (!ready()) {
                 lock.unlock();
-                while (pushed_.load(std::memory_order_acquire) == next && !closed_.load(std::memory_order_acquire)) {
-                }
+                while (pushed_.load(std::memory_order_acquire) == next && !closed_.load(std::memory_order_acquire)) {}
                 lock.lock();
             }
         }
@@ -274,7 +272,8 @@ struct LoadRun {
         while (issued < initial) issue(start);
         std::vector<std::size_t> served;
         serve_queue(
-            queue, [] { return false; }, [&] { return !more(issued) && served.size() == static_cast<std::size_t>(issued); },
+            queue, [] { return false; },
+            [&] { return !more(issued) && served.size() == static_cast<std::size_t>(issued); },
             [&](std::size_t) {
                 if (more(issued)) issue(at_start ? start : Clock::now());
             },
@@ -320,8 +319,7 @@ struct LoadRun {
             prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // wake when asked, not up to 50 us later
 #endif
             phase.store(1, std::memory_order_release);
-            while (phase.load(std::memory_order_acquire) != 2) {
-            }
+            while (phase.load(std::memory_order_acquire) != 2) {}
             for (std::size_t i = 0; i < count; ++i) {
                 if (!wait_until(scheduled(i), mutex, wake_issuer, stop)) break;
                 queue.push({i, scheduled(i), Clock::now()});
@@ -344,8 +342,8 @@ struct LoadRun {
         RateJudge::Verdict verdict = RateJudge::Verdict::undecided;
         try {
             verdict = serve_queue(
-                queue, [&] { return issuing.load(); }, [&] { return served.size() == count; }, [](std::size_t) {}, judge,
-                served);
+                queue, [&] { return issuing.load(); }, [&] { return served.size() == count; }, [](std::size_t) {},
+                judge, served);
         } catch (...) {
             stop_issuer();
             throw;
@@ -408,7 +406,8 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
     ctx.record_scalar("throughput", f.throughput, "samples/s");
     ctx.record_scalar("late_issues", static_cast<double>(f.late_issues), "queries");
     ctx.record_scalar("max_issue_delay", f.max_issue_delay_ms, "ms");
-    ctx.record_scalar("late_tolerance", load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms, "ms");
+    ctx.record_scalar("late_tolerance", load.late_tolerance_ms > 0 ? load.late_tolerance_ms : default_late_tolerance_ms,
+                      "ms");
     if (f.late_starts >= 0) {
         ctx.record_scalar("late_starts", static_cast<double>(f.late_starts), "queries");
         ctx.record_scalar("max_start_delay", f.max_start_delay_ms, "ms");
@@ -445,7 +444,8 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
     }
     if (f.late_issues > 0)
         ctx.add_warning(std::to_string(f.late_issues) + " of " + std::to_string(run.times.size()) +
-                        " queries were issued more than " + number_text(ctx.result().find_scalar("late_tolerance")->value) +
+                        " queries were issued more than " +
+                        number_text(ctx.result().find_scalar("late_tolerance")->value) +
                         " ms after their scheduled time (the latest by " + number_text(f.max_issue_delay_ms) +
                         " ms): the load generator fell behind its schedule; their latencies count from the schedule");
     if (f.late_starts > 0)
@@ -455,7 +455,6 @@ void record_figures(Context& ctx, const LoadRun& run, const LoadFigures& f) {
                         number_text(f.max_start_delay_ms) +
                         " ms): the serving thread was not running then, and their waits include that");
 }
-
 
 /// --find-peak: the search (peak_search.hpp), each rate a server load of its own served
 /// to the end or until its verdict is certain; then the figures of the peak rate (or,
@@ -485,8 +484,8 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const Engine& engine,
         PeakStep step = peak_step(run.times, load.slos, percentile, tolerance, rate, planned, verdict, judge.why());
         step.phase = phase;
         // A bound on tokens that no query reported cannot be judged at any rate.
-        const bool tokens = std::any_of(run.times.begin(), run.times.end(),
-                                        [](const QueryTimes& q) { return !q.tokens.empty(); });
+        const bool tokens =
+            std::any_of(run.times.begin(), run.times.end(), [](const QueryTimes& q) { return !q.tokens.empty(); });
         for (const Slo& slo : load.slos)
             if (slo.metric != "latency" && !tokens) ctx.skip(peak_unjudged_reason(config, slo.metric));
         ctx.log().info("--find-peak: {} {:.4g} queries/s: {} ({} of {} queries{})", phase, rate,
@@ -503,12 +502,13 @@ PeakSearch find_peak(Context& ctx, const LoadConfig& load, const Engine& engine,
 
     LoadConfig at = load;
     at.target_qps = kept_rate;
-    LoadRun figures{at, LoadMode::server, engine, 1, queries, load.min_duration_s, std::move(kept), {}, std::move(kept_batches)};
+    LoadRun figures{at, LoadMode::server,       engine, 1, queries, load.min_duration_s, std::move(kept),
+                    {}, std::move(kept_batches)};
     record_figures(ctx, figures, load_figures(figures.times, tolerance, load.slos));
     std::string bounds;
     for (const Slo& slo : load.slos)
-        bounds += (bounds.empty() ? "" : ", ") + percentile_text(percentile) + " of " + slo.metric + " <= " +
-                  number_text(slo.limit_ms) + " ms";
+        bounds += (bounds.empty() ? "" : ", ") + percentile_text(percentile) + " of " + slo.metric +
+                  " <= " + number_text(slo.limit_ms) + " ms";
     ctx.set_info("find_peak", bounds + "; " + std::to_string(search.steps.size()) + " rates tried, to within " +
                                   number_text(search.precision * 100) + "%");
     ctx.record_scalar("peak_search_rates", static_cast<double>(search.steps.size()), "rates");
@@ -536,9 +536,11 @@ std::optional<PeakSearch> serve_with(Context& ctx, const Engine& engine) {
         throw std::invalid_argument("--find-peak needs --load server and --slo");
     if (mode == LoadMode::server && !load.find_peak && load.concurrency <= 0 && !(load.target_qps > 0))
         throw std::invalid_argument("--load server needs --target-qps above 0 or --concurrency");
-    const int samples =
-        mode == LoadMode::multi_stream ? (load.samples_per_query > 0 ? load.samples_per_query : default_samples_per_query) : 1;
-    LoadRun run{load, mode, engine, samples, load.queries > 0 ? load.queries : default_queries, load.min_duration_s, {}, {}, {}};
+    const int samples = mode == LoadMode::multi_stream
+                            ? (load.samples_per_query > 0 ? load.samples_per_query : default_samples_per_query)
+                            : 1;
+    LoadRun run{load, mode, engine, samples, load.queries > 0 ? load.queries : default_queries, load.min_duration_s,
+                {},   {},   {}};
 
     // Warmup: queries served one after another, alone, not recorded. The fastest sets the
     // first rate of --find-peak (half of what one query at a time allows), for which
@@ -555,8 +557,9 @@ std::optional<PeakSearch> serve_with(Context& ctx, const Engine& engine) {
         } else {
             for (long long step = 0; !query.finished(); ++step) {
                 if (step == 1'000'000)
-                    throw std::runtime_error("Context::serve_steps: a warmup query was not finished after a million "
-                                             "steps: the handler must call Query::finish() on every query");
+                    throw std::runtime_error(
+                        "Context::serve_steps: a warmup query was not finished after a million "
+                        "steps: the handler must call Query::finish() on every query");
                 engine.step(QueryBatch(alone));
                 QueryProgress::step_done(query);
             }

@@ -1,8 +1,8 @@
 #include <bench/stopping_rule.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <mutex>
 #include <utility>

@@ -30,10 +30,11 @@ TEST(PluginGuideTest, EveryCodeBlockRuns) {
     TempDir work;
     const fs::path out = work / "out";
     // Quick settings: what matters is that each example runs to its end.
-    const ProcessResult run = run_process({benchhost_binary().string(), "run", "--plugins-dir", snippet_plugins.string(),
-                                           "--warmup-iterations", "1", "--measurement-iterations", "3", "--variants",
-                                           "eager,compiled", "--timeout", "300", "--output-dir", out.string()},
-                                          work.path());
+    const ProcessResult run =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", snippet_plugins.string(),
+                     "--warmup-iterations", "1", "--measurement-iterations", "3", "--variants", "eager,compiled",
+                     "--timeout", "300", "--output-dir", out.string()},
+                    work.path());
     EXPECT_EQ(run.exit_code, 0) << describe(run);
     const auto summary = read_json(out / "benchmark_summary.json");
     std::set<std::string> plugins_run;
@@ -64,7 +65,8 @@ std::vector<std::pair<std::string, std::string>> documentation() {
         if (entry.path().extension() == ".md") files.push_back(entry.path());
     std::vector<std::pair<std::string, std::string>> texts;
     for (const fs::path& file : files)
-        texts.emplace_back(file.lexically_relative(source).string(), std::regex_replace(read_file(file), std::regex("\\s+"), " "));
+        texts.emplace_back(file.lexically_relative(source).string(),
+                           std::regex_replace(read_file(file), std::regex("\\s+"), " "));
     return texts;
 }
 
@@ -98,7 +100,8 @@ TEST(PluginGuideTest, QuotedAbiAndSdkVersionsAreTheBuiltOnes) {
 
     // The guide's example of which minors run where is about this ABI and the one before.
     const auto texts = documentation();
-    const auto guide = std::find_if(texts.begin(), texts.end(), [](const auto& t) { return t.first == "docs/plugin-guide.md"; });
+    const auto guide =
+        std::find_if(texts.begin(), texts.end(), [](const auto& t) { return t.first == "docs/plugin-guide.md"; });
     ASSERT_NE(guide, texts.end());
     ASSERT_GT(bench::abi_minor, 0);
     const std::string current = abi(bench::abi_major, bench::abi_minor);

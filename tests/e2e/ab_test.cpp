@@ -21,12 +21,29 @@ protected:
 
     /// The mock's eager scenario, about 1 ms a call, both sides from `plugins`.
     ProcessResult ab_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"ab", "--base", plugins.string(), "--new", plugins.string(),
-                                         "--output-dir", output.string(), "--enable-mock",
-                                         "--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
-                                         "--warmup-iterations", "3", "--measurement-iterations", "15",
-                                         "--monitor-interval", "0", "--param", "base_units=1000000",
-                                         "--threshold", "5%", "--fail-on-regression"};
+        std::vector<std::string> args = {"ab",
+                                         "--base",
+                                         plugins.string(),
+                                         "--new",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--include",
+                                         "mock_benchmark/mock_benchmark",
+                                         "--variants",
+                                         "eager",
+                                         "--warmup-iterations",
+                                         "3",
+                                         "--measurement-iterations",
+                                         "15",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "base_units=1000000",
+                                         "--threshold",
+                                         "5%",
+                                         "--fail-on-regression"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     }
@@ -85,7 +102,8 @@ TEST_F(AbTest, ATwentyPerCentSlowdownIsSlowerAndFailsTheGate) {
     EXPECT_NE(slower.out.find("confirmed"), std::string::npos) << slower.out;
     // Only the new side got the parameter.
     const auto new_report = read_json(files_matching(out / "new" / "mock_benchmark", "mock_benchmark_", ".json").at(0));
-    const auto base_report = read_json(files_matching(out / "base" / "mock_benchmark", "mock_benchmark_", ".json").at(0));
+    const auto base_report =
+        read_json(files_matching(out / "base" / "mock_benchmark", "mock_benchmark_", ".json").at(0));
     EXPECT_STREQ(new_report["benchmark_scenarios"][0]["metadata"]["config"]["params"]["slowdown"].GetString(), "1.2");
     EXPECT_FALSE(base_report["benchmark_scenarios"][0]["metadata"]["config"]["params"].HasMember("slowdown"));
 }
@@ -95,12 +113,30 @@ TEST_F(AbTest, AScenarioItsConfirmationLeavesUndecidedRunsMorePairs) {
     // after 6 pairs, inconclusive after 2 more (6 pairs at 1.3, 2 at 0.9), it goes on
     // with more pairs up to --max-rounds instead of stopping there.
     const fs::path out = work / "undecided";
-    const ProcessResult ab = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
-                                   (ab_fixtures / "new").string(), "--include", "fixture_ab/slower_at_first",
-                                   "--variants", "eager", "--param", "rounds_file=" + (work / "rounds").string(),
-                                   "--output-dir", out.string(), "--measurement-iterations", "10",
-                                   "--monitor-interval", "0", "--threshold", "5%", "--confirm", "2", "--max-rounds",
-                                   "12", "--fail-on-regression"});
+    const ProcessResult ab = host({"ab",
+                                   "--base",
+                                   (ab_fixtures / "base").string(),
+                                   "--new",
+                                   (ab_fixtures / "new").string(),
+                                   "--include",
+                                   "fixture_ab/slower_at_first",
+                                   "--variants",
+                                   "eager",
+                                   "--param",
+                                   "rounds_file=" + (work / "rounds").string(),
+                                   "--output-dir",
+                                   out.string(),
+                                   "--measurement-iterations",
+                                   "10",
+                                   "--monitor-interval",
+                                   "0",
+                                   "--threshold",
+                                   "5%",
+                                   "--confirm",
+                                   "2",
+                                   "--max-rounds",
+                                   "12",
+                                   "--fail-on-regression"});
     EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
     const auto json = read_json(out / "comparison.json");
     ASSERT_EQ(json["rows"].Size(), 1u) << ab.out;
@@ -126,11 +162,27 @@ TEST_F(AbTest, APythonPluginSlowedDownIsSlowerAndTheSameIsNot) {
     const fs::path py = work / "py";
     install_plugin(fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/mock_benchmark_py.py", py, "performance");
     const auto ab = [&](const fs::path& out, std::vector<std::string> extra) {
-        std::vector<std::string> args = {"ab", "--base", py.string(), "--new", py.string(), "--output-dir",
-                                         out.string(), "--enable-mock", "--include",
-                                         "mock_benchmark_py/mock_benchmark_py", "--variants", "eager",
-                                         "--warmup-iterations", "3", "--measurement-iterations", "15",
-                                         "--monitor-interval", "0", "--threshold", "5%", "--fail-on-regression"};
+        std::vector<std::string> args = {"ab",
+                                         "--base",
+                                         py.string(),
+                                         "--new",
+                                         py.string(),
+                                         "--output-dir",
+                                         out.string(),
+                                         "--enable-mock",
+                                         "--include",
+                                         "mock_benchmark_py/mock_benchmark_py",
+                                         "--variants",
+                                         "eager",
+                                         "--warmup-iterations",
+                                         "3",
+                                         "--measurement-iterations",
+                                         "15",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--threshold",
+                                         "5%",
+                                         "--fail-on-regression"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     };
@@ -157,7 +209,8 @@ TEST_F(AbTest, SidesWithOtherPluginsAreAnErrorNamingBoth) {
     const ProcessResult mismatch = host({"ab", "--base", plugins.string(), "--new", other.string(), "--enable-mock",
                                          "--output-dir", (work / "out").string()});
     EXPECT_EQ(mismatch.exit_code, 2) << mismatch.out << mismatch.err;
-    EXPECT_NE(mismatch.err.find("plugin performance/mock_benchmark is in --base " + plugins.string()), std::string::npos)
+    EXPECT_NE(mismatch.err.find("plugin performance/mock_benchmark is in --base " + plugins.string()),
+              std::string::npos)
         << mismatch.err;
     EXPECT_NE(mismatch.err.find("plugin performance/fixture_ab is in --new " + other.string()), std::string::npos)
         << mismatch.err;
@@ -175,11 +228,29 @@ TEST_F(AbTest, SidesWithOtherPluginsAreAnErrorNamingBoth) {
 
 TEST_F(AbTest, ACrashOnOneSideIsReportedAndTheOtherSideKept) {
     const fs::path out = work / "crash";
-    const ProcessResult crash = host({"ab", "--base", (ab_fixtures / "base").string(), "--new",
-                                      (ab_fixtures / "new").string(), "--exclude", "only_on_new", "--exclude",
-                                      "slower_on_new", "--exclude", "slower_at_first", "--variants", "eager",
-                                      "--output-dir", out.string(), "--measurement-iterations", "10", "--monitor-interval", "0",
-                                      "--rounds", "2", "--max-rounds", "6"});
+    const ProcessResult crash = host({"ab",
+                                      "--base",
+                                      (ab_fixtures / "base").string(),
+                                      "--new",
+                                      (ab_fixtures / "new").string(),
+                                      "--exclude",
+                                      "only_on_new",
+                                      "--exclude",
+                                      "slower_on_new",
+                                      "--exclude",
+                                      "slower_at_first",
+                                      "--variants",
+                                      "eager",
+                                      "--output-dir",
+                                      out.string(),
+                                      "--measurement-iterations",
+                                      "10",
+                                      "--monitor-interval",
+                                      "0",
+                                      "--rounds",
+                                      "2",
+                                      "--max-rounds",
+                                      "6"});
     EXPECT_EQ(crash.exit_code, 1) << crash.out << crash.err;
     const auto json = read_json(out / "comparison.json");
     bool reported = false;
@@ -207,8 +278,9 @@ TEST_F(AbTest, NothingComparedFails) {
     const fs::path faults = work / "faults";
     install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", faults, "integration");
     const fs::path out = work / "skipped";
-    const ProcessResult skipped = host({"ab", "--base", faults.string(), "--new", faults.string(), "--include",
-                                        "fixture_faults/skips", "--output-dir", out.string(), "--monitor-interval", "0"});
+    const ProcessResult skipped =
+        host({"ab", "--base", faults.string(), "--new", faults.string(), "--include", "fixture_faults/skips",
+              "--output-dir", out.string(), "--monitor-interval", "0"});
     EXPECT_EQ(skipped.exit_code, 1) << skipped.out << skipped.err;
     EXPECT_NE(skipped.err.find("nothing was compared: no scenario succeeded on both sides"), std::string::npos)
         << skipped.err;
@@ -245,7 +317,8 @@ TEST_F(AbTest, ChromiumRendersThePageWithoutErrors) {
     const fs::path png = artifacts / "ab_report.png";
     fs::remove(png);
     const ProcessResult shot =
-        chromium(binary, work / "profile", {"--screenshot=" + png.string(), "--window-size=1280,1200", "file://" + html.string()});
+        chromium(binary, work / "profile",
+                 {"--screenshot=" + png.string(), "--window-size=1280,1200", "file://" + html.string()});
     if (shot.exit_code == 124 || shot.exit_code == 137) FAIL() << "chromium timed out:\n" << shot.err;
     ASSERT_EQ(shot.exit_code, 0) << shot.err;
     EXPECT_FALSE(console_messages(shot.err)) << shot.err;

@@ -72,11 +72,13 @@ protected:
     /// What the user's checkout is: its HEAD, branches and tags, worktrees, status and
     /// files. Bisect must leave all of it as it was.
     std::string checkout_state() {
-        std::string state = git({"rev-parse", "HEAD"}) + git({"for-each-ref"}) + git({"worktree", "list", "--porcelain"}) +
-                            git({"status", "--porcelain", "--ignored"}) + git({"stash", "list"});
+        std::string state = git({"rev-parse", "HEAD"}) + git({"for-each-ref"}) +
+                            git({"worktree", "list", "--porcelain"}) + git({"status", "--porcelain", "--ignored"}) +
+                            git({"stash", "list"});
         std::vector<std::string> files;
         for (const auto& entry : fs::recursive_directory_iterator(repo))
-            files.push_back(entry.path().string() + " " + std::to_string(fs::is_regular_file(entry) ? fs::file_size(entry) : 0));
+            files.push_back(entry.path().string() + " " +
+                            std::to_string(fs::is_regular_file(entry) ? fs::file_size(entry) : 0));
         std::sort(files.begin(), files.end());
         for (const std::string& file : files) state += file + "\n";
         return state;
@@ -85,11 +87,26 @@ protected:
     /// Runs bisect into a fresh output folder (`output` names it afterwards).
     ProcessResult bisect(const std::string& good, const std::string& bad, std::vector<std::string> more = {}) {
         output = work / ("out" + std::to_string(++runs));
-        std::vector<std::string> args = {"bisect",   "--repo",        repo.string(), "--good",
-                                         good,       "--bad",         bad,           "--build",
-                                         build_command, "--plugins-dir", "out",     "--output-dir",
-                                         output.string(), "--warmup-iterations", "1", "--measurement-iterations",
-                                         "5",        "--monitor-interval", "0",     "--threshold",
+        std::vector<std::string> args = {"bisect",
+                                         "--repo",
+                                         repo.string(),
+                                         "--good",
+                                         good,
+                                         "--bad",
+                                         bad,
+                                         "--build",
+                                         build_command,
+                                         "--plugins-dir",
+                                         "out",
+                                         "--output-dir",
+                                         output.string(),
+                                         "--warmup-iterations",
+                                         "1",
+                                         "--measurement-iterations",
+                                         "5",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--threshold",
                                          "20%"};
         args.insert(args.end(), more.begin(), more.end());
         return run_host(args, work.path());
@@ -135,8 +152,9 @@ TEST_F(BisectTest, SkipsARevisionThatDoesNotBuildAsGitBisectSkipDoes) {
     const ProcessResult r = bisect(ids[0], ids[15]);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("first bad commit: " + ids[11]), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(ids[7].substr(0, 7) + " revision 7 is skipped: does not build: the build failed (exit status 1)"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find(ids[7].substr(0, 7) + " revision 7 is skipped: does not build: the build failed (exit status 1)"),
+        std::string::npos)
         << r.out;
     EXPECT_NE(read_file(output / "builds" / (ids[7].substr(0, 7) + ".log")).find("SyntaxError"), std::string::npos);
     EXPECT_EQ(checkout_state(), before);
@@ -162,8 +180,8 @@ TEST_F(BisectTest, RefusesWhatItCannotBisectWithExit2AndLeavesTheCheckoutAsItWas
     expect_refused(bisect("no-such-revision", ids[2]), "--good no-such-revision: no such commit in " + repo.string());
     expect_refused(bisect(ids[2], ids[0]), "comes after --bad");
     expect_refused(bisect(ids[0], ids[0]), "--good and --bad are the same commit");
-    expect_refused(bisect(ids[0], ids[2], {"--build", "exit 3"}), "at --good " + ids[0].substr(0, 7) +
-                                                                      " revision 0, the build failed (exit status 3)");
+    expect_refused(bisect(ids[0], ids[2], {"--build", "exit 3"}),
+                   "at --good " + ids[0].substr(0, 7) + " revision 0, the build failed (exit status 3)");
     expect_refused(bisect(ids[0], ids[2], {"--plugins-dir", "/tmp"}), "give the folder relative to the checkout");
     // The revision that is slower is --good: were they swapped?
     expect_refused(bisect(ids[0], ids[2]), "--good " + ids[0].substr(0, 7) + " revision 0 is slower than --bad");

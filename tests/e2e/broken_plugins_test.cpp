@@ -9,8 +9,8 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
-#include <bench/abi.hpp>
 #include <signal.h>
+#include <bench/abi.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -172,12 +172,22 @@ protected:
     HostRun run_host(const std::vector<std::string>& extra_args = {}, int timeout_s = 30) {
         HostRun run;
         run.output = work / ("out" + std::to_string(++runs));
-        std::vector<std::string> argv = {benchhost_binary().string(), "run",           "--plugins-dir",
-                                         plugins.string(),            "--output-dir",  run.output.string(),
-                                         "--timeout",                 std::to_string(timeout_s),
-                                         "--variants",                "eager",         "--batch-sizes",
-                                         "1",                         "--warmup-iterations", "0",
-                                         "--measurement-iterations",  "3"};
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         run.output.string(),
+                                         "--timeout",
+                                         std::to_string(timeout_s),
+                                         "--variants",
+                                         "eager",
+                                         "--batch-sizes",
+                                         "1",
+                                         "--warmup-iterations",
+                                         "0",
+                                         "--measurement-iterations",
+                                         "3"};
         argv.insert(argv.end(), extra_args.begin(), extra_args.end());
         const auto start = std::chrono::steady_clock::now();
         std::vector<std::string> env = {"XDG_CACHE_HOME=" + cache.string()};
@@ -194,7 +204,8 @@ protected:
             run.successful = meta["successful_runs"].GetInt();
             run.failed = meta["failed_runs"].GetInt();
             run.skipped = meta["skipped_runs"].GetInt();
-            if (meta["config"].HasMember("memory_limit_by")) run.memory_limit_by = meta["config"]["memory_limit_by"].GetString();
+            if (meta["config"].HasMember("memory_limit_by"))
+                run.memory_limit_by = meta["config"]["memory_limit_by"].GetString();
             for (const auto& result : summary["results"].GetArray()) {
                 Entry e;
                 e.scenario_id = result["scenario_id"].GetString();
@@ -317,9 +328,9 @@ TEST_F(BrokenPlugins, EntryPointsWithoutHandshake) {
 
 TEST_F(BrokenPlugins, OtherAbiMajor) {
     const fs::path file = place_with_abi("performance", "libold_major.so", 0, 9);
-    EXPECT_EQ(rejected_why(run_host(), file, "performance"),
-              "built for SDK ABI 0.9, this host supports ABI " + std::to_string(bench::abi_major) + ".x (up to " +
-                  host_abi + "): rebuild the plugin against this SDK");
+    EXPECT_EQ(rejected_why(run_host(), file, "performance"), "built for SDK ABI 0.9, this host supports ABI " +
+                                                                 std::to_string(bench::abi_major) + ".x (up to " +
+                                                                 host_abi + "): rebuild the plugin against this SDK");
 }
 
 TEST_F(BrokenPlugins, NewerAbiMinor) {
@@ -427,8 +438,8 @@ TEST_F(BrokenPlugins, FloodsStdoutAndStderr) {
 TEST_F(BrokenPlugins, AllocatesWithoutBound) {
     place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
     host_env = {"BENCHHOST_MEMORY_CGROUP=0"};  // RLIMIT_DATA, as where the host cannot make cgroups
-    const HostRun run = run_host(
-        {"--memory-limit", "512", "--include", "fixture_hostile/allocates_without_bound", "--include", "fixture_single"});
+    const HostRun run = run_host({"--memory-limit", "512", "--include", "fixture_hostile/allocates_without_bound",
+                                  "--include", "fixture_single"});
     const Entry entry = check_run(run, "integration/fixture_hostile/allocates_without_bound", "failed");
     EXPECT_TRUE(entry.reason.starts_with("out of memory")) << entry.reason;
     EXPECT_NE(entry.reason.find("--memory-limit 512 MiB of allocated memory (RLIMIT_DATA"), std::string::npos)
@@ -441,8 +452,8 @@ TEST_F(BrokenPlugins, AllocatesWithoutBound) {
 // kernel's OOM killer ends at the limit; the reason names the cgroup's limit.
 TEST_F(BrokenPlugins, AllocatesWithoutBoundInAMemoryCgroup) {
     place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
-    const HostRun run = run_host(
-        {"--memory-limit", "256", "--include", "fixture_hostile/allocates_without_bound", "--include", "fixture_single"});
+    const HostRun run = run_host({"--memory-limit", "256", "--include", "fixture_hostile/allocates_without_bound",
+                                  "--include", "fixture_single"});
     if (run.memory_limit_by.starts_with("RLIMIT_DATA"))
         GTEST_SKIP() << "this machine gives the host no memory cgroup: " << run.memory_limit_by;
     EXPECT_TRUE(run.memory_limit_by.starts_with("cgroup v")) << run.memory_limit_by;

@@ -31,17 +31,33 @@ protected:
 
     /// A run of the mock's eager forward pass into `name`, with `extra` options.
     ProcessResult run_mock(const std::string& name, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(),
-                                         "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
-                                         "eager", "--measurement-iterations", "15", "--rounds", "5",
-                                         "--monitor-interval", "0", "--param", "base_units=400000", "--quiet"};
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         (work / name).string(),
+                                         "--enable-mock",
+                                         "--include",
+                                         "mock_benchmark/mock_benchmark",
+                                         "--variants",
+                                         "eager",
+                                         "--measurement-iterations",
+                                         "15",
+                                         "--rounds",
+                                         "5",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "base_units=400000",
+                                         "--quiet"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     }
 
     /// Empty when `file` validates against the schema, else xmllint's complaint.
     static std::string invalid(const fs::path& file) {
-        const ProcessResult check = run_process({xmllint.string(), "--noout", "--schema", schema.string(), file.string()});
+        const ProcessResult check =
+            run_process({xmllint.string(), "--noout", "--schema", schema.string(), file.string()});
         return check.exit_code == 0 ? "" : check.out + check.err;
     }
     static bool have_xmllint() { return fs::exists(xmllint); }
@@ -59,15 +75,17 @@ TEST_F(CiOutputTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsA
     EXPECT_NE(xml.find("<testsuites name=\"benchhost\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\""),
               std::string::npos)
         << xml;
-    EXPECT_NE(xml.find("<testsuite name=\"performance/mock_benchmark\" id=\"0\" tests=\"1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<testsuite name=\"performance/mock_benchmark\" id=\"0\" tests=\"1\""), std::string::npos)
+        << xml;
     EXPECT_NE(xml.find("<testcase classname=\"performance/mock_benchmark\" "
                        "name=\"mock_benchmark[variant=eager,batch_size=1]\""),
               std::string::npos)
         << xml;
     // The evidence: the change, the interval, the verdict, the threshold.
-    EXPECT_TRUE(std::regex_search(xml, std::regex("<failure message=\"latency [0-9.]+ (ms|us) -&gt; [0-9.]+ (ms|us), \\+[0-9.]+%, "
-                                                  "ratio 95% CI \\[[0-9.]+, [0-9.]+\\], slower \\(5 vs 5 rounds\\), threshold 5%\" "
-                                                  "type=\"slower\">")))
+    EXPECT_TRUE(std::regex_search(
+        xml, std::regex("<failure message=\"latency [0-9.]+ (ms|us) -&gt; [0-9.]+ (ms|us), \\+[0-9.]+%, "
+                        "ratio 95% CI \\[[0-9.]+, [0-9.]+\\], slower \\(5 vs 5 rounds\\), threshold 5%\" "
+                        "type=\"slower\">")))
         << xml;
     EXPECT_NE(xml.find("<system-out>latency: median "), std::string::npos) << xml;
     // The verdicts are the comparison's own.
@@ -101,8 +119,8 @@ TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     };
     for (int i = 1; i <= 5; ++i) ASSERT_EQ(run_fixture("base", "run" + std::to_string(i)).exit_code, 0);
     ASSERT_EQ(run_fixture("new", "run6").exit_code, 0);
-    const ProcessResult check = host({"history", "check", "--history", history.string(), "--junit",
-                                      (work / "history.xml").string()});
+    const ProcessResult check =
+        host({"history", "check", "--history", history.string(), "--junit", (work / "history.xml").string()});
     EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
     EXPECT_EQ(invalid(work / "history.xml"), "");
     const std::string history_xml = read_file(work / "history.xml");
@@ -114,10 +132,28 @@ TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     EXPECT_NE(history_xml.find("5 earlier runs"), std::string::npos) << history_xml;
 
     // ab: the A/B verdicts on the new side, in the A/B folder; each side's own too.
-    const ProcessResult ab = host({"ab", "--base", plugins.string(), "--new", plugins.string(), "--output-dir",
-                                   (work / "ab").string(), "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                   "--variants", "eager", "--measurement-iterations", "10", "--monitor-interval", "0",
-                                   "--param", "base_units=400000", "--new-param", "slowdown=3", "--format", "junit"});
+    const ProcessResult ab = host({"ab",
+                                   "--base",
+                                   plugins.string(),
+                                   "--new",
+                                   plugins.string(),
+                                   "--output-dir",
+                                   (work / "ab").string(),
+                                   "--enable-mock",
+                                   "--include",
+                                   "mock_benchmark/mock_benchmark",
+                                   "--variants",
+                                   "eager",
+                                   "--measurement-iterations",
+                                   "10",
+                                   "--monitor-interval",
+                                   "0",
+                                   "--param",
+                                   "base_units=400000",
+                                   "--new-param",
+                                   "slowdown=3",
+                                   "--format",
+                                   "junit"});
     EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
     for (const char* file : {"ab/junit.xml", "ab/base/junit.xml", "ab/new/junit.xml"}) {
         ASSERT_TRUE(fs::exists(work / file)) << file;
@@ -125,17 +161,20 @@ TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     }
     EXPECT_NE(read_file(work / "ab/junit.xml").find("pairs), threshold 5%\" type=\"slower\""), std::string::npos)
         << read_file(work / "ab/junit.xml");
-    EXPECT_EQ(read_file(work / "ab/new/junit.xml").find("<failure"), std::string::npos) << "a side alone has no verdict";
+    EXPECT_EQ(read_file(work / "ab/new/junit.xml").find("<failure"), std::string::npos)
+        << "a side alone has no verdict";
 }
 
 TEST_F(CiOutputTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
     // The fixture's benchmarks throw, crash, exit and skip: each failure an error whose
     // type is its status, a skip skipped; the worker's
     // last lines (which may hold a terminal's colour codes) stay valid XML.
-    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins, "integration");
-    const ProcessResult run = host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / "faults").string(),
-                                    "--include", "fixture_faults", "--exclude", "fixture_faults/hangs", "--format",
-                                    "junit", "--quiet", "--monitor-interval", "0", "--measurement-iterations", "2"});
+    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins,
+                   "integration");
+    const ProcessResult run =
+        host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / "faults").string(), "--include",
+              "fixture_faults", "--exclude", "fixture_faults/hangs", "--format", "junit", "--quiet",
+              "--monitor-interval", "0", "--measurement-iterations", "2"});
     EXPECT_NE(run.exit_code, 0);
     const std::string xml = read_file(work / "faults/junit.xml");
     EXPECT_NE(xml.find("<error message=\""), std::string::npos) << xml;
@@ -151,12 +190,33 @@ TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
     ASSERT_EQ(run_mock("base").exit_code, 0);
     const fs::path step_summary = work / "step_summary.md";
     write_file(step_summary, "earlier steps\n");
-    const ProcessResult run = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", (work / "new").string(),
-         "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager", "--measurement-iterations",
-         "15", "--rounds", "5", "--monitor-interval", "0", "--param", "base_units=400000", "--param", "slowdown=3",
-         "--baseline", (work / "base").string(), "--format", "summary-md", "--quiet"},
-        work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
+    const ProcessResult run = run_process({benchhost_binary().string(),
+                                           "run",
+                                           "--plugins-dir",
+                                           plugins.string(),
+                                           "--output-dir",
+                                           (work / "new").string(),
+                                           "--enable-mock",
+                                           "--include",
+                                           "mock_benchmark/mock_benchmark",
+                                           "--variants",
+                                           "eager",
+                                           "--measurement-iterations",
+                                           "15",
+                                           "--rounds",
+                                           "5",
+                                           "--monitor-interval",
+                                           "0",
+                                           "--param",
+                                           "base_units=400000",
+                                           "--param",
+                                           "slowdown=3",
+                                           "--baseline",
+                                           (work / "base").string(),
+                                           "--format",
+                                           "summary-md",
+                                           "--quiet"},
+                                          work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const std::string page = read_file(work / "new/summary.md");
     EXPECT_TRUE(page.starts_with("## benchhost run ")) << page;
@@ -165,8 +225,9 @@ TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
               std::string::npos)
         << page;
     // The verdict first, with its evidence; then the table; then the links.
-    const std::size_t slower = page.find("### Slower\n\n- `performance/mock_benchmark/mock_benchmark[variant=eager,"
-                                         "batch_size=1]`: latency ");
+    const std::size_t slower = page.find(
+        "### Slower\n\n- `performance/mock_benchmark/mock_benchmark[variant=eager,"
+        "batch_size=1]`: latency ");
     const std::size_t table = page.find("| scenario | status | median | change |");
     ASSERT_NE(slower, std::string::npos) << page;
     ASSERT_NE(table, std::string::npos) << page;
@@ -179,12 +240,30 @@ TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
     EXPECT_EQ(read_file(step_summary), "earlier steps\n" + page + "\n");
 
     // ab: one page, in the A/B folder, not one per side.
-    const ProcessResult ab = run_process(
-        {benchhost_binary().string(), "ab", "--base", plugins.string(), "--new", plugins.string(), "--output-dir",
-         (work / "ab").string(), "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
-         "--measurement-iterations", "10", "--monitor-interval", "0", "--param", "base_units=400000", "--new-param",
-         "slowdown=3", "--format", "summary-md"},
-        work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
+    const ProcessResult ab = run_process({benchhost_binary().string(),
+                                          "ab",
+                                          "--base",
+                                          plugins.string(),
+                                          "--new",
+                                          plugins.string(),
+                                          "--output-dir",
+                                          (work / "ab").string(),
+                                          "--enable-mock",
+                                          "--include",
+                                          "mock_benchmark/mock_benchmark",
+                                          "--variants",
+                                          "eager",
+                                          "--measurement-iterations",
+                                          "10",
+                                          "--monitor-interval",
+                                          "0",
+                                          "--param",
+                                          "base_units=400000",
+                                          "--new-param",
+                                          "slowdown=3",
+                                          "--format",
+                                          "summary-md"},
+                                         work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
     EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
     const std::string ab_page = read_file(work / "ab/summary.md");
     EXPECT_TRUE(ab_page.starts_with("## benchhost A/B ")) << ab_page;

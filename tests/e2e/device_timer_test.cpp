@@ -106,8 +106,10 @@ TEST_F(DeviceTimerTest, TheDeviceClockTimesEachSampleWithTheHostClockBeside) {
     }
     // Each sample: start and stop recorded, the stop waited for, then read; warm: no flush.
     std::vector<std::string> lines = log_lines();
-    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("memset"); }), 0);
-    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("elapsed"); }), 10);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("memset"); }),
+              0);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("elapsed"); }),
+              10);
     EXPECT_STREQ(s["metadata"]["config"]["timer"].GetString(), "auto");
     EXPECT_STREQ(s["metadata"]["config"]["cache"].GetString(), "warm");
 }
@@ -145,7 +147,8 @@ TEST_F(DeviceTimerTest, TimerHostTimesTheCallAndASynchronizationByTheHostClock) 
     EXPECT_TRUE(samples(s, "latency_host").empty());
     for (const double ms : samples(s, "latency")) EXPECT_LT(ms, 1.9);
     const std::vector<std::string> lines = log_lines();
-    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("record"); }), 0);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("record"); }),
+              0);
     EXPECT_GE(std::count(lines.begin(), lines.end(), std::string("device_sync")), 8);
 }
 
@@ -188,8 +191,8 @@ std::string throttling_gpu() {
 
 TEST_F(DeviceTimerTest, EachSampleCarriesTheSmClockAndThrottleReasonsTheMonitorSaw) {
     nvml_script = throttling_gpu();
-    const rapidjson::Value& s = run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1",
-                                                      "--measurement-iterations", "150"}, true);
+    const rapidjson::Value& s = run(
+        "two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150"}, true);
     ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
     ASSERT_TRUE(s.HasMember("device_state")) << last.err;
     const auto& state = s["device_state"]["latency"];
@@ -211,8 +214,10 @@ TEST_F(DeviceTimerTest, EachSampleCarriesTheSmClockAndThrottleReasonsTheMonitorS
 
 TEST_F(DeviceTimerTest, DiscardThrottledDropsTheThrottledSamplesCountedAndSaid) {
     nvml_script = throttling_gpu();
-    const rapidjson::Value& s = run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1",
-                                                      "--measurement-iterations", "150", "--discard-throttled"}, true);
+    const rapidjson::Value& s =
+        run("two_ms_samples",
+            {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150", "--discard-throttled"},
+            true);
     ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
     EXPECT_TRUE(s["metadata"]["config"]["discard_throttled"].GetBool());
     const auto& state = s["device_state"]["latency"];
@@ -230,7 +235,8 @@ TEST_F(DeviceTimerTest, DiscardThrottledDropsTheThrottledSamplesCountedAndSaid) 
     EXPECT_EQ(s["device_state"]["latency_host"]["discarded_throttled"].GetInt64(), discarded);
     std::string warnings;
     for (const auto& w : s["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
-    EXPECT_NE(warnings.find("latency: " + std::to_string(discarded) + " of 150 samples discarded (--discard-throttled): "
+    EXPECT_NE(warnings.find("latency: " + std::to_string(discarded) +
+                            " of 150 samples discarded (--discard-throttled): "
                             "the GPU throttled during them (hw_slowdown)"),
               std::string::npos)
         << warnings;
@@ -249,10 +255,10 @@ TEST_F(DeviceTimerTest, ThrottleCooldownWaitsForTheThrottlingToEndBeforeTheNextS
     std::string script = throttling_gpu();
     for (int i = 1; i < 30; ++i) script += "sample util=90\n";
     nvml_script = script + "sample util=90 sm_mhz=1980 throttle=0\n";
-    const rapidjson::Value& s =
-        run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
-                               "--discard-throttled", "--throttle-cooldown", "5"},
-            true);
+    const rapidjson::Value& s = run("two_ms_samples",
+                                    {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
+                                     "--discard-throttled", "--throttle-cooldown", "5"},
+                                    true);
     ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
     EXPECT_DOUBLE_EQ(s["metadata"]["config"]["throttle_cooldown_s"].GetDouble(), 5);
     const std::string cooled = info(s, "throttle_cooldown");
@@ -268,10 +274,10 @@ TEST_F(DeviceTimerTest, ThrottleCooldownWaitsForTheThrottlingToEndBeforeTheNextS
 
 TEST_F(DeviceTimerTest, ThrottleCooldownStopsOnceTheGpuThrottlesSteadily) {
     nvml_script = throttling_gpu();  // throttles from its 100th reading on, for good
-    const rapidjson::Value& s =
-        run("two_ms_samples", {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
-                               "--throttle-cooldown", "0.05"},
-            true);
+    const rapidjson::Value& s = run("two_ms_samples",
+                                    {"--devices", "cuda", "--monitor-interval", "1", "--measurement-iterations", "150",
+                                     "--throttle-cooldown", "0.05"},
+                                    true);
     ASSERT_STREQ(s["status"].GetString(), "success") << last.err;
     const std::string cooled = info(s, "throttle_cooldown");
     EXPECT_EQ(cooled.rfind("1, ", 0), 0u) << cooled;
@@ -292,13 +298,14 @@ TEST_F(DeviceTimerTest, ThrottleCooldownStopsOnceTheGpuThrottlesSteadily) {
 }
 
 TEST_F(DeviceTimerTest, WrongTimerOrCacheValuesAreRefusedNamingTheOption) {
-    const ProcessResult r = run_host({"run", "--plugins-dir", device_plugins.string(), "--cache", "lukewarm"}, work.path());
+    const ProcessResult r =
+        run_host({"run", "--plugins-dir", device_plugins.string(), "--cache", "lukewarm"}, work.path());
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--cache"), std::string::npos) << r.err;
     write_file(work / "bad.yaml", "timer: gpu\n");
-    const ProcessResult y = run_host({"run", "--plugins-dir", device_plugins.string(), "--config",
-                                      (work / "bad.yaml").string(), "--dry-run"},
-                                     work.path());
+    const ProcessResult y = run_host(
+        {"run", "--plugins-dir", device_plugins.string(), "--config", (work / "bad.yaml").string(), "--dry-run"},
+        work.path());
     EXPECT_EQ(y.exit_code, 2);
     EXPECT_NE(y.err.find("'timer' must be auto, host or cuda-events, got 'gpu'"), std::string::npos) << y.err;
     EXPECT_NE(y.err.find("bad.yaml:1"), std::string::npos) << y.err;
@@ -323,13 +330,14 @@ TEST(MemoryPeaks, TheTimedSamplesPeakLeavesOutTheSetUpAndNoScenarioInheritsAnoth
     for (const char* isolation : {"process", "none"}) {
         SCOPED_TRACE(isolation);
         TempDir work;
-        const ProcessResult run = run_host({"run", "--plugins-dir", device_plugins.string(), "--output-dir",
-                                            (work / "out").string(), "--include", "fixture_device/memory_peaks",
-                                            "--include", "fixture_device/on_host", "--isolation", isolation,
-                                            "--warmup-iterations", "1", "--measurement-iterations", "3"},
-                                           work.path());
+        const ProcessResult run =
+            run_host({"run", "--plugins-dir", device_plugins.string(), "--output-dir", (work / "out").string(),
+                      "--include", "fixture_device/memory_peaks", "--include", "fixture_device/on_host", "--isolation",
+                      isolation, "--warmup-iterations", "1", "--measurement-iterations", "3"},
+                     work.path());
         ASSERT_EQ(run.exit_code, 0) << run.err;
-        const auto report = read_json(files_matching(work / "out" / "fixture_device", "fixture_device_", ".json").at(0));
+        const auto report =
+            read_json(files_matching(work / "out" / "fixture_device", "fixture_device_", ".json").at(0));
         const auto& scenarios = report["benchmark_scenarios"];
         ASSERT_EQ(scenarios.Size(), 2u);
         const rapidjson::Value& peaks = scenarios[0];
@@ -418,10 +426,8 @@ TEST_F(DeviceTimerTest, AGraphThatCannotBeCapturedOrRunFailsTheScenarioSayingWhy
     extra_env.clear();  // without a device (no runtime, or one without a driver): the reason the runtime gave
     const rapidjson::Value& none = run("graphed", {}, false, 1);
     EXPECT_STREQ(none["status"].GetString(), "failed");
-    EXPECT_NE(std::string(none["reason"].GetString()).find("measure_graph: "),
-              std::string::npos)
+    EXPECT_NE(std::string(none["reason"].GetString()).find("measure_graph: "), std::string::npos)
         << none["reason"].GetString();
 }
 
 }  // namespace
-

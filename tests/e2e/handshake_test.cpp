@@ -24,7 +24,8 @@ const fs::path renamed_plugin = handshake_fixtures / "unit/librenamed.so";
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
     std::size_t count = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++count;
+    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+        ++count;
     return count;
 }
 
@@ -39,8 +40,15 @@ protected:
         return run_process(args, work.path());
     }
     ProcessResult run(std::vector<std::string> args) {
-        std::vector<std::string> argv = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-                                         "--warmup-iterations", "0", "--measurement-iterations", "2"};
+        std::vector<std::string> argv = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--warmup-iterations",
+                                         "0",
+                                         "--measurement-iterations",
+                                         "2"};
         argv.insert(argv.end(), args.begin(), args.end());
         return host(argv);
     }
@@ -57,9 +65,8 @@ TEST_F(HandshakeTest, ARunWarnsOncePerUnoptimizedPluginAndEveryReportShowsEachBu
     ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
 
     // Once, for the -O0 plugin only, naming it, what it means and how to fix it.
-    const std::string warning =
-        "plugin unit/fixture_unoptimized (" + (plugins / "unit/libfixture_unoptimized.so").string() + ") " +
-        unoptimized_warning;
+    const std::string warning = "plugin unit/fixture_unoptimized (" +
+                                (plugins / "unit/libfixture_unoptimized.so").string() + ") " + unoptimized_warning;
     EXPECT_EQ(count_of(result.err, warning), 1u) << result.err;
     EXPECT_EQ(count_of(result.err, "plugin unit/fixture_optimized ("), 0u) << result.err;
 

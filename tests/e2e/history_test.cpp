@@ -26,10 +26,22 @@ protected:
     ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
 
     ProcessResult run_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-                                         "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                         "--variants", "eager", "--measurement-iterations", "8",
-                                         "--monitor-interval", "0", "--param", "base_units=300000"};
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--include",
+                                         "mock_benchmark/mock_benchmark",
+                                         "--variants",
+                                         "eager",
+                                         "--measurement-iterations",
+                                         "8",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "base_units=300000"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     }
@@ -51,7 +63,8 @@ TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
     EXPECT_NE(list.out.find((work / "two").string()), std::string::npos) << list.out;
     EXPECT_LT(list.out.find((work / "two").string()), list.out.find((work / "one").string())) << "the newest first";
 
-    const ProcessResult show = host({"history", "show", "mock_benchmark", "--series", "latency", "--history", history.string()});
+    const ProcessResult show =
+        host({"history", "show", "mock_benchmark", "--series", "latency", "--history", history.string()});
     EXPECT_EQ(show.exit_code, 0) << show.err;
     EXPECT_NE(show.out.find("performance/mock_benchmark/mock_benchmark[variant=eager,batch_size=1]  latency  on "),
               std::string::npos)
@@ -60,8 +73,8 @@ TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
     EXPECT_EQ(show.out.find("throughput"), std::string::npos) << show.out;
 
     // Adding the run folders again changes nothing.
-    const ProcessResult add = host({"history", "add", (work / "one").string(), (work / "two" / "benchmark_summary.json").string(),
-                                    "--history", history.string()});
+    const ProcessResult add = host({"history", "add", (work / "one").string(),
+                                    (work / "two" / "benchmark_summary.json").string(), "--history", history.string()});
     EXPECT_EQ(add.exit_code, 0) << add.err;
     EXPECT_NE(add.out.find("one: already there as run 1"), std::string::npos) << add.out;
     EXPECT_NE(add.out.find("two: already there as run 2"), std::string::npos) << add.out;
@@ -84,7 +97,8 @@ TEST_F(HistoryTest, AMergedRunIsNotAddedBesideItsShards) {
     ASSERT_EQ(shard(1, true).exit_code, 0);
     ASSERT_EQ(shard(2, false).exit_code, 0);
     const fs::path merged = work / "merged";
-    const ProcessResult merge = host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
+    const ProcessResult merge =
+        host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
     ASSERT_EQ(merge.exit_code, 0) << merge.err;
 
     // Its first shard is there: the merged run would count that shard's scenario twice.
@@ -93,7 +107,8 @@ TEST_F(HistoryTest, AMergedRunIsNotAddedBesideItsShards) {
     EXPECT_NE(partly.err.find("merged: merged from 2 shards, of which 1/2 (run 1) is in the history already"),
               std::string::npos)
         << partly.err;
-    EXPECT_NE(partly.err.find("add the other shards' folders instead: " + (work / "shard2").string()), std::string::npos)
+    EXPECT_NE(partly.err.find("add the other shards' folders instead: " + (work / "shard2").string()),
+              std::string::npos)
         << partly.err;
 
     // With both shards there, the merged run is there already.
@@ -114,15 +129,16 @@ TEST_F(HistoryTest, AShardOfAMergedRunInTheHistoryIsNotAddedBesideIt) {
         ASSERT_EQ(run_mock(work / ("shard" + std::to_string(k)), extra).exit_code, 0);
     }
     const fs::path merged = work / "merged";
-    const ProcessResult merge = host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
+    const ProcessResult merge =
+        host({"merge", merged.string(), (work / "shard1").string(), (work / "shard2").string()});
     ASSERT_EQ(merge.exit_code, 0) << merge.err;
     const ProcessResult first = host({"history", "add", merged.string(), "--history", history.string()});
     ASSERT_EQ(first.exit_code, 0) << first.err;
     EXPECT_NE(first.out.find("merged: added (2 scenarios) as run 1"), std::string::npos) << first.out;
 
     // Its shards' scenarios are in run 1: stored again, each would count twice.
-    const ProcessResult shards = host(
-        {"history", "add", (work / "shard1").string(), (work / "shard2").string(), "--history", history.string()});
+    const ProcessResult shards =
+        host({"history", "add", (work / "shard1").string(), (work / "shard2").string(), "--history", history.string()});
     EXPECT_EQ(shards.exit_code, 0) << shards.err;
     EXPECT_NE(shards.out.find("shard1: already there in merged run 1"), std::string::npos) << shards.out;
     EXPECT_NE(shards.out.find("shard2: already there in merged run 1"), std::string::npos) << shards.out;
@@ -161,12 +177,24 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     // into one history: the gate fails the last, with its evidence, and passes the
     // runs of the first build.
     const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
-    const auto run_fixture = [&](const std::string& side, const std::string& name, std::vector<std::string> extra = {}) {
+    const auto run_fixture = [&](const std::string& side, const std::string& name,
+                                 std::vector<std::string> extra = {}) {
         wait_for_next_second();  // the fixture's samples never vary
         install_plugin(ab_fixtures / side / "performance/libfixture_ab.so", plugins, "performance");
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", (work / name).string(),
-                                         "--include", "fixture_ab/slower_on_new", "--variants", "eager",
-                                         "--measurement-iterations", "30", "--monitor-interval", "0", "--history",
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         (work / name).string(),
+                                         "--include",
+                                         "fixture_ab/slower_on_new",
+                                         "--variants",
+                                         "eager",
+                                         "--measurement-iterations",
+                                         "30",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--history",
                                          history.string()};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
@@ -174,7 +202,8 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     for (int i = 1; i <= 6; ++i) ASSERT_EQ(run_fixture("base", "base" + std::to_string(i)).exit_code, 0);
     // The new build against the last run of the old, judged by the spread of the runs
     // before it, as compare --history judges it below; and recorded.
-    const ProcessResult gated = run_fixture("new", "new", {"--baseline", (work / "base6").string(), "--fail-on-regression"});
+    const ProcessResult gated =
+        run_fixture("new", "new", {"--baseline", (work / "base6").string(), "--fail-on-regression"});
     EXPECT_EQ(gated.exit_code, 1) << gated.out << gated.err;
     EXPECT_NE(gated.out.find("slower (noise of 6 runs in the history)"), std::string::npos) << gated.out;
     EXPECT_NE(read_file(work / "new" / "comparison.json").find("\"evidence\": \"history\""), std::string::npos);
@@ -188,7 +217,8 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     const std::string line = check.out.substr(row, check.out.find('\n', row) - row);
     EXPECT_NE(line.find("latency  6 "), std::string::npos) << line;  // judged by the six runs before it
     EXPECT_NE(line.find("slower"), std::string::npos) << line;
-    EXPECT_NE(check.out.find("1 slower, 0 faster, 0 same, 0 inconclusive (threshold 5%"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("1 slower, 0 faster, 0 same, 0 inconclusive (threshold 5%"), std::string::npos)
+        << check.out;
 
     // The sixth run of the first build, against the five before it: not slower.
     const ProcessResult same = host({"history", "check", "--run", "6", "--history", history.string()});
@@ -215,8 +245,9 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
     EXPECT_NE(missing.err.find("no run 99 in " + history.string()), std::string::npos) << missing.err;
     const ProcessResult nothing = host({"history", "check", "no_such_benchmark", "--history", history.string()});
     EXPECT_EQ(nothing.exit_code, 2);
-    EXPECT_NE(nothing.err.find("run 7 in " + history.string() + " has no series of a scenario like 'no_such_benchmark'"),
-              std::string::npos)
+    EXPECT_NE(
+        nothing.err.find("run 7 in " + history.string() + " has no series of a scenario like 'no_such_benchmark'"),
+        std::string::npos)
         << nothing.err;
 }
 
@@ -244,8 +275,8 @@ def run_benchmark(ctx):
 )";
     write_file(py / "performance/wait_py.py", plugin);
     const auto run_py = [&](const std::string& name) {
-        return host({"run", "--plugins-dir", py.string(), "--output-dir", (work / name).string(), "--measurement-iterations",
-                     "30", "--monitor-interval", "0", "--history", history.string()});
+        return host({"run", "--plugins-dir", py.string(), "--output-dir", (work / name).string(),
+                     "--measurement-iterations", "30", "--monitor-interval", "0", "--history", history.string()});
     };
     for (int i = 1; i <= 6; ++i) ASSERT_EQ(run_py("run" + std::to_string(i)).exit_code, 0);
     std::string changed = plugin;
@@ -255,7 +286,8 @@ def run_benchmark(ctx):
     ASSERT_EQ(slow.exit_code, 0) << slow.err;
     EXPECT_NE(slow.err.find("history: recorded as run 7 in "), std::string::npos) << slow.err;
 
-    const ProcessResult show = host({"history", "show", "wait_py", "--series", "latency", "--history", history.string()});
+    const ProcessResult show =
+        host({"history", "show", "wait_py", "--series", "latency", "--history", history.string()});
     EXPECT_EQ(show.exit_code, 0) << show.err;
     EXPECT_NE(show.out.find("performance/wait_py/wait_py  latency  on "), std::string::npos) << show.out;
 
@@ -279,11 +311,26 @@ TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
     std::vector<std::thread> threads;
     for (int k = 1; k <= 3; ++k) {
         threads.emplace_back([&, k] {
-            shards[k - 1] = host({"run", "--plugins-dir", plugins.string(), "--output-dir",
-                                  (work / ("shard" + std::to_string(k))).string(), "--enable-mock", "--include",
-                                  "mock_benchmark/mock_benchmark", "--variants", "eager,compiled,kernelized",
-                                  "--measurement-iterations", "5", "--monitor-interval", "0", "--param",
-                                  "base_units=100000", "--shard", std::to_string(k) + "/3", "--history", url});
+            shards[k - 1] = host({"run",
+                                  "--plugins-dir",
+                                  plugins.string(),
+                                  "--output-dir",
+                                  (work / ("shard" + std::to_string(k))).string(),
+                                  "--enable-mock",
+                                  "--include",
+                                  "mock_benchmark/mock_benchmark",
+                                  "--variants",
+                                  "eager,compiled,kernelized",
+                                  "--measurement-iterations",
+                                  "5",
+                                  "--monitor-interval",
+                                  "0",
+                                  "--param",
+                                  "base_units=100000",
+                                  "--shard",
+                                  std::to_string(k) + "/3",
+                                  "--history",
+                                  url});
         });
     }
     for (std::thread& t : threads) t.join();
@@ -296,13 +343,15 @@ TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {
     const ProcessResult list = host({"history", "list", "--history", url});
     EXPECT_EQ(list.exit_code, 0) << list.err;
     EXPECT_NE(list.out.find("3 runs in " + url), std::string::npos) << list.out;
-    for (const std::string shard : {" 1/3 ", " 2/3 ", " 3/3 "}) EXPECT_NE(list.out.find(shard), std::string::npos) << list.out;
+    for (const std::string shard : {" 1/3 ", " 2/3 ", " 3/3 "})
+        EXPECT_NE(list.out.find(shard), std::string::npos) << list.out;
 
     // Every scenario of the plan once, in one of the runs: a table of one run each.
     const ProcessResult show = host({"history", "show", "mock_benchmark", "--series", "latency", "--history", url});
     EXPECT_EQ(show.exit_code, 0) << show.err;
     for (const std::string variant : {"eager", "compiled", "kernelized"}) {
-        const std::string title = "performance/mock_benchmark/mock_benchmark[variant=" + variant + ",batch_size=1]  latency  on ";
+        const std::string title =
+            "performance/mock_benchmark/mock_benchmark[variant=" + variant + ",batch_size=1]  latency  on ";
         const std::size_t at = show.out.find(title);
         EXPECT_NE(at, std::string::npos) << show.out;
         EXPECT_EQ(show.out.find(title, at + 1), std::string::npos) << show.out;
@@ -361,16 +410,17 @@ TEST_F(HistoryTest, HistoryReportWritesADashboardThatChromiumRenders) {
     // machine a run of the mock took 2.3 times as long as the one before it, and a step
     // of two (or of five) was found a run late, or not at all.
     for (int k = 0; k < 10; ++k) {
-        const ProcessResult run = run_mock(work / ("run" + std::to_string(k)),
-                                           {"--history", history.string(), "--param",
-                                            k < 5 ? "base_units=300000" : "base_units=6000000"});
+        const ProcessResult run =
+            run_mock(work / ("run" + std::to_string(k)),
+                     {"--history", history.string(), "--param", k < 5 ? "base_units=300000" : "base_units=6000000"});
         ASSERT_EQ(run.exit_code, 0) << run.err;
     }
     const fs::path site = work / "site" / "history";
-    const ProcessResult report = host({"history", "report", "--series", "latency", "--history", history.string(),
-                                       "--output-dir", site.string()});
+    const ProcessResult report = host(
+        {"history", "report", "--series", "latency", "--history", history.string(), "--output-dir", site.string()});
     ASSERT_EQ(report.exit_code, 0) << report.err;
-    EXPECT_NE(report.out.find("wrote " + (site / "index.html").string() + " and 1 page (1 scenario, 1 series on 1 machine, "
+    EXPECT_NE(report.out.find("wrote " + (site / "index.html").string() +
+                              " and 1 page (1 scenario, 1 series on 1 machine, "
                               "10 points) in "),
               std::string::npos)
         << report.out;
@@ -400,7 +450,8 @@ TEST_F(HistoryTest, HistoryReportWritesADashboardThatChromiumRenders) {
     // In a browser: the index's sparkline, and the page's chart with its band and marker.
     const fs::path binary = find_chromium();
     if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
-    const ProcessResult index_dom = chromium(binary, work / "profile", {"--dump-dom", "file://" + (site / "index.html").string()});
+    const ProcessResult index_dom =
+        chromium(binary, work / "profile", {"--dump-dom", "file://" + (site / "index.html").string()});
     if (index_dom.exit_code != 0) GTEST_SKIP() << "chromium cannot start here: " << index_dom.err.substr(0, 2000);
     EXPECT_FALSE(console_messages(index_dom.err)) << index_dom.err;
     EXPECT_EQ(count(index_dom.out, "<svg class=\"spark\""), 1u) << index_dom.out.substr(0, 3000);
@@ -417,8 +468,9 @@ TEST_F(HistoryTest, HistoryReportWritesADashboardThatChromiumRenders) {
     fs::create_directories(artifacts);
     const fs::path png = artifacts / "history_report.png";
     fs::remove(png);
-    const ProcessResult shot = chromium(binary, work / "profile", {"--screenshot=" + png.string(),
-                                                                   "--window-size=1280,1200", "file://" + page.string()});
+    const ProcessResult shot =
+        chromium(binary, work / "profile",
+                 {"--screenshot=" + png.string(), "--window-size=1280,1200", "file://" + page.string()});
     ASSERT_EQ(shot.exit_code, 0) << shot.err;
     const std::string image = read_file(png);
     ASSERT_GT(image.size(), 24u);

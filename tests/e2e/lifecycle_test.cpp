@@ -121,9 +121,9 @@ protected:
         install_plugin(fixtures / "integration/libfixture_faults.so", plugins, "integration");
     }
     std::vector<std::string> run_args(std::vector<std::string> extra) {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-                                         "--measurement-iterations", "3", "--include", "fixture_multi",
-                                         "--include", "hangs"};
+        std::vector<std::string> args = {
+            "run", "--plugins-dir", plugins.string(), "--output-dir", output.string(), "--measurement-iterations",
+            "3",   "--include",     "fixture_multi",  "--include",    "hangs"};
         args.insert(args.end(), extra.begin(), extra.end());
         return args;
     }
@@ -156,10 +156,10 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     expect_reports_match_schema(output);  // an interrupted run's files match docs/schema
 
     // Resuming runs only what is missing, into the same folder and files.
-    const ProcessResult resumed = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
-         "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
-        work.path());
+    const ProcessResult resumed =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
+                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
+                    work.path());
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang now times out
     EXPECT_NE(resumed.err.find("unit/fixture_multi/alpha: already reported"), std::string::npos) << resumed.err;
     summary = read_json(output / "benchmark_summary.json");
@@ -222,10 +222,10 @@ TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
     for (const char* benchmark : {"alpha", "beta", "gamma"})
         EXPECT_NE(journal.find(std::string("\"benchmark\":\"") + benchmark + "\""), std::string::npos) << benchmark;
 
-    const ProcessResult resumed = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
-         "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
-        work.path());
+    const ProcessResult resumed =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
+                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
+                    work.path());
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang times out
     for (const char* benchmark : {"alpha", "beta", "gamma"})
         EXPECT_NE(resumed.err.find(std::string("unit/fixture_multi/") + benchmark + ": already reported"),
@@ -245,17 +245,17 @@ TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
 TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
     // A folder anyone can write: nothing runs.
     fs::permissions(plugins, fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);
-    ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                        "--output-dir", output.string()},
-                                       work.path());
+    ProcessResult result = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string()},
+        work.path());
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("is writable by everyone (mode 0757)"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("--allow-untrusted-plugins"), std::string::npos) << result.err;
 
-    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                          output.string(), "--allow-untrusted-plugins", "--include", "fixture_multi",
-                          "--measurement-iterations", "2"},
-                         work.path());
+    result = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
+         "--allow-untrusted-plugins", "--include", "fixture_multi", "--measurement-iterations", "2"},
+        work.path());
     EXPECT_EQ(result.exit_code, 0) << result.err;
     fs::permissions(plugins, fs::perms::others_write, fs::perm_options::remove);
 
@@ -281,8 +281,8 @@ TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
 TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
     const ProcessResult result =
         run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                     output.string(), "--include", "fixture_multi/alpha", "--measurement-iterations", "2",
-                     "--param", "sizes=1,2,3", "--param", "label=x=y"},
+                     output.string(), "--include", "fixture_multi/alpha", "--measurement-iterations", "2", "--param",
+                     "sizes=1,2,3", "--param", "label=x=y"},
                     work.path());
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto report = read_json(files_matching(output / "fixture_multi", "fixture_multi_", ".json").at(0));
@@ -291,20 +291,19 @@ TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
     EXPECT_EQ(params["sizes"].Size(), 3u);
     EXPECT_STREQ(params["label"][0].GetString(), "x=y");
 
-    const ProcessResult bad = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                           "--param", "novalue"},
-                                          work.path());
+    const ProcessResult bad = run_process(
+        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--param", "novalue"}, work.path());
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("option --param: 'novalue' is not KEY=VALUE"), std::string::npos) << bad.err;
 }
 
 TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
-    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                              "--output-dir", output.string(), "--include", "environment"},
-                                             work.path(),
-                                             {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3",
-                                              "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824",
-                                              "MALLOC_ARENA_MAX=2"});
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                     output.string(), "--include", "environment"},
+                    work.path(),
+                    {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3",
+                     "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824", "MALLOC_ARENA_MAX=2"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto report = read_json(files_matching(output / "fixture_faults", "fixture_faults_", ".json").at(0));
     const auto& info = report["benchmark_scenarios"][0]["info"];
@@ -349,9 +348,16 @@ TEST_F(LifecycleTest, OutputFolderThatCannotBeCreatedStopsTheRunBeforeItStarts) 
 // A full disk, simulated with a file size limit: writing a report fails, the scenario
 // is marked failed, and the run goes on to the end.
 TEST_F(LifecycleTest, FullDiskFailsTheRunButItGoesOnToTheEnd) {
-    const std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                           "--output-dir", output.string(), "--include", "fixture_multi",
-                                           "--measurement-iterations", "300"};
+    const std::vector<std::string> argv = {benchhost_binary().string(),
+                                           "run",
+                                           "--plugins-dir",
+                                           plugins.string(),
+                                           "--output-dir",
+                                           output.string(),
+                                           "--include",
+                                           "fixture_multi",
+                                           "--measurement-iterations",
+                                           "300"};
     std::vector<char*> raw;
     for (const auto& a : argv) raw.push_back(const_cast<char*>(a.c_str()));
     raw.push_back(nullptr);
@@ -453,9 +459,10 @@ TEST_F(LifecycleTest, GpuClocksThatCannotBeLockedStopTheRunBeforeItsFirstScenari
     FakeNvml nvml("lock_error 4\n");
     const ProcessResult denied = run_host(run_args({"--lock-clocks", "1410", "--devices", "cuda:0"}), work.path());
     EXPECT_EQ(denied.exit_code, 2) << denied.err;
-    EXPECT_NE(denied.err.find("--lock-clocks: cannot lock the clocks of GPU 0 (Fake NVML GPU) at 1410 MHz: "
-                              "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)"),
-              std::string::npos)
+    EXPECT_NE(
+        denied.err.find("--lock-clocks: cannot lock the clocks of GPU 0 (Fake NVML GPU) at 1410 MHz: "
+                        "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)"),
+        std::string::npos)
         << denied.err;
     EXPECT_FALSE(fs::exists(output / "fixture_multi"));  // nothing ran
     EXPECT_EQ(nvml.calls(), "");

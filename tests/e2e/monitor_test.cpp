@@ -26,10 +26,8 @@ struct ScriptSample {
     double util, mem_util, mem_used, proc_mem, power_w, temp, sm, mem;
 };
 const ScriptSample script_samples[] = {
-    {10, 5, 1000, 100, 100, 40, 1400, 2619},
-    {30, 15, 3000, 2048, 150, 50, 1980, 2619},
-    {60, 15, 3000, 2048, 200, 60, 1980, 2619},
-    {90, 15, 3000, 2048, 250.5, 70, 1980, 2619},
+    {10, 5, 1000, 100, 100, 40, 1400, 2619},   {30, 15, 3000, 2048, 150, 50, 1980, 2619},
+    {60, 15, 3000, 2048, 200, 60, 1980, 2619}, {90, 15, 3000, 2048, 250.5, 70, 1980, 2619},
     {95, 15, 3000, 2048, 300, 80, 1700, 2619},
 };
 constexpr int error_sample = 3;
@@ -53,8 +51,15 @@ protected:
 
     /// Runs the host with the fake NVML (when `script` is not empty) in its library path.
     ProcessResult run(std::vector<std::string> args, const std::string& script) {
-        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                         "--output-dir", output.string(), "--enable-mock", "--variants", "eager"};
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--variants",
+                                         "eager"};
         argv.insert(argv.end(), args.begin(), args.end());
         std::vector<std::string> env = {"LD_LIBRARY_PATH="};
         if (!script.empty()) {
@@ -130,7 +135,8 @@ TEST_F(MonitorRun, GpuMetricsAreTheFakeNvmlsScriptedValues) {
         const ScriptSample& expected = script_samples[std::min<rapidjson::SizeType>(i, 4)];
         for (const auto& [name, field] : columns) {
             const auto& value = series[name][i];
-            if (i == error_sample && (std::string(name) == "gpu_utilization" || std::string(name) == "memory_utilization")) {
+            if (i == error_sample &&
+                (std::string(name) == "gpu_utilization" || std::string(name) == "memory_utilization")) {
                 EXPECT_TRUE(value.IsNull()) << name << " at sample " << i;
                 continue;
             }
@@ -283,9 +289,9 @@ TEST_F(MonitorRun, WithoutNvmlGpuMetricsSayWhy) {
 }
 
 TEST_F(MonitorRun, IntervalZeroTurnsMonitoringOff) {
-    const ProcessResult result = run({"--include", "mock_benchmark/mock_benchmark", "--measurement-iterations", "3",
-                                      "--monitor-interval", "0"},
-                                     "sample util=42\n");
+    const ProcessResult result =
+        run({"--include", "mock_benchmark/mock_benchmark", "--measurement-iterations", "3", "--monitor-interval", "0"},
+            "sample util=42\n");
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto doc = report();
     const auto& scenario = doc["benchmark_scenarios"][0];

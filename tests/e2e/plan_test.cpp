@@ -19,14 +19,16 @@ const fs::path two_variants_plugin = fs::path(BENCH_TEST_PLAN_FIXTURE_DIR) / "pe
 class PlanTest : public ::testing::Test {
 protected:
     ProcessResult run(std::vector<std::string> args) {
-        std::vector<std::string> argv = {benchhost_binary().string(), "run",          "--plugins-dir", plugins.string(),
-                                         "--output-dir",              output.string(), "--monitor-interval", "0"};
+        std::vector<std::string> argv = {
+            benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
+            "--monitor-interval",        "0"};
         argv.insert(argv.end(), args.begin(), args.end());
         return run_process(argv, work.path());
     }
 
     static std::string describe(const ProcessResult& result) {
-        return "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" + result.out + "\n--- stderr\n" + result.err;
+        return "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" + result.out + "\n--- stderr\n" +
+               result.err;
     }
 
     /// The value of the scalar `name` in each scenario of `plugin`'s report, by scenario name.
@@ -51,9 +53,10 @@ TEST_F(PlanTest, AnIncludeMatchingNothingExitsOneAndSaysWhatWasFound) {
     const ProcessResult result = run({"--include", "trivial"});
     EXPECT_EQ(result.exit_code, 1) << describe(result);
     EXPECT_NE(result.err.find("error: nothing to run: the plan has no scenarios"), std::string::npos) << result.err;
-    EXPECT_NE(result.err.find("found in " + plugins.string() +
-                              ": unit: 1 plugin (3 benchmarks); integration: none; performance: 1 plugin (2 benchmarks)"),
-              std::string::npos)
+    EXPECT_NE(
+        result.err.find("found in " + plugins.string() +
+                        ": unit: 1 plugin (3 benchmarks); integration: none; performance: 1 plugin (2 benchmarks)"),
+        std::string::npos)
         << result.err;
     EXPECT_NE(result.err.find("--include 'trivial' matches none of the 5 benchmarks (ids look like "
                               "unit/fixture_multi/alpha, unit/fixture_multi/beta, unit/fixture_multi/gamma; "
@@ -158,8 +161,9 @@ TEST_F(PlanTest, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     EXPECT_NE(dry.out.find("note: fixture_two_variants: kernelized not planned (the plugin declares eager,compiled)"),
               std::string::npos)
         << dry.out;
-    EXPECT_NE(dry.out.find("note: fixture_two_variants/eager_only: compiled not planned (the benchmark declares eager)"),
-              std::string::npos)
+    EXPECT_NE(
+        dry.out.find("note: fixture_two_variants/eager_only: compiled not planned (the benchmark declares eager)"),
+        std::string::npos)
         << dry.out;
 
     // Run for real: a scenario of an undeclared variant would fail if it were started.
@@ -171,9 +175,10 @@ TEST_F(PlanTest, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     const ProcessResult compiled = run({"--dry-run", "--variants", "compiled"});
     EXPECT_EQ(compiled.exit_code, 0) << describe(compiled);
     EXPECT_NE(compiled.out.find("Plan: 1 scenario"), std::string::npos) << compiled.out;
-    EXPECT_NE(compiled.out.find("note: fixture_two_variants/eager_only: not planned: the benchmark declares eager, none "
-                                "of the variants asked for (compiled, from --variants)"),
-              std::string::npos)
+    EXPECT_NE(
+        compiled.out.find("note: fixture_two_variants/eager_only: not planned: the benchmark declares eager, none "
+                          "of the variants asked for (compiled, from --variants)"),
+        std::string::npos)
         << compiled.out;
 
     // Asking only for what the plugin lacks is a warning naming it, and here an empty plan.
@@ -187,15 +192,13 @@ TEST_F(PlanTest, VariantsAPluginDoesNotDeclareAreNotPlanned) {
 
 TEST_F(PlanTest, AxisOptionSweepsACustomAxisAndOverridesTheConfig) {
     install_plugin(two_variants_plugin, plugins, "performance");
-    const ProcessResult result =
-        run({"--variants", "eager", "--axis", "size=1,2,3", "--measurement-iterations", "2", "--warmup-iterations", "0"});
+    const ProcessResult result = run(
+        {"--variants", "eager", "--axis", "size=1,2,3", "--measurement-iterations", "2", "--warmup-iterations", "0"});
     ASSERT_EQ(result.exit_code, 0) << describe(result);
-    const std::map<std::string, double> expected = {{"fixture_two_variants[variant=eager,size=1]", 1},
-                                                    {"fixture_two_variants[variant=eager,size=2]", 2},
-                                                    {"fixture_two_variants[variant=eager,size=3]", 3},
-                                                    {"eager_only[variant=eager,size=1]", 1},
-                                                    {"eager_only[variant=eager,size=2]", 2},
-                                                    {"eager_only[variant=eager,size=3]", 3}};
+    const std::map<std::string, double> expected = {
+        {"fixture_two_variants[variant=eager,size=1]", 1}, {"fixture_two_variants[variant=eager,size=2]", 2},
+        {"fixture_two_variants[variant=eager,size=3]", 3}, {"eager_only[variant=eager,size=1]", 1},
+        {"eager_only[variant=eager,size=2]", 2},           {"eager_only[variant=eager,size=3]", 3}};
     EXPECT_EQ(scalars("fixture_two_variants", "size"), expected);
 
     // The command line over the YAML's axes: section, as for every option.

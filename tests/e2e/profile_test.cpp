@@ -12,8 +12,8 @@
 
 #include "../support/chromium.hpp"
 #include "../support/test_support.hpp"
-#include "report/report_reader.hpp"
 #include "report/files/profile_trace_reporter.hpp"
+#include "report/report_reader.hpp"
 
 namespace {
 
@@ -29,8 +29,14 @@ struct ProfiledRun {
 
 ProfiledRun run_profiled(const TempDir& work, const fs::path& output, std::vector<std::string> args,
                          std::vector<std::string> environment = {}) {
-    std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", (build_dir / "plugins").string(),
-                                     "--output-dir", output.string(), "--profile", "--quiet"};
+    std::vector<std::string> argv = {benchhost_binary().string(),
+                                     "run",
+                                     "--plugins-dir",
+                                     (build_dir / "plugins").string(),
+                                     "--output-dir",
+                                     output.string(),
+                                     "--profile",
+                                     "--quiet"};
     argv.insert(argv.end(), args.begin(), args.end());
     environment.push_back("XDG_CACHE_HOME=" + (work / "cache").string());
     ProfiledRun run;
@@ -182,8 +188,9 @@ TEST(ResNetProfile, ShowsWhereTheTimeGoesInTheReportsTheTraceAndChromium) {
     fs::create_directories(artifacts);
     // The whole page, tall enough for the profiles at its end (a screenshot of the page
     // opened at "#profiles" comes out blank in headless Chromium).
-    const ProcessResult shot = chromium(binary, work / "chromium", {"--screenshot=" + (artifacts / "profile.png").string(),
-                                                                    "--window-size=1280,12000", "file://" + html.string()});
+    const ProcessResult shot = chromium(binary, work / "chromium",
+                                        {"--screenshot=" + (artifacts / "profile.png").string(),
+                                         "--window-size=1280,12000", "file://" + html.string()});
     EXPECT_EQ(shot.exit_code, 0) << shot.err;
 }
 
@@ -201,14 +208,16 @@ TEST(ResNetProfile, TheOperatorsSelfTimesOverTheOverheadAddUpToTheMeasuredLatenc
         const double latency = median_of(*outcome.result.find_series("latency"));
         double self = 0;
         for (const auto& op : p.operators) self += op.self_ms;
-        std::printf("[ profile  ] %s: self times %.3f ms, measured median %.3f ms (%.3f), profiled call %.3f ms, "
-                    "unprofiled %.3f ms, overhead %.3fx\n",
-                    outcome.config.scenario_id().c_str(), self, latency, self / latency, p.call_ms,
-                    p.unprofiled_call_ms, p.overhead);
+        std::printf(
+            "[ profile  ] %s: self times %.3f ms, measured median %.3f ms (%.3f), profiled call %.3f ms, "
+            "unprofiled %.3f ms, overhead %.3fx\n",
+            outcome.config.scenario_id().c_str(), self, latency, self / latency, p.call_ms, p.unprofiled_call_ms,
+            p.overhead);
         // Whatever the load, the operators account for the profiled call they ran in: the
         // call's own code between them is little (the operators' figures are means, the
         // call's a median).
-        EXPECT_NEAR(self / p.call_ms, 1.0, 0.15) << "self times " << self << " ms, profiled call " << p.call_ms << " ms";
+        EXPECT_NEAR(self / p.call_ms, 1.0, 0.15)
+            << "self times " << self << " ms, profiled call " << p.call_ms << " ms";
         // The profiler's cost grows with what else competes for the CPU; and the profiled
         // pass's unprofiled calls time what the measurement timed: when they disagree, the
         // two parts had different shares of the machine, and one cannot check the other.
@@ -231,7 +240,8 @@ TEST(ResNetProfile, TheOperatorsSelfTimesOverTheOverheadAddUpToTheMeasuredLatenc
         EXPECT_NEAR(self / p.overhead / latency, 1.0, 0.15)
             << "self times " << self << " ms over the overhead " << p.overhead << "x, latency " << latency << " ms";
     }
-    if (!skipped.empty()) GTEST_SKIP() << "the self times against the latency not checked, the machine was loaded:\n" << skipped;
+    if (!skipped.empty())
+        GTEST_SKIP() << "the self times against the latency not checked, the machine was loaded:\n" << skipped;
 }
 
 TEST(MockProfile, APluginWithoutLibTorchGetsNativeStacksOrSaysWhyNot) {
@@ -239,11 +249,11 @@ TEST(MockProfile, APluginWithoutLibTorchGetsNativeStacksOrSaysWhyNot) {
     for (const bool perf_missing : {false, true}) {
         SCOPED_TRACE(perf_missing ? "without perf" : "with the machine's perf");
         const fs::path output = work / (perf_missing ? "no-perf" : "perf");
-        const ProfiledRun run =
-            run_profiled(work, output,
-                         {"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
-                          "--batch-sizes", "1", "--measurement-iterations", "5"},
-                         perf_missing ? std::vector<std::string>{"BENCH_PERF=/nonexistent/perf"} : std::vector<std::string>{});
+        const ProfiledRun run = run_profiled(
+            work, output,
+            {"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager", "--batch-sizes", "1",
+             "--measurement-iterations", "5"},
+            perf_missing ? std::vector<std::string>{"BENCH_PERF=/nonexistent/perf"} : std::vector<std::string>{});
         ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
         ASSERT_EQ(run.record.outcomes.size(), 1u);
         const auto& outcome = run.record.outcomes[0];

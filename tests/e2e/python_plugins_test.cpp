@@ -32,9 +32,16 @@ protected:
     /// Runs the host on `plugins` with `args`; returns the scenarios by id.
     std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit) {
         fs::remove_all(output);
-        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                         "--output-dir", output.string(), "--warmup-iterations", "1",
-                                         "--measurement-iterations", "3"};
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--warmup-iterations",
+                                         "1",
+                                         "--measurement-iterations",
+                                         "3"};
         if (std::find(args.begin(), args.end(), "--monitor-interval") == args.end())
             argv.insert(argv.end(), {"--monitor-interval", "0"});
         argv.insert(argv.end(), args.begin(), args.end());
@@ -219,7 +226,8 @@ TEST_F(PythonPluginsTest, PythonAndCppPluginsRunSideBySideInOneReport) {
     auto s = run({"--enable-mock", "--variants", "eager"}, 0);
     EXPECT_EQ(s["sum"].status, "success") << s["sum"].reason;
     bool mock_ran = false;
-    for (const auto& [name, scenario] : s) mock_ran = mock_ran || (name.rfind("mock_benchmark", 0) == 0 && scenario.status == "success");
+    for (const auto& [name, scenario] : s)
+        mock_ran = mock_ran || (name.rfind("mock_benchmark", 0) == 0 && scenario.status == "success");
     EXPECT_TRUE(mock_ran);
     const rapidjson::Document summary = read_json(output / "benchmark_summary.json");
     std::string ids;
@@ -361,9 +369,10 @@ def benchmark_none(ctx):
         }
         const std::string unknown = std::string(benchmark) + "[variant=compiled,compile_mode=bogus]";
         EXPECT_EQ(s[unknown].status, "failed");
-        EXPECT_NE(s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
-                                         "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, torchscript"),
-                  std::string::npos)
+        EXPECT_NE(
+            s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
+                                   "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, torchscript"),
+            std::string::npos)
             << s[unknown].reason;
     }
     EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("torch.compile(mode='default')"),
@@ -371,7 +380,8 @@ def benchmark_none(ctx):
     EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("Inductor freezing on"),
               std::string::npos);
     // torch.compile's cache is benchhost's.
-    EXPECT_EQ(info("right[variant=compiled,compile_mode=default]", "compile_cache_dir"), (work / "cache/inductor").string());
+    EXPECT_EQ(info("right[variant=compiled,compile_mode=default]", "compile_cache_dir"),
+              (work / "cache/inductor").string());
     EXPECT_TRUE(fs::is_directory(work / "cache/inductor"));
 
     EXPECT_EQ(s["right[variant=kernelized]"].status, "success") << s["right[variant=kernelized]"].reason;
@@ -503,12 +513,12 @@ TEST_F(PythonPluginsTest, AVenvOfAnotherPythonFailsTheScenarioSayingWhich) {
     fs::create_symlink(fs::canonical(fs::path(BENCH_TEST_SOURCE_DIR) / ".venv/bin/python"), venv / "bin/python");
     write_file(venv / "pyvenv.cfg", "home = /usr/bin\nversion = 3.9.2\n");
     fs::remove_all(output);
-    const ProcessResult result =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                     output.string(), "--measurement-iterations", "1"},
-                    work.path(), {"BENCHHOST_PYTHON=" + (venv / "bin/python").string()});
+    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
+                                              "--output-dir", output.string(), "--measurement-iterations", "1"},
+                                             work.path(), {"BENCHHOST_PYTHON=" + (venv / "bin/python").string()});
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
-    const std::string expected = (venv / "bin/python").string() + " belongs to a virtual environment of Python 3.9.2 (" +
+    const std::string expected = (venv / "bin/python").string() +
+                                 " belongs to a virtual environment of Python 3.9.2 (" +
                                  (venv / "pyvenv.cfg").string() + "), but the Python loader embeds Python 3.";
     EXPECT_NE(result.err.find(expected), std::string::npos) << result.err;
 }

@@ -79,7 +79,8 @@ TEST_F(ReportCommandTest, RebuildsBothReportsOfARunFolder) {
 
 TEST_F(ReportCommandTest, TakesTheSummaryFileAndWritesWhereItIsTold) {
     const fs::path elsewhere = work / "elsewhere" / "reports";
-    const ProcessResult result = report({(output / "benchmark_summary.json").string(), "--output-dir", elsewhere.string()});
+    const ProcessResult result =
+        report({(output / "benchmark_summary.json").string(), "--output-dir", elsewhere.string()});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_TRUE(fs::exists(elsewhere / "report.md"));
     EXPECT_TRUE(fs::exists(elsewhere / "report.html"));
@@ -125,11 +126,13 @@ TEST_F(ReportCommandTest, ChromiumRendersTheHtmlWithoutErrorsAndKeepsAScreenshot
 
     // Control: a page with a console error and an exception, which this check must see.
     const fs::path control = work / "control.html";
-    write_file(control, "<!DOCTYPE html><html><body><script>console.error('on purpose'); no_such_function();</script>"
-                        "</body></html>");
+    write_file(control,
+               "<!DOCTYPE html><html><body><script>console.error('on purpose'); no_such_function();</script>"
+               "</body></html>");
     const fs::path blank_png = work / "control.png";
-    const ProcessResult seen = chromium(binary, work / "profile", {"--screenshot=" + blank_png.string(),
-                                                                   "--window-size=1280,2000", "file://" + control.string()});
+    const ProcessResult seen =
+        chromium(binary, work / "profile",
+                 {"--screenshot=" + blank_png.string(), "--window-size=1280,2000", "file://" + control.string()});
     if (seen.exit_code == 124 || seen.exit_code == 137) FAIL() << "chromium timed out:\n" << seen.err;
     ASSERT_EQ(seen.exit_code, 0) << seen.err;
     ASSERT_TRUE(console_messages(seen.err)) << "console messages do not show in chromium's log:\n" << seen.err;
@@ -139,8 +142,9 @@ TEST_F(ReportCommandTest, ChromiumRendersTheHtmlWithoutErrorsAndKeepsAScreenshot
     fs::create_directories(artifacts);
     const fs::path png = artifacts / "report.png";
     fs::remove(png);
-    const ProcessResult shot = chromium(binary, work / "profile", {"--screenshot=" + png.string(),
-                                                                   "--window-size=1280,2000", "file://" + html.string()});
+    const ProcessResult shot =
+        chromium(binary, work / "profile",
+                 {"--screenshot=" + png.string(), "--window-size=1280,2000", "file://" + html.string()});
     ASSERT_EQ(shot.exit_code, 0) << shot.err;
     EXPECT_FALSE(console_messages(shot.err)) << shot.err;
     fs::copy_file(html, artifacts / "report.html", fs::copy_options::overwrite_existing);

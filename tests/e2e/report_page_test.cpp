@@ -48,7 +48,8 @@ benchhost::RunRecord default_suite_record() {
         if (kernelized) {
             add(base(Variant::kernelized), eager_ms / 1.4);
         } else {
-            add(base(Variant::kernelized).status(Status::skipped, std::string(plugin) + " has no kernelized form of " + benchmark),
+            add(base(Variant::kernelized)
+                    .status(Status::skipped, std::string(plugin) + " has no kernelized form of " + benchmark),
                 0);
         }
     };
@@ -58,7 +59,8 @@ benchhost::RunRecord default_suite_record() {
         variants("unit", "tensor_ops", "matmul", dtype, 2.08, false);
         variants("unit", "tensor_ops", "softmax", dtype, 0.221, false);
     }
-    for (const int batch : {1, 8}) variants("integration", "torchscript_model", "torchscript_model", "float32", 0.15 * batch, false, batch);
+    for (const int batch : {1, 8})
+        variants("integration", "torchscript_model", "torchscript_model", "float32", 0.15 * batch, false, batch);
     const char* mock = "mock plugin: run with --enable-mock to include it";
     for (const char* plugin : {"gpt2", "resnet50", "vit_b_16", "resnet50_py"}) {
         const double ms = std::string(plugin) == "gpt2" ? 1.94 : std::string(plugin) == "vit_b_16" ? 187 : 28.6;
@@ -74,7 +76,8 @@ benchhost::RunRecord default_suite_record() {
                 return Outcome("performance", plugin, "train").variant(v).batch_size(1).axis("dtype", "float32");
             };
             add(train(Variant::eager), ms * 4);
-            const std::string reason = std::string(plugin) + " trains in eager only: compiled and kernelized are inference variants";
+            const std::string reason =
+                std::string(plugin) + " trains in eager only: compiled and kernelized are inference variants";
             add(compile_mode(train(Variant::compiled), "default").status(Status::skipped, reason), 0);
             add(compile_mode(train(Variant::compiled), "torchscript").status(Status::skipped, reason), 0);
             add(train(Variant::kernelized).status(Status::skipped, reason), 0);
@@ -144,8 +147,9 @@ TEST(ReportPage, AtFirstSightTheTotalsTheProblemsAndTheOverviewThenSortAndFilter
     write_file(work / "report.html", html);
     write_file(work / "probed.html", probed);
 
-    const ProcessResult dom = chromium(binary, work / "profile",
-                                       {"--window-size=1280,900", "--dump-dom", "file://" + (work / "probed.html").string()});
+    const ProcessResult dom =
+        chromium(binary, work / "profile",
+                 {"--window-size=1280,900", "--dump-dom", "file://" + (work / "probed.html").string()});
     if (dom.exit_code == 124 || dom.exit_code == 137) FAIL() << "chromium timed out:\n" << dom.err;
     ASSERT_EQ(dom.exit_code, 0) << dom.err;
     EXPECT_FALSE(console_messages(dom.err)) << dom.err;
@@ -192,10 +196,11 @@ TEST(ReportPage, AtFirstSightTheTotalsTheProblemsAndTheOverviewThenSortAndFilter
     ASSERT_TRUE(r["filter_box"].GetBool());
     std::vector<std::string> shown;
     for (const auto& id : r["shown"].GetArray()) shown.push_back(id.GetString());
-    EXPECT_EQ(shown, (std::vector<std::string>{
-                         "performance/resnet50/resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]",
-                         "performance/resnet50_py/resnet50_py[variant=kernelized,batch_size=1,dtype=float32,device=cpu,"
-                         "threads=0]"}));
+    EXPECT_EQ(shown,
+              (std::vector<std::string>{
+                  "performance/resnet50/resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]",
+                  "performance/resnet50_py/resnet50_py[variant=kernelized,batch_size=1,dtype=float32,device=cpu,"
+                  "threads=0]"}));
     EXPECT_EQ(r["shown_blocks"].GetInt(), 2);
     EXPECT_STREQ(r["count"].GetString(), "2 of 40 scenarios");
 
@@ -204,9 +209,9 @@ TEST(ReportPage, AtFirstSightTheTotalsTheProblemsAndTheOverviewThenSortAndFilter
     fs::create_directories(artifacts);
     const fs::path png = artifacts / "report-first-screen.png";
     fs::remove(png);
-    const ProcessResult shot = chromium(binary, work / "profile",
-                                        {"--screenshot=" + png.string(), "--window-size=1280,900",
-                                         "file://" + (work / "report.html").string()});
+    const ProcessResult shot = chromium(
+        binary, work / "profile",
+        {"--screenshot=" + png.string(), "--window-size=1280,900", "file://" + (work / "report.html").string()});
     ASSERT_EQ(shot.exit_code, 0) << shot.err;
     EXPECT_FALSE(console_messages(shot.err)) << shot.err;
     EXPECT_GT(fs::file_size(png), 20000u);

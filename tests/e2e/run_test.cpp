@@ -20,8 +20,8 @@ protected:
     void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
 
     ProcessResult run(std::vector<std::string> args) {
-        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                         "--output-dir", output.string()};
+        std::vector<std::string> argv = {
+            benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string()};
         argv.insert(argv.end(), args.begin(), args.end());
         return run_process(argv, work.path());
     }
@@ -41,8 +41,9 @@ protected:
 };
 
 TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
-    const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--warmup-iterations", "1",
-                                      "--measurement-iterations", "7", "--batch-sizes", "1,2", "--variants", "eager"});
+    const ProcessResult result =
+        run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--warmup-iterations", "1",
+             "--measurement-iterations", "7", "--batch-sizes", "1,2", "--variants", "eager"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
 
     // The console summary table: the variant said once, a row per batch size.
@@ -86,7 +87,8 @@ TEST_F(RunTest, MockRunWritesReportsSummaryCsvAndLog) {
     // The settings, for the record: the command line as given, and the scenario settings.
     const auto& config = meta["config"];
     EXPECT_EQ(std::string(config["command_line"].GetString()),
-              benchhost_binary().string() + " run --plugins-dir " + plugins.string() + " --output-dir " + output.string() +
+              benchhost_binary().string() + " run --plugins-dir " + plugins.string() + " --output-dir " +
+                  output.string() +
                   " --enable-mock --include mock_benchmark/mock_benchmark --warmup-iterations 1"
                   " --measurement-iterations 7 --batch-sizes 1,2 --variants eager");
     EXPECT_EQ(std::string(config["working_directory"].GetString()), work.path().string());
@@ -152,9 +154,8 @@ TEST_F(RunTest, MeasuredVariantRatiosMatchTheMocksKnownCost) {
     std::map<std::string, double> fastest;
     for (const char* order : {"eager,compiled,kernelized", "kernelized,compiled,eager"}) {
         fs::remove_all(output);
-        const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                          "--variants", order, "--warmup-iterations", "3",
-                                          "--measurement-iterations", "31"});
+        const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+                                          order, "--warmup-iterations", "3", "--measurement-iterations", "31"});
         ASSERT_EQ(result.exit_code, 0) << result.err;
         const auto report = read_json(files_matching(output / "mock_benchmark", "mock_benchmark_", ".json").at(0));
         for (const auto& scenario : report["benchmark_scenarios"].GetArray()) {
@@ -176,10 +177,10 @@ TEST_F(RunTest, InProcessIsolationGivesTheSameResults) {
 }
 
 TEST_F(RunTest, DefaultOutputFolderIsTimestampedWithALatestLink) {
-    const ProcessResult result = run_process({benchhost_binary().string(), "--plugins-dir", plugins.string(),
-                                              "--enable-mock", "--variants", "eager", "--measurement-iterations", "2",
-                                              "--include", "mock_benchmark/mock_benchmark"},
-                                             work.path());
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "--plugins-dir", plugins.string(), "--enable-mock", "--variants",
+                     "eager", "--measurement-iterations", "2", "--include", "mock_benchmark/mock_benchmark"},
+                    work.path());
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const fs::path latest = work / "benchmark_results/latest";
     ASSERT_TRUE(fs::is_symlink(latest));
@@ -199,13 +200,15 @@ TEST_F(RunTest, BadConfigurationExitsWithTwoAndRunsNothing) {
 
     result = run({"--variants", "eager,jit"});
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find("option --variants: axis 'variant': 'jit' is not a variant"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("option --variants: axis 'variant': 'jit' is not a variant"), std::string::npos)
+        << result.err;
 
     result = run({"--no-such-option"});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("--no-such-option"), std::string::npos) << result.err;
 
-    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "missing").string()}, work.path());
+    result =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "missing").string()}, work.path());
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("does not exist"), std::string::npos) << result.err;
 }
@@ -230,9 +233,9 @@ TEST_F(RunTest, ListShowsPluginsAndBenchmarkIds) {
 }
 
 TEST_F(RunTest, DryRunPrintsThePlanAndWritesNothing) {
-    const ProcessResult result = run({"--dry-run", "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                      "--variants", "eager,compiled", "--batch-sizes", "1,4", "--rounds", "2",
-                                      "--min-time", "0.5"});
+    const ProcessResult result =
+        run({"--dry-run", "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants", "eager,compiled",
+             "--batch-sizes", "1,4", "--rounds", "2", "--min-time", "0.5"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("Plan: 4 scenarios from 1 plugin"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("4 to run, 2 rounds each (8 runs)"), std::string::npos) << result.out;
@@ -274,13 +277,14 @@ TEST(Isolation, EveryEndOfAWorkerIsClassified) {
     TempDir work;
     const fs::path plugins = work / "plugins";
     const fs::path output = work / "out";
-    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins, "integration");
+    install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins,
+                   "integration");
     install_plugin(mock_plugin, plugins, "performance");
-    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                              "--output-dir", output.string(), "--timeout", "2", "--enable-mock",
-                                              "--variants", "eager", "--measurement-iterations", "3",
-                                              "--exclude", "generate", "--exclude", "environment"},
-                                             work.path());
+    const ProcessResult result =
+        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
+                     output.string(), "--timeout", "2", "--enable-mock", "--variants", "eager",
+                     "--measurement-iterations", "3", "--exclude", "generate", "--exclude", "environment"},
+                    work.path());
     EXPECT_EQ(result.exit_code, 1) << result.err;  // some failed
 
     std::map<std::string, std::pair<std::string, std::string>> outcomes;  // benchmark -> status, reason

@@ -48,9 +48,18 @@ protected:
     }
 
     ProcessResult serve(const fs::path& output, std::vector<std::string> extra, double service = service_ms) {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-                                         "--enable-mock", "--monitor-interval", "0", "--warmup-iterations", "50",
-                                         "--param", "service_time_ms=" + std::to_string(service)};
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--warmup-iterations",
+                                         "50",
+                                         "--param",
+                                         "service_time_ms=" + std::to_string(service)};
         args.insert(args.end(), extra.begin(), extra.end());
         return run_host(args, work.path());
     }
@@ -58,7 +67,8 @@ protected:
     /// The scenario of `plugin` in the run folder `output`.
     static rapidjson::Document report(const fs::path& output, const std::string& plugin) {
         const auto reports = files_matching(output / plugin, plugin + "_", ".json");
-        if (reports.size() != 1) throw std::runtime_error("expected one report of " + plugin + " in " + output.string());
+        if (reports.size() != 1)
+            throw std::runtime_error("expected one report of " + plugin + " in " + output.string());
         return read_json(reports[0]);
     }
     static const rapidjson::Value& scenario(const rapidjson::Document& doc) { return doc["benchmark_scenarios"][0]; }
@@ -94,8 +104,9 @@ protected:
             const double rate = load.rho / (service / 1000);
             const fs::path output = work / (plugin + "_rho" + std::to_string(load.rho));
             const ProcessResult run =
-                serve(output, {"--include", plugin, "--load", "server", "--target-qps", std::to_string(rate), "--queries",
-                               std::to_string(load.queries), "--load-seed", "1"},
+                serve(output,
+                      {"--include", plugin, "--load", "server", "--target-qps", std::to_string(rate), "--queries",
+                       std::to_string(load.queries), "--load-seed", "1"},
                       service);
             EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
             if (run.exit_code != 0) return {};
@@ -112,12 +123,13 @@ protected:
             const double achieved = figure(sc, "achieved_qps", "value");
             const double late = figure(sc, "late_issues", "value");
             const double late_starts = figure(sc, "late_starts", "value");
-            std::printf("%s, rho %.2f: %lld queries at %.0f/s; mean wait %.4f ms, M/D/1 %.4f ms (%+.1f%%), this "
-                        "schedule %.4f ms (%+.1f%%); service %.4f ms; achieved %.1f/s (%+.2f%%); late issues %.0f (max "
-                        "delay %.3f ms); late starts %.0f (max delay %.3f ms)\n",
-                        plugin.c_str(), rho, load.queries, rate, wait, theory, 100 * (wait / theory - 1), schedule,
-                        100 * (schedule / theory - 1), measured_service, achieved, 100 * (achieved / rate - 1), late,
-                        figure(sc, "max_issue_delay", "value"), late_starts, figure(sc, "max_start_delay", "value"));
+            std::printf(
+                "%s, rho %.2f: %lld queries at %.0f/s; mean wait %.4f ms, M/D/1 %.4f ms (%+.1f%%), this "
+                "schedule %.4f ms (%+.1f%%); service %.4f ms; achieved %.1f/s (%+.2f%%); late issues %.0f (max "
+                "delay %.3f ms); late starts %.0f (max delay %.3f ms)\n",
+                plugin.c_str(), rho, load.queries, rate, wait, theory, 100 * (wait / theory - 1), schedule,
+                100 * (schedule / theory - 1), measured_service, achieved, 100 * (achieved / rate - 1), late,
+                figure(sc, "max_issue_delay", "value"), late_starts, figure(sc, "max_start_delay", "value"));
             // M/D/1 needs the service time the mock was given (not_given_its_cpu), arrivals
             // on their schedule and a server that takes each query as soon as it can. A
             // query issued late says the worker's issuing thread was not running when it
@@ -129,10 +141,10 @@ protected:
             // judged anyway.
             const bool within = std::abs(wait - theory) <= 0.10 * theory;
             const std::string where = plugin + " rho " + std::to_string(load.rho) + ": ";
-            if (const std::string why = not_given_its_cpu(sc, service); !why.empty())
-                not_md1 += where + why + "; ";
+            if (const std::string why = not_given_its_cpu(sc, service); !why.empty()) not_md1 += where + why + "; ";
             else if (!within && (late > 0 || late_starts > 0))
-                not_md1 += where + std::to_string(static_cast<long long>(late)) + " queries issued late (the latest by " +
+                not_md1 += where + std::to_string(static_cast<long long>(late)) +
+                           " queries issued late (the latest by " +
                            std::to_string(figure(sc, "max_issue_delay", "value")) + " ms), " +
                            std::to_string(static_cast<long long>(late_starts)) + " started late (the latest by " +
                            std::to_string(figure(sc, "max_start_delay", "value")) + " ms), mean wait " +
@@ -221,10 +233,10 @@ TEST_F(ServingTest, ContinuousBatchingOfflineKeepsEveryStepFull) {
     // Steps of a + b n, a = 0.5 ms, b = 0.125 ms: 4 slots, 1 ms a step; 4 tokens a query,
     // so 4 queries every 4 steps: 1,000 queries/s, a token every 1 ms.
     const fs::path output = work / "continuous";
-    const ProcessResult run = serve(
-        output, {"--include", "mock_server", "--load", "offline", "--queries", "400", "--max-batch", "4", "--param",
-                 "batching=continuous", "--param", "tokens=4", "--param", "service_time_ms=0.5", "--param",
-                 "per_query_ms=0.125"});
+    const ProcessResult run =
+        serve(output, {"--include", "mock_server", "--load", "offline", "--queries", "400", "--max-batch", "4",
+                       "--param", "batching=continuous", "--param", "tokens=4", "--param", "service_time_ms=0.5",
+                       "--param", "per_query_ms=0.125"});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const auto doc = report(output, "mock_server");
     const auto& sc = scenario(doc);
@@ -245,8 +257,9 @@ TEST_F(ServingTest, ContinuousBatchingOfflineKeepsEveryStepFull) {
 TEST_F(ServingTest, GenerativeQueriesAreJudgedByTheirSlo) {
     // 4 tokens over a 2 ms service: the first at 0.5 ms, then one each 0.5 ms.
     const fs::path met = work / "met", missed = work / "missed";
-    const std::vector<std::string> load = {"--include", "mock_server", "--load", "single-stream", "--queries", "50",
-                                           "--param", "service_time_ms=2", "--param", "tokens=4"};
+    const std::vector<std::string> load = {"--include", "mock_server", "--load",  "single-stream",
+                                           "--queries", "50",          "--param", "service_time_ms=2",
+                                           "--param",   "tokens=4"};
     std::vector<std::string> args = load;
     args.insert(args.end(), {"--slo", "ttft=100ms,tpot=100ms"});
     ProcessResult run = serve(met, args);
@@ -273,8 +286,10 @@ TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
         return std::to_string(run.exit_code) + " " + run.err;
     };
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"--load", "server", "--target-qps", "0"}, "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got 0"},
-        {{"--load", "server", "--target-qps=-5"}, "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got -5"},
+        {{"--load", "server", "--target-qps", "0"},
+         "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got 0"},
+        {{"--load", "server", "--target-qps=-5"},
+         "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got -5"},
         {{"--load", "server", "--target-qps", "10", "--slo", "latency=200"},
          "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)"},
         {{"--load", "server", "--target-qps", "10", "--slo", "p99=200ms"},
@@ -290,7 +305,8 @@ TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
          "SLO), got --load multi-stream"},
         {{"--load", "server", "--find-peak", "--slo", "latency=5ms", "--target-qps", "100"},
          "2 benchhost: error: --find-peak searches the rate itself: leave out --target-qps (got 100)"},
-        {{"--load", "fast"}, "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
+        {{"--load", "fast"},
+         "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
         {{"--target-qps", "10"}, "2 benchhost: error: --target-qps needs --load server"},
         {{"--max-batch", "4"},
          "2 benchhost: error: --max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
@@ -372,20 +388,33 @@ TEST_F(ServingTest, FindPeakOnTokensOfABenchmarkWithoutTokensExitsTwoNamingThePl
     const ProcessResult run = serve(work / "tokens", {"--include", "mock_server", "--load", "server", "--find-peak",
                                                       "--slo", "ttft=50ms", "--queries", "20"});
     EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
-    const std::string reason = "--find-peak --slo ttft: plugin mock_server, benchmark performance/mock_server/mock_server "
-                               "reports no tokens (Query::token), so its ttft cannot be judged at any rate";
+    const std::string reason =
+        "--find-peak --slo ttft: plugin mock_server, benchmark performance/mock_server/mock_server "
+        "reports no tokens (Query::token), so its ttft cannot be judged at any rate";
     EXPECT_NE((run.out + run.err).find("[error] " + reason), std::string::npos) << run.out << run.err;
     EXPECT_STREQ(scenario(report(work / "tokens", "mock_server"))["reason"].GetString(), reason.c_str());
 }
 
 TEST_F(ServingTest, ALoadOnlyOnBenchmarksThatDoNotServeExitsTwoNamingThePlugin) {
-    const std::vector<std::string> mock = {"--include", "mock_benchmark/mock_benchmark", "--variants", "eager",
-                                           "--measurement-iterations", "2", "--param", "base_units=10000",
-                                           "--load", "server", "--target-qps", "100", "--queries", "20"};
+    const std::vector<std::string> mock = {"--include",
+                                           "mock_benchmark/mock_benchmark",
+                                           "--variants",
+                                           "eager",
+                                           "--measurement-iterations",
+                                           "2",
+                                           "--param",
+                                           "base_units=10000",
+                                           "--load",
+                                           "server",
+                                           "--target-qps",
+                                           "100",
+                                           "--queries",
+                                           "20"};
     const ProcessResult alone = serve(work / "alone", mock);
     EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
-    EXPECT_NE((alone.out + alone.err).find("--load server: no selected benchmark serves "
-                                           "(none of performance/mock_benchmark/mock_benchmark calls ctx.serve)"),
+    EXPECT_NE((alone.out + alone.err)
+                  .find("--load server: no selected benchmark serves "
+                        "(none of performance/mock_benchmark/mock_benchmark calls ctx.serve)"),
               std::string::npos)
         << alone.out << alone.err;
     const auto doc = report(work / "alone", "mock_benchmark");

@@ -20,12 +20,28 @@ protected:
         argv.insert(argv.end(), args.begin(), args.end());
         return run_process(argv, work.path(), env);
     }
-    ProcessResult run(const fs::path& output, std::vector<std::string> extra, const std::vector<std::string>& env = {}) {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-                                         "--enable-mock", "--variants", "eager,compiled", "--batch-sizes", "1,2",
-                                         "--measurement-iterations", "2", "--warmup-iterations", "0",
-                                         "--monitor-interval", "0", "--param", "base_units=20000",
-                                         "--num-tokens-to-generate", "2"};
+    ProcessResult run(const fs::path& output, std::vector<std::string> extra,
+                      const std::vector<std::string>& env = {}) {
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--variants",
+                                         "eager,compiled",
+                                         "--batch-sizes",
+                                         "1,2",
+                                         "--measurement-iterations",
+                                         "2",
+                                         "--warmup-iterations",
+                                         "0",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "base_units=20000",
+                                         "--num-tokens-to-generate",
+                                         "2"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args, env);
     }
@@ -59,8 +75,9 @@ TEST_F(ShardTest, ShardsMergeIntoThePlanOfAnUnshardedRun) {
     }
     EXPECT_EQ(seen, whole);
 
-    const ProcessResult merged = host({"merge", (work / "merged").string(), (work / "shard3").string(),
-                                       (work / "shard1").string(), (work / "shard2" / "benchmark_summary.json").string()});
+    const ProcessResult merged =
+        host({"merge", (work / "merged").string(), (work / "shard3").string(), (work / "shard1").string(),
+              (work / "shard2" / "benchmark_summary.json").string()});
     ASSERT_EQ(merged.exit_code, 0) << merged.err;
     EXPECT_NE(merged.out.find("merged 3 shards"), std::string::npos) << merged.out;
     EXPECT_NE(merged.out.find("succeeded, 0 failed (100.0% of those that ran)"), std::string::npos) << merged.out;
@@ -82,9 +99,8 @@ TEST_F(ShardTest, ShardsMergeIntoThePlanOfAnUnshardedRun) {
 }
 
 TEST_F(ShardTest, SlurmArrayVariablesChooseTheShard) {
-    const ProcessResult result =
-        run(work / "task", {"--shard", "slurm"},
-            {"SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=2"});
+    const ProcessResult result = run(work / "task", {"--shard", "slurm"},
+                                     {"SLURM_ARRAY_TASK_ID=5", "SLURM_ARRAY_TASK_MIN=4", "SLURM_ARRAY_TASK_COUNT=2"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto summary = read_json(work / "task" / "benchmark_summary.json");
     EXPECT_EQ(summary["run_metadata"]["shard"]["index"].GetInt(), 2);

@@ -20,11 +20,24 @@ protected:
 
     /// One eager scenario of about 1 ms a call, 40 samples.
     ProcessResult run_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run",         "--plugins-dir", plugins.string(), "--output-dir",
-                                         output.string(), "--enable-mock", "--include", "mock_benchmark/mock_benchmark",
-                                         "--variants",  "eager",         "--warmup-iterations", "3",
-                                         "--measurement-iterations", "40", "--monitor-interval", "0",
-                                         "--param", "base_units=1000000"};
+        std::vector<std::string> args = {"run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--enable-mock",
+                                         "--include",
+                                         "mock_benchmark/mock_benchmark",
+                                         "--variants",
+                                         "eager",
+                                         "--warmup-iterations",
+                                         "3",
+                                         "--measurement-iterations",
+                                         "40",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "base_units=1000000"};
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     }
@@ -98,10 +111,9 @@ TEST_F(StatisticsTest, OneRunASideFindsALargeSlowdownAndARerunIsNoRegression) {
 
         const ProcessResult same = host({"compare", base.string(), rerun.string(), "--threshold", "5%",
                                          "--fail-on-regression", "--json", (dir / "same.json").string()});
-        const ProcessResult regression =
-            host({"compare", base.string(), (slower / "benchmark_summary.json").string(), "--threshold", "5%",
-                  "--fail-on-regression", "--markdown", (dir / "slower.md").string(), "--json",
-                  (dir / "slower.json").string()});
+        const ProcessResult regression = host({"compare", base.string(), (slower / "benchmark_summary.json").string(),
+                                               "--threshold", "5%", "--fail-on-regression", "--markdown",
+                                               (dir / "slower.md").string(), "--json", (dir / "slower.json").string()});
         const auto same_json = read_json(dir / "same.json");
         const auto slower_json = read_json(dir / "slower.json");
         ASSERT_EQ(same_json["rows"].Size(), 1u) << same.out;
@@ -109,7 +121,8 @@ TEST_F(StatisticsTest, OneRunASideFindsALargeSlowdownAndARerunIsNoRegression) {
         const std::string same_verdict = same_json["rows"][0]["verdict"].GetString();
         const std::string slower_verdict = slower_json["rows"][0]["verdict"].GetString();
         // The rerun may be "inconclusive" (a change within the floor), never "slower".
-        if (same.exit_code != 0 || same_verdict == "slower" || regression.exit_code != 1 || slower_verdict != "slower") {
+        if (same.exit_code != 0 || same_verdict == "slower" || regression.exit_code != 1 ||
+            slower_verdict != "slower") {
             failures += "attempt " + std::to_string(attempt) + ": rerun " + same_verdict + " (exit " +
                         std::to_string(same.exit_code) + "), slowed down " + slower_verdict + " (exit " +
                         std::to_string(regression.exit_code) + ")\n" + same.out + regression.out;
@@ -133,8 +146,8 @@ TEST_F(StatisticsTest, RunWithBaselineComparesAtTheEnd) {
     ASSERT_EQ(run_mock(base).exit_code, 0);
     // 4x: the flow is under test, not the sensitivity; one run of the mock took 2.2x
     // another on this shared 2-core VM at a load average of 4.7.
-    const ProcessResult result = run_mock(next, {"--param", "slowdown=4", "--baseline", base.string(),
-                                                 "--fail-on-regression"});
+    const ProcessResult result =
+        run_mock(next, {"--param", "slowdown=4", "--baseline", base.string(), "--fail-on-regression"});
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
     EXPECT_NE(result.out.find("Comparing " + next.string() + " (new) with " + base.string()), std::string::npos)
         << result.out;
@@ -155,8 +168,8 @@ TEST_F(StatisticsTest, RunWithBaselineComparesAtTheEnd) {
 TEST_F(StatisticsTest, ASlowerScenarioIsConfirmedBeforeTheVerdictStands) {
     const fs::path base = work / "base", next = work / "next";
     ASSERT_EQ(run_mock(base).exit_code, 0);
-    const ProcessResult result = run_mock(next, {"--param", "slowdown=1.5", "--baseline", base.string(),
-                                                 "--confirm", "2", "--fail-on-regression"});
+    const ProcessResult result = run_mock(
+        next, {"--param", "slowdown=1.5", "--baseline", base.string(), "--confirm", "2", "--fail-on-regression"});
     EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
     const auto comparison = read_json(next / "comparison.json");
     ASSERT_EQ(comparison["rows"].Size(), 1u) << result.out;
@@ -234,8 +247,9 @@ TEST_F(StatisticsTest, MinTimeAndConfidenceTargetStopSampling) {
 
     // A loose target is reached long before the budget.
     const fs::path target = work / "target";
-    ASSERT_EQ(run_mock(target, {"--measurement-iterations", "5", "--target-ci-width", "20%", "--max-time", "30"}).exit_code,
-              0);
+    ASSERT_EQ(
+        run_mock(target, {"--measurement-iterations", "5", "--target-ci-width", "20%", "--max-time", "30"}).exit_code,
+        0);
     const auto& reached = scenario_report(target)["benchmark_scenarios"][0]["sampling"]["latency"];
     EXPECT_STREQ(reached["stop_reason"].GetString(), "ci_width");
     EXPECT_LE(reached["ci_width"].GetDouble(), 0.2);
@@ -263,8 +277,10 @@ TEST_F(StatisticsTest, RoundsInterleaveVariantsAndPoolSamples) {
                                                     "--measurement-iterations", "15", "--log-level", "info"});
         ASSERT_EQ(result.exit_code, 0) << result.err;
         // The log shows the rotation: eager first in round 1, compiled first in round 2.
-        const std::size_t first_eager = result.err.find("[1/4] performance/mock_benchmark/mock_benchmark[variant=eager");
-        const std::size_t round_two = result.err.find("[3/4] performance/mock_benchmark/mock_benchmark[variant=compiled");
+        const std::size_t first_eager =
+            result.err.find("[1/4] performance/mock_benchmark/mock_benchmark[variant=eager");
+        const std::size_t round_two =
+            result.err.find("[3/4] performance/mock_benchmark/mock_benchmark[variant=compiled");
         EXPECT_NE(first_eager, std::string::npos) << result.err;
         EXPECT_NE(round_two, std::string::npos) << result.err;
 

@@ -31,9 +31,14 @@ protected:
     /// Runs the host on the build's plugins with `args`; returns scenarios by name.
     std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit = 0) {
         fs::remove_all(output);
-        std::vector<std::string> argv = {benchhost_binary().string(), "run", "--plugins-dir",
-                                         (build_dir / "plugins").string(), "--output-dir", output.string(),
-                                         "--warmup-iterations", "0"};
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         (build_dir / "plugins").string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--warmup-iterations",
+                                         "0"};
         if (std::find(args.begin(), args.end(), "--measurement-iterations") == args.end())
             args.insert(args.end(), {"--measurement-iterations", "2"});
         // Compiled is TorchScript unless a test asks for a mode: an AOTInductor compile
@@ -60,8 +65,9 @@ protected:
     /// A resnet50 or vit_b_16 scenario's name as planned: the compiled variant's carries
     /// its compile mode (TorchScript in these tests), the others' do not.
     static std::string with_mode(const std::string& name) {
-        return name.find("variant=compiled") == std::string::npos ? name
-                                                                   : name.substr(0, name.size() - 1) + ",compile_mode=torchscript]";
+        return name.find("variant=compiled") == std::string::npos
+                   ? name
+                   : name.substr(0, name.size() - 1) + ",compile_mode=torchscript]";
     }
 
     static double scalar(const Scenario& s, const char* name) {
@@ -83,27 +89,36 @@ TEST_F(TorchPluginsTest, ResNet50InEveryVariant) {
     auto s = run({"--include", "resnet50/resnet50", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s[with_mode("resnet50[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
+        const Scenario& scenario = s[with_mode("resnet50[variant=" + std::string(variant) +
+                                               ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 25'557'032) << variant;
         // 4.09 G multiply-accumulates at 224x224, two FLOPs each.
         EXPECT_NEAR(scalar(scenario, "flops_per_forward") / 8.18e9, 1.0, 0.02) << variant;
-        for (const char* series : {"latency", "throughput", "gflops"}) EXPECT_TRUE(has_series(scenario, series)) << series;
+        for (const char* series : {"latency", "throughput", "gflops"})
+            EXPECT_TRUE(has_series(scenario, series)) << series;
         if (std::string(variant) != "eager") {
             EXPECT_LE(scalar(scenario, "max_abs_diff"), 1e-2) << variant;  // checked against eager by the plugin
         }
     }
-    EXPECT_GT(scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"], "compile_time"), 0);
+    EXPECT_GT(
+        scalar(s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"],
+               "compile_time"),
+        0);
     // The cold start, reported apart: loading the plugin, building the model, compiling, the first call.
-    const auto& cold = (*s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"].report)["cold_start"];
+    const auto& cold =
+        (*s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"]
+              .report)["cold_start"];
     for (const char* name : {"plugin_load", "model_load", "compile_time", "first_call"})
         EXPECT_GT(cold[name]["value"].GetDouble(), 0.0) << name;
     // Each variant's speedup over eager, with its interval.
-    const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report)["speedup_over_eager"];
+    const auto& speedup = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"]
+                                .report)["speedup_over_eager"];
     EXPECT_GT(speedup["latency"]["value"].GetDouble(), 0.0);
     EXPECT_TRUE(speedup["latency"]["ci95"].IsArray());
     // The kernelized variant runs on the SDK's oneDNN kernel, and says so.
-    const auto& kernelized = (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report);
+    const auto& kernelized =
+        (*s["resnet50[variant=kernelized,batch_size=1,dtype=float32,device=cpu,threads=0]"].report);
     EXPECT_STREQ(kernelized["info"]["kernels"].GetString(), "conv_bn_act=onednn_prepacked_nhwc");
 }
 
@@ -131,7 +146,8 @@ TEST_F(TorchPluginsTest, ResNet50CompiledAsAnAotInductorPackageThenLoadedFromThe
     const auto& info = (*cold.report)["info"];
     EXPECT_STREQ(info["variant_passes"].GetString(), "torch.export,aot_inductor(default,freezing)");
     const std::string miss = info["compile_cache"].GetString();
-    ASSERT_EQ(miss.rfind("miss: " + (work / "cache" / "benchhost" / "aot-inductor").string() + "/resnet50-default-", 0), 0u)
+    ASSERT_EQ(miss.rfind("miss: " + (work / "cache" / "benchhost" / "aot-inductor").string() + "/resnet50-default-", 0),
+              0u)
         << miss;
     const auto& cold_start = (*cold.report)["cold_start"];
     for (const char* name : {"compile_time", "package_load_time", "first_call"})
@@ -186,7 +202,8 @@ TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {
     EXPECT_GT(scalar(compiled, "load_time"), 0);
     EXPECT_GT(scalar(compiled, "first_call"), 0);
     EXPECT_TRUE(has_series(compiled, "latency"));
-    EXPECT_STREQ((*compiled.report)["info"]["variant_passes"].GetString(), "a .pt2 package as given (compiled elsewhere)");
+    EXPECT_STREQ((*compiled.report)["info"]["variant_passes"].GetString(),
+                 "a .pt2 package as given (compiled elsewhere)");
     EXPECT_EQ(s["torchscript_model[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"].reason,
               "a .pt2 package is compiled ahead of time: the compiled variant times it as given");
 
@@ -215,8 +232,8 @@ TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {
 }
 
 TEST_F(TorchPluginsTest, TensorOpsVariantsWhereTheyApply) {
-    auto s = run({"--include", "tensor_ops/conv2d", "--include", "tensor_ops/softmax", "--dtypes", "float32",
-                  "--param", "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});
+    auto s = run({"--include", "tensor_ops/conv2d", "--include", "tensor_ops/softmax", "--dtypes", "float32", "--param",
+                  "conv2d.shapes=1x16x16x16", "--param", "softmax.shapes=8x64"});
     // softmax declares no kernelized variant (BENCH_BENCHMARK_VARIANTS): it is not planned.
     ASSERT_EQ(s.size(), 5u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
@@ -236,9 +253,10 @@ TEST_F(TorchPluginsTest, TensorOpsSlowdownMakesTheTimedCallsSlower) {
     // slowdown=1.5 busy-waits half of each call's time after the operator. Runs of the
     // same build side by side, not absolute times: the slowed run's median against the
     // quieter of two plain runs around it, with a generous bound (1.2 for 1.5).
-    const std::vector<std::string> args = {"--include", "tensor_ops/matmul", "--variants", "eager", "--dtypes",
-                                           "float32", "--param", "matmul.sizes=128", "--measurement-iterations", "15",
-                                           "--monitor-interval", "0"};
+    const std::vector<std::string> args = {"--include", "tensor_ops/matmul",  "--variants",
+                                           "eager",     "--dtypes",           "float32",
+                                           "--param",   "matmul.sizes=128",   "--measurement-iterations",
+                                           "15",        "--monitor-interval", "0"};
     const std::string id = "matmul[variant=eager,dtype=float32,device=cpu,threads=0]";
     const auto median = [&](const std::vector<std::string>& extra, std::string* slowdown_info = nullptr) {
         std::vector<std::string> all = args;
@@ -275,7 +293,8 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
                   "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 3u);
     for (const char* variant : {"eager", "compiled", "kernelized"}) {
-        const Scenario& scenario = s[with_mode("vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
+        const Scenario& scenario = s[with_mode("vit_b_16[variant=" + std::string(variant) +
+                                               ",batch_size=1,dtype=float32,device=cpu,threads=0]")];
         ASSERT_EQ(scenario.status, "success") << variant << ": " << scenario.reason;
         EXPECT_EQ(scalar(scenario, "parameters"), 86'567'656) << variant;
         // 17.57 G multiply-accumulates: patch embedding, 12 layers of attention and MLP, head.
@@ -285,11 +304,14 @@ TEST_F(TorchPluginsTest, VitB16InEveryVariant) {
     // Eager (and its trace) attends as nn.MultiheadAttention's inference fast path; the
     // kernelized default calls the CPU flash-attention kernel itself.
     const auto info = [&](const char* variant, const char* name) -> std::string {
-        const auto& report = *s[with_mode("vit_b_16[variant=" + std::string(variant) + ",batch_size=1,dtype=float32,device=cpu,threads=0]")].report;
+        const auto& report = *s[with_mode("vit_b_16[variant=" + std::string(variant) +
+                                          ",batch_size=1,dtype=float32,device=cpu,threads=0]")]
+                                  .report;
         return report["info"].HasMember(name) ? report["info"][name].GetString() : "";
     };
     for (const char* variant : {"eager", "compiled"})
-        EXPECT_EQ(info(variant, "attention").rfind("_native_multi_head_attention", 0), 0u) << info(variant, "attention");
+        EXPECT_EQ(info(variant, "attention").rfind("_native_multi_head_attention", 0), 0u)
+            << info(variant, "attention");
     EXPECT_EQ(info("kernelized", "kernel_path"), "onednn_prepacked");
     EXPECT_EQ(info("kernelized", "attention"), "_scaled_dot_product_flash_attention_for_cpu");
 }
@@ -331,7 +353,8 @@ TEST_F(TorchPluginsTest, Gpt2TinyGeneratesInEveryVariant) {
         ASSERT_EQ(gbs.Size(), tpot.Size());
         for (rapidjson::SizeType i = 0; i < gbs.Size(); ++i)
             EXPECT_NEAR(gbs[i].GetDouble() * 1e9 * tpot[i].GetDouble() / 1e3, 2312192.0, 1e-3) << name << " " << i;
-        EXPECT_TRUE(std::isnan(scalar(scenario, "fraction_of_peak_decode_bandwidth"))) << name;  // the CPU's peak is not known
+        EXPECT_TRUE(std::isnan(scalar(scenario, "fraction_of_peak_decode_bandwidth")))
+            << name;  // the CPU's peak is not known
     }
 }
 
@@ -340,8 +363,17 @@ TEST_F(TorchPluginsTest, Gpt2CompiledAsTwoAotInductorPackagesOverOneKvCache) {
     // keeps: batch 2, 6 tokens, so that the decode steps read what the prefill and the
     // steps before them wrote. In float32 the plugin fails the scenario when a token
     // differs from eager's.
-    const std::vector<std::string> args{"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "compiled",
-                                        "--batch-sizes", "2", "--num-tokens-to-generate", "6", "--compile-modes",
+    const std::vector<std::string> args{"--include",
+                                        "gpt2/gpt2",
+                                        "--model-id",
+                                        "gpt2-tiny",
+                                        "--variants",
+                                        "compiled",
+                                        "--batch-sizes",
+                                        "2",
+                                        "--num-tokens-to-generate",
+                                        "6",
+                                        "--compile-modes",
                                         "default,reduce-overhead"};
     auto s = run(args);
     ASSERT_EQ(s.size(), 2u);
@@ -383,8 +415,9 @@ TEST_F(TorchPluginsTest, Gpt2KernelizedAttentionGeneratesEagersTokens) {
     for (const auto& [option, attention] :
          {std::pair{"fused", "prefill flash_attention (causal), decode flash_attention (no mask)"},
           std::pair{"bmm", "bmm, _softmax, bmm (prefill: baddbmm with the causal mask)"}}) {
-        auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,kernelized",
-                      "--batch-sizes", "2", "--num-tokens-to-generate", "6", "--param", std::string("attention=") + option});
+        auto s =
+            run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,kernelized", "--batch-sizes",
+                 "2", "--num-tokens-to-generate", "6", "--param", std::string("attention=") + option});
         ASSERT_EQ(s.size(), 2u) << option;
         const Scenario& kernelized = s["gpt2[variant=kernelized,batch_size=2,dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(kernelized.status, "success") << option << ": " << kernelized.reason;
@@ -392,9 +425,10 @@ TEST_F(TorchPluginsTest, Gpt2KernelizedAttentionGeneratesEagersTokens) {
         EXPECT_STREQ((*kernelized.report)["info"]["attention"].GetString(), attention);
         const Scenario& eager = s["gpt2[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"];
         ASSERT_EQ(eager.status, "success") << eager.reason;
-        EXPECT_STREQ((*eager.report)["info"]["attention"].GetString(),
-                     "scaled_dot_product_attention: prefill flash_attention (is_causal, no mask), decode flash_attention "
-                     "(boolean mask over the static cache)");
+        EXPECT_STREQ(
+            (*eager.report)["info"]["attention"].GetString(),
+            "scaled_dot_product_attention: prefill flash_attention (is_causal, no mask), decode flash_attention "
+            "(boolean mask over the static cache)");
     }
 }
 
@@ -403,9 +437,9 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     // steps, so they decode at different positions side by side. Before serving, the
     // plugin checks that three queries joining one step apart generate what each
     // generates alone (it fails the scenario otherwise).
-    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled", "--load", "server",
-                  "--concurrency", "4", "--max-batch", "4", "--queries", "16", "--num-tokens-to-generate", "6",
-                  "--warmup-iterations", "1"});
+    auto s = run({"--include", "gpt2/gpt2", "--model-id", "gpt2-tiny", "--variants", "eager,compiled", "--load",
+                  "server", "--concurrency", "4", "--max-batch", "4", "--queries", "16", "--num-tokens-to-generate",
+                  "6", "--warmup-iterations", "1"});
     ASSERT_EQ(s.size(), 2u);
     const Scenario& eager = s["gpt2[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"];
     ASSERT_EQ(eager.status, "success") << eager.reason;
@@ -413,14 +447,16 @@ TEST_F(TorchPluginsTest, Gpt2ServesWithContinuousBatchingTheTokensOfGenerationsA
     EXPECT_STREQ(report["info"]["batching_check"].GetString(),
                  "the tokens of 3 queries joining a batch one step apart equal those each generates alone");
     // 32 prompt tokens + 6 generated - 1: the positions ever fed to the model.
-    EXPECT_STREQ(report["info"]["kv_cache"].GetString(), "a slot per query in the batch, [4, heads, 37, head_dim] per layer");
+    EXPECT_STREQ(report["info"]["kv_cache"].GetString(),
+                 "a slot per query in the batch, [4, heads, 37, head_dim] per layer");
     const auto& m = report["measurements"];
     for (const char* series : {"latency", "time_to_first_token", "time_per_output_token"})
         EXPECT_EQ(m[series]["count"].GetInt(), 16) << series;
     EXPECT_EQ(m["inter_token_latency"]["count"].GetInt(), 16 * 5);
     EXPECT_EQ(m["queries_per_batch"]["max"].GetDouble(), 4);  // the clients' queries shared steps
     EXPECT_EQ(scalar(eager, "max_batch"), 4);
-    const Scenario& compiled = s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
+    const Scenario& compiled =
+        s["gpt2[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
     EXPECT_EQ(compiled.status, "skipped");
     EXPECT_EQ(compiled.reason, "--load: gpt2 serves (continuous batching) in the eager variant only");
 }
@@ -468,7 +504,8 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
         EXPECT_GT(scalar(scenario, "throughput"), 0) << name;
     }
     // A graph per batch size, each checked against eager.
-    const Scenario& compiled = s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
+    const Scenario& compiled =
+        s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
     EXPECT_GT(scalar(compiled, "serving_compile_time"), 0);
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-2);
 }
@@ -489,15 +526,16 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithAPackagePerBatchSize) {
     EXPECT_LE(scalar(served, "max_abs_diff"), 1e-2);
     const auto& info = (*served.report)["info"];
     EXPECT_STREQ(info["serving_compile_cache"].GetString(), "1 of 2 packages from the cache");
-    EXPECT_NE(std::string(info["serving"].GetString()).find("a package compiled per batch size, 1 to 2"), std::string::npos)
+    EXPECT_NE(std::string(info["serving"].GetString()).find("a package compiled per batch size, 1 to 2"),
+              std::string::npos)
         << info["serving"].GetString();
 }
 
 TEST_F(TorchPluginsTest, VitB16ServesWithDynamicBatching) {
     // The kernelized variant packs its weights per number of rows: each batch size's
     // first call comes before the load.
-    auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "eager,kernelized", "--load", "offline", "--queries", "4",
-                  "--max-batch", "2", "--warmup-iterations", "0"});
+    auto s = run({"--include", "vit_b_16/vit_b_16", "--variants", "eager,kernelized", "--load", "offline", "--queries",
+                  "4", "--max-batch", "2", "--warmup-iterations", "0"});
     ASSERT_EQ(s.size(), 2u);
     for (const auto& [name, scenario] : s) {
         ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
@@ -526,8 +564,8 @@ TEST_F(TorchPluginsTest, Float16RunsOnTheCpuAndIsComparedWithFloat32) {
     const Scenario& inference = s["resnet50[variant=eager,batch_size=1,dtype=float16,device=cpu,threads=0]"];
     ASSERT_NE(inference.report, nullptr);
     const double difference = scalar(inference, "max_abs_diff_vs_float32");
-    EXPECT_GT(difference, 0.0);   // float16 rounds: not the float32 output
-    EXPECT_LT(difference, 1.0);   // but the same model's output
+    EXPECT_GT(difference, 0.0);  // float16 rounds: not the float32 output
+    EXPECT_LT(difference, 1.0);  // but the same model's output
 }
 
 TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
@@ -540,8 +578,8 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
     constexpr double mib = 1024.0 * 1024.0;
     const double parameter_bytes = 4.0 * 25'557'032;  // float32
     for (const auto& [optimizer, moments] : {std::pair{"sgd", 1.0}, std::pair{"adamw", 2.0}}) {
-        const Scenario& train =
-            s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0,optimizer=" + std::string(optimizer) + "]"];
+        const Scenario& train = s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0,optimizer=" +
+                                  std::string(optimizer) + "]"];
         ASSERT_EQ(train.status, "success") << optimizer << ": " << train.reason;
         for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
             EXPECT_TRUE(has_series(train, series)) << optimizer << ": " << series;
@@ -559,9 +597,10 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
         EXPECT_GT(activations, 0) << optimizer;
         // The breakdown adds up to the peak of a step within 10%.
         EXPECT_NEAR((parameters + gradients + state + activations) / peak, 1.0, 0.10) << optimizer;
-        EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), (parameters + gradients + state + activations) / peak, 1e-9);
-        EXPECT_NEAR(scalar(train, "memory_training_over_inference"), peak / (scalar(train, "memory_inference_peak") * mib),
+        EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), (parameters + gradients + state + activations) / peak,
                     1e-9);
+        EXPECT_NEAR(scalar(train, "memory_training_over_inference"),
+                    peak / (scalar(train, "memory_inference_peak") * mib), 1e-9);
         EXPECT_GT(scalar(train, "memory_training_over_inference"), 1.0) << optimizer;
         // The plugin checked the same and found nothing to warn about.
         for (const auto& warning : (*train.report)["warnings"].GetArray())
@@ -571,8 +610,8 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
 
 TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
     // The same flow as ResNet-50's, on a model with no batch norm: SGD, batch 1, one timed step.
-    auto s = run({"--include", "vit_b_16/train", "--variants", "eager", "--batch-sizes", "1", "--warmup-iterations", "0",
-                  "--measurement-iterations", "1"});
+    auto s = run({"--include", "vit_b_16/train", "--variants", "eager", "--batch-sizes", "1", "--warmup-iterations",
+                  "0", "--measurement-iterations", "1"});
     ASSERT_EQ(s.size(), 1u);
     const Scenario& train = s["train[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]"];
     ASSERT_EQ(train.status, "success") << train.reason;
@@ -587,7 +626,8 @@ TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {
     // the four parts add up to the peak as ResNet-50's do (0.99 at batch 1 with SDPA).
     const double peak = scalar(train, "memory_peak") * mib;
     const double kept = (scalar(train, "memory_parameters") + scalar(train, "memory_gradients") +
-                         scalar(train, "memory_optimizer_state")) * mib;
+                         scalar(train, "memory_optimizer_state")) *
+                        mib;
     EXPECT_GE(peak, 0.99 * kept);
     EXPECT_NEAR(scalar(train, "memory_breakdown_over_peak"), 1.0, 0.10);
     for (const char* series : {"step", "forward", "backward", "optimizer_step", "throughput"})
@@ -658,8 +698,8 @@ TEST_F(TorchPluginsTest, ModelsRunOnTheImagesOfAFolder) {
     write_jpeg(images / "cat/1.jpg", solid(300, 200, 200, 30, 30));
     write_png(images / "cat/2.png", solid(120, 260, 30, 200, 30));
     write_png(images / "dog/1.png", solid(64, 64, 30, 30, 200));
-    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16/vit_b_16", "--variants", "eager", "--batch-sizes",
-                  "2", "--measurement-iterations", "1", "--param", "dataset=" + images.string()});
+    auto s = run({"--include", "resnet50/resnet50", "--include", "vit_b_16/vit_b_16", "--variants", "eager",
+                  "--batch-sizes", "2", "--measurement-iterations", "1", "--param", "dataset=" + images.string()});
     ASSERT_EQ(s.size(), 2u);
     for (const char* name : {"resnet50[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]",
                              "vit_b_16[variant=eager,batch_size=2,dtype=float32,device=cpu,threads=0]"}) {
@@ -693,8 +733,8 @@ TEST_F(TorchPluginsTest, AFolderThatCannotBeReadFailsTheScenarioSayingWhy) {
     fs::create_directories(work / "broken/cat");
     write_png(work / "broken/cat/a.png", solid(8, 8, 1, 2, 3));
     write_file(work / "broken/cat/b.jpg", "<html>not an image</html>");
-    EXPECT_NE(reason_with(work / "broken").find((work / "broken/cat/b.jpg").string() +
-                                                ": not a JPEG or PNG file (it starts with 3c 68 74 6d)"),
+    EXPECT_NE(reason_with(work / "broken")
+                  .find((work / "broken/cat/b.jpg").string() + ": not a JPEG or PNG file (it starts with 3c 68 74 6d)"),
               std::string::npos);
 }
 
@@ -713,8 +753,8 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
     ASSERT_EQ(s.size(), 4u);
     for (const char* variant : {"eager", "compiled"}) {
         for (const char* dtype : {"float32", "bfloat16"}) {
-            const std::string name = "torchscript_model[variant=" + std::string(variant) + ",batch_size=4,dtype=" + dtype +
-                                     ",device=cpu,threads=0]";
+            const std::string name = "torchscript_model[variant=" + std::string(variant) +
+                                     ",batch_size=4,dtype=" + dtype + ",device=cpu,threads=0]";
             const Scenario& scenario = s[name];
             ASSERT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
             EXPECT_EQ(scalar(scenario, "dataset_images"), 10) << name;
@@ -753,8 +793,10 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
                             images.string() + " | "),
               std::string::npos)
         << markdown;
-    EXPECT_NE(markdown.find("| torchscript_model | compiled/torchscript | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
-              std::string::npos)
+    EXPECT_NE(
+        markdown.find(
+            "| torchscript_model | compiled/torchscript | bfloat16 | 4 | swapped | 50.0% (5/10) | 90.0% (9/10) | "),
+        std::string::npos)
         << markdown;
     // The dtypes side by side: latency, speedup over float32, difference from float32.
     const auto line_starting = [&](const std::string& start) {
@@ -762,12 +804,13 @@ TEST_F(TorchPluginsTest, ClassifiersOfAFolderReportTheirExactAccuracy) {
         return at == std::string::npos ? std::string() : markdown.substr(at, markdown.find('\n', at) - at);
     };
     EXPECT_NE(markdown.find("## Precision side by side"), std::string::npos);
-    const std::string float32_row =
-        line_starting("| torchscript_model | variant=eager, batch_size=4, device=cpu, threads=0 | original | float32 | ");
+    const std::string float32_row = line_starting(
+        "| torchscript_model | variant=eager, batch_size=4, device=cpu, threads=0 | original | float32 | ");
     EXPECT_TRUE(float32_row.ends_with(" | 0 | 0 |")) << markdown;  // float32 against itself
     EXPECT_NE(float32_row.find("| 1.00x (baseline) |"), std::string::npos) << float32_row;
     EXPECT_FALSE(
-        line_starting("| torchscript_model | variant=compiled, batch_size=4, device=cpu, threads=0 | swapped | bfloat16 | ")
+        line_starting(
+            "| torchscript_model | variant=compiled, batch_size=4, device=cpu, threads=0 | swapped | bfloat16 | ")
             .empty())
         << markdown;
     const std::string html = read_file(output / "report.html");

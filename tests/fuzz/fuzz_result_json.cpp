@@ -82,12 +82,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     // Round trips: what was read is written and must read back, equal, without an
     // exception of any type.
-    if (const auto result = read_or_nothing<bench::ScenarioResult>(benchhost::result_from_json, text, "result_from_json")) {
+    if (const auto result =
+            read_or_nothing<bench::ScenarioResult>(benchhost::result_from_json, text, "result_from_json")) {
         const std::string json = benchhost::result_to_json(*result);
         if (!same_result(benchhost::result_from_json(json), *result))
             bug("result_to_json(result_from_json(input)) reads back different", std::string(text), json);
     }
-    if (const auto config = read_or_nothing<bench::ScenarioConfig>(benchhost::config_from_json, text, "config_from_json")) {
+    if (const auto config =
+            read_or_nothing<bench::ScenarioConfig>(benchhost::config_from_json, text, "config_from_json")) {
         const std::string json = benchhost::config_to_json(*config);
         if (!(benchhost::config_from_json(json) == *config))
             bug("config_to_json(config_from_json(input)) reads back different", std::string(text), json);

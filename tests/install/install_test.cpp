@@ -15,8 +15,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,9 +41,12 @@ std::string describe(const ProcessResult& result) {
 std::vector<std::string> cmake_configure(const fs::path& source, const fs::path& binary, const fs::path& prefix,
                                          const std::string& build_type = "Release") {
     return {BENCH_CMAKE_COMMAND,
-            "-S", source.string(),
-            "-B", binary.string(),
-            "-G", BENCH_CMAKE_GENERATOR,
+            "-S",
+            source.string(),
+            "-B",
+            binary.string(),
+            "-G",
+            BENCH_CMAKE_GENERATOR,
             "-DCMAKE_MAKE_PROGRAM=" BENCH_CMAKE_MAKE_PROGRAM,
             "-DCMAKE_CXX_COMPILER=" BENCH_CMAKE_CXX_COMPILER,
             "-DCMAKE_BUILD_TYPE=" + build_type,
@@ -76,8 +79,9 @@ void expect_one_set_of_cuda_libraries(const std::string& ldd_output) {
     int checked = 0;
     std::istringstream lines(ldd_output);
     for (std::string line; std::getline(lines, line);) {
-        const bool cuda = line.find("libcudart.so") != std::string::npos || line.find("libnccl.so") != std::string::npos ||
-                          line.find("libcublas.so") != std::string::npos || line.find("libcudnn.so") != std::string::npos;
+        const bool cuda =
+            line.find("libcudart.so") != std::string::npos || line.find("libnccl.so") != std::string::npos ||
+            line.find("libcublas.so") != std::string::npos || line.find("libcudnn.so") != std::string::npos;
         if (!cuda) continue;
         ++checked;
         // "\tlibcudart.so.13 => /path/libcudart.so.13 (0x...)", the path maybe with '..' in it.
@@ -86,9 +90,8 @@ void expect_one_set_of_cuda_libraries(const std::string& ldd_output) {
         const std::string loaded = arrow == std::string::npos || open == std::string::npos || open < arrow
                                        ? std::string()
                                        : fs::weakly_canonical(line.substr(arrow + 3, open - arrow - 3)).string();
-        const bool from_torch = std::any_of(dirs.begin(), dirs.end(), [&](const std::string& dir) {
-            return loaded.starts_with(dir);
-        });
+        const bool from_torch =
+            std::any_of(dirs.begin(), dirs.end(), [&](const std::string& dir) { return loaded.starts_with(dir); });
         EXPECT_TRUE(from_torch) << "not from torch's CUDA libraries (" << dirs_text << "): " << line;
     }
     EXPECT_GE(checked, 4) << "libcudart, libnccl, libcublas and libcudnn are loaded with LibTorch\n" << ldd_output;
@@ -115,14 +118,20 @@ protected:
 };
 
 TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
-    const std::vector<std::string> installed = {
-        "bin/benchhost", "lib/libbench_sdk.so", "lib/" + sdk_soname, "include/bench/plugin.hpp",
-        "include/bench/context.hpp", "include/bench/version.hpp", "lib/cmake/BenchSDK/BenchSDKConfig.cmake",
-        "lib/cmake/BenchSDK/BenchSDKConfigVersion.cmake", "lib/cmake/BenchSDK/BenchSDKTargets.cmake",
-        "lib/cmake/BenchSDK/BenchPlugin.cmake", "plugins/performance/libmock_benchmark.so",
-        "share/benchhost/configs/default.yaml", "share/benchhost/configs/quick.yaml"};
-    for (const std::string& file : installed)
-        EXPECT_TRUE(fs::exists(prefix / file)) << file;
+    const std::vector<std::string> installed = {"bin/benchhost",
+                                                "lib/libbench_sdk.so",
+                                                "lib/" + sdk_soname,
+                                                "include/bench/plugin.hpp",
+                                                "include/bench/context.hpp",
+                                                "include/bench/version.hpp",
+                                                "lib/cmake/BenchSDK/BenchSDKConfig.cmake",
+                                                "lib/cmake/BenchSDK/BenchSDKConfigVersion.cmake",
+                                                "lib/cmake/BenchSDK/BenchSDKTargets.cmake",
+                                                "lib/cmake/BenchSDK/BenchPlugin.cmake",
+                                                "plugins/performance/libmock_benchmark.so",
+                                                "share/benchhost/configs/default.yaml",
+                                                "share/benchhost/configs/quick.yaml"};
+    for (const std::string& file : installed) EXPECT_TRUE(fs::exists(prefix / file)) << file;
     const bool torch = BENCH_WITH_TORCH_BUILT;
     for (const char* file : {"lib/libbench_sdk_torch.so", "include/bench/torch/model_benchmark.hpp",
                              "lib/cmake/BenchSDK/BenchSDKTorchTargets.cmake", "plugins/performance/libresnet50.so",
@@ -160,12 +169,13 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
     const fs::path out = work / "out";
     // With an installed configuration (quick.yaml: 5 iterations), the options beside it
     // taking precedence.
-    const ProcessResult run = host({"run", "--config", (prefix / "share/benchhost/configs/quick.yaml").string(),
-                                    "--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
-                                    "eager", "--warmup-iterations", "1", "--measurement-iterations", "3",
-                                    "--output-dir", out.string()});
+    const ProcessResult run =
+        host({"run", "--config", (prefix / "share/benchhost/configs/quick.yaml").string(), "--enable-mock", "--include",
+              "mock_benchmark/mock_benchmark", "--variants", "eager", "--warmup-iterations", "1",
+              "--measurement-iterations", "3", "--output-dir", out.string()});
     ASSERT_EQ(run.exit_code, 0) << describe(run);
-    EXPECT_NE(run.out.find("Axes with one value in this run: variant=eager, batch_size=1\n"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("Axes with one value in this run: variant=eager, batch_size=1\n"), std::string::npos)
+        << run.out;
     EXPECT_NE(run.out.find("\nperformance/mock_benchmark/mock_benchmark\n"), std::string::npos) << run.out;
     const auto summary = read_json(out / "benchmark_summary.json");
     ASSERT_EQ(summary["results"].Size(), 1u);
@@ -188,20 +198,22 @@ TEST_F(InstallTest, InstallsAndExportsOnlyThePluginApi) {
     const ProcessResult nm =
         run_process({"/usr/bin/nm", "-D", "-C", "--defined-only", (prefix / "lib/libbench_sdk.so").string()});
     ASSERT_EQ(nm.exit_code, 0) << describe(nm);
-    for (const char* exported : {"bench::summarize(", "bench::StoppingRule::", "bench::Context::", "bench::clock_cost_ns("})
+    for (const char* exported :
+         {"bench::summarize(", "bench::StoppingRule::", "bench::Context::", "bench::clock_cost_ns("})
         EXPECT_NE(nm.out.find(exported), std::string::npos) << exported << "\n" << nm.out;
-    for (const char* internal : {"bench::bootstrap_", "bench::median_interval_of_sorted(", "bench::cartesian_product(",
-                                 "bench::apply_axis_", "bench::mann_whitney_u(", "bench::classify_outliers(",
-                                 "bench::analyze_series(", "bench::GpuMonitor::", "bench::CpuMonitor::",
-                                 "bench::ScenarioMonitors::", "bench::describe_gpus(", "bench::usable_cpu_count(",
-                                 "bench::detail::"})
+    for (const char* internal :
+         {"bench::bootstrap_", "bench::median_interval_of_sorted(", "bench::cartesian_product(", "bench::apply_axis_",
+          "bench::mann_whitney_u(", "bench::classify_outliers(", "bench::analyze_series(",
+          "bench::GpuMonitor::", "bench::CpuMonitor::", "bench::ScenarioMonitors::", "bench::describe_gpus(",
+          "bench::usable_cpu_count(", "bench::detail::"})
         EXPECT_EQ(nm.out.find(internal), std::string::npos) << internal << "\n" << nm.out;
 }
 
 TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     // Configured and built as examples/external_plugin/README.md says.
     const fs::path plugin_build = work / "external_build";
-    ProcessResult step = run_process(cmake_configure(source_dir / "examples/external_plugin", plugin_build, prefix), work.path());
+    ProcessResult step =
+        run_process(cmake_configure(source_dir / "examples/external_plugin", plugin_build, prefix), work.path());
     ASSERT_EQ(step.exit_code, 0) << describe(step);
     step = run_process({BENCH_CMAKE_COMMAND, "--build", plugin_build.string()}, work.path());
     ASSERT_EQ(step.exit_code, 0) << describe(step);
@@ -221,10 +233,12 @@ TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
                "    dtypes: [float32, float16]\n"
                "    axes: {row_length: [64, 256]}\n");
     const fs::path out = work / "out";
-    const ProcessResult run = host({"run", "--plugins-dir", plugins.string(), "--config", (work / "softmax.yaml").string(),
-                                    "--batch-sizes", "4", "--output-dir", out.string()});
+    const ProcessResult run =
+        host({"run", "--plugins-dir", plugins.string(), "--config", (work / "softmax.yaml").string(), "--batch-sizes",
+              "4", "--output-dir", out.string()});
     ASSERT_EQ(run.exit_code, 0) << describe(run);
-    EXPECT_NE(run.out.find("4 scenarios: 2 succeeded, 0 failed (100.0% of those that ran), 2 skipped"), std::string::npos)
+    EXPECT_NE(run.out.find("4 scenarios: 2 succeeded, 0 failed (100.0% of those that ran), 2 skipped"),
+              std::string::npos)
         << run.out;
 
     const auto reports = files_matching(out / "softmax_cpu", "softmax_cpu_", ".json");
@@ -256,19 +270,22 @@ TEST_F(InstallTest, ExternalPluginBuildsAgainstTheInstalledSdkAndRuns) {
     expect_reports_match_schema(out, "the external plugin");
 
     // Its install rule puts it beside the built-in plugins, where the host looks.
-    step = run_process({BENCH_CMAKE_COMMAND, "--install", plugin_build.string(), "--prefix", prefix.string()}, work.path());
+    step = run_process({BENCH_CMAKE_COMMAND, "--install", plugin_build.string(), "--prefix", prefix.string()},
+                       work.path());
     ASSERT_EQ(step.exit_code, 0) << describe(step);
     const fs::path installed = prefix / "plugins/performance/libsoftmax_cpu.so";
     ASSERT_TRUE(fs::exists(installed));
     const std::string installed_libs = ldd(installed);
     EXPECT_EQ(installed_libs.find("not found"), std::string::npos) << installed_libs;
     const fs::path out2 = work / "out2";
-    const ProcessResult installed_run = host({"run", "--include", "softmax_cpu", "--measurement-iterations", "3",
-                                              "--output-dir", out2.string()});
+    const ProcessResult installed_run =
+        host({"run", "--include", "softmax_cpu", "--measurement-iterations", "3", "--output-dir", out2.string()});
     ASSERT_EQ(installed_run.exit_code, 0) << describe(installed_run);
-    EXPECT_NE(installed_run.out.find("Axes with one value in this run: batch_size=1, dtype=float32\n"), std::string::npos)
+    EXPECT_NE(installed_run.out.find("Axes with one value in this run: batch_size=1, dtype=float32\n"),
+              std::string::npos)
         << installed_run.out;
-    EXPECT_NE(installed_run.out.find("\nperformance/softmax_cpu/softmax_cpu\n"), std::string::npos) << installed_run.out;
+    EXPECT_NE(installed_run.out.find("\nperformance/softmax_cpu/softmax_cpu\n"), std::string::npos)
+        << installed_run.out;
 }
 
 TEST_F(InstallTest, APluginProjectWithoutABuildTypeIsBuiltOptimized) {
@@ -312,7 +329,8 @@ TEST_F(InstallTest, APluginProjectWithoutABuildTypeIsBuiltOptimized) {
     const ProcessResult debug = host({"run", "--plugins-dir", (project / "debug/plugins").string(),
                                       "--measurement-iterations", "2", "--output-dir", (work / "out_debug").string()});
     ASSERT_EQ(debug.exit_code, 0) << describe(debug);
-    EXPECT_NE(debug.err.find("plugin performance/my_plugin (" + (project / "debug/plugins/performance/libmy_plugin.so").string() +
+    EXPECT_NE(debug.err.find("plugin performance/my_plugin (" +
+                             (project / "debug/plugins/performance/libmy_plugin.so").string() +
                              ") was built without optimization and with assertions on"),
               std::string::npos)
         << debug.err;
@@ -357,7 +375,8 @@ TEST_F(InstallTest, PackageGivesSdkAloneAndSdkTorchOnlyWhenAsked) {
     // installed header compiles on its own include path.
     std::string main_source;
     for (const auto& entry : fs::directory_iterator(prefix / "include/bench"))
-        if (entry.path().extension() == ".hpp") main_source += "#include <bench/" + entry.path().filename().string() + ">\n";
+        if (entry.path().extension() == ".hpp")
+            main_source += "#include <bench/" + entry.path().filename().string() + ">\n";
     main_source += "int main() { return bench::abi_major == " + std::to_string(bench::abi_major) + " ? 0 : 1; }\n";
     ProcessResult result =
         build_consumer(work / "plain", prefix, "find_package(BenchSDK 0.1 REQUIRED)", "bench::sdk", {}, main_source);
@@ -400,8 +419,8 @@ TEST_F(InstallTest, PackageGivesSdkAloneAndSdkTorchOnlyWhenAsked) {
         EXPECT_NE(result.exit_code, 0) << describe(result);
         EXPECT_NE((result.out + result.err).find("Torch"), std::string::npos) << describe(result);
     } else {
-        result = build_consumer(work / "torch", prefix, "find_package(BenchSDK REQUIRED COMPONENTS torch)",
-                                "bench::sdk");
+        result =
+            build_consumer(work / "torch", prefix, "find_package(BenchSDK REQUIRED COMPONENTS torch)", "bench::sdk");
         EXPECT_NE(result.exit_code, 0) << describe(result);
         // CMake wraps the message: compare with the whitespace squeezed.
         std::string said;

@@ -22,8 +22,7 @@ TEST(Context, MeasureRecordsOneSampleInMsPerIteration) {
     bench::Context ctx(config, quiet_logger());
     const bench::Series series = ctx.measure("latency", [] {
         const auto until = bench::Clock::now() + std::chrono::microseconds(20);
-        while (bench::Clock::now() < until) {
-        }
+        while (bench::Clock::now() < until) {}
     });
     EXPECT_EQ(series.unit, "ms");
     EXPECT_EQ(series.samples.size(), 6u);
@@ -47,7 +46,7 @@ TEST(MemoryPeak, ARestartKeepsTheScenarioPeakAndANewScenarioForgetsIt) {
     touch_and_release(200);
     EXPECT_GE(bench::resident_peak_mib(), base + 190);
     ASSERT_TRUE(bench::restart_resident_peak()) << "the kernel does not let a process restart its VmHWM";
-    EXPECT_LT(bench::resident_peak_mib(), base + 100);             // restarted
+    EXPECT_LT(bench::resident_peak_mib(), base + 100);  // restarted
     EXPECT_GE(bench::scenario_resident_peak_mib(), base + 190);  // kept for the scenario
     bench::begin_scenario_resident_peak();
     EXPECT_LT(bench::scenario_resident_peak_mib(), base + 100);  // a new scenario

@@ -39,8 +39,7 @@ private:
 
 void spin_us(int us) {
     const auto until = bench::Clock::now() + std::chrono::microseconds(us);
-    while (bench::Clock::now() < until) {
-    }
+    while (bench::Clock::now() < until) {}
 }
 
 /// An operator profiler that makes each profiled call about twice as long and reports
@@ -83,11 +82,13 @@ TEST_F(NoPerf, AlternatesUnprofiledAndProfiledCallsAndMeasuresTheOverhead) {
     ASSERT_TRUE(ctx.profiling());
     auto operators = std::make_shared<FakeOperators>();
     int calls = 0, profiled_calls = 0;
-    ctx.profile({.name = "forward", .call = [&] {
-                     ++calls;
-                     if (operators->running) ++profiled_calls;
-                     spin_us(operators->running ? 400 : 200);  // the profiler doubles a call
-                 },
+    ctx.profile({.name = "forward",
+                 .call =
+                     [&] {
+                         ++calls;
+                         if (operators->running) ++profiled_calls;
+                         spin_us(operators->running ? 400 : 200);  // the profiler doubles a call
+                     },
                  .operators = operators});
     ASSERT_TRUE(ctx.result().profile.has_value());
     const bench::Profile& profile = *ctx.result().profile;
@@ -139,9 +140,11 @@ TEST_F(NoPerf, ACallThatThrowsEndsThePassWithANoteAndStopsTheProfiler) {
     bench::Context ctx(config, quiet_logger());
     auto operators = std::make_shared<FakeOperators>();
     int calls = 0;
-    ctx.profile({.name = "forward", .call = [&] {
-                     if (++calls == 3) throw std::runtime_error("out of memory");
-                 },
+    ctx.profile({.name = "forward",
+                 .call =
+                     [&] {
+                         if (++calls == 3) throw std::runtime_error("out of memory");
+                     },
                  .operators = operators});
     const bench::Profile& profile = *ctx.result().profile;
     EXPECT_FALSE(operators->running);

@@ -35,8 +35,7 @@ bench::LoadConfig load_of(bench::LoadMode mode, long long queries) {
 
 void busy_for(std::chrono::microseconds time) {
     const auto until = bench::Clock::now() + time;
-    while (bench::Clock::now() < until) {
-    }
+    while (bench::Clock::now() < until) {}
 }
 
 double scalar(const bench::Context& ctx, const char* name) {
@@ -157,8 +156,9 @@ TEST(Serve, FindPeakSkipsWhenItsSloBoundsTokensThatNoQueryReports) {
         ctx.serve([](bench::Query&) { busy_for(std::chrono::microseconds(50)); });
         FAIL() << "served without tokens";
     } catch (const bench::SkipScenario& skip) {
-        EXPECT_STREQ(skip.what(), "--find-peak --slo tpot: plugin quiet, benchmark performance/quiet/quiet reports no "
-                                  "tokens (Query::token), so its tpot cannot be judged at any rate");
+        EXPECT_STREQ(skip.what(),
+                     "--find-peak --slo tpot: plugin quiet, benchmark performance/quiet/quiet reports no "
+                     "tokens (Query::token), so its tpot cannot be judged at any rate");
     }
 }
 
@@ -265,10 +265,10 @@ TEST(ServeSteps, AWaitForFullerBatchesIsNotOneOfContinuousBatchingAndWarns) {
     });
     EXPECT_EQ(ctx.result().find_series("queries_per_batch")->samples, (std::vector<double>{2, 2}));
     ASSERT_EQ(ctx.result().warnings.size(), 1u);
-    EXPECT_EQ(ctx.result().warnings[0], "--max-batch-wait 5 ms: this benchmark batches continuously "
-                                        "(Context::serve_steps), where a query joins at the next step, so it does "
-                                        "not wait");
+    EXPECT_EQ(ctx.result().warnings[0],
+              "--max-batch-wait 5 ms: this benchmark batches continuously "
+              "(Context::serve_steps), where a query joins at the next step, so it does "
+              "not wait");
 }
 
 }  // namespace
-

@@ -95,8 +95,8 @@ TEST(StoppingRule, ACiTargetAloneHasADefaultBudget) {
     rule.start(t0);
     std::vector<double> samples;
     for (int i = 0; i < 100; ++i) samples.push_back(i % 2 ? 1.0 : 2.0);
-    const auto budget = std::chrono::duration_cast<bench::Clock::duration>(
-        std::chrono::duration<double>(bench::default_max_time_s));
+    const auto budget =
+        std::chrono::duration_cast<bench::Clock::duration>(std::chrono::duration<double>(bench::default_max_time_s));
     EXPECT_FALSE(rule.should_stop(samples, t0 + budget - 1ms));
     EXPECT_TRUE(rule.should_stop(samples, t0 + budget));
 }

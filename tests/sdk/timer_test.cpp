@@ -38,8 +38,7 @@ TEST(Timer, SlowCallsAreNotBatched) {
     options.min_sample_ns = 10'000;
     const auto sleep_50us = [] {
         const auto until = bench::Clock::now() + std::chrono::microseconds(50);
-        while (bench::Clock::now() < until) {
-        }
+        while (bench::Clock::now() < until) {}
     };
     const bench::TimedSamples timed = bench::time_callable(sleep_50us, options);
     EXPECT_EQ(timed.inner_iterations, 1);

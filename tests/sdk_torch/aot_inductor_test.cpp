@@ -140,8 +140,9 @@ TEST_F(AotInductorTest, CompilesOnceThenLoadsFromTheCache) {
         aot_load(first.package, torch::Device(torch::kCUDA, 0));
         FAIL() << "a CPU package loaded for CUDA";
     } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find(first.package.string() + ": compiled for cpu, the scenario runs on cuda:0"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find(first.package.string() + ": compiled for cpu, the scenario runs on cuda:0"),
+            std::string::npos)
             << e.what();
     }
     EXPECT_THROW(aot_load(cache_ / "none.pt2", torch::kCPU), std::runtime_error);
@@ -157,7 +158,8 @@ TEST_F(AotInductorTest, ACorruptEntryIsCompiledAgainNeverLoadedTwice) {
     const AotModel again = compile();
     EXPECT_FALSE(again.cache_hit);
     ASSERT_EQ(again.notes.size(), 1u);
-    EXPECT_NE(again.notes[0].find("cache entry deleted and compiled again: " + first.package.string()), std::string::npos)
+    EXPECT_NE(again.notes[0].find("cache entry deleted and compiled again: " + first.package.string()),
+              std::string::npos)
         << again.notes[0];
     EXPECT_TRUE(compile().cache_hit);
 }
@@ -180,7 +182,8 @@ TEST_F(AotInductorTest, ACompilePastItsTimeoutFailsAndLeavesNoEntry) {
         compile("relu", 0.05);
         FAIL() << "no timeout";
     } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("timed out after 0.05 s (--compile-timeout)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("timed out after 0.05 s (--compile-timeout)"), std::string::npos)
+            << e.what();
     }
     EXPECT_EQ(entries(), 0u);
     for (const auto& e : fs::directory_iterator(cache_))

@@ -46,8 +46,9 @@ TEST(DecodeImage, PngRoundTripsExactly) {
     const torch::Tensor image = decode_image(dir / "a.png");
     ASSERT_EQ(image.sizes(), (std::vector<int64_t>{5, 7, 3}));
     ASSERT_EQ(image.scalar_type(), torch::kUInt8);
-    EXPECT_EQ(std::vector<unsigned char>(image.data_ptr<unsigned char>(), image.data_ptr<unsigned char>() + image.numel()),
-              pixels.bytes);
+    EXPECT_EQ(
+        std::vector<unsigned char>(image.data_ptr<unsigned char>(), image.data_ptr<unsigned char>() + image.numel()),
+        pixels.bytes);
 }
 
 TEST(DecodeImage, PngGreyAndAlphaBecomeRgb) {
@@ -115,7 +116,8 @@ TEST(DecodeImage, ErrorsNameTheFileAndTheReason) {
 
 TEST(PreprocessImage, ASolidImageIsItsNormalisedColourEverywhere) {
     const Pixels pixels = benchtest::solid(300, 200, 255, 0, 128);
-    const torch::Tensor rgb = torch::from_blob(const_cast<unsigned char*>(pixels.bytes.data()), {200, 300, 3}, torch::kUInt8);
+    const torch::Tensor rgb =
+        torch::from_blob(const_cast<unsigned char*>(pixels.bytes.data()), {200, 300, 3}, torch::kUInt8);
     const torch::Tensor x = preprocess_image(rgb);
     ASSERT_EQ(x.sizes(), (std::vector<int64_t>{3, 224, 224}));
     ASSERT_EQ(x.scalar_type(), torch::kFloat);
@@ -139,7 +141,8 @@ TEST(PreprocessImage, ResizesTheShorterSideAndCropsTheCentre) {
     ASSERT_EQ(x.sizes(), (std::vector<int64_t>{3, 224, 224}));
     EXPECT_NEAR(x.narrow(1, 0, 105).min().item<double>(), 1.0, 1e-5);
     EXPECT_NEAR(x.narrow(1, 119, 105).max().item<double>(), 0.0, 1e-5);
-    EXPECT_NEAR(x[0][111].mean().item<double>() + x[0][112].mean().item<double>(), 1.0, 1e-5);  // symmetric about the edge
+    EXPECT_NEAR(x[0][111].mean().item<double>() + x[0][112].mean().item<double>(), 1.0,
+                1e-5);  // symmetric about the edge
 
     // A quarter white: rows 0-127 after resizing, all above the crop.
     Pixels quarter = benchtest::solid(50, 100, 0, 0, 0);
@@ -152,7 +155,8 @@ TEST(PreprocessImage, ResizesTheShorterSideAndCropsTheCentre) {
 
 TEST(PreprocessImage, RejectsWhatItCannotWorkWith) {
     const torch::Tensor rgb = torch::zeros({10, 10, 3}, torch::kUInt8);
-    EXPECT_NE(error_of([&] { preprocess_image(rgb.to(torch::kFloat)); }).find("expected a uint8 image"), std::string::npos);
+    EXPECT_NE(error_of([&] { preprocess_image(rgb.to(torch::kFloat)); }).find("expected a uint8 image"),
+              std::string::npos);
     EXPECT_NE(error_of([&] { preprocess_image(rgb, {.resize = 100, .crop = 224}); }).find("crop <= resize"),
               std::string::npos);
     EXPECT_NE(error_of([&] { preprocess_image(rgb, {.std = {1, 0, 1}}); }).find("positive"), std::string::npos);
@@ -187,7 +191,8 @@ TEST(ImageFolder, ClassesAreTheSortedSubFolders) {
 
 TEST(ImageFolder, SaysWhatIsWrongWithTheFolder) {
     TempDir dir;
-    EXPECT_EQ(error_of([&] { scan_image_folder(dir / "nope"); }), "data set " + (dir / "nope").string() + " does not exist");
+    EXPECT_EQ(error_of([&] { scan_image_folder(dir / "nope"); }),
+              "data set " + (dir / "nope").string() + " does not exist");
     benchtest::write_file(dir / "file", "x");
     EXPECT_NE(error_of([&] { scan_image_folder(dir / "file"); }).find(" is not a folder"), std::string::npos);
     fs::create_directories(dir / "flat");
@@ -239,7 +244,8 @@ TEST(ImageDataset, AModelBenchmarkRunsOnTheFolderWhenAsked) {
     config.measurement_iterations = 2;
     config.warmup_iterations = 0;
     config.params.set("dataset", dir.path().string());
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
 
     torch::nn::Linear fc(3 * 224 * 224, 2);
     ModelBenchmark spec;
@@ -265,7 +271,8 @@ TEST(ImageDataset, AModelBenchmarkRunsOnTheFolderWhenAsked) {
     EXPECT_EQ(result.info.at("dataset"), dir.path().string() + ": 1 of 1 images, 1 classes");
 
     bench::ScenarioConfig without;
-    bench::Context plain(without, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context plain(without,
+                         std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     EXPECT_FALSE(use_image_dataset(plain, spec));
 }
 

@@ -8,10 +8,10 @@
 #include <limits>
 
 #include <spdlog/sinks/null_sink.h>
+#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
-#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/pooling.h>
 
 #include <gtest/gtest.h>
@@ -58,7 +58,8 @@ double run_in(const std::string& dtype, bench::Variant variant, const char* scal
     config.batch_size = 2;
     config.warmup_iterations = 0;
     config.measurement_iterations = 2;
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     torch::nn::Sequential net = small_net();
     ModelBenchmark spec;
     spec.model = "small";

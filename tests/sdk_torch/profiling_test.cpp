@@ -13,8 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,16 +57,12 @@ class ProfilerEnvironment {
 public:
     explicit ProfilerEnvironment(const std::optional<std::string>& value) {
         if (const char* old = std::getenv("BENCH_TORCH_PROFILER")) old_ = old;
-        if (value)
-            setenv("BENCH_TORCH_PROFILER", value->c_str(), 1);
-        else
-            unsetenv("BENCH_TORCH_PROFILER");
+        if (value) setenv("BENCH_TORCH_PROFILER", value->c_str(), 1);
+        else unsetenv("BENCH_TORCH_PROFILER");
     }
     ~ProfilerEnvironment() {
-        if (old_)
-            setenv("BENCH_TORCH_PROFILER", old_->c_str(), 1);
-        else
-            unsetenv("BENCH_TORCH_PROFILER");
+        if (old_) setenv("BENCH_TORCH_PROFILER", old_->c_str(), 1);
+        else unsetenv("BENCH_TORCH_PROFILER");
     }
 
 private:
@@ -189,9 +185,7 @@ TEST_P(BothProfilers, AModulesMemoryIsWhatItAllocatedAndTheMostLiveAtOnce) {
     torch::Tensor before = torch::empty({1024, 1024});  // outside: not the module's
     {
         const ModuleScope scope("block");
-        {
-            torch::Tensor first = torch::empty({1024, 1024});
-        }  // freed
+        { torch::Tensor first = torch::empty({1024, 1024}); }  // freed
         torch::Tensor second = torch::empty({1024, 1024});
         torch::Tensor third = torch::empty({1024, 1024});
     }
@@ -243,19 +237,22 @@ TEST(TorchOperatorProfilerChoice, AnotherValueIsAClearErrorInTheProfileNotAFaile
         profiler.start();
         FAIL() << "no error for BENCH_TORCH_PROFILER=nvtx";
     } catch (const std::invalid_argument& e) {
-        EXPECT_EQ(std::string(e.what()), "BENCH_TORCH_PROFILER=nvtx: expected kineto or legacy (unset: Kineto where "
-                                         "LibTorch has it)");
+        EXPECT_EQ(std::string(e.what()),
+                  "BENCH_TORCH_PROFILER=nvtx: expected kineto or legacy (unset: Kineto where "
+                  "LibTorch has it)");
     }
     // Through profile(): a note of the profile says why.
     bench::ScenarioConfig config;
     config.profile = true;
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     bench::libtorch::profile(ctx, "forward", [] { torch::relu(torch::ones({4})); });
     ASSERT_TRUE(ctx.result().profile.has_value());
     const auto& notes = ctx.result().profile->notes;
     ASSERT_FALSE(notes.empty());
-    EXPECT_EQ(notes.front(), "the profiled pass stopped in the operator profiler: BENCH_TORCH_PROFILER=nvtx: expected "
-                             "kineto or legacy (unset: Kineto where LibTorch has it)");
+    EXPECT_EQ(notes.front(),
+              "the profiled pass stopped in the operator profiler: BENCH_TORCH_PROFILER=nvtx: expected "
+              "kineto or legacy (unset: Kineto where LibTorch has it)");
 }
 
 TEST(TorchOperatorProfilerChoice, StartAndStopInTurn) {
@@ -271,7 +268,8 @@ bench::Profile profile_on(const std::string& device, const std::function<void()>
     bench::ScenarioConfig config;
     config.device = device;
     config.profile = true;
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     bench::libtorch::profile(ctx, "forward", call);
     if (!ctx.result().profile) throw std::runtime_error("profile() recorded no profile");
     return *ctx.result().profile;
@@ -292,7 +290,8 @@ TEST(TorchOperatorProfilerDevice, OnCudaItRecordsTheKernelsUnderTheOperatorsThat
         // A scenario on CUDA cannot run here (select_device skips it): profile() asks
         // Kineto for the CPU's events alone, and nothing reaches for CUPTI.
         const bench::Profile profile = profile_on("cuda", [] { torch::relu(torch::ones({16, 16})); });
-        EXPECT_EQ(profile.operator_profiler, std::string("LibTorch ") + TORCH_VERSION + " profiler (Kineto, CPU events)");
+        EXPECT_EQ(profile.operator_profiler,
+                  std::string("LibTorch ") + TORCH_VERSION + " profiler (Kineto, CPU events)");
         for (const auto& event : profile.trace) EXPECT_NE(event.category, "kernel");
         GTEST_SKIP() << "no CUDA device here: checked that the CPU's events alone were asked for";
     }
@@ -320,7 +319,8 @@ TEST(TorchOperatorProfilerDevice, OnCudaItRecordsTheKernelsUnderTheOperatorsThat
         }
     EXPECT_GE(kernels, static_cast<std::size_t>(profile.calls));
     bool noted = false;
-    for (const auto& note : profile.notes) noted = noted || (note.starts_with("device: ") && note.find("aten::mm") != std::string::npos);
+    for (const auto& note : profile.notes)
+        noted = noted || (note.starts_with("device: ") && note.find("aten::mm") != std::string::npos);
     EXPECT_TRUE(noted);
     // The module's memory is the device's: at least the product's 1 MiB output.
     const bench::ProfileModule* block = find_module(profile, "block");

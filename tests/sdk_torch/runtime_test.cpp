@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <torch/cuda.h>
 #include <torch/csrc/jit/ir/irparser.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <spdlog/sinks/null_sink.h>
@@ -230,7 +230,8 @@ TEST(Accuracy, BeyondToleranceThrowsSayingWhereAndByHowMuch) {
     torch::Tensor candidate = reference.clone();
     candidate[1][2] = 0.5f;
     candidate[0][1] = 1e-3f;
-    const std::string message = error_message([&] { check_against_reference(ctx, reference, candidate, torch::kFloat); });
+    const std::string message =
+        error_message([&] { check_against_reference(ctx, reference, candidate, torch::kFloat); });
     EXPECT_NE(message.find("float32 tolerance (absolute 0.0001 + relative 0.001"), std::string::npos) << message;
     EXPECT_NE(message.find("at 2 of 6 elements"), std::string::npos) << message;
     EXPECT_NE(message.find("worst at index [1, 2]"), std::string::npos) << message;
@@ -244,16 +245,19 @@ TEST(Accuracy, NanShapeAndDtypeLooseness) {
     auto ctx = make_context();
     const torch::Tensor reference = torch::ones({3});
     const torch::Tensor with_nan = torch::tensor({1.0f, std::nanf(""), 1.0f});
-    EXPECT_NE(error_message([&] { check_against_reference(ctx, reference, with_nan, torch::kFloat); }).find("index [1]"),
-              std::string::npos);
+    EXPECT_NE(
+        error_message([&] { check_against_reference(ctx, reference, with_nan, torch::kFloat); }).find("index [1]"),
+        std::string::npos);
     EXPECT_NO_THROW(check_against_reference(ctx, with_nan, with_nan, torch::kFloat));
-    EXPECT_NE(error_message([&] { check_against_reference(ctx, reference, torch::ones({4}), torch::kFloat); })
-                  .find("shape [4] differs from eager's [3]"),
+    EXPECT_NE(error_message([&] {
+                  check_against_reference(ctx, reference, torch::ones({4}), torch::kFloat);
+              }).find("shape [4] differs from eager's [3]"),
               std::string::npos);
     // 1% off: out of float32's tolerance, within bfloat16's.
     const torch::Tensor off = reference * 1.01;
     EXPECT_THROW(check_against_reference(ctx, reference, off, torch::kFloat), std::runtime_error);
-    EXPECT_NO_THROW(check_against_reference(ctx, reference.to(torch::kBFloat16), off.to(torch::kBFloat16), torch::kBFloat16));
+    EXPECT_NO_THROW(
+        check_against_reference(ctx, reference.to(torch::kBFloat16), off.to(torch::kBFloat16), torch::kBFloat16));
 }
 
 // --- FLOP counting ---
@@ -266,8 +270,8 @@ FlopCount count_traced(const TensorForward& forward, const std::vector<torch::Te
 TEST(Flops, LinearIsMTimesNTimesK) {
     const torch::Tensor w = torch::randn({512, 512});
     const torch::Tensor b = torch::randn({512});
-    const FlopCount with_bias = count_traced([&](const auto& in) { return torch::linear(in[0], w, b); },
-                                             {torch::randn({64, 512})});
+    const FlopCount with_bias =
+        count_traced([&](const auto& in) { return torch::linear(in[0], w, b); }, {torch::randn({64, 512})});
     EXPECT_EQ(with_bias.macs, 64.0 * 512 * 512);
     EXPECT_EQ(with_bias.flops(), 2.0 * 64 * 512 * 512);
     EXPECT_EQ(with_bias.uncounted_nodes, 0);
@@ -283,8 +287,8 @@ TEST(Flops, LinearIsMTimesNTimesK) {
 
 TEST(Flops, ConvolutionIsNCoutHoutWoutCinOverGroupsKernel) {
     const torch::Tensor w = torch::randn({16, 3, 3, 3});
-    const FlopCount conv = count_traced([&](const auto& in) { return torch::conv2d(in[0], w, {}, 1, 1); },
-                                        {torch::randn({2, 3, 32, 32})});
+    const FlopCount conv =
+        count_traced([&](const auto& in) { return torch::conv2d(in[0], w, {}, 1, 1); }, {torch::randn({2, 3, 32, 32})});
     EXPECT_EQ(conv.macs, 2.0 * 16 * 32 * 32 * 3 * 3 * 3);
     ASSERT_EQ(conv.macs_by_op.size(), 1u);
     EXPECT_EQ(conv.macs_by_op.begin()->first, "aten::_convolution");
@@ -295,8 +299,8 @@ TEST(Flops, ConvolutionIsNCoutHoutWoutCinOverGroupsKernel) {
     EXPECT_EQ(grouped.macs, 1.0 * 16 * 16 * 16 * 2 * 3 * 3);
     // Transposed: every input element feeds Cout/groups * kernel outputs.
     const torch::Tensor wt = torch::randn({8, 4, 2, 2});
-    const FlopCount transposed = count_traced(
-        [&](const auto& in) { return torch::conv_transpose2d(in[0], wt, {}, 2); }, {torch::randn({1, 8, 5, 5})});
+    const FlopCount transposed = count_traced([&](const auto& in) { return torch::conv_transpose2d(in[0], wt, {}, 2); },
+                                              {torch::randn({1, 8, 5, 5})});
     EXPECT_EQ(transposed.macs, 1.0 * 8 * 5 * 5 * 4 * 2 * 2);
 }
 
@@ -307,9 +311,9 @@ TEST(Flops, BatchedProductsAndSums) {
     const FlopCount broadcast = count_traced([](const auto& in) { return torch::matmul(in[0], in[1]); },
                                              {torch::randn({2, 3, 8, 16}), torch::randn({16, 5})});
     EXPECT_EQ(broadcast.macs, 2.0 * 3 * 8 * 5 * 16);
-    const FlopCount two = count_traced(
-        [](const auto& in) { return torch::baddbmm(in[2], in[0], in[1]) + torch::mm(in[0][0], in[1][0]); },
-        {torch::randn({4, 8, 16}), torch::randn({4, 16, 32}), torch::randn({4, 8, 32})});
+    const FlopCount two =
+        count_traced([](const auto& in) { return torch::baddbmm(in[2], in[0], in[1]) + torch::mm(in[0][0], in[1][0]); },
+                     {torch::randn({4, 8, 16}), torch::randn({4, 16, 32}), torch::randn({4, 8, 32})});
     EXPECT_EQ(two.macs, 4.0 * 8 * 32 * 16 + 8.0 * 32 * 16);
     EXPECT_EQ(two.macs_by_op.at("aten::baddbmm"), 4.0 * 8 * 32 * 16);
     EXPECT_EQ(two.macs_by_op.at("aten::mm"), 8.0 * 32 * 16);
@@ -317,9 +321,9 @@ TEST(Flops, BatchedProductsAndSums) {
 
 TEST(Flops, ScaledDotProductAttentionIsBothProducts) {
     // [batch 2, heads 3, Lq 5, E 8] against 7 keys, values of 4: q k^T and weights x v.
-    const FlopCount attention = count_traced(
-        [](const auto& in) { return at::scaled_dot_product_attention(in[0], in[1], in[2]); },
-        {torch::randn({2, 3, 5, 8}), torch::randn({2, 3, 7, 8}), torch::randn({2, 3, 7, 4})});
+    const FlopCount attention =
+        count_traced([](const auto& in) { return at::scaled_dot_product_attention(in[0], in[1], in[2]); },
+                     {torch::randn({2, 3, 5, 8}), torch::randn({2, 3, 7, 8}), torch::randn({2, 3, 7, 4})});
     EXPECT_EQ(attention.macs, 2.0 * 3 * 5 * 7 * (8 + 4));
     EXPECT_EQ(attention.macs_by_op.at("aten::scaled_dot_product_attention"), attention.macs);
     EXPECT_EQ(attention.uncounted_nodes, 0);
@@ -342,7 +346,7 @@ graph(%x : Tensor, %w : Tensor, %a : Float(8, 16, strides=[16, 1], device=cpu), 
   %r : Float(8, 4, strides=[4, 1], device=cpu) = aten::relu(%z)
   return (%y, %r)
 )IR",
-                           graph.get());
+                        graph.get());
     const FlopCount count = count_flops(*graph);
     EXPECT_EQ(count.macs, 8.0 * 4 * 16);
     EXPECT_EQ(count.uncounted_nodes, 1);
@@ -379,9 +383,9 @@ protected:
     void SetUp() override {
         const char* old = std::getenv("XDG_CACHE_HOME");
         if (old) saved_ = old;
-        dir_ = std::filesystem::temp_directory_path() /
-               ("sdk_torch_calibration_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ =
+            std::filesystem::temp_directory_path() / ("sdk_torch_calibration_" + std::to_string(::getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(dir_);
         std::filesystem::create_directories(dir_);
         ::setenv("XDG_CACHE_HOME", dir_.c_str(), 1);
@@ -441,8 +445,8 @@ TEST_F(Calibration, ACachedValueIsUsed) {
     std::filesystem::create_directories(file().parent_path());
     const std::string model = cpu_model();
     const std::string threads = "|threads=" + std::to_string(at::get_num_threads());
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     const auto entry = [&](double gflops, int method, const std::string& torch, long long at) {
         return R"({"gflops": )" + std::to_string(gflops) + R"(, "calibration": )" + std::to_string(method) +
                R"(, "torch_version": ")" + torch + R"(", "measured_at_unix": )" + std::to_string(at) + "}";
@@ -461,12 +465,12 @@ TEST_F(Calibration, AnOldEntryOrOneOfAnotherLibTorchIsMeasuredAgain) {
     std::filesystem::create_directories(file().parent_path());
     const std::string model = cpu_model();
     const std::string key = model + "|float32|threads=" + std::to_string(at::get_num_threads());
-    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
+    const long long now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     for (const auto& [torch_version, measured_at] :
          std::vector<std::pair<std::string, long long>>{{TORCH_VERSION, now - 31LL * 24 * 3600},  // 31 days old
-                                                        {"0.0.1", now - 60},                      // another LibTorch
-                                                        {TORCH_VERSION, now + 3600}}) {           // from the future
+                                                        {"0.0.1", now - 60},  // another LibTorch
+                                                        {TORCH_VERSION, now + 3600}}) {  // from the future
         // A folder each: the process remembers a peak by file and key.
         const auto cache_home = dir_ / std::to_string(measured_at) / torch_version;
         const auto cache_file = cache_home / "benchhost" / "calibration.json";

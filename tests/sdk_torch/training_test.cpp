@@ -29,7 +29,9 @@ constexpr int64_t mlp_parameters = 16 * 32 + 32 + 32 * 10 + 10;
 constexpr int64_t mlp_bytes = mlp_parameters * 4;
 
 struct MlpImpl : torch::nn::Module {
-    MlpImpl() : fc1(register_module("fc1", torch::nn::Linear(16, 32))), fc2(register_module("fc2", torch::nn::Linear(32, 10))) {}
+    MlpImpl()
+        : fc1(register_module("fc1", torch::nn::Linear(16, 32))),
+          fc2(register_module("fc2", torch::nn::Linear(32, 10))) {}
     torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
     torch::nn::Linear fc1, fc2;
 };
@@ -65,7 +67,8 @@ bench::ScenarioResult run(const std::string& optimizer, TrainingBenchmark spec =
     config.warmup_iterations = 1;
     config.measurement_iterations = 3;
     config.params.set("optimizer", optimizer);
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     run_training_benchmark(ctx, spec);
     return ctx.take_result();
 }
@@ -116,7 +119,8 @@ TEST(Training, StepsAreTimedPhaseByPhase) {
         const double phases = r.find_series("forward")->samples[i] + r.find_series("backward")->samples[i] +
                               r.find_series("optimizer_step")->samples[i];
         EXPECT_NEAR(step[i], phases, 1e-6) << i;  // the step is its three phases, end to end
-        EXPECT_NEAR(r.find_series("throughput")->samples[i], 4 / (step[i] / 1000), 1e-6 * r.find_series("throughput")->samples[i]);
+        EXPECT_NEAR(r.find_series("throughput")->samples[i], 4 / (step[i] / 1000),
+                    1e-6 * r.find_series("throughput")->samples[i]);
     }
     EXPECT_GT(r.find_scalar("first_call")->value, 0);
     EXPECT_TRUE(std::isfinite(r.find_scalar("loss")->value));

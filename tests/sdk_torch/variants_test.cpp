@@ -15,11 +15,11 @@
 #include <thread>
 
 #include <c10/core/InferenceMode.h>
+#include <torch/cuda.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
-#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <spdlog/sinks/null_sink.h>
@@ -97,7 +97,8 @@ struct SmallConvNet : torch::nn::Module {
     }
 };
 
-constexpr int64_t small_net_parameters = 32 * 3 * 9 + 2 * 32 + 64 * 32 * 9 + 2 * 64 + 64 * 64 * 9 + 2 * 64 + 64 * 10 + 10;
+constexpr int64_t small_net_parameters =
+    32 * 3 * 9 + 2 * 32 + 64 * 32 * 9 + 2 * 64 + 64 * 64 * 9 + 2 * 64 + 64 * 10 + 10;
 // MACs on a [n, 3, 64, 64] input.
 constexpr double small_net_macs_per_image =
     32.0 * 64 * 64 * 3 * 9 + 64.0 * 32 * 32 * 32 * 9 + 64.0 * 32 * 32 * 64 * 9 + 64.0 * 10;
@@ -153,7 +154,8 @@ TEST(Compile, PassesPerMode) {
     EXPECT_EQ(compile_passes("torchscript"), (std::vector<std::string>{"trace", "freeze", "optimize_for_inference"}));
     EXPECT_EQ(compile_passes("torchscript-freeze"), (std::vector<std::string>{"trace", "freeze"}));
     EXPECT_EQ(compile_passes("torchscript-trace"), (std::vector<std::string>{"trace"}));
-    for (const char* mode : {"torchscript", "torchscript-freeze", "torchscript-trace"}) EXPECT_TRUE(is_torchscript_mode(mode));
+    for (const char* mode : {"torchscript", "torchscript-freeze", "torchscript-trace"})
+        EXPECT_TRUE(is_torchscript_mode(mode));
     for (const char* mode : {"default", "max-autotune", "reduce-overhead", "optimize"}) {
         EXPECT_FALSE(is_torchscript_mode(mode));
         try {
@@ -216,7 +218,8 @@ TEST(Compile, ParametersThatRequireGradAreRefusedWithTheReason) {
     net->fc->weight.set_requires_grad(true);
     const torch::NoGradGuard no_grad;
     try {
-        compile_traced([&](const auto& in) { return net->forward(in[0]); }, {torch::randn({1, 3, 16, 16})}, "torchscript-trace");
+        compile_traced([&](const auto& in) { return net->forward(in[0]); }, {torch::randn({1, 3, 16, 16})},
+                       "torchscript-trace");
         FAIL() << "expected std::runtime_error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("requires_grad(false)"), std::string::npos) << e.what();
@@ -338,13 +341,14 @@ TEST(Kernels, LayersAKernelDoesNotTakeGoToTheKernelBefore) {
 
     // Without `applies`, a kernel replaces the chain; an empty chain is a logic error.
     KernelRegistry only = KernelRegistry::with_defaults();
-    only.set_conv_bn_act("mine", [](const ConvBnActParams&) { return PreparedKernel([](const torch::Tensor& t) { return t; }); });
+    only.set_conv_bn_act(
+        "mine", [](const ConvBnActParams&) { return PreparedKernel([](const torch::Tensor& t) { return t; }); });
     only.prepare_conv_bn_act(three);
     EXPECT_EQ(only.describe(), std::vector<std::string>{"conv_bn_act=mine"});
     // No kernel that applies is a logic error, as no kernel at all is.
     KernelRegistry none;
-    none.set_conv_bn_act("never", [](const ConvBnActParams&) { return PreparedKernel(); },
-                         [](const ConvBnActParams&) { return false; });
+    none.set_conv_bn_act(
+        "never", [](const ConvBnActParams&) { return PreparedKernel(); }, [](const ConvBnActParams&) { return false; });
     EXPECT_THROW(none.prepare_conv_bn_act(three), std::logic_error);
 }
 
@@ -381,9 +385,8 @@ TEST(Kernels, CustomKernelsAndAnEmptyRegistry) {
     KernelRegistry registry;
     EXPECT_TRUE(registry.describe().empty());
     EXPECT_THROW(registry.prepare_conv_bn_act(random_conv_bn(4, 4, 3, 1, 1, false)), std::logic_error);
-    registry.set_conv_bn_act("identity", [](const ConvBnActParams&) -> PreparedKernel {
-        return [](const torch::Tensor& x) { return x; };
-    });
+    registry.set_conv_bn_act(
+        "identity", [](const ConvBnActParams&) -> PreparedKernel { return [](const torch::Tensor& x) { return x; }; });
     EXPECT_TRUE(registry.describe().empty());  // registered, not yet used
     const torch::Tensor x = torch::ones({1});
     EXPECT_TRUE(registry.prepare_conv_bn_act(random_conv_bn(4, 4, 3, 1, 1, false))(x).equal(x));
@@ -479,8 +482,9 @@ TEST_F(RunModelBenchmark, EagerRecordsLatencyThroughputWorkAndFacts) {
     const bool user_set_allocator = std::getenv("GLIBC_TUNABLES") || std::getenv("MALLOC_TRIM_THRESHOLD_") ||
                                     std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_CONF") ||
                                     std::getenv("LD_PRELOAD");
-    EXPECT_EQ(r.info.at("malloc").rfind(user_set_allocator ? "as the environment sets it" : "glibc, freed memory kept", 0),
-              0u)
+    EXPECT_EQ(
+        r.info.at("malloc").rfind(user_set_allocator ? "as the environment sets it" : "glibc, freed memory kept", 0),
+        0u)
         << r.info.at("malloc");
 }
 
@@ -501,8 +505,9 @@ TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOn
             run(bench::Variant::compiled, 1, "float32", nullptr, mode);
             ADD_FAILURE() << mode << " ran";
         } catch (const bench::SkipScenario& e) {
-            EXPECT_EQ(std::string(e.what()), "small_conv_net has no Python definition for the AOTInductor compile "
-                                             "(--compile-modes torchscript compiles it with TorchScript)");
+            EXPECT_EQ(std::string(e.what()),
+                      "small_conv_net has no Python definition for the AOTInductor compile "
+                      "(--compile-modes torchscript compiles it with TorchScript)");
         }
     }
     // CUDA graphs on the CPU: skipped, never run as another mode.
@@ -515,7 +520,8 @@ TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOn
         run_model_benchmark(ctx, s, {"small_conv_net", "def build():\n    raise RuntimeError('not called')\n", {}});
         ADD_FAILURE() << "reduce-overhead ran on the CPU";
     } catch (const bench::SkipScenario& e) {
-        EXPECT_EQ(std::string(e.what()), "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+        EXPECT_EQ(std::string(e.what()),
+                  "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
     }
     try {
         run(bench::Variant::compiled, 1, "float32", nullptr, "fastest");

@@ -39,10 +39,19 @@ inline std::uint32_t big_endian(const std::string& bytes, std::size_t at) {
 // Chromium, headless, with a time limit (it must never hang the test), a profile of its
 // own and its log on stderr (console messages show there as "INFO:CONSOLE...").
 inline ProcessResult chromium(const fs::path& binary, const fs::path& profile, const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {"/usr/bin/timeout", "-k", "10", "120", binary.string(), "--headless",
+    std::vector<std::string> argv = {"/usr/bin/timeout",
+                                     "-k",
+                                     "10",
+                                     "120",
+                                     binary.string(),
+                                     "--headless",
                                      "--no-sandbox",  // needed as root
-                                     "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                                     "--user-data-dir=" + profile.string(), "--enable-logging=stderr", "--v=0"};
+                                     "--disable-gpu",
+                                     "--no-first-run",
+                                     "--hide-scrollbars",
+                                     "--user-data-dir=" + profile.string(),
+                                     "--enable-logging=stderr",
+                                     "--v=0"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_process(argv);
 }

@@ -19,9 +19,7 @@ struct Pixels {
     int width = 0, height = 0, channels = 3;
     std::vector<unsigned char> bytes;
 
-    unsigned char& at(int y, int x, int c) {
-        return bytes[(static_cast<std::size_t>(y) * width + x) * channels + c];
-    }
+    unsigned char& at(int y, int x, int c) { return bytes[(static_cast<std::size_t>(y) * width + x) * channels + c]; }
 };
 
 /// An image of one colour.

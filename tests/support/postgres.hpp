@@ -52,8 +52,8 @@ public:
         superuser_ = me != nullptr ? me->pw_name : "postgres";
         port_ = free_port();
         const fs::path data = dir_ / "data";
-        const ProcessResult init = run({(bin_ / "initdb").string(), "-D", data.string(), "-A", "trust", "-U", superuser_,
-                                        "-E", "UTF8", "--locale=C", "--no-sync"});
+        const ProcessResult init = run({(bin_ / "initdb").string(), "-D", data.string(), "-A", "trust", "-U",
+                                        superuser_, "-E", "UTF8", "--locale=C", "--no-sync"});
         if (init.exit_code != 0) {
             why_not_ = "initdb failed: " + init.err + init.out;
             return;
@@ -88,7 +88,8 @@ public:
     }
     /// Another empty database in the cluster.
     ProcessResult createdb(const std::string& name) {
-        return run({(bin_ / "createdb").string(), "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", superuser_, name});
+        return run(
+            {(bin_ / "createdb").string(), "-h", "127.0.0.1", "-p", std::to_string(port_), "-U", superuser_, name});
     }
     /// Runs `sql` with psql in `database`; out has the values, unaligned, one row a line.
     ProcessResult psql(const std::string& sql, const std::string& database = "") {
@@ -100,7 +101,8 @@ public:
     ProcessResult psql_file(const fs::path& file, const std::string& database = "") {
         const fs::path copy = dir_ / file.filename();
         fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
-        fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+        fs::permissions(
+            copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
         return run({(bin_ / "psql").string(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
                     std::to_string(port_), "-U", superuser_, "-d", database.empty() ? database_ : database, "-f",
                     copy.string()});

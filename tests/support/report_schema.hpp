@@ -215,9 +215,9 @@ inline std::vector<std::string> run_folder_schema_violations(const std::filesyst
     try {
         const std::string text = schema_detail::file_text(summary_file);
         summary.Parse(text.data(), text.size());
-    } catch (const std::exception&) {
-    }
-    if (!summary.HasParseError() && summary.IsObject() && summary.HasMember("results") && summary["results"].IsArray()) {
+    } catch (const std::exception&) {}
+    if (!summary.HasParseError() && summary.IsObject() && summary.HasMember("results") &&
+        summary["results"].IsArray()) {
         for (const auto& entry : summary["results"].GetArray()) {
             if (!entry.IsObject() || !entry.HasMember("report") || !entry["report"].IsString()) continue;
             const fs::path report = run_dir / entry["report"].GetString();
@@ -233,10 +233,12 @@ inline std::vector<std::string> run_folder_schema_violations(const std::filesyst
     for (const auto& folder : fs::directory_iterator(run_dir, ec)) {
         if (!folder.is_directory() || folder.is_symlink()) continue;
         for (const auto& file : fs::directory_iterator(folder.path(), ec))
-            if (file.is_regular_file() && file.path().extension() == ".json") reports.insert(file.path().lexically_normal());
+            if (file.is_regular_file() && file.path().extension() == ".json")
+                reports.insert(file.path().lexically_normal());
     }
     for (const auto& report : reports)
-        if (const std::string why = file_schema_violation(report, report_schema()); !why.empty()) problems.push_back(why);
+        if (const std::string why = file_schema_violation(report, report_schema()); !why.empty())
+            problems.push_back(why);
     return problems;
 }
 
@@ -280,13 +282,15 @@ inline void expect_host_output_matches_schema(const std::vector<std::string>& ar
     if (subcommand == "compare" && !comparison_file.empty()) expect_comparison_matches(absolute(comparison_file));
     const auto expect_ab_folder_matches = [&](const fs::path& dir) {
         for (const char* side : {"base", "new"})
-            if (fs::exists(dir / side / "benchmark_summary.json")) expect_reports_match_schema(dir / side, command_line);
+            if (fs::exists(dir / side / "benchmark_summary.json"))
+                expect_reports_match_schema(dir / side, command_line);
         expect_comparison_matches(dir / "comparison.json");
     };
     if (subcommand == "ab" && !output.empty()) expect_ab_folder_matches(absolute(output));
     // bisect: an A/B folder per step.
     if (subcommand == "bisect" && !output.empty() && fs::is_directory(absolute(output) / "steps"))
-        for (const auto& step : fs::directory_iterator(absolute(output) / "steps")) expect_ab_folder_matches(step.path());
+        for (const auto& step : fs::directory_iterator(absolute(output) / "steps"))
+            expect_ab_folder_matches(step.path());
     if (subcommand != "run") return;
     const fs::path dir = absolute(output.empty() ? fs::path("benchmark_results") / "latest" : fs::path(output));
     expect_comparison_matches(dir / "comparison.json");

@@ -31,7 +31,8 @@ class TempDir {
 public:
     TempDir() {
         std::random_device random;
-        path_ = fs::temp_directory_path() / ("benchhost-test-" + std::to_string(getpid()) + "-" + std::to_string(random()));
+        path_ =
+            fs::temp_directory_path() / ("benchhost-test-" + std::to_string(getpid()) + "-" + std::to_string(random()));
         fs::create_directories(path_);
     }
     ~TempDir() {

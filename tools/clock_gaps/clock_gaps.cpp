@@ -20,8 +20,9 @@ double number(const char* text, const char* what) {
     char* end = nullptr;
     const double value = std::strtod(text, &end);
     if (end == text || *end != '\0' || !(value > 0)) {
-        std::fprintf(stderr, "clock_gaps: %s '%s' is not a number above 0\nusage: clock_gaps [SECONDS [THRESHOLD_US]]\n",
-                     what, text);
+        std::fprintf(stderr,
+                     "clock_gaps: %s '%s' is not a number above 0\nusage: clock_gaps [SECONDS [THRESHOLD_US]]\n", what,
+                     text);
         std::exit(2);
     }
     return value;

@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
             const int red = benchtest::colour_red(k) + offset(rng);
             const int green = channel(rng), blue = channel(rng);
             const int width = side(rng), height = side(rng);
-            const benchtest::Pixels pixels = benchtest::solid(width, height, static_cast<unsigned char>(red),
-                                                              static_cast<unsigned char>(green),
-                                                              static_cast<unsigned char>(blue));
+            const benchtest::Pixels pixels =
+                benchtest::solid(width, height, static_cast<unsigned char>(red), static_cast<unsigned char>(green),
+                                 static_cast<unsigned char>(blue));
             const std::string name = std::to_string(1000 + i).substr(1);
             if (i % 2 == 0) benchtest::write_jpeg(folder / (name + ".jpg"), pixels, 90);
             else benchtest::write_png(folder / (name + ".png"), pixels);

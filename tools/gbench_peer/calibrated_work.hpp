@@ -30,10 +30,14 @@ inline constexpr Work all_work[] = {Work::empty, Work::ns20, Work::us1, Work::ms
 /// xorshift64 steps of each workload (0: nothing at all).
 constexpr std::uint64_t steps(Work work) {
     switch (work) {
-        case Work::empty: return 0;
-        case Work::ns20: return 10;
-        case Work::us1: return 500;
-        case Work::ms1: return 500'000;
+        case Work::empty:
+            return 0;
+        case Work::ns20:
+            return 10;
+        case Work::us1:
+            return 500;
+        case Work::ms1:
+            return 500'000;
     }
     return 0;
 }
@@ -41,10 +45,14 @@ constexpr std::uint64_t steps(Work work) {
 /// The name both tools report the workload under.
 constexpr std::string_view name(Work work) {
     switch (work) {
-        case Work::empty: return "empty";
-        case Work::ns20: return "work_20ns";
-        case Work::us1: return "work_1us";
-        case Work::ms1: return "work_1ms";
+        case Work::empty:
+            return "empty";
+        case Work::ns20:
+            return "work_20ns";
+        case Work::us1:
+            return "work_1us";
+        case Work::ms1:
+            return "work_1ms";
     }
     return "?";
 }

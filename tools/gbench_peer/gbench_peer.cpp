@@ -33,8 +33,7 @@ void time_work(benchmark::State& state) {
 
 void register_all() {
     const auto add = [](Work work, benchmark::internal::Function* fn) {
-        benchmark::RegisterBenchmark(std::string(gbench_peer::name(work)).c_str(), fn)
-            ->Unit(benchmark::kNanosecond);
+        benchmark::RegisterBenchmark(std::string(gbench_peer::name(work)).c_str(), fn)->Unit(benchmark::kNanosecond);
     };
     add(Work::empty, time_work<Work::empty>);
     add(Work::ns20, time_work<Work::ns20>);

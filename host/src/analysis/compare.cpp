@@ -22,10 +22,9 @@ namespace {
 /// Facts that must match for two runs' timings to be comparable: the machine, and the
 /// build of what is measured. (Not the git commit: a change is what is being compared.)
 constexpr std::pair<const char*, const char*> comparable_facts[] = {
-    {"cpu", "model"},          {"cpu", "logical_cores"},    {"cpu", "cpus_available"},
-    {"cpu", "sockets"},        {"memory", "total_mib"},     {"os", "machine"},
-    {"gpu", "available"},      {"build", "build_type"},     {"build", "optimized"},
-    {"build", "compiler"},     {"build", "sdk_abi"},        {"libtorch", "torch_version"},
+    {"cpu", "model"},        {"cpu", "logical_cores"}, {"cpu", "cpus_available"}, {"cpu", "sockets"},
+    {"memory", "total_mib"}, {"os", "machine"},        {"gpu", "available"},      {"build", "build_type"},
+    {"build", "optimized"},  {"build", "compiler"},    {"build", "sdk_abi"},      {"libtorch", "torch_version"},
     {"libtorch", "threads"},
 };
 
@@ -134,11 +133,12 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
             if (!row.verdict_ci.valid())
                 row.note = fmt::format("{} pairs: {} are needed for a {}% interval", pairs,
                                        bench::fewest_pairs(row.verdict_level), level_percent);
-            else if (row.verdict == Verdict::inconclusive && verdict_of(row.ratio, row.ratio_ci, options.threshold) !=
-                                                                 Verdict::inconclusive)
-                row.note = fmt::format("past the first {} pairs the verdict reads the {}% interval [{:.3g}, {:.3g}]: "
-                                       "more pairs narrow it",
-                                       options.first_look_pairs, level_percent, row.verdict_ci.low, row.verdict_ci.high);
+            else if (row.verdict == Verdict::inconclusive &&
+                     verdict_of(row.ratio, row.ratio_ci, options.threshold) != Verdict::inconclusive)
+                row.note = fmt::format(
+                    "past the first {} pairs the verdict reads the {}% interval [{:.3g}, {:.3g}]: "
+                    "more pairs narrow it",
+                    options.first_look_pairs, level_percent, row.verdict_ci.low, row.verdict_ci.high);
             else if (row.verdict == Verdict::inconclusive)
                 row.note = "the pairs differ too much to tell: more rounds narrow the interval";
             return row;
@@ -158,8 +158,8 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
     if (noise != nullptr && std::isfinite(noise->sd) && noise->runs >= 2 && std::isfinite(row.ratio) && row.ratio > 0) {
         // One run a side, each as far from the level as the history's runs are from
         // theirs: the log of the ratio spreads by sd * sqrt(2).
-        const double half = bench::student_t_quantile(0.975, static_cast<double>(noise->runs - 1)) * noise->sd *
-                            std::sqrt(2.0);
+        const double half =
+            bench::student_t_quantile(0.975, static_cast<double>(noise->runs - 1)) * noise->sd * std::sqrt(2.0);
         row.evidence = "history";
         row.history_runs = noise->runs;
         row.ratio_ci = {row.ratio * std::exp(-half), row.ratio * std::exp(half)};
@@ -176,7 +176,8 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
     if (significant && row.ratio > 1 + options.threshold) {
         row.verdict = row.ratio_ci.valid() && row.ratio_ci.low > 1 + floor ? Verdict::slower : Verdict::inconclusive;
     } else if (significant && row.ratio < 1 - options.threshold) {
-        row.verdict = row.ratio_ci.valid() && row.ratio_ci.high < 1 / (1 + floor) ? Verdict::faster : Verdict::inconclusive;
+        row.verdict =
+            row.ratio_ci.valid() && row.ratio_ci.high < 1 / (1 + floor) ? Verdict::faster : Verdict::inconclusive;
     }
     if (row.verdict == Verdict::inconclusive) row.note = within_floor;
     // With few samples no difference can be significant: say so rather than "same".
@@ -197,8 +198,8 @@ SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& ba
     // An A/B run confirmed both sides; a run against a baseline only its own.
     const int first = next_outcome.first_rounds;
     if (first > 0 && first < next_outcome.rounds) {
-        const SeriesComparison before = judge(side_of(base_outcome, base, options.paired ? first : 0),
-                                              side_of(next_outcome, next, first), options);
+        const SeriesComparison before =
+            judge(side_of(base_outcome, base, options.paired ? first : 0), side_of(next_outcome, next, first), options);
         row.first = SeriesComparison::First{before.ratio, before.ratio_ci, before.verdict, before.base_rounds,
                                             before.new_rounds};
     }
@@ -217,10 +218,14 @@ Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
 
 std::string_view to_string(Verdict verdict) {
     switch (verdict) {
-        case Verdict::faster: return "faster";
-        case Verdict::slower: return "slower";
-        case Verdict::same: return "same";
-        case Verdict::inconclusive: return "inconclusive";
+        case Verdict::faster:
+            return "faster";
+        case Verdict::slower:
+            return "slower";
+        case Verdict::same:
+            return "same";
+        case Verdict::inconclusive:
+            return "inconclusive";
     }
     return "same";
 }
@@ -285,9 +290,8 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
     }
     for (const ScenarioOutcome& outcome : base.outcomes) {
         const std::string id = outcome.config.scenario_id();
-        if (seen.count(id) == 0 &&
-            std::none_of(next.outcomes.begin(), next.outcomes.end(),
-                         [&](const ScenarioOutcome& o) { return o.config.scenario_id() == id; }))
+        if (seen.count(id) == 0 && std::none_of(next.outcomes.begin(), next.outcomes.end(),
+                                                [&](const ScenarioOutcome& o) { return o.config.scenario_id() == id; }))
             comparison.only_in_base.push_back(id);
     }
     comparison.geomean_ratio = logs > 0 ? std::exp(log_sum / static_cast<double>(logs)) : std::nan("");

@@ -44,7 +44,7 @@ struct HistoryNoise {
 
 struct CompareOptions {
     double threshold = 0.05;  // a change smaller than this is "same", however significant
-    double alpha = 0.05;      // significance level of the U test
+    double alpha = 0.05;  // significance level of the U test
     /// How far apart single runs of the same build can be (a relative change): with one
     /// run a side, a change is "slower" or "faster" only when its interval lies beyond it.
     double noise_floor = 0.10;
@@ -79,7 +79,7 @@ struct SeriesComparison {
     std::string series;
     double base_median_ms = 0, new_median_ms = 0;
     std::size_t base_samples = 0, new_samples = 0;
-    double ratio = 0;    // new median / base median: above 1 is slower
+    double ratio = 0;  // new median / base median: above 1 is slower
     bench::Interval ratio_ci;  // 95%, bootstrap
     double p_value = 1;  // Mann-Whitney U, two-sided
     Verdict verdict = Verdict::same;
@@ -109,10 +109,10 @@ struct SeriesComparison {
 /// The machine's load while one side ran, from the CPU monitor of its scenarios (the
 /// mean over those that were monitored); NaN when none was.
 struct SideLoad {
-    std::size_t scenarios = 0;         // monitored scenarios
+    std::size_t scenarios = 0;  // monitored scenarios
     double machine_busy_percent = NAN;  // of all CPUs, by everything (system_cpu_utilization)
-    double other_cpus = NAN;           // CPUs kept busy by other processes than the benchmark
-    double load_average = NAN;         // runnable tasks (1-minute load average)
+    double other_cpus = NAN;  // CPUs kept busy by other processes than the benchmark
+    double load_average = NAN;  // runnable tasks (1-minute load average)
 };
 
 struct Comparison {

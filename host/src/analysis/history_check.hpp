@@ -26,22 +26,22 @@
 namespace benchhost {
 
 struct HistoryCheckOptions {
-    double threshold = 0.05;   // a change smaller than this is "same", however clear
+    double threshold = 0.05;  // a change smaller than this is "same", however clear
     std::size_t lookback = 30;  // the earlier runs looked at, at most (the newest ones)
-    std::size_t min_runs = 5;   // fewer baseline runs than this: inconclusive
-    double level = 0.99;        // of the interval a run of the same code falls in
+    std::size_t min_runs = 5;  // fewer baseline runs than this: inconclusive
+    double level = 0.99;  // of the interval a run of the same code falls in
 };
 
 struct HistoryCheck {
-    std::size_t runs = 0;              // baseline runs: the earlier runs the noise is learned from
-    std::size_t first = 0;             // where they start in the earlier runs given
-    bool after_step = false;           // they start at a change point
-    double baseline = NAN;             // the geometric mean of their medians
-    double noise = NAN;                // the spread between them: the sd of their log medians
-    double ratio = NAN;                // the checked median over the baseline
-    bench::Interval ratio_ci;          // the interval the noise gives the ratio (level)
+    std::size_t runs = 0;  // baseline runs: the earlier runs the noise is learned from
+    std::size_t first = 0;  // where they start in the earlier runs given
+    bool after_step = false;  // they start at a change point
+    double baseline = NAN;  // the geometric mean of their medians
+    double noise = NAN;  // the spread between them: the sd of their log medians
+    double ratio = NAN;  // the checked median over the baseline
+    bench::Interval ratio_ci;  // the interval the noise gives the ratio (level)
     Verdict verdict = Verdict::inconclusive;
-    std::string note;                  // why it is inconclusive, when it is for want of runs
+    std::string note;  // why it is inconclusive, when it is for want of runs
 };
 
 /// The baseline `earlier` gives (the medians of the runs before, oldest first): the

@@ -26,7 +26,8 @@ bool eager_success(const ScenarioOutcome& outcome) {
 std::vector<Speedup> speedups_between(const ScenarioOutcome& eager, const ScenarioOutcome& outcome) {
     std::vector<Speedup> speedups;
     for (const char* name : speedup_series)
-        if (std::optional<Speedup> speedup = series_speedup(eager, outcome, name)) speedups.push_back(std::move(*speedup));
+        if (std::optional<Speedup> speedup = series_speedup(eager, outcome, name))
+            speedups.push_back(std::move(*speedup));
     return speedups;
 }
 
@@ -133,10 +134,10 @@ std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome) {
     }
     for (const auto& [name, sampling] : outcome.result.sampling) {
         if (sampling.stop_reason != "max_time" || !(sampling.target_ci_width > 0)) continue;
-        warnings.push_back(fmt::format("{}: the time budget ({:.3g} s) ran out before the 95% confidence interval of the "
-                                       "median was {:.3g}% wide; it is {:.3g}% wide after {} samples",
-                                       name, sampling.elapsed_s, sampling.target_ci_width * 100, sampling.ci_width * 100,
-                                       sampling.samples));
+        warnings.push_back(fmt::format(
+            "{}: the time budget ({:.3g} s) ran out before the 95% confidence interval of the "
+            "median was {:.3g}% wide; it is {:.3g}% wide after {} samples",
+            name, sampling.elapsed_s, sampling.target_ci_width * 100, sampling.ci_width * 100, sampling.samples));
     }
     return warnings;
 }

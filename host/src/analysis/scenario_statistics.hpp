@@ -24,7 +24,7 @@ inline constexpr const char* speedup_series[] = {"latency", "time_to_first_token
 
 /// Scalars that make a scenario's cold start, in the order a report lists them: what
 /// happens before the first measured call.
-inline constexpr const char* cold_start_scalars[] = {"plugin_load", "model_load", "load_time", "compile_time",
+inline constexpr const char* cold_start_scalars[] = {"plugin_load",       "model_load",     "load_time", "compile_time",
                                                      "package_load_time", "kernelize_time", "first_call"};
 
 /// The finite samples of `samples`, in order.

@@ -7,10 +7,14 @@ namespace benchhost {
 
 std::string_view to_string(RevisionState state) {
     switch (state) {
-        case RevisionState::untested: return "untested";
-        case RevisionState::good: return "good";
-        case RevisionState::bad: return "bad";
-        case RevisionState::skipped: return "skipped";
+        case RevisionState::untested:
+            return "untested";
+        case RevisionState::good:
+            return "good";
+        case RevisionState::bad:
+            return "bad";
+        case RevisionState::skipped:
+            return "skipped";
     }
     return "?";
 }

@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include <csignal>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 namespace benchhost {
 

@@ -38,8 +38,8 @@ GitResult run_git(const fs::path& folder, const std::vector<std::string>& args) 
     for (const char* name : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR"})
         env.erase(name);
     std::error_code ec;
-    bp::child child(bp::exe = git.string(), bp::args = argv, bp::env = env, bp::std_in < bp::null,
-                    bp::std_out > out, bp::std_err > err, io, ec);
+    bp::child child(bp::exe = git.string(), bp::args = argv, bp::env = env, bp::std_in<bp::null, bp::std_out> out,
+                    bp::std_err > err, io, ec);
     if (ec) throw std::runtime_error("cannot start git: " + ec.message());
     io.run();
     child.wait();
@@ -96,9 +96,9 @@ GitRepository::GitRepository(const fs::path& path) {
 Revision GitRepository::resolve(const std::string& revision, const std::string& option) const {
     if (revision.empty() || revision.front() == '-')
         throw BisectInputError(option + " '" + revision + "': not a revision");
-    const GitResult result = run_git(top_, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
-    if (result.status != 0)
-        throw BisectInputError(option + " " + revision + ": no such commit in " + top_.string());
+    const GitResult result =
+        run_git(top_, {"rev-parse", "--verify", "--quiet", "--end-of-options", revision + "^{commit}"});
+    if (result.status != 0) throw BisectInputError(option + " " + revision + ": no such commit in " + top_.string());
     const std::string sha = trimmed(result.out);
     const std::vector<std::string> line =
         lines_of(git_output(top_, {"log", "-1", "--format=%H%x09%h%x09%s", sha, "--"}));
@@ -125,7 +125,8 @@ std::vector<Revision> GitRepository::revisions_between(const Revision& good, con
 }
 
 void GitRepository::scratch_clone(const fs::path& folder) const {
-    git_output(folder.parent_path(), {"clone", "--quiet", "--shared", "--no-checkout", "--", top_.string(), folder.string()});
+    git_output(folder.parent_path(),
+               {"clone", "--quiet", "--shared", "--no-checkout", "--", top_.string(), folder.string()});
 }
 
 void checkout_revision(const fs::path& folder, const std::string& sha) {

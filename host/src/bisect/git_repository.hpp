@@ -18,9 +18,9 @@ public:
 };
 
 struct Revision {
-    std::string sha;        // the full commit id
+    std::string sha;  // the full commit id
     std::string short_sha;  // as git abbreviates it
-    std::string subject;    // the first line of its message
+    std::string subject;  // the first line of its message
 };
 
 /// A git checkout, read through the `git` command.

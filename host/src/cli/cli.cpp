@@ -52,11 +52,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                                           std::to_string(BENCH_SDK_ABI_MAJOR) + "." +
                                           std::to_string(BENCH_SDK_ABI_MINOR) + ")");
     app.require_subcommand(0, 1);
-    app.footer("Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
-               "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
-               "(or, with --fail-on-regression, one got slower; or nothing was selected, unless --allow-empty),\n"
-               "2 wrong arguments or configuration (nothing ran), or a --load that no selected benchmark served,\n"
-               "130 interrupted.");
+    app.footer(
+        "Without a subcommand, benchhost runs: `benchhost --enable-mock` is `benchhost run --enable-mock`.\n"
+        "Exit status: 0 all selected scenarios succeeded or were skipped, 1 at least one failed\n"
+        "(or, with --fail-on-regression, one got slower; or nothing was selected, unless --allow-empty),\n"
+        "2 wrong arguments or configuration (nothing ran), or a --load that no selected benchmark served,\n"
+        "130 interrupted.");
 
     // Each command declares its subcommand and options, in the order --help lists them
     // (a braced list is evaluated in order); `run` first, the command when none is chosen.

@@ -26,7 +26,7 @@ using Command = std::variant<RunCommand, ListCommand, WorkerCommand, ExportComma
 
 struct ParsedCommandLine {
     std::optional<Command> command;  // empty when parsing already ended the program
-    int exit_code = 0;               // then: 0 after --help or --version, 2 after an error
+    int exit_code = 0;  // then: 0 after --help or --version, 2 after an error
 };
 
 /// Parses argv; --config files are read here, so that command-line options override

@@ -11,7 +11,7 @@ namespace benchhost {
 
 struct ExportCommand {
     std::filesystem::path source;  // a run folder, or its benchmark_summary.json
-    std::string format;            // "gbench-json"
+    std::string format;  // "gbench-json"
     std::filesystem::path output;  // empty: standard output
 };
 

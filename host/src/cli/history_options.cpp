@@ -22,8 +22,8 @@ struct HistoryArguments {
 
 /// --history, which every action needs.
 void add_location(CLI::App& action, HistoryCommand& command) {
-    action.add_option("--history", command.location,
-                      "The history: an SQLite file, or postgresql://HOST[:PORT]/DATABASE")
+    action
+        .add_option("--history", command.location, "The history: an SQLite file, or postgresql://HOST[:PORT]/DATABASE")
         ->required();
 }
 
@@ -81,8 +81,9 @@ CLI::App* add_check_action(CLI::App& history, HistoryArguments& given) {
     check->add_option("--junit", command.junit,
                       "Also write JUnit XML to this file, for CI test reports: a test case per scenario, a "
                       "failure where a series is slower than its history");
-    check->add_option("--run", command.run_id,
-                      "The run to check, by its number (history list); default: the newest the filters select")
+    check
+        ->add_option("--run", command.run_id,
+                     "The run to check, by its number (history list); default: the newest the filters select")
         ->check(CLI::PositiveNumber);
     check->add_option("--series", command.series, "Only this series (default: every series)");
     add_run_filters(*check, command);
@@ -90,11 +91,12 @@ CLI::App* add_check_action(CLI::App& history, HistoryArguments& given) {
                       "Learn from earlier runs of this branch only (default: any branch)");
     check->add_option("--threshold", given.threshold,
                       "Smallest change that counts, as 5% or 0.05 (default 5%): smaller is `same`");
-    check->add_option("--lookback", command.lookback,
-                      "Learn the noise from at most the last N earlier runs (default 30)")
+    check
+        ->add_option("--lookback", command.lookback,
+                     "Learn the noise from at most the last N earlier runs (default 30)")
         ->check(CLI::PositiveNumber);
-    check->add_option("--min-runs", command.min_runs,
-                      "Fewest earlier runs to judge by (default 5); fewer: inconclusive")
+    check
+        ->add_option("--min-runs", command.min_runs, "Fewest earlier runs to judge by (default 5); fewer: inconclusive")
         ->check(CLI::Range(2, 1000000));
     return check;
 }
@@ -102,8 +104,9 @@ CLI::App* add_check_action(CLI::App& history, HistoryArguments& given) {
 /// `history report --output-dir DIR [PATTERN]`: the dashboard.
 CLI::App* add_report_action(CLI::App& history, HistoryArguments& given) {
     CLI::App* report = history.add_subcommand(
-        "report", "Write a static dashboard: DIR/index.html and a page per scenario, series and machine with a chart "
-                  "of its medians over commits, their 95% intervals and change points, and its table");
+        "report",
+        "Write a static dashboard: DIR/index.html and a page per scenario, series and machine with a chart "
+        "of its medians over commits, their 95% intervals and change points, and its table");
     add_location(*report, given.command);
     report->add_option("--output-dir", given.output_dir, "Write the pages into this folder (made when missing)")
         ->required();
@@ -127,9 +130,9 @@ std::string until_its_end(std::string until) {
 
 Subcommand<HistoryCommand> add_history_command(CLI::App& app) {
     auto given = std::make_shared<HistoryArguments>();
-    CLI::App* history =
-        app.add_subcommand("history", "The run history: add runs to it, list them, show a scenario over commits, "
-                                      "check a run against it, write a dashboard of it");
+    CLI::App* history = app.add_subcommand("history",
+                                           "The run history: add runs to it, list them, show a scenario over commits, "
+                                           "check a run against it, write a dashboard of it");
     history->require_subcommand(1, 1);
     // Each action is a subcommand of its own, named as the command's action.
     const std::array<const CLI::App*, 5> actions = {

@@ -12,15 +12,15 @@
 namespace benchhost {
 
 struct HistoryCommand {
-    std::string action;                         // "add", "list", "show", "check" or "report"
-    std::string location;                       // --history: an SQLite file
-    std::vector<std::filesystem::path> runs;    // add: run folders (or their summaries)
-    bool samples = false;                       // add: the raw samples too
-    std::string pattern;                        // show, check, report: scenario ids (substring or glob)
-    std::string series;                         // show, check, report: only this series; empty: all
+    std::string action;  // "add", "list", "show", "check" or "report"
+    std::string location;  // --history: an SQLite file
+    std::vector<std::filesystem::path> runs;  // add: run folders (or their summaries)
+    bool samples = false;  // add: the raw samples too
+    std::string pattern;  // show, check, report: scenario ids (substring or glob)
+    std::string series;  // show, check, report: only this series; empty: all
     std::string machine, branch, since, until;  // list, show, check, report: which runs
-    std::size_t limit = 0;                      // list: the newest N; show, report: the last N runs
-    std::filesystem::path output_dir;           // report: where the pages go
+    std::size_t limit = 0;  // list: the newest N; show, report: the last N runs
+    std::filesystem::path output_dir;  // report: where the pages go
     // check: the run checked (0: the newest run the filters select), the branch of the
     // earlier runs (empty: any), and the gate's settings.
     long long run_id = 0;

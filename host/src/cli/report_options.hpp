@@ -9,7 +9,7 @@
 namespace benchhost {
 
 struct ReportCommand {
-    std::filesystem::path source;      // a run folder, or its benchmark_summary.json
+    std::filesystem::path source;  // a run folder, or its benchmark_summary.json
     std::filesystem::path output_dir;  // empty: the run folder
 };
 

@@ -109,8 +109,8 @@ void add_selection_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        ? "Write the steps' A/B folders, the build logs and bisect.md into this folder (default: "
                          "benchmark_results/bisect_<timestamp>/)"
                    : ab ? "Write the comparison and the sides' run folders (base/, new/) into this folder (default: "
-                        "benchmark_results/ab_<timestamp>/)"
-                      : "Write reports into this folder (default: benchmark_results/<timestamp>/)");
+                          "benchmark_results/ab_<timestamp>/)"
+                        : "Write reports into this folder (default: benchmark_results/<timestamp>/)");
     run.add_option("--include", args.include,
                    "Run only ids (category/plugin/benchmark) matching: substring or glob; repeatable")
         ->take_all();
@@ -195,12 +195,12 @@ void add_comparison_options(CLI::App& run, RunArguments& args, RunMode mode) {
                    comparison_help("a change smaller than this is not a regression (default 5%)"));
     run.add_flag("--fail-on-regression", args.fail_on_regression,
                  comparison_help("exit 1 when a scenario is slower by more than --threshold (not when inconclusive)"));
-    run.add_option("--confirm", args.confirm,
-                   comparison_help(std::string("run a scenario found slower this many more ") +
-                                   (ab ? "pairs" : "rounds") +
-                                   " before the verdict stands; the comparison shows the first figures beside the "
-                                   "confirmed ones" +
-                                   (ab ? "; one left inconclusive runs more pairs, within --max-rounds" : "")))
+    run.add_option(
+           "--confirm", args.confirm,
+           comparison_help(std::string("run a scenario found slower this many more ") + (ab ? "pairs" : "rounds") +
+                           " before the verdict stands; the comparison shows the first figures beside the "
+                           "confirmed ones" +
+                           (ab ? "; one left inconclusive runs more pairs, within --max-rounds" : "")))
         ->check(CLI::Range(1, 1000));
     run.add_option("--noise-floor", args.noise_floor,
                    comparison_help("how far apart single runs of the same build can be (default 10%): with one run "
@@ -384,7 +384,7 @@ void apply_load_arguments(const CLI::App& run, const RunArguments& args, bench::
         load.peak_precision = peak_precision_value("option --peak-precision", args.peak_precision);
     if (given(run, "--find-peak")) {
         load.find_peak = true;
-        if (!given(run, "--target-qps")) load.target_qps = 0;    // over the config's rate
+        if (!given(run, "--target-qps")) load.target_qps = 0;  // over the config's rate
         if (!given(run, "--concurrency")) load.concurrency = 0;  // and its clients
     } else if (given(run, "--target-qps") || given(run, "--concurrency")) {
         load.find_peak = false;  // over the config's search
@@ -415,7 +415,7 @@ void apply_scenario_arguments(const CLI::App& run, const RunArguments& args, Sce
     }
     const std::pair<const char*, const std::string*> axes[] = {
         {"variant", &args.variants}, {"batch_size", &args.batch_sizes}, {"dtype", &args.dtypes},
-        {"device", &args.devices},   {"threads", &args.threads},         {"compile_mode", &args.compile_modes}};
+        {"device", &args.devices},   {"threads", &args.threads},        {"compile_mode", &args.compile_modes}};
     for (const auto& [axis, text] : axes) {
         std::string option = "--" + axis_config_key(axis);
         std::replace(option.begin(), option.end(), '_', '-');
@@ -491,11 +491,11 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     const bool compares = given(run, "--threshold") || given(run, "--fail-on-regression") || given(run, "--confirm") ||
                           given(run, "--noise-floor");
     if (!ab && compares && !options.baseline)
-        throw ConfigError("--threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR (the "
-                          "run to compare with)");
+        throw ConfigError(
+            "--threshold, --fail-on-regression, --confirm and --noise-floor need --baseline DIR (the "
+            "run to compare with)");
     if (given(run, "--resume")) {
-        if (given(run, "--output-dir") &&
-            std::filesystem::path(args.output_dir) != std::filesystem::path(args.resume))
+        if (given(run, "--output-dir") && std::filesystem::path(args.output_dir) != std::filesystem::path(args.resume))
             throw ConfigError("--resume writes into the folder it resumes; leave out --output-dir");
         options.resume_dir = args.resume;
         options.output_dir = args.resume;

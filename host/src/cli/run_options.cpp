@@ -61,8 +61,9 @@ Subcommand<RunCommand> add_run_command(CLI::App& app, std::vector<std::string> i
 Subcommand<AbCommand> add_ab_command(CLI::App& app, std::vector<std::string> invocation) {
     auto args = std::make_shared<RunArguments>();
     CLI::App* ab = app.add_subcommand(
-        "ab", "A/B: the same plan over two plugin folders, each scenario in pairs of rounds (A B, B A, ...) until "
-              "the comparison decides; writes comparison.md, comparison.json and report.html");
+        "ab",
+        "A/B: the same plan over two plugin folders, each scenario in pairs of rounds (A B, B A, ...) until "
+        "the comparison decides; writes comparison.md, comparison.json and report.html");
     add_run_options(*ab, *args, RunMode::ab);
     return {ab, [ab, args, invocation = std::move(invocation)] { return ab_command_of(*ab, *args, invocation); }};
 }
@@ -70,8 +71,9 @@ Subcommand<AbCommand> add_ab_command(CLI::App& app, std::vector<std::string> inv
 Subcommand<BisectCommand> add_bisect_command(CLI::App& app, std::vector<std::string> invocation) {
     auto args = std::make_shared<RunArguments>();
     CLI::App* bisect_app = app.add_subcommand(
-        "bisect", "Find the first commit between --good and --bad that made the plugins slower: each step builds a "
-                  "revision in a scratch checkout and runs it against --good's build as `ab` does");
+        "bisect",
+        "Find the first commit between --good and --bad that made the plugins slower: each step builds a "
+        "revision in a scratch checkout and runs it against --good's build as `ab` does");
     add_run_options(*bisect_app, *args, RunMode::bisect);
     return {bisect_app, [bisect_app, args, invocation = std::move(invocation)] {
                 BisectCommand bisect;

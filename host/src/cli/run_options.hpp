@@ -26,7 +26,7 @@ struct AbCommand {
     std::filesystem::path base_dir, new_dir;
     /// Parameters only one side gets (--base-param, --new-param), over the others.
     std::vector<std::pair<std::string, std::vector<std::string>>> base_params, new_params;
-    int max_rounds = 40;      // pairs at most for a scenario still inconclusive
+    int max_rounds = 40;  // pairs at most for a scenario still inconclusive
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 
@@ -39,11 +39,11 @@ struct BisectCommand {
     /// bisect's.
     AbCommand ab;
     std::string good, bad;  // revisions, as git names them
-    std::string build;      // run by /bin/sh -c in the revision's scratch checkout
+    std::string build;  // run by /bin/sh -c in the revision's scratch checkout
     std::filesystem::path plugins_dir;  // the plugin folder the build makes, relative to the checkout
-    std::filesystem::path repo = ".";   // a folder in the git checkout
-    double build_timeout_s = 0;         // 0: no limit
-    bool keep_checkouts = false;        // leave the scratch checkouts (and builds) for inspection
+    std::filesystem::path repo = ".";  // a folder in the git checkout
+    double build_timeout_s = 0;  // 0: no limit
+    bool keep_checkouts = false;  // leave the scratch checkouts (and builds) for inspection
 };
 
 /// Declares `run` and its options on `app`. `invocation` is the command line as given

@@ -9,11 +9,11 @@
 #include "execute/executor.hpp"
 #include "plan/ab_pairs.hpp"
 #include "report/comparison_reporter.hpp"
-#include "report/html/comparison_page.hpp"
 #include "report/files/junit_reporter.hpp"
+#include "report/files/report_json.hpp"
+#include "report/html/comparison_page.hpp"
 #include "report/markdown/summary_md_reporter.hpp"
 #include "report/rendered_reports.hpp"
-#include "report/files/report_json.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/ab_loop.hpp"
 #include "run/journal.hpp"
@@ -122,8 +122,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
             side->record.timestamp = timestamp;
             begin_record(side->record, side->options, start_time, true, *side->log);
             side->record.run_config["ab_side"] = side->name;
-            side->record.run_config["ab_other_side"] =
-                (side == &base ? command.new_dir : command.base_dir).string();
+            side->record.run_config["ab_other_side"] = (side == &base ? command.new_dir : command.base_dir).string();
             ReporterSettings settings;
             settings.output_dir = side->dir;
             settings.log = side->log.get();
@@ -187,8 +186,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
         // The A/B verdicts on the new side's scenarios, for CI test reports and job summaries.
         const auto& formats = command.options.extra_formats;
         if (std::find(formats.begin(), formats.end(), "junit") != formats.end())
-            write_file_atomically(output_dir / "junit.xml",
-                                  junit_xml(junit_cases(next.record, &comparison), "benchhost ab", next.record.started_at));
+            write_file_atomically(output_dir / "junit.xml", junit_xml(junit_cases(next.record, &comparison),
+                                                                      "benchhost ab", next.record.started_at));
         if (std::find(formats.begin(), formats.end(), "summary-md") != formats.end()) {
             const std::string page = summary_markdown(next.record, &comparison, "benchhost A/B " + timestamp,
                                                       {{"A/B report", html_report_name},

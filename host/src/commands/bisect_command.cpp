@@ -28,7 +28,7 @@ namespace {
 struct Step {
     std::string label;  // "good", "bad", "step 3"
     Revision revision;
-    std::string verdict;   // "good", "bad", "skipped", or for --good "built"
+    std::string verdict;  // "good", "bad", "skipped", or for --good "built"
     std::string evidence;  // the evidence line or why it was skipped
     fs::path ab_folder, build_log;
 };
@@ -70,7 +70,8 @@ std::string bisect_markdown(const Bisection& b, const BisectCommand& command, co
         };
         md << "| " << step.label << " | " << md_code(step.revision.short_sha) << " | " << md_text(step.revision.subject)
            << " | " << step.verdict << " | " << md_text(step.evidence.empty() ? "-" : step.evidence) << " | "
-           << link(step.ab_folder.empty() ? fs::path() : step.ab_folder / "report.html", "report") << " | " << link(step.build_log, "log") << " |\n";
+           << link(step.ab_folder.empty() ? fs::path() : step.ab_folder / "report.html", "report") << " | "
+           << link(step.build_log, "log") << " |\n";
     }
     return md.str();
 }
@@ -101,21 +102,24 @@ int bisect_command(const BisectCommand& command) {
         b.good = repo->resolve(command.good, "--good");
         b.bad = repo->resolve(command.bad, "--bad");
         if (b.good.sha == b.bad.sha)
-            throw BisectInputError("--good and --bad are the same commit, " + b.good.short_sha + ": nothing lies between");
+            throw BisectInputError("--good and --bad are the same commit, " + b.good.short_sha +
+                                   ": nothing lies between");
         if (!repo->is_ancestor(b.good.sha, b.bad.sha))
-            throw BisectInputError(
-                repo->is_ancestor(b.bad.sha, b.good.sha)
-                    ? "--good " + command.good + " (" + b.good.short_sha + ") comes after --bad " + command.bad + " (" +
-                          b.bad.short_sha + "): give the older revision as --good"
-                    : "--good " + command.good + " (" + b.good.short_sha + ") is not an ancestor of --bad " +
-                          command.bad + " (" + b.bad.short_sha + "): bisect searches the commits from one to the other");
+            throw BisectInputError(repo->is_ancestor(b.bad.sha, b.good.sha)
+                                       ? "--good " + command.good + " (" + b.good.short_sha + ") comes after --bad " +
+                                             command.bad + " (" + b.bad.short_sha +
+                                             "): give the older revision as --good"
+                                       : "--good " + command.good + " (" + b.good.short_sha +
+                                             ") is not an ancestor of --bad " + command.bad + " (" + b.bad.short_sha +
+                                             "): bisect searches the commits from one to the other");
         if (const std::vector<std::string> changes = repo->uncommitted_changes(); !changes.empty()) {
             std::string list;
             for (std::size_t i = 0; i < changes.size() && i < 5; ++i) list += "\n  " + changes[i];
             if (changes.size() > 5) list += "\n  ... and " + std::to_string(changes.size() - 5) + " more";
             throw BisectInputError("the checkout " + repo->top().string() +
                                    " has uncommitted changes, which no revision bisected holds; commit or stash them "
-                                   "first:" + list);
+                                   "first:" +
+                                   list);
         }
         b.revisions = repo->revisions_between(b.good, b.bad);
         if (b.revisions.empty() || b.revisions.back().sha != b.bad.sha)
@@ -159,10 +163,8 @@ int bisect_command(const BisectCommand& command) {
     const auto finish = [&](int status, const std::string& outcome) {
         b.outcome = outcome;
         write_report();
-        if (status == 0 || status == 1)
-            say("\n" + outcome);
-        else
-            log->error("{}", outcome);
+        if (status == 0 || status == 1) say("\n" + outcome);
+        else log->error("{}", outcome);
         log->info("bisect: {}", (output_dir / "bisect.md").string());
         return status;
     };
@@ -175,8 +177,8 @@ int bisect_command(const BisectCommand& command) {
         repo->scratch_clone(good_checkout);
         repo->scratch_clone(checkout);
         if (command.keep_checkouts) log->info("scratch checkouts (kept): {}", scratch.path().string());
-        log->info("bisect: {} revisions after good {} up to bad {}; builds in {}", b.revisions.size(),
-                  describe(b.good), describe(b.bad), scratch.path().string());
+        log->info("bisect: {} revisions after good {} up to bad {}; builds in {}", b.revisions.size(), describe(b.good),
+                  describe(b.bad), scratch.path().string());
 
         // Builds `revision` in `folder`; the step's log name and, when it fails, why.
         const auto build = [&](const Revision& revision, const fs::path& folder, Step& step) -> std::string {
@@ -254,7 +256,8 @@ int bisect_command(const BisectCommand& command) {
         }
         const RevisionJudgement bad_judgement = judge_revision(at_bad_comparison, b.slow);
         bad_step.verdict = "bad";
-        bad_step.evidence = bad_judgement.evidence->scenario_id + ": " + evidence_line(*bad_judgement.evidence, threshold);
+        bad_step.evidence =
+            bad_judgement.evidence->scenario_id + ": " + evidence_line(*bad_judgement.evidence, threshold);
         b.steps.push_back(bad_step);
         say(fmt::format("bad {}: slower, the regression bisected: {}", b.bad.short_sha, bad_step.evidence));
 
@@ -301,8 +304,8 @@ int bisect_command(const BisectCommand& command) {
         const std::vector<std::size_t> candidates = search.candidates();
         if (candidates.size() == 1) {
             const Step& found = b.steps[step_of.at(candidates.front())];
-            return finish(0, "first bad commit: " + found.revision.sha + " " + found.revision.subject + "\n  " +
-                                 found.evidence);
+            return finish(
+                0, "first bad commit: " + found.revision.sha + " " + found.revision.subject + "\n  " + found.evidence);
         }
         std::string list;
         for (const std::size_t i : candidates)

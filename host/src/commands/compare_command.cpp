@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "history/history_noise.hpp"
-#include "report/report_reader.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/files/junit_reporter.hpp"
+#include "report/report_reader.hpp"
 #include "util/atomic_file.hpp"
 
 namespace benchhost {
@@ -39,8 +39,8 @@ int compare_command(const CompareCommand& command) {
     try {
         report_comparison(comparison, std::cout, command.markdown, command.json);
         if (!command.junit.empty())
-            write_file_atomically(command.junit, junit_xml(junit_cases(next, &comparison), "benchhost compare",
-                                                           next.started_at));
+            write_file_atomically(command.junit,
+                                  junit_xml(junit_cases(next, &comparison), "benchhost compare", next.started_at));
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 1;

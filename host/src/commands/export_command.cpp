@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "report/files/gbench_json_reporter.hpp"
-#include "report/reporter_registry.hpp"
 #include "report/report_reader.hpp"
+#include "report/reporter_registry.hpp"
 
 namespace benchhost {
 

@@ -27,10 +27,10 @@ std::optional<HistoryRun> run_to_check(HistoryStore& store, const HistoryCommand
 
 struct Series {
     std::string unit;
-    std::vector<double> earlier;          // medians, oldest first
-    std::vector<std::string> commits;     // of the earlier runs
+    std::vector<double> earlier;  // medians, oldest first
+    std::vector<std::string> commits;  // of the earlier runs
     double latest = NAN;
-    bool checked = false;                 // the run checked has it
+    bool checked = false;  // the run checked has it
 };
 
 }  // namespace
@@ -41,7 +41,8 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
         std::cerr << "benchhost: error: "
                   << (command.run_id != 0 ? fmt::format("no run {} in {}", command.run_id, store.where())
                                           : "no run in " + store.where())
-                  << (command.machine.empty() && command.branch.empty() && command.since.empty() && command.until.empty()
+                  << (command.machine.empty() && command.branch.empty() && command.since.empty() &&
+                              command.until.empty()
                           ? ""
                           : " that --machine, --branch, --since and --until select")
                   << " (benchhost history list shows the runs)\n";
@@ -53,7 +54,8 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     const std::string pattern = command.pattern.empty() ? "*" : command.pattern;
     std::map<std::pair<std::string, std::string>, Series> by_series;
     std::size_t other_config = 0;
-    std::vector<std::pair<std::string, std::string>> failed;  // scenarios of the run checked without figures: id, status
+    std::vector<std::pair<std::string, std::string>>
+        failed;  // scenarios of the run checked without figures: id, status
     for (const HistoryPoint& point : store.points(pattern, earlier_filter)) {
         if (point.series.name.empty() && point.run->id == run->id) failed.emplace_back(point.scenario_id, point.status);
         if (point.series.name.empty() || (!command.series.empty() && point.series.name != command.series)) continue;
@@ -74,8 +76,9 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     }
     std::erase_if(by_series, [](const auto& entry) { return !entry.second.checked; });
     if (by_series.empty()) {
-        std::cerr << "benchhost: error: run " << run->id << " in " << store.where() << " has no series of a scenario like '"
-                  << pattern << "'" << (command.series.empty() ? "" : " named '" + command.series + "'")
+        std::cerr << "benchhost: error: run " << run->id << " in " << store.where()
+                  << " has no series of a scenario like '" << pattern << "'"
+                  << (command.series.empty() ? "" : " named '" + command.series + "'")
                   << " (benchhost history show lists them)\n";
         return 2;
     }
@@ -93,7 +96,7 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     std::vector<std::vector<std::string>> rows;
     std::map<Verdict, std::size_t> counts;
     std::vector<JUnitCase> cases;  // a scenario each, its series' verdicts in its output
-    std::string case_scenario;     // the scenario id of cases.back()
+    std::string case_scenario;  // the scenario id of cases.back()
     for (const auto& [key, series] : by_series) {
         const HistoryCheck check = check_against_history(series.earlier, series.latest, options);
         ++counts[check.verdict];
@@ -105,7 +108,8 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
             "{} {} against {} ({} earlier runs, noise {}), {}, ratio {:.0f}% range {}, {}{}, threshold {:g}%",
             key.second, format_figure(series.latest, series.unit),
             std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-", check.runs,
-            std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-", std::isfinite(check.ratio) ? format_change(check.ratio) : "-", 100 * options.level,
+            std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
+            std::isfinite(check.ratio) ? format_change(check.ratio) : "-", 100 * options.level,
             check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
             to_string(check.verdict), check.note.empty() ? "" : " (" + check.note + ")", 100 * options.threshold);
         cases.back().output += line + "\n";
@@ -116,18 +120,16 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
             cases.back().text += line + "\n";
         }
         std::string evidence = std::to_string(check.runs);
-        if (check.after_step)
-            evidence += " since " + short_commit(series.commits[series.earlier.size() - check.runs]);
+        if (check.after_step) evidence += " since " + short_commit(series.commits[series.earlier.size() - check.runs]);
         std::string verdict(to_string(check.verdict));
         if (!check.note.empty()) verdict += " (" + check.note + ")";
-        rows.push_back({key.first, key.second, evidence,
-                        std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-",
-                        std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
-                        format_figure(series.latest, series.unit),
-                        std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
-                        check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high)
-                                               : "-",
-                        verdict});
+        rows.push_back(
+            {key.first, key.second, evidence,
+             std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-",
+             std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
+             format_figure(series.latest, series.unit), std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
+             check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
+             verdict});
     }
     std::cout << render_table({{"SCENARIO", Align::left},
                                {"SERIES", Align::left},

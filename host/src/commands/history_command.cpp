@@ -4,16 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <iostream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "history/history_store.hpp"
 #include "history/history_table.hpp"
 #include "history/series_history.hpp"
-#include "report/report_reader.hpp"
 #include "report/html/history_dashboard.hpp"
+#include "report/report_reader.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -93,10 +93,12 @@ int add(HistoryStore& store, const HistoryCommand& command) {
                     continue;
                 }
             }
-            const AddResult result = store.add_run(record, fs::absolute(folder).lexically_normal().string(), command.samples);
+            const AddResult result =
+                store.add_run(record, fs::absolute(folder).lexically_normal().string(), command.samples);
             std::cout << folder.string() << ": "
-                      << (result.added ? fmt::format("added ({} scenario{})", result.scenarios, result.scenarios == 1 ? "" : "s")
-                                    : "already there")
+                      << (result.added
+                              ? fmt::format("added ({} scenario{})", result.scenarios, result.scenarios == 1 ? "" : "s")
+                              : "already there")
                       << " as run " << result.run_id << "\n";
         } catch (const std::exception& e) {
             std::cerr << "benchhost: error: " << e.what() << "\n";

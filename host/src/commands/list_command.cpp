@@ -42,8 +42,7 @@ int list_command(const ListCommand& command) {
         std::cout << "\n  " << plugin.category << "/" << plugin.name
                   << (handshake != plugin.name ? " (handshake name: " + handshake + ")" : "") << "  version "
                   << plugin.info.version << (plugin.mock() ? "  (mock: runs with --enable-mock)" : "") << "\n";
-        if (plugin.python())
-            std::cout << "    kind:       python: " << plugin.runtime << "\n";
+        if (plugin.python()) std::cout << "    kind:       python: " << plugin.runtime << "\n";
         else
             std::cout << "    SDK:        " << plugin.info.sdk_version << " (ABI " << plugin.info.abi_major << "."
                       << plugin.info.abi_minor << ")\n"

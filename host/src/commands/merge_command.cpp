@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "analysis/scenario_statistics.hpp"
-#include "report/report_reader.hpp"
-#include "report/report_figures.hpp"
 #include "report/files/report_json.hpp"
+#include "report/report_figures.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {
@@ -20,7 +20,8 @@ RunRecord merge_shards(const std::vector<std::pair<fs::path, RunRecord>>& shards
     if (shards.empty()) throw std::runtime_error("no shards to merge");
     for (const auto& [dir, record] : shards)
         if (!record.shard)
-            throw std::runtime_error(dir.string() + ": not a shard (its summary has no run_metadata.shard: run with --shard)");
+            throw std::runtime_error(dir.string() +
+                                     ": not a shard (its summary has no run_metadata.shard: run with --shard)");
 
     const ShardInfo& first = *shards.front().second.shard;
     for (const auto& [dir, record] : shards) {
@@ -87,9 +88,8 @@ RunRecord merge_shards(const std::vector<std::pair<fs::path, RunRecord>>& shards
                 throw std::runtime_error(id + " is in two shards (" + dir.string() + " and another): not one plan");
             merged.outcomes.push_back(outcome);
         }
-        merged.shards.push_back(
-            ShardRecord{index, record.host_name, record.started_at, record.finished_at, record.commit_id, dir.string(),
-                        record.hardware});
+        merged.shards.push_back(ShardRecord{index, record.host_name, record.started_at, record.finished_at,
+                                            record.commit_id, dir.string(), record.hardware});
         if (!sources.empty()) sources += ",";
         sources += dir.string();
     }

@@ -3,8 +3,8 @@
 #include <exception>
 #include <iostream>
 
-#include "report/report_reader.hpp"
 #include "report/rendered_reports.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {
@@ -17,8 +17,8 @@ int report_command(const ReportCommand& command) {
     try {
         dir = run_folder_of(command.source);  // DIR, or DIR/benchmark_summary.json
         if (!fs::exists(dir / "benchmark_summary.json"))
-            throw std::runtime_error((dir / "benchmark_summary.json").string() +
-                                     ": not found: is " + dir.string() + " a run folder?");
+            throw std::runtime_error((dir / "benchmark_summary.json").string() + ": not found: is " + dir.string() +
+                                     " a run folder?");
         record = read_run(dir);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: cannot read the run: " << e.what() << "\n";

@@ -17,25 +17,25 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "commands/run_setup.hpp"
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
-#include "history/history_noise.hpp"
-#include "history/history_store.hpp"
 #include "execute/executor.hpp"
 #include "execute/worker.hpp"
-#include "report/report_reader.hpp"
+#include "history/history_noise.hpp"
+#include "history/history_store.hpp"
 #include "plan/plan.hpp"
 #include "plan/shard.hpp"
 #include "report/console/progress_reporter.hpp"
+#include "report/files/report_json.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"  // sampling_text
-#include "report/files/report_json.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
+#include "run/confirm.hpp"
 #include "run/hardware_info.hpp"
 #include "run/journal.hpp"
-#include "run/confirm.hpp"
 #include "run/run_loop.hpp"
-#include "commands/run_setup.hpp"
 #include "util/join.hpp"
 #include "util/text_table.hpp"
 
@@ -68,7 +68,8 @@ void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& 
     out << "\n";
     const bool whole_plan_empty = plan.scenarios.empty() && (!shard || shard->plan_scenarios == 0);
     if (!whole_plan_empty) {
-        out << "\n" << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
+        out << "\n"
+            << render_table({{"SCENARIO", Align::left}, {"SAMPLING", Align::left}, {"ACTION", Align::left}}, rows);
         for (const std::string& note : plan.notes) out << "\nnote: " << note;
         for (const std::string& warning : plan.warnings) out << "\nwarning: " << warning;
         for (const std::string& warning : discovery.warnings) out << "\nwarning: " << warning;

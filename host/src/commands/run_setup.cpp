@@ -88,7 +88,8 @@ fs::path prepare_output_dir(const std::optional<fs::path>& output_dir, const std
     return dir;
 }
 
-spdlog::sink_ptr make_console_sink(const std::string& level, bool quiet, const std::shared_ptr<ProgressSink>& progress) {
+spdlog::sink_ptr make_console_sink(const std::string& level, bool quiet,
+                                   const std::shared_ptr<ProgressSink>& progress) {
     spdlog::sink_ptr console;
     if (progress) {
         console = progress;
@@ -130,7 +131,6 @@ std::vector<std::string> plugin_build_warnings(const Plan& plan) {
     return warnings;
 }
 
-
 void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std::ostream& out) {
     out << (allowed ? "benchhost: warning: the plan has no scenarios (--allow-empty: not an error)"
                     : "benchhost: error: nothing to run: the plan has no scenarios")
@@ -142,7 +142,8 @@ void print_empty_plan(const std::vector<std::string>& reasons, bool allowed, std
 std::map<std::string, std::string> describe_options(const RunOptions& options) {
     std::map<std::string, std::string> out;
     std::string command_line;
-    for (const std::string& word : options.invocation) command_line += (command_line.empty() ? "" : " ") + shell_word(word);
+    for (const std::string& word : options.invocation)
+        command_line += (command_line.empty() ? "" : " ") + shell_word(word);
     out["command_line"] = command_line;
     std::error_code ec;
     out["working_directory"] = fs::current_path(ec).string();
@@ -152,7 +153,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     scenario.overlay(options.config);
     scenario.overlay(options.command_line);
     describe_settings(scenario, "", out);
-    for (const auto& [plugin, settings] : options.plugin_settings) describe_settings(settings, "plugins." + plugin + ".", out);
+    for (const auto& [plugin, settings] : options.plugin_settings)
+        describe_settings(settings, "plugins." + plugin + ".", out);
     out["plugins_dir"] = options.plugins_dir.string();
     out["config_file"] = options.config_file ? options.config_file->string() : "";
     out["include"] = join(options.include);
@@ -198,10 +200,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     return out;
 }
 
-
-ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare, const fs::path& output_dir,
-                                     spdlog::logger& log,
-                                     ProgressSink* progress) {
+ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare,
+                                     const fs::path& output_dir, spdlog::logger& log, ProgressSink* progress) {
     ReporterSettings settings;
     settings.output_dir = output_dir;
     settings.log = &log;
@@ -318,7 +318,6 @@ bool RunFolderWriter::finish(ScenarioRunner& runner, RunRecord& record, spdlog::
     reporters.run_finished(record);
     return log_reporter_errors(reporters, log) && written;
 }
-
 
 std::string load_problem(const RunOptions& options, const RunRecord& record) {
     if (options.load.mode == bench::LoadMode::none) return {};

@@ -19,12 +19,12 @@
 #include "analysis/compare.hpp"
 #include "config/run_config.hpp"
 #include "discover/discovery.hpp"
+#include "model/reporter.hpp"
+#include "model/run_record.hpp"
 #include "plan/plan.hpp"
+#include "report/console/progress_reporter.hpp"
 #include "run/journal.hpp"
 #include "run/run_loop.hpp"
-#include "model/run_record.hpp"
-#include "report/console/progress_reporter.hpp"
-#include "model/reporter.hpp"
 
 namespace benchhost {
 
@@ -59,7 +59,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options);
 /// The reporters of a run folder: its files, the formats asked for, the progress, the
 /// table, and with a baseline the comparison, judged with `compare`.
 ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare,
-                                     const std::filesystem::path& output_dir, spdlog::logger& log, ProgressSink* progress);
+                                     const std::filesystem::path& output_dir, spdlog::logger& log,
+                                     ProgressSink* progress);
 
 /// Logs what discovery and planning found: files that are not plugins, what the plan
 /// left out, plugin builds that slow them down, the warnings; or, for an empty plan

@@ -22,7 +22,8 @@ std::string number_text(double value) {
 
 bench::LoadMode load_mode_value(const std::string& where, const std::string& text) {
     const auto mode = bench::parse_load_mode(text);
-    if (!mode) throw ConfigError(where + ": '" + text + "' is not a load: single-stream, multi-stream, server or offline");
+    if (!mode)
+        throw ConfigError(where + ": '" + text + "' is not a load: single-stream, multi-stream, server or offline");
     return *mode;
 }
 
@@ -36,7 +37,8 @@ double rate_value(const std::string& where, const std::string& text) {
 double burstiness_value(const std::string& where, const std::string& text) {
     const auto shape = bench::parse_double(text);
     if (!shape || !(*shape > 0))
-        throw ConfigError(where + ": expected the gamma shape of the gaps between arrivals, above 0 (1: Poisson), got '" +
+        throw ConfigError(where +
+                          ": expected the gamma shape of the gaps between arrivals, above 0 (1: Poisson), got '" +
                           text + "'");
     return *shape;
 }
@@ -67,8 +69,8 @@ double duration_ms_value(const std::string& where, const std::string& text) {
 double peak_precision_value(const std::string& where, const std::string& text) {
     const auto value = parse_relative(text);
     if (!value || !(*value > 0) || !(*value < 1))
-        throw ConfigError(where + ": expected a relative precision above 0 and below 1, such as 5% or 0.05, got '" + text +
-                          "'");
+        throw ConfigError(where + ": expected a relative precision above 0 and below 1, such as 5% or 0.05, got '" +
+                          text + "'");
     return *value;
 }
 
@@ -98,18 +100,20 @@ void check_load(const bench::LoadConfig& load) {
     const bool server = load.mode == LoadMode::server;
     if (load.find_peak) {
         if (!server)
-            throw ConfigError("--find-peak needs --load server (it searches the highest rate of arrivals that meets the "
-                              "SLO), got " +
-                              (load.mode == LoadMode::none ? std::string("no --load")
-                                                           : "--load " + std::string(bench::to_string(load.mode))));
+            throw ConfigError(
+                "--find-peak needs --load server (it searches the highest rate of arrivals that meets the "
+                "SLO), got " +
+                (load.mode == LoadMode::none ? std::string("no --load")
+                                             : "--load " + std::string(bench::to_string(load.mode))));
         if (load.target_qps > 0)
             throw ConfigError("--find-peak searches the rate itself: leave out --target-qps (got " +
                               number_text(load.target_qps) + ")");
         if (load.concurrency > 0)
             throw ConfigError("--find-peak searches a rate of arrivals: leave out --concurrency (closed-loop clients)");
         if (load.slos.empty())
-            throw ConfigError("--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or ttft=500ms,tpot=50ms): "
-                              "the bound that each rate's p99 must meet");
+            throw ConfigError(
+                "--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or ttft=500ms,tpot=50ms): "
+                "the bound that each rate's p99 must meet");
     } else {
         if (load.peak_precision > 0) throw ConfigError("--peak-precision needs --find-peak");
         if (load.slo_percentile > 0)
@@ -120,23 +124,28 @@ void check_load(const bench::LoadConfig& load) {
     if (load.target_qps > 0 && !server) throw ConfigError("--target-qps needs --load server");
     if (load.concurrency > 0 && !server) throw ConfigError("--concurrency needs --load server");
     if (load.burstiness != 1 && !(server && (load.target_qps > 0 || load.find_peak)))
-        throw ConfigError("--burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals at "
-                          "that rate)");
+        throw ConfigError(
+            "--burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals at "
+            "that rate)");
     if (load.samples_per_query > 0 && load.mode != LoadMode::multi_stream)
         throw ConfigError("--samples-per-query needs --load multi-stream");
     if (server && load.target_qps > 0 && load.concurrency > 0)
-        throw ConfigError("--load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
-                          "(closed loop: that many clients), not both");
+        throw ConfigError(
+            "--load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
+            "(closed loop: that many clients), not both");
     if (server && !load.find_peak && !(load.target_qps > 0) && load.concurrency <= 0)
-        throw ConfigError("--load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
-                          "--find-peak");
+        throw ConfigError(
+            "--load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
+            "--find-peak");
     if (load.mode == LoadMode::none &&
         (load.queries > 0 || load.min_duration_s > 0 || load.late_tolerance_ms > 0 || !load.slos.empty()))
-        throw ConfigError("--queries, --min-duration, --late-tolerance and --slo need --load MODE "
-                          "(single-stream, multi-stream, server or offline)");
+        throw ConfigError(
+            "--queries, --min-duration, --late-tolerance and --slo need --load MODE "
+            "(single-stream, multi-stream, server or offline)");
     if (load.mode == LoadMode::none && (load.max_batch > 0 || load.max_batch_wait_ms > 0))
-        throw ConfigError("--max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
-                          "that serves in batches)");
+        throw ConfigError(
+            "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
+            "that serves in batches)");
     if (load.max_batch_wait_ms > 0 && load.max_batch <= 1)
         throw ConfigError("--max-batch-wait needs --max-batch N above 1 (a batch of one never waits)");
 }
@@ -148,8 +157,9 @@ std::vector<std::pair<std::string, std::string>> describe_load(const bench::Load
     out.emplace_back("queries", std::to_string(load.queries > 0 ? load.queries : bench::default_queries));
     if (load.min_duration_s > 0) out.emplace_back("min_duration_s", number_text(load.min_duration_s));
     if (load.mode == bench::LoadMode::multi_stream)
-        out.emplace_back("samples_per_query", std::to_string(load.samples_per_query > 0 ? load.samples_per_query
-                                                                                          : bench::default_samples_per_query));
+        out.emplace_back(
+            "samples_per_query",
+            std::to_string(load.samples_per_query > 0 ? load.samples_per_query : bench::default_samples_per_query));
     if (load.find_peak) {
         out.emplace_back("find_peak", "true");
         out.emplace_back("peak_precision",
@@ -161,13 +171,14 @@ std::vector<std::pair<std::string, std::string>> describe_load(const bench::Load
         out.emplace_back("load_seed", std::to_string(load.seed));
     }
     if (load.concurrency > 0) out.emplace_back("concurrency", std::to_string(load.concurrency));
-    out.emplace_back("late_tolerance_ms",
-                     number_text(load.late_tolerance_ms > 0 ? load.late_tolerance_ms : bench::default_late_tolerance_ms));
+    out.emplace_back("late_tolerance_ms", number_text(load.late_tolerance_ms > 0 ? load.late_tolerance_ms
+                                                                                 : bench::default_late_tolerance_ms));
     if (load.max_batch > 0) out.emplace_back("max_batch", std::to_string(load.max_batch));
     if (load.max_batch_wait_ms > 0) out.emplace_back("max_batch_wait_ms", number_text(load.max_batch_wait_ms));
     if (!load.slos.empty())
-        out.emplace_back("slo", (load.slo_percentile > 0 ? "p" + number_text(load.slo_percentile) + ":" : std::string()) +
-                                    bench::to_string(load.slos));
+        out.emplace_back("slo",
+                         (load.slo_percentile > 0 ? "p" + number_text(load.slo_percentile) + ":" : std::string()) +
+                             bench::to_string(load.slos));
     return out;
 }
 

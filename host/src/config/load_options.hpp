@@ -14,10 +14,10 @@ namespace benchhost {
 /// Each reads one option's text, or throws ConfigError: "<where>: <what is wrong>",
 /// `where` naming the option ("option --target-qps") or the YAML key and its place.
 bench::LoadMode load_mode_value(const std::string& where, const std::string& text);
-double rate_value(const std::string& where, const std::string& text);        // queries/s, above 0
+double rate_value(const std::string& where, const std::string& text);  // queries/s, above 0
 double burstiness_value(const std::string& where, const std::string& text);  // gamma shape, above 0
 long long count_value(const std::string& where, const std::string& text, long long minimum);
-double seconds_value(const std::string& where, const std::string& text);     // 0 to 86400
+double seconds_value(const std::string& where, const std::string& text);  // 0 to 86400
 double duration_ms_value(const std::string& where, const std::string& text);  // with a unit: 1ms, 500us
 double peak_precision_value(const std::string& where, const std::string& text);  // 5% or 0.05, above 0, below 1
 /// "[pNN:]METRIC=BOUND,...": the bounds into load.slos, the percentile (0 without one)

@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <bench/internal/params/axes.hpp>
 #include <bench/internal/monitors/gpu_clocks.hpp>
+#include <bench/internal/params/axes.hpp>
 
 #include "config/load_options.hpp"
 #include "util/text_file.hpp"
@@ -16,22 +16,38 @@ namespace benchhost {
 
 namespace {
 
-const std::map<std::string, std::string> axis_keys = {
-    {"variants", "variant"}, {"batch_sizes", "batch_size"}, {"dtypes", "dtype"},
-    {"devices", "device"},   {"threads", "threads"},        {"compile_modes", "compile_mode"}};
+const std::map<std::string, std::string> axis_keys = {{"variants", "variant"}, {"batch_sizes", "batch_size"},
+                                                      {"dtypes", "dtype"},     {"devices", "device"},
+                                                      {"threads", "threads"},  {"compile_modes", "compile_mode"}};
 
-const std::vector<std::string> scenario_keys = {"warmup_iterations", "measurement_iterations",
-                                                "num_tokens_to_generate", "model_id", "axes", "params",
-                                                "variants", "batch_sizes", "dtypes", "devices", "threads",
-                                                "compile_modes", "min_time", "max_time", "target_ci_width",
-                                                "compile_timeout", "timer", "cache", "discard_throttled",
+const std::vector<std::string> scenario_keys = {"warmup_iterations",
+                                                "measurement_iterations",
+                                                "num_tokens_to_generate",
+                                                "model_id",
+                                                "axes",
+                                                "params",
+                                                "variants",
+                                                "batch_sizes",
+                                                "dtypes",
+                                                "devices",
+                                                "threads",
+                                                "compile_modes",
+                                                "min_time",
+                                                "max_time",
+                                                "target_ci_width",
+                                                "compile_timeout",
+                                                "timer",
+                                                "cache",
+                                                "discard_throttled",
                                                 "throttle_cooldown"};
-const std::vector<std::string> run_keys = {"plugins_dir", "output_dir", "include", "exclude", "categories",
-                                           "enable_mock", "profile", "timeout", "memory_limit", "monitor_interval", "lock_clocks", "isolation", "log_level",
-                                           "rounds", "allow_empty", "history", "history_samples", "plugins",
-                                           "load", "queries", "min_duration", "samples_per_query", "target_qps",
-                                           "burstiness", "concurrency", "late_tolerance", "load_seed", "slo",
-                                           "find_peak", "peak_precision", "max_batch", "max_batch_wait"};
+const std::vector<std::string> run_keys = {
+    "plugins_dir",    "output_dir",        "include",    "exclude",      "categories",
+    "enable_mock",    "profile",           "timeout",    "memory_limit", "monitor_interval",
+    "lock_clocks",    "isolation",         "log_level",  "rounds",       "allow_empty",
+    "history",        "history_samples",   "plugins",    "load",         "queries",
+    "min_duration",   "samples_per_query", "target_qps", "burstiness",   "concurrency",
+    "late_tolerance", "load_seed",         "slo",        "find_peak",    "peak_precision",
+    "max_batch",      "max_batch_wait"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -104,23 +120,24 @@ void read_params(const std::string& origin, const YAML::Node& node, const std::s
                  std::size_t& entries_left, int depth = 0) {
     if (!node.IsMap()) fail(origin, node, "'" + (prefix.empty() ? std::string("params") : prefix) + "' must be a map");
     if (depth > max_params_depth)
-        fail(origin, node, "'" + prefix + "' nests maps more than " + std::to_string(max_params_depth) +
-                               " deep (a YAML alias inside the map it names?)");
+        fail(origin, node,
+             "'" + prefix + "' nests maps more than " + std::to_string(max_params_depth) +
+                 " deep (a YAML alias inside the map it names?)");
     for (const auto& entry : node) {
         if (entries_left == 0)
-            fail(origin, entry.first, "more than " + std::to_string(max_params_entries) +
-                                          " params entries (YAML aliases that nest each other?)");
+            fail(origin, entry.first,
+                 "more than " + std::to_string(max_params_entries) +
+                     " params entries (YAML aliases that nest each other?)");
         --entries_left;
         const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
-        if (entry.second.IsMap())
-            read_params(origin, entry.second, key, params, entries_left, depth + 1);
-        else
-            params.set(key, list_value(origin, key, entry.second));
+        if (entry.second.IsMap()) read_params(origin, entry.second, key, params, entries_left, depth + 1);
+        else params.set(key, list_value(origin, key, entry.second));
     }
 }
 
 /// Reads one key of the serving load into `load`; false when `key` is not one.
-bool read_load_key(const std::string& origin, const std::string& key, const YAML::Node& value, bench::LoadConfig& load) {
+bool read_load_key(const std::string& origin, const std::string& key, const YAML::Node& value,
+                   bench::LoadConfig& load) {
     const std::string at = where(origin, value) + ": '" + key + "'";
     if (key == "slo" && value.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms[, percentile: p95]}
         std::string text, percentile;
@@ -183,13 +200,15 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
         settings.discard_throttled = bool_value(origin, key, value);
     } else if (key == "timer" || key == "cache") {
         const std::string text = scalar_text(origin, key, value);
-        if (const std::string problem = timer_or_cache_problem(key, text); !problem.empty()) fail(origin, value, problem);
+        if (const std::string problem = timer_or_cache_problem(key, text); !problem.empty())
+            fail(origin, value, problem);
         (key == "timer" ? settings.timer : settings.cache) = text;
     } else if (key == "target_ci_width") {
         const std::string text = scalar_text(origin, key, value);
         const auto width = parse_relative(text);
         if (!width || *width >= 1)
-            fail(origin, value, "'target_ci_width' must be a relative width such as 1% or 0.01 (below 100%), got '" + text + "'");
+            fail(origin, value,
+                 "'target_ci_width' must be a relative width such as 1% or 0.01 (below 100%), got '" + text + "'");
         settings.target_ci_width = *width;
     } else if (key == "params") {
         read_params(origin, value, "", settings.params, params_entries_left);
@@ -198,7 +217,8 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
         for (const auto& axis : value) {
             const std::string name = axis.first.Scalar();
             if (bench::is_builtin_axis(name))
-                fail(origin, axis.first, "'" + name + "' is a built-in axis: set it with '" + axis_config_key(name) + "'");
+                fail(origin, axis.first,
+                     "'" + name + "' is a built-in axis: set it with '" + axis_config_key(name) + "'");
             settings.axes[name] = list_value(origin, name, axis.second);
             if (settings.axes[name].empty()) fail(origin, axis.second, "axis '" + name + "' has no values");
             settings.axis_origins[name] = where(origin, axis.second);
@@ -255,7 +275,8 @@ void ScenarioSettings::overlay(const ScenarioSettings& over) {
     if (over.throttle_cooldown_s) throttle_cooldown_s = over.throttle_cooldown_s;
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
-        if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end()) axis_origins[axis] = origin->second;
+        if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end())
+            axis_origins[axis] = origin->second;
         else axis_origins.erase(axis);
     }
     for (const auto& [key, values] : over.params.all()) params.set(key, values);
@@ -339,7 +360,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 options.categories = list_value(origin, key, value);
                 for (const std::string& category : options.categories)
                     if (category != "unit" && category != "integration" && category != "performance")
-                        fail(origin, value, "unknown category '" + category + "' (expected unit, integration or performance)");
+                        fail(origin, value,
+                             "unknown category '" + category + "' (expected unit, integration or performance)");
             } else if (key == "enable_mock") {
                 options.enable_mock = bool_value(origin, key, value);
             } else if (key == "profile") {
@@ -360,7 +382,8 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 const std::string text = scalar_text(origin, key, value);
                 auto ms = bench::parse_double(text);
                 if (!ms || !(*ms >= 0) || *ms > 3'600'000)
-                    fail(origin, value, "'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '" + text + "'");
+                    fail(origin, value,
+                         "'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '" + text + "'");
                 options.monitor_interval_ms = *ms;
             } else if (key == "rounds") {
                 options.rounds = int_value(origin, key, value, 1);
@@ -381,15 +404,19 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                 else fail(origin, value, "'isolation' must be process or none, got '" + text + "'");
             } else if (key == "log_level") {
                 const std::string text = scalar_text(origin, key, value);
-                static const std::vector<std::string> levels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+                static const std::vector<std::string> levels = {"trace", "debug",    "info", "warn",
+                                                                "error", "critical", "off"};
                 if (std::find(levels.begin(), levels.end(), text) == levels.end())
-                    fail(origin, value, "'log_level' must be one of trace, debug, info, warn, error, critical, off; got '" + text + "'");
+                    fail(origin, value,
+                         "'log_level' must be one of trace, debug, info, warn, error, critical, off; got '" + text +
+                             "'");
                 options.log_level = text;
             } else if (key == "plugins") {
                 if (!value.IsMap()) fail(origin, value, "'plugins' must map plugin names to their settings");
                 for (const auto& plugin : value) {
                     const std::string name = plugin.first.Scalar();
-                    if (!plugin.second.IsMap()) fail(origin, plugin.second, "settings of plugin '" + name + "' must be a map");
+                    if (!plugin.second.IsMap())
+                        fail(origin, plugin.second, "settings of plugin '" + name + "' must be a map");
                     ScenarioSettings& settings = options.plugin_settings[name];
                     options.plugin_settings_where[name] = where(origin, plugin.first);
                     for (const auto& setting : plugin.second) {

@@ -69,7 +69,7 @@ struct ScenarioSettings {
     std::optional<int> num_tokens_to_generate;
     std::optional<std::string> model_id;
     std::optional<double> min_time_s, max_time_s, target_ci_width;  // the time rule
-    std::optional<double> compile_timeout_s;                        // the compiled variant's compile
+    std::optional<double> compile_timeout_s;  // the compiled variant's compile
     std::optional<std::string> timer;  // how measure_device times: auto, host, cuda-events
     std::optional<std::string> cache;  // warm, or cold: flushed before each sample
     std::optional<bool> discard_throttled;  // drop the samples during which the GPU throttled
@@ -102,20 +102,20 @@ struct RunOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables
-    double monitor_interval_ms = 50;   // between samples of the GPU and CPU monitors; 0 disables
+    double monitor_interval_ms = 50;  // between samples of the GPU and CPU monitors; 0 disables
     /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
     /// leave them be (bench/internal/monitors/gpu_clocks.hpp).
     std::string lock_clocks;
     std::string log_level = "info";
-    bool retry_failed = false;     // load plugins the registry remembers as crashing
+    bool retry_failed = false;  // load plugins the registry remembers as crashing
     bool allow_untrusted = false;  // load plugins others than their owner may write
     std::optional<std::filesystem::path> resume_dir;  // continue the run in this folder
     /// Each scenario is run this many times, in a fresh worker each time; the variants of
     /// a benchmark are interleaved in rotating order, and samples of all rounds pooled.
     int rounds = 1;
     std::optional<std::filesystem::path> baseline;  // compare with this earlier run at the end
-    double regression_threshold = 0.05;              // relative change that counts as a regression
-    bool fail_on_regression = false;                 // exit 1 when the comparison finds one
+    double regression_threshold = 0.05;  // relative change that counts as a regression
+    bool fail_on_regression = false;  // exit 1 when the comparison finds one
     /// How far apart single runs of the same build may be: with one run a side, a change
     /// within it is "inconclusive" (CompareOptions::noise_floor).
     double noise_floor = 0.10;
@@ -125,22 +125,22 @@ struct RunOptions {
     /// Record the run, when it ends, in this history (an SQLite file): history/history_store.hpp.
     std::optional<std::string> history;
     bool history_samples = false;  // with the raw samples
-    std::vector<std::string> extra_formats;          // also write: "gbench-json" (gbench.json)
-    std::optional<std::string> shard;                    // "K/N" or "slurm": run only this part of the plan
-    std::optional<std::filesystem::path> shard_costs;    // an earlier run whose wall times balance the shards
+    std::vector<std::string> extra_formats;  // also write: "gbench-json" (gbench.json)
+    std::optional<std::string> shard;  // "K/N" or "slurm": run only this part of the plan
+    std::optional<std::filesystem::path> shard_costs;  // an earlier run whose wall times balance the shards
     bool dry_run = false;  // print the plan, run nothing, write nothing
     bool allow_empty = false;  // a plan with no scenarios is a success, not an error
-    bool quiet = false;    // no progress and no informational log lines on the console
+    bool quiet = false;  // no progress and no informational log lines on the console
     std::vector<std::string> invocation;  // the command line as given (argv), for the record
     /// The load of the benchmarks that serve (--load ...; config/load_options.hpp): every
     /// scenario gets it.
     bench::LoadConfig load;
 
-    ScenarioSettings defaults;                                // built in
-    ScenarioSettings config;                                  // the YAML's top level
+    ScenarioSettings defaults;  // built in
+    ScenarioSettings config;  // the YAML's top level
     std::map<std::string, ScenarioSettings> plugin_settings;  // the YAML's plugins: section
     std::map<std::string, std::string> plugin_settings_where;  // plugin name -> "file:line:column" of its entry
-    ScenarioSettings command_line;                            // options given on the command line
+    ScenarioSettings command_line;  // options given on the command line
 
     /// defaults, then config, then plugin_settings[plugin], then command_line.
     ScenarioSettings effective_for(const std::string& plugin) const;

@@ -26,7 +26,8 @@ namespace {
 std::string abi_text(unsigned major, unsigned minor) { return std::to_string(major) + "." + std::to_string(minor); }
 
 bool is_name_character(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
 }
 
 const char* const untrusted_advice =
@@ -115,7 +116,8 @@ void consider_file(const fs::path& path, const std::string& category, const std:
         if (!is_safe_name(benchmark))
             return reject("benchmark name '" + benchmark + "' may only use letters, digits, '_', '-' and '.'");
         const auto declared = elf.benchmark_variants.find(symbol);
-        plugin.benchmarks.push_back({benchmark, symbol, declared == elf.benchmark_variants.end() ? std::uint8_t{0} : declared->second});
+        plugin.benchmarks.push_back(
+            {benchmark, symbol, declared == elf.benchmark_variants.end() ? std::uint8_t{0} : declared->second});
     }
     // run_benchmark first: it is the plugin's own benchmark.
     std::stable_partition(plugin.benchmarks.begin(), plugin.benchmarks.end(),
@@ -190,12 +192,13 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
     if (plugin.benchmarks.empty()) {
         if (!file.handshake && file.handshake_error.empty()) {  // a helper module, not a plugin
             discovery.rejected.push_back(
-                {candidate.path, "not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level",
-                 "", ""});
+                {candidate.path,
+                 "not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level", "", ""});
             return;
         }
-        return reject("declares BENCHHOST_PLUGIN but defines no run_benchmark, benchmark_* or run_* function at "
-                      "module level");
+        return reject(
+            "declares BENCHHOST_PLUGIN but defines no run_benchmark, benchmark_* or run_* function at "
+            "module level");
     }
     if (!file.handshake_error.empty()) return reject(file.handshake_error);
     // Where names repeat (run_x and benchmark_x), the first keeps the id.
@@ -246,9 +249,9 @@ void consider_python_candidates(const std::vector<PythonCandidate>& candidates, 
     } catch (const std::exception& e) {
         for (const PythonCandidate& candidate : candidates) {
             const std::string stem = candidate.path.extension() == ".py" ? candidate.path.stem().string()
-                                                                          : candidate.path.filename().string();
-            discovery.rejected.push_back({candidate.path, std::string("cannot be read: ") + e.what(),
-                                          candidate.category, safe_name(stem)});
+                                                                         : candidate.path.filename().string();
+            discovery.rejected.push_back(
+                {candidate.path, std::string("cannot be read: ") + e.what(), candidate.category, safe_name(stem)});
         }
         return;
     }
@@ -277,9 +280,9 @@ std::string trust_problem(const fs::path& path) {
         // A user-private group (only the owner in it) is as safe as the owner alone.
         const passwd* owner = getpwuid(info.st_uid);
         const group* grp = getgrgid(info.st_gid);
-        const bool private_group = owner != nullptr && grp != nullptr && owner->pw_gid == info.st_gid &&
-                                   (grp->gr_mem[0] == nullptr ||
-                                    (std::string(grp->gr_mem[0]) == owner->pw_name && grp->gr_mem[1] == nullptr));
+        const bool private_group =
+            owner != nullptr && grp != nullptr && owner->pw_gid == info.st_gid &&
+            (grp->gr_mem[0] == nullptr || (std::string(grp->gr_mem[0]) == owner->pw_name && grp->gr_mem[1] == nullptr));
         if (!private_group)
             return "is writable by group " + (grp ? std::string(grp->gr_name) : std::to_string(info.st_gid)) +
                    " (mode " + mode + ")";
@@ -291,11 +294,11 @@ void apply_crash_registry(Discovery& discovery, const PluginRegistry& registry) 
     auto crashed = [&](const DiscoveredPlugin& plugin) { return registry.crash_reason(plugin.path).has_value(); };
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         if (!crashed(plugin)) continue;
-        discovery.rejected.push_back(
-            {plugin.path,
-             "crashed while loading in an earlier run (" + *registry.crash_reason(plugin.path) +
-                 "); skipped until the file changes, or run with --retry-failed",
-             plugin.category, plugin.name});
+        discovery.rejected.push_back({plugin.path,
+                                      "crashed while loading in an earlier run (" +
+                                          *registry.crash_reason(plugin.path) +
+                                          "); skipped until the file changes, or run with --retry-failed",
+                                      plugin.category, plugin.name});
     }
     std::erase_if(discovery.plugins, crashed);
 }
@@ -318,13 +321,15 @@ std::string libtorch_install_problem(const fs::path& torch_root, const std::stri
         std::getline(build_version, found);
     } else {
         return "links LibTorch, and this build was configured with LibTorch " + expected + " in " +
-               torch_root.string() + ", which is no longer there: rebuild benchhost against the LibTorch you have "
+               torch_root.string() +
+               ", which is no longer there: rebuild benchhost against the LibTorch you have "
                "(docs/install.md)";
     }
     if (found == expected) return {};
     return "links LibTorch, and this build was configured with LibTorch " + expected + ", but " + torch_root.string() +
            " now holds " + (found.empty() ? std::string("a torch of unknown version") : "LibTorch " + found) +
-           ": rebuild (cmake --build names both), or reinstall " + expected + " (scripts/bench installs the pinned one)";
+           ": rebuild (cmake --build names both), or reinstall " + expected +
+           " (scripts/bench installs the pinned one)";
 }
 
 std::string abi_problem(const bench::PluginInfo& info) {
@@ -339,7 +344,7 @@ std::string abi_problem(const bench::PluginInfo& info) {
     // A minor may append fields: a plugin of an older minor has the older, shorter layout.
     static_assert(bench::abi_major == 2, "a new major has PluginInfo::build from its first minor: drop this case");
     const std::uint32_t expected = info.abi_minor < bench::build_info_abi_minor ? bench::plugin_info_size_without_build
-                                                                               : sizeof(bench::PluginInfo);
+                                                                                : sizeof(bench::PluginInfo);
     if (info.info_size != expected)
         return "bench_plugin_info has size " + std::to_string(info.info_size) + ", expected " +
                std::to_string(expected) + " for ABI " + plugin_abi;
@@ -359,9 +364,11 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
 
     for (const fs::directory_entry& entry : fs::directory_iterator(plugins_dir, ec)) {
         const std::string name = entry.path().filename().string();
-        const bool category = std::find(plugin_categories.begin(), plugin_categories.end(), name) != plugin_categories.end();
+        const bool category =
+            std::find(plugin_categories.begin(), plugin_categories.end(), name) != plugin_categories.end();
         if (!category || !entry.is_directory())
-            discovery.rejected.push_back({entry.path(), "not in a category folder (unit, integration or performance)", "", ""});
+            discovery.rejected.push_back(
+                {entry.path(), "not in a category folder (unit, integration or performance)", "", ""});
     }
     if (ec) throw DiscoveryError("cannot read plugin folder " + plugins_dir.string() + ": " + ec.message());
 
@@ -370,26 +377,26 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
         const fs::path folder = plugins_dir / category;
         if (!fs::is_directory(folder, ec)) continue;
         std::string folder_problem = trust_problem(folder);
-        if (!folder_problem.empty()) folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
+        if (!folder_problem.empty())
+            folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
         std::vector<fs::path> files;
         for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
             const fs::path& path = entry.path();
             if (entry.is_regular_file(ec) && path.extension() == ".py")
                 python.push_back({path, path, category, folder_problem});
-            else if (entry.is_regular_file(ec))
-                files.push_back(path);
+            else if (entry.is_regular_file(ec)) files.push_back(path);
             else if (entry.is_directory(ec) && path.filename() == "__pycache__")
                 continue;  // Python's own bytecode cache
             else if (entry.is_directory(ec) && fs::is_regular_file(path / "__init__.py", ec))
                 python.push_back({path, path / "__init__.py", category, folder_problem});
-            else
-                discovery.rejected.push_back({path, "not a regular file", "", ""});
+            else discovery.rejected.push_back({path, "not a regular file", "", ""});
         }
         if (ec) throw DiscoveryError("cannot read plugin folder " + folder.string() + ": " + ec.message());
         std::sort(files.begin(), files.end());
         for (const fs::path& file : files) consider_file(file, category, folder_problem, options, discovery);
     }
-    std::sort(python.begin(), python.end(), [](const PythonCandidate& a, const PythonCandidate& b) { return a.path < b.path; });
+    std::sort(python.begin(), python.end(),
+              [](const PythonCandidate& a, const PythonCandidate& b) { return a.path < b.path; });
     consider_python_candidates(python, options, discovery);
     // By category, then path, whatever the plugin's kind.
     const auto category_index = [](const std::string& category) {
@@ -409,7 +416,8 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
             auto it = declared.find(plugin.id(benchmark));
             if (it != declared.end()) {
-                clash = "declares benchmark id " + plugin.id(benchmark) + ", already declared by " + it->second.string();
+                clash =
+                    "declares benchmark id " + plugin.id(benchmark) + ", already declared by " + it->second.string();
                 break;
             }
         }
@@ -425,13 +433,13 @@ Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& 
         const std::string handshake = plugin.handshake_name();
         if (handshake == plugin.name) continue;
         const std::string declaration = plugin.python() ? "BENCHHOST_PLUGIN" : "BENCH_PLUGIN";
-        const std::string file = plugin.python() ? handshake + (plugin.path.extension() == ".py" ? ".py" : "")
-                                                 : "lib" + handshake + ".so";
-        discovery.warnings.push_back(
-            plugin.path.string() + ": " + declaration + " names the plugin '" + handshake + "', the file '" +
-            plugin.name + "'; the file name is used (benchmark ids " + plugin.category + "/" + plugin.name +
-            "/...): rename the file" + (is_safe_name(handshake) ? " to " + file : std::string()) + " or the plugin in " +
-            declaration + " to \"" + plugin.name + "\"");
+        const std::string file =
+            plugin.python() ? handshake + (plugin.path.extension() == ".py" ? ".py" : "") : "lib" + handshake + ".so";
+        discovery.warnings.push_back(plugin.path.string() + ": " + declaration + " names the plugin '" + handshake +
+                                     "', the file '" + plugin.name + "'; the file name is used (benchmark ids " +
+                                     plugin.category + "/" + plugin.name + "/...): rename the file" +
+                                     (is_safe_name(handshake) ? " to " + file : std::string()) + " or the plugin in " +
+                                     declaration + " to \"" + plugin.name + "\"");
     }
     std::sort(discovery.rejected.begin(), discovery.rejected.end(),
               [](const RejectedFile& a, const RejectedFile& b) { return a.path < b.path; });
@@ -442,7 +450,9 @@ std::vector<std::string> DiscoveredPlugin::variants(const DiscoveredBenchmark& b
     std::vector<std::string> out = variants();
     if (benchmark.variants == 0) return out;
     std::erase_if(out, [&](const std::string& v) {
-        const std::uint8_t bit = v == "eager" ? bench::eager_bit : v == "compiled" ? bench::compiled_bit : bench::kernelized_bit;
+        const std::uint8_t bit = v == "eager"      ? bench::eager_bit
+                                 : v == "compiled" ? bench::compiled_bit
+                                                   : bench::kernelized_bit;
         return (benchmark.variants & bit) == 0;
     });
     return out;
@@ -450,9 +460,9 @@ std::vector<std::string> DiscoveredPlugin::variants(const DiscoveredBenchmark& b
 
 std::vector<std::string> DiscoveredPlugin::variants() const {
     if (std::find(axes.begin(), axes.end(), "variant") == axes.end()) return {};
-    const std::uint8_t mask = info.variants != 0 ? info.variants
-                                                 : static_cast<std::uint8_t>(bench::eager_bit | bench::compiled_bit |
-                                                                             bench::kernelized_bit);
+    const std::uint8_t mask =
+        info.variants != 0 ? info.variants
+                           : static_cast<std::uint8_t>(bench::eager_bit | bench::compiled_bit | bench::kernelized_bit);
     std::vector<std::string> out;
     if (mask & bench::eager_bit) out.emplace_back("eager");
     if (mask & bench::compiled_bit) out.emplace_back("compiled");

@@ -16,7 +16,7 @@ namespace benchhost {
 inline const std::vector<std::string> plugin_categories = {"unit", "integration", "performance"};
 
 struct DiscoveredBenchmark {
-    std::string name;    // the benchmark's name in its id
+    std::string name;  // the benchmark's name in its id
     std::string symbol;  // the entry point exporting it
     /// The variants it declares of its own (BENCH_BENCHMARK_VARIANTS, or a Python
     /// plugin's "benchmark_variants"), a mask of bench::eager_bit ...; 0: its plugin's.
@@ -30,7 +30,7 @@ enum class PluginKind { shared_library, python };
 struct DiscoveredPlugin {
     std::filesystem::path path;  // the .so or .py file, or a Python package's folder
     std::string category;  // the folder it was found in
-    std::string name;      // the file name without "lib" and ".so" (".py"): what ids and reports use
+    std::string name;  // the file name without "lib" and ".so" (".py"): what ids and reports use
     PluginKind kind = PluginKind::shared_library;
     /// Python: the handshake's fields (name, version, axes, variants, mock) in PluginInfo's
     /// terms; no ABI, no build.
@@ -69,7 +69,7 @@ struct RejectedFile {
 struct Discovery {
     std::filesystem::path plugins_dir;
     std::vector<DiscoveredPlugin> plugins;  // by category, then name
-    std::vector<RejectedFile> rejected;     // by path
+    std::vector<RejectedFile> rejected;  // by path
     /// About plugins that are used all the same: a handshake name that is not the file's.
     std::vector<std::string> warnings;
 };

@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <string_view>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -246,7 +245,8 @@ std::string check_layout(const std::vector<char>& bytes, bool swap, Header& head
                    " bytes, expected " + std::to_string(sizeof(Shdr));
         }
         std::uint64_t end = 0;
-        if (!checked_end(header.shoff, 1, sizeof(Shdr), end)) return "malformed ELF header: impossible section header offset";
+        if (!checked_end(header.shoff, 1, sizeof(Shdr), end))
+            return "malformed ELF header: impossible section header offset";
         if (end > size) return truncated("section header table", end, size);
         const Section first = raw.section<Shdr>(header.shoff);
         if (shnum == 0) shnum = first.size;
@@ -256,7 +256,8 @@ std::string check_layout(const std::vector<char>& bytes, bool swap, Header& head
         }
         if (end > size) return truncated("section header table", end, size);
         sections.reserve(shnum);
-        for (std::uint64_t i = 0; i < shnum; ++i) sections.push_back(raw.section<Shdr>(header.shoff + i * sizeof(Shdr)));
+        for (std::uint64_t i = 0; i < shnum; ++i)
+            sections.push_back(raw.section<Shdr>(header.shoff + i * sizeof(Shdr)));
     } else if (header.shnum != 0) {
         return "malformed ELF header: " + std::to_string(header.shnum) + " section headers at offset 0";
     } else if (phnum == PN_XNUM) {
@@ -276,7 +277,8 @@ std::string check_layout(const std::vector<char>& bytes, bool swap, Header& head
         }
         if (end > size) return truncated("program header table", end, size);
         segments.reserve(phnum);
-        for (std::uint64_t i = 0; i < phnum; ++i) segments.push_back(raw.segment<Phdr>(header.phoff + i * sizeof(Phdr)));
+        for (std::uint64_t i = 0; i < phnum; ++i)
+            segments.push_back(raw.segment<Phdr>(header.phoff + i * sizeof(Phdr)));
     }
 
     // What the dynamic loader maps: a truncated file makes dlopen die with SIGBUS.
@@ -284,7 +286,8 @@ std::string check_layout(const std::vector<char>& bytes, bool swap, Header& head
         const Segment& s = segments[i];
         if (s.type != PT_LOAD) continue;
         std::uint64_t end = 0;
-        if (!checked_end(s.offset, 1, s.filesz, end)) return "malformed: segment " + std::to_string(i) + " has an impossible size";
+        if (!checked_end(s.offset, 1, s.filesz, end))
+            return "malformed: segment " + std::to_string(i) + " has an impossible size";
         if (end > size) return truncated("segment " + std::to_string(i), end, size);
     }
     // What libelf reads.
@@ -292,7 +295,8 @@ std::string check_layout(const std::vector<char>& bytes, bool swap, Header& head
         const Section& s = sections[i];
         if (s.type == SHT_NULL || s.type == SHT_NOBITS) continue;
         std::uint64_t end = 0;
-        if (!checked_end(s.offset, 1, s.size, end)) return "malformed: section " + std::to_string(i) + " has an impossible size";
+        if (!checked_end(s.offset, 1, s.size, end))
+            return "malformed: section " + std::to_string(i) + " has an impossible size";
         if (end > size) return truncated("section " + std::to_string(i), end, size);
     }
     return "";
@@ -316,14 +320,22 @@ std::string libelf_error(std::string_view what) {
 
 std::string machine_name(unsigned machine) {
     switch (machine) {
-        case EM_X86_64: return "x86_64";
-        case EM_AARCH64: return "aarch64";
-        case EM_386: return "i386";
-        case EM_ARM: return "arm";
-        case EM_RISCV: return "riscv";
-        case EM_PPC64: return "ppc64";
-        case EM_PPC: return "ppc";
-        case EM_S390: return "s390";
+        case EM_X86_64:
+            return "x86_64";
+        case EM_AARCH64:
+            return "aarch64";
+        case EM_386:
+            return "i386";
+        case EM_ARM:
+            return "arm";
+        case EM_RISCV:
+            return "riscv";
+        case EM_PPC64:
+            return "ppc64";
+        case EM_PPC:
+            return "ppc";
+        case EM_S390:
+            return "s390";
         default: {
             char buf[32];
             std::snprintf(buf, sizeof buf, "machine 0x%x", machine);
@@ -448,7 +460,8 @@ void read_dynsym(Elf* elf, Elf_Scn* scn, const GElf_Shdr& shdr, const std::vecto
             // A declaration that cannot be read leaves the benchmark with its plugin's variants.
             const ObjectBytes found = object_bytes(elf, bytes, sym, std::string(name));
             if (found.error.empty())
-                info.benchmark_variants[std::string(name.substr(std::string_view(bench::benchmark_variants_prefix).size()))] =
+                info.benchmark_variants[std::string(
+                    name.substr(std::string_view(bench::benchmark_variants_prefix).size()))] =
                     static_cast<std::uint8_t>(bytes[found.begin]);
         }
     }
@@ -509,7 +522,9 @@ ElfInspection inspect_elf(const std::filesystem::path& path) {
             result.error = truncated("ELF identification", EI_NIDENT, size);
             return result;
         }
-        const auto ident = [&](int i) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)])); };
+        const auto ident = [&](int i) {
+            return static_cast<unsigned>(static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]));
+        };
         const unsigned elf_class = ident(EI_CLASS);
         const unsigned data_encoding = ident(EI_DATA);
         if (elf_class != ELFCLASS32 && elf_class != ELFCLASS64) {
@@ -593,8 +608,8 @@ int host_bits() { return static_cast<int>(sizeof(void*) * 8); }
 std::string loadability_problem(const ElfInfo& info) {
     if (!info.shared_object) return "not a shared object";
     if (info.machine != host_machine() || info.bits != host_bits()) {
-        return "built for " + info.machine + " (" + std::to_string(info.bits) + "-bit), host is " + host_machine() + " (" +
-               std::to_string(host_bits()) + "-bit)";
+        return "built for " + info.machine + " (" + std::to_string(info.bits) + "-bit), host is " + host_machine() +
+               " (" + std::to_string(host_bits()) + "-bit)";
     }
     return "";
 }

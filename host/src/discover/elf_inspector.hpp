@@ -17,7 +17,7 @@ namespace benchhost {
 
 struct ElfInfo {
     std::string machine;  // e_machine as a name: "x86_64", "aarch64", "i386", ... or "machine 0x1234"
-    int bits = 0;         // 32 or 64 (ELF class)
+    int bits = 0;  // 32 or 64 (ELF class)
     bool shared_object = false;  // ET_DYN and not a PIE executable (DF_1_PIE), which dlopen refuses
     /// Defined, exported (global or weak, default or protected visibility) function
     /// symbols of .dynsym named "run_benchmark" or "benchmark_<name>", sorted.
@@ -38,8 +38,8 @@ struct ElfInfo {
 
 struct ElfInspection {
     std::optional<ElfInfo> info;  // set when the file is a well-formed ELF file
-    std::string error;            // otherwise, why not: "empty file", "not an ELF file",
-                                  // "truncated: segment 2 ends at byte N, file has M", ...
+    std::string error;  // otherwise, why not: "empty file", "not an ELF file",
+                        // "truncated: segment 2 ends at byte N, file has M", ...
 };
 
 /// Inspects `path`. Never throws and never maps the file executable.

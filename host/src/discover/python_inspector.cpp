@@ -78,7 +78,8 @@ std::string plugin_python() {
     throw std::runtime_error(std::string("the build's Python, ") + BENCH_PYTHON +
                              ", does not exist: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
 #else
-    throw std::runtime_error("this build knows no Python: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
+    throw std::runtime_error(
+        "this build knows no Python: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
 #endif
 }
 
@@ -91,7 +92,7 @@ PythonInspection inspect_python_files(const std::string& python, const std::vect
     std::vector<std::string> args{"-I", "-c", inspect_python_py};
     for (const fs::path& file : files) args.push_back(file.string());
     std::error_code ec;
-    bp::child child(bp::exe = python, bp::args = args, bp::std_in < bp::null, bp::std_out > out.string(),
+    bp::child child(bp::exe = python, bp::args = args, bp::std_in<bp::null, bp::std_out> out.string(),
                     bp::std_err > err.string(), ec);
     if (ec) throw std::runtime_error("cannot start " + python + " to read the Python plugins: " + ec.message());
     if (!child.wait_for(std::chrono::duration<double>(timeout_s), ec)) {

@@ -29,16 +29,16 @@ struct PythonFileInfo {
     /// Why the file cannot be read or parsed: "file:line:column: message". The rest is
     /// then empty.
     std::string error;
-    std::vector<std::string> functions;        // module-level: def, and names `from ... import` binds
+    std::vector<std::string> functions;  // module-level: def, and names `from ... import` binds
     std::vector<std::string> async_functions;  // module-level async def
     std::optional<PythonHandshake> handshake;
     std::string handshake_error;  // "file:line: BENCHHOST_PLUGIN ..." when it is there but wrong
 };
 
 struct PythonInspection {
-    std::string python;          // the interpreter that read the files
+    std::string python;  // the interpreter that read the files
     std::string python_version;  // "3.11.2"
-    std::string torch_version;   // as that interpreter would import it; empty: none
+    std::string torch_version;  // as that interpreter would import it; empty: none
     std::vector<PythonFileInfo> files;  // in the order asked
 };
 

@@ -153,14 +153,14 @@ private:
 
 /// How the wait for a worker ended.
 struct WorkerEnd {
-    pid_t pid = 0;            // 0: the server never said it started one
-    bool ended = false;       // its wait status came
+    pid_t pid = 0;  // 0: the server never said it started one
+    bool ended = false;  // its wait status came
     int wait_status = 0;
-    int fork_error = 0;       // the server could not fork it: errno
+    int fork_error = 0;  // the server could not fork it: errno
     bool server_lost = false;  // the status pipe closed without an end: the server is gone
     bool timed_out = false;
-    bool loaded = false;      // the worker said that the plugin is loaded
-    std::string result;       // what followed 'R' on the result pipe
+    bool loaded = false;  // the worker said that the plugin is loaded
+    std::string result;  // what followed 'R' on the result pipe
 };
 
 std::atomic<int> interrupts{0};
@@ -344,15 +344,18 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
         reason << "timed out after " << options.timeout_s << " s" << while_loading << "; the worker was killed";
         outcome.result = ended(bench::Status::timed_out, reason.str());
     } else if (end.fork_error != 0) {
-        outcome.result = ended(bench::Status::failed, std::string("cannot start a worker: fork: ") +
-                                                          std::strerror(end.fork_error));
+        outcome.result =
+            ended(bench::Status::failed, std::string("cannot start a worker: fork: ") + std::strerror(end.fork_error));
     } else if (end.server_lost && end.pid > 0) {
         // Not the plugin's doing: not a crash while loading, whatever it had reached.
-        outcome.result = ended(bench::Status::crashed, "the worker was killed: the worker server that started it ended");
+        outcome.result =
+            ended(bench::Status::crashed, "the worker was killed: the worker server that started it ended");
     } else if (end.server_lost) {
-        outcome.result = ended(bench::Status::failed, "cannot start a worker: the worker server ended twice before starting it");
+        outcome.result =
+            ended(bench::Status::failed, "cannot start a worker: the worker server ended twice before starting it");
     } else if (WIFSIGNALED(end.wait_status)) {
-        outcome.result = ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(end.wait_status)) + while_loading);
+        outcome.result =
+            ended(bench::Status::crashed, "crashed with " + describe_signal(WTERMSIG(end.wait_status)) + while_loading);
         outcome.crashed_while_loading = !loaded;
     } else if (WIFEXITED(end.wait_status) && WEXITSTATUS(end.wait_status) != 0) {
         outcome.result = ended(bench::Status::exited, "the worker exited with status " +
@@ -394,17 +397,17 @@ std::string describe_signal(int signal_number) {
 }
 
 std::vector<std::string> worker_environment() {
-    static const char* const names[] = {"PATH",           "HOME",          "USER",      "LOGNAME", "SHELL",
-                                        "LANG",           "TZ",            "TMPDIR",    "TERM",    "LD_LIBRARY_PATH",
-                                        "XDG_CACHE_HOME", "GLIBC_TUNABLES", "LD_PRELOAD"};
+    static const char* const names[] = {
+        "PATH",      "HOME",   "USER", "LOGNAME",         "SHELL",          "LANG",
+        "TZ",        "TMPDIR", "TERM", "LD_LIBRARY_PATH", "XDG_CACHE_HOME", "GLIBC_TUNABLES",
+        "LD_PRELOAD"};
     // MALLOC_ (glibc's MALLOC_ARENA_MAX and the like, jemalloc's MALLOC_CONF) and
     // TCMALLOC_: the allocator changes what a worker measures as much as the thread
     // settings do.
-    static const char* const prefixes[] = {"LC_",    "OMP_",    "KMP_",     "MKL_",   "OPENBLAS_", "GOTO_",
-                                           "DNNL_",  "ONEDNN_", "CUDA_",    "NVIDIA_", "CUBLAS_",  "CUDNN_",
-                                           "NCCL_",  "TORCH_",  "PYTORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_",
-                                           "BENCH_", "ASAN_",   "UBSAN_",
-                                           "LSAN_",  "MALLOC_", "TCMALLOC_",
+    static const char* const prefixes[] = {"LC_", "OMP_", "KMP_", "MKL_", "OPENBLAS_", "GOTO_", "DNNL_", "ONEDNN_",
+                                           "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "NCCL_", "TORCH_", "PYTORCH_",
+                                           "TORCHINDUCTOR_", "TORCHDYNAMO_", "BENCH_", "ASAN_", "UBSAN_", "LSAN_",
+                                           "MALLOC_", "TCMALLOC_",
                                            // benchhost's own (BENCHHOST_PYTHON, BENCHHOST_CACHE_DIR) and
                                            // Python's (PYTHONPATH) for the Python a worker runs
                                            "BENCHHOST_", "PYTHON"};
@@ -419,7 +422,8 @@ std::vector<std::string> worker_environment() {
     kept.emplace_back("BENCHHOST_WORKER=1");
     // CUDA numbers GPUs fastest first by default, nvidia-smi and NVML (the GPU monitor) by
     // PCI bus: unless the user chose, the workers' cuda:N is nvidia-smi's GPU N.
-    if (std::none_of(kept.begin(), kept.end(), [](const std::string& v) { return v.starts_with("CUDA_DEVICE_ORDER="); }))
+    if (std::none_of(kept.begin(), kept.end(),
+                     [](const std::string& v) { return v.starts_with("CUDA_DEVICE_ORDER="); }))
         kept.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
     // Unless the user chose the allocator's settings, the workers keep what they free,
     // up to 4 GiB (bench/internal/environment/worker_allocator.hpp says why).
@@ -464,7 +468,8 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
         bench::MonitorOptions monitoring;
         monitoring.interval_ms = options.monitor_interval_ms;
         bench::begin_scenario_resident_peak();  // not the scenarios' before this one
-        outcome.result = run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
+        outcome.result =
+            run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
         add_peak_rss(outcome.result);
         outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return outcome;

@@ -15,15 +15,15 @@
 
 #include <spdlog/logger.h>
 
-#include "plan/plan.hpp"
 #include "config/run_config.hpp"
 #include "model/run_record.hpp"
+#include "plan/plan.hpp"
 
 namespace benchhost {
 
 struct ExecutionOptions {
     Isolation isolation = Isolation::process;
-    double timeout_s = 600;           // 0: no limit
+    double timeout_s = 600;  // 0: no limit
     std::size_t memory_limit_mib = 0;  // a worker's memory (cgroup, else RLIMIT_DATA: memory_cgroup.hpp); 0: no limit
     std::string worker_log_level = "info";
     double monitor_interval_ms = 50;  // the monitors' sampling interval; 0: no monitoring
@@ -33,8 +33,7 @@ struct ExecutionOptions {
 };
 
 /// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.
-ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const ExecutionOptions& options,
-                                 spdlog::logger& log);
+ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log);
 
 /// SIGINT and SIGTERM: the first stops the running worker and makes
 /// interrupt_requested() true, so that the run ends and writes what it has; the

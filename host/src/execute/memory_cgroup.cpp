@@ -86,9 +86,9 @@ MemoryCgroups MemoryCgroups::find(const fs::path& root, const fs::path& proc_cgr
         const std::string own = own_path(membership, 2);
         parent = root / fs::path(own).relative_path();
         if (own.empty() || !lists_memory(read_text(parent / "cgroup.controllers"))) {
-            found.why_not_ = "cgroup v2 at " + root.string() + ": no memory controller for this process's cgroup " +
-                             (own.empty() ? std::string("(not listed in ") + proc_cgroup.string() + ")"
-                                          : parent.string());
+            found.why_not_ =
+                "cgroup v2 at " + root.string() + ": no memory controller for this process's cgroup " +
+                (own.empty() ? std::string("(not listed in ") + proc_cgroup.string() + ")" : parent.string());
             return found;
         }
         // Children get the controller only where cgroup.subtree_control enables it; the
@@ -96,9 +96,9 @@ MemoryCgroups MemoryCgroups::find(const fs::path& root, const fs::path& proc_cgr
         if (!lists_memory(read_text(parent / "cgroup.subtree_control"))) {
             const std::string error = write_value(parent / "cgroup.subtree_control", "+memory");
             if (!error.empty() || !lists_memory(read_text(parent / "cgroup.subtree_control"))) {
-                found.why_not_ = "cgroup v2: cannot enable the memory controller for the children of " +
-                                 parent.string() + " (cgroup.subtree_control: " +
-                                 (error.empty() ? std::string("not enabled") : error) + ")";
+                found.why_not_ =
+                    "cgroup v2: cannot enable the memory controller for the children of " + parent.string() +
+                    " (cgroup.subtree_control: " + (error.empty() ? std::string("not enabled") : error) + ")";
                 return found;
             }
         }

@@ -10,20 +10,20 @@
 #include <sstream>
 #include <vector>
 
-#include <boost/dll/shared_library.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <boost/dll/shared_library.hpp>
 
 #include <bench/abi.hpp>
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
-#include <bench/memory_peak.hpp>
 #include <bench/internal/monitors/scenario_monitors.hpp>
+#include <bench/memory_peak.hpp>
 #include <bench/python_plugin.hpp>
 
-#include "util/atomic_file.hpp"
 #include "discover/discovery.hpp"
 #include "discover/python_inspector.hpp"
 #include "json/result_json.hpp"
+#include "util/atomic_file.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -46,7 +46,6 @@ std::string current_exception_type() {
                                                      std::free);
     return status == 0 && demangled ? demangled.get() : type->name();
 }
-
 
 /// Libraries stay loaded for the life of the process.
 boost::dll::shared_library& load(const std::filesystem::path& plugin) {
@@ -81,7 +80,8 @@ std::filesystem::path python_loader_path() {
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::filesystem::path prefix = exe.parent_path().parent_path();
     for (const std::filesystem::path& dir : {prefix / BENCHHOST_INSTALL_LIBDIR, prefix / "lib"})
-        if (std::filesystem::is_regular_file(dir / bench::python_loader_library, ec)) return dir / bench::python_loader_library;
+        if (std::filesystem::is_regular_file(dir / bench::python_loader_library, ec))
+            return dir / bench::python_loader_library;
     return prefix / "lib" / bench::python_loader_library;
 }
 
@@ -103,8 +103,9 @@ LoadedEntryPoint load_python_entry_point(const std::filesystem::path& plugin, co
                 },
                 {}};
     } catch (const std::exception& e) {
-        return {{}, plugin.string() + ": cannot load the Python loader " + loader.string() + ": " +
-                        loader_message(e.what(), loader)};
+        return {{},
+                plugin.string() + ": cannot load the Python loader " + loader.string() + ": " +
+                    loader_message(e.what(), loader)};
     }
 }
 
@@ -137,8 +138,8 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
 }
 
 bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)>& entry,
-                                       const bench::ScenarioConfig& config,
-                                       std::shared_ptr<spdlog::logger> logger, const bench::MonitorOptions& monitoring) {
+                                       const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
+                                       const bench::MonitorOptions& monitoring) {
     bench::MonitorOptions options = monitoring;
     options.device = config.device;
     bench::Context context(config, std::move(logger));

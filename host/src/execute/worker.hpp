@@ -55,8 +55,7 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
 /// their reports go into the result's "gpu_metrics" and "cpu_metrics", their
 /// warnings into its warnings (and the log), unless the scenario was skipped.
 bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)>& entry,
-                                       const bench::ScenarioConfig& config,
-                                       std::shared_ptr<spdlog::logger> logger,
+                                       const bench::ScenarioConfig& config, std::shared_ptr<spdlog::logger> logger,
                                        const bench::MonitorOptions& monitoring = {});
 
 /// Loads `plugin` (RTLD_NOW, so a missing symbol fails here and not at first call),
@@ -83,12 +82,11 @@ bench::ScenarioResult run_worker_scenario(const std::filesystem::path& plugin, c
                                           const std::string& config_json, const std::string& log_level,
                                           double monitor_interval_ms, const std::function<void()>& loaded);
 
-/// main() of `benchhost worker` (kept for debugging a plugin by hand): reads the scenario config (JSON) from `config_file`,
-/// runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`.
-/// Once the plugin is loaded it creates `<result_file>.loaded`, so that the host can
-/// tell a crash while loading (a static initializer) from one while running.
-/// `monitor_interval_ms` is the monitors' sampling interval (0: no monitoring).
-/// Returns the process exit status: 0 when a result was written.
+/// main() of `benchhost worker` (kept for debugging a plugin by hand): reads the scenario config (JSON) from
+/// `config_file`, runs it, adds the worker's peak RSS, and writes the result (JSON) to `result_file`. Once the plugin
+/// is loaded it creates `<result_file>.loaded`, so that the host can tell a crash while loading (a static initializer)
+/// from one while running. `monitor_interval_ms` is the monitors' sampling interval (0: no monitoring). Returns the
+/// process exit status: 0 when a result was written.
 int worker_main(const std::filesystem::path& plugin, const std::string& symbol,
                 const std::filesystem::path& config_file, const std::filesystem::path& result_file,
                 const std::string& log_level, double monitor_interval_ms = 50);

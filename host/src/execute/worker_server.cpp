@@ -257,9 +257,9 @@ void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     clearenv();
     for (const std::string& variable : request.environment) putenv(strdup(variable.c_str()));
 
-    const bench::ScenarioResult outcome = run_worker_scenario(
-        request.plugin, request.symbol, request.config_json, request.log_level, request.monitor_interval_ms,
-        [channel] { write_all(channel, "L"); });
+    const bench::ScenarioResult outcome =
+        run_worker_scenario(request.plugin, request.symbol, request.config_json, request.log_level,
+                            request.monitor_interval_ms, [channel] { write_all(channel, "L"); });
     std::string message = "R";
     try {
         message += result_to_json(outcome);
@@ -325,8 +325,7 @@ public:
                 break;
             }
             if (fds[1].revents != 0) {
-                for (signalfd_siginfo info; read(children_, &info, sizeof info) > 0;) {
-                }
+                for (signalfd_siginfo info; read(children_, &info, sizeof info) > 0;) {}
                 reap();
             }
             if (fds[0].revents == 0) continue;
@@ -581,7 +580,8 @@ WorkerLaunch launch_worker(const WorkerRequest& request) {
                 failure = e.what();
                 break;
             }
-            if (send_frame(server.socket, payload, theirs, request_fd_count)) launch.server_generation = server.generation;
+            if (send_frame(server.socket, payload, theirs, request_fd_count))
+                launch.server_generation = server.generation;
             else failure = "the worker server ended (" + end_server_locked(std::chrono::milliseconds(0)) + ")";
         }
     }

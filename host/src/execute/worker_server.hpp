@@ -51,13 +51,13 @@ namespace benchhost {
 
 /// A scenario to run in a new worker process.
 struct WorkerRequest {
-    std::string plugin;                    // the plugin file
-    std::string symbol;                    // its entry point
-    std::string config_json;               // the scenario config (config_to_json)
-    std::string log_level = "info";        // the plugin logger's level
-    double monitor_interval_ms = 50;       // 0: no monitoring
-    std::size_t memory_limit_mib = 0;      // RLIMIT_DATA of the worker, where no cgroup; 0: none
-    std::string cgroup;                    // the memory cgroup the worker joins; empty: none
+    std::string plugin;  // the plugin file
+    std::string symbol;  // its entry point
+    std::string config_json;  // the scenario config (config_to_json)
+    std::string log_level = "info";  // the plugin logger's level
+    double monitor_interval_ms = 50;  // 0: no monitoring
+    std::size_t memory_limit_mib = 0;  // RLIMIT_DATA of the worker, where no cgroup; 0: none
+    std::string cgroup;  // the memory cgroup the worker joins; empty: none
     std::vector<std::string> environment;  // "NAME=value", the worker's whole environment
 };
 

@@ -16,12 +16,34 @@ namespace {
 /// measurement from another folder, or in a run of more or fewer benchmarks, hashes the
 /// same. The axes ("axes.*": variants, batch sizes, threads, ...) stay in: not every
 /// axis is in every scenario's id.
-const std::set<std::string> not_measurement = {
-    "command_line", "working_directory", "resumed_from", "baseline", "regression_threshold",
-    "fail_on_regression", "noise_floor", "confirm", "formats", "shard", "shard_costs",
-    "history", "history_samples", "merged_from", "ab_side", "ab_other_side", "plugins_dir",
-    "config_file", "timeout_s", "retry_failed", "allow_untrusted_plugins", "monitor_interval_ms",
-    "include", "exclude", "categories", "enable_mock", "profile", "memory_limit_by"};
+const std::set<std::string> not_measurement = {"command_line",
+                                               "working_directory",
+                                               "resumed_from",
+                                               "baseline",
+                                               "regression_threshold",
+                                               "fail_on_regression",
+                                               "noise_floor",
+                                               "confirm",
+                                               "formats",
+                                               "shard",
+                                               "shard_costs",
+                                               "history",
+                                               "history_samples",
+                                               "merged_from",
+                                               "ab_side",
+                                               "ab_other_side",
+                                               "plugins_dir",
+                                               "config_file",
+                                               "timeout_s",
+                                               "retry_failed",
+                                               "allow_untrusted_plugins",
+                                               "monitor_interval_ms",
+                                               "include",
+                                               "exclude",
+                                               "categories",
+                                               "enable_mock",
+                                               "profile",
+                                               "memory_limit_by"};
 
 /// The branch the CI says it builds, from the variables CI systems set.
 std::string branch_from_environment() {
@@ -37,9 +59,9 @@ std::string branch_from_environment() {
 
 std::string machine_text(const HardwareInfo& hardware) {
     std::string text = hardware_fact(hardware, "host", "hostname");
-    for (const auto& [section, key] : {std::pair{"cpu", "model"}, std::pair{"cpu", "logical_cores"},
-                                       std::pair{"memory", "total_mib"}, std::pair{"os", "machine"},
-                                       std::pair{"gpu", "count"}, std::pair{"gpu", "gpu0_name"}}) {
+    for (const auto& [section, key] :
+         {std::pair{"cpu", "model"}, std::pair{"cpu", "logical_cores"}, std::pair{"memory", "total_mib"},
+          std::pair{"os", "machine"}, std::pair{"gpu", "count"}, std::pair{"gpu", "gpu0_name"}}) {
         const std::string fact = hardware_fact(hardware, section, key);
         text += "; " + std::string(section) + "." + key + "=" + (fact.empty() ? "?" : fact);
     }
@@ -119,7 +141,8 @@ std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool 
             series.ci_low = statistics.analysis.median_ci.low;
             series.ci_high = statistics.analysis.median_ci.high;
             if (samples)
-                if (const bench::Series* raw = outcome.result.find_series(statistics.name)) series.samples = raw->samples;
+                if (const bench::Series* raw = outcome.result.find_series(statistics.name))
+                    series.samples = raw->samples;
             scenario.series.push_back(std::move(series));
         }
         scenarios.push_back(std::move(scenario));

@@ -35,27 +35,27 @@ inline constexpr int history_schema_version = 3;
 
 /// A run as the history keeps it.
 struct HistoryRun {
-    long long id = 0;       // the store's own number; 0 before it is stored
-    std::string key;        // what makes the run the same run when added again
+    long long id = 0;  // the store's own number; 0 before it is stored
+    std::string key;  // what makes the run the same run when added again
     std::string started_at, finished_at, timestamp;
     std::string commit_id, branch;
     std::string host_name;
-    std::string machine;        // fingerprint of the machine (hex)
-    std::string machine_text;   // the facts it is made of, for people
-    std::string config_hash;    // of the options that change what is measured (hex)
+    std::string machine;  // fingerprint of the machine (hex)
+    std::string machine_text;  // the facts it is made of, for people
+    std::string config_hash;  // of the options that change what is measured (hex)
     int shard_index = 0, shard_count = 0;  // 0: not a shard
-    std::string source;         // the run folder it came from
+    std::string source;  // the run folder it came from
     std::string host_version;
-    bool complete = false;      // every planned scenario ran
+    bool complete = false;  // every planned scenario ran
     std::size_t scenarios = 0;  // how many it has (read back)
 };
 
 /// One series of a scenario in one run.
 struct HistorySeries {
     std::string name, unit;
-    bench::Summary summary;              // over the finite samples, as the run computed it
+    bench::Summary summary;  // over the finite samples, as the run computed it
     double ci_low = NAN, ci_high = NAN;  // of the median, 95%
-    std::vector<double> samples;         // only with --history-samples
+    std::vector<double> samples;  // only with --history-samples
 };
 
 struct HistoryScenario {
@@ -69,7 +69,7 @@ struct RunFilter {
     std::string machine{};  // a fingerprint, or a prefix of one, or a host name
     std::string branch{};
     std::string since{}, until{};  // ISO 8601 dates or times, compared as text (UTC)
-    std::size_t limit = 0;     // the newest N; 0: all
+    std::size_t limit = 0;  // the newest N; 0: all
 };
 
 /// One point of a scenario's history: one series of it in one run.

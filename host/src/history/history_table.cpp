@@ -23,9 +23,9 @@ std::string step_text(const bench::ChangePoint& step) {
 
 HistoryTable history_table(const SeriesHistory& history, std::size_t limit) {
     HistoryTable table;
-    table.columns = {{"STARTED", Align::left}, {"COMMIT", Align::left}, {"BRANCH", Align::left},
+    table.columns = {{"STARTED", Align::left}, {"COMMIT", Align::left},  {"BRANCH", Align::left},
                      {"MEDIAN", Align::right}, {"95% CI", Align::right}, {"CHANGE", Align::right},
-                     {"N", Align::right},      {"STATUS", Align::left}, {"CHANGE POINT", Align::left}};
+                     {"N", Align::right},      {"STATUS", Align::left},  {"CHANGE POINT", Align::left}};
     const std::vector<const HistoryPoint*>& points = history.points;
     if (limit > 0 && points.size() > limit) table.first = points.size() - limit;
     table.rows.reserve(points.size() - table.first);
@@ -51,8 +51,8 @@ std::string history_title(const SeriesHistory& history) {
 
 std::string steps_line(const SeriesHistory& history) {
     if (history.steps.empty()) return "";
-    std::string line = fmt::format("{} change point{} in the medians (E-divisive, 5% significance", history.steps.size(),
-                                   history.steps.size() == 1 ? "" : "s");
+    std::string line = fmt::format("{} change point{} in the medians (E-divisive, 5% significance",
+                                   history.steps.size(), history.steps.size() == 1 ? "" : "s");
     if (history.steps_from > 0)
         line += fmt::format(", over the last {} runs", history.points.size() - history.steps_from);
     line += "):";
@@ -75,8 +75,9 @@ std::vector<std::string> bisect_lines(const SeriesHistory& history) {
         if (before.empty() || after.empty()) continue;
         const std::string at = "step at " + short_commit(after) + " (" + format_change(1 + step.relative_change) + ")";
         if (before == after) {
-            lines.push_back(at + ": the runs on either side of it are of the same commit, so the code did not change "
-                                 "(the machine, its load or the settings did)");
+            lines.push_back(at +
+                            ": the runs on either side of it are of the same commit, so the code did not change "
+                            "(the machine, its load or the settings did)");
             continue;
         }
         lines.push_back(at + ": benchhost bisect --good " + before + " --bad " + after + " --include " +

@@ -163,15 +163,15 @@ public:
         guarded([&] {
             result = AddResult{};
             pqxx::work transaction(*connection_);
-            const pqxx::result inserted = exec(
-                transaction,
-                std::string("INSERT INTO ") + history_sql::insert_run_columns +
-                    " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
-                    " ON CONFLICT (run_key) DO NOTHING RETURNING id",
-                {text(run.key), text(run.started_at), text(run.finished_at), text(run.timestamp), text(run.commit_id),
-                 text(run.branch), text(run.host_name), text(run.machine), text(run.machine_text),
-                 text(run.config_hash), integer(run.shard_index), integer(run.shard_count), text(run.source),
-                 text(run.host_version), integer(run.complete ? 1 : 0)});
+            const pqxx::result inserted =
+                exec(transaction,
+                     std::string("INSERT INTO ") + history_sql::insert_run_columns +
+                         " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)"
+                         " ON CONFLICT (run_key) DO NOTHING RETURNING id",
+                     {text(run.key), text(run.started_at), text(run.finished_at), text(run.timestamp),
+                      text(run.commit_id), text(run.branch), text(run.host_name), text(run.machine),
+                      text(run.machine_text), text(run.config_hash), integer(run.shard_index), integer(run.shard_count),
+                      text(run.source), text(run.host_version), integer(run.complete ? 1 : 0)});
             if (inserted.empty()) {  // stored before (or by a writer beside us): nothing changes
                 const pqxx::result existing =
                     exec(transaction, "SELECT id FROM runs WHERE run_key = $1", {text(run.key)});
@@ -179,28 +179,29 @@ public:
                 return;
             }
             result.run_id = integer_of(inserted[0][0]);
-            const std::string insert_scenario = std::string("INSERT INTO ") + history_sql::insert_scenario_columns +
-                                                " VALUES ($1,$2,$3,$4,$5,$6,$7)";
+            const std::string insert_scenario =
+                std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES ($1,$2,$3,$4,$5,$6,$7)";
             const std::string insert_series =
                 std::string("INSERT INTO ") + history_sql::insert_series_columns +
                 " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)";
             for (const HistoryRun& shard : merged_shards_of(record))
-                exec(transaction,
-                     std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES ($1,$2,$3,$4,$5)",
-                     {integer(result.run_id), integer(shard.shard_index), integer(shard.shard_count),
-                      text(shard.started_at), text(shard.host_name)});
+                exec(
+                    transaction,
+                    std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES ($1,$2,$3,$4,$5)",
+                    {integer(result.run_id), integer(shard.shard_index), integer(shard.shard_count),
+                     text(shard.started_at), text(shard.host_name)});
             for (const HistoryScenario& scenario : scenarios) {
-                exec(transaction, insert_scenario,
-                     {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin), text(scenario.benchmark),
-                      text(scenario.status), text(scenario.reason), integer(scenario.rounds)});
+                exec(
+                    transaction, insert_scenario,
+                    {integer(result.run_id), text(scenario.scenario_id), text(scenario.plugin),
+                     text(scenario.benchmark), text(scenario.status), text(scenario.reason), integer(scenario.rounds)});
                 for (const HistorySeries& s : scenario.series) {
                     const bench::Summary& m = s.summary;
                     exec(transaction, insert_series,
                          {text(scenario.scenario_id), integer(result.run_id), text(s.name), text(s.unit),
-                          integer(static_cast<long long>(m.count)),
-                          real(m.mean), real(m.median), real(m.std), real(m.min), real(m.max), real(m.p25),
-                          real(m.p75), real(m.p90), real(m.p95), real(m.p99), real(s.ci_low), real(s.ci_high),
-                          bytes(s.samples)});
+                          integer(static_cast<long long>(m.count)), real(m.mean), real(m.median), real(m.std),
+                          real(m.min), real(m.max), real(m.p25), real(m.p75), real(m.p90), real(m.p95), real(m.p99),
+                          real(s.ci_low), real(s.ci_high), bytes(s.samples)});
                 }
                 ++result.scenarios;
             }
@@ -386,7 +387,8 @@ private:
 
     /// " WHERE ..." for `filter`, its values appended to `params` ($1, $2, ... in order);
     /// with `extra`, a term that ends in "$" and takes one more parameter (left empty).
-    static std::string where_clause(const RunFilter& filter, std::vector<Param>& params, const std::string& extra = "") {
+    static std::string where_clause(const RunFilter& filter, std::vector<Param>& params,
+                                    const std::string& extra = "") {
         std::vector<std::string> terms;
         const auto next = [&](const std::string& value) {
             params.push_back(value);

@@ -15,7 +15,7 @@ namespace benchhost {
 
 struct SeriesHistory {
     std::string scenario_id, series, machine, machine_text;
-    std::vector<const HistoryPoint*> points;         // oldest first
+    std::vector<const HistoryPoint*> points;  // oldest first
     std::map<std::size_t, bench::ChangePoint> steps;  // by the index in points of the run that starts one
     std::size_t steps_from = 0;  // the change points were searched in points[steps_from...]
 };

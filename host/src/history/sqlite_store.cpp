@@ -145,7 +145,8 @@ public:
     SqliteStore(const std::string& path, bool create) : path_(path) {
         std::error_code ec;
         const bool exists = fs::exists(path, ec);
-        if (!exists && !create) throw HistoryError(path + ": no history there (a run with --history " + path + " makes one)");
+        if (!exists && !create)
+            throw HistoryError(path + ": no history there (a run with --history " + path + " makes one)");
         if (exists && fs::is_directory(path, ec)) throw HistoryError(path + ": is a folder, not a history file");
         const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
         if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
@@ -180,7 +181,9 @@ public:
             }
         }
         Statement insert_run(
-            db_, (std::string("INSERT INTO ") + history_sql::insert_run_columns + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)").c_str(),
+            db_,
+            (std::string("INSERT INTO ") + history_sql::insert_run_columns + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                .c_str(),
             path_);
         insert_run.bind(1, run.key).bind(2, run.started_at).bind(3, run.finished_at).bind(4, run.timestamp);
         insert_run.bind(5, run.commit_id).bind(6, run.branch).bind(7, run.host_name).bind(8, run.machine);
@@ -191,7 +194,8 @@ public:
         result.run_id = sqlite3_last_insert_rowid(db_);
 
         Statement insert_scenario(
-            db_, (std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES (?,?,?,?,?,?,?)").c_str(),
+            db_,
+            (std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES (?,?,?,?,?,?,?)").c_str(),
             path_);
         Statement insert_series(db_,
                                 (std::string("INSERT INTO ") + history_sql::insert_series_columns +
@@ -199,7 +203,8 @@ public:
                                     .c_str(),
                                 path_);
         Statement insert_shard(
-            db_, (std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES (?,?,?,?,?)").c_str(),
+            db_,
+            (std::string("INSERT INTO ") + history_sql::insert_merged_shard_columns + " VALUES (?,?,?,?,?)").c_str(),
             path_);
         for (const HistoryRun& shard : merged_shards_of(record)) {
             insert_shard.reset();
@@ -219,8 +224,8 @@ public:
                 const bench::Summary& m = s.summary;
                 insert_series.bind(5, static_cast<long long>(m.count));
                 int i = 6;
-                for (const double value : {m.mean, m.median, m.std, m.min, m.max, m.p25, m.p75, m.p90, m.p95, m.p99,
-                                           s.ci_low, s.ci_high})
+                for (const double value :
+                     {m.mean, m.median, m.std, m.min, m.max, m.p25, m.p75, m.p90, m.p95, m.p99, s.ci_low, s.ci_high})
                     insert_series.bind(i++, value);
                 insert_series.bind_blob(i, s.samples);
                 insert_series.step();
@@ -277,8 +282,8 @@ public:
                 s.unit = select.text(19);
                 bench::Summary& m = s.summary;
                 m.count = static_cast<std::size_t>(select.integer(20));
-                double* fields[] = {&m.mean, &m.median, &m.std, &m.min, &m.max, &m.p25, &m.p75,
-                                    &m.p90,  &m.p95,    &m.p99, &s.ci_low, &s.ci_high};
+                double* fields[] = {&m.mean, &m.median, &m.std, &m.min, &m.max,    &m.p25,
+                                    &m.p75,  &m.p90,    &m.p95, &m.p99, &s.ci_low, &s.ci_high};
                 int i = 21;
                 for (double* field : fields) *field = select.number(i++);
                 if (with_samples) s.samples = select.doubles(33);

@@ -1,11 +1,11 @@
 #include "json/json_parse.hpp"
 
-#include <clocale>
+#include <locale.h>
 #include <charconv>
+#include <clocale>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
-#include <locale.h>
 
 #include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
@@ -111,7 +111,8 @@ std::string parse_json(std::string_view json, rapidjson::Document& document) {
     if (too_deep)
         return "parse error at offset " + std::to_string(result.Offset()) + ": nested deeper than " +
                std::to_string(max_json_depth) + " levels";
-    return "parse error at offset " + std::to_string(result.Offset()) + ": " + rapidjson::GetParseError_En(result.Code());
+    return "parse error at offset " + std::to_string(result.Offset()) + ": " +
+           rapidjson::GetParseError_En(result.Code());
 }
 
 }  // namespace benchhost

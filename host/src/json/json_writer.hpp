@@ -128,8 +128,7 @@ public:
     }
     /// An array of integers: counts, indices, bit masks.
     template <std::integral Integer>
-        requires(!std::same_as<Integer, bool>)
-    void field(std::string_view name, const std::vector<Integer>& items) {
+    requires(!std::same_as<Integer, bool>) void field(std::string_view name, const std::vector<Integer>& items) {
         key(name);
         start_array();
         for (const Integer item : items) {

@@ -165,8 +165,8 @@ bench::Profile read_profile(const FieldReader& object) {
     const FieldReader operators = document.array("operators");
     for (std::size_t i = 0; i < operators.size(); ++i) {
         const FieldReader op = operators.at(i).as_object();
-        profile.operators.push_back({op.string("name"), op.number("calls"), op.number("self_ms"),
-                                     op.number("total_ms"), op.number("flops"), op.string("input_shapes")});
+        profile.operators.push_back({op.string("name"), op.number("calls"), op.number("self_ms"), op.number("total_ms"),
+                                     op.number("flops"), op.string("input_shapes")});
     }
     const FieldReader modules = document.array("modules");
     for (std::size_t i = 0; i < modules.size(); ++i) {
@@ -183,7 +183,8 @@ bench::Profile read_profile(const FieldReader& object) {
         profile.modules.push_back(std::move(out));
     }
     const FieldReader graphs = document.array("flame_graphs");
-    for (std::size_t i = 0; i < graphs.size(); ++i) profile.flame_graphs.push_back(read_flame_graph(graphs.at(i).as_object()));
+    for (std::size_t i = 0; i < graphs.size(); ++i)
+        profile.flame_graphs.push_back(read_flame_graph(graphs.at(i).as_object()));
     profile.sampler = document.string("sampler");
     profile.samples = document.integer64("samples");
     profile.notes = document["notes"].as_strings();

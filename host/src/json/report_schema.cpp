@@ -122,10 +122,8 @@ std::string violation(const rapidjson::Value& schema_root, const rapidjson::Sche
             const std::string why = violation(part.document, *part.compiled, *bad, depth + 1);
             std::string label = std::to_string(++index);
             if (alternative.IsObject() && alternative.HasMember("$ref")) label += " " + compact(alternative["$ref"]);
-            if (why.empty())
-                ++matching;
-            else
-                reasons += "; as " + label + ": " + under(where, why);
+            if (why.empty()) ++matching;
+            else reasons += "; as " + label + ": " + under(where, why);
         }
         return message + (matching > 1 ? ": matches more than one alternative" : ": matches no alternative" + reasons);
     }

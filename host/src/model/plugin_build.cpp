@@ -60,7 +60,8 @@ std::string build_warning(const PluginBuild& build) {
     std::vector<std::string> problems, fixes;
     if (!build.optimized) problems.emplace_back("without optimization");
     if (build.assertions) problems.emplace_back("with assertions on (NDEBUG not defined)");
-    if (!build.optimized || build.assertions) fixes.emplace_back("with the build type Release (-DCMAKE_BUILD_TYPE=Release)");
+    if (!build.optimized || build.assertions)
+        fixes.emplace_back("with the build type Release (-DCMAKE_BUILD_TYPE=Release)");
     if (!build.sanitizers.empty()) {
         problems.push_back("with the " + join_and(build.sanitizers) +
                            (build.sanitizers.size() == 1 ? " sanitizer" : " sanitizers"));

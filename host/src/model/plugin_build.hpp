@@ -14,10 +14,10 @@ struct PluginBuild {
     /// false: the plugin did not record its build (built against an SDK ABI before
     /// 2.2), or the report it was read from predates it; the rest is then unset.
     bool known = false;
-    bool optimized = false;               // __OPTIMIZE__: -O1 and up
-    bool assertions = false;              // NDEBUG was not defined
+    bool optimized = false;  // __OPTIMIZE__: -O1 and up
+    bool assertions = false;  // NDEBUG was not defined
     std::vector<std::string> sanitizers;  // "address", "thread", "memory"
-    std::string compiler;                 // e.g. "GCC 12.2.0"; empty when not said
+    std::string compiler;  // e.g. "GCC 12.2.0"; empty when not said
     /// "c++" (a shared library) or "python" (report schema 10; earlier reports: "c++").
     std::string language = "c++";
     /// Python: what ran it, "CPython 3.11.2 (/path/to/python), torch 2.14.1+cu130"; the

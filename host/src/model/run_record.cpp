@@ -18,13 +18,19 @@ double RunTotals::success_rate() const {
 void RunTotals::count(bench::Status status) {
     ++total;
     switch (status) {
-        case bench::Status::success: ++successful; break;
-        case bench::Status::skipped: ++skipped; break;
+        case bench::Status::success:
+            ++successful;
+            break;
+        case bench::Status::skipped:
+            ++skipped;
+            break;
         case bench::Status::failed:
         case bench::Status::crashed:
         case bench::Status::timed_out:
         case bench::Status::exited:
-        case bench::Status::rejected: ++failed; break;
+        case bench::Status::rejected:
+            ++failed;
+            break;
     }
 }
 

@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include <bench/internal/statistics/bootstrap.hpp>
 #include <bench/config.hpp>
-#include <bench/result.hpp>
+#include <bench/internal/statistics/bootstrap.hpp>
 #include <bench/internal/statistics/series_analysis.hpp>
+#include <bench/result.hpp>
 
 #include "model/plugin_build.hpp"
 
@@ -33,7 +33,7 @@ struct SeriesStatistics {
     /// Over the finite samples only: summary (count, mean, median, quantiles, std), cv,
     /// MdAPE, bootstrap CIs of median and mean, Tukey outliers, stability.
     bench::SeriesAnalysis analysis;
-    std::size_t non_finite = 0;   // samples left out because they are NaN or infinite
+    std::size_t non_finite = 0;  // samples left out because they are NaN or infinite
     int bootstrap_resamples = 0;  // behind the CIs
 };
 
@@ -41,16 +41,16 @@ struct SeriesStatistics {
 /// it only in the variant.
 struct Speedup {
     std::string series;
-    double value = 0;     // median of eager / median of this variant: above 1 is faster
-    bench::Interval ci;   // 95%, bootstrap of the ratio of medians
+    double value = 0;  // median of eager / median of this variant: above 1 is faster
+    bench::Interval ci;  // 95%, bootstrap of the ratio of medians
     std::string baseline_scenario_id;
 };
 
 struct ScenarioStatistics {
     bool computed = false;
     std::vector<SeriesStatistics> series;  // the result's series, the first of each name
-    bool speedups_computed = false;        // the eager counterpart was found and compared
-    std::vector<Speedup> speedups;         // over eager, with their 95% CIs
+    bool speedups_computed = false;  // the eager counterpart was found and compared
+    std::vector<Speedup> speedups;  // over eager, with their 95% CIs
 
     const SeriesStatistics* find(std::string_view name) const {
         for (const SeriesStatistics& s : series)
@@ -61,13 +61,13 @@ struct ScenarioStatistics {
 
 struct ScenarioOutcome {
     bench::ScenarioConfig config;
-    bench::ScenarioResult result;       // status and reason included
+    bench::ScenarioResult result;  // status and reason included
     std::filesystem::path plugin_path;  // the .so it came from
     std::string plugin_version;
     PluginBuild plugin_build{};  // how the plugin was compiled, from its handshake
     std::string started_at;  // ISO 8601 UTC, e.g. "2026-11-22T11:50:00Z"
     double wall_time_s = 0;  // worker start to end, as the host saw it
-    std::string log_tail;    // last lines the worker printed, kept for failures
+    std::string log_tail;  // last lines the worker printed, kept for failures
     bool crashed_while_loading = false;  // the worker died before the plugin was loaded
     int rounds = 1;  // worker runs whose samples are pooled in `result` (see RunOptions::rounds)
     /// Per series name, how many samples each round added, in order (only with rounds > 1):
@@ -83,7 +83,7 @@ struct ScenarioOutcome {
 struct ShardInfo {
     int index = 1, count = 1;
     std::size_t plan_scenarios = 0;  // scenarios of the whole plan
-    std::string plan_fingerprint;    // the same for every shard of one plan (shard.hpp)
+    std::string plan_fingerprint;  // the same for every shard of one plan (shard.hpp)
 };
 
 /// One shard of a merged run, and the machine it ran on.
@@ -94,11 +94,11 @@ struct ShardRecord {
 };
 
 struct RunRecord {
-    std::string timestamp;   // YYYYmmdd_HHMMSS, local time: names the files
+    std::string timestamp;  // YYYYmmdd_HHMMSS, local time: names the files
     std::string started_at;  // ISO 8601 UTC
     std::string finished_at;
     std::string host_name;
-    std::string commit_id;   // git commit of benchhost, "unknown" if not known
+    std::string commit_id;  // git commit of benchhost, "unknown" if not known
     std::string host_version;
     HardwareInfo hardware;
     /// What about the machine or the build may make figures wrong (a debug build,

@@ -51,8 +51,7 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
         const std::vector<std::string> only_new = minus(other->second.benchmarks, plugin.benchmarks);
         if (only_base.empty() && only_new.empty()) continue;
         std::string problem = "plugin " + name + " has other benchmarks on each side:";
-        if (!only_base.empty())
-            problem += " only in --base (" + plugin.file.string() + "): " + join(only_base) + ";";
+        if (!only_base.empty()) problem += " only in --base (" + plugin.file.string() + "): " + join(only_base) + ";";
         if (!only_new.empty())
             problem += " only in --new (" + other->second.file.string() + "): " + join(only_new) + ";";
         problem.pop_back();
@@ -67,7 +66,8 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
     }
 
     std::map<std::string, std::size_t> new_index;
-    for (std::size_t i = 0; i < next.scenarios.size(); ++i) new_index.emplace(next.scenarios[i].config.scenario_id(), i);
+    for (std::size_t i = 0; i < next.scenarios.size(); ++i)
+        new_index.emplace(next.scenarios[i].config.scenario_id(), i);
     std::vector<AbPair> pairs;
     std::vector<std::string> unpaired;
     for (std::size_t i = 0; i < base.scenarios.size(); ++i) {
@@ -83,9 +83,9 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
     // Same benchmarks, other scenarios: the sides declare other axes or variants.
     for (const auto& [id, index] : new_index) unpaired.push_back(id + " (new)");
     if (!unpaired.empty())
-        throw ConfigError("the plans of --base " + base_dir.string() + " and --new " + new_dir.string() +
-                          " differ (the plugins declare other axes or variants): scenarios on one side only: " +
-                          join(unpaired));
+        throw ConfigError(
+            "the plans of --base " + base_dir.string() + " and --new " + new_dir.string() +
+            " differ (the plugins declare other axes or variants): scenarios on one side only: " + join(unpaired));
     return pairs;
 }
 

@@ -48,7 +48,8 @@ bool keep_declared_variants(const std::string& who, const std::string& what, con
     std::vector<std::string> kept, dropped;
     for (const std::string& variant : configured->second)
         (contains(declared, variant) ? kept : dropped).push_back(variant);
-    const std::string declares = "the " + what + " declares " + (declared.empty() ? std::string("none") : join(declared));
+    const std::string declares =
+        "the " + what + " declares " + (declared.empty() ? std::string("none") : join(declared));
     if (kept.empty()) {
         const std::string origin = settings.axis_origin("variant");
         (what == "plugin" ? plan.warnings : plan.notes)
@@ -97,7 +98,8 @@ std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const Sc
     }
     if (auto own = options.plugin_settings.find(plugin.name); own != options.plugin_settings.end()) {
         for (const auto& [axis, values] : own->second.axes)
-            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis)) axes.push_back({axis, settings.axes.at(axis)});
+            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis))
+                axes.push_back({axis, settings.axes.at(axis)});
     }
     return axes;
 }
@@ -138,7 +140,8 @@ void warn_about_unused_settings(const Discovery& discovery, const RunOptions& op
             if (bench::is_builtin_axis(axis) || swept_axes.contains(axis) || !warned.insert(axis).second) continue;
             const std::string origin = layer->axis_origin(axis);
             plan.warnings.push_back((origin.empty() ? "axis " + axis : origin) + ": no selected plugin varies over '" +
-                                    axis + "' (a plugin declares its axes in BENCH_PLUGIN's .axes; `benchhost list` "
+                                    axis +
+                                    "' (a plugin declares its axes in BENCH_PLUGIN's .axes; `benchhost list` "
                                     "shows them), so its values are not used");
         }
     }
@@ -157,7 +160,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
     std::vector<std::string> all_ids;
     std::vector<bool> include_used(options.include.size(), false);
     std::set<std::string> ignored_values;  // plugin "\n" axis, warned about once
-    std::set<std::string> swept_axes;      // the custom axes of the planned scenarios
+    std::set<std::string> swept_axes;  // the custom axes of the planned scenarios
 
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         if (!options.categories.empty() && !contains(options.categories, plugin.category)) continue;
@@ -214,7 +217,8 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             for (bench::AxisPoint point : bench::cartesian_product(axes)) {
                 // compile_mode says how the compiled variant compiles: the other variants
                 // run once, whatever the modes, and their names do not carry it.
-                const auto variant = std::find_if(point.begin(), point.end(), [](const auto& v) { return v.first == "variant"; });
+                const auto variant =
+                    std::find_if(point.begin(), point.end(), [](const auto& v) { return v.first == "variant"; });
                 if (variant != point.end() && variant->second != "compiled")
                     std::erase_if(point, [](const auto& v) { return v.first == "compile_mode"; });
                 if (!names.insert(bench::scenario_name(benchmark.name, point)).second) continue;
@@ -282,7 +286,8 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
         if (++strays <= shown) reasons.push_back(file.path.string() + ": " + file.reason);
     }
     if (strays > shown)
-        reasons.push_back("and " + std::to_string(strays - shown) + " more files that are not plugins (`benchhost list` shows them)");
+        reasons.push_back("and " + std::to_string(strays - shown) +
+                          " more files that are not plugins (`benchhost list` shows them)");
     if (strays > 0)
         reasons.push_back("plugins are lib<name>.so files in " + (discovery.plugins_dir / "unit").string() + ", " +
                           (discovery.plugins_dir / "integration").string() + " or " +
@@ -305,7 +310,8 @@ std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan) {
     std::vector<std::vector<std::size_t>> groups;
     std::unordered_map<std::string, std::size_t> group_of_key;
     for (std::size_t i = 0; i < plan.scenarios.size(); ++i) {
-        const auto [it, inserted] = group_of_key.try_emplace(variant_group_key(plan.scenarios[i].config), groups.size());
+        const auto [it, inserted] =
+            group_of_key.try_emplace(variant_group_key(plan.scenarios[i].config), groups.size());
         if (inserted) groups.emplace_back();
         groups[it->second].push_back(i);
     }

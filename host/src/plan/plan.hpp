@@ -10,9 +10,9 @@
 
 #include <bench/config.hpp>
 
+#include "config/run_config.hpp"
 #include "discover/discovery.hpp"
 #include "model/variant_group.hpp"
-#include "config/run_config.hpp"
 
 namespace benchhost {
 
@@ -20,8 +20,8 @@ struct PlannedScenario {
     bench::ScenarioConfig config;
     std::filesystem::path plugin_path;
     std::string plugin_version;
-    std::string symbol;       // the entry point to call
-    std::string skip_reason;    // non-empty: recorded as skipped without running
+    std::string symbol;  // the entry point to call
+    std::string skip_reason;  // non-empty: recorded as skipped without running
     std::string reject_reason;  // non-empty: a broken plugin file, recorded as rejected
     PluginBuild plugin_build{};  // from the plugin's handshake
 };
@@ -50,16 +50,14 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options);
 /// the plan's warnings (an --include that matched nothing, variants no plugin declares).
 std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& discovery, const RunOptions& options);
 
-
 /// The plan's scenarios grouped by differ_only_in_variant, as indices into
 /// plan.scenarios: groups in the order of their first scenario, each in plan order.
 std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan);
 
 /// The order to execute `plan` in, as indices into plan.scenarios: `rounds` times each
-/// scenario (one round: the plan's order). With more, within a round the variants of one benchmark run one after the other,
-/// starting with a different variant each round (eager, compiled, kernelized; then
-/// compiled, kernelized, eager; ...), so that a drift of the machine during the run
-/// does not favour one of them.
+/// scenario (one round: the plan's order). With more, within a round the variants of one benchmark run one after the
+/// other, starting with a different variant each round (eager, compiled, kernelized; then compiled, kernelized, eager;
+/// ...), so that a drift of the machine during the run does not favour one of them.
 std::vector<std::size_t> execution_order(const Plan& plan, int rounds);
 
 /// A pattern matches an id it is a substring of, or, when it has *, ? or [, an id it

@@ -16,7 +16,8 @@ namespace {
 
 int positive_int(const std::string& text, const std::string& what) {
     const auto value = bench::parse_int(text);
-    if (!value || *value < 0 || *value > 1'000'000) throw ConfigError(what + " must be a whole number, got '" + text + "'");
+    if (!value || *value < 0 || *value > 1'000'000)
+        throw ConfigError(what + " must be a whole number, got '" + text + "'");
     return static_cast<int>(*value);
 }
 
@@ -93,9 +94,8 @@ Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::str
         weighed.push_back(std::move(w));
     }
     // Longest first, each to the least loaded shard (ties: the lower index).
-    std::sort(weighed.begin(), weighed.end(), [](const Weighed& a, const Weighed& b) {
-        return a.cost != b.cost ? a.cost > b.cost : a.key < b.key;
-    });
+    std::sort(weighed.begin(), weighed.end(),
+              [](const Weighed& a, const Weighed& b) { return a.cost != b.cost ? a.cost > b.cost : a.key < b.key; });
     std::vector<double> load(static_cast<std::size_t>(spec.count), 0.0);
     std::vector<bool> mine(plan.scenarios.size(), false);
     for (const Weighed& w : weighed) {
@@ -114,7 +114,8 @@ Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::str
 std::map<std::string, double> scenario_costs(const RunRecord& earlier) {
     std::map<std::string, double> costs;
     for (const ScenarioOutcome& outcome : earlier.outcomes)
-        if (outcome.wall_time_s > 0) costs[outcome.config.scenario_id()] = outcome.wall_time_s / std::max(outcome.rounds, 1);
+        if (outcome.wall_time_s > 0)
+            costs[outcome.config.scenario_id()] = outcome.wall_time_s / std::max(outcome.rounds, 1);
     return costs;
 }
 

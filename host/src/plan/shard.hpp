@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "plan/plan.hpp"
 #include "model/run_record.hpp"
+#include "plan/plan.hpp"
 
 namespace benchhost {
 

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "report/report_reader.hpp"
 #include "json/json_writer.hpp"
+#include "report/report_reader.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
@@ -41,8 +41,8 @@ void write_load(JsonOut& out, const SideLoad& load) {
 
 std::string comparison_table(const Comparison& c) {
     const std::vector<TableColumn> columns = {
-        {"SCENARIO", Align::left}, {"SERIES", Align::left}, {"BASE", Align::right},     {"NEW", Align::right},
-        {"CHANGE", Align::right},  {"RATIO 95% CI", Align::right}, {"P", Align::right}, {"VERDICT", Align::left}};
+        {"SCENARIO", Align::left}, {"SERIES", Align::left},        {"BASE", Align::right}, {"NEW", Align::right},
+        {"CHANGE", Align::right},  {"RATIO 95% CI", Align::right}, {"P", Align::right},    {"VERDICT", Align::left}};
     std::vector<std::vector<std::string>> rows;
     for (const SeriesComparison& row : c.rows) {
         rows.push_back({row.scenario_id, row.series, format_figure(row.base_median_ms, "ms"),
@@ -91,9 +91,9 @@ std::string comparison_markdown(const Comparison& c) {
     out += "|---|---|--:|--:|--:|--:|--:|---|\n";
     for (const SeriesComparison& row : c.rows) {
         const std::string verdict = verdict_text(row);
-        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " + format_figure(row.base_median_ms, "ms") +
-               " | " + format_figure(row.new_median_ms, "ms") + " | " + format_change(row.ratio) + " | " +
-               interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
+        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " +
+               format_figure(row.base_median_ms, "ms") + " | " + format_figure(row.new_median_ms, "ms") + " | " +
+               format_change(row.ratio) + " | " + interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
                (row.verdict == Verdict::slower ? "**" + cell(verdict) + "**" : cell(verdict)) + " |\n";
     }
     out += "| **Geometric mean** | | | | " + format_change(c.geomean_ratio) + " | | | |\n";
@@ -186,8 +186,8 @@ std::string comparison_json(const Comparison& c) {
     return out.text();
 }
 
-
-void report_comparison(const Comparison& comparison, std::ostream& out, const fs::path& markdown, const fs::path& json) {
+void report_comparison(const Comparison& comparison, std::ostream& out, const fs::path& markdown,
+                       const fs::path& json) {
     out << comparison_table(comparison) << std::flush;
     if (!markdown.empty()) write_file_atomically(markdown, comparison_markdown(comparison));
     if (!json.empty()) write_file_atomically(json, comparison_json(comparison));

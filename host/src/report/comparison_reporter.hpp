@@ -21,9 +21,9 @@ namespace benchhost {
 /// the evidence history; 4 the rows' verdict_level and verdict_ci.
 inline constexpr int comparison_schema_version = 5;
 
-std::string comparison_table(const Comparison& comparison);     // for the console
+std::string comparison_table(const Comparison& comparison);  // for the console
 std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary
-std::string comparison_json(const Comparison& comparison);      // for tools
+std::string comparison_json(const Comparison& comparison);  // for tools
 
 /// Prints the comparison's table to `out` and writes the Markdown and JSON files that
 /// are not empty paths. Throws std::runtime_error naming a file that cannot be written.

@@ -51,21 +51,18 @@ std::string verdict_text(const SeriesComparison& row) {
     return text + (said.empty() ? "" : ")");
 }
 
-
-
 /// "1 slower, 0 faster, 2 same (threshold 5%, ...)": the settings the verdicts read
 /// (alpha and the noise floor only where a row was judged by its samples).
 std::string verdict_counts(const Comparison& c) {
     const std::size_t inconclusive = c.count(Verdict::inconclusive);
     const bool by_samples = std::any_of(c.rows.begin(), c.rows.end(),
                                         [](const SeriesComparison& row) { return row.evidence == "samples"; });
-    return fmt::format("{} slower, {} faster, {} same{} (threshold {:.3g}%{})", c.count(Verdict::slower),
-                       c.count(Verdict::faster), c.count(Verdict::same),
-                       inconclusive > 0 ? fmt::format(", {} inconclusive", inconclusive) : std::string(),
-                       c.options.threshold * 100,
-                       by_samples ? fmt::format(", alpha {:.3g}, noise floor {:.3g}%", c.options.alpha,
-                                                c.options.noise_floor * 100)
-                                  : std::string());
+    return fmt::format(
+        "{} slower, {} faster, {} same{} (threshold {:.3g}%{})", c.count(Verdict::slower), c.count(Verdict::faster),
+        c.count(Verdict::same), inconclusive > 0 ? fmt::format(", {} inconclusive", inconclusive) : std::string(),
+        c.options.threshold * 100,
+        by_samples ? fmt::format(", alpha {:.3g}, noise floor {:.3g}%", c.options.alpha, c.options.noise_floor * 100)
+                   : std::string());
 }
 
 namespace {
@@ -83,10 +80,10 @@ std::string load_text(const SideLoad& load) {
 /// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
 std::string loads_line(const Comparison& c) {
     if (c.base_load.scenarios == 0 && c.new_load.scenarios == 0)
-        return "Load while measuring: not monitored (no scenario measured with the CPU monitor on; --monitor-interval 0 turns it off)";
+        return "Load while measuring: not monitored (no scenario measured with the CPU monitor on; --monitor-interval "
+               "0 turns it off)";
     return "Load while measuring: base: " + load_text(c.base_load) + "; new: " + load_text(c.new_load);
 }
-
 
 std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison) {
     std::vector<const SeriesComparison*> changed;

@@ -23,7 +23,8 @@ public:
     }
 
     void run_finished(const RunRecord& record) override {
-        const Comparison* comparison = settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
+        const Comparison* comparison =
+            settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
         const std::string text = report_.render(record, comparison);
         const std::filesystem::path path = path_of(record);
         if (path == "-") {

@@ -57,10 +57,11 @@ ComparisonTable accuracy_table(const std::vector<MeasuredModel>& models) {
     ComparisonTable table;
     table.id = "accuracy";
     table.title = "Accuracy";
-    table.intro = "Top-1 and top-5 accuracy of each classifier over its data set, in the scenario's variant and dtype "
-                  "(evaluated outside the timed samples), beside the median latency of a batch.";
-    table.header = {"Benchmark", "Variant", "Dtype", "Batch", "Model", "Top-1", "Top-5", "Data set",
-                    "Median latency (95% CI)"};
+    table.intro =
+        "Top-1 and top-5 accuracy of each classifier over its data set, in the scenario's variant and dtype "
+        "(evaluated outside the timed samples), beside the median latency of a batch.";
+    table.header = {
+        "Benchmark", "Variant", "Dtype", "Batch", "Model", "Top-1", "Top-5", "Data set", "Median latency (95% CI)"};
     for (const MeasuredModel& model : models) {
         if (model.accuracy == nullptr) continue;
         const bench::ScenarioConfig& config = model.scenario->outcome->config;
@@ -90,10 +91,10 @@ std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
         for (const MeasuredModel* m : members) dtypes.push_back(m->scenario->outcome->config.dtype);
         std::sort(dtypes.begin(), dtypes.end());
         if (std::unique(dtypes.begin(), dtypes.end()) - dtypes.begin() < 2) continue;
-        std::stable_partition(members.begin(), members.end(), [](const MeasuredModel* m) {
-            return is_float32(m->scenario->outcome->config.dtype);
-        });
-        const MeasuredModel* baseline = is_float32(members.front()->scenario->outcome->config.dtype) ? members.front() : nullptr;
+        std::stable_partition(members.begin(), members.end(),
+                              [](const MeasuredModel* m) { return is_float32(m->scenario->outcome->config.dtype); });
+        const MeasuredModel* baseline =
+            is_float32(members.front()->scenario->outcome->config.dtype) ? members.front() : nullptr;
         for (const MeasuredModel* m : members) {
             const ScenarioOutcome& outcome = *m->scenario->outcome;
             DtypeRow row;
@@ -123,8 +124,9 @@ std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
 /// a plugin that does not compute them fills a long table with dashes.
 void drop_empty_columns(ComparisonTable& table, std::size_t first) {
     for (std::size_t c = table.header.size(); c-- > first;) {
-        const bool empty = std::all_of(table.rows.begin(), table.rows.end(),
-                                       [&](const std::vector<std::string>& row) { return c >= row.size() || row[c] == "-"; });
+        const bool empty = std::all_of(table.rows.begin(), table.rows.end(), [&](const std::vector<std::string>& row) {
+            return c >= row.size() || row[c] == "-";
+        });
         if (!empty) continue;
         table.header.erase(table.header.begin() + static_cast<std::ptrdiff_t>(c));
         for (std::vector<std::string>& row : table.rows)
@@ -136,12 +138,19 @@ ComparisonTable precision_table(const std::vector<DtypeRow>& rows) {
     ComparisonTable table;
     table.id = "precision";
     table.title = "Precision side by side";
-    table.intro = "Scenarios that differ only in their dtype, each beside float32: the median latency, the speedup over "
-                  "float32 (float32's median / this one, with the bootstrap interval of that ratio), and how far the "
-                  "model's output is from its float32 output on the same input (max |difference|, and max |difference| "
-                  "/ |float32 value|; computed by the plugin outside the timed samples).";
-    table.header = {"Benchmark", "Scenario", "Model", "Dtype", "Median latency (95% CI)",
-                    "Speedup over float32 (95% CI)", "Max abs diff from float32", "Max rel diff from float32"};
+    table.intro =
+        "Scenarios that differ only in their dtype, each beside float32: the median latency, the speedup over "
+        "float32 (float32's median / this one, with the bootstrap interval of that ratio), and how far the "
+        "model's output is from its float32 output on the same input (max |difference|, and max |difference| "
+        "/ |float32 value|; computed by the plugin outside the timed samples).";
+    table.header = {"Benchmark",
+                    "Scenario",
+                    "Model",
+                    "Dtype",
+                    "Median latency (95% CI)",
+                    "Speedup over float32 (95% CI)",
+                    "Max abs diff from float32",
+                    "Max rel diff from float32"};
     for (const DtypeRow& row : rows) {
         const ScenarioOutcome& outcome = *row.model.scenario->outcome;
         table.rows.push_back({benchmark_label(outcome.config), axes_without_dtype(outcome), row.model.label, row.dtype,
@@ -174,7 +183,8 @@ std::vector<MeasuredModel> measured_models(const ScenarioFigures& scenario) {
         for (const bench::Accuracy& accuracy : result.accuracy)
             if (accuracy.model == label) m.accuracy = &accuracy;
         // One model, one accuracy: whatever its label.
-        if (m.accuracy == nullptr && prefix.empty() && result.accuracy.size() == 1) m.accuracy = &result.accuracy.front();
+        if (m.accuracy == nullptr && prefix.empty() && result.accuracy.size() == 1)
+            m.accuracy = &result.accuracy.front();
         return m;
     };
     std::vector<MeasuredModel> models;

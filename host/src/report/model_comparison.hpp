@@ -19,12 +19,12 @@ namespace benchhost {
 /// torchscript_model comparison) each of them, whose figures are named "<label>/...".
 struct MeasuredModel {
     const ScenarioFigures* scenario = nullptr;
-    std::string label;   // the model's label, else info "model", else the plugin
+    std::string label;  // the model's label, else info "model", else the plugin
     std::string prefix;  // "" or "<label>/": the start of its figures' names
-    const SeriesStatistics* latency = nullptr;     // its "latency" series, or nullptr
+    const SeriesStatistics* latency = nullptr;  // its "latency" series, or nullptr
     const SeriesStatistics* throughput = nullptr;  // its "throughput" series, or nullptr
-    double parameters = NAN;                       // its "parameters" scalar
-    const bench::Accuracy* accuracy = nullptr;     // its accuracy, when it was evaluated
+    double parameters = NAN;  // its "parameters" scalar
+    const bench::Accuracy* accuracy = nullptr;  // its accuracy, when it was evaluated
 };
 
 /// The models of a successful scenario, in the order it recorded them.
@@ -32,7 +32,7 @@ std::vector<MeasuredModel> measured_models(const ScenarioFigures& scenario);
 
 /// A table of figures, the same in report.md and report.html.
 struct ComparisonTable {
-    std::string id;     // the HTML section's id
+    std::string id;  // the HTML section's id
     std::string title;  // its heading
     std::string intro;  // a sentence above it
     std::vector<std::string> header;
@@ -43,15 +43,15 @@ struct ComparisonTable {
 struct DtypeRow {
     MeasuredModel model;
     std::string dtype;
-    std::string latency;       // median with its 95% CI, "-" without
-    std::string speedup;       // over float32, with its 95% CI; "1.00x (baseline)" for float32; "-" without it
+    std::string latency;  // median with its 95% CI, "-" without
+    std::string speedup;  // over float32, with its 95% CI; "1.00x (baseline)" for float32; "-" without it
     double max_abs_diff = NAN;  // of the output from float32's, as the plugin recorded it
     double max_rel_diff = NAN;
 };
 
 struct ModelComparison {
     std::vector<MeasuredModel> models;  // of every successful scenario, in the run's order
-    ComparisonTable accuracy;   // a row per model with an accuracy; no rows when none
+    ComparisonTable accuracy;  // a row per model with an accuracy; no rows when none
     ComparisonTable precision;  // a row per dtype of scenarios that ran in several dtypes
     std::vector<DtypeRow> dtype_rows;
 };

@@ -12,7 +12,8 @@ std::vector<PluginEntry> plugin_entries(const RunRecord& record) {
         if (outcome.plugin_version.empty()) continue;  // a broken file: no handshake was read
         const bench::ScenarioConfig& config = outcome.config;
         if (!seen.emplace(config.category, config.plugin).second) continue;
-        plugins.push_back({config.category, config.plugin, outcome.plugin_version, outcome.plugin_path, outcome.plugin_build});
+        plugins.push_back(
+            {config.category, config.plugin, outcome.plugin_version, outcome.plugin_path, outcome.plugin_build});
     }
     return plugins;
 }

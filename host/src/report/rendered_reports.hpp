@@ -29,7 +29,8 @@ std::string markdown_report(const RunRecord& record, const Comparison* compariso
 std::string html_report(const RunRecord& record, const Comparison* comparison = nullptr);
 
 /// Writes dir/report.md and dir/report.html through their reporters (markdown/markdown_reporter.cpp,
-/// html/html_reporter.cpp), each atomically; creates `dir` when missing. Throws std::runtime_error naming the file that cannot be written.
+/// html/html_reporter.cpp), each atomically; creates `dir` when missing. Throws std::runtime_error naming the file that
+/// cannot be written.
 void write_rendered_reports(const RunRecord& record, const std::filesystem::path& dir);
 
 }  // namespace benchhost

@@ -28,13 +28,17 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     };
 
     std::vector<std::string> cpu_details;
-    if (const std::string n = hardware_fact(hw, "cpu", "logical_cores"); !n.empty()) cpu_details.push_back(n + " logical cores");
-    if (const std::string n = hardware_fact(hw, "cpu", "physical_cores"); !n.empty()) cpu_details.push_back(n + " physical");
-    if (const std::string n = hardware_fact(hw, "cpu", "cpus_available"); !n.empty()) cpu_details.push_back(n + " available");
+    if (const std::string n = hardware_fact(hw, "cpu", "logical_cores"); !n.empty())
+        cpu_details.push_back(n + " logical cores");
+    if (const std::string n = hardware_fact(hw, "cpu", "physical_cores"); !n.empty())
+        cpu_details.push_back(n + " physical");
+    if (const std::string n = hardware_fact(hw, "cpu", "cpus_available"); !n.empty())
+        cpu_details.push_back(n + " available");
     if (const std::string f = hardware_fact(hw, "cpu", "frequency_scaling"); !f.empty())
         cpu_details.push_back("frequency scaling " + f);
     std::string cpu = hardware_fact(hw, "cpu", "model");
-    if (!cpu_details.empty()) cpu += (cpu.empty() ? "" : " (") + join_nonempty(cpu_details, ", ") + (cpu.empty() ? "" : ")");
+    if (!cpu_details.empty())
+        cpu += (cpu.empty() ? "" : " (") + join_nonempty(cpu_details, ", ") + (cpu.empty() ? "" : ")");
     add("CPU", cpu);
 
     if (const std::string total = hardware_fact(hw, "memory", "total_mib"); !total.empty()) {
@@ -53,9 +57,12 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     if (gpu_available == "yes") {
         std::string gpu = hardware_fact(hw, "gpu", "count");
         gpu = (gpu.empty() ? "" : gpu + " x ") + hardware_fact(hw, "gpu", "gpu0_name");
-        if (const std::string memory = hardware_fact(hw, "gpu", "gpu0_memory_mib"); !memory.empty()) gpu += " (" + memory + " MiB)";
-        if (const std::string driver = hardware_fact(hw, "gpu", "driver_version"); !driver.empty()) gpu += ", driver " + driver;
-        if (const std::string cuda = hardware_fact(hw, "gpu", "cuda_driver_version"); !cuda.empty()) gpu += ", CUDA " + cuda;
+        if (const std::string memory = hardware_fact(hw, "gpu", "gpu0_memory_mib"); !memory.empty())
+            gpu += " (" + memory + " MiB)";
+        if (const std::string driver = hardware_fact(hw, "gpu", "driver_version"); !driver.empty())
+            gpu += ", driver " + driver;
+        if (const std::string cuda = hardware_fact(hw, "gpu", "cuda_driver_version"); !cuda.empty())
+            gpu += ", CUDA " + cuda;
         add("GPU", gpu);
     } else if (!gpu_available.empty()) {
         const std::string reason = hardware_fact(hw, "gpu", "reason");
@@ -63,7 +70,8 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
     }
 
     std::string os = hardware_fact(hw, "os", "name");
-    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty()) os = join_nonempty({os, "kernel " + kernel}, ", ");
+    if (const std::string kernel = hardware_fact(hw, "os", "kernel"); !kernel.empty())
+        os = join_nonempty({os, "kernel " + kernel}, ", ");
     os = join_nonempty({os, hardware_fact(hw, "os", "machine")}, ", ");
     add("OS", os);
 
@@ -82,9 +90,10 @@ std::vector<std::pair<std::string, std::string>> machine_summary(const HardwareI
 
     const std::string l1 = hardware_fact(hw, "load", "load_average_1m");
     if (!l1.empty())
-        add("Load before the run",
-            join_nonempty({l1, hardware_fact(hw, "load", "load_average_5m"), hardware_fact(hw, "load", "load_average_15m")}, ", ") +
-                " (1, 5, 15 min)");
+        add("Load before the run", join_nonempty({l1, hardware_fact(hw, "load", "load_average_5m"),
+                                                  hardware_fact(hw, "load", "load_average_15m")},
+                                                 ", ") +
+                                       " (1, 5, 15 min)");
     return lines;
 }
 
@@ -101,7 +110,8 @@ std::string sampling_summary(const RunRecord& record) {
     }
     if (ways.size() == 1) return ways.front().first;
     std::string out;
-    for (const auto& [text, ids] : ways) out += (out.empty() ? "" : "; ") + text + " (" + join_nonempty(ids, ", ") + ")";
+    for (const auto& [text, ids] : ways)
+        out += (out.empty() ? "" : "; ") + text + " (" + join_nonempty(ids, ", ") + ")";
     return out;
 }
 
@@ -178,10 +188,13 @@ std::vector<std::pair<std::string, std::string>> settings_lines(const RunRecord&
         const std::string& value = entry.second;
         const auto is = [&](const char* name) { return key == name; };
         if (value.empty() || is("command_line") || is("working_directory")) continue;
-        if (std::any_of(std::begin(setting_labels), std::end(setting_labels), [&](const SettingLabel& l) { return is(l.key); }))
+        if (std::any_of(std::begin(setting_labels), std::end(setting_labels),
+                        [&](const SettingLabel& l) { return is(l.key); }))
             continue;
-        const std::string_view last = std::string_view(key).substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-        const bool sampling = std::any_of(std::begin(sampling_keys), std::end(sampling_keys), [&](const char* k) { return last == k; });
+        const std::string_view last =
+            std::string_view(key).substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+        const bool sampling =
+            std::any_of(std::begin(sampling_keys), std::end(sampling_keys), [&](const char* k) { return last == k; });
         if (sampling && !record.outcomes.empty()) continue;
         lines.emplace_back(setting_label(key), value);
     }
@@ -198,13 +211,15 @@ void make_tables(RunFigures& figures) {
         for (const auto& axis_value : axes_of.back()) {
             const std::string& axis = axis_value.first;
             const std::string& value = axis_value.second;
-            auto it = std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
+            auto it =
+                std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
             if (it == run_values.end()) it = run_values.insert(run_values.end(), {axis, {}});
             if (std::find(it->second.begin(), it->second.end(), value) == it->second.end()) it->second.push_back(value);
         }
     }
     const auto fixed_in_run = [&](const std::string& axis) {
-        return std::any_of(figures.fixed_axes.begin(), figures.fixed_axes.end(), [&](const auto& a) { return a.first == axis; });
+        return std::any_of(figures.fixed_axes.begin(), figures.fixed_axes.end(),
+                           [&](const auto& a) { return a.first == axis; });
     };
     for (const auto& [axis, values] : run_values)
         if (values.size() == 1) figures.fixed_axes.emplace_back(axis, values.front());
@@ -233,22 +248,25 @@ void make_tables(RunFigures& figures) {
                     const std::string& axis = axis_value.first;
                     const std::string& value = axis_value.second;
                     if (fixed_in_run(axis)) continue;
-                    auto it = std::find_if(values.begin(), values.end(), [&](const auto& a) { return a.first == axis; });
+                    auto it =
+                        std::find_if(values.begin(), values.end(), [&](const auto& a) { return a.first == axis; });
                     if (it == values.end()) it = values.insert(values.end(), {axis, {}});
                     it->second.push_back(value);
                 }
             for (const auto& axis_values : values) {
                 const std::string& axis = axis_values.first;
                 const std::vector<std::string>& seen = axis_values.second;
-                const bool one_value = seen.size() == table.rows.size() &&
-                                       std::all_of(seen.begin(), seen.end(), [&](const auto& v) { return v == seen.front(); });
+                const bool one_value =
+                    seen.size() == table.rows.size() &&
+                    std::all_of(seen.begin(), seen.end(), [&](const auto& v) { return v == seen.front(); });
                 if (one_value) table.fixed_axes.emplace_back(axis, seen.front());
                 else table.axes.push_back(axis);
             }
             for (BenchmarkTable::Row& row : table.rows) {
                 for (const std::string& axis : table.axes) {
                     const AxisValues& axes = axes_of[row.scenario];
-                    const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == axis; });
+                    const auto it =
+                        std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first == axis; });
                     row.values.push_back(it == axes.end() ? "-" : it->second);
                 }
             }
@@ -460,7 +478,8 @@ std::string figure_with_interval(double value, const bench::Interval& interval, 
 
 std::string axes_text(const AxisValues& axes) {
     std::string out;
-    for (const auto& [axis, value] : axes) out += (out.empty() ? "" : ", ") + (value.empty() ? axis : axis + "=" + value);
+    for (const auto& [axis, value] : axes)
+        out += (out.empty() ? "" : ", ") + (value.empty() ? axis : axis + "=" + value);
     return out;
 }
 
@@ -579,8 +598,8 @@ std::vector<PeakTable> peak_tables(const RunFigures& figures) {
         std::ostringstream percentile;
         percentile << 'p' << search.percentile;
         for (const bench::Slo& slo : f.outcome->config.load.slos)
-            table.bounds += (table.bounds.empty() ? "" : ", ") + percentile.str() + " of " + slo.metric + " <= " +
-                            format_figure(slo.limit_ms, "ms");
+            table.bounds += (table.bounds.empty() ? "" : ", ") + percentile.str() + " of " + slo.metric +
+                            " <= " + format_figure(slo.limit_ms, "ms");
         table.columns = {"#", "RATE", "ACHIEVED"};
         const std::vector<bench::PeakMetric>& first =
             search.steps.empty() ? std::vector<bench::PeakMetric>{} : search.steps.front().metrics;
@@ -592,7 +611,8 @@ std::vector<PeakTable> peak_tables(const RunFigures& figures) {
         double lowest_failed = NAN;
         for (std::size_t i = 0; i < search.steps.size(); ++i) {
             const bench::PeakStep& step = search.steps[i];
-            std::vector<std::string> row = {std::to_string(i + 1), rate_text(step.target_qps), rate_text(step.achieved_qps)};
+            std::vector<std::string> row = {std::to_string(i + 1), rate_text(step.target_qps),
+                                            rate_text(step.achieved_qps)};
             for (std::size_t m = 0; m < first.size(); ++m) {
                 const bool has = m < step.metrics.size();
                 row.push_back(has ? format_figure(step.metrics[m].p50_ms, "ms") : "-");
@@ -600,9 +620,11 @@ std::vector<PeakTable> peak_tables(const RunFigures& figures) {
             }
             row.push_back(std::isfinite(step.goodput) ? format3(step.goodput) + "%" : "-");
             row.push_back(std::to_string(step.late_issues));
-            row.push_back(step.queries == step.planned ? std::to_string(step.queries)
-                                                       : std::to_string(step.queries) + "/" + std::to_string(step.planned));
-            row.push_back(std::string(step.passed ? "pass" : "fail") + (step.target_qps == search.peak_qps ? ", peak" : ""));
+            row.push_back(step.queries == step.planned
+                              ? std::to_string(step.queries)
+                              : std::to_string(step.queries) + "/" + std::to_string(step.planned));
+            row.push_back(std::string(step.passed ? "pass" : "fail") +
+                          (step.target_qps == search.peak_qps ? ", peak" : ""));
             table.rows.push_back(std::move(row));
             if (!step.passed && step.target_qps > search.peak_qps && !(step.target_qps >= lowest_failed))
                 lowest_failed = step.target_qps;
@@ -610,15 +632,16 @@ std::vector<PeakTable> peak_tables(const RunFigures& figures) {
         std::ostringstream precision;
         precision << search.precision * 100 << '%';
         if (search.end == bench::peak_end_no_pass) {
-            table.peak = "no peak: no rate passed, down to " + rate_text(search.steps.empty() ? NAN : search.steps.back().target_qps);
+            table.peak = "no peak: no rate passed, down to " +
+                         rate_text(search.steps.empty() ? NAN : search.steps.back().target_qps);
         } else if (search.end == bench::peak_end_no_fail) {
             table.peak = "peak at least " + rate_text(search.peak_qps) + ": every rate passed, up to that";
         } else {
-            table.peak = "peak " + rate_text(search.peak_qps) + ": the highest rate that passed; the lowest that failed, " +
-                         rate_text(lowest_failed) +
-                         (search.end == bench::peak_end_precision ? ", is within " + precision.str()
-                                                                  : ", is not within " + precision.str() +
-                                                                        " (the search ran out of rates to try)");
+            table.peak = "peak " + rate_text(search.peak_qps) +
+                         ": the highest rate that passed; the lowest that failed, " + rate_text(lowest_failed) +
+                         (search.end == bench::peak_end_precision
+                              ? ", is within " + precision.str()
+                              : ", is not within " + precision.str() + " (the search ran out of rates to try)");
         }
         tables.push_back(std::move(table));
     }

@@ -28,10 +28,10 @@ struct ScenarioFigures {
     /// time_per_output_token, else the first time series, else the first series; empty
     /// without series.
     std::string headline;
-    std::string unit;              // of the headline series
-    std::vector<double> samples;   // its finite samples, in `unit`
+    std::string unit;  // of the headline series
+    std::vector<double> samples;  // its finite samples, in `unit`
     bench::SeriesAnalysis analysis;  // of `samples`: median, p95, CV, median CI
-    bool is_time = false;          // `unit` is a time: samples_ms holds them in ms
+    bool is_time = false;  // `unit` is a time: samples_ms holds them in ms
     std::vector<double> samples_ms;
 
     /// Median of the series "throughput", else "tokens_per_second", else the scalar
@@ -68,7 +68,7 @@ struct BenchmarkTable {
     /// The axes that vary in this benchmark, in the order of the scenario names.
     std::vector<std::string> axes;
     struct Row {
-        std::size_t scenario = 0;         // in RunFigures::scenarios
+        std::size_t scenario = 0;  // in RunFigures::scenarios
         std::vector<std::string> values;  // one per axis; "-" where the name lacks it
     };
     std::vector<Row> rows;  // the record's order
@@ -87,7 +87,7 @@ struct VariantSpeedup {
     /// (batch sizes, dtypes, ...), the geometric mean of their speedups.
     double value = NAN;
     bench::Interval ci;  // its 95% CI at one point; invalid over several
-    int points = 0;      // the axis points it is over
+    int points = 0;  // the axis points it is over
 };
 
 /// One row of the overview that opens the rendered reports: a benchmark, its headline
@@ -143,9 +143,11 @@ RunFigures compute_figures(const RunRecord& record);
 struct PeakTable {
     const ScenarioOutcome* outcome = nullptr;
     std::string bounds;  // "p99 of latency <= 20 ms"
-    std::vector<std::string> columns;  // "#", "RATE/S", "ACHIEVED/S", "<METRIC> P50", "<METRIC> P99", ..., "GOODPUT", "LATE", "QUERIES", "RESULT"
+    std::vector<std::string> columns;  // "#", "RATE/S", "ACHIEVED/S", "<METRIC> P50", "<METRIC> P99", ..., "GOODPUT",
+                                       // "LATE", "QUERIES", "RESULT"
     std::vector<std::vector<std::string>> rows;
-    std::string peak;  // "peak 1.17k queries/s: the highest rate that passed; the lowest that failed, 1.23k/s, is within 5%"
+    std::string
+        peak;  // "peak 1.17k queries/s: the highest rate that passed; the lowest that failed, 1.23k/s, is within 5%"
 };
 
 /// The scenarios with a peak search, in the record's order.

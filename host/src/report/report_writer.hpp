@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "report/files/report_json.hpp"
 #include "model/run_record.hpp"
+#include "report/files/report_json.hpp"
 
 namespace benchhost {
 

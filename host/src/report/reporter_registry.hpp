@@ -15,8 +15,8 @@
 #include <spdlog/logger.h>
 
 #include "analysis/compare.hpp"
-#include "report/console/progress_reporter.hpp"
 #include "model/reporter.hpp"
+#include "report/console/progress_reporter.hpp"
 
 namespace benchhost {
 
@@ -26,8 +26,8 @@ struct ReporterSettings {
     /// For a single-file format written elsewhere (`export --output FILE`); "-" is
     /// standard output. Empty: the format's own name in output_dir.
     std::filesystem::path output_file;
-    std::ostream* console = nullptr;   // tables for people (console, comparison); nullptr: std::cout
-    spdlog::logger* log = nullptr;     // the run's log, for what a reporter concludes; may be nullptr
+    std::ostream* console = nullptr;  // tables for people (console, comparison); nullptr: std::cout
+    spdlog::logger* log = nullptr;  // the run's log, for what a reporter concludes; may be nullptr
     ProgressSink* progress = nullptr;  // the status line on a terminal; nullptr elsewhere
     // The comparison with a baseline run (`run --baseline`), and how it judges (the
     // threshold, the noise floor, the history's noise between runs).

@@ -13,12 +13,12 @@ using Clock = std::chrono::steady_clock;
 /// Where one scenario's pairs stand.
 struct PairState {
     const AbPair* pair = nullptr;
-    int rounds = 0;        // pairs run
-    bool ended = false;    // decided, failed or skipped on a side, or out of budget
+    int rounds = 0;  // pairs run
+    bool ended = false;  // decided, failed or skipped on a side, or out of budget
     bool out_of_time = false;
     bool failed = false;  // a side did not succeed (or was skipped): nothing to compare
     bool confirmed = false;  // found slower, and still slower after its confirmation pairs
-    int confirmations = 0;   // how many times its verdict was confirmed (--confirm)
+    int confirmations = 0;  // how many times its verdict was confirmed (--confirm)
     Verdict verdict = Verdict::inconclusive;
     double last_pair_s = 0;  // wall time of its last pair
 };
@@ -78,9 +78,9 @@ private:
             AbSide& side = base_side ? base_ : next_;
             const std::size_t index = base_side ? state.pair->base_index : state.pair->new_index;
             planned_ = std::max(planned_, executed_ + 1);
-            side.runner.run(index, round, false,
-                            ExecutionProgress{++executed_, planned_,
-                                              state.pair->scenario_id + (base_side ? " (base)" : " (new)")});
+            side.runner.run(
+                index, round, false,
+                ExecutionProgress{++executed_, planned_, state.pair->scenario_id + (base_side ? " (base)" : " (new)")});
             if (side.record.interrupted) return false;
         }
         state.rounds = round;
@@ -106,9 +106,9 @@ private:
         if (!rows.empty()) {
             std::string series;  // every series, the one that decided among them
             for (const SeriesComparison& row : rows)
-                series += fmt::format("{}{} {} ratio {:.4g}, 95% CI [{:.4g}, {:.4g}]", series.empty() ? "" : "; ",
-                                      row.series, to_string(row.verdict), row.ratio, row.ratio_ci.low,
-                                      row.ratio_ci.high);
+                series +=
+                    fmt::format("{}{} {} ratio {:.4g}, 95% CI [{:.4g}, {:.4g}]", series.empty() ? "" : "; ", row.series,
+                                to_string(row.verdict), row.ratio, row.ratio_ci.low, row.ratio_ci.high);
             log_.debug("{}: {} after {} pairs ({})", state.pair->scenario_id, to_string(state.verdict), state.rounds,
                        series);
         }
@@ -130,8 +130,8 @@ private:
             flagged.push_back(&state);
         }
         if (flagged.empty()) return false;
-        log_.info("{} scenario{} slower: {} more pair{} each to confirm", flagged.size(), flagged.size() == 1 ? "" : "s",
-                  options_.confirm, options_.confirm == 1 ? "" : "s");
+        log_.info("{} scenario{} slower: {} more pair{} each to confirm", flagged.size(),
+                  flagged.size() == 1 ? "" : "s", options_.confirm, options_.confirm == 1 ? "" : "s");
         for (int k = 0; k < options_.confirm; ++k)
             for (PairState* state : flagged)
                 if (state->confirmations == 0 || state->rounds < options_.max_rounds)
@@ -166,13 +166,14 @@ private:
             confirmed += state.confirmed ? 1 : 0;
             again += state.confirmations > 1 ? 1 : 0;
         }
-        confirmations_ = fmt::format("{} of {} scenario{} found slower stayed slower over {} more pair{} (--confirm)",
-                                     confirmed, ever, ever == 1 ? "" : "s", options_.confirm,
-                                     options_.confirm == 1 ? "" : "s");
+        confirmations_ =
+            fmt::format("{} of {} scenario{} found slower stayed slower over {} more pair{} (--confirm)", confirmed,
+                        ever, ever == 1 ? "" : "s", options_.confirm, options_.confirm == 1 ? "" : "s");
         if (again > 0)
-            confirmations_ += fmt::format("; {} of them, left undecided by a confirmation, ran more pairs and {} found "
-                                          "slower and confirmed again",
-                                          again, again == 1 ? "was" : "were");
+            confirmations_ += fmt::format(
+                "; {} of them, left undecided by a confirmation, ran more pairs and {} found "
+                "slower and confirmed again",
+                again, again == 1 ? "was" : "were");
         log_.info("{}", confirmations_);
         return reopened;
     }

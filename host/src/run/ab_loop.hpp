@@ -24,11 +24,11 @@
 namespace benchhost {
 
 struct AbLoopOptions {
-    int min_rounds = 6;         // pairs every scenario runs
-    int max_rounds = 40;        // pairs at most, for a scenario still inconclusive
-    double time_limit_s = 0;    // no pair starts once this much has passed; 0: no limit
-    int confirm = 0;            // more pairs for a scenario found slower
-    CompareOptions compare;     // how a scenario is judged after each pair (paired)
+    int min_rounds = 6;  // pairs every scenario runs
+    int max_rounds = 40;  // pairs at most, for a scenario still inconclusive
+    double time_limit_s = 0;  // no pair starts once this much has passed; 0: no limit
+    int confirm = 0;  // more pairs for a scenario found slower
+    CompareOptions compare;  // how a scenario is judged after each pair (paired)
 };
 
 /// One side: its plan, its runner, and the record the runner fills.

@@ -8,9 +8,9 @@
 #include <spdlog/logger.h>
 
 #include "analysis/compare.hpp"
+#include "model/run_record.hpp"
 #include "plan/plan.hpp"
 #include "run/run_loop.hpp"
-#include "model/run_record.hpp"
 
 namespace benchhost {
 

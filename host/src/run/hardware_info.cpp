@@ -21,7 +21,6 @@
 
 #include "util/join.hpp"
 
-
 #ifndef BENCHHOST_VERSION
 #define BENCHHOST_VERSION "unknown"
 #endif
@@ -151,9 +150,11 @@ void collect_cpu(HardwareInfo& info) {
     const auto governor = read_first_line(cpufreq + "scaling_governor");
     if (governor) cpu["scaling_governor"] = *governor;
     if (auto driver = read_first_line(cpufreq + "scaling_driver")) cpu["scaling_driver"] = *driver;
-    if (auto max = read_first_line(cpufreq + "cpuinfo_max_freq")) cpu["max_mhz"] = std::to_string(std::atol(max->c_str()) / 1000);
-    if (auto min = read_first_line(cpufreq + "cpuinfo_min_freq")) cpu["min_mhz"] = std::to_string(std::atol(min->c_str()) / 1000);
-    cpu["frequency_scaling"] = !governor ? "unknown (no cpufreq in /sys: a virtual machine?)"
+    if (auto max = read_first_line(cpufreq + "cpuinfo_max_freq"))
+        cpu["max_mhz"] = std::to_string(std::atol(max->c_str()) / 1000);
+    if (auto min = read_first_line(cpufreq + "cpuinfo_min_freq"))
+        cpu["min_mhz"] = std::to_string(std::atol(min->c_str()) / 1000);
+    cpu["frequency_scaling"] = !governor                    ? "unknown (no cpufreq in /sys: a virtual machine?)"
                                : *governor == "performance" ? "off (governor performance)"
                                                             : "on (governor " + *governor + ")";
     if (auto no_turbo = read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo")) {
@@ -347,15 +348,14 @@ void add_reported_facts(HardwareInfo& info, const ScenarioOutcome& outcome) {
         std::string text = "version " + outcome.plugin_version;
         if (const auto commit = result_info.find("git_commit"); commit != result_info.end())
             text += ", commit " + commit->second;
-        else
-            text += ", commit unknown";
+        else text += ", commit unknown";
         auto& entry = info["plugins"][plugin];
         if (entry.empty() || entry.find(", commit unknown") != std::string::npos) entry = text;
     }
     const auto framework = result_info.find("framework");
     if (framework == result_info.end() || framework->second != "libtorch") return;
-    static const std::set<std::string, std::less<>> keys = {"mkldnn", "threads", "blas", "onednn", "openmp",
-                                                            "parallel_info"};
+    static const std::set<std::string, std::less<>> keys = {"mkldnn", "threads", "blas",
+                                                            "onednn", "openmp",  "parallel_info"};
     for (const auto& [key, value] : result_info) {
         if (!key.starts_with("torch_") && keys.count(key) == 0) continue;
         std::string& entry = info["libtorch"][key];
@@ -364,7 +364,8 @@ void add_reported_facts(HardwareInfo& info, const ScenarioOutcome& outcome) {
         std::size_t start = 0;
         while (start <= entry.size() && !entry.empty()) {
             const auto end = entry.find(" | ", start);
-            if (entry.substr(start, end == std::string::npos ? std::string::npos : end - start) == value) present = true;
+            if (entry.substr(start, end == std::string::npos ? std::string::npos : end - start) == value)
+                present = true;
             if (end == std::string::npos) break;
             start = end + 3;
         }

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "json/result_json.hpp"
-#include "run/rounds.hpp"
 #include "model/run_record.hpp"
+#include "run/rounds.hpp"
 
 namespace benchhost {
 

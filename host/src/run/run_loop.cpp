@@ -47,7 +47,8 @@ const ScenarioOutcome* ScenarioRunner::run(std::size_t index, int round, bool la
         return nullptr;
     }
     if (auto crash = crashed_while_loading_.find(scenario.plugin_path); crash != crashed_while_loading_.end())
-        scenario.reject_reason = scenario.plugin_path.string() + ": " + crash->second + "; its other scenarios are not run";
+        scenario.reject_reason =
+            scenario.plugin_path.string() + ": " + crash->second + "; its other scenarios are not run";
 
     parts_.reporters.execution_started(progress);
     execution_started_ = CheckpointClock::Clock::now();
@@ -67,7 +68,8 @@ const ScenarioOutcome* ScenarioRunner::run(std::size_t index, int round, bool la
     journal(outcome, round);
     add_reported_facts(record_.hardware, outcome);
     for (const std::string& warning : outcome.result.warnings)
-        if (logged_warnings_.insert(id + "\n" + warning).second) parts_.log.warn("{}: {}", id, warning);  // once a scenario
+        if (logged_warnings_.insert(id + "\n" + warning).second)
+            parts_.log.warn("{}: {}", id, warning);  // once a scenario
 
     const bool ends = last_round || outcome.result.status != bench::Status::success;
     if (pooled == nullptr) {

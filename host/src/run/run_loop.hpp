@@ -24,10 +24,10 @@
 
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
-#include "plan/plan.hpp"
 #include "model/reporter.hpp"
-#include "run/journal.hpp"
 #include "model/run_record.hpp"
+#include "plan/plan.hpp"
+#include "run/journal.hpp"
 
 namespace benchhost {
 
@@ -68,7 +68,7 @@ struct RunLoopOptions {
 /// What the loop works with; it owns none of it.
 struct RunLoopParts {
     spdlog::logger& log;
-    PluginRegistry& registry;          // plugins that crashed while loading
+    PluginRegistry& registry;  // plugins that crashed while loading
     RunJournal& journal;
     Reporter& reporters;
 };
@@ -115,7 +115,7 @@ private:
     RunLoopParts parts_;
     ExecutionOptions execution_;
     std::map<std::string, std::size_t> outcome_of_;  // scenario id -> index in record_.outcomes
-    std::map<std::string, int> resumed_rounds_;      // scenario id -> rounds the resumed run had
+    std::map<std::string, int> resumed_rounds_;  // scenario id -> rounds the resumed run had
     std::map<std::filesystem::path, std::string> crashed_while_loading_;  // in this run
     std::set<std::string> logged_warnings_;  // "<id>\n<warning>": a warning every round repeats is logged once
     CheckpointClock checkpoints_;

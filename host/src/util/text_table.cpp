@@ -88,7 +88,8 @@ std::string render_table(const std::vector<TableColumn>& columns, const std::vec
         while (total > max_width) {
             std::size_t widest = columns.size();
             for (std::size_t i = 0; i < columns.size(); ++i)
-                if (columns[i].shrink && widths[i] > narrowest(i) && (widest == columns.size() || widths[i] > widths[widest]))
+                if (columns[i].shrink && widths[i] > narrowest(i) &&
+                    (widest == columns.size() || widths[i] > widths[widest]))
                     widest = i;
             if (widest == columns.size()) break;  // nothing left to narrow
             --widths[widest];

@@ -21,7 +21,10 @@ const Step& step_for(double base_value, const Step* steps, std::size_t count) {
 }
 
 constexpr Step time_steps[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
-constexpr Step binary_steps[] = {{"B", 1}, {"KiB", 1024.0}, {"MiB", 1024.0 * 1024}, {"GiB", 1024.0 * 1024 * 1024},
+constexpr Step binary_steps[] = {{"B", 1},
+                                 {"KiB", 1024.0},
+                                 {"MiB", 1024.0 * 1024},
+                                 {"GiB", 1024.0 * 1024 * 1024},
                                  {"TiB", 1024.0 * 1024 * 1024 * 1024}};
 constexpr Step decimal_steps[] = {{"B", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
 constexpr Step si_steps[] = {{"", 1}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
@@ -35,12 +38,18 @@ std::string spaced(std::string_view unit) {
 
 double si_prefix(char c) {
     switch (c) {
-        case 'k': return 1e3;
-        case 'M': return 1e6;
-        case 'G': return 1e9;
-        case 'T': return 1e12;
-        case 'P': return 1e15;
-        default: return 0;
+        case 'k':
+            return 1e3;
+        case 'M':
+            return 1e6;
+        case 'G':
+            return 1e9;
+        case 'T':
+            return 1e12;
+        case 'P':
+            return 1e15;
+        default:
+            return 0;
     }
 }
 
@@ -82,9 +91,11 @@ DisplayScale display_scale(double value, std::string_view unit) {
     if (!std::isfinite(value) || value == 0) return {1, spaced(unit)};
     if (const double ms = to_ms_factor(unit); !std::isnan(ms)) return scaled(value, ms, time_steps, " ", "");
     for (const Step& step : binary_steps)
-        if (unit == step.name || (unit == "bytes" && step.size == 1)) return scaled(value, step.size, binary_steps, " ", "");
+        if (unit == step.name || (unit == "bytes" && step.size == 1))
+            return scaled(value, step.size, binary_steps, " ", "");
     for (const Step& step : decimal_steps)
-        if (unit == step.name || (unit == "KB" && step.size == 1e3)) return scaled(value, step.size, decimal_steps, " ", "");
+        if (unit == step.name || (unit == "KB" && step.size == 1e3))
+            return scaled(value, step.size, decimal_steps, " ", "");
     if (unit == "%" || unit == "x") return {1, spaced(unit)};
     // "GFLOP/s": an SI prefix before a unit that starts with a capital.
     if (unit.size() >= 2 && si_prefix(unit[0]) > 0 && std::isupper(static_cast<unsigned char>(unit[1])))

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     }
     std::vector<float> centres;
     for (int k = 0; k < classes; ++k) centres.push_back(static_cast<float>(((16 + 32 * k) / 255.0 - 0.485) / 0.229));
-    if (swap_a >= 0 && swap_b >= 0) std::swap(centres[static_cast<std::size_t>(swap_a)], centres[static_cast<std::size_t>(swap_b)]);
+    if (swap_a >= 0 && swap_b >= 0)
+        std::swap(centres[static_cast<std::size_t>(swap_a)], centres[static_cast<std::size_t>(swap_b)]);
 
     torch::jit::Module model("ColourClassifier");
     model.register_parameter("centres", torch::tensor(centres), /*is_buffer=*/false);

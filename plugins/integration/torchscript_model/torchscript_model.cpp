@@ -124,8 +124,7 @@ double since_ms(bench::Clock::time_point start) { return bench::elapsed_ns(start
 BENCH_RUN_BENCHMARK(ctx) {
     const auto& config = ctx.config();
     const std::vector<ModelFile> files = model_files(ctx.params());
-    if (files.empty())
-        ctx.skip("no TorchScript file to run: pass --model-path FILE, or --param models=LABEL:PATH,...");
+    if (files.empty()) ctx.skip("no TorchScript file to run: pass --model-path FILE, or --param models=LABEL:PATH,...");
     const bool packages = is_package(files.front().path);
     for (const ModelFile& file : files)
         if (is_package(file.path) != packages)
@@ -153,7 +152,8 @@ BENCH_RUN_BENCHMARK(ctx) {
 
     std::optional<bench::libtorch::ImageDataset> dataset;
     if (ctx.params().contains("dataset")) {
-        const bench::libtorch::ImageFolder folder = bench::libtorch::scan_image_folder(ctx.params().get_string("dataset"));
+        const bench::libtorch::ImageFolder folder =
+            bench::libtorch::scan_image_folder(ctx.params().get_string("dataset"));
         dataset = bench::libtorch::load_image_dataset(folder, {}, ctx.params().get_int("dataset_limit", -1));
         bench::libtorch::record_dataset(ctx, *dataset);
     }
@@ -191,7 +191,8 @@ BENCH_RUN_BENCHMARK(ctx) {
                 throw std::runtime_error(file.path.string() + ": the package does not take an input of shape " +
                                          c10::str(input.sizes()) + " in " + bench::libtorch::dtype_name(dtype) +
                                          " (it runs with the shapes and dtype it was compiled for: --param "
-                                         "input_shape, --dtypes): " + what.substr(0, what.find('\n')));
+                                         "input_shape, --dtypes): " +
+                                         what.substr(0, what.find('\n')));
             }
             bench::libtorch::synchronize(device);
             ctx.record_scalar(prefix + "first_call", since_ms(start), "ms");
@@ -230,8 +231,8 @@ BENCH_RUN_BENCHMARK(ctx) {
         }
 
         if (dataset) {  // top-1 and top-5 over the whole folder, outside the timed samples
-            const bench::Accuracy accuracy = bench::libtorch::classification_accuracy(
-                forward, *dataset, file.label, config.batch_size, device, dtype);
+            const bench::Accuracy accuracy = bench::libtorch::classification_accuracy(forward, *dataset, file.label,
+                                                                                      config.batch_size, device, dtype);
             ctx.record_accuracy(accuracy);
             ctx.log().info("{}: top-1 {}/{}, top-5 {}/{}", file.label, accuracy.top1_correct, accuracy.inputs,
                            accuracy.top5_correct, accuracy.inputs);

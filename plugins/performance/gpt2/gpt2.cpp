@@ -103,6 +103,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/SDPBackend.h>
+#include <ATen/TensorIndexing.h>
 #include <ATen/ops/randint.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/functional/linear.h>
@@ -113,7 +114,6 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/types.h>
 #include <torch/utils.h>
-#include <ATen/TensorIndexing.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -124,8 +124,8 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -156,20 +156,19 @@ struct Gpt2Config {
 /// Parameters of GPT2LMHeadModel with the LM head tied to the token embedding.
 constexpr int64_t parameter_count(const Gpt2Config& c) {
     const int64_t d = c.n_embd;
-    const int64_t block = 2 * (2 * d)            // ln_1, ln_2 (weight, bias)
+    const int64_t block = 2 * (2 * d)  // ln_1, ln_2 (weight, bias)
                           + (d * 3 * d + 3 * d)  // attn.c_attn
-                          + (d * d + d)          // attn.c_proj
+                          + (d * d + d)  // attn.c_proj
                           + (d * 4 * d + 4 * d)  // mlp.c_fc
-                          + (4 * d * d + d);     // mlp.c_proj
-    return c.vocab_size * d       // wte, also the LM head
-           + c.n_ctx * d          // wpe
-           + c.n_layer * block    // h.0 ... h.{n_layer-1}
-           + 2 * d;               // ln_f
+                          + (4 * d * d + d);  // mlp.c_proj
+    return c.vocab_size * d  // wte, also the LM head
+           + c.n_ctx * d  // wpe
+           + c.n_layer * block  // h.0 ... h.{n_layer-1}
+           + 2 * d;  // ln_f
 }
 
 constexpr std::array<Gpt2Config, 2> known_models{{
-    {"gpt2", 12, 12, 768, 50257, 1024},
-    {"gpt2-tiny", 2, 4, 128, 1024, 256},  // for quick runs
+    {"gpt2", 12, 12, 768, 50257, 1024}, {"gpt2-tiny", 2, 4, 128, 1024, 256},  // for quick runs
 }};
 static_assert(parameter_count(known_models[0]) == 124'439'808, "HF GPT2LMHeadModel has 124,439,808 parameters");
 static_assert(parameter_count(known_models[1]) == 560'640);
@@ -210,8 +209,7 @@ struct AttentionImpl : torch::nn::Module {
     /// static cache, `visible` [1, max_len] (true where the key's position is at most the
     /// query's) masking the positions not written yet, as HF's StaticCache does. Neither
     /// has a shape that depends on the step, so one traced graph serves every step.
-    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache,
-                   Tensor& v_cache) {
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache, Tensor& v_cache) {
         const int64_t batch = x.size(0), tokens = x.size(1), d = x.size(2), hd = d / n_head;
         const Tensor qkv = c_attn(x);
         const auto split_heads = [&](int64_t part) {
@@ -274,8 +272,7 @@ struct BlockImpl : torch::nn::Module {
           ln_2(register_module("ln_2", make_layer_norm(d))),
           mlp(register_module("mlp", Mlp(d))) {}
 
-    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache,
-                   Tensor& v_cache) {
+    Tensor forward(const Tensor& x, const Tensor& positions, const Tensor& visible, Tensor& k_cache, Tensor& v_cache) {
         const lt::ModuleScope scope(scope_name);
         const Tensor h = x + attn->forward(ln_1(x), positions, visible, k_cache, v_cache);
         return h + mlp->forward(ln_2(h));
@@ -362,12 +359,9 @@ void init_weights(Gpt2Impl& model, const Gpt2Config& c, uint64_t seed) {
         Tensor& p = item.value();
         const bool is_layer_norm = name.find("ln_") != std::string::npos;
         const bool is_weight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
-        if (is_layer_norm && is_weight)
-            p.normal_(1.0, std_dev);
-        else if (is_weight && name.find("c_proj") != std::string::npos)
-            p.normal_(0.0, residual_std);
-        else
-            p.normal_(0.0, std_dev);
+        if (is_layer_norm && is_weight) p.normal_(1.0, std_dev);
+        else if (is_weight && name.find("c_proj") != std::string::npos) p.normal_(0.0, residual_std);
+        else p.normal_(0.0, std_dev);
         p.set_requires_grad(false);
     }
 }
@@ -382,8 +376,8 @@ lt::FlopCount generation_work(const Gpt2Config& c, int64_t batch, int64_t prompt
     const double d = static_cast<double>(c.n_embd), layers = static_cast<double>(c.n_layer);
     const double b = static_cast<double>(batch), p = static_cast<double>(prompt);
     const double linear_per_token = 12.0 * d * d * layers;  // qkv 3d^2, proj d^2, mlp 8d^2
-    double tokens = p, key_pairs = p * (p + 1) / 2;         // prefill
-    for (int64_t i = 1; i < new_tokens; ++i) {              // decode steps: one token at position prompt+i-1
+    double tokens = p, key_pairs = p * (p + 1) / 2;  // prefill
+    for (int64_t i = 1; i < new_tokens; ++i) {  // decode steps: one token at position prompt+i-1
         tokens += 1;
         key_pairs += p + static_cast<double>(i);
     }
@@ -421,14 +415,14 @@ struct Stepper {
 };
 
 struct GenerationInputs {
-    Tensor prompt;                           // [B, P] token ids
-    Tensor prompt_positions;                 // [P]: 0 ... P-1
-    std::vector<Tensor> decode_positions;    // [1] each, indexed by position
+    Tensor prompt;  // [B, P] token ids
+    Tensor prompt_positions;  // [P]: 0 ... P-1
+    std::vector<Tensor> decode_positions;  // [1] each, indexed by position
     int64_t new_tokens = 0;
 };
 
 struct Generation {
-    Tensor tokens;        // [B, new_tokens]
+    Tensor tokens;  // [B, new_tokens]
     Tensor first_logits;  // [B, V]: the logits the first token was chosen from
     double ttft_ms = 0;
     double total_ms = 0;
@@ -507,10 +501,10 @@ CompiledStepper compiled_stepper(const Gpt2& model, std::vector<Tensor> caches, 
     };
     auto prefill = std::make_shared<lt::CompiledModel>(
         lt::compile_traced(traced_forward, example(in.prompt, in.prompt_positions), mode));
-    auto decode = std::make_shared<lt::CompiledModel>(lt::compile_traced(
-        traced_forward,
-        // Any position serves: it is an input of the graph.
-        example(in.prompt.narrow(1, 0, 1).contiguous(), in.decode_positions.back()), mode));
+    auto decode = std::make_shared<lt::CompiledModel>(
+        lt::compile_traced(traced_forward,
+                           // Any position serves: it is an input of the graph.
+                           example(in.prompt.narrow(1, 0, 1).contiguous(), in.decode_positions.back()), mode));
 
     const auto call = [shared](const std::shared_ptr<lt::CompiledModel>& graph) {
         return [graph, shared](const Tensor& ids, const Tensor& positions, int64_t) {
@@ -590,10 +584,14 @@ at::SDPBackend sdpa_choice(const Tensor& q, const Tensor& k, const Tensor& v, co
 
 std::string backend_name(at::SDPBackend backend) {
     switch (backend) {
-        case at::SDPBackend::flash_attention: return "flash_attention";
-        case at::SDPBackend::efficient_attention: return "efficient_attention";
-        case at::SDPBackend::cudnn_attention: return "cudnn_attention";
-        default: return "math";
+        case at::SDPBackend::flash_attention:
+            return "flash_attention";
+        case at::SDPBackend::efficient_attention:
+            return "efficient_attention";
+        case at::SDPBackend::cudnn_attention:
+            return "cudnn_attention";
+        default:
+            return "math";
     }
 }
 
@@ -614,7 +612,7 @@ std::string eager_attention(const Gpt2Config& c, int64_t batch, int64_t prompt, 
 /// How the kernelized variant computes attention (--param attention=...).
 enum class KernelAttention {
     fused,  // the fused kernel SDPA's selection picks, called directly
-    bmm,    // batched products and softmax, the causal mask folded into the score GEMM
+    bmm,  // batched products and softmax, the causal mask folded into the score GEMM
 };
 
 class KernelizedGpt2 {
@@ -718,8 +716,8 @@ public:
                 const Tensor q = qkv.select(2, 0).transpose(1, 2).reshape({batch * heads, tokens, hd});
                 const Tensor keys = k_cache.narrow(2, 0, end).view({batch * heads, end, hd});
                 const Tensor values = v_cache.narrow(2, 0, end).view({batch * heads, end, hd});
-                Tensor scores = tokens > 1 ? at::baddbmm(mask_bias, q, keys.transpose(1, 2))
-                                           : at::bmm(q, keys.transpose(1, 2));
+                Tensor scores =
+                    tokens > 1 ? at::baddbmm(mask_bias, q, keys.transpose(1, 2)) : at::bmm(q, keys.transpose(1, 2));
                 scores = at::_softmax(scores, -1, false);
                 attn = at::bmm(scores, values);  // [B*H, T, hd]
                 attn = tokens > 1 ? attn.view({batch, heads, tokens, hd}).transpose(1, 2).reshape({rows, d})
@@ -747,12 +745,14 @@ private:
     static Tensor attend(at::SDPBackend backend, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
         switch (backend) {
             case at::SDPBackend::flash_attention:
-                if (q.is_cpu()) return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, {}, 1.0));
+                if (q.is_cpu())
+                    return std::get<0>(at::_scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, {}, 1.0));
                 return std::get<0>(at::_scaled_dot_product_flash_attention(q, k, v, 0.0, causal, false, 1.0));
             case at::SDPBackend::efficient_attention:
                 return std::get<0>(at::_scaled_dot_product_efficient_attention(q, k, v, {}, false, 0.0, causal, 1.0));
             case at::SDPBackend::cudnn_attention:
-                return std::get<0>(at::_scaled_dot_product_cudnn_attention(q, k, v, {}, false, 0.0, causal, false, 1.0));
+                return std::get<0>(
+                    at::_scaled_dot_product_cudnn_attention(q, k, v, {}, false, 0.0, causal, false, 1.0));
             default:
                 return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal, 1.0);
         }
@@ -842,8 +842,8 @@ public:
             positions.push_back(position_[static_cast<std::size_t>(slot)]);
         }
         const auto index = torch::TensorOptions().dtype(torch::kInt64).device(prompt_positions_.device());
-        const Tensor logits =
-            model_->decode_rows(torch::tensor(ids, index), torch::tensor(positions, index), torch::tensor(slots, index), caches_);
+        const Tensor logits = model_->decode_rows(torch::tensor(ids, index), torch::tensor(positions, index),
+                                                  torch::tensor(slots, index), caches_);
         const Tensor chosen = logits.argmax(-1).to(torch::kCPU);
         std::vector<int64_t> tokens;
         for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -893,8 +893,8 @@ void check_continuous_batching(bench::Context& ctx, const Gpt2& model, const Gpt
     }
     for (int64_t q = 0; q < queries; ++q) {
         alone.prompt = prompts.narrow(0, q, 1);
-        const Tensor tokens = generate(eager_stepper(model, make_caches(c, 1, max_len, cache)), alone, device)
-                                  .tokens.to(torch::kCPU);
+        const Tensor tokens =
+            generate(eager_stepper(model, make_caches(c, 1, max_len, cache)), alone, device).tokens.to(torch::kCPU);
         for (int64_t t = 0; t < new_tokens; ++t) {
             const int64_t expected = tokens[0][t].item<int64_t>();
             const int64_t got = batched[static_cast<std::size_t>(q)][static_cast<std::size_t>(t)];
@@ -945,9 +945,7 @@ void serve_generations(bench::Context& ctx, const Gpt2& model, const Gpt2Config&
 // ---------------------------------------------------------------------------------
 // Checks against eager
 
-bool is_reduced_precision(torch::ScalarType dtype) {
-    return dtype != torch::kFloat32 && dtype != torch::kFloat64;
-}
+bool is_reduced_precision(torch::ScalarType dtype) { return dtype != torch::kFloat32 && dtype != torch::kFloat64; }
 
 /// Checks a variant's generation against eager's. `reference_logits` is what its first
 /// step's logits must match: eager's own in float32 and float64; in bfloat16, eager's
@@ -971,9 +969,9 @@ void check_variant(bench::Context& ctx, const Generation& eager, const Generatio
         const Tensor where = equal.logical_not().nonzero()[0];
         const int64_t seq = where[0].item<int64_t>(), step = where[1].item<int64_t>();
         throw std::runtime_error("gpt2: " + std::string(bench::to_string(ctx.config().variant)) +
-                                 " generated other tokens than eager (" + lt::dtype_name(dtype) + ", greedy): sequence " +
-                                 std::to_string(seq) + ", token " + std::to_string(step) + ": " +
-                                 std::to_string(candidate.tokens[seq][step].item<int64_t>()) + " instead of " +
+                                 " generated other tokens than eager (" + lt::dtype_name(dtype) +
+                                 ", greedy): sequence " + std::to_string(seq) + ", token " + std::to_string(step) +
+                                 ": " + std::to_string(candidate.tokens[seq][step].item<int64_t>()) + " instead of " +
                                  std::to_string(eager.tokens[seq][step].item<int64_t>()));
     }
     ctx.set_info("accuracy_check",
@@ -999,8 +997,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     const int64_t max_len = prompt_len + new_tokens - 1;  // positions ever fed to the model
     if (max_len > arch.n_ctx)
         throw std::invalid_argument("gpt2: prompt_tokens + num_tokens_to_generate - 1 = " + std::to_string(max_len) +
-                                    " exceeds " + std::string(arch.id) + "'s context of " +
-                                    std::to_string(arch.n_ctx) + " positions");
+                                    " exceeds " + std::string(arch.id) + "'s context of " + std::to_string(arch.n_ctx) +
+                                    " positions");
     const int64_t batch = cfg.batch_size;
     const auto seed = static_cast<uint64_t>(ctx.params().get_int("seed", 42));
     const bool serving = cfg.load.mode != bench::LoadMode::none;
@@ -1021,8 +1019,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     if (serving)
         ctx.set_info("kv_cache", "a slot per query in the batch, [" + std::to_string(std::max(cfg.load.max_batch, 1)) +
                                      ", heads, " + std::to_string(max_len) + ", head_dim] per layer");
-    else
-        ctx.set_info("kv_cache", "static, [batch, heads, " + std::to_string(max_len) + ", head_dim] per layer");
+    else ctx.set_info("kv_cache", "static, [batch, heads, " + std::to_string(max_len) + ", head_dim] per layer");
     ctx.set_info("tokens_per_second",
                  "batch_size x num_tokens_to_generate generated tokens / whole generation time (prefill included)");
 
@@ -1043,7 +1040,7 @@ BENCH_RUN_BENCHMARK(ctx) {
     if (cfg.variant != bench::Variant::eager && is_reduced_precision(dtype)) {
         float32_reference = Gpt2(arch);
         init_weights(*float32_reference, arch, seed);
-        float32_reference->to(device, dtype);           // round as the benchmarked weights are
+        float32_reference->to(device, dtype);  // round as the benchmarked weights are
         float32_reference->to(device, torch::kFloat32);
     }
     model->to(device, dtype);
@@ -1068,7 +1065,8 @@ BENCH_RUN_BENCHMARK(ctx) {
         // against generations alone before anything is served.
         torch::manual_seed(seed + 2);
         const Tensor prompts = torch::randint(arch.vocab_size, {16, prompt_len}, torch::kInt64).to(device);
-        check_continuous_batching(ctx, model, arch, prompts.narrow(0, 0, 3), new_tokens, max_len, cache_options, device);
+        check_continuous_batching(ctx, model, arch, prompts.narrow(0, 0, 3), new_tokens, max_len, cache_options,
+                                  device);
         serve_generations(ctx, model, arch, prompts, new_tokens, max_len, cache_options, in.prompt_positions);
         lt::record_memory(ctx, device);
         return;
@@ -1105,7 +1103,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     }
 
     if (cfg.variant != bench::Variant::eager) {
-        const Generation eager = generate(eager_stepper(model, make_caches(arch, batch, max_len, cache_options)), in, device);
+        const Generation eager =
+            generate(eager_stepper(model, make_caches(arch, batch, max_len, cache_options)), in, device);
         const Generation candidate = generate(stepper, in, device);
         Tensor reference_logits = eager.first_logits;
         if (float32_reference) {
@@ -1152,7 +1151,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     lt::record_memory(ctx, device);
 
     // --profile: one whole generation, profiled apart from everything measured.
-    lt::profile(ctx, "generation", [&] { generate(stepper, in, device); }, lt::module_parameters(*model));
+    lt::profile(
+        ctx, "generation", [&] { generate(stepper, in, device); }, lt::module_parameters(*model));
 }
 
 namespace {

@@ -26,9 +26,12 @@ namespace {
 
 double variant_factor(bench::Variant variant) {
     switch (variant) {
-        case bench::Variant::eager: return 1.0;
-        case bench::Variant::compiled: return 0.8;
-        case bench::Variant::kernelized: return 0.6;
+        case bench::Variant::eager:
+            return 1.0;
+        case bench::Variant::compiled:
+            return 0.8;
+        case bench::Variant::kernelized:
+            return 0.6;
     }
     return 1.0;
 }
@@ -101,8 +104,7 @@ BENCH_BENCHMARK(generate, ctx) {
         ctx.add_sample("time_to_first_token", ttft_ms, "ms");
         ctx.add_sample("latency", total_ms, "ms");
         latencies.push_back(total_ms);
-        if (tokens > 1)
-            ctx.add_sample("time_per_output_token", (total_ms - ttft_ms) / (tokens - 1), "ms");
+        if (tokens > 1) ctx.add_sample("time_per_output_token", (total_ms - ttft_ms) / (tokens - 1), "ms");
         ctx.add_sample("tokens_per_second", ctx.config().batch_size * tokens / (total_ms / 1000.0), "tokens/s");
     };
     for (int i = 0; i < ctx.config().warmup_iterations; ++i) generate_once(false);

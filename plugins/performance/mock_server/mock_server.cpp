@@ -51,8 +51,7 @@ constexpr auto spin_margin = std::chrono::microseconds(200);
 
 void wait_until(bench::Clock::time_point deadline, bool sleep) {
     if (sleep && deadline - bench::Clock::now() > spin_margin) std::this_thread::sleep_until(deadline - spin_margin);
-    while (bench::Clock::now() < deadline) {
-    }
+    while (bench::Clock::now() < deadline) {}
 }
 
 }  // namespace
@@ -63,7 +62,8 @@ BENCH_RUN_BENCHMARK(ctx) {
     const double per_query_ms = ctx.params().get_double("per_query_ms", 0.0);
     if (!(per_query_ms >= 0)) throw std::invalid_argument("per_query_ms must be 0 or more");
     const std::string wait = ctx.params().get_string("wait", "sleep");
-    if (wait != "sleep" && wait != "spin") throw std::invalid_argument("wait must be sleep or spin, got '" + wait + "'");
+    if (wait != "sleep" && wait != "spin")
+        throw std::invalid_argument("wait must be sleep or spin, got '" + wait + "'");
     const bool sleep = wait == "sleep";
     const std::string batching = ctx.params().get_string("batching", "none");
     if (batching != "none" && batching != "dynamic" && batching != "continuous")

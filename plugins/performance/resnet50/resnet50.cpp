@@ -27,13 +27,13 @@
 // conv_bn_act kernels (bench/torch/kernels.hpp): oneDNN's prepacked convolution on
 // channels-last tensors where LibTorch has it, a folded channels-last convolution
 // elsewhere. The report's `kernels` line names the ones used.
-#include <bench_embedded/resnet50_model_py.hpp>
 #include <bench/plugin.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
+#include <bench_embedded/resnet50_model_py.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -74,12 +74,12 @@ struct ConvBn {
     int64_t padding = 0;
 
     ConvBn() = default;
-    ConvBn(torch::nn::Module& owner, const std::string& name, const std::string& bn_name, int64_t in,
-           int64_t out, int64_t kernel, int64_t conv_stride, int64_t conv_padding)
+    ConvBn(torch::nn::Module& owner, const std::string& name, const std::string& bn_name, int64_t in, int64_t out,
+           int64_t kernel, int64_t conv_stride, int64_t conv_padding)
         : stride(conv_stride), padding(conv_padding) {
         conv = owner.register_module(
-            name, torch::nn::Conv2d(
-                      torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false)));
+            name,
+            torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel).stride(stride).padding(padding).bias(false)));
         bn = owner.register_module(bn_name, torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out).eps(1e-5)));
     }
     explicit operator bool() const { return !conv.is_empty(); }
@@ -242,12 +242,12 @@ Forward kernelize(const ResNet50& model, const KernelRegistry& kernels) {
     const PreparedKernel stem = kernels.prepare_conv_bn_act(model->stem.kernel_params(true));
     std::vector<Block> blocks;
     for (const auto& b : model->blocks) {
-        blocks.push_back({kernels.prepare_conv_bn_act(b->c1.kernel_params(true)),
-                          kernels.prepare_conv_bn_act(b->c2.kernel_params(true)),
-                          kernels.prepare_conv_bn_act(b->c3.kernel_params(false)),
-                          b->downsample ? kernels.prepare_conv_bn_act(b->downsample.kernel_params(false))
-                                        : PreparedKernel{},
-                          b->scope_name, 0});
+        blocks.push_back(
+            {kernels.prepare_conv_bn_act(b->c1.kernel_params(true)),
+             kernels.prepare_conv_bn_act(b->c2.kernel_params(true)),
+             kernels.prepare_conv_bn_act(b->c3.kernel_params(false)),
+             b->downsample ? kernels.prepare_conv_bn_act(b->downsample.kernel_params(false)) : PreparedKernel{},
+             b->scope_name, 0});
     }
     for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i].stage = model->block_stage[i];
     const torch::Tensor fc_weight = model->fc->weight;
@@ -290,7 +290,8 @@ struct Settings {
 Settings read_settings(const bench::Context& ctx) {
     const auto& params = ctx.params();
     const int64_t image_size = params.get_int("image_size", 224);
-    if (image_size < 32) throw std::invalid_argument("image_size must be at least 32, got " + std::to_string(image_size));
+    if (image_size < 32)
+        throw std::invalid_argument("image_size must be at least 32, got " + std::to_string(image_size));
     return {image_size, static_cast<uint64_t>(params.get_int("seed", 0))};
 }
 
@@ -322,7 +323,8 @@ BENCH_RUN_BENCHMARK(ctx) {
         return make_images(settings, batch_size, device, dtype);
     };
     // Crop to image_size; resize the shorter side in the usual proportion (256 for 224).
-    bench::libtorch::use_image_dataset(ctx, spec, {.resize = settings.image_size * 256 / 224, .crop = settings.image_size});
+    bench::libtorch::use_image_dataset(ctx, spec,
+                                       {.resize = settings.image_size * 256 / 224, .crop = settings.image_size});
     std::string kernel_description;
     spec.kernelize = [model, &kernel_description](const KernelRegistry& kernels) {
         Forward forward = kernelize(model, kernels);  // prepares every layer's kernel
@@ -350,9 +352,8 @@ BENCH_BENCHMARK(train, ctx) {
     spec.build = [settings] {
         ResNet50 built;
         initialize(*built, settings.seed, settings.image_size);
-        return bench::libtorch::TrainableModel{built.ptr(), [net = built.ptr()](const torch::Tensor& x) {
-                                                   return net->forward(x);
-                                               }};
+        return bench::libtorch::TrainableModel{built.ptr(),
+                                               [net = built.ptr()](const torch::Tensor& x) { return net->forward(x); }};
     };
     spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
         return make_images(settings, batch_size, device, dtype);

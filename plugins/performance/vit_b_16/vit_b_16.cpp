@@ -49,20 +49,20 @@
 #include <vector>
 
 #include <ATen/ATen.h>
-#include <ATen/SDPBackend.h>
-#include <c10/core/GradMode.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/SDPBackend.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <c10/core/GradMode.h>
 #include <torch/nn/module.h>
 
-#include <bench_embedded/vit_b_16_model_py.hpp>
 #include <bench/plugin.hpp>
 #include <bench/torch/image_dataset.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
 #include <bench/torch/profiling.hpp>
 #include <bench/torch/training.hpp>
+#include <bench_embedded/vit_b_16_model_py.hpp>
 
 BENCH_PLUGIN("vit_b_16", "1.2.0", .axes = "variant,batch_size,dtype,device,threads,compile_mode,optimizer");
 
@@ -70,11 +70,11 @@ namespace {
 
 constexpr int64_t kImageSize = 224;
 constexpr int64_t kPatchSize = 16;
-constexpr int64_t kGrid = kImageSize / kPatchSize;    // 14
-constexpr int64_t kSequence = kGrid * kGrid + 1;      // 196 patches and the class token
+constexpr int64_t kGrid = kImageSize / kPatchSize;  // 14
+constexpr int64_t kSequence = kGrid * kGrid + 1;  // 196 patches and the class token
 constexpr int64_t kHidden = 768;
 constexpr int64_t kHeads = 12;
-constexpr int64_t kHeadDim = kHidden / kHeads;        // 64
+constexpr int64_t kHeadDim = kHidden / kHeads;  // 64
 constexpr int64_t kMlp = 3072;
 constexpr int64_t kLayers = 12;
 constexpr int64_t kClasses = 1000;
@@ -84,9 +84,7 @@ constexpr uint64_t kWeightSeed = 16;
 constexpr uint64_t kInputSeed = 224;
 
 // A normal draw clamped at two standard deviations: a cheap stand-in for trunc_normal_.
-at::Tensor trunc_normal(at::IntArrayRef shape, double std) {
-    return at::randn(shape).clamp_(-2.0, 2.0).mul_(std);
-}
+at::Tensor trunc_normal(at::IntArrayRef shape, double std) { return at::randn(shape).clamp_(-2.0, 2.0).mul_(std); }
 
 struct Linear : torch::nn::Module {
     Linear(int64_t in, int64_t out) {
@@ -103,9 +101,7 @@ struct LayerNorm : torch::nn::Module {
         weight = register_parameter("weight", 1.0 + trunc_normal({kHidden}, 0.1), false);
         bias = register_parameter("bias", trunc_normal({kHidden}, 0.02), false);
     }
-    at::Tensor forward(const at::Tensor& x) const {
-        return at::layer_norm(x, {kHidden}, weight, bias, kLayerNormEps);
-    }
+    at::Tensor forward(const at::Tensor& x) const { return at::layer_norm(x, {kHidden}, weight, bias, kLayerNormEps); }
     at::Tensor weight, bias;
 };
 
@@ -210,9 +206,7 @@ struct VisionTransformer : torch::nn::Module {
         return at::cat({class_token.expand({batch, -1, -1}), patches}, 1) + encoder->pos_embedding;
     }
     // Final layer norm, the class token's features, the classifier: [batch, 1000].
-    at::Tensor classify(const at::Tensor& x) const {
-        return head->forward(encoder->ln->forward(x).select(1, 0));
-    }
+    at::Tensor classify(const at::Tensor& x) const { return head->forward(encoder->ln->forward(x).select(1, 0)); }
     at::Tensor forward(const at::Tensor& images) const {
         at::Tensor x = embed(images);
         for (const auto& layer : encoder->layers) x = layer->forward(x);
@@ -272,7 +266,7 @@ public:
 
 private:
     at::Tensor weight_;  // [out, in, 1, 1]
-    c10::IValue bias_;   // a tensor, or None
+    c10::IValue bias_;  // a tensor, or None
     std::shared_ptr<std::map<int64_t, c10::IValue>> contexts_;  // packed weights by rows
 };
 
@@ -309,9 +303,12 @@ public:
         switch (backend_) {
             case at::SDPBackend::flash_attention:
                 return cpu_ ? "_scaled_dot_product_flash_attention_for_cpu" : "_scaled_dot_product_flash_attention";
-            case at::SDPBackend::efficient_attention: return "_scaled_dot_product_efficient_attention";
-            case at::SDPBackend::cudnn_attention: return "_scaled_dot_product_cudnn_attention";
-            default: return "scaled_dot_product_attention (math: no fused kernel takes these inputs)";
+            case at::SDPBackend::efficient_attention:
+                return "_scaled_dot_product_efficient_attention";
+            case at::SDPBackend::cudnn_attention:
+                return "_scaled_dot_product_cudnn_attention";
+            default:
+                return "scaled_dot_product_attention (math: no fused kernel takes these inputs)";
         }
     }
 
@@ -321,8 +318,8 @@ private:
 };
 
 enum class KernelPath {
-    onednn_prepacked,     // prepacked oneDNN matrix products, the CPU flash-attention kernel
-    fused_attention,      // at::linear products, the fused attention kernel SDPA would pick
+    onednn_prepacked,  // prepacked oneDNN matrix products, the CPU flash-attention kernel
+    fused_attention,  // at::linear products, the fused attention kernel SDPA would pick
     fused_encoder_layer,  // at::_transformer_encoder_layer_fwd per block
 };
 
@@ -336,9 +333,12 @@ KernelPath parse_kernel_path(const std::string& name) {
 
 const char* kernel_path_name(KernelPath path) {
     switch (path) {
-        case KernelPath::onednn_prepacked: return "onednn_prepacked";
-        case KernelPath::fused_attention: return "fused_attention";
-        case KernelPath::fused_encoder_layer: return "fused_encoder_layer";
+        case KernelPath::onednn_prepacked:
+            return "onednn_prepacked";
+        case KernelPath::fused_attention:
+            return "fused_attention";
+        case KernelPath::fused_encoder_layer:
+            return "fused_encoder_layer";
     }
     return "?";
 }
@@ -359,8 +359,8 @@ const char* kernel_path_name(KernelPath path) {
 //                        SDPA's selection picks (FusedAttention);
 //   fused_encoder_layer: one call of the fused BetterTransformer kernel.
 // `attention_kernel` is set to the attention kernel's name.
-bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& model, KernelPath path,
-                                   int64_t batch_size, std::string& attention_kernel) {
+bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& model, KernelPath path, int64_t batch_size,
+                                   std::string& attention_kernel) {
     struct Block {
         const EncoderBlock* layer;
         std::optional<PackedLinear> qkv, out, fc1, fc2;
@@ -369,7 +369,7 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
         at::Tensor patch_weight;  // [3*16*16, 768], rows in the order (channel, row, column)
         std::optional<PackedLinear> patch;
         at::Tensor patch_addend;  // [196, 768]: the convolution's bias plus the position embedding
-        at::Tensor class_row;     // [1, 1, 768]: the class token plus its position embedding
+        at::Tensor class_row;  // [1, 1, 768]: the class token plus its position embedding
         std::vector<Block> blocks;
         std::optional<FusedAttention> attention;  // onednn_prepacked, fused_attention
     };
@@ -449,16 +449,22 @@ bench::libtorch::Forward kernelize(const std::shared_ptr<VisionTransformer>& mod
                                        .permute({0, 2, 4, 1, 3, 5})
                                        .reshape({batch * kGrid * kGrid, 3 * kPatchSize * kPatchSize});
         const at::Tensor embedded = path == KernelPath::onednn_prepacked ? (*prepared->patch)(patches)
-                                                                          : at::mm(patches, prepared->patch_weight);
+                                                                         : at::mm(patches, prepared->patch_weight);
         at::Tensor x = at::cat({prepared->class_row.expand({batch, -1, -1}),
                                 embedded.view({batch, kGrid * kGrid, kHidden}).add_(prepared->patch_addend)},
                                1);
         for (const Block& block : prepared->blocks) {
             const bench::libtorch::ModuleScope scope(block.layer->scope_name);  // as eager's, for a profile
             switch (path) {
-                case KernelPath::onednn_prepacked: x = packed_block(block, x); break;
-                case KernelPath::fused_attention: x = fused_attention_block(block, x); break;
-                case KernelPath::fused_encoder_layer: x = fused_block(block, x); break;
+                case KernelPath::onednn_prepacked:
+                    x = packed_block(block, x);
+                    break;
+                case KernelPath::fused_attention:
+                    x = fused_attention_block(block, x);
+                    break;
+                case KernelPath::fused_encoder_layer:
+                    x = fused_block(block, x);
+                    break;
             }
         }
         return model->head->forward(model->encoder->ln->forward(x.select(1, 0)));
@@ -519,7 +525,8 @@ BENCH_BENCHMARK(train, ctx) {
     spec.expected_parameters = kParameters;
     spec.build = [] {
         const std::shared_ptr<VisionTransformer> model = make_model();
-        return bench::libtorch::TrainableModel{model, [model](const at::Tensor& images) { return model->forward(images); }};
+        return bench::libtorch::TrainableModel{model,
+                                               [model](const at::Tensor& images) { return model->forward(images); }};
     };
     spec.make_input = [](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
         at::manual_seed(kInputSeed);

@@ -15,9 +15,9 @@
 //                              (read the input once, write the output once) / median, GB/s
 //   series  latency, scalar gflops
 //           the headline: a copy of the size with the most FLOPs, the first such on a
-//           tie (the two default conv2d shapes have the same count). Small sizes are dominated by the dispatcher's per-call overhead; the
-//           largest one says what the kernel itself sustains, which is what a summary
-//           compares across machines and dtypes.
+//           tie (the two default conv2d shapes have the same count). Small sizes are dominated by the dispatcher's
+//           per-call overhead; the largest one says what the kernel itself sustains, which is what a summary compares
+//           across machines and dtypes.
 //
 // Labels are built from the parsed integers, so series names are always [0-9a-z]+:
 // matmul "n512", conv2d "1x64x56x56", softmax and layer_norm "256x4096".
@@ -108,8 +108,8 @@ using Op = std::function<at::Tensor(const Inputs&)>;
 /// One problem size of one operator.
 struct Case {
     std::string label;  // suffix of the series and scalar names
-    double flops = 0;   // nominal FLOPs per call (see the table at the top)
-    double bytes = 0;   // minimal memory traffic per call; 0: not reported
+    double flops = 0;  // nominal FLOPs per call (see the table at the top)
+    double bytes = 0;  // minimal memory traffic per call; 0: not reported
     Inputs inputs;
     Op op;
     /// The kernelized form of `op` for these inputs (prepared once); empty where the
@@ -119,18 +119,15 @@ struct Case {
 
 struct Dtype {
     at::ScalarType type;
-    std::string name;          // canonical: float32, bfloat16, float16
+    std::string name;  // canonical: float32, bfloat16, float16
     at::ScalarType reference;  // what verification compares with
-    double tolerance;          // allowed max |y - ref| / max |ref|
+    double tolerance;  // allowed max |y - ref| / max |ref|
 };
 
 std::optional<Dtype> parse_dtype(std::string_view text) {
-    if (text == "float32" || text == "fp32" || text == "float")
-        return Dtype{at::kFloat, "float32", at::kDouble, 1e-4};
-    if (text == "bfloat16" || text == "bf16")
-        return Dtype{at::kBFloat16, "bfloat16", at::kFloat, 2e-2};
-    if (text == "float16" || text == "fp16" || text == "half")
-        return Dtype{at::kHalf, "float16", at::kFloat, 4e-3};
+    if (text == "float32" || text == "fp32" || text == "float") return Dtype{at::kFloat, "float32", at::kDouble, 1e-4};
+    if (text == "bfloat16" || text == "bf16") return Dtype{at::kBFloat16, "bfloat16", at::kFloat, 2e-2};
+    if (text == "float16" || text == "fp16" || text == "half") return Dtype{at::kHalf, "float16", at::kFloat, 4e-3};
     return std::nullopt;
 }
 
@@ -174,17 +171,17 @@ void timed_call(const Op& op, const Inputs& inputs, double slowdown) {
     bench::do_not_optimize(y.data_ptr());
     const auto took = bench::Clock::now() - start;
     const auto until = start + took + std::chrono::duration_cast<bench::Clock::duration>(took * (slowdown - 1.0));
-    while (bench::Clock::now() < until) {
-    }
+    while (bench::Clock::now() < until) {}
 }
 
 /// Parameter slowdown: a number >= 1 (default 1), or an std::invalid_argument naming it.
 double slowdown_param(const bench::Params& params) {
     const double slowdown = params.get_double("slowdown", 1.0);  // throws for a value that is not a number
     if (!(slowdown >= 1.0))
-        throw std::invalid_argument(fmt::format("parameter slowdown: {} is less than 1 (it multiplies the time of "
-                                                "each timed call; 1 leaves it as it is)",
-                                                slowdown));
+        throw std::invalid_argument(
+            fmt::format("parameter slowdown: {} is less than 1 (it multiplies the time of "
+                        "each timed call; 1 leaves it as it is)",
+                        slowdown));
     return slowdown;
 }
 
@@ -223,8 +220,8 @@ public:
                                  at::hasCUDA() ? "" : " (this LibTorch build has no CUDA)"));
         const auto dtype = parse_dtype(config.dtype);
         if (!dtype)
-            ctx.skip(fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)",
-                                 config.dtype));
+            ctx.skip(
+                fmt::format("dtype '{}' is not supported by tensor_ops (float32, bfloat16, float16)", config.dtype));
         dtype_ = *dtype;
         if (config.variant == bench::Variant::compiled) bench::libtorch::require_torchscript_mode(ctx, "tensor_ops");
         slowdown_ = slowdown_param(ctx.params());
@@ -295,9 +292,10 @@ void Session::check_speed(const std::vector<Case>& cases) const {
             f32_ms = std::min(f32_ms, call_ms(c.op, f32));
         }
         if (ms > max_slowdown * f32_ms)
-            ctx_.skip(fmt::format("{} {} {} takes {:.3f} ms per call against {:.3f} ms in float32 ({:.0f}x): "
-                                  "no fast {} kernel in this LibTorch build (params.max_slowdown = {})",
-                                  dtype_.name, op_, c.label, ms, f32_ms, ms / f32_ms, dtype_.name, max_slowdown));
+            ctx_.skip(
+                fmt::format("{} {} {} takes {:.3f} ms per call against {:.3f} ms in float32 ({:.0f}x): "
+                            "no fast {} kernel in this LibTorch build (params.max_slowdown = {})",
+                            dtype_.name, op_, c.label, ms, f32_ms, ms / f32_ms, dtype_.name, max_slowdown));
     }
 }
 
@@ -311,8 +309,9 @@ void Session::verify(const std::vector<Case>& cases) const {
         const double scale = reference.abs().max().item<double>();
         const double error = y.sub(reference).abs().max().item<double>() / (scale > 0 ? scale : 1.0);
         if (!(error <= dtype_.tolerance))
-            throw std::runtime_error(fmt::format("{} {} {}: max |y - reference| / max |reference| = {:.3g}, above {:.3g}",
-                                                 dtype_.name, op_, c.label, error, dtype_.tolerance));
+            throw std::runtime_error(
+                fmt::format("{} {} {}: max |y - reference| / max |reference| = {:.3g}, above {:.3g}", dtype_.name, op_,
+                            c.label, error, dtype_.tolerance));
         ctx_.log().debug("{} {} {}: relative error {:.3g} against {}", op_, c.label, dtype_.name, error,
                          c10::toString(dtype_.reference));
     }
@@ -342,8 +341,8 @@ void Session::run(const std::vector<Case>& cases) const {
         const double median_ms = bench::summarize(measured.back().samples).median;
         const double gflops = c.flops / (median_ms * 1e6);
         ctx_.record_scalar("gflops_" + c.label, gflops, "GFLOP/s");
-        std::string line = fmt::format("{} {} {}: median {:.4f} ms, {:.2f} GFLOP/s", op_, c.label, dtype_.name,
-                                       median_ms, gflops);
+        std::string line =
+            fmt::format("{} {} {}: median {:.4f} ms, {:.2f} GFLOP/s", op_, c.label, dtype_.name, median_ms, gflops);
         if (c.bytes > 0) {
             const double gbps = c.bytes / (median_ms * 1e6);
             ctx_.record_scalar("bandwidth_" + c.label, gbps, "GB/s");
@@ -376,12 +375,14 @@ Op Session::variant_of(const Case& c) const {
     const bench::ScenarioConfig& config = ctx_.config();
     Op op;
     switch (config.variant) {
-        case bench::Variant::eager: return c.op;
+        case bench::Variant::eager:
+            return c.op;
         case bench::Variant::compiled: {
             lt::CompiledModel compiled;
             try {
-                compiled = lt::compile_traced([eager = c.op](const std::vector<torch::Tensor>& in) { return eager(in); },
-                                              c.inputs, config.compile_mode);
+                compiled =
+                    lt::compile_traced([eager = c.op](const std::vector<torch::Tensor>& in) { return eager(in); },
+                                       c.inputs, config.compile_mode);
             } catch (const c10::Error& e) {
                 ctx_.skip(fmt::format("{} {} cannot be compiled in {}: {}", op_, c.label, dtype_.name,
                                       first_line(e.what_without_backtrace())));
@@ -397,9 +398,10 @@ Op Session::variant_of(const Case& c) const {
         }
         case bench::Variant::kernelized: {
             if (!c.kernelize)
-                ctx_.skip(fmt::format("no kernelized {} in tensor_ops: the SDK's kernel registry has a kernel for "
-                                      "convolutions (conv2d) only",
-                                      op_));
+                ctx_.skip(
+                    fmt::format("no kernelized {} in tensor_ops: the SDK's kernel registry has a kernel for "
+                                "convolutions (conv2d) only",
+                                op_));
             const lt::KernelRegistry kernels = lt::KernelRegistry::with_defaults();
             op = c.kernelize(kernels, c.inputs);
             ctx_.set_info("kernels", fmt::format("{}", fmt::join(kernels.describe(), ",")));

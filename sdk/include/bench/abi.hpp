@@ -35,9 +35,9 @@ inline constexpr char benchmark_variants_prefix[] = "bench_variants_";
 /// reports show it. A plugin built against an older minor has none (its `info_size`
 /// ends before it): its build is unknown.
 struct BuildInfo {
-    std::uint8_t flags{};        // build_* bits; 0: not recorded
+    std::uint8_t flags{};  // build_* bits; 0: not recorded
     std::uint8_t reserved[7]{};
-    char compiler[56]{};         // e.g. "GCC 12.2.0", "Clang 16.0.6"; cut to 55 characters
+    char compiler[56]{};  // e.g. "GCC 12.2.0", "Clang 16.0.6"; cut to 55 characters
 };
 
 /// Bits of BuildInfo::flags. build_recorded is set by every plugin that records its
@@ -45,8 +45,7 @@ struct BuildInfo {
 /// defined; the sanitizers: __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__, or clang's
 /// __has_feature(address_sanitizer), (thread_sanitizer), (memory_sanitizer).
 inline constexpr std::uint8_t build_recorded = 1, build_optimized = 2, build_assertions = 4,
-                              build_address_sanitizer = 8, build_thread_sanitizer = 16,
-                              build_memory_sanitizer = 32;
+                              build_address_sanitizer = 8, build_thread_sanitizer = 16, build_memory_sanitizer = 32;
 
 /// Layout is fixed for an ABI major, except that a minor may append fields (`info_size`
 /// tells the host which are there); `magic`, `abi_major` and `abi_minor` stay the
@@ -57,12 +56,12 @@ struct PluginInfo {
     std::uint32_t magic{};
     std::uint16_t abi_major{};
     std::uint16_t abi_minor{};
-    std::uint32_t info_size{};   // sizeof(PluginInfo) as the plugin saw it
-    char sdk_version[16]{};      // SDK release the plugin was built with, e.g. "0.1.0"
-    char name[64]{};             // plugin name, e.g. "resnet50"
-    char version[32]{};          // the plugin's own version
-    char axes[128]{};            // comma-separated axes the plugin varies, e.g. "variant,batch_size"
-    std::uint8_t mock{};         // 1: a framework self-test, run only with --enable-mock
+    std::uint32_t info_size{};  // sizeof(PluginInfo) as the plugin saw it
+    char sdk_version[16]{};  // SDK release the plugin was built with, e.g. "0.1.0"
+    char name[64]{};  // plugin name, e.g. "resnet50"
+    char version[32]{};  // the plugin's own version
+    char axes[128]{};  // comma-separated axes the plugin varies, e.g. "variant,batch_size"
+    std::uint8_t mock{};  // 1: a framework self-test, run only with --enable-mock
     /// The variants the plugin implements, a mask of variant_bits (ABI 1.2; 0: not said,
     /// which means all three when the plugin varies the "variant" axis). The host plans
     /// only these variants, and `benchhost list` shows them.

@@ -13,8 +13,8 @@ namespace bench {
 
 /// The three execution paths of the same model that benchhost compares.
 enum class Variant {
-    eager,       // the module as written
-    compiled,    // compiled ahead of time (AOTInductor) or captured by TorchScript: compile_mode
+    eager,  // the module as written
+    compiled,  // compiled ahead of time (AOTInductor) or captured by TorchScript: compile_mode
     kernelized,  // layers replaced by optimized kernels
 };
 
@@ -23,9 +23,9 @@ BENCH_EXPORT std::optional<Variant> parse_variant(std::string_view text);
 
 struct ScenarioConfig {
     // Identity, filled in by the host's planner.
-    std::string category;       // unit, integration or performance
-    std::string plugin;         // plugin name
-    std::string benchmark;      // benchmark name
+    std::string category;  // unit, integration or performance
+    std::string plugin;  // plugin name
+    std::string benchmark;  // benchmark name
     std::string scenario_name;  // benchmark name plus its axis values
 
     // The axes every plugin may vary over.

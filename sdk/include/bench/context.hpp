@@ -109,7 +109,8 @@ public:
     template <class Launch>
     Series measure_graph(std::string_view name, Launch&& launch, int device = -1) {
         CudaDevice* cuda = captured_graph(device, launch);
-        return measure_device(name, [cuda] { cuda->launch_graph(); }, device, cuda->stream());
+        return measure_device(
+            name, [cuda] { cuda->launch_graph(); }, device, cuda->stream());
     }
     /// measure_graph's capture: the device with `launch` captured (ABI 2.11).
     CudaDevice* captured_graph(int device, const std::function<void(void*)>& launch);
@@ -132,8 +133,7 @@ public:
     /// Records what a timing loop measured as series `name` (ms), with its window,
     /// its sampling and the scenario's first call; what measure() does after timing.
     Series record_timed(std::string_view name, TimedSamples timed) {
-        record_measurement(timed.start, timed.stop,
-                           static_cast<long long>(timed.ms.size()) * timed.inner_iterations);
+        record_measurement(timed.start, timed.stop, static_cast<long long>(timed.ms.size()) * timed.inner_iterations);
         record_sampling(name, timed.sampling);
         // The cold start of the scenario: the first call of the first thing measured,
         // unless the benchmark recorded its own.

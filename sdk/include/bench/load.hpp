@@ -17,11 +17,11 @@ namespace bench {
 
 /// How queries reach a serving benchmark's handler (MLPerf LoadGen's scenarios).
 enum class LoadMode {
-    none,           // no --load: a benchmark that serves runs single-stream
+    none,  // no --load: a benchmark that serves runs single-stream
     single_stream,  // one query after another; headline: p90 of the latency
-    multi_stream,   // one query of N samples after another; headline: p99
-    server,         // arrivals at a target rate (or closed-loop clients), queued; headline: p99
-    offline,        // every query at once; headline: the throughput
+    multi_stream,  // one query of N samples after another; headline: p99
+    server,  // arrivals at a target rate (or closed-loop clients), queued; headline: p99
+    offline,  // every query at once; headline: the throughput
 };
 
 BENCH_EXPORT std::string_view to_string(LoadMode mode);

@@ -12,10 +12,10 @@ namespace bench {
 
 /// One bounded metric (an --slo bound) at one rate, over the queries served there.
 struct PeakMetric {
-    std::string metric;          // latency, ttft, tpot or itl
-    double bound_ms = 0;         // its --slo bound
-    double p50_ms = 0;           // the median of the queries' values
-    double percentile_ms = 0;    // the search's percentile of them (PeakSearch::percentile)
+    std::string metric;  // latency, ttft, tpot or itl
+    double bound_ms = 0;  // its --slo bound
+    double p50_ms = 0;  // the median of the queries' values
+    double percentile_ms = 0;  // the search's percentile of them (PeakSearch::percentile)
 
     friend bool operator==(const PeakMetric&, const PeakMetric&) = default;
 };
@@ -29,9 +29,9 @@ struct PeakStep {
     std::string phase;
     double target_qps = 0;
     double achieved_qps = 0;  // the queries served over the time of the last one's issue
-    long long queries = 0;    // served
-    long long planned = 0;    // the rate's queries, had it run to the end
-    double goodput = 0;       // % of the queries served that met every bound
+    long long queries = 0;  // served
+    long long planned = 0;  // the rate's queries, had it run to the end
+    double goodput = 0;  // % of the queries served that met every bound
     long long late_issues = 0;
     bool passed = false;
     /// Empty: every planned query was served. Else why the rate was decided before
@@ -44,17 +44,17 @@ struct PeakStep {
 
 /// Why a search ended.
 inline constexpr char peak_end_precision[] = "precision";  // the lowest failing rate is within `precision` of the peak
-inline constexpr char peak_end_no_pass[] = "no_pass";      // no rate passed, down to the lowest tried
-inline constexpr char peak_end_no_fail[] = "no_fail";      // no rate failed, up to the highest tried
-inline constexpr char peak_end_steps[] = "steps";          // the steps ran out before the precision was reached
+inline constexpr char peak_end_no_pass[] = "no_pass";  // no rate passed, down to the lowest tried
+inline constexpr char peak_end_no_fail[] = "no_fail";  // no rate failed, up to the highest tried
+inline constexpr char peak_end_steps[] = "steps";  // the steps ran out before the precision was reached
 
 struct PeakSearch {
     double percentile = 99;  // of each bounded metric, judged against its bound
-    double precision = 0;    // relative: see LoadConfig::peak_precision
+    double precision = 0;  // relative: see LoadConfig::peak_precision
     /// The highest target rate that passed; NaN when none did.
     double peak_qps = std::numeric_limits<double>::quiet_NaN();
-    std::string end;               // peak_end_*
-    std::vector<PeakStep> steps;   // in the order they ran
+    std::string end;  // peak_end_*
+    std::vector<PeakStep> steps;  // in the order they ran
 
     /// Member by member; two NaN peaks (none found) are equal.
     friend bool operator==(const PeakSearch& a, const PeakSearch& b) {

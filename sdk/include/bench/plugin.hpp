@@ -87,28 +87,25 @@ constexpr BuildInfo build_info(std::uint8_t flags, const char* compiler) {
 
 }  // namespace bench::detail
 
-#define BENCH_PLUGIN(plugin_name, plugin_version, ...)                                            \
-    extern "C" BENCH_EXPORT constinit const ::bench::PluginInfo bench_plugin_info = {             \
-        .magic = ::bench::plugin_magic,                                                           \
-        .abi_major = ::bench::abi_major,                                                          \
-        .abi_minor = ::bench::abi_minor,                                                          \
-        .info_size = sizeof(::bench::PluginInfo),                                                 \
-        .sdk_version = BENCH_SDK_VERSION,                                                         \
-        .name = plugin_name,                                                                      \
-        .version = plugin_version,                                                                \
-        __VA_ARGS__ __VA_OPT__(, )                                                                \
-        .build = ::bench::detail::build_info(                                                     \
-            static_cast<std::uint8_t>(BENCH_DETAIL_BUILD_OPTIMIZED | BENCH_DETAIL_BUILD_ASSERTIONS |  \
-                                      BENCH_DETAIL_BUILD_ASAN | BENCH_DETAIL_BUILD_TSAN |          \
-                                      BENCH_DETAIL_BUILD_MSAN),                                   \
+#define BENCH_PLUGIN(plugin_name, plugin_version, ...)                                                              \
+    extern "C" BENCH_EXPORT constinit const ::bench::PluginInfo bench_plugin_info = {                               \
+        .magic = ::bench::plugin_magic,                                                                             \
+        .abi_major = ::bench::abi_major,                                                                            \
+        .abi_minor = ::bench::abi_minor,                                                                            \
+        .info_size = sizeof(::bench::PluginInfo),                                                                   \
+        .sdk_version = BENCH_SDK_VERSION,                                                                           \
+        .name = plugin_name,                                                                                        \
+        .version = plugin_version,                                                                                  \
+        __VA_ARGS__ __VA_OPT__(, ).build = ::bench::detail::build_info(                                             \
+            static_cast<std::uint8_t>(BENCH_DETAIL_BUILD_OPTIMIZED | BENCH_DETAIL_BUILD_ASSERTIONS |                \
+                                      BENCH_DETAIL_BUILD_ASAN | BENCH_DETAIL_BUILD_TSAN | BENCH_DETAIL_BUILD_MSAN), \
             BENCH_DETAIL_BUILD_COMPILER)}
 
 /// Defines `run_benchmark`: the benchmark that carries the plugin's own name.
 #define BENCH_RUN_BENCHMARK(ctx) extern "C" BENCH_EXPORT void run_benchmark(::bench::Context& ctx)
 
 /// Defines `benchmark_<name>`: a benchmark called `<name>`.
-#define BENCH_BENCHMARK(name, ctx) \
-    extern "C" BENCH_EXPORT void benchmark_##name(::bench::Context& ctx)
+#define BENCH_BENCHMARK(name, ctx) extern "C" BENCH_EXPORT void benchmark_##name(::bench::Context& ctx)
 
 /// Declares the variants benchmark `name` implements, when it has fewer than its plugin
 /// (a training step that runs in eager only): the host plans it with those alone, and

@@ -25,11 +25,11 @@ namespace bench {
 /// One operator of a profile, its figures per profiled call (summed over the calls to it
 /// within one call of the benchmark, then averaged over the profiled calls).
 struct ProfileOperator {
-    std::string name;          // "aten::conv2d"
-    double calls = 0;          // times it ran
-    double self_ms = 0;        // its time less the operators it called
-    double total_ms = 0;       // its time, the operators it called included (a nested call of itself counted once)
-    double flops = 0;          // floating-point operations, where the profiler counts them; 0: not counted
+    std::string name;  // "aten::conv2d"
+    double calls = 0;  // times it ran
+    double self_ms = 0;  // its time less the operators it called
+    double total_ms = 0;  // its time, the operators it called included (a nested call of itself counted once)
+    double flops = 0;  // floating-point operations, where the profiler counts them; 0: not counted
     std::string input_shapes;  // the input shapes of its costliest calls: "[[1, 64, 56, 56], [64, 64, 3, 3]]"
 
     friend bool operator==(const ProfileOperator&, const ProfileOperator&) = default;
@@ -38,12 +38,12 @@ struct ProfileOperator {
 /// A part of the model that the benchmark named (a module scope: bench::libtorch::ModuleScope),
 /// its figures per profiled call.
 struct ProfileModule {
-    std::string name;   // "layer1.0"
-    int depth = 0;      // 0: outermost; 1: inside one other named part, ...
+    std::string name;  // "layer1.0"
+    int depth = 0;  // 0: outermost; 1: inside one other named part, ...
     double calls = 0;
     double total_ms = 0;
-    double share = 0;   // total_ms over the profiled call's time
-    double parameters = NAN;        // its parameters (count); NaN: not known
+    double share = 0;  // total_ms over the profiled call's time
+    double parameters = NAN;  // its parameters (count); NaN: not known
     /// Bytes allocated while it ran: every tensor its operators made, its output and
     /// temporaries alike (its activations), from the profiler's memory events; NaN: not
     /// measured.
@@ -54,8 +54,8 @@ struct ProfileModule {
     friend bool operator==(const ProfileModule& a, const ProfileModule& b) {
         auto same = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
         return a.name == b.name && a.depth == b.depth && a.calls == b.calls && a.total_ms == b.total_ms &&
-               a.share == b.share && same(a.parameters, b.parameters) &&
-               same(a.allocated_bytes, b.allocated_bytes) && same(a.peak_bytes, b.peak_bytes);
+               a.share == b.share && same(a.parameters, b.parameters) && same(a.allocated_bytes, b.allocated_bytes) &&
+               same(a.peak_bytes, b.peak_bytes);
     }
 };
 
@@ -69,9 +69,10 @@ struct FlameStack {
 
 /// Folded stacks, as Brendan Gregg's flamegraph.pl reads them.
 struct FlameGraph {
-    std::string name;    // "operators" (the operator profiler's nesting), "device" (GPU kernels under them) or "native" (perf's call stacks)
+    std::string name;  // "operators" (the operator profiler's nesting), "device" (GPU kernels under them) or "native"
+                       // (perf's call stacks)
     std::string source;  // how it was measured, for the reader
-    std::string unit;    // of the values: "ms"
+    std::string unit;  // of the values: "ms"
     std::vector<FlameStack> stacks;
 
     friend bool operator==(const FlameGraph&, const FlameGraph&) = default;
@@ -81,7 +82,7 @@ struct FlameGraph {
 struct TraceEvent {
     std::string name;
     std::string category;  // "call", "operator", "module", "kernel" (a kernel, copy or memset on a GPU)
-    double start_us = 0;   // microseconds since the Unix epoch (the system clock)
+    double start_us = 0;  // microseconds since the Unix epoch (the system clock)
     double duration_us = 0;
     /// Its track: 0 the profiled calls, above 0 a thread, below 0 a GPU's stream:
     /// -(1 + 1,000,000 x device + stream).
@@ -93,20 +94,20 @@ struct TraceEvent {
 
 /// What a profiled pass found.
 struct Profile {
-    std::string call;               // what one profiled call is ("forward", "generation")
+    std::string call;  // what one profiled call is ("forward", "generation")
     std::string operator_profiler;  // what measured the operators; empty: none
-    long long calls = 0;            // calls profiled by the operator profiler
+    long long calls = 0;  // calls profiled by the operator profiler
     /// Medians of one call under the operator profiler and without it, timed in blocks that
     /// take turns in the same pass, and their ratio: the operator profiler's own overhead.
     double call_ms = NAN;
     double unprofiled_call_ms = NAN;
     double overhead = NAN;
     std::vector<ProfileOperator> operators;  // by self time, the most first
-    std::vector<ProfileModule> modules;      // in the order they first ran
+    std::vector<ProfileModule> modules;  // in the order they first ran
     std::vector<FlameGraph> flame_graphs;
-    std::vector<TraceEvent> trace;           // the profiled calls and what ran in them
-    std::string sampler;                     // what sampled the native stacks; empty: nothing did
-    long long samples = 0;                   // stacks it sampled
+    std::vector<TraceEvent> trace;  // the profiled calls and what ran in them
+    std::string sampler;  // what sampled the native stacks; empty: nothing did
+    long long samples = 0;  // stacks it sampled
     /// What is missing and why ("native stacks: perf is not installed ..."), and other
     /// facts a reader needs.
     std::vector<std::string> notes;
@@ -141,9 +142,10 @@ public:
 
 /// What Context::profile profiles.
 struct ProfileCall {
-    std::string name = "call";   // what one call is: "forward", "generation"
+    std::string name = "call";  // what one call is: "forward", "generation"
     std::function<void()> call;  // one call, as it was measured
-    std::shared_ptr<OperatorProfiler> operators = nullptr;  // may be empty: no operator table (initialized: designated initializers may leave it out under -Wextra)
+    std::shared_ptr<OperatorProfiler> operators = nullptr;  // may be empty: no operator table (initialized: designated
+                                                            // initializers may leave it out under -Wextra)
 };
 
 }  // namespace bench

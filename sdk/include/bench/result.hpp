@@ -44,7 +44,7 @@ struct SamplingReport {
     double elapsed_s = 0;
     long long samples = 0;
     double target_ci_width = 0;  // 0: none
-    double ci_width = 0;         // relative width of the median's 95% interval at the end (NaN: too few samples)
+    double ci_width = 0;  // relative width of the median's 95% interval at the end (NaN: too few samples)
     double clock_resolution_ns = 0;
     double clock_cost_ns = 0;
 
@@ -54,9 +54,9 @@ struct SamplingReport {
 /// How often a classifier was right over a labelled data set (ABI 2.5): its top-1
 /// and top-5 accuracy, kept as counts so that they are exact.
 struct Accuracy {
-    std::string model;    // what was evaluated: the model's label ("original", "quantized")
+    std::string model;  // what was evaluated: the model's label ("original", "quantized")
     std::string dataset;  // the data set it was evaluated on, e.g. its folder
-    long long inputs = 0;        // inputs classified
+    long long inputs = 0;  // inputs classified
     long long top1_correct = 0;  // whose label scored highest
     long long top5_correct = 0;  // whose label was among the five highest scores (all of them with fewer classes)
 
@@ -69,22 +69,22 @@ struct Accuracy {
 /// How a scenario ended. The plugin decides between the first three; the host adds
 /// the others when the worker process ends abnormally.
 enum class Status {
-    success,    // ran and measured
-    skipped,    // declined to run, with a reason (unsupported dtype, mock disabled, ...)
-    failed,     // threw, or its output was wrong
-    crashed,    // the worker died on a signal
+    success,  // ran and measured
+    skipped,  // declined to run, with a reason (unsupported dtype, mock disabled, ...)
+    failed,  // threw, or its output was wrong
+    crashed,  // the worker died on a signal
     timed_out,  // the worker ran past --timeout and was killed
-    exited,     // the worker exited on its own before reporting (exit(N) in a plugin)
-    rejected,   // the host refused the plugin file before running it (see the reason)
+    exited,  // the worker exited on its own before reporting (exit(N) in a plugin)
+    rejected,  // the host refused the plugin file before running it (see the reason)
 };
 
 /// What the GPU did during each sample of a series timed on a CUDA device (ABI 2.10),
 /// from the GPU monitor's readings while the sample ran (at its --monitor-interval).
 struct SampleDeviceState {
-    std::vector<double> sm_clock_mhz;               // the lowest SM clock read; NaN: none read
-    std::vector<std::uint64_t> throttle_reasons;    // NVML's clock event reasons seen (a bit mask)
-    long long discarded_throttled = 0;              // samples --discard-throttled dropped
-    std::string discarded_reasons;                  // their reasons, as words
+    std::vector<double> sm_clock_mhz;  // the lowest SM clock read; NaN: none read
+    std::vector<std::uint64_t> throttle_reasons;  // NVML's clock event reasons seen (a bit mask)
+    long long discarded_throttled = 0;  // samples --discard-throttled dropped
+    std::string discarded_reasons;  // their reasons, as words
 
     friend bool operator==(const SampleDeviceState&, const SampleDeviceState&) = default;
 };

@@ -31,7 +31,7 @@ inline void do_not_optimize(T const& value) {
 inline void clobber_memory() { asm volatile("" : : : "memory"); }
 
 struct TimedSamples {
-    std::vector<double> ms;          // one per measured sample, per call
+    std::vector<double> ms;  // one per measured sample, per call
     long long inner_iterations = 1;  // calls per sample
     /// When the measured loop began and ended (warmup and calibration excluded): the
     /// measurement window that monitors look at.

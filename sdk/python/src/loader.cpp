@@ -47,8 +47,8 @@ std::string venv_version_problem(const std::string& python) {
             if (key != "version" && key != "version_info") continue;
             if (value == embedded || value.rfind(embedded + ".", 0) == 0) return {};
             return python + " belongs to a virtual environment of Python " + value + " (" + cfg.string() +
-                   "), but the Python loader embeds Python " + embedded +
-                   ": set BENCHHOST_PYTHON to a Python " + embedded + ", or build benchhost with that Python";
+                   "), but the Python loader embeds Python " + embedded + ": set BENCHHOST_PYTHON to a Python " +
+                   embedded + ", or build benchhost with that Python";
         }
         return {};
     }
@@ -119,7 +119,8 @@ extern "C" BENCH_EXPORT void bench_python_run(bench::Context& ctx, const char* p
                 if (code.is_none() || (py::isinstance<py::int_>(code) && code.cast<long long>() == 0))
                     outcome->status = bench::PythonOutcome::returned;
                 else
-                    set_reason(*outcome, bench::PythonOutcome::failed, "called sys.exit(" + text_of(py::repr(code)) + ")");
+                    set_reason(*outcome, bench::PythonOutcome::failed,
+                               "called sys.exit(" + text_of(py::repr(code)) + ")");
             } else if (e.matches(support.attr("Failure"))) {
                 set_reason(*outcome, bench::PythonOutcome::failed, text_of(e.value()));
             } else {

@@ -22,10 +22,8 @@ namespace {
 py::dict params_of(const bench::Params& params) {
     py::dict out;
     for (const auto& [key, values] : params.all()) {
-        if (values.size() == 1)
-            out[py::str(key)] = values.front();
-        else
-            out[py::str(key)] = py::cast(values);
+        if (values.size() == 1) out[py::str(key)] = values.front();
+        else out[py::str(key)] = py::cast(values);
     }
     return out;
 }
@@ -33,8 +31,7 @@ py::dict params_of(const bench::Params& params) {
 /// The queries of a batch or step, as a list of Query objects borrowed for the call.
 py::list queries_of(bench::QueryBatch batch) {
     py::list out(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i)
-        out[i] = py::cast(batch[i], py::return_value_policy::reference);
+    for (std::size_t i = 0; i < batch.size(); ++i) out[i] = py::cast(batch[i], py::return_value_policy::reference);
     return out;
 }
 
@@ -106,7 +103,8 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("plugin", &ScenarioConfig::plugin)
         .def_readonly("benchmark", &ScenarioConfig::benchmark)
         .def_readonly("scenario_name", &ScenarioConfig::scenario_name)
-        .def_property_readonly("variant", [](const ScenarioConfig& c) { return std::string(bench::to_string(c.variant)); })
+        .def_property_readonly("variant",
+                               [](const ScenarioConfig& c) { return std::string(bench::to_string(c.variant)); })
         .def_readonly("compile_mode", &ScenarioConfig::compile_mode)
         .def_readonly("batch_size", &ScenarioConfig::batch_size)
         .def_readonly("dtype", &ScenarioConfig::dtype)
@@ -118,8 +116,9 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("measurement_iterations", &ScenarioConfig::measurement_iterations)
         .def_readonly("num_tokens_to_generate", &ScenarioConfig::num_tokens_to_generate)
         .def_readonly("model_id", &ScenarioConfig::model_id)
-        .def_property_readonly("params", [](const ScenarioConfig& c) { return params_of(c.params); },
-                               "--param and YAML params: name -> a string, or a list of strings")
+        .def_property_readonly(
+            "params", [](const ScenarioConfig& c) { return params_of(c.params); },
+            "--param and YAML params: name -> a string, or a list of strings")
         .def_property_readonly("axes", &axes_of,
                                "The scenario's values of the standard axes: variant, compile_mode, batch_size, "
                                "dtype, device (a custom axis's value is in params)")
@@ -154,7 +153,10 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
                 const std::string& device = ctx.config().device;
                 if (device.rfind("cuda", 0) != 0) return ctx.measure(name, [callable] { call(callable); }).samples;
                 const int index = device.size() > 5 && device[4] == ':' ? std::stoi(device.substr(5)) : -1;
-                return ctx.measure_device(name, [callable] { call(callable); }, index).samples;
+                return ctx
+                    .measure_device(
+                        name, [callable] { call(callable); }, index)
+                    .samples;
             },
             py::arg("name"), py::arg("fn"),
             "Times fn() as the C++ SDK does (warmup, then samples until the stopping rule ends: "

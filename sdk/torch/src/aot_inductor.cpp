@@ -142,10 +142,18 @@ std::string json_string(const std::string& s) {
     std::string out = "\"";
     for (const char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char buf[8];
@@ -257,14 +265,14 @@ AotModel load_package(const fs::path& package, const torch::Device& device, cons
         throw std::runtime_error(package.string() + ": not a readable AOTInductor package: " +
                                  std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
     }
-    if (const auto it = metadata.find("AOTI_DEVICE_KEY"); it != metadata.end() && it->second != device.str() &&
-                                                          it->second != (device.is_cuda() ? "cuda" : "cpu"))
+    if (const auto it = metadata.find("AOTI_DEVICE_KEY");
+        it != metadata.end() && it->second != device.str() && it->second != (device.is_cuda() ? "cuda" : "cpu"))
         throw std::runtime_error(package.string() + ": compiled for " + it->second + ", the scenario runs on " +
                                  device.str());
     if (const auto it = metadata.find("benchhost_torch_version");
         it != metadata.end() && it->second.substr(0, it->second.find('+')) != TORCH_VERSION)
-        throw std::runtime_error(package.string() + ": compiled by torch " + it->second + ", this build links LibTorch " +
-                                 TORCH_VERSION);
+        throw std::runtime_error(package.string() + ": compiled by torch " + it->second +
+                                 ", this build links LibTorch " + TORCH_VERSION);
     if (!expected_key.empty()) {
         const auto it = metadata.find("benchhost_key");
         if (it == metadata.end() || it->second != expected_key)
@@ -318,13 +326,15 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
                      const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
                      const AotCompileOptions& options) {
     if (!is_aot_inductor_mode(options.mode))
-        throw std::invalid_argument("'" + options.mode + "' is not an AOTInductor compile mode (default, max-autotune)");
+        throw std::invalid_argument("'" + options.mode +
+                                    "' is not an AOTInductor compile mode (default, max-autotune)");
     if (inputs.empty()) throw std::invalid_argument("aot_compile: no example inputs");
     if (python.name.empty() || python.source.empty())
         throw std::invalid_argument("aot_compile: the Python model needs a name and a source");
     const torch::Device device = inputs.front().device();
     const fs::path cache = options.cache_dir.empty() ? aot_cache_dir() : options.cache_dir;
-    if (cache.empty()) throw AotUnavailable("no cache folder for AOTInductor packages: neither XDG_CACHE_HOME nor HOME is set");
+    if (cache.empty())
+        throw AotUnavailable("no cache folder for AOTInductor packages: neither XDG_CACHE_HOME nor HOME is set");
 
     // The key: everything the package depends on.
     std::ostringstream key_text;
@@ -337,8 +347,8 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     // them. Inductor writes them into the CPU code it generates (#pragma omp parallel
     // num_threads(N)), and oneDNN's prepacked weights are laid out for them.
     const int threads = at::get_num_threads();
-    key_text << "\nthreads " << threads << "\ndevice " << device_text(device) << "\nmode " << options.mode << "\noptions "
-             << inductor_options(options.mode) << "\ntorch " << torch_build() << "\n";
+    key_text << "\nthreads " << threads << "\ndevice " << device_text(device) << "\nmode " << options.mode
+             << "\noptions " << inductor_options(options.mode) << "\ntorch " << torch_build() << "\n";
     const std::string key = fnv_hex(key_text.str());
     const fs::path entry = cache / (python.name + "-" + options.mode + "-" + key);
     const fs::path package = entry / "model.pt2";
@@ -396,14 +406,18 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     }
     // The model's dtype is its output's (inputs may be token ids).
     const torch::ScalarType dtype = reference.scalar_type();
-    const std::string dtype_name = dtype == torch::kHalf ? "float16" : dtype == torch::kBFloat16 ? "bfloat16" : "float32";
+    const std::string dtype_name = dtype == torch::kHalf       ? "float16"
+                                   : dtype == torch::kBFloat16 ? "bfloat16"
+                                                               : "float32";
     request << "}, \"weights\": " << json_string((work / "weights.pt").string())
             << ", \"inputs\": " << json_string((work / "inputs.pt").string())
             << ", \"reference\": " << json_string((work / "reference.pt").string()) << ", \"tolerance\": ["
             << options.atol << ", " << options.rtol << "], \"device\": " << json_string(device.str())
-            << ", \"dtype\": " << json_string(dtype_name) << ", \"threads\": " << threads << ", \"mode\": " << json_string(options.mode)
-            << ", \"inductor_options\": " << inductor_options(options.mode) << ", \"metadata\": {\"benchhost_key\": "
-            << json_string(key) << "}, \"torch_version\": " << json_string(TORCH_VERSION)
+            << ", \"dtype\": " << json_string(dtype_name) << ", \"threads\": " << threads
+            << ", \"mode\": " << json_string(options.mode)
+            << ", \"inductor_options\": " << inductor_options(options.mode)
+            << ", \"metadata\": {\"benchhost_key\": " << json_string(key)
+            << "}, \"torch_version\": " << json_string(TORCH_VERSION)
             << ", \"package\": " << json_string((work / "model.pt2").string()) << "}";
     write_file(work / "request.json", request.str());
 
@@ -445,7 +459,8 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     fs::create_directories(staged);
     for (const char* name : {"model.pt2", "key.txt", "compile.json"}) fs::rename(work / name, staged / name);
     fs::rename(staged, entry, ec);
-    if (ec && !fs::exists(package)) throw std::runtime_error("cannot move the package into " + entry.string() + ": " + ec.message());
+    if (ec && !fs::exists(package))
+        throw std::runtime_error("cannot move the package into " + entry.string() + ": " + ec.message());
 
     try {
         model = load_package(package, device, key);

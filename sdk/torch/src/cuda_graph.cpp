@@ -20,15 +20,14 @@ namespace {
 /// The graph and the tensors it reads and writes, alive as long as the forward is.
 struct Graphed {
     at::cuda::CUDAGraph graph;
-    torch::Tensor input;   // static: each call copies its input here
+    torch::Tensor input;  // static: each call copies its input here
     torch::Tensor output;  // static: each replay writes here
 };
 
 }  // namespace
 
 std::function<torch::Tensor(const torch::Tensor&)> cuda_graphed(
-    const std::function<torch::Tensor(const torch::Tensor&)>& forward, const torch::Tensor& example,
-    int warmup_calls) {
+    const std::function<torch::Tensor(const torch::Tensor&)>& forward, const torch::Tensor& example, int warmup_calls) {
     if (!example.is_cuda())
         throw std::runtime_error("cuda_graphed: the example input is on " + example.device().str() +
                                  ": CUDA graphs replay work on a CUDA device");
@@ -55,8 +54,9 @@ std::function<torch::Tensor(const torch::Tensor&)> cuda_graphed(
         const torch::Tensor& input = graphed->input;
         if (x.sizes() != input.sizes() || x.scalar_type() != input.scalar_type() || x.device() != input.device())
             throw std::invalid_argument("cuda_graphed: the graph was captured for an input of shape " +
-                                        c10::str(input.sizes()) + " (" + std::string(c10::toString(input.scalar_type())) +
-                                        ", " + input.device().str() + "), called with " + c10::str(x.sizes()) + " (" +
+                                        c10::str(input.sizes()) + " (" +
+                                        std::string(c10::toString(input.scalar_type())) + ", " + input.device().str() +
+                                        "), called with " + c10::str(x.sizes()) + " (" +
                                         std::string(c10::toString(x.scalar_type())) + ", " + x.device().str() + ")");
         if (!x.is_same(input)) graphed->input.copy_(x, /*non_blocking=*/true);
         graphed->graph.replay();
@@ -66,8 +66,8 @@ std::function<torch::Tensor(const torch::Tensor&)> cuda_graphed(
 
 #else
 
-std::function<torch::Tensor(const torch::Tensor&)> cuda_graphed(const std::function<torch::Tensor(const torch::Tensor&)>&,
-                                                                const torch::Tensor&, int) {
+std::function<torch::Tensor(const torch::Tensor&)> cuda_graphed(
+    const std::function<torch::Tensor(const torch::Tensor&)>&, const torch::Tensor&, int) {
     throw std::runtime_error("cuda_graphed: this LibTorch build has no CUDA");
 }
 

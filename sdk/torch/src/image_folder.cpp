@@ -40,16 +40,18 @@ ImageFolder scan_image_folder(const fs::path& dir) {
     const fs::file_status status = fs::status(dir, ec);
     if (!fs::exists(status)) throw std::invalid_argument("data set " + dir.string() + " does not exist");
     if (!fs::is_directory(status))
-        throw std::invalid_argument("data set " + dir.string() + " is not a folder (expected one sub-folder per class)");
+        throw std::invalid_argument("data set " + dir.string() +
+                                    " is not a folder (expected one sub-folder per class)");
 
     ImageFolder folder;
     folder.root = dir;
     const std::vector<fs::path> class_dirs =
         sorted_entries(dir, [](const fs::directory_entry& entry) { return entry.is_directory(); });
     if (class_dirs.empty())
-        throw std::invalid_argument("data set " + dir.string() +
-                                    " has no class folders (expected one sub-folder per class, holding its JPEG and PNG "
-                                    "files)");
+        throw std::invalid_argument(
+            "data set " + dir.string() +
+            " has no class folders (expected one sub-folder per class, holding its JPEG and PNG "
+            "files)");
     for (const fs::path& class_dir : class_dirs) {
         const auto label = static_cast<int64_t>(folder.classes.size());
         folder.classes.push_back(class_dir.filename().string());

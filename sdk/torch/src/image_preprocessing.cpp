@@ -31,9 +31,7 @@ torch::Tensor preprocess_image(const torch::Tensor& rgb, const ImagePreprocessin
                                                               /*align_corners=*/false);
     const auto top = static_cast<int64_t>(std::nearbyint((new_height - settings.crop) / 2.0));
     const auto left = static_cast<int64_t>(std::nearbyint((new_width - settings.crop) / 2.0));
-    const torch::Tensor cropped = resized.squeeze(0)
-                                      .narrow(1, top, settings.crop)
-                                      .narrow(2, left, settings.crop);
+    const torch::Tensor cropped = resized.squeeze(0).narrow(1, top, settings.crop).narrow(2, left, settings.crop);
     const torch::Tensor mean = torch::tensor({settings.mean[0], settings.mean[1], settings.mean[2]}, torch::kFloat);
     const torch::Tensor std = torch::tensor({settings.std[0], settings.std[1], settings.std[2]}, torch::kFloat);
     return ((cropped - mean.view({3, 1, 1})) / std.view({3, 1, 1})).contiguous();

@@ -34,8 +34,7 @@ static_assert(sizeof(Header) <= header_bytes);
 void count_allocation(std::int64_t bytes) {
     const std::int64_t now = counted_live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
     std::int64_t high = counted_peak.load(std::memory_order_relaxed);
-    while (now > high && !counted_peak.compare_exchange_weak(high, now, std::memory_order_relaxed)) {
-    }
+    while (now > high && !counted_peak.compare_exchange_weak(high, now, std::memory_order_relaxed)) {}
     counted_allocations.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -64,7 +63,9 @@ public:
     }
     c10::DeleterFnPtr raw_deleter() const override { return &free_counted; }
     // Storage copies (clone of a storage): plain memcpy, as the default CPU allocator's.
-    void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        default_copy_data(dest, src, count);
+    }
 };
 
 std::mutex install_mutex;
@@ -88,7 +89,8 @@ CpuMemoryTracker::CpuMemoryTracker() {
     counting.original = current;
     c10::SetCPUAllocator(&counting);
     if (c10::GetCPUAllocator() != &counting)
-        throw std::runtime_error("CpuMemoryTracker: the CPU allocator was set at a higher priority and cannot be replaced");
+        throw std::runtime_error(
+            "CpuMemoryTracker: the CPU allocator was set at a higher priority and cannot be replaced");
     installed = true;
     start_live_ = counted_live.load();
     start_allocations_ = counted_allocations.load();

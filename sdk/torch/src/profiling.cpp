@@ -213,7 +213,7 @@ struct TorchOperatorProfiler::Impl {
     std::map<std::string, double> parameters;
     Backend backend = Backend::kineto;
     bool cuda_work = false;  // the profiled work runs on a CUDA device this machine has
-    bool cuda = false;       // and Kineto records its kernels
+    bool cuda = false;  // and Kineto records its kernels
     bool running = false;
     std::exception_ptr unusable;  // why no profiler can run (BENCH_TORCH_PROFILER), for start()
     // What the profiled calls so far added up to. Each session's events are folded in
@@ -249,7 +249,7 @@ public:
         int depth = 0;  // modules around it
         double start_us = 0, children_us = 0, flops = 0;
         int64_t live_at_start = 0, peak = 0;  // bytes live (allocated less freed) in the thread's events
-        int64_t allocated = 0;                // bytes allocated while it was open
+        int64_t allocated = 0;  // bytes allocated while it was open
     };
 
     Thread(Impl& impl, long long thread, std::vector<TraceEvent>& trace)
@@ -350,10 +350,8 @@ void TorchOperatorProfiler::Impl::set_device(const torch::Device& device) {
 TorchOperatorProfiler::~TorchOperatorProfiler() {
     if (impl_->running) {
         try {
-            if (impl_->backend == Backend::kineto)
-                tp::disableProfiler();
-            else
-                tp::disableProfilerLegacy();
+            if (impl_->backend == Backend::kineto) tp::disableProfiler();
+            else tp::disableProfilerLegacy();
         } catch (...) {  // a destructor must not throw
         }
     }
@@ -414,7 +412,8 @@ void TorchOperatorProfiler::Impl::fold_legacy(Session& session) {
             switch (event.kind()) {
                 case tp::EventKind::PushRange: {
                     const bool module = event.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE);
-                    thread.open(event.name(), module, event.cpuUs(), module ? std::string() : format_shapes(event.shapes()),
+                    thread.open(event.name(), module, event.cpuUs(),
+                                module ? std::string() : format_shapes(event.shapes()),
                                 module ? 0.0 : static_cast<double>(event.flops()));
                     pushes.push_back(&event);
                     break;
@@ -503,8 +502,12 @@ void TorchOperatorProfiler::Impl::fold_kineto(const tp::ProfilerResult& result) 
         kernels += 1;
         device_by_operator[known ? launcher->second.first : "(no operator)"] += us;
         device_flame[(known ? launcher->second.second : root + ";(no operator)") + ";" + kernel_frame(name)] += us;
-        session_trace.push_back({name, "kernel", static_cast<double>(kernel->startNs()) / 1e3, us,
-                                 kernel_track(kernel->deviceIndex(), kernel->deviceResourceId()), {}});
+        session_trace.push_back({name,
+                                 "kernel",
+                                 static_cast<double>(kernel->startNs()) / 1e3,
+                                 us,
+                                 kernel_track(kernel->deviceIndex(), kernel->deviceResourceId()),
+                                 {}});
     }
     keep_trace(session_trace);
 }
@@ -558,13 +561,15 @@ void TorchOperatorProfiler::report(Profile& profile, long long calls) {
     profile.flame_graphs.push_back(std::move(graph));
 
     if (impl_->cuda && impl_->kernels == 0) {
-        profile.notes.push_back("device: Kineto recorded no CUDA kernel (CUPTI may be missing, or not permitted to "
-                                "this process): the operators' times are the CPU's");
+        profile.notes.push_back(
+            "device: Kineto recorded no CUDA kernel (CUPTI may be missing, or not permitted to "
+            "this process): the operators' times are the CPU's");
     } else if (impl_->cuda) {
         FlameGraph device;
         device.name = "device";
-        device.source = name() + ": the CUDA kernels, copies and memsets under the operators that launched them, each "
-                                 "one's time on the device per call";
+        device.source = name() +
+                        ": the CUDA kernels, copies and memsets under the operators that launched them, each "
+                        "one's time on the device per call";
         device.unit = "ms";
         for (const auto& [stack, us] : impl_->device_flame)
             if (us > 0) device.stacks.push_back({stack, us / 1e3 * per_call});
@@ -573,21 +578,23 @@ void TorchOperatorProfiler::report(Profile& profile, long long calls) {
         for (const auto& [op, us] : impl_->device_by_operator) by_time.emplace_back(us, op);
         std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         std::string note = "device: " + ms_text(impl_->device_us / 1e3 * per_call) + " of CUDA kernels per call (" +
-                           figure_text(impl_->kernels * per_call) + " kernels, copies and memsets); by the operators "
+                           figure_text(impl_->kernels * per_call) +
+                           " kernels, copies and memsets); by the operators "
                            "that launched them:";
         for (std::size_t i = 0; i < by_time.size() && i < 5; ++i)
             note += (i ? ", " : " ") + by_time[i].second + " " + ms_text(by_time[i].first / 1e3 * per_call);
         profile.notes.push_back(note + (by_time.size() > 5 ? ", ..." : ""));
     } else if (impl_->cuda_work) {
-        profile.notes.push_back("device: the CUDA kernels are not profiled: this LibTorch has no Kineto, or "
-                                "BENCH_TORCH_PROFILER=legacy; the operators' times are the CPU's (launches)");
+        profile.notes.push_back(
+            "device: the CUDA kernels are not profiled: this LibTorch has no Kineto, or "
+            "BENCH_TORCH_PROFILER=legacy; the operators' times are the CPU's (launches)");
     }
 
     profile.trace.insert(profile.trace.end(), impl_->trace.begin(), impl_->trace.end());
     if (traced_sessions < static_cast<std::size_t>(calls))
         profile.notes.push_back("trace: the operators of " + std::to_string(traced_sessions) + " of " +
-                                std::to_string(calls) + " profiled calls (at most " +
-                                std::to_string(max_trace_events) + " events)");
+                                std::to_string(calls) + " profiled calls (at most " + std::to_string(max_trace_events) +
+                                " events)");
     if (profile.modules.empty())
         profile.notes.push_back("modules: none ran inside a ModuleScope (a traced TorchScript graph has none)");
     // A report ends what it reports: the next profiled calls start from nothing.

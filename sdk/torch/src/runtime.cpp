@@ -28,8 +28,8 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
-#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -111,9 +111,12 @@ std::string on_off(bool on) { return on ? "on" : "off"; }
 /// oneDNN's CPU kernels too).
 std::string matmul_precision_text(at::Float32MatmulPrecision precision) {
     switch (precision) {
-        case at::Float32MatmulPrecision::HIGHEST: return "highest";
-        case at::Float32MatmulPrecision::HIGH: return "high";
-        case at::Float32MatmulPrecision::MEDIUM: return "medium";
+        case at::Float32MatmulPrecision::HIGHEST:
+            return "highest";
+        case at::Float32MatmulPrecision::HIGH:
+            return "high";
+        case at::Float32MatmulPrecision::MEDIUM:
+            return "medium";
     }
     return "unknown";
 }
@@ -166,8 +169,8 @@ torch::Device select_device(Context& ctx) {
         try {
             device = torch::Device(wanted);
         } catch (const c10::Error& e) {
-            throw std::invalid_argument("device '" + wanted + "' is not a device (auto, cpu, cuda, cuda:N): " +
-                                        short_reason(e));
+            throw std::invalid_argument("device '" + wanted +
+                                        "' is not a device (auto, cpu, cuda, cuda:N): " + short_reason(e));
         }
     }
     if (device->is_cuda()) {
@@ -188,17 +191,28 @@ torch::Device select_device(Context& ctx) {
 
 std::string dtype_name(torch::ScalarType dtype) {
     switch (dtype) {
-        case torch::kFloat: return "float32";
-        case torch::kDouble: return "float64";
-        case torch::kHalf: return "float16";
-        case torch::kBFloat16: return "bfloat16";
-        case torch::kInt8: return "int8";
-        case torch::kUInt8: return "uint8";
-        case torch::kInt16: return "int16";
-        case torch::kInt32: return "int32";
-        case torch::kInt64: return "int64";
-        case torch::kBool: return "bool";
-        default: return c10::toString(dtype);
+        case torch::kFloat:
+            return "float32";
+        case torch::kDouble:
+            return "float64";
+        case torch::kHalf:
+            return "float16";
+        case torch::kBFloat16:
+            return "bfloat16";
+        case torch::kInt8:
+            return "int8";
+        case torch::kUInt8:
+            return "uint8";
+        case torch::kInt16:
+            return "int16";
+        case torch::kInt32:
+            return "int32";
+        case torch::kInt64:
+            return "int64";
+        case torch::kBool:
+            return "bool";
+        default:
+            return c10::toString(dtype);
     }
 }
 
@@ -206,9 +220,9 @@ namespace {
 
 std::optional<torch::ScalarType> parse_dtype(const std::string& text) {
     static const std::map<std::string, torch::ScalarType> names = {
-        {"float32", torch::kFloat}, {"float", torch::kFloat},     {"fp32", torch::kFloat},
-        {"float64", torch::kDouble}, {"double", torch::kDouble},  {"fp64", torch::kDouble},
-        {"float16", torch::kHalf},  {"half", torch::kHalf},       {"fp16", torch::kHalf},
+        {"float32", torch::kFloat},     {"float", torch::kFloat},   {"fp32", torch::kFloat},
+        {"float64", torch::kDouble},    {"double", torch::kDouble}, {"fp64", torch::kDouble},
+        {"float16", torch::kHalf},      {"half", torch::kHalf},     {"fp16", torch::kHalf},
         {"bfloat16", torch::kBFloat16}, {"bf16", torch::kBFloat16}};
     const auto it = names.find(text);
     if (it == names.end()) return std::nullopt;
@@ -246,8 +260,7 @@ std::string probe_dtype(const torch::Device& device, torch::ScalarType dtype) {
 torch::ScalarType select_dtype(Context& ctx, const torch::Device& device) {
     const std::string& wanted = ctx.config().dtype;
     const auto dtype = parse_dtype(wanted.empty() ? "float32" : wanted);
-    if (!dtype)
-        throw std::invalid_argument("dtype '" + wanted + "' is not one of float32, bfloat16, float16, float64");
+    if (!dtype) throw std::invalid_argument("dtype '" + wanted + "' is not one of float32, bfloat16, float16, float64");
     if (const std::string reason = probe_dtype(device, *dtype); !reason.empty())
         ctx.skip(dtype_name(*dtype) + " does not run on " + device.str() + " with this LibTorch build: " + reason);
     ctx.set_info("dtype", dtype_name(*dtype));
@@ -256,7 +269,8 @@ torch::ScalarType select_dtype(Context& ctx, const torch::Device& device) {
 
 ThreadScope::ThreadScope(Context& ctx) : previous_(at::get_num_threads()) {
     const int wanted = ctx.config().threads;
-    if (wanted < 0) throw std::invalid_argument("threads must be >= 0 (0 keeps the default), got " + std::to_string(wanted));
+    if (wanted < 0)
+        throw std::invalid_argument("threads must be >= 0 (0 keeps the default), got " + std::to_string(wanted));
     if (wanted > 0 && wanted != previous_) at::set_num_threads(wanted);
     ctx.set_info("threads", std::to_string(at::get_num_threads()));
 }
@@ -286,8 +300,9 @@ void flush_memory(const torch::Device& device) {
 void retain_freed_memory(Context& ctx) {
     const std::string marker(kept_memory_marker);
     if (const char* by_host = std::getenv(marker.c_str()); by_host != nullptr && by_host == kept_memory_marker_value) {
-        ctx.set_info("malloc", "glibc, freed memory kept (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ 4 GiB, "
-                               "set by benchhost for its workers)");
+        ctx.set_info("malloc",
+                     "glibc, freed memory kept (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ 4 GiB, "
+                     "set by benchhost for its workers)");
         return;
     }
     for (const std::string_view variable : user_allocator_variables) {
@@ -301,8 +316,9 @@ void retain_freed_memory(Context& ctx) {
     constexpr int mmap_threshold = 32 << 20;  // glibc's largest: heap, not fresh pages, up to 32 MiB
     const bool trim_set = mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
     const bool mmap_set = mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1;
-    ctx.set_info("malloc", trim_set && mmap_set ? "glibc, freed memory kept (M_TRIM_THRESHOLD 1 GiB, M_MMAP_THRESHOLD 32 MiB)"
-                                                : "glibc defaults (mallopt refused the thresholds)");
+    ctx.set_info("malloc", trim_set && mmap_set
+                               ? "glibc, freed memory kept (M_TRIM_THRESHOLD 1 GiB, M_MMAP_THRESHOLD 32 MiB)"
+                               : "glibc defaults (mallopt refused the thresholds)");
 }
 
 #if defined(BENCH_TORCH_WITH_CUDA)
@@ -353,14 +369,19 @@ void restart_memory_peaks(Context& ctx, const torch::Device& device) {
 
 Tolerance tolerance_for(torch::ScalarType dtype) {
     switch (dtype) {
-        case torch::kDouble: return {1e-8, 1e-7};
-        case torch::kFloat: return {1e-4, 1e-3};
+        case torch::kDouble:
+            return {1e-8, 1e-7};
+        case torch::kFloat:
+            return {1e-4, 1e-3};
         // 11-bit mantissa (eps 9.8e-4): a deep network's outputs differ by a few eps
         // between summation orders.
-        case torch::kHalf: return {1e-2, 1e-2};
+        case torch::kHalf:
+            return {1e-2, 1e-2};
         // 8-bit mantissa (eps 7.8e-3): the same, eight times coarser.
-        case torch::kBFloat16: return {5e-2, 5e-2};
-        default: return {0, 0};  // integers: exact
+        case torch::kBFloat16:
+            return {5e-2, 5e-2};
+        default:
+            return {0, 0};  // integers: exact
     }
 }
 
@@ -375,7 +396,8 @@ struct Difference {
 
 Difference difference(const torch::Tensor& reference, const torch::Tensor& candidate) {
     if (!reference.defined() || !candidate.defined())
-        throw std::runtime_error("comparing outputs: the " + std::string(reference.defined() ? "candidate" : "reference") +
+        throw std::runtime_error("comparing outputs: the " +
+                                 std::string(reference.defined() ? "candidate" : "reference") +
                                  " output is an undefined tensor");
     if (reference.sizes() != candidate.sizes())
         throw std::runtime_error("output shape " + format_sizes(candidate.sizes()) + " differs from the reference's " +
@@ -450,13 +472,13 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
     const double r = ref.flatten()[flat].item<double>();
     const double d = diff.flatten()[flat].item<double>();
     const double a = allowed.flatten()[flat].item<double>();
-    throw std::runtime_error(
-        "output differs from eager beyond the " + dtype_name(dtype) + (tf32 ? " (TF32)" : "") + " tolerance (absolute " +
-        format_double(tol.absolute) + " + relative " + format_double(tol.relative) + " * |reference|) at " +
-        std::to_string(n_bad) + " of " + std::to_string(n) + " elements; worst at index " + format_sizes(index) +
-        ": candidate " + format_double(c, 9) + ", reference " + format_double(r, 9) + ", |difference| " +
-        format_double(d) + " > allowed " + format_double(a) + " (max_abs_diff " + format_double(max_abs) +
-        ", max_rel_diff " + format_double(max_rel) + ")");
+    throw std::runtime_error("output differs from eager beyond the " + dtype_name(dtype) + (tf32 ? " (TF32)" : "") +
+                             " tolerance (absolute " + format_double(tol.absolute) + " + relative " +
+                             format_double(tol.relative) + " * |reference|) at " + std::to_string(n_bad) + " of " +
+                             std::to_string(n) + " elements; worst at index " + format_sizes(index) + ": candidate " +
+                             format_double(c, 9) + ", reference " + format_double(r, 9) + ", |difference| " +
+                             format_double(d) + " > allowed " + format_double(a) + " (max_abs_diff " +
+                             format_double(max_abs) + ", max_rel_diff " + format_double(max_rel) + ")");
 }
 
 // ---------------------------------------------------------------------------------
@@ -490,11 +512,14 @@ std::optional<bool> constant_bool(const torch::jit::Value* value) {
 /// its kind is not counted.
 std::optional<double> node_macs(const torch::jit::Node* node) {
     using c10::Symbol;
-    static const Symbol convolution_kinds[] = {
-        Symbol::fromQualString("aten::_convolution"),      Symbol::fromQualString("aten::convolution"),
-        Symbol::fromQualString("aten::conv1d"),            Symbol::fromQualString("aten::conv2d"),
-        Symbol::fromQualString("aten::conv3d"),            Symbol::fromQualString("aten::mkldnn_convolution"),
-        Symbol::fromQualString("prim::mkldnn_convolution"), Symbol::fromQualString("aten::cudnn_convolution")};
+    static const Symbol convolution_kinds[] = {Symbol::fromQualString("aten::_convolution"),
+                                               Symbol::fromQualString("aten::convolution"),
+                                               Symbol::fromQualString("aten::conv1d"),
+                                               Symbol::fromQualString("aten::conv2d"),
+                                               Symbol::fromQualString("aten::conv3d"),
+                                               Symbol::fromQualString("aten::mkldnn_convolution"),
+                                               Symbol::fromQualString("prim::mkldnn_convolution"),
+                                               Symbol::fromQualString("aten::cudnn_convolution")};
     static const Symbol transposed_kinds[] = {Symbol::fromQualString("aten::conv_transpose1d"),
                                               Symbol::fromQualString("aten::conv_transpose2d"),
                                               Symbol::fromQualString("aten::conv_transpose3d")};
@@ -510,8 +535,8 @@ std::optional<double> node_macs(const torch::jit::Node* node) {
     static const Symbol addbmm = Symbol::fromQualString("aten::addbmm");
 
     const Symbol kind = node->kind();
-    const bool is_conv = std::find(std::begin(convolution_kinds), std::end(convolution_kinds), kind) !=
-                         std::end(convolution_kinds);
+    const bool is_conv =
+        std::find(std::begin(convolution_kinds), std::end(convolution_kinds), kind) != std::end(convolution_kinds);
     const bool is_transposed_conv =
         std::find(std::begin(transposed_kinds), std::end(transposed_kinds), kind) != std::end(transposed_kinds);
     if (is_conv || is_transposed_conv) {
@@ -569,10 +594,10 @@ std::optional<double> node_macs(const torch::jit::Node* node) {
         if (!q || !k || q->size() != 3 || k->size() != 3) return std::nullopt;
         const double batch = static_cast<double>((*q)[0]), lq = static_cast<double>((*q)[1]);
         const double lk = static_cast<double>((*k)[1]), e = static_cast<double>((*q)[2]);
-        return batch * (lq * e * e            // query projection
-                        + 2 * lk * e * e      // key and value projections
-                        + 2 * lq * lk * e     // q k^T and attention x v, over all heads
-                        + lq * e * e);        // output projection
+        return batch * (lq * e * e  // query projection
+                        + 2 * lk * e * e  // key and value projections
+                        + 2 * lq * lk * e  // q k^T and attention x v, over all heads
+                        + lq * e * e);  // output projection
     }
     return 0.0;
 }
@@ -613,9 +638,10 @@ void record_work(Context& ctx, const FlopCount& count, const Series& latency_ms,
         if (summary.count > 0) {
             ctx.record_scalar("fraction_of_peak", summary.median / peak_gflops, "ratio");
             if (summary.median > peak_gflops)
-                ctx.log().warn("achieved {:.1f} GFLOP/s, above the calibrated peak of {:.1f}: the calibration ran on a "
-                               "busy machine; delete benchhost/calibration.json in the cache folder to measure again",
-                               summary.median, peak_gflops);
+                ctx.log().warn(
+                    "achieved {:.1f} GFLOP/s, above the calibrated peak of {:.1f}: the calibration ran on a "
+                    "busy machine; delete benchhost/calibration.json in the cache folder to measure again",
+                    summary.median, peak_gflops);
         }
     }
     std::string by_op;
@@ -723,14 +749,11 @@ Peak measure_peak(torch::ScalarType dtype) {
                 const torch::Tensor am = a.to_mkldnn();
                 const torch::Tensor wm = w.to_mkldnn();
                 consider(best_gflops([&] { (void)at::mkldnn_linear(am, wm); }, flops, budget), "onednn_linear " + size);
-            } catch (const c10::Error&) {
-            }
+            } catch (const c10::Error&) {}
             try {
                 consider(best_gflops([&] { (void)at::linear(a, w); }, flops, budget), "aten_linear " + size);
-            } catch (const c10::Error&) {
-            }
-        } catch (const c10::Error&) {
-        }
+            } catch (const c10::Error&) {}
+        } catch (const c10::Error&) {}
     }
     return peak;
 }
@@ -753,8 +776,8 @@ double cached_peak(const std::string& key, const std::function<Peak()>& measure)
     }
     const Peak peak = measure();
     if (peak.gflops > 0 && file)
-        (void)bench::write_calibration_entry(
-            *file, key, {peak.gflops, peak.method, calibration_method, TORCH_VERSION, unix_now()});
+        (void)bench::write_calibration_entry(*file, key,
+                                             {peak.gflops, peak.method, calibration_method, TORCH_VERSION, unix_now()});
     return memory[memory_key] = peak.gflops;
 }
 
@@ -778,8 +801,7 @@ Peak measure_device_peak(torch::ScalarType dtype, const torch::Device& device) {
                 },
                 flops, std::chrono::milliseconds(n >= 4096 ? 800 : 300));
             if (gflops > peak.gflops) peak = Peak{gflops, "cublas_mm " + std::to_string(n) + "^3"};
-        } catch (const c10::Error&) {
-        }
+        } catch (const c10::Error&) {}
     }
     return peak;
 }
@@ -799,8 +821,8 @@ double calibrated_peak_gflops(torch::ScalarType dtype, const torch::Device& devi
     const c10::cuda::CUDAGuard guard(device);
     const auto* properties = at::cuda::getCurrentDeviceProperties();
     // float32 products run on TF32 tensor cores where the settings allow it: a peak apiece.
-    const std::string key = std::string("cuda ") + properties->name + "|" + dtype_name(dtype) + "|matmul_precision=" +
-                            matmul_precision_text(at::globalContext().float32MatmulPrecision()) +
+    const std::string key = std::string("cuda ") + properties->name + "|" + dtype_name(dtype) +
+                            "|matmul_precision=" + matmul_precision_text(at::globalContext().float32MatmulPrecision()) +
                             "|tf32=" + on_off(tf32_allowed(false));
     const torch::Device on(torch::kCUDA, c10::cuda::current_device());
     return cached_peak(key, [dtype, on] { return measure_device_peak(dtype, on); });

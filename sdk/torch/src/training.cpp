@@ -79,8 +79,8 @@ void check_close(Context& ctx, const std::string& what, int64_t measured, int64_
     const double ratio = static_cast<double>(measured) / static_cast<double>(expected);
     if (std::abs(ratio - 1.0) <= tolerance) return;
     ctx.add_warning(fmt::format("{}: measured {:.2f} MiB, {} {:.2f} MiB: {:.1f}% apart, more than {:.0f}%", what,
-                                static_cast<double>(measured) / mib, expected_what,
-                                static_cast<double>(expected) / mib, (ratio - 1.0) * 100.0, tolerance * 100.0));
+                                static_cast<double>(measured) / mib, expected_what, static_cast<double>(expected) / mib,
+                                (ratio - 1.0) * 100.0, tolerance * 100.0));
 }
 
 void record_breakdown(Context& ctx, const Breakdown& m, int64_t expected_bytes) {
@@ -98,8 +98,8 @@ void record_breakdown(Context& ctx, const Breakdown& m, int64_t expected_bytes) 
     const std::string own = "the parameters' own bytes are";
     check_close(ctx, "memory_parameters", m.parameters, expected_bytes, 0.05, own);
     check_close(ctx, "memory_gradients", m.gradients, expected_bytes, 0.05, own);
-    check_close(ctx, "memory breakdown (parameters + gradients + optimizer state + activations)", breakdown, m.peak, 0.10,
-                "the peak of a training step is");
+    check_close(ctx, "memory breakdown (parameters + gradients + optimizer state + activations)", breakdown, m.peak,
+                0.10, "the peak of a training step is");
 }
 
 }  // namespace
@@ -142,7 +142,8 @@ void run_training_benchmark(Context& ctx, TrainingBenchmark& spec) {
 
     TrainableModel model = load_model(ctx, spec.build);
     if (!model.module || !model.forward)
-        throw std::invalid_argument("run_training_benchmark: '" + spec.model + "': build returned no module or forward");
+        throw std::invalid_argument("run_training_benchmark: '" + spec.model +
+                                    "': build returned no module or forward");
     prepare_for_training(*model.module, device, dtype);
     record_parameters(ctx, *model.module, spec.model, spec.expected_parameters);
     measured.parameters = live();

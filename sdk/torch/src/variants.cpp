@@ -10,8 +10,8 @@
 #include <bench/torch/flops.hpp>
 #include <bench/torch/kernels.hpp>
 #include <bench/torch/model_benchmark.hpp>
-#include <bench/torch/profiling.hpp>
 #include <bench/torch/precision.hpp>
+#include <bench/torch/profiling.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -63,7 +63,8 @@ std::vector<std::string> compile_passes(const std::string& mode) {
     if (mode == "torchscript") return {"trace", "freeze", "optimize_for_inference"};
     if (mode == "torchscript-freeze") return {"trace", "freeze"};
     if (mode == "torchscript-trace") return {"trace"};
-    throw std::invalid_argument("compile mode '" + mode + "' is not a TorchScript mode (torchscript, "
+    throw std::invalid_argument("compile mode '" + mode +
+                                "' is not a TorchScript mode (torchscript, "
                                 "torchscript-freeze, torchscript-trace)");
 }
 
@@ -150,7 +151,8 @@ CompiledModel compile_traced(const TensorForward& forward, const std::vector<tor
 std::pair<torch::Tensor, torch::Tensor> fold_batch_norm(const ConvBnActParams& params) {
     const torch::NoGradGuard no_grad;
     const torch::Tensor& w = params.conv_weight;
-    if (!w.defined() || w.dim() < 3) throw std::invalid_argument("fold_batch_norm: conv_weight must be [out, in/groups, k...]");
+    if (!w.defined() || w.dim() < 3)
+        throw std::invalid_argument("fold_batch_norm: conv_weight must be [out, in/groups, k...]");
     const int64_t out = w.size(0);
     for (const auto* t : {&params.bn_weight, &params.bn_bias, &params.bn_mean, &params.bn_var}) {
         if (!t->defined() || t->dim() != 1 || t->size(0) != out)
@@ -374,7 +376,6 @@ AotCompileOptions aot_options(const ScenarioConfig& config, torch::ScalarType dt
     return options;
 }
 
-
 /// Serving (--load): the variant serves queries of one input each with dynamic batching
 /// (Context::serve_batches): a batch of n queries is one forward pass over n inputs,
 /// query i taking input i mod N of a seeded batch of N = --max-batch. The compiled
@@ -414,19 +415,21 @@ void serve_model(Context& ctx, ModelBenchmark& spec, const PythonModel& python, 
         }
         ctx.record_scalar("serving_compile_time", compile_ms, "ms");
         if (packages)
-            ctx.set_info("serving_compile_cache", std::to_string(from_cache) + " of " + std::to_string(max_batch) +
-                                                      " packages from the cache");
+            ctx.set_info("serving_compile_cache",
+                         std::to_string(from_cache) + " of " + std::to_string(max_batch) + " packages from the cache");
     }
     for (int64_t n = 1; n <= max_batch; ++n) {
         do_not_optimize(by_size[static_cast<std::size_t>(n)](inputs.narrow(0, 0, n)));
         synchronize(device);
     }
-    ctx.set_info("serving", "dynamic batching: a batch of n queries is one forward pass over n inputs (query i: input "
-                            "i mod " + std::to_string(max_batch) + " of a seeded batch)" +
-                                (config.variant == Variant::compiled
-                                     ? std::string(packages ? "; a package compiled" : "; a graph traced") +
-                                           " per batch size, 1 to " + std::to_string(max_batch)
-                                     : ""));
+    ctx.set_info(
+        "serving",
+        "dynamic batching: a batch of n queries is one forward pass over n inputs (query i: input "
+        "i mod " +
+            std::to_string(max_batch) + " of a seeded batch)" +
+            (config.variant == Variant::compiled ? std::string(packages ? "; a package compiled" : "; a graph traced") +
+                                                       " per batch size, 1 to " + std::to_string(max_batch)
+                                                 : ""));
     const auto index = torch::TensorOptions().dtype(torch::kInt64).device(device);
     ctx.serve_batches([&](QueryBatch batch) {
         std::vector<int64_t> rows;
@@ -460,7 +463,8 @@ AotModel package_for(Context& ctx, const torch::nn::Module& module, const Python
 Forward aot_compiled(Context& ctx, const ModelBenchmark& spec, const PythonModel& python, const torch::Tensor& input,
                      const torch::Tensor& reference, torch::ScalarType dtype) {
     const bool graphs = ctx.config().compile_mode == "reduce-overhead";
-    if (graphs && !input.is_cuda()) ctx.skip("compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
+    if (graphs && !input.is_cuda())
+        ctx.skip("compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
     AotCompileOptions options = aot_options(ctx.config(), dtype);
     if (graphs) options.mode = "default";
     auto shared = std::make_shared<AotModel>(package_for(ctx, *spec.module, python, {input}, reference, options));
@@ -522,16 +526,16 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
     ctx.set_info("framework", "libtorch");
     ctx.set_info("torch_version", TORCH_VERSION);
     const Variant variant = config.variant;
-    if (variant == Variant::kernelized && !spec.kernelize)
-        ctx.skip(spec.model + " has no kernelized implementation");
+    if (variant == Variant::kernelized && !spec.kernelize) ctx.skip(spec.model + " has no kernelized implementation");
     const std::string& mode = config.compile_mode;
     const bool torchscript = is_torchscript_mode(mode);
     if (variant == Variant::compiled && !torchscript) {  // a bad mode fails, a mode it cannot do skips, early
         if (!is_aot_inductor_mode(mode) && mode != "reduce-overhead")
             throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
         if (python.source.empty())
-            ctx.skip(spec.model + " has no Python definition for the AOTInductor compile (--compile-modes torchscript "
-                                  "compiles it with TorchScript)");
+            ctx.skip(spec.model +
+                     " has no Python definition for the AOTInductor compile (--compile-modes torchscript "
+                     "compiles it with TorchScript)");
     }
     if (config.batch_size < 1) throw std::invalid_argument("batch_size must be >= 1");
 

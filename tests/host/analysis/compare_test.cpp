@@ -1,6 +1,6 @@
 // Comparing two runs built in code, with samples of known difference.
-#include "analysis/scenario_statistics.hpp"
 #include "analysis/compare.hpp"
+#include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/html/comparison_page.hpp"
 
@@ -127,7 +127,8 @@ TEST(Compare, OutputFormats) {
 }
 
 TEST(Analysis, SpeedupOverEagerWithItsInterval) {
-    RunRecord record = run({outcome("m", samples(10, 30, 1)), outcome("m", samples(5, 30, 2), bench::Variant::compiled)});
+    RunRecord record =
+        run({outcome("m", samples(10, 30, 1)), outcome("m", samples(5, 30, 2), bench::Variant::compiled)});
     const auto speedups = speedups_over_eager(record, record.outcomes[1]);
     ASSERT_EQ(speedups.size(), 1u);
     EXPECT_EQ(speedups[0].series, "latency");
@@ -184,8 +185,10 @@ TEST(Compare, WithRoundsTheSpreadBetweenRoundsDecides) {
     // The same code, its rounds 8% apart from moment to moment: the samples alone call a
     // 4% difference of the pooled medians significant; over rounds it is not "slower".
     const std::vector<double> base_moments = {1.00, 0.96, 1.04}, new_moments = {1.08, 1.00, 1.04};
-    const RunRecord base = run({in_rounds("noisy", 10, base_moments, 20, 10), in_rounds("slower", 10, base_moments, 20, 20)});
-    const RunRecord next = run({in_rounds("noisy", 10, new_moments, 20, 30), in_rounds("slower", 13, new_moments, 20, 40)});
+    const RunRecord base =
+        run({in_rounds("noisy", 10, base_moments, 20, 10), in_rounds("slower", 10, base_moments, 20, 20)});
+    const RunRecord next =
+        run({in_rounds("noisy", 10, new_moments, 20, 30), in_rounds("slower", 13, new_moments, 20, 40)});
     const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05});
     ASSERT_EQ(c.rows.size(), 2u);
     const SeriesComparison& noisy = c.rows[0];
@@ -282,7 +285,8 @@ TEST(Compare, PairsCancelTheLoadTheyShare) {
     std::vector<double> slower_moments;
     for (const double m : moments) slower_moments.push_back(m * 1.08);
     const RunRecord base = run({in_rounds("same", 10, moments, 15, 100), in_rounds("slower", 10, moments, 15, 200)});
-    const RunRecord next = run({in_rounds("same", 10, moments, 15, 300), in_rounds("slower", 10, slower_moments, 15, 400)});
+    const RunRecord next =
+        run({in_rounds("same", 10, moments, 15, 300), in_rounds("slower", 10, slower_moments, 15, 400)});
     const Comparison paired = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .paired = true});
     ASSERT_EQ(paired.rows.size(), 2u);
     EXPECT_EQ(paired.rows[0].evidence, "pairs");
@@ -325,9 +329,10 @@ Verdict looked_at_pair_by_pair(unsigned seed, double slowdown, double threshold,
         }
         const unsigned round_seed = seed * 1000;
         const std::vector<SeriesComparison> rows =
-            compare_outcomes(in_rounds("x", 10, base_moments, 5, round_seed), in_rounds("x", 10, new_moments, 5, round_seed + 500),
-                             options);
-        if (rows.front().verdict != Verdict::inconclusive || base_moments.size() >= max_pairs) return rows.front().verdict;
+            compare_outcomes(in_rounds("x", 10, base_moments, 5, round_seed),
+                             in_rounds("x", 10, new_moments, 5, round_seed + 500), options);
+        if (rows.front().verdict != Verdict::inconclusive || base_moments.size() >= max_pairs)
+            return rows.front().verdict;
     }
 }
 
@@ -346,8 +351,8 @@ TEST(Compare, PairsLookedAtAgainAndAgainStillRarelyCallABuildSlowerThanItself) {
     EXPECT_LE(slower_corrected, trials * 5 / 100) << "the same build called slower";
     EXPECT_GT(slower_every_look_at_95, 2 * slower_corrected) << "every look at 95%: " << slower_every_look_at_95;
     EXPECT_GE(found, trials * 60 / 100) << "2% slower found";
-    std::cout << "same build slower: " << slower_corrected << " of " << trials << " (every look at 95%: "
-              << slower_every_look_at_95 << "); 2% slower found: " << found << "\n";
+    std::cout << "same build slower: " << slower_corrected << " of " << trials
+              << " (every look at 95%: " << slower_every_look_at_95 << "); 2% slower found: " << found << "\n";
 }
 
 TEST(Compare, PastTheFirstLookThePairsVerdictReadsTheStricterInterval) {

@@ -17,7 +17,9 @@ std::vector<std::size_t> search_until_done(BisectSearch& search, std::size_t fir
     while (const std::optional<std::size_t> next = search.next()) {
         tested.push_back(*next);
         const bool skipped = std::find(unbuildable.begin(), unbuildable.end(), *next) != unbuildable.end();
-        search.mark(*next, skipped ? RevisionState::skipped : *next >= first_bad ? RevisionState::bad : RevisionState::good);
+        search.mark(*next, skipped              ? RevisionState::skipped
+                           : *next >= first_bad ? RevisionState::bad
+                                                : RevisionState::good);
         if (tested.size() > 64) break;
     }
     return tested;

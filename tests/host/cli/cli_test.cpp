@@ -18,9 +18,7 @@ ParsedCommandLine parse(std::vector<const char*> args) {
     return parse_command_line(static_cast<int>(args.size()), args.data());
 }
 
-const RunOptions& run_options(const ParsedCommandLine& parsed) {
-    return std::get<RunCommand>(*parsed.command).options;
-}
+const RunOptions& run_options(const ParsedCommandLine& parsed) { return std::get<RunCommand>(*parsed.command).options; }
 
 TEST(CommandLine, ARepeatedScalarOptionTakesTheLastValue) {
     const auto parsed = parse({"run", "--measurement-iterations", "5", "--measurement-iterations", "7"});
@@ -39,9 +37,9 @@ TEST(CommandLine, AxisValuesTakeTheLastOptionAndPatternsCollect) {
 }
 
 TEST(CommandLine, StoppingRuleRoundsAndBaseline) {
-    const auto parsed = parse({"run", "--min-time", "0.5", "--max-time", "20", "--target-ci-width", "1%", "--rounds",
-                               "3", "--baseline", ".", "--threshold", "2.5%", "--fail-on-regression",
-                               "--throttle-cooldown", "4"});
+    const auto parsed =
+        parse({"run", "--min-time", "0.5", "--max-time", "20", "--target-ci-width", "1%", "--rounds", "3", "--baseline",
+               ".", "--threshold", "2.5%", "--fail-on-regression", "--throttle-cooldown", "4"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const auto& options = run_options(parsed);
     EXPECT_DOUBLE_EQ(options.command_line.min_time_s.value(), 0.5);
@@ -60,7 +58,8 @@ TEST(CommandLine, ProfileIsARunOption) {
     const auto parsed = parse({"run", "--profile"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     EXPECT_TRUE(run_options(parsed).profile);
-    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--profile"}).exit_code, 2);  // an A/B run times, it does not profile
+    EXPECT_EQ(parse({"ab", "--base", ".", "--new", ".", "--profile"}).exit_code,
+              2);  // an A/B run times, it does not profile
 }
 
 TEST(CommandLine, WrongValuesAreErrors) {
@@ -96,8 +95,10 @@ TEST(CommandLine, AxisSweepsCustomAxesRepeatablyAndTheLastOfANameCounts) {
 TEST(CommandLine, AxisValuesAreCheckedWithTheOptionNamed) {
     EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len"}),
               "2 benchhost: error: option --axis: 'seq_len' is not NAME=V1,V2 (e.g. --axis seq_len=128,512)\n");
-    EXPECT_EQ(error_of_parse({"run", "--axis", "=1,2"}), "2 benchhost: error: option --axis: '=1,2' has no axis name before '='\n");
-    EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len="}), "2 benchhost: error: option --axis: an empty value in 'seq_len='\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "=1,2"}),
+              "2 benchhost: error: option --axis: '=1,2' has no axis name before '='\n");
+    EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len="}),
+              "2 benchhost: error: option --axis: an empty value in 'seq_len='\n");
     EXPECT_EQ(error_of_parse({"run", "--axis", "seq_len=1,,2"}),
               "2 benchhost: error: option --axis: an empty value in 'seq_len=1,,2'\n");
     EXPECT_EQ(error_of_parse({"run", "--axis", "batch_size=1,2"}),
@@ -106,7 +107,8 @@ TEST(CommandLine, AxisValuesAreCheckedWithTheOptionNamed) {
 
 TEST(CommandLine, HistoryUntilADateOrTimeTakesInAllOfIt) {
     const auto until = [](const char* value) {
-        return std::get<HistoryCommand>(*parse({"history", "list", "--history", "h.db", "--until", value}).command).until;
+        return std::get<HistoryCommand>(*parse({"history", "list", "--history", "h.db", "--until", value}).command)
+            .until;
     };
     EXPECT_EQ(until("2026-11-24"), "2026-11-24T23:59:59Z");
     EXPECT_EQ(until("2026-11-24T10:00"), "2026-11-24T10:00:59Z");
@@ -116,8 +118,8 @@ TEST(CommandLine, HistoryUntilADateOrTimeTakesInAllOfIt) {
 }
 
 TEST(CommandLine, Compare) {
-    const auto parsed = parse({"compare", ".", ".", "--threshold", "10%", "--fail-on-regression", "--markdown",
-                               "c.md", "--json", "c.json", "--alpha", "0.01"});
+    const auto parsed = parse({"compare", ".", ".", "--threshold", "10%", "--fail-on-regression", "--markdown", "c.md",
+                               "--json", "c.json", "--alpha", "0.01"});
     ASSERT_TRUE(parsed.command);
     const auto& command = std::get<CompareCommand>(*parsed.command);
     EXPECT_DOUBLE_EQ(command.threshold, 0.10);
@@ -132,10 +134,33 @@ TEST(CommandLine, Compare) {
 namespace {
 
 TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
-    const auto parsed = parse({"ab", "--base", ".", "--new", "..", "--enable-mock", "--include", "mock",
-                               "--new-param", "slowdown=1.2", "--base-param", "threads=4,8", "--param", "seed=3",
-                               "--rounds", "3", "--max-rounds", "6", "--time-limit", "60", "--confirm", "2",
-                               "--threshold", "2%", "--noise-floor", "12%", "--fail-on-regression"});
+    const auto parsed = parse({"ab",
+                               "--base",
+                               ".",
+                               "--new",
+                               "..",
+                               "--enable-mock",
+                               "--include",
+                               "mock",
+                               "--new-param",
+                               "slowdown=1.2",
+                               "--base-param",
+                               "threads=4,8",
+                               "--param",
+                               "seed=3",
+                               "--rounds",
+                               "3",
+                               "--max-rounds",
+                               "6",
+                               "--time-limit",
+                               "60",
+                               "--confirm",
+                               "2",
+                               "--threshold",
+                               "2%",
+                               "--noise-floor",
+                               "12%",
+                               "--fail-on-regression"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const auto& ab = std::get<AbCommand>(*parsed.command);
     EXPECT_EQ(ab.base_dir, ".");
@@ -175,9 +200,28 @@ TEST(CommandLine, AbRefusesWhatItCannotDo) {
 }
 
 TEST(CommandLine, BisectTakesTheAbOptionsForEveryStep) {
-    const auto parsed = parse({"bisect", "--good", "v1.0", "--bad", "HEAD", "--build", "make plugins", "--plugins-dir",
-                               "build/plugins", "--repo", "..", "--include", "resnet50/", "--rounds", "8",
-                               "--max-rounds", "20", "--threshold", "3%", "--build-timeout", "600", "--keep-checkouts"});
+    const auto parsed = parse({"bisect",
+                               "--good",
+                               "v1.0",
+                               "--bad",
+                               "HEAD",
+                               "--build",
+                               "make plugins",
+                               "--plugins-dir",
+                               "build/plugins",
+                               "--repo",
+                               "..",
+                               "--include",
+                               "resnet50/",
+                               "--rounds",
+                               "8",
+                               "--max-rounds",
+                               "20",
+                               "--threshold",
+                               "3%",
+                               "--build-timeout",
+                               "600",
+                               "--keep-checkouts"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const auto& bisect = std::get<BisectCommand>(*parsed.command);
     EXPECT_EQ(bisect.good, "v1.0");
@@ -201,7 +245,7 @@ TEST(CommandLine, BisectTakesTheAbOptionsForEveryStep) {
 
 TEST(CommandLine, BisectRefusesWhatItCannotDo) {
     EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--plugins-dir", "p"}).exit_code, 2);  // no --build
-    EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--build", "make"}).exit_code, 2);    // no --plugins-dir
+    EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--build", "make"}).exit_code, 2);  // no --plugins-dir
     EXPECT_EQ(parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "p", "--base", "."})
                   .exit_code,
               2);
@@ -242,14 +286,16 @@ TEST(CommandLine, WrongFindPeakOptionsExitTwoNamingTheOption) {
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak"}),
               "2 benchhost: error: --find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "
               "ttft=500ms,tpot=50ms): the bound that each rate's p99 must meet\n");
-    EXPECT_EQ(error_of_parse({"run", "--load", "offline", "--find-peak", "--slo", "latency=1s"}),
-              "2 benchhost: error: --find-peak needs --load server (it searches the highest rate of arrivals that meets "
-              "the SLO), got --load offline\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "offline", "--find-peak", "--slo", "latency=1s"}),
+        "2 benchhost: error: --find-peak needs --load server (it searches the highest rate of arrivals that meets "
+        "the SLO), got --load offline\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak", "--slo", "latency=1s", "--target-qps", "9"}),
               "2 benchhost: error: --find-peak searches the rate itself: leave out --target-qps (got 9)\n");
-    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak", "--slo", "latency=1s", "--peak-precision", "0"}),
-              "2 benchhost: error: option --peak-precision: expected a relative precision above 0 and below 1, such as "
-              "5% or 0.05, got '0'\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "server", "--find-peak", "--slo", "latency=1s", "--peak-precision", "0"}),
+        "2 benchhost: error: option --peak-precision: expected a relative precision above 0 and below 1, such as "
+        "5% or 0.05, got '0'\n");
 }
 
 TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
@@ -259,8 +305,9 @@ TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
               "2 benchhost: error: option --target-qps: the rate must be above 0 queries/s, got -1\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "often"}),
               "2 benchhost: error: option --target-qps: expected a rate in queries per second, got 'often'\n");
-    EXPECT_EQ(error_of_parse({"run", "--load", "single-stream", "--slo", "latency=200"}),
-              "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "single-stream", "--slo", "latency=200"}),
+        "2 benchhost: error: option --slo: latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "single-stream", "--slo", "p50=2ms"}),
               "2 benchhost: error: option --slo: unknown metric 'p50' (expected latency, ttft, tpot or itl)\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "5", "--burstiness", "0"}),
@@ -271,18 +318,21 @@ TEST(CommandLine, WrongServingLoadOptionsExitTwoNamingTheOption) {
 }
 
 TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
-    EXPECT_EQ(error_of_parse({"run", "--load", "server"}),
-              "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
-              "--find-peak\n");
-    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--target-qps", "5", "--concurrency", "2"}),
-              "2 benchhost: error: --load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
-              "(closed loop: that many clients), not both\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "server"}),
+        "2 benchhost: error: --load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
+        "--find-peak\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "server", "--target-qps", "5", "--concurrency", "2"}),
+        "2 benchhost: error: --load server takes --target-qps (open loop: arrivals at that rate) or --concurrency "
+        "(closed loop: that many clients), not both\n");
     EXPECT_EQ(error_of_parse({"run", "--target-qps", "5"}), "2 benchhost: error: --target-qps needs --load server\n");
     EXPECT_EQ(error_of_parse({"run", "--load", "offline", "--samples-per-query", "4"}),
               "2 benchhost: error: --samples-per-query needs --load multi-stream\n");
-    EXPECT_EQ(error_of_parse({"run", "--load", "server", "--concurrency", "2", "--burstiness", "2"}),
-              "2 benchhost: error: --burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals "
-              "at that rate)\n");
+    EXPECT_EQ(
+        error_of_parse({"run", "--load", "server", "--concurrency", "2", "--burstiness", "2"}),
+        "2 benchhost: error: --burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals "
+        "at that rate)\n");
     EXPECT_EQ(error_of_parse({"run", "--slo", "latency=1s"}),
               "2 benchhost: error: --queries, --min-duration, --late-tolerance and --slo need --load MODE "
               "(single-stream, multi-stream, server or offline)\n");
@@ -308,10 +358,21 @@ TEST(CommandLine, HelpListsEverySubcommandButTheWorker) {
 }
 
 TEST(CommandLine, EverySubcommandAndHistoryActionHasHelp) {
-    const std::vector<std::vector<const char*>> commands = {
-        {"run"}, {"ab"}, {"bisect"}, {"list"}, {"export"}, {"merge"}, {"compare"}, {"report"}, {"worker"},
-        {"history"}, {"history", "add"}, {"history", "list"}, {"history", "show"}, {"history", "check"},
-        {"history", "report"}};
+    const std::vector<std::vector<const char*>> commands = {{"run"},
+                                                            {"ab"},
+                                                            {"bisect"},
+                                                            {"list"},
+                                                            {"export"},
+                                                            {"merge"},
+                                                            {"compare"},
+                                                            {"report"},
+                                                            {"worker"},
+                                                            {"history"},
+                                                            {"history", "add"},
+                                                            {"history", "list"},
+                                                            {"history", "show"},
+                                                            {"history", "check"},
+                                                            {"history", "report"}};
     for (std::vector<const char*> args : commands) {
         const std::string name = args.back();
         args.push_back("--help");

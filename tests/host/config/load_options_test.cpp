@@ -54,14 +54,17 @@ TEST(LoadOptions, TheOptionsAreCheckedTogether) {
 TEST(LoadOptions, FindPeakNeedsAServerLoadWithAnSloAndNoRate) {
     bench::LoadConfig load;
     load.find_peak = true;
-    EXPECT_EQ(check_error(load), "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
-                                 "the SLO), got no --load");
+    EXPECT_EQ(check_error(load),
+              "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
+              "the SLO), got no --load");
     load.mode = bench::LoadMode::offline;
-    EXPECT_EQ(check_error(load), "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
-                                 "the SLO), got --load offline");
+    EXPECT_EQ(check_error(load),
+              "--find-peak needs --load server (it searches the highest rate of arrivals that meets "
+              "the SLO), got --load offline");
     load.mode = bench::LoadMode::server;
-    EXPECT_EQ(check_error(load), "--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "
-                                 "ttft=500ms,tpot=50ms): the bound that each rate's p99 must meet");
+    EXPECT_EQ(check_error(load),
+              "--find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "
+              "ttft=500ms,tpot=50ms): the bound that each rate's p99 must meet");
     load.slos = {{"latency", 50}};
     EXPECT_EQ(check_error(load), "no error");  // no rate: the search finds it
     load.burstiness = 0.5;
@@ -70,7 +73,8 @@ TEST(LoadOptions, FindPeakNeedsAServerLoadWithAnSloAndNoRate) {
     EXPECT_EQ(check_error(load), "--find-peak searches the rate itself: leave out --target-qps (got 250)");
     load.target_qps = 0;
     load.concurrency = 4;
-    EXPECT_EQ(check_error(load), "--find-peak searches a rate of arrivals: leave out --concurrency (closed-loop clients)");
+    EXPECT_EQ(check_error(load),
+              "--find-peak searches a rate of arrivals: leave out --concurrency (closed-loop clients)");
 
     bench::LoadConfig plain;
     plain.mode = bench::LoadMode::server;
@@ -81,8 +85,9 @@ TEST(LoadOptions, FindPeakNeedsAServerLoadWithAnSloAndNoRate) {
     slo_value("option --slo", "p95:latency=20ms", plain);
     EXPECT_EQ(plain.slo_percentile, 95);
     EXPECT_EQ(plain.slos, (std::vector<bench::Slo>{{"latency", 20}}));
-    EXPECT_EQ(check_error(plain), "--slo p95:...: a percentile is what --find-peak judges each rate by; it needs "
-                                  "--find-peak (the goodput counts the queries that meet every bound)");
+    EXPECT_EQ(check_error(plain),
+              "--slo p95:...: a percentile is what --find-peak judges each rate by; it needs "
+              "--find-peak (the goodput counts the queries that meet every bound)");
 }
 
 TEST(LoadOptions, AnSloNamesItsPercentileBeforeItsBounds) {
@@ -103,8 +108,9 @@ TEST(LoadOptions, AnSloNamesItsPercentileBeforeItsBounds) {
     try {
         slo_value("option --slo", "p100:latency=1s", load);
     } catch (const ConfigError& e) {
-        EXPECT_STREQ(e.what(), "option --slo: 'p100' is not a percentile: expected pNN before the bounds, above p0 and "
-                               "below p100 (e.g. p95:latency=200ms)");
+        EXPECT_STREQ(e.what(),
+                     "option --slo: 'p100' is not a percentile: expected pNN before the bounds, above p0 and "
+                     "below p100 (e.g. p95:latency=200ms)");
     }
     EXPECT_DOUBLE_EQ(peak_precision_value("x", "2%"), 0.02);
     EXPECT_DOUBLE_EQ(peak_precision_value("x", "0.1"), 0.1);
@@ -115,8 +121,9 @@ TEST(LoadOptions, AnSloNamesItsPercentileBeforeItsBounds) {
 TEST(LoadOptions, BatchingNeedsALoadAndWaitingNeedsABatchAboveOne) {
     bench::LoadConfig load;
     load.max_batch = 4;
-    EXPECT_EQ(check_error(load), "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a "
-                                 "benchmark that serves in batches)");
+    EXPECT_EQ(check_error(load),
+              "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a "
+              "benchmark that serves in batches)");
     load.mode = bench::LoadMode::offline;
     EXPECT_EQ(check_error(load), "no error");
     load.max_batch = 1;
@@ -127,9 +134,9 @@ TEST(LoadOptions, BatchingNeedsALoadAndWaitingNeedsABatchAboveOne) {
     const auto described = describe_load(load);
     EXPECT_NE(std::find(described.begin(), described.end(), std::pair<std::string, std::string>{"max_batch", "8"}),
               described.end());
-    EXPECT_NE(std::find(described.begin(), described.end(),
-                        std::pair<std::string, std::string>{"max_batch_wait_ms", "2"}),
-              described.end());
+    EXPECT_NE(
+        std::find(described.begin(), described.end(), std::pair<std::string, std::string>{"max_batch_wait_ms", "2"}),
+        described.end());
 }
 
 TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {
@@ -140,17 +147,16 @@ TEST(LoadOptions, TheSummaryDescribesTheLoadOnlyWhenThereIsOne) {
     load.slos = {{"latency", 200}};
     const auto described = describe_load(load);
     const std::vector<std::pair<std::string, std::string>> expected = {
-        {"mode", "server"}, {"queries", "200"}, {"target_qps", "25"}, {"burstiness", "1"}, {"load_seed", "1"},
-        {"late_tolerance_ms", "1"}, {"slo", "latency=200ms"}};
+        {"mode", "server"}, {"queries", "200"},         {"target_qps", "25"},    {"burstiness", "1"},
+        {"load_seed", "1"}, {"late_tolerance_ms", "1"}, {"slo", "latency=200ms"}};
     EXPECT_EQ(described, expected);
 
     load.target_qps = 0;
     load.find_peak = true;
     load.slo_percentile = 95;
     const std::vector<std::pair<std::string, std::string>> search = {
-        {"mode", "server"},         {"queries", "200"},          {"find_peak", "true"},
-        {"peak_precision", "0.05"}, {"burstiness", "1"},         {"load_seed", "1"},
-        {"late_tolerance_ms", "1"}, {"slo", "p95:latency=200ms"}};
+        {"mode", "server"},  {"queries", "200"}, {"find_peak", "true"},      {"peak_precision", "0.05"},
+        {"burstiness", "1"}, {"load_seed", "1"}, {"late_tolerance_ms", "1"}, {"slo", "p95:latency=200ms"}};
     EXPECT_EQ(describe_load(load), search);
 }
 

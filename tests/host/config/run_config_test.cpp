@@ -66,12 +66,13 @@ plugins:
 }
 
 TEST(RunConfig, LayersDefaultsConfigPluginAndCommandLine) {
-    RunOptions options = load("measurement_iterations: 20\nbatch_sizes: [1, 8]\n"
-                              "plugins:\n  resnet50:\n    batch_sizes: [32]\n    warmup_iterations: 7\n");
+    RunOptions options = load(
+        "measurement_iterations: 20\nbatch_sizes: [1, 8]\n"
+        "plugins:\n  resnet50:\n    batch_sizes: [32]\n    warmup_iterations: 7\n");
     options.command_line.measurement_iterations = 3;
 
     const auto resnet = options.effective_for("resnet50");
-    EXPECT_EQ(resnet.warmup_iterations, 7);       // plugin section over built-in 3
+    EXPECT_EQ(resnet.warmup_iterations, 7);  // plugin section over built-in 3
     EXPECT_EQ(resnet.measurement_iterations, 3);  // command line over everything
     EXPECT_EQ(resnet.axes.at("batch_size"), std::vector<std::string>{"32"});
     EXPECT_EQ(resnet.axes.at("variant").size(), 3u);  // built-in default kept
@@ -85,8 +86,9 @@ TEST(RunConfig, LayersDefaultsConfigPluginAndCommandLine) {
 }
 
 TEST(RunConfig, RemembersWhereTheUserSetEachAxisAndPluginSection) {
-    RunOptions options = load("variants: [eager]\naxes: {seq_len: [128]}\nallow_empty: true\n"
-                              "plugins:\n  resnet50:\n    batch_sizes: [32]\n");
+    RunOptions options = load(
+        "variants: [eager]\naxes: {seq_len: [128]}\nallow_empty: true\n"
+        "plugins:\n  resnet50:\n    batch_sizes: [32]\n");
     EXPECT_TRUE(options.allow_empty);
     EXPECT_EQ(options.config.axis_origin("variant"), "test.yaml:1:11");
     EXPECT_EQ(options.config.axis_origin("seq_len"), "test.yaml:2:17");
@@ -100,7 +102,8 @@ TEST(RunConfig, RemembersWhereTheUserSetEachAxisAndPluginSection) {
     options.command_line.axis_origins["variant"] = "--variants";
     EXPECT_EQ(options.effective_for("vit").axis_origin("variant"), "--variants");
     EXPECT_FALSE(load("").allow_empty);
-    EXPECT_EQ(error_of("allow_empty: sometimes\n"), "test.yaml:1:14: 'allow_empty' must be true or false, got 'sometimes'");
+    EXPECT_EQ(error_of("allow_empty: sometimes\n"),
+              "test.yaml:1:14: 'allow_empty' must be true or false, got 'sometimes'");
 }
 
 TEST(RunConfig, UnknownKeyNamesFileLineAndSuggestion) {
@@ -114,7 +117,8 @@ TEST(RunConfig, UnknownKeyNamesFileLineAndSuggestion) {
 TEST(RunConfig, WrongValuesAreErrorsWithLocation) {
     EXPECT_EQ(error_of("measurement_iterations: -1\n"),
               "test.yaml:1:25: 'measurement_iterations' must be at least 1, got -1");
-    EXPECT_EQ(error_of("warmup_iterations: many\n"), "test.yaml:1:20: 'warmup_iterations' must be an integer, got 'many'");
+    EXPECT_EQ(error_of("warmup_iterations: many\n"),
+              "test.yaml:1:20: 'warmup_iterations' must be an integer, got 'many'");
     EXPECT_EQ(error_of("batch_sizes: [1, 0]\n"),
               "test.yaml:1:14: 'batch_sizes': axis 'batch_size': '0' is not an integer >= 1");
     EXPECT_EQ(error_of("variants: [eager, jit]\n"),
@@ -158,7 +162,8 @@ burstiness: 0.5
 late_tolerance: 500us
 load_seed: 9
 slo: {ttft: 500ms, tpot: 50ms}
-)").load;
+)")
+                                          .load;
     EXPECT_EQ(serving.mode, bench::LoadMode::server);
     EXPECT_EQ(serving.queries, 500);
     EXPECT_DOUBLE_EQ(serving.min_duration_s, 2.5);
@@ -169,8 +174,9 @@ slo: {ttft: 500ms, tpot: 50ms}
     EXPECT_EQ(serving.slos, (std::vector<bench::Slo>{{"ttft", 500}, {"tpot", 50}}));
     EXPECT_EQ(load("slo: latency=0.2s\n").load.slos, (std::vector<bench::Slo>{{"latency", 200}}));
 
-    const bench::LoadConfig search = load("load: server\nfind_peak: true\npeak_precision: 2%\n"
-                                          "slo: {ttft: 500ms, tpot: 50ms, percentile: p95}\n")
+    const bench::LoadConfig search = load(
+                                         "load: server\nfind_peak: true\npeak_precision: 2%\n"
+                                         "slo: {ttft: 500ms, tpot: 50ms, percentile: p95}\n")
                                          .load;
     EXPECT_TRUE(search.find_peak);
     EXPECT_DOUBLE_EQ(search.peak_precision, 0.02);
@@ -189,12 +195,14 @@ TEST(RunConfig, WrongServingLoadValuesNameTheKeyAndWhere) {
     EXPECT_EQ(error_of("target_qps: 0\n"), "test.yaml:1:13: 'target_qps': the rate must be above 0 queries/s, got 0");
     EXPECT_EQ(error_of("slo: {latency: 200}\n"),
               "test.yaml:1:6: 'slo': latency=200: the bound needs a unit: us, ms or s (e.g. latency=200ms)");
-    EXPECT_EQ(error_of("late_tolerance: 2\n"),
-              "test.yaml:1:17: 'late_tolerance': expected a duration above 0 with its unit (us, ms or s, e.g. 1ms), got '2'");
+    EXPECT_EQ(
+        error_of("late_tolerance: 2\n"),
+        "test.yaml:1:17: 'late_tolerance': expected a duration above 0 with its unit (us, ms or s, e.g. 1ms), got '2'");
     EXPECT_EQ(error_of("target_qs: 5\n"), "test.yaml:1:1: unknown key 'target_qs' (did you mean 'target_qps'?)");
-    EXPECT_EQ(error_of("peak_precision: 1.5\n"),
-              "test.yaml:1:17: 'peak_precision': expected a relative precision above 0 and below 1, such as 5% or 0.05, "
-              "got '1.5'");
+    EXPECT_EQ(
+        error_of("peak_precision: 1.5\n"),
+        "test.yaml:1:17: 'peak_precision': expected a relative precision above 0 and below 1, such as 5% or 0.05, "
+        "got '1.5'");
     EXPECT_EQ(error_of("slo: {latency: 1s, percentile: 99}\n"),
               "test.yaml:1:6: 'slo': '99' is not a percentile: expected pNN before the bounds, above p0 and below p100 "
               "(e.g. p95:latency=200ms)");

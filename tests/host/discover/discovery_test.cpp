@@ -78,11 +78,11 @@ TEST(Discovery, ReportsForeignAbiStrayFilesAndForeignArchitectures) {
     EXPECT_TRUE(d.plugins.empty());
     const std::string major = std::to_string(bench::abi_major);
     const std::string host_abi = major + "." + std::to_string(bench::abi_minor);
-    EXPECT_EQ(reason_for(d, "libold_major.so"), "built for SDK ABI 0.9, this host supports ABI " + major + ".x (up to " +
-                                                     host_abi + "): rebuild the plugin against this SDK");
-    EXPECT_EQ(reason_for(d, "libnewer_minor.so"), "built for SDK ABI " + major + "." +
-                                                       std::to_string(bench::abi_minor + 1) + ", newer than this host's ABI " +
-                                                       host_abi + ": update benchhost");
+    EXPECT_EQ(reason_for(d, "libold_major.so"), "built for SDK ABI 0.9, this host supports ABI " + major +
+                                                    ".x (up to " + host_abi + "): rebuild the plugin against this SDK");
+    EXPECT_EQ(reason_for(d, "libnewer_minor.so"),
+              "built for SDK ABI " + major + "." + std::to_string(bench::abi_minor + 1) +
+                  ", newer than this host's ABI " + host_abi + ": update benchhost");
     EXPECT_EQ(reason_for(d, "libarm.so"), "built for aarch64 (64-bit), host is x86_64 (64-bit)");
     EXPECT_EQ(reason_for(d, "README.txt"), "not in a category folder (unit, integration or performance)");
     EXPECT_EQ(reason_for(d, "notes.md"), "not a plugin: only lib<name>.so files are loaded");
@@ -131,10 +131,12 @@ TEST(Discovery, APluginOfAnOlderMinorLoadsWithItsBuildUnknown) {
     EXPECT_EQ(old->build(), PluginBuild{});
     EXPECT_EQ(reason_for(d, "libolder_minor_newer_layout.so"),
               "bench_plugin_info has size " + std::to_string(sizeof(bench::PluginInfo)) + ", expected " +
-                  std::to_string(bench::plugin_info_size_without_build) + " for ABI " + abi_text(bench::abi_major, older));
+                  std::to_string(bench::plugin_info_size_without_build) + " for ABI " +
+                  abi_text(bench::abi_major, older));
     EXPECT_EQ(reason_for(d, "libcurrent_minor_older_layout.so"),
               "bench_plugin_info has size " + std::to_string(bench::plugin_info_size_without_build) + ", expected " +
-                  std::to_string(sizeof(bench::PluginInfo)) + " for ABI " + abi_text(bench::abi_major, bench::abi_minor));
+                  std::to_string(sizeof(bench::PluginInfo)) + " for ABI " +
+                  abi_text(bench::abi_major, bench::abi_minor));
 }
 
 TEST(Discovery, AHandshakeNameThatIsNotTheFileNameIsUsedAsTheFileSaysWithAWarning) {
@@ -155,9 +157,7 @@ TEST(Discovery, AHandshakeNameThatIsNotTheFileNameIsUsedAsTheFileSaysWithAWarnin
     EXPECT_TRUE(discover_plugins(fixtures).warnings.empty());
 }
 
-TEST(Discovery, MissingFolderIsAnError) {
-    EXPECT_THROW(discover_plugins("/nonexistent/plugins"), DiscoveryError);
-}
+TEST(Discovery, MissingFolderIsAnError) { EXPECT_THROW(discover_plugins("/nonexistent/plugins"), DiscoveryError); }
 
 TEST(Discovery, ALibTorchReplacedUnderTheBuildIsNamedWithBothVersions) {
     TempDir dir;

@@ -119,7 +119,9 @@ std::size_t symbol_file_offset(const Bytes& bytes, const Elf64_Sym& sym) {
     return holder.sh_offset + (sym.st_value - holder.sh_addr);
 }
 
-unsigned char make_st_info(unsigned bind, unsigned type) { return static_cast<unsigned char>((bind << 4) | (type & 0xfU)); }
+unsigned char make_st_info(unsigned bind, unsigned type) {
+    return static_cast<unsigned char>((bind << 4) | (type & 0xfU));
+}
 
 ElfInfo inspect_ok(const fs::path& path) {
     const ElfInspection r = inspect_elf(path);
@@ -183,9 +185,9 @@ TEST(ElfInspectorFixtures, SinglePlugin) {
         << "DT_NEEDED lacks " << sdk_soname;
     // Its run path (DT_RUNPATH, as CMake writes it in the build tree) names the build's
     // lib folder, where the SDK it needs is.
-    EXPECT_TRUE(std::any_of(info.run_paths.begin(), info.run_paths.end(), [&](const std::string& folder) {
-        return fs::exists(fs::path(folder) / sdk_soname);
-    })) << "no run path holds " << sdk_soname;
+    EXPECT_TRUE(std::any_of(info.run_paths.begin(), info.run_paths.end(),
+                            [&](const std::string& folder) { return fs::exists(fs::path(folder) / sdk_soname); }))
+        << "no run path holds " << sdk_soname;
     EXPECT_EQ(loadability_problem(info), "");
 }
 
@@ -203,8 +205,7 @@ TEST(ElfInspectorFixtures, BuildFlagsAsCompiled) {
 TEST(ElfInspectorFixtures, MultiPlugin) {
     const ElfInfo info = inspect_ok(multi_path);
     EXPECT_TRUE(info.shared_object);
-    EXPECT_EQ(info.entry_points,
-              (std::vector<std::string>{"benchmark_alpha", "benchmark_beta", "benchmark_gamma"}));
+    EXPECT_EQ(info.entry_points, (std::vector<std::string>{"benchmark_alpha", "benchmark_beta", "benchmark_gamma"}));
     EXPECT_EQ(info.plugin_info_error, "");
     ASSERT_TRUE(info.plugin_info.has_value());
     EXPECT_STREQ(info.plugin_info->name, "fixture_multi");
@@ -217,7 +218,8 @@ TEST(ElfInspectorFixtures, MultiPlugin) {
 TEST(ElfInspectorFixtures, ABenchmarksOwnVariantsAreReadFromTheFile) {
     const ElfInfo info = inspect_ok(fs::path(BENCH_TEST_PLAN_FIXTURE_DIR) / "performance/libfixture_two_variants.so");
     EXPECT_EQ(info.entry_points, (std::vector<std::string>{"benchmark_eager_only", "run_benchmark"}));
-    EXPECT_EQ(info.benchmark_variants, (std::map<std::string, std::uint8_t>{{"benchmark_eager_only", bench::eager_bit}}));
+    EXPECT_EQ(info.benchmark_variants,
+              (std::map<std::string, std::uint8_t>{{"benchmark_eager_only", bench::eager_bit}}));
     ASSERT_TRUE(info.plugin_info.has_value());
     EXPECT_EQ(info.plugin_info->variants, bench::eager_bit | bench::compiled_bit);
     EXPECT_TRUE(inspect_ok(multi_path).benchmark_variants.empty());
@@ -637,8 +639,7 @@ TEST_F(ElfInspectorTest, OnlyDefinedExportedFunctionsAreEntryPoints) {
     put(bytes, *gamma, sym);
     const ElfInspection r = inspect_copy(bytes);
     ASSERT_TRUE(r.info.has_value()) << r.error;
-    EXPECT_EQ(r.info->entry_points,
-              (std::vector<std::string>{"benchmark_alpha", "benchmark_beta", "benchmark_gamma"}));
+    EXPECT_EQ(r.info->entry_points, (std::vector<std::string>{"benchmark_alpha", "benchmark_beta", "benchmark_gamma"}));
 }
 
 // ---------------------------------------------------------------- random damage
@@ -655,9 +656,15 @@ TEST_F(ElfInspectorTest, RandomDamageNeverCrashes) {
             // Half of the damage goes to the headers, where it hurts most.
             std::size_t at = 0;
             switch (rng() % 3) {
-                case 0: at = rng() % tables_end; break;
-                case 1: at = eh.e_shoff + rng() % (bytes.size() - eh.e_shoff); break;
-                default: at = rng() % bytes.size(); break;
+                case 0:
+                    at = rng() % tables_end;
+                    break;
+                case 1:
+                    at = eh.e_shoff + rng() % (bytes.size() - eh.e_shoff);
+                    break;
+                default:
+                    at = rng() % bytes.size();
+                    break;
             }
             bytes[at] = static_cast<char>(rng() & 0xff);
         }

@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 /// A file standing for a plugin: the registry only looks at its size and modification time.
 fs::path plugin_file(const TempDir& dir, const std::string& name = "libcrashy.so") {
     const fs::path file = dir / "plugins" / "unit" / name;
-    benchtest::write_file(file, "\x7f" "ELF and some bytes");
+    benchtest::write_file(file,
+                          "\x7f"
+                          "ELF and some bytes");
     return file;
 }
 
@@ -75,7 +77,9 @@ TEST(PluginRegistry, ACrashIsForgottenWhenThePluginFilesSizeChanges) {
     registry.record_crash(plugin, "crashed");
     ASSERT_EQ(registry.save(), std::nullopt);
     const auto mtime = fs::last_write_time(plugin);
-    benchtest::write_file(plugin, "\x7f" "ELF, rebuilt with a fix");
+    benchtest::write_file(plugin,
+                          "\x7f"
+                          "ELF, rebuilt with a fix");
     fs::last_write_time(plugin, mtime);  // only the size differs
     EXPECT_FALSE(registry.crash_reason(plugin).has_value());
     EXPECT_FALSE(PluginRegistry(dir / "plugin_registry.json").crash_reason(plugin).has_value());

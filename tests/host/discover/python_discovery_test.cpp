@@ -82,9 +82,10 @@ class Suite:
 TEST_F(PythonDiscovery, ReadsWithoutImporting) {
     // Importing this file would write a file and fail; discovery only parses it.
     const fs::path marker = work / "imported";
-    add("unit/side_effects.py", "open(" + std::string("'") + marker.string() + "', 'w').write('x')\n"
-                                "raise SystemExit('imported')\n"
-                                "def benchmark_one():\n    return {}\n");
+    add("unit/side_effects.py", "open(" + std::string("'") + marker.string() +
+                                    "', 'w').write('x')\n"
+                                    "raise SystemExit('imported')\n"
+                                    "def benchmark_one():\n    return {}\n");
     const Discovery d = discover_plugins(plugins);
     const DiscoveredPlugin* plugin = find_plugin(d, "side_effects");
     ASSERT_NE(plugin, nullptr);
@@ -109,7 +110,8 @@ TEST_F(PythonDiscovery, AModuleWithoutBenchmarksIsNotAPluginAndFailsNothing) {
     const RejectedFile* rejected = find_rejected(d, "common.py");
     ASSERT_NE(rejected, nullptr);
     EXPECT_FALSE(rejected->is_broken_plugin());
-    EXPECT_EQ(rejected->reason, "not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level");
+    EXPECT_EQ(rejected->reason,
+              "not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level");
 }
 
 TEST_F(PythonDiscovery, APackageFolderIsOnePlugin) {
@@ -132,9 +134,9 @@ TEST_F(PythonDiscovery, AWrongHandshakeRejectsThePluginSayingWhereAndWhat) {
     const Discovery d = discover_plugins(plugins);
     EXPECT_EQ(find_rejected(d, "calls.py")->reason,
               (plugins / "unit/calls.py").string() + ":1: BENCHHOST_PLUGIN must be a literal dict (no names or calls)");
-    EXPECT_EQ(find_rejected(d, "typo.py")->reason,
-              (plugins / "unit/typo.py").string() +
-                  ":2: BENCHHOST_PLUGIN has an unknown key 'nmae' (known: name, version, axes, variants, mock, benchmark_variants)");
+    EXPECT_EQ(find_rejected(d, "typo.py")->reason, (plugins / "unit/typo.py").string() +
+                                                       ":2: BENCHHOST_PLUGIN has an unknown key 'nmae' (known: name, "
+                                                       "version, axes, variants, mock, benchmark_variants)");
     EXPECT_EQ(find_rejected(d, "variant.py")->reason,
               (plugins / "unit/variant.py").string() +
                   ":1: BENCHHOST_PLUGIN['variants']: unknown variant 'fast' (known: eager, compiled, kernelized)");
@@ -142,14 +144,17 @@ TEST_F(PythonDiscovery, AWrongHandshakeRejectsThePluginSayingWhereAndWhat) {
 }
 
 TEST_F(PythonDiscovery, ABenchmarksOwnVariantsAreReadFromTheHandshake) {
-    add("performance/model_py.py", R"(BENCHHOST_PLUGIN = {"axes": ["variant"], "benchmark_variants": {"train": ["eager"]}}
+    add("performance/model_py.py",
+        R"(BENCHHOST_PLUGIN = {"axes": ["variant"], "benchmark_variants": {"train": ["eager"]}}
 def run_benchmark(ctx):
     pass
 def benchmark_train(ctx):
     pass
 )");
-    add("unit/stray.py", "BENCHHOST_PLUGIN = {'benchmark_variants': {'nope': ['eager']}}\ndef benchmark_a():\n    return {}\n");
-    add("unit/wrong.py", "BENCHHOST_PLUGIN = {'benchmark_variants': {'a': ['fast']}}\ndef benchmark_a():\n    return {}\n");
+    add("unit/stray.py",
+        "BENCHHOST_PLUGIN = {'benchmark_variants': {'nope': ['eager']}}\ndef benchmark_a():\n    return {}\n");
+    add("unit/wrong.py",
+        "BENCHHOST_PLUGIN = {'benchmark_variants': {'a': ['fast']}}\ndef benchmark_a():\n    return {}\n");
     const Discovery d = discover_plugins(plugins);
     const DiscoveredPlugin* plugin = find_plugin(d, "model_py");
     ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
@@ -167,7 +172,8 @@ def benchmark_train(ctx):
 
 TEST_F(PythonDiscovery, AMockSaysSoAndAnAsyncBenchmarkIsAWarning) {
     add("performance/mock_py.py",
-        "BENCHHOST_PLUGIN = {'mock': True}\n\ndef run_benchmark(ctx):\n    pass\n\nasync def benchmark_later():\n    pass\n");
+        "BENCHHOST_PLUGIN = {'mock': True}\n\ndef run_benchmark(ctx):\n    pass\n\nasync def benchmark_later():\n    "
+        "pass\n");
     const Discovery d = discover_plugins(plugins);
     const DiscoveredPlugin* plugin = find_plugin(d, "mock_py");
     ASSERT_NE(plugin, nullptr);

@@ -51,9 +51,9 @@ TEST(MemoryCgroups, V2WithoutTheControllerForItsChildrenIsNotUsedAndSaysWhy) {
     write_file(root / "bench" / "cgroup.subtree_control", "");  // the write of +memory does not enable it here
     const MemoryCgroups cgroups = MemoryCgroups::find(root.path(), root / "proc_cgroup");
     EXPECT_FALSE(cgroups.available());
-    EXPECT_NE(cgroups.why_not().find("cannot enable the memory controller for the children of " +
-                                     (root / "bench").string()),
-              std::string::npos)
+    EXPECT_NE(
+        cgroups.why_not().find("cannot enable the memory controller for the children of " + (root / "bench").string()),
+        std::string::npos)
         << cgroups.why_not();
 
     write_file(root / "bench" / "cgroup.controllers", "cpu\n");

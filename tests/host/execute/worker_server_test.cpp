@@ -154,7 +154,8 @@ protected:
 // ---------------------------------------------------------------- results and statuses
 
 TEST_F(WorkerServer, RunsScenariosOneAfterAnotherOnOneServer) {
-    const PlannedScenario scenario = planned(fixtures / "performance/libfixture_single.so", "fixture_single", "run_benchmark");
+    const PlannedScenario scenario =
+        planned(fixtures / "performance/libfixture_single.so", "fixture_single", "run_benchmark");
     const ScenarioOutcome first = run(scenario);
     ASSERT_EQ(first.result.status, bench::Status::success) << first.result.reason << "\n" << first.log_tail;
     const pid_t server = worker_server_pid();
@@ -162,7 +163,8 @@ TEST_F(WorkerServer, RunsScenariosOneAfterAnotherOnOneServer) {
     const bench::Series* latency = first.result.find_series("latency");
     ASSERT_NE(latency, nullptr);
     EXPECT_EQ(latency->samples.size(), 3u);
-    for (const char* scalar : {"answer", "plugin_load", "peak_rss"}) EXPECT_NE(first.result.find_scalar(scalar), nullptr) << scalar;
+    for (const char* scalar : {"answer", "plugin_load", "peak_rss"})
+        EXPECT_NE(first.result.find_scalar(scalar), nullptr) << scalar;
     EXPECT_TRUE(first.result.monitors.count("cpu_metrics")) << "the monitors ran around the entry point";
     EXPECT_GT(first.wall_time_s, 0);
     EXPECT_FALSE(first.crashed_while_loading);

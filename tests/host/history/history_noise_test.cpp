@@ -206,7 +206,7 @@ TEST(HistoryNoise, AnSQLiteHistoryGivesTheSpreadOfItsEarlierRunsMedians) {
         medians.push_back(median_of(earlier));
     }
     store->add_run(a_run("2026-11-22T10:30:00Z", 20, 1, "Epyc"), "/runs/epyc", false);  // another machine
-    store->add_run(a_run("2026-11-22T13:00:00Z", 20, 2), "/runs/later", false);        // after the run
+    store->add_run(a_run("2026-11-22T13:00:00Z", 20, 2), "/runs/later", false);  // after the run
     const RunRecord next = a_run("2026-11-22T12:00:00Z", 30, 3);
     store->add_run(next, "/runs/next", false);  // the run itself
 

@@ -32,8 +32,9 @@ using namespace benchtest;
 /// A run of two scenarios (latency medians `ms` and 2 ms), with its statistics, started
 /// at `started_at` on a machine with `cpu`.
 RunRecord a_run(const std::string& started_at, double ms, unsigned seed, const std::string& cpu = "Xeon") {
-    RunRecord record = record_of({Outcome("performance", "mock", "a").series("latency", "ms", jittered_samples(ms, 20, seed)),
-                                  Outcome("performance", "mock", "b").series("latency", "ms", jittered_samples(2, 20, seed + 1))});
+    RunRecord record =
+        record_of({Outcome("performance", "mock", "a").series("latency", "ms", jittered_samples(ms, 20, seed)),
+                   Outcome("performance", "mock", "b").series("latency", "ms", jittered_samples(2, 20, seed + 1))});
     record.started_at = started_at;
     record.timestamp = started_at;
     record.hardware["host"]["hostname"] = "testhost";
@@ -117,8 +118,8 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
     // with --history-samples), dumped with sqlite3 .dump and pg_dump.
     const fs::path fixtures = fs::path(BENCH_TEST_SOURCE_DIR) / "tests/fixtures/history";
     if (GetParam() == Backend::sqlite) {
-        const ProcessResult load =
-            run_process({"/usr/bin/sqlite3", file.string(), ".read " + (fixtures / "v1_sqlite.sql").string()}, work.path());
+        const ProcessResult load = run_process(
+            {"/usr/bin/sqlite3", file.string(), ".read " + (fixtures / "v1_sqlite.sql").string()}, work.path());
         ASSERT_EQ(load.exit_code, 0) << load.err;
     } else {
         const ProcessResult load = cluster->psql_file(fixtures / "v1_postgresql.sql");
@@ -339,7 +340,8 @@ TEST_F(SqliteHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
         return std::string("no error");
     };
     // Missing, when only reading.
-    EXPECT_EQ(error_of(false), file.string() + ": no history there (a run with --history " + file.string() + " makes one)");
+    EXPECT_EQ(error_of(false),
+              file.string() + ": no history there (a run with --history " + file.string() + " makes one)");
     EXPECT_FALSE(fs::exists(file));
     // Not a database: refused, never overwritten.
     write_file(file, "these are not the bytes of a database, but a user's file\n");
@@ -352,10 +354,11 @@ TEST_F(SqliteHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     fs::remove(file);
     // A newer benchhost's history: refused, its version named.
     open()->add_run(a_run("2026-11-24T10:00:00Z", 10, 1), "r", false);
-    const ProcessResult bump = run_process(
-        {"/usr/bin/sqlite3", file.string(), "UPDATE meta SET value = '99' WHERE key = 'schema_version'"});
+    const ProcessResult bump =
+        run_process({"/usr/bin/sqlite3", file.string(), "UPDATE meta SET value = '99' WHERE key = 'schema_version'"});
     if (bump.exit_code != 0) GTEST_SKIP() << "the sqlite3 command is not installed: " << bump.err;
-    EXPECT_EQ(error_of(true), file.string() + ": written by a newer benchhost (history schema 99; this one reads up to " +
+    EXPECT_EQ(error_of(true), file.string() +
+                                  ": written by a newer benchhost (history schema 99; this one reads up to " +
                                   std::to_string(history_schema_version) + "): use that benchhost, or another file");
 }
 
@@ -544,8 +547,10 @@ TEST_F(PostgresHistoryTest, WhatIsNotAHistoryIsRefusedAndLeftAsItIs) {
     ASSERT_EQ(cluster.psql("CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ada')", "other").exit_code, 0);
     EXPECT_EQ(error_of(cluster.url("other"), true),
               cluster.url("other") + ": a PostgreSQL database, but not a benchhost history (it has no meta table)");
-    const ProcessResult users = cluster.psql("SELECT count(*) FROM users; SELECT count(*) FROM pg_tables WHERE "
-                                             "schemaname = 'public'", "other");
+    const ProcessResult users = cluster.psql(
+        "SELECT count(*) FROM users; SELECT count(*) FROM pg_tables WHERE "
+        "schemaname = 'public'",
+        "other");
     EXPECT_EQ(users.exit_code, 0) << users.err;
     EXPECT_EQ(users.out, "1\n1\n") << "the database is left as it was";
     // A meta table of something else.
@@ -579,7 +584,8 @@ TEST_F(PostgresHistoryTest, AWrongPasswordIsNamedWithoutThePassword) {
 }
 
 TEST_F(PostgresHistoryTest, AServerThatIsNotThereIsNamedWithoutThePassword) {
-    const std::string url = "postgresql://bench:s3cret@127.0.0.1:" + std::to_string(PostgresCluster::free_port()) + "/bench";
+    const std::string url =
+        "postgresql://bench:s3cret@127.0.0.1:" + std::to_string(PostgresCluster::free_port()) + "/bench";
     const std::string error = error_of(url, true);
     EXPECT_TRUE(error.starts_with("postgresql://bench@127.0.0.1:")) << error;
     EXPECT_NE(error.find(": could not connect: "), std::string::npos) << error;
@@ -591,8 +597,10 @@ TEST(PostgresUrl, ThePasswordIsLeftOutOfMessages) {
     EXPECT_EQ(url_without_password("postgresql://u:pw@h:5432/db"), "postgresql://u@h:5432/db");
     EXPECT_EQ(url_without_password("postgres://u@h/db"), "postgres://u@h/db");
     EXPECT_EQ(url_without_password("postgresql://h/db?password=pw"), "postgresql://h/db");
-    EXPECT_EQ(url_without_password("postgresql://h/db?password=pw&sslmode=disable"), "postgresql://h/db?sslmode=disable");
-    EXPECT_EQ(url_without_password("postgresql://h/db?sslmode=disable&password=pw"), "postgresql://h/db?sslmode=disable");
+    EXPECT_EQ(url_without_password("postgresql://h/db?password=pw&sslmode=disable"),
+              "postgresql://h/db?sslmode=disable");
+    EXPECT_EQ(url_without_password("postgresql://h/db?sslmode=disable&password=pw"),
+              "postgresql://h/db?sslmode=disable");
     EXPECT_EQ(url_without_password("postgresql://127.0.0.1:5/db"), "postgresql://127.0.0.1:5/db");
     EXPECT_TRUE(is_postgres_location("postgres://h/db"));
     EXPECT_FALSE(is_postgres_location("history.db"));

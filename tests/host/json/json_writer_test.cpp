@@ -181,8 +181,9 @@ TEST(JsonWriter, FieldsOfListsMapsAndIntervalsAreWrittenAsTheirValues) {
     out.field("sizes", sizes);
     out.field("numbers", numbers);
     out.end_object();
-    EXPECT_EQ(out.json(), "{\"series\":{\"x\":[],\"y\":[2.0]},\"nested\":{\"e\":{},\"m\":{\"on\":true}},"
-                          "\"sizes\":[0,18446744073709551615],\"numbers\":[1.5,NaN,-Infinity]}");
+    EXPECT_EQ(out.json(),
+              "{\"series\":{\"x\":[],\"y\":[2.0]},\"nested\":{\"e\":{},\"m\":{\"on\":true}},"
+              "\"sizes\":[0,18446744073709551615],\"numbers\":[1.5,NaN,-Infinity]}");
 }
 
 }  // namespace

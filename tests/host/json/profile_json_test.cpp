@@ -13,9 +13,9 @@
 #include "../../support/error_of.hpp"
 #include "../../support/profile_sample.hpp"
 #include "../../support/test_support.hpp"
-#include "report/report_reader.hpp"
 #include "json/result_json.hpp"
 #include "report/files/profile_trace_reporter.hpp"
+#include "report/report_reader.hpp"
 #include "report/report_writer.hpp"
 
 namespace {
@@ -82,8 +82,9 @@ TEST(ProfileJson, AStackThatNamesNoFrameIsAnError) {
         "operator_profiler": "", "calls": 0, "call_ms": 1, "unprofiled_call_ms": 1, "overhead": 1, "operators": [],
         "modules": [], "flame_graphs": [{"name": "native", "source": "perf", "unit": "ms", "frames": ["a"],
         "stacks": [{"value": 1, "frames": [0, 3]}]}], "sampler": "", "samples": 0, "notes": [], "trace": []}})";
-    EXPECT_EQ(benchtest::error_of([&] { result_from_json(bad); }),
-              "result JSON: field 'profile.flame_graphs[0].stacks[0].frames[1]' is not an index into frames (0 to 1 - 1)");
+    EXPECT_EQ(
+        benchtest::error_of([&] { result_from_json(bad); }),
+        "result JSON: field 'profile.flame_graphs[0].stacks[0].frames[1]' is not an index into frames (0 to 1 - 1)");
 }
 
 }  // namespace

@@ -105,9 +105,9 @@ TEST(ResultJson, NonFiniteNumbersRoundTrip) {
 }
 
 TEST(ResultJson, NullReadsAsNaN) {
-    const auto result = result_from_json(
-        R"({"status":"success","reason":"","series":[{"name":"x","unit":"ms","inner_iterations":1,)"
-        R"("samples":[null,2]}],"scalars":[{"name":"s","value":null,"unit":""}],"info":{}})");
+    const auto result =
+        result_from_json(R"({"status":"success","reason":"","series":[{"name":"x","unit":"ms","inner_iterations":1,)"
+                         R"("samples":[null,2]}],"scalars":[{"name":"s","value":null,"unit":""}],"info":{}})");
     ASSERT_EQ(result.series.size(), 1u);
     EXPECT_TRUE(std::isnan(result.series[0].samples[0]));
     EXPECT_EQ(result.series[0].samples[1], 2.0);
@@ -115,11 +115,10 @@ TEST(ResultJson, NullReadsAsNaN) {
 }
 
 TEST(ResultJson, MissingResultFieldIsNamedWithItsPath) {
-    const std::string json =
-        R"({"status":"success","reason":"","series":[)"
-        R"({"name":"a","unit":"ms","inner_iterations":1,"samples":[]},)"
-        R"({"name":"b","unit":"ms","inner_iterations":1,"samples":[]},)"
-        R"({"name":"c","inner_iterations":1,"samples":[]}],"scalars":[],"info":{}})";
+    const std::string json = R"({"status":"success","reason":"","series":[)"
+                             R"({"name":"a","unit":"ms","inner_iterations":1,"samples":[]},)"
+                             R"({"name":"b","unit":"ms","inner_iterations":1,"samples":[]},)"
+                             R"({"name":"c","inner_iterations":1,"samples":[]}],"scalars":[],"info":{}})";
     EXPECT_EQ(error_of([&] { result_from_json(json); }), "result JSON: field 'series[2].unit' is missing");
 }
 
@@ -128,8 +127,7 @@ TEST(ResultJson, MissingTopLevelFieldsAreNamed) {
               "result JSON: field 'status' is missing");
     EXPECT_EQ(error_of([] { result_from_json(R"({"status":"success","reason":"","series":[],"info":{}})"); }),
               "result JSON: field 'scalars' is missing");
-    EXPECT_EQ(error_of([] { config_from_json(R"({"category":"unit"})"); }),
-              "config JSON: field 'plugin' is missing");
+    EXPECT_EQ(error_of([] { config_from_json(R"({"category":"unit"})"); }), "config JSON: field 'plugin' is missing");
 }
 
 TEST(ResultJson, WrongTypesAreNamed) {
@@ -139,10 +137,9 @@ TEST(ResultJson, WrongTypesAreNamed) {
                                    R"("scalars":[],"info":{}})");
               }),
               "result JSON: field 'series[0].samples[1]' must be a number or null");
-    EXPECT_EQ(error_of([] {
-                  result_from_json(R"({"status":"success","reason":"","series":{},"scalars":[],"info":{}})");
-              }),
-              "result JSON: field 'series' must be an array");
+    EXPECT_EQ(
+        error_of([] { result_from_json(R"({"status":"success","reason":"","series":{},"scalars":[],"info":{}})"); }),
+        "result JSON: field 'series' must be an array");
     EXPECT_EQ(error_of([] {
                   result_from_json(R"({"status":"success","reason":"","series":[],"scalars":[],"info":{"k":1}})");
               }),
@@ -156,10 +153,9 @@ TEST(ResultJson, WrongTypesAreNamed) {
 }
 
 TEST(ResultJson, UnknownEnumValuesAreRejected) {
-    EXPECT_EQ(error_of([] {
-                  result_from_json(R"({"status":"great","reason":"","series":[],"scalars":[],"info":{}})");
-              }),
-              "result JSON: field 'status' has an unknown value 'great'");
+    EXPECT_EQ(
+        error_of([] { result_from_json(R"({"status":"great","reason":"","series":[],"scalars":[],"info":{}})"); }),
+        "result JSON: field 'status' has an unknown value 'great'");
     std::string config = config_to_json(sample_config());
     const auto at = config.find("\"compiled\"");
     ASSERT_NE(at, std::string::npos);
@@ -172,8 +168,7 @@ TEST(ResultJson, InvalidJsonReportsOffsetAndMessage) {
               0u);
     const std::string message = error_of([] { result_from_json("{\"status\" \"success\"}"); });
     EXPECT_EQ(message, "result JSON: parse error at offset 10: Missing a colon after a name of object member.");
-    EXPECT_EQ(error_of([] { result_from_json(""); }),
-              "result JSON: parse error at offset 0: The document is empty.");
+    EXPECT_EQ(error_of([] { result_from_json(""); }), "result JSON: parse error at offset 0: The document is empty.");
     EXPECT_EQ(error_of([] { config_from_json("[]"); }), "config JSON: expected an object at the top level");
 }
 

@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/test_support.hpp"
 #include "../../support/error_of.hpp"
+#include "../../support/test_support.hpp"
 #include "json/json_parse.hpp"
-#include "report/report_reader.hpp"
 #include "json/result_json.hpp"
+#include "report/report_reader.hpp"
 #include "report/report_writer.hpp"
 
 namespace {
@@ -61,7 +61,9 @@ auto through(JsonFormat format, const std::function<void(JsonOut&)>& write, Read
 TEST(ScenarioJson, MonitorRoundTripsInBothFormats) {
     const bench::MonitorReport report = sample_monitor();
     for (const JsonFormat format : {protocol_json, report_json}) {
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_monitor(out, report); }, read_monitor), report);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_monitor(out, report); }, read_monitor),
+                  report);
     }
     // An empty reason of an available monitor is left out of the reports only.
     JsonOut strict(report_json), exact(protocol_json);
@@ -87,17 +89,22 @@ TEST(ScenarioJson, SamplingWithoutATargetIsNullInReports) {
     write_sampling(strict, reports);
     EXPECT_NE(strict.json().find("\"target_ci_width\": null"), std::string::npos) << strict.json();
     for (const JsonFormat format : {protocol_json, report_json}) {
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_sampling(out, reports); }, read_sampling), reports);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_sampling(out, reports); }, read_sampling),
+                  reports);
     }
     // The worker protocol keeps whatever it was given.
     const std::map<std::string, bench::SamplingReport> odd = {{"x", sampling(-inf)}};
-    EXPECT_EQ(through(protocol_json, [&](JsonOut& out) { write_sampling(out, odd); }, read_sampling), odd);
+    EXPECT_EQ(through(
+                  protocol_json, [&](JsonOut& out) { write_sampling(out, odd); }, read_sampling),
+              odd);
 }
 
 TEST(ScenarioJson, SeriesAndFiguresInTheirTwoForms) {
     const bench::Series series{"latency", "ms", {1.5, NAN, 2.5}, 4};
-    const auto listed = through(protocol_json, [&](JsonOut& out) { write_series(out, series); },
-                                [](const FieldReader& r) { return read_series(r); });
+    const auto listed = through(
+        protocol_json, [&](JsonOut& out) { write_series(out, series); },
+        [](const FieldReader& r) { return read_series(r); });
     EXPECT_EQ(listed.name, "latency");
     EXPECT_EQ(listed.unit, "ms");
     EXPECT_EQ(listed.inner_iterations, 4);
@@ -107,18 +114,21 @@ TEST(ScenarioJson, SeriesAndFiguresInTheirTwoForms) {
     SeriesStatistics statistics;
     statistics.name = "latency";
     statistics.unit = "ms";
-    const auto keyed = through(report_json, [&](JsonOut& out) { write_series(out, series, &statistics); },
-                               [](const FieldReader& r) { return read_series(r, "latency"); });
+    const auto keyed = through(
+        report_json, [&](JsonOut& out) { write_series(out, series, &statistics); },
+        [](const FieldReader& r) { return read_series(r, "latency"); });
     EXPECT_EQ(keyed.name, "latency");
     EXPECT_EQ(keyed.inner_iterations, 4);
     EXPECT_EQ(keyed.samples.size(), 3u);
 
     const bench::Scalar scalar{"peak_rss", 812.5, "MiB"};
-    EXPECT_EQ(through(protocol_json, [&](JsonOut& out) { write_figure(out, scalar.value, scalar.unit, scalar.name); },
-                      [](const FieldReader& r) { return read_figure(r); }),
+    EXPECT_EQ(through(
+                  protocol_json, [&](JsonOut& out) { write_figure(out, scalar.value, scalar.unit, scalar.name); },
+                  [](const FieldReader& r) { return read_figure(r); }),
               scalar);
-    EXPECT_EQ(through(report_json, [&](JsonOut& out) { write_figure(out, scalar.value, scalar.unit); },
-                      [](const FieldReader& r) { return read_figure(r, "peak_rss"); }),
+    EXPECT_EQ(through(
+                  report_json, [&](JsonOut& out) { write_figure(out, scalar.value, scalar.unit); },
+                  [](const FieldReader& r) { return read_figure(r, "peak_rss"); }),
               scalar);
 }
 
@@ -136,8 +146,11 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     shard.plan_scenarios = 40;
     shard.plan_fingerprint = "0123456789abcdef";
     for (const JsonFormat format : {protocol_json, report_json}) {
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
-        const ShardInfo back = through(format, [&](JsonOut& out) { write_shard(out, shard); }, read_shard);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_config(out, config); }, read_config),
+                  config);
+        const ShardInfo back = through(
+            format, [&](JsonOut& out) { write_shard(out, shard); }, read_shard);
         EXPECT_EQ(back.index, 2);
         EXPECT_EQ(back.count, 3);
         EXPECT_EQ(back.plan_scenarios, 40u);
@@ -152,7 +165,9 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.load.seed = 7;
     config.load.slos = {{"ttft", 500}, {"tpot", 50}};
     for (const JsonFormat format : {protocol_json, report_json})
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_config(out, config); }, read_config),
+                  config);
     config.load.target_qps = 0;
     config.load.find_peak = true;
     config.load.peak_precision = 0.02;
@@ -160,9 +175,14 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.load.max_batch = 8;
     config.load.max_batch_wait_ms = 2.5;
     for (const JsonFormat format : {protocol_json, report_json})
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_config(out, config); }, read_config), config);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_config(out, config); }, read_config),
+                  config);
     shard.index = 4;
-    EXPECT_EQ(error_of([&] { through(protocol_json, [&](JsonOut& out) { write_shard(out, shard); }, read_shard); }),
+    EXPECT_EQ(error_of([&] {
+                  through(
+                      protocol_json, [&](JsonOut& out) { write_shard(out, shard); }, read_shard);
+              }),
               "test: field 'index' must be between 1 and count");
 }
 
@@ -190,7 +210,14 @@ TEST(ScenarioJson, AnOutcomeReadsBackTheSameThroughEveryFile) {
     search.peak_qps = 400;
     search.end = bench::peak_end_precision;
     search.steps.push_back({"coarse", 400, 398.5, 200, 200, 100, 0, true, "", {{"latency", 20, 2.5, 12.25}}});
-    search.steps.push_back({"coarse", 800, 790, 12, 200, 25, 3, false,
+    search.steps.push_back({"coarse",
+                            800,
+                            790,
+                            12,
+                            200,
+                            25,
+                            3,
+                            false,
                             "3 of 12 queries over the latency bound, enough to take p95 of 200 over it",
                             {{"latency", 20, 41.5, 99.75}}});
     outcome.result.peak_search = search;
@@ -227,8 +254,8 @@ TEST(ScenarioJson, APeakSearchWithoutAPeakReadsBackWithoutOne) {
     search.precision = 0.05;
     search.steps.push_back({"coarse", 10, 9.5, 3, 200, 0, 0, false, "why", {{"ttft", 5, 7, 8}}});
     for (const JsonFormat format : {protocol_json, report_json}) {
-        const bench::PeakSearch back = through(format, [&](JsonOut& out) { write_peak_search(out, search); },
-                                               read_peak_search);
+        const bench::PeakSearch back = through(
+            format, [&](JsonOut& out) { write_peak_search(out, search); }, read_peak_search);
         EXPECT_TRUE(std::isnan(back.peak_qps));
         EXPECT_EQ(back, search);
     }
@@ -237,7 +264,9 @@ TEST(ScenarioJson, APeakSearchWithoutAPeakReadsBackWithoutOne) {
 TEST(ScenarioJson, AccuracyKeepsItsCountsAndWritesTheirFractions) {
     const std::vector<bench::Accuracy> accuracy = {{"original", "val", 10, 7, 9}, {"empty", "none", 0, 0, 0}};
     for (const JsonFormat format : {protocol_json, report_json})
-        EXPECT_EQ(through(format, [&](JsonOut& out) { write_accuracy(out, accuracy); }, read_accuracy), accuracy);
+        EXPECT_EQ(through(
+                      format, [&](JsonOut& out) { write_accuracy(out, accuracy); }, read_accuracy),
+                  accuracy);
     JsonOut out(report_json);
     write_accuracy(out, accuracy);
     const rapidjson::Document written = FieldReader::parse(out.json(), "test");
@@ -250,10 +279,12 @@ TEST(ScenarioJson, AccuracyKeepsItsCountsAndWritesTheirFractions) {
         const rapidjson::Document document = FieldReader::parse(json, "report.json");
         return read_accuracy(FieldReader(document, "report.json"));
     };
-    EXPECT_EQ(error_of([&] {
-                  read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 4, "top5_correct": 3, "top1": 0.8, "top5": 0.6}})");
-              }),
-              "report.json: field 'm' needs 0 <= top1_correct <= top5_correct <= inputs, got 4, 3, 5");
+    EXPECT_EQ(
+        error_of([&] {
+            read_text(
+                R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 4, "top5_correct": 3, "top1": 0.8, "top5": 0.6}})");
+        }),
+        "report.json: field 'm' needs 0 <= top1_correct <= top5_correct <= inputs, got 4, 3, 5");
     EXPECT_EQ(error_of([&] { read_text(R"({"m": {"dataset": "d", "inputs": 5, "top1_correct": 1}})"); }),
               "report.json: field 'm.top5_correct' is missing");
 }

@@ -20,7 +20,8 @@ bench::PluginInfo info_with(std::uint8_t flags, const std::string& compiler) {
 }
 
 TEST(PluginBuild, ReadFromTheHandshakeFlags) {
-    const PluginBuild release = plugin_build_of(info_with(bench::build_recorded | bench::build_optimized, "GCC 12.2.0"));
+    const PluginBuild release =
+        plugin_build_of(info_with(bench::build_recorded | bench::build_optimized, "GCC 12.2.0"));
     EXPECT_TRUE(release.known);
     EXPECT_TRUE(release.optimized);
     EXPECT_FALSE(release.assertions);
@@ -28,10 +29,10 @@ TEST(PluginBuild, ReadFromTheHandshakeFlags) {
     EXPECT_EQ(release.compiler, "GCC 12.2.0");
 
     // clang's __clang_version__ ends in a space.
-    const PluginBuild sanitized = plugin_build_of(
-        info_with(bench::build_recorded | bench::build_assertions | bench::build_address_sanitizer |
-                      bench::build_thread_sanitizer | bench::build_memory_sanitizer,
-                  "Clang 14.0.6 "));
+    const PluginBuild sanitized =
+        plugin_build_of(info_with(bench::build_recorded | bench::build_assertions | bench::build_address_sanitizer |
+                                      bench::build_thread_sanitizer | bench::build_memory_sanitizer,
+                                  "Clang 14.0.6 "));
     EXPECT_FALSE(sanitized.optimized);
     EXPECT_TRUE(sanitized.assertions);
     EXPECT_EQ(sanitized.sanitizers, (std::vector<std::string>{"address", "thread", "memory"}));
@@ -43,7 +44,8 @@ TEST(PluginBuild, ReadFromTheHandshakeFlags) {
 }
 
 TEST(PluginBuild, NotRecordedIsUnknownWhateverTheOtherBits) {
-    const PluginBuild build = plugin_build_of(info_with(bench::build_optimized | bench::build_assertions, "GCC 12.2.0"));
+    const PluginBuild build =
+        plugin_build_of(info_with(bench::build_optimized | bench::build_assertions, "GCC 12.2.0"));
     EXPECT_EQ(build, PluginBuild{});
     EXPECT_EQ(build_text(build), "unknown");
     EXPECT_EQ(build_warning(build), "");

@@ -71,8 +71,9 @@ TEST(AbPairs, PluginOnlyInTheBaseIsNamedWithBothFoldersAndItsFile) {
     const Plan base = plan_of({scenario(base_dir, "model", "infer", 1), scenario(base_dir, "gone", "infer", 1)});
     const Plan next = plan_of({scenario(new_dir, "model", "infer", 1)});
     const std::string message = error_of(base, next);
-    EXPECT_TRUE(contains(message, "the two sides are not the same plugins: plugin performance/gone is in --base "
-                                  "/builds/base (/builds/base/performance/libgone.so) but not in --new /builds/new"))
+    EXPECT_TRUE(contains(message,
+                         "the two sides are not the same plugins: plugin performance/gone is in --base "
+                         "/builds/base (/builds/base/performance/libgone.so) but not in --new /builds/new"))
         << message;
     EXPECT_FALSE(contains(message, "performance/model")) << "a plugin on both sides is not a problem: " << message;
 }
@@ -81,8 +82,9 @@ TEST(AbPairs, PluginOnlyInTheNewIsNamedWithBothFoldersAndItsFile) {
     const Plan base = plan_of({scenario(base_dir, "model", "infer", 1)});
     const Plan next = plan_of({scenario(new_dir, "model", "infer", 1), scenario(new_dir, "added", "infer", 1)});
     const std::string message = error_of(base, next);
-    EXPECT_TRUE(contains(message, "plugin performance/added is in --new /builds/new "
-                                  "(/builds/new/performance/libadded.so) but not in --base /builds/base"))
+    EXPECT_TRUE(contains(message,
+                         "plugin performance/added is in --new /builds/new "
+                         "(/builds/new/performance/libadded.so) but not in --base /builds/base"))
         << message;
 }
 
@@ -92,9 +94,10 @@ TEST(AbPairs, BenchmarksOnOneSideOnlyAreListedPerSideWithTheSidesFiles) {
                                scenario(new_dir, "model", "newer_bench", 1)});
     const std::string message = error_of(base, next);
     // The last ";" of the list is dropped.
-    EXPECT_TRUE(contains(message, "plugin performance/model has other benchmarks on each side: only in --base "
-                                  "(/builds/base/performance/libmodel.so): old_bench; only in --new "
-                                  "(/builds/new/performance/libmodel.so): new_bench,newer_bench"))
+    EXPECT_TRUE(contains(message,
+                         "plugin performance/model has other benchmarks on each side: only in --base "
+                         "(/builds/base/performance/libmodel.so): old_bench; only in --new "
+                         "(/builds/new/performance/libmodel.so): new_bench,newer_bench"))
         << message;
     EXPECT_FALSE(contains(message, "newer_bench;")) << message;
 }
@@ -123,8 +126,9 @@ TEST(AbPairs, ScenarioOnlyOnOneSideIsNamedWithItsSide) {
     const Plan base = plan_of({scenario(base_dir, "model", "infer", 1), scenario(base_dir, "model", "infer", 8)});
     const Plan next = plan_of({scenario(new_dir, "model", "infer", 1), scenario(new_dir, "model", "infer", 16)});
     const std::string message = error_of(base, next);
-    EXPECT_TRUE(contains(message, "the plans of --base /builds/base and --new /builds/new differ (the plugins "
-                                  "declare other axes or variants): scenarios on one side only: "))
+    EXPECT_TRUE(contains(message,
+                         "the plans of --base /builds/base and --new /builds/new differ (the plugins "
+                         "declare other axes or variants): scenarios on one side only: "))
         << message;
     EXPECT_TRUE(contains(message, "performance/model/infer[size=8]")) << message;
     EXPECT_TRUE(contains(message, "performance/model/infer[size=8] (base)")) << message;  // each marked with its side

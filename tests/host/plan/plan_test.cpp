@@ -25,7 +25,8 @@ Discovery sample_discovery() {
     Discovery d;
     d.plugins.push_back(plugin("unit", "tensor_ops", {"dtype"}, {"matmul", "softmax"}));
     d.plugins.push_back(plugin("performance", "resnet50", {"variant", "batch_size"}, {"resnet50"}));
-    d.plugins.push_back(plugin("performance", "mock_benchmark", {"variant", "batch_size"}, {"mock_benchmark", "generate"}, true));
+    d.plugins.push_back(
+        plugin("performance", "mock_benchmark", {"variant", "batch_size"}, {"mock_benchmark", "generate"}, true));
     return d;
 }
 
@@ -114,8 +115,9 @@ TEST(Plan, DefaultValuesOfAnAxisAPluginDoesNotVaryOverAreNeverWarnedAbout) {
     options.command_line.axis_origins["variant"] = "--variants";
     plan = make_plan(sample_discovery(), options);
     ASSERT_EQ(plan.warnings.size(), 1u);
-    EXPECT_EQ(plan.warnings[0], "tensor_ops does not vary over variant: of eager,compiled,kernelized (--variants) only "
-                                "the first (eager) is used");
+    EXPECT_EQ(plan.warnings[0],
+              "tensor_ops does not vary over variant: of eager,compiled,kernelized (--variants) only "
+              "the first (eager) is used");
 }
 
 TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
@@ -126,7 +128,8 @@ TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     Plan plan = make_plan(discovery, options);
     EXPECT_EQ(ids(plan), (std::vector<std::string>{"performance/resnet50/resnet50[variant=eager,batch_size=1]",
                                                    "performance/resnet50/resnet50[variant=compiled,batch_size=1]"}));
-    EXPECT_EQ(plan.notes, std::vector<std::string>{"resnet50: kernelized not planned (the plugin declares eager,compiled)"});
+    EXPECT_EQ(plan.notes,
+              std::vector<std::string>{"resnet50: kernelized not planned (the plugin declares eager,compiled)"});
     EXPECT_TRUE(plan.warnings.empty());
 
     // A plugin not selected says nothing; one that does not say (0) gets all three.
@@ -142,8 +145,9 @@ TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     options.command_line.axis_origins["variant"] = "--variants";
     plan = make_plan(discovery, options);
     EXPECT_TRUE(plan.scenarios.empty());
-    EXPECT_EQ(plan.warnings, std::vector<std::string>{"resnet50: not planned: the plugin declares compiled, none of the "
-                                                      "variants asked for (eager,kernelized, from --variants)"});
+    EXPECT_EQ(plan.warnings,
+              std::vector<std::string>{"resnet50: not planned: the plugin declares compiled, none of the "
+                                       "variants asked for (eager,kernelized, from --variants)"});
 }
 
 TEST(Plan, ABenchmarkWithVariantsOfItsOwnIsPlannedWithThose) {
@@ -157,8 +161,8 @@ TEST(Plan, ABenchmarkWithVariantsOfItsOwnIsPlannedWithThose) {
                                                    "performance/resnet50/resnet50[variant=compiled,batch_size=1]",
                                                    "performance/resnet50/resnet50[variant=kernelized,batch_size=1]",
                                                    "performance/resnet50/train[variant=eager,batch_size=1]"}));
-    EXPECT_EQ(plan.notes,
-              std::vector<std::string>{"resnet50/train: compiled,kernelized not planned (the benchmark declares eager)"});
+    EXPECT_EQ(plan.notes, std::vector<std::string>{
+                              "resnet50/train: compiled,kernelized not planned (the benchmark declares eager)"});
     EXPECT_TRUE(plan.warnings.empty());
 
     // What it declares beyond its plugin's does not count: the plugin's say first.
@@ -196,8 +200,9 @@ TEST(Plan, ACustomAxisNoSelectedPluginVariesOverIsWarnedAbout) {
     Plan plan = make_plan(sample_discovery(), options);
     EXPECT_EQ(plan.scenarios.size(), 2u);  // not expanded
     ASSERT_EQ(plan.warnings.size(), 1u);
-    EXPECT_EQ(plan.warnings[0], "--axis seq_len: no selected plugin varies over 'seq_len' (a plugin declares its axes in "
-                                "BENCH_PLUGIN's .axes; `benchhost list` shows them), so its values are not used");
+    EXPECT_EQ(plan.warnings[0],
+              "--axis seq_len: no selected plugin varies over 'seq_len' (a plugin declares its axes in "
+              "BENCH_PLUGIN's .axes; `benchhost list` shows them), so its values are not used");
 
     // A plugin that declares it is swept over it.
     Discovery discovery = sample_discovery();
@@ -221,7 +226,8 @@ TEST(Plan, TheCommandLinesAxisOverridesAPluginSectionsCustomAxis) {
 TEST(Plan, AnEmptyPlanSaysWhatWasFoundAndWhatTheSelectionLeft) {
     Discovery discovery = sample_discovery();
     discovery.plugins_dir = "/plugins";
-    discovery.rejected.push_back({"/plugins/libstray.so", "not in a category folder (unit, integration or performance)", "", ""});
+    discovery.rejected.push_back(
+        {"/plugins/libstray.so", "not in a category folder (unit, integration or performance)", "", ""});
     discovery.rejected.push_back({"/plugins/unit/libbroken.so", "empty file", "unit", "broken"});
     RunOptions options = options_with_defaults();
     options.categories = {"integration"};
@@ -263,7 +269,8 @@ TEST(Plan, IncludeExcludeAndCategorySelect) {
 
     options.include = {"tensor_ops"};
     options.exclude = {"*softmax"};
-    EXPECT_EQ(ids(make_plan(sample_discovery(), options)), std::vector<std::string>{"unit/tensor_ops/matmul[dtype=float32]"});
+    EXPECT_EQ(ids(make_plan(sample_discovery(), options)),
+              std::vector<std::string>{"unit/tensor_ops/matmul[dtype=float32]"});
 
     options = options_with_defaults();
     options.categories = {"unit"};
@@ -279,15 +286,18 @@ TEST(Plan, IncludeMatchingNothingWarnsWithExamplesOfTheIds) {
     options.include = {"bert", "resnet"};
     Plan plan = make_plan(sample_discovery(), options);
     ASSERT_EQ(plan.warnings.size(), 1u);
-    EXPECT_EQ(plan.warnings[0], "--include 'bert' matches none of the 5 benchmarks (ids look like unit/tensor_ops/matmul, "
-                                "unit/tensor_ops/softmax, performance/resnet50/resnet50; `benchhost list` shows them all)");
+    EXPECT_EQ(plan.warnings[0],
+              "--include 'bert' matches none of the 5 benchmarks (ids look like unit/tensor_ops/matmul, "
+              "unit/tensor_ops/softmax, performance/resnet50/resnet50; `benchhost list` shows them all)");
     EXPECT_EQ(plan.benchmarks_included, 1u);
 
     options.categories = {"unit"};  // two ids: all shown
     plan = make_plan(sample_discovery(), options);
-    EXPECT_EQ(plan.warnings.at(0), "--include 'bert' matches none of the 2 benchmarks (unit/tensor_ops/matmul, "
-                                   "unit/tensor_ops/softmax)");
-    EXPECT_EQ(make_plan(Discovery{}, options).warnings.at(0), "--include 'bert' matches no benchmark (no benchmarks were found)");
+    EXPECT_EQ(plan.warnings.at(0),
+              "--include 'bert' matches none of the 2 benchmarks (unit/tensor_ops/matmul, "
+              "unit/tensor_ops/softmax)");
+    EXPECT_EQ(make_plan(Discovery{}, options).warnings.at(0),
+              "--include 'bert' matches no benchmark (no benchmarks were found)");
 }
 
 TEST(Plan, PluginSectionAddsCustomAxesAndParams) {
@@ -326,7 +336,9 @@ TEST(Plan, RoundsInterleaveVariantsInRotatingOrder) {
     ASSERT_EQ(plan.scenarios.size(), 6u);  // 3 variants x 2 batch sizes
     const std::vector<std::size_t> order = execution_order(plan, 3);
     ASSERT_EQ(order.size(), 18u);
-    const auto variant_at = [&](std::size_t k) { return std::string(bench::to_string(plan.scenarios[order[k]].config.variant)); };
+    const auto variant_at = [&](std::size_t k) {
+        return std::string(bench::to_string(plan.scenarios[order[k]].config.variant));
+    };
     const auto batch_at = [&](std::size_t k) { return plan.scenarios[order[k]].config.batch_size; };
     // Round 1: eager, compiled, kernelized of batch 1, then of batch 8; round 2 starts
     // each group with compiled, round 3 with kernelized.

@@ -1,6 +1,6 @@
 // Sharding a plan and merging the shards' runs back.
-#include "commands/merge_command.hpp"
 #include "plan/shard.hpp"
+#include "commands/merge_command.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,8 @@ Plan sample_plan() {
     Plan plan;
     for (const char* benchmark : {"a", "b", "c", "d", "e"})
         for (int batch : {1, 8})
-            for (const char* variant : {"eager", "compiled"}) plan.scenarios.push_back(scenario(benchmark, variant, batch));
+            for (const char* variant : {"eager", "compiled"})
+                plan.scenarios.push_back(scenario(benchmark, variant, batch));
     return plan;  // 20 scenarios in 10 groups of two variants
 }
 
@@ -75,9 +76,10 @@ TEST(Shard, EveryScenarioInExactlyOneShardAndVariantsTogether) {
         for (const auto& id : ids(part)) EXPECT_TRUE(all.insert(id).second) << id << " in two shards";
         // Both variants of a benchmark and batch size are in the same shard.
         for (const auto& s : part.scenarios) {
-            const int partners = static_cast<int>(std::count_if(part.scenarios.begin(), part.scenarios.end(), [&](const auto& o) {
-                return differ_only_in_variant(o.config, s.config);
-            }));
+            const int partners =
+                static_cast<int>(std::count_if(part.scenarios.begin(), part.scenarios.end(), [&](const auto& o) {
+                    return differ_only_in_variant(o.config, s.config);
+                }));
             EXPECT_EQ(partners, 2) << s.config.scenario_id();
         }
     }
@@ -103,7 +105,8 @@ TEST(Shard, BalancesByKnownCost) {
     for (const auto& s : plan.scenarios) costs[s.config.scenario_id()] = s.config.benchmark == "a" ? 100 : 1;
     const Plan first = shard_plan(plan, {1, 2}, costs), second = shard_plan(plan, {2, 2}, costs);
     const auto has_a = [](const Plan& p) {
-        return std::any_of(p.scenarios.begin(), p.scenarios.end(), [](const auto& s) { return s.config.benchmark == "a"; });
+        return std::any_of(p.scenarios.begin(), p.scenarios.end(),
+                           [](const auto& s) { return s.config.benchmark == "a"; });
     };
     // The two groups of a (batch 1 and 8: 200 s each) go to different shards.
     EXPECT_TRUE(has_a(first));
@@ -132,8 +135,8 @@ RunRecord shard_run(int index, int count, const Plan& plan, const std::string& f
 TEST(Merge, JoinsTheShardsOfOnePlan) {
     const Plan plan = sample_plan();
     const std::string fp = plan_fingerprint(plan);
-    const RunRecord merged = merge_shards({{"s2", shard_run(2, 3, plan, fp)}, {"s1", shard_run(1, 3, plan, fp)},
-                                           {"s3", shard_run(3, 3, plan, fp)}});
+    const RunRecord merged = merge_shards(
+        {{"s2", shard_run(2, 3, plan, fp)}, {"s1", shard_run(1, 3, plan, fp)}, {"s3", shard_run(3, 3, plan, fp)}});
     EXPECT_EQ(merged.outcomes.size(), plan.scenarios.size());
     std::set<std::string> merged_ids;
     for (const auto& o : merged.outcomes) merged_ids.insert(o.config.scenario_id());
@@ -162,13 +165,14 @@ TEST(Merge, NamesMissingDuplicatedAndForeignShards) {
     const std::string fp = plan_fingerprint(plan);
     EXPECT_EQ(merge_error({{"s1", shard_run(1, 3, plan, fp)}, {"s3", shard_run(3, 3, plan, fp)}}),
               "missing shards: 2/3");
-    EXPECT_EQ(merge_error({{"x", shard_run(1, 2, plan, fp)}, {"y", shard_run(1, 2, plan, fp)},
-                           {"z", shard_run(2, 2, plan, fp)}}),
-              "duplicated shards: shard 1 in both x and y");
+    EXPECT_EQ(
+        merge_error(
+            {{"x", shard_run(1, 2, plan, fp)}, {"y", shard_run(1, 2, plan, fp)}, {"z", shard_run(2, 2, plan, fp)}}),
+        "duplicated shards: shard 1 in both x and y");
     Plan other = plan;
     other.scenarios.pop_back();
-    const std::string different = merge_error({{"s1", shard_run(1, 2, plan, fp)},
-                                               {"t2", shard_run(2, 2, other, plan_fingerprint(other))}});
+    const std::string different =
+        merge_error({{"s1", shard_run(1, 2, plan, fp)}, {"t2", shard_run(2, 2, other, plan_fingerprint(other))}});
     EXPECT_NE(different.find("shards of different plans"), std::string::npos) << different;
     EXPECT_NE(different.find("t2 is shard 2/2"), std::string::npos) << different;
     RunRecord plain;

@@ -90,11 +90,13 @@ TEST(ModelComparison, FindsEachModelOfAScenario) {
 TEST(ModelComparison, ReportMdHasTheAccuracyAndPrecisionTables) {
     const std::string md = benchhost::markdown_report(comparison_record());
     EXPECT_NE(md.find("## Accuracy\n"), std::string::npos) << md;
-    EXPECT_NE(md.find("| torchscript_model | eager | float32 | 4 | original | 70.0% (7/10) | 90.0% (9/10) | /data/val | 9."),
-              std::string::npos)
+    EXPECT_NE(
+        md.find("| torchscript_model | eager | float32 | 4 | original | 70.0% (7/10) | 90.0% (9/10) | /data/val | 9."),
+        std::string::npos)
         << md;
-    EXPECT_NE(md.find("| torchscript_model | eager | bfloat16 | 4 | pruned | 60.0% (6/10) | 90.0% (9/10) | /data/val | 2."),
-              std::string::npos)
+    EXPECT_NE(
+        md.find("| torchscript_model | eager | bfloat16 | 4 | pruned | 60.0% (6/10) | 90.0% (9/10) | /data/val | 2."),
+        std::string::npos)
         << md;
     EXPECT_NE(md.find("## Precision side by side\n"), std::string::npos);
     // float32 against itself: 0; bfloat16 against float32: what the plugin recorded.

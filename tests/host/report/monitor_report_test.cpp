@@ -9,16 +9,16 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/error_of.hpp"
 #include <rapidjson/document.h>
+#include "../../support/error_of.hpp"
 
 #include "../../support/test_support.hpp"
 #include "cli/cli.hpp"
-#include "run/hardware_info.hpp"
+#include "config/run_config.hpp"
+#include "json/result_json.hpp"
 #include "report/report_reader.hpp"
 #include "report/report_writer.hpp"
-#include "json/result_json.hpp"
-#include "config/run_config.hpp"
+#include "run/hardware_info.hpp"
 
 namespace {
 
@@ -76,8 +76,9 @@ TEST(MonitorProtocol, ResultsWithoutMonitorsStillRead) {
 
 TEST(MonitorProtocol, BadMonitorsAreNamed) {
     const std::string head = R"({"status":"success","reason":"","series":[],"scalars":[],"info":{},)";
-    EXPECT_EQ(error_of([&] { result_from_json(head + R"("monitors":{"status":{}}})"); }).rfind(
-                  "result JSON: field 'monitors.status': a monitor's name must be", 0),
+    EXPECT_EQ(error_of([&] {
+                  result_from_json(head + R"("monitors":{"status":{}}})");
+              }).rfind("result JSON: field 'monitors.status': a monitor's name must be", 0),
               0u);
     EXPECT_EQ(error_of([&] { result_from_json(head + R"("monitors":{"gpu_metrics":{"available":1}}})"); }),
               "result JSON: field 'monitors.gpu_metrics.available' must be true or false");
@@ -196,8 +197,8 @@ TEST(MonitorOptions, IntervalFromYamlAndCommandLine) {
     const ParsedCommandLine parsed = parse_command_line(4, argv);
     ASSERT_TRUE(parsed.command.has_value());
     EXPECT_DOUBLE_EQ(std::get<RunCommand>(*parsed.command).options.monitor_interval_ms, 20);
-    const char* worker[] = {"benchhost", "worker", "--plugin", "p", "--symbol", "s", "--config", "c",
-                            "--result", "r", "--monitor-interval", "0"};
+    const char* worker[] = {"benchhost", "worker", "--plugin", "p", "--symbol",           "s",
+                            "--config",  "c",      "--result", "r", "--monitor-interval", "0"};
     const ParsedCommandLine worker_parsed = parse_command_line(12, worker);
     ASSERT_TRUE(worker_parsed.command.has_value());
     EXPECT_DOUBLE_EQ(std::get<WorkerCommand>(*worker_parsed.command).monitor_interval_ms, 0);
@@ -247,9 +248,10 @@ TEST(HardwareRecord, CalibrationCacheIsReadDefensively) {
     EXPECT_NE(read_calibration(dir / "array.json").at("error").find("not a JSON object"), std::string::npos);
     benchtest::write_file(dir / "deep.json", std::string(100000, '['));  // no stack overflow
     EXPECT_NE(read_calibration(dir / "deep.json").at("error").find("not valid JSON"), std::string::npos);
-    benchtest::write_file(dir / "good.json",
-                          R"({"version":1,"entries":{"Xeon|float32|threads=1":{"gflops":112.25,"method":"onednn_linear",)"
-                          R"("torch_version":"1.13.1","measured_at_unix":1},"odd":[1,2]},"note":{"a":true}})");
+    benchtest::write_file(
+        dir / "good.json",
+        R"({"version":1,"entries":{"Xeon|float32|threads=1":{"gflops":112.25,"method":"onednn_linear",)"
+        R"("torch_version":"1.13.1","measured_at_unix":1},"odd":[1,2]},"note":{"a":true}})");
     const auto calibration = read_calibration(dir / "good.json");
     EXPECT_EQ(calibration.at("file"), (dir / "good.json").string());
     EXPECT_EQ(calibration.at("peak Xeon|float32|threads=1"), "112.2 GFLOP/s (onednn_linear, LibTorch 1.13.1)");
@@ -262,7 +264,10 @@ TEST(HardwareRecord, PluginsAndLibTorchAsTheScenariosReported) {
     ScenarioOutcome outcome;
     outcome.config.plugin = "resnet50";
     outcome.plugin_version = "1.2.0";
-    outcome.result.info = {{"framework", "libtorch"}, {"torch_version", "1.13.1"}, {"mkldnn", "yes"}, {"threads", "1"},
+    outcome.result.info = {{"framework", "libtorch"},
+                           {"torch_version", "1.13.1"},
+                           {"mkldnn", "yes"},
+                           {"threads", "1"},
                            {"model", "ResNet-50"}};
     add_reported_facts(info, outcome);
     outcome.result.info["threads"] = "2";

@@ -15,8 +15,8 @@
 #include "../../support/profile_sample.hpp"
 #include "../../support/test_support.hpp"
 #include "report/files/profile_trace_reporter.hpp"
-#include "report/rendered_reports.hpp"
 #include "report/html/svg_chart.hpp"
+#include "report/rendered_reports.hpp"
 
 namespace {
 
@@ -64,15 +64,17 @@ TEST(ProfileReport, TheHtmlHasTheTablesTheComparisonWithEagerAndTheFlameGraphs) 
     EXPECT_NE(part.find("&lt;weird&gt; &amp; &quot;shapes&quot;"), std::string::npos);
     EXPECT_EQ(part.find("<weird>"), std::string::npos);
     // The module table: nesting, parameters, activations; an unknown count is "-".
-    EXPECT_NE(part.find("<tr data-depth=\"1\"><td style=\"padding-left:27px\"><code>layer1_0</code>"), std::string::npos);
+    EXPECT_NE(part.find("<tr data-depth=\"1\"><td style=\"padding-left:27px\"><code>layer1_0</code>"),
+              std::string::npos);
     EXPECT_NE(part.find("<td class=\"num\">215,808</td><td class=\"num\">1.00 MiB</td><td class=\"num\">2.00 MiB</td>"),
               std::string::npos)
         << part;
     // Two flame graphs a scenario, each frame with its share in its tooltip.
     EXPECT_EQ(count(part, "<svg class=\"chart flame-graph\""), 4u);
-    EXPECT_NE(part.find("data-frame=\"aten::mkldnn_convolution\" data-share=\"0.551724\"><title>aten::mkldnn_convolution: "
-                        "1.00 ms, 55.2% of all operators</title>"),
-              std::string::npos);
+    EXPECT_NE(
+        part.find("data-frame=\"aten::mkldnn_convolution\" data-share=\"0.551724\"><title>aten::mkldnn_convolution: "
+                  "1.00 ms, 55.2% of all operators</title>"),
+        std::string::npos);
     EXPECT_NE(part.find("<title>dnnl::execute: 40.0 ms, 80.0% of all samples</title>"), std::string::npos);
     // The trace file, linked.
     EXPECT_NE(part.find("<a href=\"traces/resnet50/resnet50_variant_eager_batch_size_1_20261122_115000.json\">"),
@@ -84,14 +86,17 @@ TEST(ProfileReport, TheMarkdownHasTheSameTables) {
     const auto section = md.find("## Where the time goes\n");
     ASSERT_NE(section, std::string::npos);
     const std::string part = md.substr(section);
-    EXPECT_NE(part.find("| `aten::mkldnn_convolution` | 53 | 6.00 ms | 65.8% | 6.50 ms | - | `[[1, 64, 16, 16], [64, 64, 3, "
-                        "3]]` |"),
-              std::string::npos)
+    EXPECT_NE(
+        part.find("| `aten::mkldnn_convolution` | 53 | 6.00 ms | 65.8% | 6.50 ms | - | `[[1, 64, 16, 16], [64, 64, 3, "
+                  "3]]` |"),
+        std::string::npos)
         << part;
-    EXPECT_NE(part.find("| `aten::conv2d` | 53 | 250 us | 2.7% | 6.75 ms | 820 MFLOP | `[[1, 3, 64, 64], [64, 3, 7, 7]]` |"),
-              std::string::npos)
+    EXPECT_NE(
+        part.find("| `aten::conv2d` | 53 | 250 us | 2.7% | 6.75 ms | 820 MFLOP | `[[1, 3, 64, 64], [64, 3, 7, 7]]` |"),
+        std::string::npos)
         << part;
-    EXPECT_NE(part.find("| `aten::relu_` | 49 | 375 us | 4.1% | 500 us | - | - |"), std::string::npos) << part;  // no shapes
+    EXPECT_NE(part.find("| `aten::relu_` | 49 | 375 us | 4.1% | 500 us | - | - |"), std::string::npos)
+        << part;  // no shapes
     EXPECT_NE(part.find("| `mkldnn_prepacked::conv2d_run` | - | 4.00 ms | new |"), std::string::npos) << part;
     EXPECT_NE(part.find("| &emsp;`layer1_0` | 1 | 1.25 ms | 10.0% | 75,008 | 1.00 MiB | 1.50 MiB |"), std::string::npos)
         << part;
@@ -108,13 +113,16 @@ TEST(ProfileReport, TheFlameGraphDrawsWhatCanBeSeenAndSaysWhenThereIsNothing) {
     chart.stacks = {{"a;b", 3}, {"a;c", 1}, {"a;c;tiny", 0.0001}, {"d", 0}};
     const std::string drawn = svg::flame_graph(chart);
     EXPECT_EQ(count(drawn, "<g class=\"frame "), 4u);  // all, a, b, c: tiny is under 0.1%
-    EXPECT_NE(drawn.find("data-frame=\"a\" data-share=\"1\"><title>a: 4.00 ms, 100.0% of all</title>"), std::string::npos)
+    EXPECT_NE(drawn.find("data-frame=\"a\" data-share=\"1\"><title>a: 4.00 ms, 100.0% of all</title>"),
+              std::string::npos)
         << drawn;
     EXPECT_NE(drawn.find("<title>b: 3.00 ms, 75.0% of all</title>"), std::string::npos);
     EXPECT_EQ(drawn.find("tiny"), std::string::npos);
     // Callees sit above their caller: b's box is a row above a's.
-    const std::regex y_of_a("data-frame=\"a\"[^>]*><title>[^<]*</title><rect class=\"box\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
-    const std::regex y_of_b("data-frame=\"b\"[^>]*><title>[^<]*</title><rect class=\"box\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+    const std::regex y_of_a(
+        "data-frame=\"a\"[^>]*><title>[^<]*</title><rect class=\"box\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+    const std::regex y_of_b(
+        "data-frame=\"b\"[^>]*><title>[^<]*</title><rect class=\"box\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
     std::smatch a, b;
     ASSERT_TRUE(std::regex_search(drawn, a, y_of_a));
     ASSERT_TRUE(std::regex_search(drawn, b, y_of_b));

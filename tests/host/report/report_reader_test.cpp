@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/test_support.hpp"
 #include "../../support/error_of.hpp"
+#include "../../support/test_support.hpp"
 #include "json/report_schema.hpp"
 #include "report/report_writer.hpp"
 

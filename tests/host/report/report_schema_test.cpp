@@ -55,7 +55,8 @@ void check_schema_node(const Document& root, const Value& node, const std::strin
         ASSERT_TRUE(node["$ref"].IsString()) << where;
         const std::string ref = node["$ref"].GetString();
         ASSERT_EQ(ref.rfind("#/", 0), 0u) << where << ": only local references: " << ref;
-        EXPECT_NE(rapidjson::Pointer(ref.substr(1).c_str()).Get(root), nullptr) << where << ": $ref " << ref << " does not resolve";
+        EXPECT_NE(rapidjson::Pointer(ref.substr(1).c_str()).Get(root), nullptr)
+            << where << ": $ref " << ref << " does not resolve";
     }
     if (node.HasMember("type")) {
         const Value& type = node["type"];
@@ -104,8 +105,8 @@ void check_schema_node(const Document& root, const Value& node, const std::strin
         ASSERT_TRUE(node["required"].IsArray() && !node["required"].Empty()) << where << ": required";
         for (const auto& name : node["required"].GetArray()) {
             ASSERT_TRUE(name.IsString()) << where << ": required";
-            EXPECT_EQ(declared.count(name.GetString()), 1u) << where << ": required '" << name.GetString()
-                                                            << "' is not a declared property";
+            EXPECT_EQ(declared.count(name.GetString()), 1u)
+                << where << ": required '" << name.GetString() << "' is not a declared property";
         }
     }
     if (node.HasMember("patternProperties")) {
@@ -151,7 +152,8 @@ TEST(ReportSchema, BothFilesAreDocumentedDraft04Schemas) {
         ASSERT_TRUE(schema.IsObject());
         ASSERT_TRUE(schema.HasMember("$schema"));
         EXPECT_STREQ(schema["$schema"].GetString(), "http://json-schema.org/draft-04/schema#");
-        for (const char* key : {"title", "description"}) EXPECT_TRUE(schema.HasMember(key) && schema[key].IsString()) << key;
+        for (const char* key : {"title", "description"})
+            EXPECT_TRUE(schema.HasMember(key) && schema[key].IsString()) << key;
         // The format's version: an integer, one of the versions the schema describes.
         const Value* version = rapidjson::Pointer("/properties/schema_version").Get(schema);
         ASSERT_NE(version, nullptr);
@@ -264,7 +266,8 @@ TEST(ReportSchema, HandMadeReportsThatFollowTheFormatMatch) {
 void expect_rejected(const Document& schema, const Document& document, std::initializer_list<const char*> expected) {
     const std::string message = schema_violation(schema, document);
     ASSERT_FALSE(message.empty()) << "accepted, but should not be";
-    for (const char* part : expected) EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+    for (const char* part : expected)
+        EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
 }
 
 TEST(ReportSchema, AMissingFieldIsNamed) {
@@ -382,7 +385,8 @@ TEST(ReportSchema, OptionalStatisticsFieldsMatchWhenPresent) {
     Document summary = parse(good_summary);
     set(summary, "/results/0/headline/latency/ci95_median", "[1.9, 2.1]");
     set(summary, "/results/0/headline/latency/cv", "null");
-    set(summary, "/results/0/speedup_over_eager", R"({"latency": {"value": null, "ci95": null, "baseline_scenario_id": "x"}})");
+    set(summary, "/results/0/speedup_over_eager",
+        R"({"latency": {"value": null, "ci95": null, "baseline_scenario_id": "x"}})");
     set(summary, "/results/0/rounds", "2");
     EXPECT_EQ(schema_violation(summary_schema(), summary), "");
 

@@ -13,13 +13,13 @@
 
 #include <gtest/gtest.h>
 
-#include "../../support/builders.hpp"
 #include <rapidjson/document.h>
+#include "../../support/builders.hpp"
 
 #include "../../support/report_schema.hpp"
-#include "util/atomic_file.hpp"
-#include "run/hardware_info.hpp"
 #include "model/run_record.hpp"
+#include "run/hardware_info.hpp"
+#include "util/atomic_file.hpp"
 
 namespace {
 
@@ -352,8 +352,8 @@ TEST_F(ReportWriterTest, SummaryHasMetadataTotalsAndOneEntryPerScenario) {
         const auto& entry = results[i];
         EXPECT_EQ(str(member(entry, "scenario_id")), ids[i]);
         EXPECT_EQ(str(member(entry, "status")), statuses[i]);
-        for (const char* key : {"category", "plugin", "benchmark", "scenario_name", "reason", "variant", "dtype",
-                                "device", "report"}) {
+        for (const char* key :
+             {"category", "plugin", "benchmark", "scenario_name", "reason", "variant", "dtype", "device", "report"}) {
             EXPECT_TRUE(member(entry, key).IsString()) << key;
         }
         EXPECT_EQ(member(entry, "batch_size").GetInt(), 4);
@@ -414,8 +414,8 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     EXPECT_EQ(ok[5], "4");
     EXPECT_EQ(ok[6], "float32");
     EXPECT_EQ(ok[7], "success");
-    EXPECT_DOUBLE_EQ(std::stod(ok[8]), 3);    // mean
-    EXPECT_DOUBLE_EQ(std::stod(ok[9]), 3);    // p50
+    EXPECT_DOUBLE_EQ(std::stod(ok[8]), 3);  // mean
+    EXPECT_DOUBLE_EQ(std::stod(ok[9]), 3);  // p50
     EXPECT_DOUBLE_EQ(std::stod(ok[10]), 4.6);  // p90
     EXPECT_DOUBLE_EQ(std::stod(ok[11]), 4.8);  // p95
     EXPECT_DOUBLE_EQ(std::stod(ok[12]), 4.96);  // p99
@@ -426,7 +426,7 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     EXPECT_EQ(ok[17], "abc123");
 
     const auto& skipped = rows[2];
-    EXPECT_EQ(skipped[0], "");      // no framework
+    EXPECT_EQ(skipped[0], "");  // no framework
     EXPECT_EQ(skipped[1], "beta");  // model falls back to the plugin name
     EXPECT_EQ(skipped[7], "skipped");
     for (std::size_t i = 8; i <= 15; ++i) EXPECT_EQ(skipped[i], "") << i;
@@ -455,7 +455,8 @@ TEST_F(ReportWriterTest, UnwritableFolderNamesTheFile) {
         benchhost::write_reports(record, blocker);
         FAIL() << "expected an error";
     } catch (const std::runtime_error& error) {
-        EXPECT_NE(std::string(error.what()).find("cannot write " + (blocker / "alpha" / "alpha_20261122_115000.json").string()),
+        EXPECT_NE(std::string(error.what())
+                      .find("cannot write " + (blocker / "alpha" / "alpha_20261122_115000.json").string()),
                   std::string::npos)
             << error.what();
     }
@@ -463,9 +464,9 @@ TEST_F(ReportWriterTest, UnwritableFolderNamesTheFile) {
 
 TEST(RunTotals, CountsEveryFailureKindAndTheRate) {
     RunRecord record;
-    for (const auto status : {bench::Status::success, bench::Status::success, bench::Status::success,
-                              bench::Status::skipped, bench::Status::failed, bench::Status::crashed,
-                              bench::Status::timed_out, bench::Status::exited}) {
+    for (const auto status :
+         {bench::Status::success, bench::Status::success, bench::Status::success, bench::Status::skipped,
+          bench::Status::failed, bench::Status::crashed, bench::Status::timed_out, bench::Status::exited}) {
         ScenarioOutcome outcome;
         outcome.result.status = status;
         record.outcomes.push_back(outcome);

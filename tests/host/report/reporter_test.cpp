@@ -34,20 +34,23 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
     std::vector<std::string> names;
     for (const ReporterInfo& info : reporter_registry()) names.push_back(info.name);
     // report.md and report.html after the comparison, whose verdicts they show.
-    EXPECT_EQ(names, (std::vector<std::string>{"progress", "plugin-json", "profile-trace", "csv", "gbench-json",
-                                               "summary", "console", "comparison", "markdown", "html", "junit",
-                                               "summary-md"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"progress", "plugin-json", "profile-trace", "csv", "gbench-json", "summary",
+                                        "console", "comparison", "markdown", "html", "junit", "summary-md"}));
     EXPECT_EQ(optional_format_names(), (std::vector<std::string>{"gbench-json", "junit", "summary-md"}));
     EXPECT_EQ(file_reporter_names({}),
               (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "summary", "markdown", "html"}));
-    EXPECT_EQ(file_reporter_names({"gbench-json"}), (std::vector<std::string>{"plugin-json", "profile-trace", "csv",
-                                                                              "gbench-json", "summary", "markdown", "html"}));
+    EXPECT_EQ(file_reporter_names({"gbench-json"}),
+              (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "gbench-json", "summary", "markdown",
+                                        "html"}));
     try {
         const ReporterSettings settings;
         make_reporter("xml", settings);
         FAIL() << "an unknown reporter was made";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, profile-trace, csv"), std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("unknown reporter 'xml' (known: progress, plugin-json, profile-trace, csv"),
+            std::string::npos)
             << e.what();
     }
 }
@@ -57,14 +60,13 @@ TEST(ReporterRegistry, EveryFileReporterWritesItsFilesAtTheEnd) {
     ::unsetenv("GITHUB_STEP_SUMMARY");  // summary-md would append to a CI job's summary
     ReporterSettings settings;
     settings.output_dir = dir.path();
-    ReporterMultiplex reporters =
-        make_reporters(file_reporter_names({"gbench-json", "junit", "summary-md"}), settings);
+    ReporterMultiplex reporters = make_reporters(file_reporter_names({"gbench-json", "junit", "summary-md"}), settings);
     const RunRecord record = small_run();
     reporters.run_finished(record);
     EXPECT_TRUE(reporters.errors().empty()) << reporters.errors().front();
-    for (const char* file : {"alpha/alpha_20261122_115000.json", "beta/beta_20261122_115000.json",
-                             "benchmark_results_20261122_115000.csv", "report.md", "report.html", "gbench.json",
-                             "benchmark_summary.json", "junit.xml", "summary.md"})
+    for (const char* file :
+         {"alpha/alpha_20261122_115000.json", "beta/beta_20261122_115000.json", "benchmark_results_20261122_115000.csv",
+          "report.md", "report.html", "gbench.json", "benchmark_summary.json", "junit.xml", "summary.md"})
         EXPECT_TRUE(fs::exists(dir.path() / file)) << file;
     EXPECT_EQ(reporters.files().size(), 9u);
     EXPECT_EQ(reporters.exit_status(), 0);

@@ -63,7 +63,8 @@ ScenarioOutcome new_side(const std::string& benchmark, Shape shape, std::size_t 
 }
 
 ScenarioOutcome base_side(const std::string& benchmark, std::size_t rounds = moments.size()) {
-    return in_rounds(benchmark, rounds, 10, [](std::size_t) { return 1.0; }, 100);
+    return in_rounds(
+        benchmark, rounds, 10, [](std::size_t) { return 1.0; }, 100);
 }
 
 std::string id_of(const std::string& benchmark) { return "performance/ab/" + benchmark; }
@@ -189,13 +190,12 @@ TEST(AbLoop, DecidedScenariosStopAfterTheirFirstPairsWhichAlternateTheSideThatRu
     EXPECT_TRUE(notes.empty()) << notes.front();
     // One pair of each scenario at a time; A B, then B A, then A B.
     EXPECT_EQ(ab.executions.seen,
-              (std::vector<std::string>{
-                  "1/12 performance/ab/slower (base)", "2/12 performance/ab/slower (new)",
-                  "3/12 performance/ab/same (base)", "4/12 performance/ab/same (new)",
-                  "5/12 performance/ab/slower (new)", "6/12 performance/ab/slower (base)",
-                  "7/12 performance/ab/same (new)", "8/12 performance/ab/same (base)",
-                  "9/12 performance/ab/slower (base)", "10/12 performance/ab/slower (new)",
-                  "11/12 performance/ab/same (base)", "12/12 performance/ab/same (new)"}));
+              (std::vector<std::string>{"1/12 performance/ab/slower (base)", "2/12 performance/ab/slower (new)",
+                                        "3/12 performance/ab/same (base)", "4/12 performance/ab/same (new)",
+                                        "5/12 performance/ab/slower (new)", "6/12 performance/ab/slower (base)",
+                                        "7/12 performance/ab/same (new)", "8/12 performance/ab/same (base)",
+                                        "9/12 performance/ab/slower (base)", "10/12 performance/ab/slower (new)",
+                                        "11/12 performance/ab/same (base)", "12/12 performance/ab/same (new)"}));
 }
 
 TEST(AbLoop, AnInconclusiveScenarioRunsMorePairsUpToMaxRounds) {
@@ -228,8 +228,8 @@ TEST(AbLoop, EveryScenarioRunsItsFirstPairsButNoMoreStartPastTheTimeLimit) {
 
 TEST(AbLoop, ASideThatStopsSucceedingEndsTheScenariosPairs) {
     // "breaks" has two rounds on each side: its third pair runs, and is skipped on both.
-    AbRun ab({{"breaks", base_side("breaks", 2), new_side("breaks", Shape::unsure, 2)},
-              scenario("unsure", Shape::unsure)});
+    AbRun ab(
+        {{"breaks", base_side("breaks", 2), new_side("breaks", Shape::unsure, 2)}, scenario("unsure", Shape::unsure)});
     const std::vector<std::string> notes = ab.run(loop_options(3, 6));
     EXPECT_EQ(ab.executions.pairs_of("breaks"), 3u);
     EXPECT_EQ(ab.executions.pairs_of("unsure"), 6u);
@@ -331,9 +331,9 @@ TEST(AbLoop, AScenarioLeftInconclusiveByItsConfirmationAtMaxRoundsStaysSo) {
     options.confirm = 1;
     const std::vector<std::string> notes = ab.run(options);
     EXPECT_EQ(ab.executions.pairs_of("flip"), 4u);
-    EXPECT_EQ(notes, (std::vector<std::string>{
-                         "still inconclusive after --max-rounds 4 pairs: performance/ab/flip",
-                         "0 of 1 scenario found slower stayed slower over 1 more pair (--confirm)"}));
+    EXPECT_EQ(notes,
+              (std::vector<std::string>{"still inconclusive after --max-rounds 4 pairs: performance/ab/flip",
+                                        "0 of 1 scenario found slower stayed slower over 1 more pair (--confirm)"}));
 }
 
 }  // namespace

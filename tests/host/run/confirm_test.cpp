@@ -144,9 +144,9 @@ ScenarioOutcome slow_in_three_rounds() {
 
 TEST(Confirm, OnlyScenariosSlowerThanTheirBaselineRunAgainInterleavedAfterTheirRounds) {
     // not_in_base is slower but has no baseline; not_run is in the baseline but did not run.
-    Confirmation c({"slow_a", "same_b", "not_in_base", "not_run", "slow_c"},
-                   {measured("slow_a", 14, 1), measured("same_b", 10, 2), measured("not_in_base", 14, 3),
-                    slow_in_three_rounds()});
+    Confirmation c(
+        {"slow_a", "same_b", "not_in_base", "not_run", "slow_c"},
+        {measured("slow_a", 14, 1), measured("same_b", 10, 2), measured("not_in_base", 14, 3), slow_in_three_rounds()});
     const RunRecord base = baseline({"slow_a", "same_b", "not_run", "slow_c"});
     // What the comparison says before the confirmation.
     ASSERT_EQ(scenario_verdict(compare_outcomes(base.outcomes[0], c.record.outcomes[0], {})), Verdict::slower);
@@ -157,10 +157,10 @@ TEST(Confirm, OnlyScenariosSlowerThanTheirBaselineRunAgainInterleavedAfterTheirR
     EXPECT_EQ(flagged, (std::vector<std::string>{id_of("slow_a"), id_of("slow_c")}));
     // Round k of every flagged scenario before round k + 1 of any; a scenario whose
     // confirmation round failed has its later ones skipped, and they still count.
-    EXPECT_EQ(c.executions.seen, (std::vector<std::string>{"1/4 performance/p/slow_a (confirming)",
-                                                           "2/4 performance/p/slow_c (confirming)",
-                                                           "3/4 performance/p/slow_a (confirming)",
-                                                           "4/4 performance/p/slow_c (confirming)"}));
+    EXPECT_EQ(
+        c.executions.seen,
+        (std::vector<std::string>{"1/4 performance/p/slow_a (confirming)", "2/4 performance/p/slow_c (confirming)",
+                                  "3/4 performance/p/slow_a (confirming)", "4/4 performance/p/slow_c (confirming)"}));
     // The confirmation's rounds are numbered after the rounds each scenario had.
     EXPECT_EQ(c.journaled(), (std::vector<std::string>{id_of("slow_a") + " round 2", id_of("slow_c") + " round 4"}));
 

@@ -55,7 +55,8 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     EXPECT_EQ(contents.runs[2].second, 2);
     EXPECT_TRUE(std::isnan(contents.runs[0].first.result.series[0].samples[1]));  // round-trips exactly
     EXPECT_EQ(contents.runs[0].first.plugin_path, fs::path("/plugins/unit/libp.so"));
-    EXPECT_EQ(contents.runs[0].first.plugin_build, (PluginBuild{true, false, true, {"address"}, "GCC 12.2.0", "c++", ""}));
+    EXPECT_EQ(contents.runs[0].first.plugin_build,
+              (PluginBuild{true, false, true, {"address"}, "GCC 12.2.0", "c++", ""}));
     EXPECT_FALSE(contents.truncated);
 
     const std::vector<ScenarioOutcome> outcomes = replay_journal(contents);
@@ -106,12 +107,11 @@ TEST(Journal, ALineCutShortByAKillIsIgnoredAndDroppedByTheNextRun) {
 
 TEST(Journal, ABrokenLineIsAnErrorNamingTheFileAndLine) {
     benchtest::TempDir dir;
-    {
-        RunJournal journal(dir.path(), header());
-    }
+    { RunJournal journal(dir.path(), header()); }
     {
         std::ofstream out(dir.path() / journal_file_name, std::ios::app);
-        out << R"({"round":1})" << "\n";
+        out << R"({"round":1})"
+            << "\n";
     }
     try {
         read_journal(dir.path());
@@ -127,7 +127,8 @@ TEST(Journal, ANewerVersionIsRefused) {
     benchtest::TempDir dir;
     {
         std::ofstream out(dir.path() / journal_file_name);
-        out << R"({"journal":"benchhost run journal","version":99})" << "\n";
+        out << R"({"journal":"benchhost run journal","version":99})"
+            << "\n";
     }
     try {
         read_journal(dir.path());

@@ -139,10 +139,10 @@ TEST(RunLoop, TheRoundsAResumedRunHasAreNotRunAgain) {
     const Ran ran = run_plan_of(plan, record, 3);
     // Only the third round of a runs (and, planned as skipped, fails the scenario); the
     // last round of b is the one that says b was reported before.
-    EXPECT_EQ(ran.events, (std::vector<std::string>{"skipped 1/6 unit/p/a", "skipped 2/6 unit/p/b",
-                                                    "skipped 3/6 unit/p/a", "skipped 4/6 unit/p/b",
-                                                    "started 5/6 unit/p/a", "ended unit/p/a", "finished 5/6 unit/p/a",
-                                                    "resumed 6/6 unit/p/b", "ended unit/p/b"}));
+    EXPECT_EQ(ran.events,
+              (std::vector<std::string>{"skipped 1/6 unit/p/a", "skipped 2/6 unit/p/b", "skipped 3/6 unit/p/a",
+                                        "skipped 4/6 unit/p/b", "started 5/6 unit/p/a", "ended unit/p/a",
+                                        "finished 5/6 unit/p/a", "resumed 6/6 unit/p/b", "ended unit/p/b"}));
     EXPECT_EQ(ran.journaled, (std::vector<std::string>{"unit/p/a round 3"}));
     ASSERT_EQ(record.outcomes.size(), 2u);
     EXPECT_EQ(record.outcomes[0].rounds, 3);

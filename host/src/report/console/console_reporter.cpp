@@ -61,8 +61,8 @@ constexpr std::size_t note_room = 16;  // narrower than this, notes go under the
 
 // The columns after the axes.
 const std::vector<TableColumn> figure_columns = {
-    {"STATUS", Align::left},      {"MEDIAN", Align::right},   {"95% CI", Align::right}, {"P95", Align::right},
-    {"THROUGHPUT", Align::right, true}, {"VS EAGER", Align::right},
+    {"STATUS", Align::left}, {"MEDIAN", Align::right},           {"95% CI", Align::right},
+    {"P95", Align::right},   {"THROUGHPUT", Align::right, true}, {"VS EAGER", Align::right},
 };
 
 // STATUS to VS EAGER, and the note, of a scenario.
@@ -192,7 +192,8 @@ void benchmark_tables(std::string& out, const RunFigures& figures, const Benchma
             out += std::string(table_indent, ' ') + rendered.substr(at, end - at) + "\n";
             at = end + 1;
             if (line_number == 0 || note_column) continue;  // the header, or the notes are in their column
-            const std::string& reason = figures.scenarios[table.rows[rows[line_number - 1]].scenario].outcome->result.reason;
+            const std::string& reason =
+                figures.scenarios[table.rows[rows[line_number - 1]].scenario].outcome->result.reason;
             if (reason.find_first_not_of(" \t\r\n") != std::string::npos)
                 out += std::string(2 * table_indent, ' ') + one_line(reason, line_limit - 2 * table_indent) + "\n";
         }
@@ -205,13 +206,14 @@ std::string format_summary_table(const RunRecord& given) {
     std::optional<RunRecord> storage;
     const RunFigures figures = compute_figures(with_statistics(given, storage));
     std::string out;
-    if (!figures.fixed_axes.empty()) append_wrapped(out, "Axes with one value in this run: " + axes_text(figures.fixed_axes), 4);
+    if (!figures.fixed_axes.empty())
+        append_wrapped(out, "Axes with one value in this run: " + axes_text(figures.fixed_axes), 4);
     for (const CategoryTables& category : figures.categories) {
         if (category.totals.ran() == 0) continue;
         if (!out.empty()) out += '\n';
-        out += category.category + ": " + plural(static_cast<std::size_t>(category.totals.ran()), "scenario", "scenarios") +
-               " ran" + (category.totals.skipped > 0 ? ", " + std::to_string(category.totals.skipped) + " skipped" : "") +
-               "\n";
+        out += category.category + ": " +
+               plural(static_cast<std::size_t>(category.totals.ran()), "scenario", "scenarios") + " ran" +
+               (category.totals.skipped > 0 ? ", " + std::to_string(category.totals.skipped) + " skipped" : "") + "\n";
         for (const BenchmarkTable& table : category.tables) benchmark_tables(out, figures, table);
     }
 

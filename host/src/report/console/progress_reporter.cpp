@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <memory>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include <spdlog/pattern_formatter.h>
 
@@ -21,8 +21,7 @@ std::string format_duration(double seconds) {
     char text[32];
     if (total >= 3600)
         std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
-    else
-        std::snprintf(text, sizeof text, "%lld:%02lld", total / 60, total % 60);
+    else std::snprintf(text, sizeof text, "%lld:%02lld", total / 60, total % 60);
     return text;
 }
 
@@ -63,7 +62,8 @@ ProgressState ProgressClock::state() const {
     state.done = done_;
     state.total = total_;
     state.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (timed_ > 0) state.estimate_left_s = timed_s_ / static_cast<double>(timed_) * static_cast<double>(total_ - done_);
+    if (timed_ > 0)
+        state.estimate_left_s = timed_s_ / static_cast<double>(timed_) * static_cast<double>(total_ - done_);
     return state;
 }
 

@@ -41,7 +41,7 @@ class ProgressClock {
 public:
     explicit ProgressClock(std::size_t total);
     void finished_one();  // an execution ended
-    void skipped_one();   // an execution was not run (already reported): takes no time
+    void skipped_one();  // an execution was not run (already reported): takes no time
     ProgressState state() const;
 
 private:

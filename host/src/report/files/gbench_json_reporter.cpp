@@ -84,9 +84,9 @@ void write_context(Writer& out, const RunRecord& record) {
     std::string build_type = hardware_fact(record.hardware, "build", "build_type");
     std::transform(build_type.begin(), build_type.end(), build_type.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool release = optimized.empty() ? (build_type == "release" || build_type == "relwithdebinfo" ||
-                                              build_type == "minsizerel")
-                                           : optimized == "yes";
+    const bool release = optimized.empty()
+                             ? (build_type == "release" || build_type == "relwithdebinfo" || build_type == "minsizerel")
+                             : optimized == "yes";
     string_field(out, "library_build_type", release ? "release" : "debug");
     // Custom context, as benchmark::AddCustomContext adds it.
     string_field(out, "benchhost_version", record.host_version);
@@ -103,12 +103,12 @@ struct Exported {
     const char* unit = "ms";
     std::vector<double> samples;
     const SeriesStatistics* statistics = nullptr;  // computed when the scenario ended
-    double factor = 1;                             // from the series' unit to `unit`
+    double factor = 1;  // from the series' unit to `unit`
 };
 
 std::vector<Exported> exported_series(const RunRecord& record) {
     std::vector<Exported> out;
-    std::map<std::string, long long> families;   // benchmark id + series -> family_index
+    std::map<std::string, long long> families;  // benchmark id + series -> family_index
     std::map<std::string, long long> instances;  // the same -> instances so far
     for (const auto& outcome : record.outcomes) {
         if (outcome.result.status != bench::Status::success || !outcome.statistics.computed) continue;
@@ -217,11 +217,10 @@ std::size_t gbench_iteration_count(const RunRecord& given) {
 /// gbench.json in the run folder (`run --format gbench-json`), or the file or standard
 /// output that `export --output` names.
 std::unique_ptr<Reporter> make_gbench_json_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(settings, {.name = "gbench.json",
-                                         .render = [](const RunRecord& record, const Comparison*) {
-                                             return to_gbench_json(record);
-                                         },
-                                         .at_checkpoints = true});
+    return make_file_reporter(
+        settings, {.name = "gbench.json",
+                   .render = [](const RunRecord& record, const Comparison*) { return to_gbench_json(record); },
+                   .at_checkpoints = true});
 }
 
 }  // namespace benchhost

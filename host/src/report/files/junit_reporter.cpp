@@ -120,8 +120,8 @@ std::string junit_xml(const std::vector<JUnitCase>& cases, std::string_view name
         for (const JUnitCase* test : suite.cases) {
             out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml_text(test->suite),
                                xml_text(test->name), test->seconds);
-            const char* element = test->result == JUnitCase::Result::failure ? "failure"
-                                  : test->result == JUnitCase::Result::error ? "error"
+            const char* element = test->result == JUnitCase::Result::failure   ? "failure"
+                                  : test->result == JUnitCase::Result::error   ? "error"
                                   : test->result == JUnitCase::Result::skipped ? "skipped"
                                                                                : nullptr;
             if (element == nullptr && test->output.empty()) {
@@ -145,11 +145,10 @@ std::string junit_xml(const std::vector<JUnitCase>& cases, std::string_view name
 // junit.xml in the run folder (`run --format junit`): the scenarios, and with --baseline
 // the comparison's verdicts.
 std::unique_ptr<Reporter> make_junit_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(settings, {.name = "junit.xml",
-                                         .render = [](const RunRecord& record, const Comparison* comparison) {
-                                             return junit_xml(junit_cases(record, comparison), "benchhost",
-                                                              record.started_at);
-                                         }});
+    return make_file_reporter(
+        settings, {.name = "junit.xml", .render = [](const RunRecord& record, const Comparison* comparison) {
+                       return junit_xml(junit_cases(record, comparison), "benchhost", record.started_at);
+                   }});
 }
 
 }  // namespace benchhost

@@ -23,13 +23,13 @@ namespace benchhost {
 
 struct JUnitCase {
     std::string suite;  // "performance/mock_benchmark"
-    std::string name;   // the scenario's name: "mock_benchmark[variant=eager,batch_size=1]"
+    std::string name;  // the scenario's name: "mock_benchmark[variant=eager,batch_size=1]"
     double seconds = 0;
     enum class Result { passed, failure, error, skipped } result = Result::passed;
-    std::string type;     // of a failure or an error: "slower", "failed", "crashed", ...
+    std::string type;  // of a failure or an error: "slower", "failed", "crashed", ...
     std::string message;  // one line
-    std::string text;     // the details: every evidence line, the worker's last lines
-    std::string output;   // <system-out>
+    std::string text;  // the details: every evidence line, the worker's last lines
+    std::string output;  // <system-out>
 };
 
 /// An empty test case for a scenario id (category/plugin/scenario): the suite is the

@@ -56,7 +56,8 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     for (const auto& series : result.series) {
         if (!written.insert(series.name).second) continue;
         const SeriesStatistics* statistics = outcome.statistics.find(series.name);
-        if (statistics == nullptr) throw std::logic_error("the statistics of " + config.scenario_id() + " were not computed");
+        if (statistics == nullptr)
+            throw std::logic_error("the statistics of " + config.scenario_id() + " were not computed");
         out.key(series.name);
         write_series(out, series, statistics);
     }

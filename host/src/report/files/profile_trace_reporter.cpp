@@ -17,7 +17,8 @@ std::string profile_trace_file(const ScenarioOutcome& outcome, const std::string
     if (profile.trace.empty()) return {};
     std::string name = outcome.config.scenario_name;
     for (char& c : name)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+              c == '_'))
             c = '_';
     while (!name.empty() && name.back() == '_') name.pop_back();  // "resnet50[...]": no "_" before the time
     return (std::filesystem::path("traces") / outcome.config.plugin / (name + "_" + timestamp + ".json")).string();

@@ -1,10 +1,9 @@
 // The trace of a profiled scenario (--profile): traces/<plugin>/<scenario>_<timestamp>.json
-// in the run folder (a folder of its own: the plugin folders hold the plugin reports), in the Chrome trace event format (JSON: {"traceEvents": [...]}), which
-// Perfetto (ui.perfetto.dev) and chrome://tracing open. Each profiled call, module and
-// operator is a complete event ("ph": "X") with its start and duration in microseconds
-// from the first event, on its thread; an operator's input shapes are its args. Written
-// by the profile-trace reporter when the scenario ends; this file is the format's one
-// writer (nothing reads it back).
+// in the run folder (a folder of its own: the plugin folders hold the plugin reports), in the Chrome trace event format
+// (JSON: {"traceEvents": [...]}), which Perfetto (ui.perfetto.dev) and chrome://tracing open. Each profiled call,
+// module and operator is a complete event ("ph": "X") with its start and duration in microseconds from the first event,
+// on its thread; an operator's input shapes are its args. Written by the profile-trace reporter when the scenario ends;
+// this file is the format's one writer (nothing reads it back).
 #pragma once
 
 #include <filesystem>

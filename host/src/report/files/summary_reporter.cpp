@@ -12,8 +12,8 @@
 #include "json/scenario_json.hpp"
 #include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
-#include "report/reporter_factories.hpp"
 #include "report/plugin_entries.hpp"
+#include "report/reporter_factories.hpp"
 
 namespace benchhost {
 namespace {
@@ -25,7 +25,8 @@ constexpr const char* summary_headline_series[] = {"latency", "time_to_first_tok
 // The few monitor figures the summary shows per scenario: means of these metrics,
 // these values, and every flag.
 void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
-    static const char* const headline_metrics[] = {"gpu_utilization", "power", "process_memory_used", "cpu_utilization"};
+    static const char* const headline_metrics[] = {"gpu_utilization", "power", "process_memory_used",
+                                                   "cpu_utilization"};
     static const char* const headline_values[] = {"energy_per_iteration", "peak_rss"};
     out.start_object();
     out.field("available", report.available);
@@ -177,11 +178,10 @@ std::string summary_report(const RunRecord& record) {
 }  // namespace
 
 std::unique_ptr<Reporter> make_summary_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(settings, {.name = summary_file_name,
-                                         .render = [](const RunRecord& record, const Comparison*) {
-                                             return summary_report(record);
-                                         },
-                                         .at_checkpoints = true});
+    return make_file_reporter(
+        settings, {.name = summary_file_name,
+                   .render = [](const RunRecord& record, const Comparison*) { return summary_report(record); },
+                   .at_checkpoints = true});
 }
 
 }  // namespace benchhost

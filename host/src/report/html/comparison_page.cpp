@@ -19,10 +19,14 @@ namespace {
 /// The colour of a verdict in the page's chart and table.
 int verdict_color(Verdict verdict) {
     switch (verdict) {
-        case Verdict::slower: return 1;
-        case Verdict::faster: return 2;
-        case Verdict::same: return 0;
-        case Verdict::inconclusive: return 6;
+        case Verdict::slower:
+            return 1;
+        case Verdict::faster:
+            return 2;
+        case Verdict::same:
+            return 0;
+        case Verdict::inconclusive:
+            return 6;
     }
     return 0;
 }
@@ -51,8 +55,8 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
         out += "</ul></nav>\n";
     }
     // The verdicts first, in the run page's boxes: slower in red, what went wrong under them.
-    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" + html_escape(verdict_counts(c)) +
-           "</p>\n<p>" + html_escape(loads_line(c)) + "</p>\n";
+    out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" +
+           html_escape(verdict_counts(c)) + "</p>\n<p>" + html_escape(loads_line(c)) + "</p>\n";
     if (!c.incomparable.empty()) {
         out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
         for (const std::string& line : c.incomparable) out += "<li>" + html_escape(line) + "</li>";
@@ -71,21 +75,22 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
     out += "</section>\n";
 
     const auto key = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); };
-    out += "<section id=\"table\"><h2>Scenarios</h2>\n<div id=\"filter-box\"></div>\n<div class=\"scroll\"><table "
-           "class=\"scenarios sortable filterable\"><thead><tr><th>Scenario</th><th>Series</th><th>Base</th><th>New</th>"
-           "<th>Change</th><th>Ratio 95% CI</th><th>Verdict</th></tr></thead><tbody>\n";
+    out +=
+        "<section id=\"table\"><h2>Scenarios</h2>\n<div id=\"filter-box\"></div>\n<div class=\"scroll\"><table "
+        "class=\"scenarios sortable filterable\"><thead><tr><th>Scenario</th><th>Series</th><th>Base</th><th>New</th>"
+        "<th>Change</th><th>Ratio 95% CI</th><th>Verdict</th></tr></thead><tbody>\n";
     for (const SeriesComparison& row : c.rows) {
         const std::string verdict_class = row.verdict == Verdict::slower   ? "bad"
                                           : row.verdict == Verdict::faster ? "success"
                                                                            : "skipped";
-        out += "<tr data-id=\"" + html_escape(row.scenario_id) + "\"><td>" + html_escape(row.scenario_id) + "</td><td>" +
-               html_escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) + "\">" +
-               html_escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
+        out += "<tr data-id=\"" + html_escape(row.scenario_id) + "\"><td>" + html_escape(row.scenario_id) +
+               "</td><td>" + html_escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) +
+               "\">" + html_escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
                key(row.new_median_ms) + "\">" + html_escape(format_figure(row.new_median_ms, "ms")) +
                "</td><td class=\"num\" data-v=\"" + key(row.ratio) + "\">" + html_escape(format_change(row.ratio)) +
-               "</td><td class=\"num\">" + html_escape(interval_text(row.ratio_ci)) +
-               "</td><td><span class=\"status " + verdict_class + "\">" + html_escape(std::string(to_string(row.verdict))) +
-               "</span> " + html_escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
+               "</td><td class=\"num\">" + html_escape(interval_text(row.ratio_ci)) + "</td><td><span class=\"status " +
+               verdict_class + "\">" + html_escape(std::string(to_string(row.verdict))) + "</span> " +
+               html_escape(verdict_text(row).substr(to_string(row.verdict).size())) + "</td></tr>\n";
     }
     out += "</tbody></table></div>\n</section>\n";
 
@@ -114,13 +119,15 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
         if (std::find(seen.begin(), seen.end(), row.verdict) == seen.end()) seen.push_back(row.verdict);
         chart.rows.push_back(std::move(chart_row));
     }
-    for (const Verdict verdict : seen) chart.legend.emplace_back(std::string(to_string(verdict)), verdict_color(verdict));
+    for (const Verdict verdict : seen)
+        chart.legend.emplace_back(std::string(to_string(verdict)), verdict_color(verdict));
     chart.x = {"new / base (ratio of medians)", svg::scale_for(low, high, 8), {}, false};
     out += chart.rows.empty() ? svg::no_data("Ratios", "no scenario was compared")
                               : "<figure>" + svg::interval_chart(chart) + "</figure>\n";
     out += "</section>\n";
-    out += "<footer class=\"muted\"><p>Written by benchhost. The same table is in "
-           "<a href=\"comparison.md\">comparison.md</a> and, for tools, comparison.json.</p></footer>\n";
+    out +=
+        "<footer class=\"muted\"><p>Written by benchhost. The same table is in "
+        "<a href=\"comparison.md\">comparison.md</a> and, for tools, comparison.json.</p></footer>\n";
     out += html_page_script() + html_page_end();
     return out;
 }

@@ -19,7 +19,6 @@ using PageLink = std::pair<std::string, std::string>;
 /// The comparison as a page (an A/B run's report.html): the verdicts, the load of each
 /// side, the table, and a chart of every ratio with its 95% interval against the
 /// threshold.
-std::string comparison_html(const Comparison& comparison, const std::string& title,
-                            const std::vector<PageLink>& links);
+std::string comparison_html(const Comparison& comparison, const std::string& title, const std::vector<PageLink>& links);
 
 }  // namespace benchhost

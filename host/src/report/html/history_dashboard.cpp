@@ -54,9 +54,11 @@ std::string table_html(const HistoryTable& table) {
         out += "<td class=\"num\">" + std::to_string(table.first + r + 1) + "</td>";
         for (std::size_t c = 0; c < row.size(); ++c) {
             if (c == status_column)
-                out += "<td><span class=\"status " + status_class(row[c]) + "\">" + html_escape(row[c]) + "</span></td>";
+                out +=
+                    "<td><span class=\"status " + status_class(row[c]) + "\">" + html_escape(row[c]) + "</span></td>";
             else
-                out += (table.columns[c].align == Align::right ? "<td class=\"num\">" : "<td>") + html_escape(row[c]) + "</td>";
+                out += (table.columns[c].align == Align::right ? "<td class=\"num\">" : "<td>") + html_escape(row[c]) +
+                       "</td>";
         }
         out += "</tr>\n";
     }
@@ -87,8 +89,9 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
         p.high = s.ci_high;
         p.marker = (i - first) % every == 0 || i + 1 == points.size() || history.steps.count(i) > 0;
         if (p.marker)
-            p.tip = fmt::format("run {}: commit {}, {}\nmedian {}, 95% CI {}", i + 1, short_commit(point.run->commit_id),
-                                point.run->started_at, format_figure(s.summary.median, s.unit), interval_text(s));
+            p.tip =
+                fmt::format("run {}: commit {}, {}\nmedian {}, 95% CI {}", i + 1, short_commit(point.run->commit_id),
+                            point.run->started_at, format_figure(s.summary.median, s.unit), interval_text(s));
         for (const double v : {p.y, p.low, p.high})
             if (std::isfinite(v) && v > 0) {
                 low = std::min(low, v);
@@ -131,9 +134,10 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
 
     caption = steps_method(history);
     if (every > 1)
-        caption += fmt::format(" A dot, with its figures as a tooltip, on every {}th run, each step and the latest run; "
-                               "the line and the band cover all {} runs, and the table lists them.",
-                               every, n);
+        caption += fmt::format(
+            " A dot, with its figures as a tooltip, on every {}th run, each step and the latest run; "
+            "the line and the band cover all {} runs, and the table lists them.",
+            every, n);
     return svg::xy_chart(chart);
 }
 
@@ -141,13 +145,14 @@ std::string medians_chart(const SeriesHistory& history, std::size_t first, std::
 std::string latest_step_html(const SeriesHistory& history) {
     if (history.steps.empty()) return "<span class=\"muted\">no step</span>";
     const auto& [index, step] = *history.steps.rbegin();
-    return "<code>" + html_escape(short_commit(history.points[index]->run->commit_id)) + "</code> <b class=\"stepped\">" +
-           html_escape(format_change(1 + step.relative_change)) + "</b> <span class=\"ci\">" +
-           html_escape(fmt::format("(p {:.3f})", step.p_value)) + "</span>";
+    return "<code>" + html_escape(short_commit(history.points[index]->run->commit_id)) +
+           "</code> <b class=\"stepped\">" + html_escape(format_change(1 + step.relative_change)) +
+           "</b> <span class=\"ci\">" + html_escape(fmt::format("(p {:.3f})", step.p_value)) + "</span>";
 }
 
 std::string dates(const SeriesHistory& history, std::size_t first) {
-    return html_escape(history.points[first]->run->started_at) + " to " + html_escape(history.points.back()->run->started_at);
+    return html_escape(history.points[first]->run->started_at) + " to " +
+           html_escape(history.points.back()->run->started_at);
 }
 
 }  // namespace
@@ -164,25 +169,29 @@ std::string history_page_html(const SeriesHistory& history, const DashboardOptio
     const std::size_t n = history.points.size() - first;
     const std::string title = history.scenario_id + " " + history.series;
     std::string out = html_page_start(title + " - benchhost history");
-    out += "<header><nav aria-label=\"Dashboard\"><ul><li><a href=\"index.html\">All scenarios</a></li></ul></nav><h1><code>" +
-           html_escape(history.scenario_id) + "</code> " + html_escape(history.series) + "</h1>\n<p class=\"subtitle\">On machine <code>" +
-           html_escape(history.machine) + "</code> (" + html_escape(history.machine_text) + ") &middot; " + std::to_string(n) +
-           (n == 1 ? " run" : " runs");
+    out +=
+        "<header><nav aria-label=\"Dashboard\"><ul><li><a href=\"index.html\">All "
+        "scenarios</a></li></ul></nav><h1><code>" +
+        html_escape(history.scenario_id) + "</code> " + html_escape(history.series) +
+        "</h1>\n<p class=\"subtitle\">On machine <code>" + html_escape(history.machine) + "</code> (" +
+        html_escape(history.machine_text) + ") &middot; " + std::to_string(n) + (n == 1 ? " run" : " runs");
     if (first > 0) out += fmt::format(" (the last {} of {})", n, history.points.size());
     out += ", " + dates(history, first) + " &middot; from " + html_escape(options.source) + "</p></header>\n";
 
     std::string caption;
-    out += "<section id=\"chart\"><figure>" + medians_chart(history, first, caption) + "<figcaption>" + html_escape(caption) +
-           "</figcaption></figure></section>\n";
+    out += "<section id=\"chart\"><figure>" + medians_chart(history, first, caption) + "<figcaption>" +
+           html_escape(caption) + "</figcaption></figure></section>\n";
 
     const HistoryTable table = history_table(history, options.limit);
-    out += "<section id=\"runs\"><h2>Runs</h2>\n<p class=\"muted\">What <code>benchhost history show</code> prints: "
-           "the oldest first; CHANGE is from the run before.</p>\n" +
-           table_html(table);
+    out +=
+        "<section id=\"runs\"><h2>Runs</h2>\n<p class=\"muted\">What <code>benchhost history show</code> prints: "
+        "the oldest first; CHANGE is from the run before.</p>\n" +
+        table_html(table);
     if (const std::string line = steps_line(history); !line.empty()) out += "<p>" + html_escape(line) + "</p>\n";
     if (const std::vector<std::string> bisects = bisect_lines(history); !bisects.empty()) {
-        out += "<p>To find the commit that made a step, in a checkout of the code (BUILD: the command that builds "
-               "the plugins; DIR: the folder it makes them in, relative to the checkout):</p>\n<ul class=\"bisect\">";
+        out +=
+            "<p>To find the commit that made a step, in a checkout of the code (BUILD: the command that builds "
+            "the plugins; DIR: the folder it makes them in, relative to the checkout):</p>\n<ul class=\"bisect\">";
         for (const std::string& line : bisects) out += "<li><code>" + html_escape(line) + "</code></li>";
         out += "</ul>\n";
     }
@@ -206,10 +215,11 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
     std::string out = html_page_start("benchhost history");
     out += "<header><h1>benchhost history</h1><p class=\"subtitle\">" +
            html_escape(fmt::format("{} series of {} scenario{} on {} machine{}, {} run{}, from {}", histories.size(),
-                              scenarios.size(), scenarios.size() == 1 ? "" : "s", by_machine.size(),
-                              by_machine.size() == 1 ? "" : "s", runs.size(), runs.size() == 1 ? "" : "s",
-                              options.source));
-    if (!options.pattern.empty()) out += " &middot; scenarios matching <code>" + html_escape(options.pattern) + "</code>";
+                                   scenarios.size(), scenarios.size() == 1 ? "" : "s", by_machine.size(),
+                                   by_machine.size() == 1 ? "" : "s", runs.size(), runs.size() == 1 ? "" : "s",
+                                   options.source));
+    if (!options.pattern.empty())
+        out += " &middot; scenarios matching <code>" + html_escape(options.pattern) + "</code>";
     if (options.limit > 0) out += " &middot; " + html_escape(fmt::format("the last {} runs of each", options.limit));
     out += "</p></header>\n";
     if (by_machine.size() > 1) {
@@ -220,17 +230,21 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
     }
 
     // What a reader looks for first: the series that changed, as in a run's summary.
-    const std::size_t stepped = static_cast<std::size_t>(std::count_if(
-        histories.begin(), histories.end(), [](const SeriesHistory& h) { return !h.steps.empty(); }));
-    out += "<p>" + std::string(stepped > 0 ? "<b class=\"stepped\">" : "<b>") + std::to_string(stepped) + " of " +
-           std::to_string(histories.size()) + "</b> series " + (stepped == 1 ? "has" : "have") +
-           " a change point: a click on the last column's header sorts them by it.</p>\n<div id=\"filter-box\"></div>\n";
+    const std::size_t stepped = static_cast<std::size_t>(
+        std::count_if(histories.begin(), histories.end(), [](const SeriesHistory& h) { return !h.steps.empty(); }));
+    out +=
+        "<p>" + std::string(stepped > 0 ? "<b class=\"stepped\">" : "<b>") + std::to_string(stepped) + " of " +
+        std::to_string(histories.size()) + "</b> series " + (stepped == 1 ? "has" : "have") +
+        " a change point: a click on the last column's header sorts them by it.</p>\n<div id=\"filter-box\"></div>\n";
     for (const auto& [machine, list] : by_machine) {
         out += "<section id=\"machine-" + html_escape(machine) + "\"><h2>Machine <code>" + html_escape(machine) +
                "</code></h2>\n<p class=\"muted\">" + html_escape(list.front()->machine_text) + "</p>\n";
-        out += "<div class=\"scroll\"><table class=\"scenarios dashboard sortable filterable\"><thead><tr><th>Scenario</th>"
-               "<th>Series</th><th>Runs</th><th>Medians over the runs</th><th>Latest median (95% CI)</th><th>Latest change "
-               "point</th></tr></thead><tbody>\n";
+        out +=
+            "<div class=\"scroll\"><table class=\"scenarios dashboard sortable "
+            "filterable\"><thead><tr><th>Scenario</th>"
+            "<th>Series</th><th>Runs</th><th>Medians over the runs</th><th>Latest median (95% CI)</th><th>Latest "
+            "change "
+            "point</th></tr></thead><tbody>\n";
         for (const SeriesHistory* history : list) {
             const std::size_t first = first_shown(*history, options.limit);
             const HistorySeries& latest = history->points.back()->series;
@@ -245,12 +259,15 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
                                       history->points.back()->run->started_at);
             const std::string page = history_page_name(*history);
             const std::string step_key =
-                history->steps.empty() ? "" : fmt::format("{:.9g}", std::abs(history->steps.rbegin()->second.relative_change));
-            out += "<tr data-id=\"" + html_escape(history->scenario_id) + "\"><td><a href=\"" + html_escape(page) + "\"><code>" +
-                   html_escape(history->scenario_id) + "</code></a></td><td>" + html_escape(history->series) +
-                   "</td><td class=\"num\" data-v=\"" + std::to_string(spark.values.size()) + "\">" +
-                   std::to_string(spark.values.size()) + "</td><td><a href=\"" + html_escape(page) + "\" aria-label=\"" +
-                   html_escape(spark.title) + "\">" + svg::sparkline(spark) + "</a></td><td class=\"num\" data-v=\"" +
+                history->steps.empty()
+                    ? ""
+                    : fmt::format("{:.9g}", std::abs(history->steps.rbegin()->second.relative_change));
+            out += "<tr data-id=\"" + html_escape(history->scenario_id) + "\"><td><a href=\"" + html_escape(page) +
+                   "\"><code>" + html_escape(history->scenario_id) + "</code></a></td><td>" +
+                   html_escape(history->series) + "</td><td class=\"num\" data-v=\"" +
+                   std::to_string(spark.values.size()) + "\">" + std::to_string(spark.values.size()) +
+                   "</td><td><a href=\"" + html_escape(page) + "\" aria-label=\"" + html_escape(spark.title) + "\">" +
+                   svg::sparkline(spark) + "</a></td><td class=\"num\" data-v=\"" +
                    fmt::format("{:.9g}", latest.summary.median) + "\">" +
                    html_escape(format_figure(latest.summary.median, latest.unit)) + " <span class=\"ci\">" +
                    html_escape(interval_text(latest)) + "</span></td><td data-v=\"" + step_key + "\">" +
@@ -258,9 +275,10 @@ std::string history_index_html(const std::vector<SeriesHistory>& histories, cons
         }
         out += "</tbody></table></div>\n</section>\n";
     }
-    out += "<footer class=\"muted\"><p>Written by <code>benchhost history report</code>: a page per scenario, series and "
-           "machine. Change points: E-divisive means over each series' medians (of its last " +
-           std::to_string(change_point_runs) + " runs at most), at 5% significance.</p></footer>\n";
+    out +=
+        "<footer class=\"muted\"><p>Written by <code>benchhost history report</code>: a page per scenario, series and "
+        "machine. Change points: E-divisive means over each series' medians (of its last " +
+        std::to_string(change_point_runs) + " runs at most), at 5% significance.</p></footer>\n";
     out += html_page_script() + html_page_end();
     return out;
 }

@@ -22,7 +22,7 @@
 namespace benchhost {
 
 struct DashboardOptions {
-    std::string source;   // where the history is, for the pages' subtitles
+    std::string source;  // where the history is, for the pages' subtitles
     std::string pattern;  // what selected the scenarios
     std::size_t limit = 0;  // each page: only the last N runs (0: all)
 };
@@ -40,7 +40,7 @@ std::string history_page_html(const SeriesHistory& history, const DashboardOptio
 std::string history_index_html(const std::vector<SeriesHistory>& histories, const DashboardOptions& options);
 
 struct DashboardWritten {
-    std::size_t pages = 0;      // index.html and the histories' pages
+    std::size_t pages = 0;  // index.html and the histories' pages
     std::size_t scenarios = 0;  // distinct scenario ids
     std::size_t machines = 0;
 };

@@ -115,14 +115,28 @@ std::string html_escape(std::string_view text) {
     out.reserve(valid.size());
     for (const char c : valid) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
             case '\t':
-            case '\n': out += c; break;
-            case '\r': out += '\n'; break;
+            case '\n':
+                out += c;
+                break;
+            case '\r':
+                out += '\n';
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) break;  // not allowed in HTML text
                 out += c;

@@ -22,28 +22,24 @@
 #include <optional>
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/comparison_text.hpp"
 #include "report/file_reporter.hpp"
+#include "report/html/comparison_page.hpp"
+#include "report/html/html_page.hpp"
+#include "report/html/svg_chart.hpp"
+#include "report/model_comparison.hpp"
+#include "report/plugin_entries.hpp"
+#include "report/profile_sections.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
 #include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
-#include "report/rendered_reports.hpp"
-#include "report/html/html_page.hpp"
-#include "report/comparison_text.hpp"
-#include "report/html/comparison_page.hpp"
-#include "report/profile_sections.hpp"
-#include "report/model_comparison.hpp"
-#include "report/report_figures.hpp"
-#include "report/plugin_entries.hpp"
-#include "report/html/svg_chart.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
 namespace {
-
-
-
-
 
 // Colours of the variants: the same in every chart.
 int variant_color(const std::string& variant) {
@@ -65,7 +61,8 @@ std::string status_span(bench::Status status) {
 std::string figure_cell(const std::string& text) {
     const auto bracket = text.find(" [");
     if (bracket == std::string::npos) return html_escape(text);
-    return html_escape(text.substr(0, bracket)) + " <span class=\"ci\">" + html_escape(text.substr(bracket + 1)) + "</span>";
+    return html_escape(text.substr(0, bracket)) + " <span class=\"ci\">" + html_escape(text.substr(bracket + 1)) +
+           "</span>";
 }
 
 // An id for an element: letters, digits and '-' only, unique with the counter.
@@ -73,7 +70,8 @@ class Ids {
 public:
     std::string next(std::string_view stem) {
         std::string id;
-        for (const char c : stem) id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+        for (const char c : stem)
+            id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
         return id + "-" + std::to_string(++count_);
     }
 
@@ -113,14 +111,14 @@ std::string benchmark_anchor(const std::string& benchmark_id) {
 
 // A scenario as a reader tells it apart in this run, the full id on hover.
 std::string scenario_code(const RunFigures& figures, const ScenarioOutcome& outcome) {
-    return "<code title=\"" + html_escape(outcome.config.scenario_id()) + "\">" + html_escape(scenario_label(figures, outcome)) +
-           "</code>";
+    return "<code title=\"" + html_escape(outcome.config.scenario_id()) + "\">" +
+           html_escape(scenario_label(figures, outcome)) + "</code>";
 }
 
 // A list of scenarios, linked to their rows when they have one, the first `shown` in
 // the open and the rest folded.
-std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
-                          bool linked, std::size_t shown = 6) {
+std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios, bool linked,
+                          std::size_t shown = 6) {
     std::string out;
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
         if (i == shown) out += " <details><summary>" + std::to_string(scenarios.size() - shown) + " more</summary>";
@@ -138,18 +136,21 @@ std::string speedup_bar(const VariantSpeedup& s) {
     char geometry[64];
     std::snprintf(geometry, sizeof geometry, "left:%.1f%%;width:%.1f%%", std::min(position, 50.0),
                   std::abs(position - 50));
-    return "<span class=\"sp\"><span class=\"bar c" + std::to_string(variant_color(s.variant)) + "\"><span class=\"fill\" style=\"" +
-           geometry + "\"></span></span>" + html_escape(variant_speedup_text(s)) + "</span>";
+    return "<span class=\"sp\"><span class=\"bar c" + std::to_string(variant_color(s.variant)) +
+           "\"><span class=\"fill\" style=\"" + geometry + "\"></span></span>" + html_escape(variant_speedup_text(s)) +
+           "</span>";
 }
 
 void overview_table(std::string& out, const RunFigures& figures) {
     if (figures.overview.empty()) return;
-    out += "<h3 id=\"overview\">Overview</h3>\n<p class=\"muted\">A row per benchmark: its first scenario that "
-           "succeeded (the plan's order: eager, the smallest batch first), and each variant's speedup over eager, "
-           "the bar from 1x on a log scale (1/4x to 4x).</p>\n";
-    out += "<div class=\"scroll\"><table class=\"scenarios overview sortable\"><thead><tr><th>Benchmark</th>"
-           "<th>Succeeded</th><th>Median (95% CI)</th><th>Of</th><th>Speedup over eager (95% CI)</th></tr></thead>"
-           "<tbody>\n";
+    out +=
+        "<h3 id=\"overview\">Overview</h3>\n<p class=\"muted\">A row per benchmark: its first scenario that "
+        "succeeded (the plan's order: eager, the smallest batch first), and each variant's speedup over eager, "
+        "the bar from 1x on a log scale (1/4x to 4x).</p>\n";
+    out +=
+        "<div class=\"scroll\"><table class=\"scenarios overview sortable\"><thead><tr><th>Benchmark</th>"
+        "<th>Succeeded</th><th>Median (95% CI)</th><th>Of</th><th>Speedup over eager (95% CI)</th></tr></thead>"
+        "<tbody>\n";
     for (const BenchmarkOverview& row : figures.overview) {
         const RunTotals& t = row.totals;
         if (t.ran() == 0) continue;  // every scenario skipped: listed with the skips
@@ -160,8 +161,8 @@ void overview_table(std::string& out, const RunFigures& figures) {
             if (f->headline != "latency") median += "<br><span class=\"ci\">" + html_escape(f->headline) + "</span>";
             if (f->is_time) median_key = sort_key(f->analysis.summary.median * to_ms_factor(f->unit));
             const std::string axes = varying_axes_text(figures, *f->outcome);
-            of = "<a href=\"#" + scenario_anchor(figures, *f->outcome) + "\">" + html_escape(axes.empty() ? "its scenario" : axes) +
-                 "</a>";
+            of = "<a href=\"#" + scenario_anchor(figures, *f->outcome) + "\">" +
+                 html_escape(axes.empty() ? "its scenario" : axes) + "</a>";
         }
         std::string speedups;
         double best = NAN;
@@ -198,7 +199,8 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
                "</code>: " + html_escape(evidence_line(row, comparison->options.threshold)) + "</li>\n";
     }
     if (!changed.empty()) out += "</ul>\n";
-    out += "<p class=\"muted\">" + html_escape(comparison->base_label) + " is the base; every row, and the scenarios not " +
+    out += "<p class=\"muted\">" + html_escape(comparison->base_label) +
+           " is the base; every row, and the scenarios not " +
            "compared, are in <a href=\"comparison.md\">comparison.md</a>" +
            (changed.size() > changed_rows_listed
                 ? " (" + std::to_string(changed.size() - changed_rows_listed) + " more changed)"
@@ -227,8 +229,9 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
         constexpr std::size_t open_failures = 8, open_warnings = 3;
         std::size_t items = 0;
         const auto fold = [&](std::size_t open, std::size_t total, const char* what) {
-            if (items++ == open) out += "</ul>\n<details><summary>" + std::to_string(total - open) + " more " + what +
-                                        "</summary>\n<ul class=\"problems\">\n";
+            if (items++ == open)
+                out += "</ul>\n<details><summary>" + std::to_string(total - open) + " more " + what +
+                       "</summary>\n<ul class=\"problems\">\n";
         };
         const auto unfold = [&](std::size_t open) {
             if (items > open) out += "</ul>\n</details>\n<ul class=\"problems\">\n";
@@ -239,8 +242,8 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
             fold(open_failures, figures.failures.size(), "that did not succeed");
             const ScenarioOutcome& outcome = *f->outcome;
             out += "<li>" + status_span(outcome.result.status) + " <a href=\"#" + scenario_anchor(figures, outcome) +
-                   "\">" + scenario_code(figures, outcome) + "</a>: " +
-                   html_escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
+                   "\">" + scenario_code(figures, outcome) +
+                   "</a>: " + html_escape(outcome.result.reason.empty() ? "no reason given" : outcome.result.reason);
             if (!outcome.log_tail.empty())
                 out += "<details><summary>Last output of the worker</summary><pre>" + html_escape(outcome.log_tail) +
                        "</pre></details>";
@@ -248,23 +251,28 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
         }
         unfold(open_failures);
         for (const std::string& warning : record.hardware_warnings)
-            out += "<li><span class=\"status skipped\">warning</span> about the machine: " + html_escape(warning) + "</li>\n";
+            out += "<li><span class=\"status skipped\">warning</span> about the machine: " + html_escape(warning) +
+                   "</li>\n";
         for (const ScenarioGroup& group : figures.warnings) {
             fold(open_warnings, figures.warnings.size(), "warnings");
-            out += "<li><span class=\"status skipped\">warning</span> " + html_escape(group.text) + " <span class=\"muted\">(" +
-                   (group.scenarios.size() == 1 ? std::string("in ")
-                                                : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
-                   "</span>" + scenario_list(figures, group.scenarios, true, 3) + "<span class=\"muted\">)</span></li>\n";
+            out +=
+                "<li><span class=\"status skipped\">warning</span> " + html_escape(group.text) +
+                " <span class=\"muted\">(" +
+                (group.scenarios.size() == 1 ? std::string("in ")
+                                             : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
+                "</span>" + scenario_list(figures, group.scenarios, true, 3) + "<span class=\"muted\">)</span></li>\n";
         }
         unfold(open_warnings);
         out += "</ul>\n";
     }
     baseline_block(out, figures, comparison);
     overview_table(out, figures);
-    out += "<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the raw "
-           "samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
-           "bootstrap interval of that ratio.";
-    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + html_escape(axes_text(figures.fixed_axes)) + ".";
+    out +=
+        "<p class=\"muted\">Medians come with their 95% confidence interval (percentile bootstrap over the raw "
+        "samples, 1000 resamples); CV is std / mean; a speedup is eager's median over the variant's, with the "
+        "bootstrap interval of that ratio.";
+    if (!figures.fixed_axes.empty())
+        out += " Axes with one value in this run: " + html_escape(axes_text(figures.fixed_axes)) + ".";
     out += "</p>\n</section>\n";
 }
 
@@ -293,7 +301,8 @@ void run_section(std::string& out, const RunFigures& figures) {
         out += "<p class=\"muted\">The run did not record its command line.</p>\n";
     } else {
         out += "<p>The command line";
-        if (!figures.working_directory.empty()) out += ", in <code>" + html_escape(figures.working_directory) + "</code>";
+        if (!figures.working_directory.empty())
+            out += ", in <code>" + html_escape(figures.working_directory) + "</code>";
         out += ":</p>\n<pre class=\"command\"><code>" + html_escape(figures.command_line) + "</code></pre>\n";
     }
     const auto row = [&](const std::string& label, const std::string& html) {
@@ -330,13 +339,16 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
         if (ran.empty()) continue;
         out += "<div class=\"bench\"><h3 id=\"" + benchmark_anchor(table.benchmark_id) + "\"><code>" +
                html_escape(table.benchmark_id) + "</code>";
-        if (!table.fixed_axes.empty()) out += " <span class=\"muted\">" + html_escape(axes_text(table.fixed_axes)) + "</span>";
+        if (!table.fixed_axes.empty())
+            out += " <span class=\"muted\">" + html_escape(axes_text(table.fixed_axes)) + "</span>";
         if (ran.size() < table.rows.size())
-            out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) + " skipped</a>";
+            out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) +
+                   " skipped</a>";
         out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable filterable\"><thead><tr>";
         for (const std::string& axis : table.axes) out += "<th>" + html_escape(axis) + "</th>";
-        out += "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
-               "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
+        out +=
+            "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
+            "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
         for (const BenchmarkTable::Row* row : ran) {
             const ScenarioFigures& f = figures.scenarios[row->scenario];
             const auto& result = f.outcome->result;
@@ -355,18 +367,23 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
             if (!result.reason.empty()) note = html_escape(one_line(result.reason, 90));
             if (!result.warnings.empty()) {
                 if (!note.empty()) note += "<br>";
-                note += std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
-                for (const std::string& warning : result.warnings) note_title += (note_title.empty() ? "" : "\n") + warning;
+                note +=
+                    std::to_string(result.warnings.size()) + (result.warnings.size() == 1 ? " warning" : " warnings");
+                for (const std::string& warning : result.warnings)
+                    note_title += (note_title.empty() ? "" : "\n") + warning;
             }
-            const auto key = [](bool known, double v) { return known && std::isfinite(v) ? sort_key(v) : std::string(); };
+            const auto key = [](bool known, double v) {
+                return known && std::isfinite(v) ? sort_key(v) : std::string();
+            };
             out += "<tr id=\"" + scenario_anchor(figures, *f.outcome) + "\" data-id=\"" +
                    html_escape(f.outcome->config.scenario_id()) + "\">";
             for (const std::string& value : row->values) out += "<td class=\"axis\">" + html_escape(value) + "</td>";
             out += "<td>" + status_span(result.status) + "</td><td class=\"num\" data-v=\"" +
                    key(measured, a.summary.median * to_ms) + "\">" + headline + "</td><td class=\"num\" data-v=\"" +
-                   key(measured, a.summary.p95 * to_ms) + "\">" + html_escape(p95_text(f)) + "</td><td class=\"num\" data-v=\"" +
-                   key(measured, a.cv) + "\">" + html_escape(cv_text(f)) + "</td><td class=\"num\" data-v=\"" +
-                   key(true, f.throughput) + "\">" + html_escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
+                   key(measured, a.summary.p95 * to_ms) + "\">" + html_escape(p95_text(f)) +
+                   "</td><td class=\"num\" data-v=\"" + key(measured, a.cv) + "\">" + html_escape(cv_text(f)) +
+                   "</td><td class=\"num\" data-v=\"" + key(true, f.throughput) + "\">" +
+                   html_escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
                    key(!f.speedups.empty(), f.speedups.empty() ? NAN : f.speedups.front().value) + "\">" +
                    (speedups.empty() ? "-" : speedups) + "</td><td" +
                    (note_title.empty() ? std::string() : " title=\"" + html_escape(note_title) + "\"") + ">" + note +
@@ -438,12 +455,14 @@ void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
         const std::string label = short_label(*first.outcome, first.batch_group);
 
         double max_ms = 0;
-        for (const ScenarioFigures* f : members) max_ms = std::max(max_ms, f->analysis.summary.median * to_ms_factor(f->unit));
+        for (const ScenarioFigures* f : members)
+            max_ms = std::max(max_ms, f->analysis.summary.median * to_ms_factor(f->unit));
         const auto [unit, factor] = time_display_unit(max_ms);
 
         std::vector<std::string> variants;
         for (const ScenarioFigures* f : members)
-            if (std::find(variants.begin(), variants.end(), f->variant) == variants.end()) variants.push_back(f->variant);
+            if (std::find(variants.begin(), variants.end(), f->variant) == variants.end())
+                variants.push_back(f->variant);
 
         const double batch_low = *batches.begin(), batch_high = *batches.rbegin();
         svg::Axis x{"batch size", svg::scale_for(batch_low, batch_high), {}, false};
@@ -538,15 +557,16 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
             chart.marker_label = "the peak";
         };
         const auto tip_of = [&](const bench::PeakStep& step, const std::string& what) {
-            return rate_text(step.target_qps) + " (achieved " + rate_text(step.achieved_qps) +
-                   "): " + what + ", " + (step.passed ? "pass" : "fail") +
-                   (step.stopped_early.empty() ? "" : " (" + std::to_string(step.queries) + " of " +
-                                                          std::to_string(step.planned) + " queries)");
+            return rate_text(step.target_qps) + " (achieved " + rate_text(step.achieved_qps) + "): " + what + ", " +
+                   (step.passed ? "pass" : "fail") +
+                   (step.stopped_early.empty()
+                        ? ""
+                        : " (" + std::to_string(step.queries) + " of " + std::to_string(step.planned) + " queries)");
         };
         const svg::Axis x{"rate of arrivals (queries/s)", svg::scale_for(low, high), {}, false};
 
-        out += "<h3><code>" + html_escape(id) + "</code></h3>\n<p>" + html_escape(table.bounds) + ". " + html_escape(table.peak) +
-               ".</p>\n<div class=\"figures\">\n";
+        out += "<h3><code>" + html_escape(id) + "</code></h3>\n<p>" + html_escape(table.bounds) + ". " +
+               html_escape(table.peak) + ".</p>\n<div class=\"figures\">\n";
         const std::size_t metrics = steps.empty() ? 0 : steps.front()->metrics.size();
         for (std::size_t m = 0; m < metrics; ++m) {
             const bench::PeakMetric& first = steps.front()->metrics[m];
@@ -568,8 +588,9 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
                 const auto finite = [](double v) { return std::isfinite(v) ? v : NAN; };
                 p50.points.push_back({step->target_qps, finite(metric.p50_ms), NAN, NAN,
                                       tip_of(*step, "p50 " + format_figure(metric.p50_ms, "ms"))});
-                pq.points.push_back({step->target_qps, finite(metric.percentile_ms), NAN, NAN,
-                                     tip_of(*step, percentile.str() + " " + format_figure(metric.percentile_ms, "ms"))});
+                pq.points.push_back(
+                    {step->target_qps, finite(metric.percentile_ms), NAN, NAN,
+                     tip_of(*step, percentile.str() + " " + format_figure(metric.percentile_ms, "ms"))});
                 for (const double v : {metric.p50_ms, metric.percentile_ms}) {
                     if (!std::isfinite(v) || v <= 0) continue;
                     y_low = std::min(y_low, v);
@@ -593,7 +614,8 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
         goodput.y = {"goodput (%)", svg::Scale::linear, {0, 25, 50, 75, 100}, true};
         svg::XYSeries line{"goodput", 3, {}, true, true};
         for (const bench::PeakStep* step : steps)
-            line.points.push_back({step->target_qps, step->goodput, NAN, NAN, tip_of(*step, "goodput " + format3(step->goodput) + "%")});
+            line.points.push_back(
+                {step->target_qps, step->goodput, NAN, NAN, tip_of(*step, "goodput " + format3(step->goodput) + "%")});
         goodput.series.push_back(std::move(line));
         with_peak(goodput);
         out += figure(svg::xy_chart(goodput)) + "</div>\n";
@@ -620,9 +642,10 @@ void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
     svg::IntervalChart chart;
     chart.id = ids.next("speedups");
     chart.title = "Speedup over eager (eager's median / the variant's), with 95% CIs";
-    chart.description = "For each benchmark and batch size, the speedup of each variant over the eager variant of the "
-                        "same benchmark and axes: the ratio of the medians, with the 95% bootstrap confidence interval "
-                        "of that ratio as whiskers. Above 1 is faster than eager.";
+    chart.description =
+        "For each benchmark and batch size, the speedup of each variant over the eager variant of the "
+        "same benchmark and axes: the ratio of the medians, with the 95% bootstrap confidence interval "
+        "of that ratio as whiskers. Above 1 is faster than eager.";
     chart.width = 1180;
     chart.reference = 1;
     chart.reference_label = "1x: as fast as eager";
@@ -669,8 +692,7 @@ std::vector<double> summarised(const std::vector<double>& samples) {
     if (samples.size() <= max_dots) return samples;
     std::vector<double> sorted = samples, kept;
     std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < max_dots; ++i)
-        kept.push_back(sorted[i * (sorted.size() - 1) / (max_dots - 1)]);
+    for (std::size_t i = 0; i < max_dots; ++i) kept.push_back(sorted[i * (sorted.size() - 1) / (max_dots - 1)]);
     return kept;
 }
 
@@ -680,7 +702,8 @@ void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) 
     bool any = false;
     out += "<section id=\"distributions\"><h2>Distributions of the samples</h2>\n";
     out += "<p class=\"muted\">Each row: the samples of a scenario (dots; of a series longer than " +
-           std::to_string(max_dots) + " samples, that many of its order statistics, evenly spaced), their quartiles "
+           std::to_string(max_dots) +
+           " samples, that many of its order statistics, evenly spaced), their quartiles "
            "(box), median (bar) and the range within 1.5 IQR of the quartiles (whiskers).</p>\n";
     const auto groups = group_by<std::string>(
         figures, [](const ScenarioFigures& f) { return f.success() && !f.samples.empty(); },
@@ -705,8 +728,9 @@ void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) 
             if (f->is_time != first.is_time || (!f->is_time && f->unit != first.unit)) continue;
             svg::DistributionRow row;
             const auto axes = scenario_axes(f->outcome->config.scenario_name);
-            row.label = axes.empty() ? f->outcome->config.scenario_name
-                                     : f->outcome->config.scenario_name.substr(f->outcome->config.scenario_name.find('['));
+            row.label = axes.empty()
+                            ? f->outcome->config.scenario_name
+                            : f->outcome->config.scenario_name.substr(f->outcome->config.scenario_name.find('['));
             row.color = variant_color(f->variant);
             const std::vector<double> samples = summarised(f->is_time ? f->samples_ms : f->samples);
             for (const double v : samples) {
@@ -800,8 +824,9 @@ constexpr std::size_t max_timelines = 12;
 void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
     const std::size_t begin = out.size();
     out += "<section id=\"monitors\"><h2>Monitors over time</h2>\n";
-    out += "<p class=\"muted\">What the CPU and GPU monitors sampled while each scenario ran (seconds since the "
-           "monitor started); shaded: the measurement windows.</p>\n";
+    out +=
+        "<p class=\"muted\">What the CPU and GPU monitors sampled while each scenario ran (seconds since the "
+        "monitor started); shaded: the measurement windows.</p>\n";
     std::map<std::string, int> unavailable;  // "gpu_metrics: reason" -> scenarios
     std::vector<const ScenarioOutcome*> without_data;
     std::vector<const ScenarioFigures*> order;
@@ -819,10 +844,12 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
             const ScenarioOutcome& outcome = *f.outcome;
             const auto& monitors = outcome.result.monitors;
             for (const auto& [name, report] : monitors)
-                if (!report.available) ++unavailable[name + ": " + (report.reason.empty() ? "not available" : report.reason)];
+                if (!report.available)
+                    ++unavailable[name + ": " + (report.reason.empty() ? "not available" : report.reason)];
 
             if (drawn == max_timelines) {
-                not_drawn += std::any_of(monitors.begin(), monitors.end(), [](const auto& m) { return m.second.available; });
+                not_drawn +=
+                    std::any_of(monitors.begin(), monitors.end(), [](const auto& m) { return m.second.available; });
                 continue;
             }
             std::string charts;
@@ -889,8 +916,8 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
     if (!unavailable.empty() || !without_data.empty()) {
         out += "<ul class=\"problems muted\">\n";
         for (const auto& [what, count] : unavailable)
-            out += "<li>" + html_escape(what) + " (" + std::to_string(count) + (count == 1 ? " scenario" : " scenarios") +
-                   ")</li>\n";
+            out += "<li>" + html_escape(what) + " (" + std::to_string(count) +
+                   (count == 1 ? " scenario" : " scenarios") + ")</li>\n";
         if (!without_data.empty()) out += "<li>No timeline: " + scenario_list(figures, without_data, false) + "</li>\n";
         out += "</ul>\n";
     }
@@ -902,7 +929,8 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
 std::string html_report(const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     Ids ids;
-    const std::string title = "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
+    const std::string title =
+        "benchhost run " + (record.timestamp.empty() ? std::string("(no timestamp)") : record.timestamp);
 
     // The sections, each empty when the run has nothing for it; the contents link to the others.
     std::string links;  // <li> items
@@ -939,8 +967,9 @@ std::string html_report(const RunFigures& figures, const Comparison* comparison)
     if (!skipped.empty()) link("skipped", "Skipped");
 
     std::string out = html_page_start(title);
-    out += "<header><h1>" + html_escape(title) + "</h1><p class=\"subtitle\">" + html_escape(record.host_name) + " &middot; " +
-           html_escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) + " scenarios</p></header>\n";
+    out += "<header><h1>" + html_escape(title) + "</h1><p class=\"subtitle\">" + html_escape(record.host_name) +
+           " &middot; " + html_escape(record.started_at) + " &middot; " + std::to_string(figures.totals.total) +
+           " scenarios</p></header>\n";
     out += "<nav aria-label=\"Contents\"><ul><li><a href=\"#summary\">Summary</a></li>";
     out += links;
     out += "<li><a href=\"#run\">How it ran</a></li></ul></nav>\n";
@@ -962,10 +991,10 @@ std::string html_report(const RunRecord& given, const Comparison* comparison) {
 /// report.html in the run folder, written once at the end (its tables and charts are over
 /// every scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(settings, {.name = html_report_name,
-                                         .render = [](const RunRecord& record, const Comparison* comparison) {
-                                             return html_report(compute_figures(record), comparison);
-                                         }});
+    return make_file_reporter(
+        settings, {.name = html_report_name, .render = [](const RunRecord& record, const Comparison* comparison) {
+                       return html_report(compute_figures(record), comparison);
+                   }});
 }
 
 }  // namespace benchhost

@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "report/model_comparison.hpp"
 #include "report/html/html_page.hpp"
 #include "report/html/svg_chart.hpp"
+#include "report/model_comparison.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -46,8 +46,7 @@ std::string accuracy_charts(const ModelComparison& comparison,
     std::vector<std::string> benchmarks;
     std::map<std::string, std::vector<const MeasuredModel*>> by_benchmark;
     for (const MeasuredModel& model : comparison.models) {
-        if (model.accuracy == nullptr || !std::isfinite(median_of(model.latency)) ||
-            !is_time_unit(model.latency->unit))
+        if (model.accuracy == nullptr || !std::isfinite(median_of(model.latency)) || !is_time_unit(model.latency->unit))
             continue;
         const std::string benchmark = model.scenario->outcome->config.benchmark_id();
         if (by_benchmark[benchmark].empty()) benchmarks.push_back(benchmark);
@@ -57,7 +56,8 @@ std::string accuracy_charts(const ModelComparison& comparison,
     for (const std::string& benchmark : benchmarks) {
         const std::vector<const MeasuredModel*>& members = by_benchmark[benchmark];
         double max_ms = 0, low = INFINITY, high = 0;
-        for (const MeasuredModel* m : members) max_ms = std::max(max_ms, median_of(m->latency) * to_ms_factor(m->latency->unit));
+        for (const MeasuredModel* m : members)
+            max_ms = std::max(max_ms, median_of(m->latency) * to_ms_factor(m->latency->unit));
         const auto [unit, factor] = time_display_unit(max_ms);
         svg::XYChart chart;
         chart.id = next_id("accuracy-" + benchmark);
@@ -131,16 +131,17 @@ std::string scaling_charts(const ModelComparison& comparison,
         svg::XYChart chart;
         chart.id = next_id("scaling-" + unit);
         chart.title = "Throughput against parameters (" + unit + ")";
-        chart.description = "For each model of the run, the median throughput of each of its scenarios against its "
-                            "parameter count, one colour per model: how throughput scales with the size of the model.";
+        chart.description =
+            "For each model of the run, the median throughput of each of its scenarios against its "
+            "parameter count, one colour per model: how throughput scales with the size of the model.";
         for (std::size_t i = 0; i < names.size(); ++i) {
             svg::XYSeries series{names[i], static_cast<int>(i % 8), {}, false, true};
             for (const MeasuredModel* m : by_name[names[i]]) {
                 const double y = median_of(m->throughput);
-                series.points.push_back({m->parameters, y, m->throughput->analysis.median_ci.low,
-                                         m->throughput->analysis.median_ci.high,
-                                         names[i] + ", " + point_name(*m) + ": " + format_figure(m->parameters, "parameters") +
-                                             ", " + format_figure(y, unit)});
+                series.points.push_back(
+                    {m->parameters, y, m->throughput->analysis.median_ci.low, m->throughput->analysis.median_ci.high,
+                     names[i] + ", " + point_name(*m) + ": " + format_figure(m->parameters, "parameters") + ", " +
+                         format_figure(y, unit)});
             }
             chart.series.push_back(std::move(series));
         }
@@ -168,20 +169,21 @@ std::string model_comparison_html(const ModelComparison& comparison,
     std::string out;
     if (!comparison.accuracy.rows.empty()) {
         const ComparisonTable& table = comparison.accuracy;
-        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" + html_escape(table.intro) +
-               "</p>\n" + table_html(table) + "<div class=\"figures\">\n" + accuracy_charts(comparison, next_id) +
-               "</div>\n</section>\n";
+        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" +
+               html_escape(table.intro) + "</p>\n" + table_html(table) + "<div class=\"figures\">\n" +
+               accuracy_charts(comparison, next_id) + "</div>\n</section>\n";
     }
     if (!comparison.precision.rows.empty()) {
         const ComparisonTable& table = comparison.precision;
-        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" + html_escape(table.intro) +
-               "</p>\n" + table_html(table) + "</section>\n";
+        out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" +
+               html_escape(table.intro) + "</p>\n" + table_html(table) + "</section>\n";
     }
     if (has_scaling(comparison)) {
-        out += "<section id=\"scaling\"><h2>Throughput against parameters</h2>\n<p>Each model's median throughput "
-               "against its parameter count, a point per scenario (variant, dtype, batch size).</p>\n"
-               "<div class=\"figures\">\n" +
-               scaling_charts(comparison, next_id) + "</div>\n</section>\n";
+        out +=
+            "<section id=\"scaling\"><h2>Throughput against parameters</h2>\n<p>Each model's median throughput "
+            "against its parameter count, a point per scenario (variant, dtype, batch size).</p>\n"
+            "<div class=\"figures\">\n" +
+            scaling_charts(comparison, next_id) + "</div>\n</section>\n";
     }
     return out;
 }

@@ -177,10 +177,9 @@ struct Mapper {
 std::string open_svg(const std::string& id, int width, int height, const std::string& title,
                      const std::string& description, const std::string& kind) {
     std::string out;
-    out += "<svg class=\"chart " + kind + "\" role=\"img\" viewBox=\"0 0 " +
-           std::to_string(width) + " " + std::to_string(height) + "\" width=\"" + std::to_string(width) +
-           "\" height=\"" + std::to_string(height) + "\" aria-labelledby=\"" + escape(id) + "-title " + escape(id) +
-           "-desc\" id=\"" + escape(id) + "\">";
+    out += "<svg class=\"chart " + kind + "\" role=\"img\" viewBox=\"0 0 " + std::to_string(width) + " " +
+           std::to_string(height) + "\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
+           "\" aria-labelledby=\"" + escape(id) + "-title " + escape(id) + "-desc\" id=\"" + escape(id) + "\">";
     out += "<title id=\"" + escape(id) + "-title\">" + escape(title) + "</title>";
     out += "<desc id=\"" + escape(id) + "-desc\">" + escape(description) + "</desc>";
     return out;
@@ -410,7 +409,8 @@ std::string xy_chart(const XYChart& chart) {
         std::vector<const XYPoint*> run;
         const auto close_run = [&] {
             if (run.size() >= 2) {
-                for (std::size_t i = 0; i < run.size(); ++i) path_to(d, i == 0 ? 'M' : 'L', mx(run[i]->x), my(run[i]->high));
+                for (std::size_t i = 0; i < run.size(); ++i)
+                    path_to(d, i == 0 ? 'M' : 'L', mx(run[i]->x), my(run[i]->high));
                 for (auto it = run.rbegin(); it != run.rend(); ++it) path_to(d, 'L', mx((*it)->x), my((*it)->low));
                 d += 'Z';
             }
@@ -419,13 +419,12 @@ std::string xy_chart(const XYChart& chart) {
         for (const XYPoint& p : series.points) {
             if (usable(p.x, chart.x.scale) && usable(p.low, chart.y.scale) && usable(p.high, chart.y.scale))
                 run.push_back(&p);
-            else
-                close_run();
+            else close_run();
         }
         close_run();
         if (!d.empty())
-            out += "<path class=\"band interval " + color_class(series.color) + "\" data-series=\"" + escape(series.name) +
-                   "\" d=\"" + d + "\"><title>" + escape(series.band) + "</title></path>";
+            out += "<path class=\"band interval " + color_class(series.color) + "\" data-series=\"" +
+                   escape(series.name) + "\" d=\"" + d + "\"><title>" + escape(series.band) + "</title></path>";
     }
 
     // The markers, their labels in up to three rows at the top, each in the first row
@@ -536,7 +535,8 @@ std::string sparkline(const Sparkline& spark) {
         out += "<path class=\"marker\" d=\"M" + num(x) + " 0V" + std::to_string(spark.height) + "\"/>";
     }
     std::string d;
-    for (const std::size_t i : drawn) path_to(d, d.empty() ? 'M' : 'L', mx(static_cast<double>(i)), my(spark.values[i]));
+    for (const std::size_t i : drawn)
+        path_to(d, d.empty() ? 'M' : 'L', mx(static_cast<double>(i)), my(spark.values[i]));
     out += "<path class=\"line " + c + "\" d=\"" + d + "\"/>";
     out += "<circle class=\"pt " + c + "\" cx=\"" + num(mx(static_cast<double>(drawn.back()))) + "\" cy=\"" +
            num(my(spark.values[drawn.back()])) + "\" r=\"2.5\"/></svg>";
@@ -617,8 +617,9 @@ std::string flame_graph(const FlameChart& chart) {
         const int color = box.node == 0 ? 6 : static_cast<int>(std::hash<std::string>{}(family) % 6);
         const std::string share_text = format_share(share);
         out += "<g class=\"frame " + color_class(color) + "\" data-frame=\"" + escape(node.name) + "\" data-share=\"" +
-               value_text(share) + "\"><title>" + escape(node.name) + ": " + escape(format_figure(node.value, chart.unit)) +
-               ", " + share_text + " of " + escape(chart.root) + "</title>";
+               value_text(share) + "\"><title>" + escape(node.name) + ": " +
+               escape(format_figure(node.value, chart.unit)) + ", " + share_text + " of " + escape(chart.root) +
+               "</title>";
         out += "<rect class=\"box\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(w, 0.5)) +
                "\" height=\"" + num(row - 1) + "\"/>";
         if (w > 24) out += text_element(x + 3, y + row - 5, "frame-label", fit(node.name, w - 6, 11));
@@ -696,8 +697,7 @@ std::string interval_chart(const IntervalChart& chart) {
         const IntervalRow& row = chart.rows[i];
         const double row_height = row_heights[i];
         out += "<g class=\"row\">";
-        out += text_element(left - 10, y + row_height / 2 + 4, "row-label", fit(row.label, label_width, 12), "end",
-                            "");
+        out += text_element(left - 10, y + row_height / 2 + 4, "row-label", fit(row.label, label_width, 12), "end", "");
         const double step = 13;
         double mark_y = y + row_height / 2 - step * (static_cast<double>(row.marks.size()) - 1) / 2;
         for (const IntervalMark& mark : row.marks) {

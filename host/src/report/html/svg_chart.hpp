@@ -45,15 +45,15 @@ std::string tick_label(double value);
 struct XYPoint {
     double x = NAN, y = NAN;
     double low = NAN, high = NAN;  // an error bar on y, when both are finite
-    std::string tip;               // the point's tooltip; empty: "x, y"
-    bool marker = true;            // with XYSeries::markers: a circle here
+    std::string tip;  // the point's tooltip; empty: "x, y"
+    bool marker = true;  // with XYSeries::markers: a circle here
 };
 
 struct XYSeries {
     std::string name;
     int color = 0;  // class c<color>
     std::vector<XYPoint> points;
-    bool line = true;     // join the points (a NaN y breaks the line)
+    bool line = true;  // join the points (a NaN y breaks the line)
     bool markers = true;  // a circle at each point (whose `marker` is set)
     /// Not empty: the points' low..high drawn as a shaded band (named so in the legend)
     /// instead of error bars.
@@ -64,7 +64,7 @@ struct XYSeries {
 struct XMarker {
     double x = NAN;
     std::string label;  // short: it is drawn beside the line
-    std::string tip;    // the line's tooltip
+    std::string tip;  // the line's tooltip
 };
 
 /// A line chart: y against x, one line per series.

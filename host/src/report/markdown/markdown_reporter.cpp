@@ -5,26 +5,25 @@
 #include <string>
 #include <string_view>
 
-#include "json/json_writer.hpp"
 #include <optional>
+#include "json/json_writer.hpp"
 
 #include "analysis/scenario_statistics.hpp"
+#include "report/comparison_reporter.hpp"
 #include "report/file_reporter.hpp"
 #include "report/markdown/markdown_text.hpp"
 #include "report/model_comparison.hpp"
+#include "report/plugin_entries.hpp"
+#include "report/profile_sections.hpp"
+#include "report/rendered_reports.hpp"
+#include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
 #include "report/reporter_registry.hpp"
 #include "util/atomic_file.hpp"
-#include "report/rendered_reports.hpp"
-#include "report/report_figures.hpp"
-#include "report/comparison_reporter.hpp"
-#include "report/profile_sections.hpp"
-#include "report/plugin_entries.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
 namespace {
-
 
 std::string status_cell(const ScenarioFigures& f) {
     const bench::Status status = f.outcome->result.status;
@@ -108,8 +107,8 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
                    " when it ran: the verdicts are in [comparison.md](comparison.md).\n\n";
         return;
     }
-    out += "**Against the baseline** (" + md_text(comparison->base_label) + "): " +
-           std::to_string(comparison->count(Verdict::slower)) + " slower, " +
+    out += "**Against the baseline** (" + md_text(comparison->base_label) +
+           "): " + std::to_string(comparison->count(Verdict::slower)) + " slower, " +
            std::to_string(comparison->count(Verdict::faster)) + " faster, " +
            std::to_string(comparison->count(Verdict::same)) + " same, " +
            std::to_string(comparison->count(Verdict::inconclusive)) + " inconclusive; every row in " +
@@ -136,7 +135,8 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
                md_code(scenario_label(figures, *f->outcome)) + ": " +
                (result.reason.empty() ? std::string("no reason given") : md_text(result.reason)) + "\n";
     }
-    for (const std::string& warning : record.hardware_warnings) out += "- warning about the machine: " + md_text(warning) + "\n";
+    for (const std::string& warning : record.hardware_warnings)
+        out += "- warning about the machine: " + md_text(warning) + "\n";
     for (const ScenarioGroup& group : figures.warnings)
         out += "- warning: " + md_text(group.text) + " (" +
                (group.scenarios.size() == 1 ? std::string("in ")
@@ -148,7 +148,10 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
     bool any = false;
     for (const BenchmarkOverview& row : figures.overview) {
         if (row.totals.ran() == 0) continue;  // listed with the skips
-        if (!any) out += "| Benchmark | Succeeded | Median (95% CI) | Of | Speedup over eager (95% CI) |\n|---|---|--:|---|---|\n";
+        if (!any)
+            out +=
+                "| Benchmark | Succeeded | Median (95% CI) | Of | Speedup over eager (95% CI) "
+                "|\n|---|---|--:|---|---|\n";
         any = true;
         std::string speedups;
         for (const VariantSpeedup& speedup : row.speedups)
@@ -159,11 +162,13 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
                (speedups.empty() ? "-" : md_text(speedups)) + " |\n";
     }
     if (any) out += "\n";
-    out += "A row per benchmark: its first scenario that succeeded (the plan's order: eager, the smallest batch "
-           "first), and each variant's speedup over eager. Medians come with their 95% confidence interval "
-           "(percentile bootstrap over the raw samples, 1000 resamples); CV is std / mean; a speedup is eager's "
-           "median over the variant's, with the bootstrap interval of that ratio.";
-    if (!figures.fixed_axes.empty()) out += " Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".";
+    out +=
+        "A row per benchmark: its first scenario that succeeded (the plan's order: eager, the smallest batch "
+        "first), and each variant's speedup over eager. Medians come with their 95% confidence interval "
+        "(percentile bootstrap over the raw samples, 1000 resamples); CV is std / mean; a speedup is eager's "
+        "median over the variant's, with the bootstrap interval of that ratio.";
+    if (!figures.fixed_axes.empty())
+        out += " Axes with one value in this run: " + md_text(axes_text(figures.fixed_axes)) + ".";
     out += "\n\n";
 }
 
@@ -183,7 +188,8 @@ void plugins_section(std::string& out, const RunRecord& record) {
     if (plugins.empty()) return;
     out += "### Plugins\n\n";
     for (const PluginEntry& plugin : plugins) {
-        out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) + ", build: " + md_text(build_text(plugin.build));
+        out += "- " + md_code(plugin.id()) + " " + md_text(plugin.version) +
+               ", build: " + md_text(build_text(plugin.build));
         if (const std::string warning = build_warning(plugin.build); !warning.empty())
             out += ". **Warning:** " + md_text(warning);
         out += "\n";
@@ -242,7 +248,8 @@ void run_section(std::string& out, const RunFigures& figures) {
     out += "\n";
     if (!figures.settings.empty()) {
         out += "### Settings\n\n| Setting | |\n|---|---|\n";
-        for (const auto& [label, value] : figures.settings) out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
+        for (const auto& [label, value] : figures.settings)
+            out += "| " + md_text(label) + " | " + md_text(value) + " |\n";
         out += "\n";
     }
     plugins_section(out, record);
@@ -252,8 +259,10 @@ void run_section(std::string& out, const RunFigures& figures) {
 
 std::string markdown_report(const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
-    std::string out = "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
-    out += md_text(record.host_name) + ", " + md_text(record.started_at) + ". The charts of this run are in "
+    std::string out =
+        "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
+    out += md_text(record.host_name) + ", " + md_text(record.started_at) +
+           ". The charts of this run are in "
            "[report.html](report.html).\n\n";
     summary_section(out, figures, comparison);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
@@ -273,10 +282,10 @@ std::string markdown_report(const RunRecord& given, const Comparison* comparison
 /// report.md in the run folder, written once at the end (its tables are over every
 /// scenario of the run), after the comparison with the baseline, whose verdicts it shows.
 std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(settings, {.name = markdown_report_name,
-                                         .render = [](const RunRecord& record, const Comparison* comparison) {
-                                             return markdown_report(compute_figures(record), comparison);
-                                         }});
+    return make_file_reporter(
+        settings, {.name = markdown_report_name, .render = [](const RunRecord& record, const Comparison* comparison) {
+                       return markdown_report(compute_figures(record), comparison);
+                   }});
 }
 
 }  // namespace benchhost

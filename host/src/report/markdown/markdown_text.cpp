@@ -18,9 +18,15 @@ std::string md_text(std::string_view text) {
         if (space && !out.empty()) out += ' ';
         space = false;
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
             case '|':
             case '\\':
             case '`':

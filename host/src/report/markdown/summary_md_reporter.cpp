@@ -49,8 +49,8 @@ std::string summary_markdown(const RunRecord& record, const Comparison* comparis
         for (const auto& [scenario, series] : rows)
             for (const SeriesComparison* row : series)
                 if (row->verdict == verdict)
-                    lines += "- " + md_code(scenario) + ": " + md_text(evidence_line(*row, comparison->options.threshold)) +
-                             "\n";
+                    lines += "- " + md_code(scenario) + ": " +
+                             md_text(evidence_line(*row, comparison->options.threshold)) + "\n";
         if (!lines.empty()) out += "### " + std::string(heading) + "\n\n" + lines + "\n";
     }
     std::string problems;
@@ -74,11 +74,11 @@ std::string summary_markdown(const RunRecord& record, const Comparison* comparis
             for (const SeriesComparison* row : found->second)
                 if (series != nullptr && row->series == series->name)
                     change = format_change(row->ratio) + " " + std::string(to_string(row->verdict));
-        out += "| " + md_code(outcome.config.scenario_id()) + " | " + std::string(bench::to_string(outcome.result.status)) +
-               " | " +
-               (series != nullptr ? md_text(series->name + " " + format_figure(series->analysis.summary.median,
-                                                                               series->unit))
-                                  : "-") +
+        out += "| " + md_code(outcome.config.scenario_id()) + " | " +
+               std::string(bench::to_string(outcome.result.status)) + " | " +
+               (series != nullptr
+                    ? md_text(series->name + " " + format_figure(series->analysis.summary.median, series->unit))
+                    : "-") +
                " | " + md_text(change) + " |\n";
     }
     if (record.outcomes.size() > table_rows)
@@ -103,16 +103,17 @@ void append_to_step_summary(const std::string& page) {
 // summary.md in the run folder, appended to the job summary; with --baseline, the
 // comparison's verdicts.
 std::unique_ptr<Reporter> make_summary_md_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(
-        settings, {.name = "summary.md",
-                   .render =
-                       [](const RunRecord& record, const Comparison* comparison) {
-                           std::vector<std::pair<std::string, std::string>> links = {
-                               {"report", html_report_name}, {"report.md", markdown_report_name}};
-                           if (comparison != nullptr) links.emplace_back("comparison", "comparison.md");
-                           return summary_markdown(record, comparison, "benchhost run " + record.timestamp, links);
-                       },
-                   .then = append_to_step_summary});
+    return make_file_reporter(settings, {.name = "summary.md",
+                                         .render =
+                                             [](const RunRecord& record, const Comparison* comparison) {
+                                                 std::vector<std::pair<std::string, std::string>> links = {
+                                                     {"report", html_report_name}, {"report.md", markdown_report_name}};
+                                                 if (comparison != nullptr)
+                                                     links.emplace_back("comparison", "comparison.md");
+                                                 return summary_markdown(record, comparison,
+                                                                         "benchhost run " + record.timestamp, links);
+                                             },
+                                         .then = append_to_step_summary});
 }
 
 }  // namespace benchhost

@@ -1,5 +1,5 @@
-#include <bench/internal/environment/calibration_cache.hpp>
 #include <bench/internal/environment/cache_dir.hpp>
+#include <bench/internal/environment/calibration_cache.hpp>
 
 #include <cstdlib>
 #include <fstream>

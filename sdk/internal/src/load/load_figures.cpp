@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <string>
 
@@ -20,7 +20,8 @@ std::optional<double> slo_metric_value(const QueryTimes& q, const std::string& m
     return largest;
 }
 
-LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms, const std::vector<Slo>& slos) {
+LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms,
+                         const std::vector<Slo>& slos) {
     LoadFigures f;
     double last_issue = 0, last_completion = 0;
     long long samples = 0;
@@ -87,10 +88,13 @@ std::pair<double, double> percentile_interval(const std::vector<double>& sorted,
 double headline_percentile(LoadMode mode) {
     switch (mode) {
         case LoadMode::none:
-        case LoadMode::single_stream: return 90;
+        case LoadMode::single_stream:
+            return 90;
         case LoadMode::multi_stream:
-        case LoadMode::server: return 99;
-        case LoadMode::offline: return 0;
+        case LoadMode::server:
+            return 99;
+        case LoadMode::offline:
+            return 0;
     }
     return 99;
 }

@@ -38,7 +38,8 @@ double percentile_with_infinity(const std::vector<double>& sorted, double q) {
 
 PeakSearch search_peak(const PeakSearchSettings& settings, const PeakStepRunner& run_step) {
     if (!(settings.start_qps > 0) || !std::isfinite(settings.start_qps))
-        throw std::invalid_argument("the peak search's first rate must be above 0, got " + number_text(settings.start_qps));
+        throw std::invalid_argument("the peak search's first rate must be above 0, got " +
+                                    number_text(settings.start_qps));
     if (!(settings.precision > 0)) throw std::invalid_argument("the peak search's precision must be above 0");
     PeakSearch search;
     search.percentile = settings.percentile;
@@ -122,7 +123,8 @@ RateJudge::Verdict RateJudge::add(const QueryTimes& query) {
     for (std::size_t i = 0; i < slos_.size(); ++i) {
         if (over_[i] >= fail_at_) {
             why_ = std::to_string(over_[i]) + " of " + std::to_string(seen_) + " queries over the " + slos_[i].metric +
-                   " bound, enough to take p" + number_text(percentile_) + " of " + std::to_string(planned_) + " over it";
+                   " bound, enough to take p" + number_text(percentile_) + " of " + std::to_string(planned_) +
+                   " over it";
             return Verdict::failed;
         }
         certain_pass = certain_pass && over_[i] + left <= pass_within_;

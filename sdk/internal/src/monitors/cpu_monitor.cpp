@@ -26,18 +26,18 @@ using detail::Merge;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 enum Column : std::size_t {
-    cpu_time,         // s of CPU, user + system, all threads (cumulative)
-    rss,              // MiB resident
-    threads,          // threads of the process
-    minor_faults,     // cumulative
-    major_faults,     // cumulative
-    voluntary_cs,     // cumulative
-    involuntary_cs,   // cumulative
-    frequency,        // MHz of the CPU the main thread last ran on
-    runnable,         // runnable tasks on the machine, the sampling thread excluded
-    load_average,     // 1-minute load average
-    machine_busy,     // jiffies all CPUs spent busy (cumulative)
-    machine_total,    // jiffies all CPUs spent (cumulative)
+    cpu_time,  // s of CPU, user + system, all threads (cumulative)
+    rss,  // MiB resident
+    threads,  // threads of the process
+    minor_faults,  // cumulative
+    major_faults,  // cumulative
+    voluntary_cs,  // cumulative
+    involuntary_cs,  // cumulative
+    frequency,  // MHz of the CPU the main thread last ran on
+    runnable,  // runnable tasks on the machine, the sampling thread excluded
+    load_average,  // 1-minute load average
+    machine_busy,  // jiffies all CPUs spent busy (cumulative)
+    machine_total,  // jiffies all CPUs spent (cumulative)
     column_count
 };
 
@@ -225,16 +225,17 @@ MonitorReport CpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
     report.values["cpu_time"] = {detail::growth(cpu_seconds), "s"};
     if (measured) report.values["cpu_time_measured"] = {detail::growth_during(times, cpu_seconds, spans), "s"};
     const std::pair<const char*, Column> counters[] = {{"minor_page_faults", minor_faults},
-                                                        {"major_page_faults", major_faults},
-                                                        {"voluntary_context_switches", voluntary_cs},
-                                                        {"involuntary_context_switches", involuntary_cs}};
+                                                       {"major_page_faults", major_faults},
+                                                       {"voluntary_context_switches", voluntary_cs},
+                                                       {"involuntary_context_switches", involuntary_cs}};
     for (const auto& [name, column] : counters) {
         const double grown = detail::growth(table.column(column));
         if (!std::isnan(grown)) report.values[name] = {grown, "count"};
     }
     // The scenario's peak: the kernel's high-water mark, with the part before the SDK
     // restarted it for the timed samples (bench/memory_peak.hpp).
-    if (const double peak = bench::scenario_resident_peak_mib(); peak == peak) report.values["peak_rss"] = {peak, "MiB"};
+    if (const double peak = bench::scenario_resident_peak_mib(); peak == peak)
+        report.values["peak_rss"] = {peak, "MiB"};
 
     // The load around the run: more runnable tasks than CPUs means someone waited.
     double load_start = nan, load_end = nan;

@@ -14,7 +14,8 @@ void check_clock_setting(const std::string& setting) {
     const bool digits = !setting.empty() && setting.size() <= 5 &&
                         std::all_of(setting.begin(), setting.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits || std::stoul(setting) == 0)
-        throw std::invalid_argument("'" + setting + "' is not a clock: 'base' (the GPU's base clock) or MHz, e.g. 1410");
+        throw std::invalid_argument("'" + setting +
+                                    "' is not a clock: 'base' (the GPU's base clock) or MHz, e.g. 1410");
 }
 
 struct GpuClockLock::Impl {
@@ -55,8 +56,8 @@ GpuClockLock::GpuClockLock(const std::string& setting, const std::vector<std::st
             std::string reason = "nvmlDeviceSetGpuLockedClocks failed: " + m.api->error(rc);
             if (rc == nvml::error_no_permission) reason += " (locking clocks needs root)";
             if (rc == nvml::error_not_supported) reason += " (this GPU does not lock its clocks: Volta or later does)";
-            throw std::runtime_error("cannot lock the clocks of " + label + " at " + (setting == "base" ? "the " : "") + what +
-                                     ": " + reason);
+            throw std::runtime_error("cannot lock the clocks of " + label + " at " + (setting == "base" ? "the " : "") +
+                                     what + ": " + reason);
         }
         m.locked.emplace_back(found.device, label);
         m.description += (m.description.empty() ? what + " on " : ", ") + label;

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -43,9 +43,9 @@ enum Column : std::size_t {
     sm_clock,
     mem_clock,
     throttle,  // bit mask of reasons
-    errors,    // bit mask of the columns whose read failed
-    listed,    // processes NVML lists on the device
-    others,    // of them, not this process
+    errors,  // bit mask of the columns whose read failed
+    listed,  // processes NVML lists on the device
+    others,  // of them, not this process
     own_listed,  // 1 when this process was among them, 0 when not
     column_count
 };
@@ -65,17 +65,30 @@ struct Gauge {
     const char* unit;
 };
 constexpr Gauge gauges[] = {
-    {"gpu_utilization", gpu_util, "%"},        {"memory_utilization", mem_util, "%"},
-    {"memory_used", mem_used, "MiB"},          {"process_memory_used", proc_mem, "MiB"},
-    {"power", power, "W"},                     {"temperature", temperature, "C"},
-    {"sm_clock", sm_clock, "MHz"},             {"memory_clock", mem_clock, "MHz"},
+    {"gpu_utilization", gpu_util, "%"},
+    {"memory_utilization", mem_util, "%"},
+    {"memory_used", mem_used, "MiB"},
+    {"process_memory_used", proc_mem, "MiB"},
+    {"power", power, "W"},
+    {"temperature", temperature, "C"},
+    {"sm_clock", sm_clock, "MHz"},
+    {"memory_clock", mem_clock, "MHz"},
 };
 
-const char* const function_names[column_count] = {
-    "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetUtilizationRates", "nvmlDeviceGetMemoryInfo",
-    "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetPowerUsage", "nvmlDeviceGetTotalEnergyConsumption",
-    "nvmlDeviceGetTemperature", "nvmlDeviceGetClockInfo(SM)", "nvmlDeviceGetClockInfo(MEM)",
-    "nvmlDeviceGetCurrentClocksThrottleReasons", "", "", "", ""};
+const char* const function_names[column_count] = {"nvmlDeviceGetUtilizationRates",
+                                                  "nvmlDeviceGetUtilizationRates",
+                                                  "nvmlDeviceGetMemoryInfo",
+                                                  "nvmlDeviceGetComputeRunningProcesses_v3",
+                                                  "nvmlDeviceGetPowerUsage",
+                                                  "nvmlDeviceGetTotalEnergyConsumption",
+                                                  "nvmlDeviceGetTemperature",
+                                                  "nvmlDeviceGetClockInfo(SM)",
+                                                  "nvmlDeviceGetClockInfo(MEM)",
+                                                  "nvmlDeviceGetCurrentClocksThrottleReasons",
+                                                  "",
+                                                  "",
+                                                  "",
+                                                  ""};
 
 /// This process's pids: its own, and where /proc shows them (NSpid in
 /// /proc/self/status), those of the pid namespaces it is nested in. NVML lists processes
@@ -189,13 +202,15 @@ struct GpuMonitor::Impl {
                     const unsigned int listed_pid = processes[i].pid;
                     if (std::find(pids.begin(), pids.end(), listed_pid) != pids.end()) {
                         own = 1;
-                        used = processes[i].usedGpuMemory == ~0ULL ? nan
-                                                                   : static_cast<double>(processes[i].usedGpuMemory) / mib;
+                        used = processes[i].usedGpuMemory == ~0ULL
+                                   ? nan
+                                   : static_cast<double>(processes[i].usedGpuMemory) / mib;
                         continue;
                     }
                     ++other;
                     const auto seen_end = other_pids.begin() + static_cast<std::ptrdiff_t>(other_pid_count);
-                    if (other_pid_count < other_pids.size() && std::find(other_pids.begin(), seen_end, listed_pid) == seen_end)
+                    if (other_pid_count < other_pids.size() &&
+                        std::find(other_pids.begin(), seen_end, listed_pid) == seen_end)
                         other_pids[other_pid_count++] = listed_pid;
                 }
                 row[listed] = count;
@@ -312,7 +327,8 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
     }
     std::string energy_source = "total energy counter";
     if (std::isnan(first)) {
-        if (unsupported[energy_counter]) unsupported_names += (unsupported_names.empty() ? "" : ", ") + std::string("energy_counter");
+        if (unsupported[energy_counter])
+            unsupported_names += (unsupported_names.empty() ? "" : ", ") + std::string("energy_counter");
         energy_source = "integrated power";
         double total = 0, last_watts = nan, last_time = nan;
         for (std::size_t i = 0; i < times.size(); ++i) {
@@ -351,9 +367,10 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
         // A reading that moved at every one of at least 4 intervals is taken to move
         // continuously; with fewer readings nothing tells, and the mean interval stands in.
         const bool moves_every_reading = changes == intervals && intervals >= 4;
-        const double step_s = intervals == 0           ? std::numeric_limits<double>::infinity()
-                              : moves_every_reading ? 0
-                                                    : (last_time - first_time) / static_cast<double>(std::max(changes, 1LL));
+        const double step_s = intervals == 0 ? std::numeric_limits<double>::infinity()
+                              : moves_every_reading
+                                  ? 0
+                                  : (last_time - first_time) / static_cast<double>(std::max(changes, 1LL));
         if (!measured) {
             report.values["energy"] = {total, "J"};
         } else if (window_s >= static_cast<double>(min_energy_steps) * step_s) {
@@ -370,11 +387,10 @@ MonitorReport GpuMonitor::Impl::report(const std::vector<MeasurementWindow>& win
                                                      "measurement's " + ms(window_s) + " ms";
             } else {
                 const long long min_time = std::max(1LL, std::llround(std::ceil(min_energy_steps * step_s)));
-                report.info["energy_not_reported"] = "the " + reading + " moved about every " + ms(step_s) +
-                                                     " ms, and the measurement's " + ms(window_s) + " ms need at least " +
-                                                     std::to_string(min_energy_steps) +
-                                                     " such steps: measure longer (e.g. --min-time " +
-                                                     std::to_string(min_time) + ")";
+                report.info["energy_not_reported"] =
+                    "the " + reading + " moved about every " + ms(step_s) + " ms, and the measurement's " +
+                    ms(window_s) + " ms need at least " + std::to_string(min_energy_steps) +
+                    " such steps: measure longer (e.g. --min-time " + std::to_string(min_time) + ")";
             }
         }
         series.emplace_back("energy", joules);
@@ -479,8 +495,9 @@ GpuMonitor::GpuMonitor(const MonitorOptions& options) : impl_(std::make_unique<I
         m.mig = "instance " + (m.uuid.empty() ? m.name : m.uuid) +
                 ": NVML reads a MIG instance's memory and processes, not its utilization";
     } else if (m.api->mig_mode && m.api->mig_mode(m.device, &current, &pending) == nvml::success && current == 1) {
-        m.mig = "enabled: the scenario ran on one of this GPU's instances, and the GPU's figures count the other "
-                "instances' work too; name the instance in CUDA_VISIBLE_DEVICES (MIG-<uuid>) to watch it alone";
+        m.mig =
+            "enabled: the scenario ran on one of this GPU's instances, and the GPU's figures count the other "
+            "instances' work too; name the instance in CUDA_VISIBLE_DEVICES (MIG-<uuid>) to watch it alone";
     }
 }
 
@@ -562,7 +579,8 @@ GpuSystemInfo describe_gpus(const std::string& nvml_library) {
     if (api->driver_version && api->driver_version(text, sizeof text - 1) == nvml::success)
         info.facts["driver_version"] = text;
     text[0] = '\0';
-    if (api->nvml_version && api->nvml_version(text, sizeof text - 1) == nvml::success) info.facts["nvml_version"] = text;
+    if (api->nvml_version && api->nvml_version(text, sizeof text - 1) == nvml::success)
+        info.facts["nvml_version"] = text;
     int cuda = 0;
     if (api->cuda_driver_version && api->cuda_driver_version(&cuda) == nvml::success && cuda > 0)
         info.facts["cuda_driver_version"] = cuda_version_text(cuda);
@@ -582,9 +600,11 @@ GpuSystemInfo describe_gpus(const std::string& nvml_library) {
         if (api->device_by_index(i, &device) != nvml::success) continue;
         const std::string prefix = "gpu" + std::to_string(i) + "_";
         text[0] = '\0';
-        if (api->device_name && api->device_name(device, text, sizeof text - 1) == nvml::success) info.facts[prefix + "name"] = text;
+        if (api->device_name && api->device_name(device, text, sizeof text - 1) == nvml::success)
+            info.facts[prefix + "name"] = text;
         text[0] = '\0';
-        if (api->device_uuid && api->device_uuid(device, text, sizeof text - 1) == nvml::success) info.facts[prefix + "uuid"] = text;
+        if (api->device_uuid && api->device_uuid(device, text, sizeof text - 1) == nvml::success)
+            info.facts[prefix + "uuid"] = text;
         nvml::Memory memory{};
         if (api->memory && api->memory(device, &memory) == nvml::success)
             info.facts[prefix + "memory_mib"] = std::to_string(memory.total / (1024 * 1024));
@@ -595,7 +615,8 @@ GpuSystemInfo describe_gpus(const std::string& nvml_library) {
             info.facts[prefix + "max_sm_clock_mhz"] = std::to_string(value);
         // The memory's peak from its clock and bus width (memory_bandwidth.hpp).
         unsigned int memory_mhz = 0, bus_bits = 0;
-        if (api->max_clock && api->memory_bus_width && api->max_clock(device, nvml::clock_mem, &memory_mhz) == nvml::success &&
+        if (api->max_clock && api->memory_bus_width &&
+            api->max_clock(device, nvml::clock_mem, &memory_mhz) == nvml::success &&
             api->memory_bus_width(device, &bus_bits) == nvml::success && memory_mhz > 0 && bus_bits > 0)
             info.facts[prefix + "memory_bandwidth_gbs"] =
                 detail::format_number(peak_memory_bandwidth_gbs(memory_mhz, bus_bits), 5);

@@ -14,7 +14,8 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 std::vector<Span> spans_of(const std::vector<MeasurementWindow>& windows, Clock::time_point origin) {
     std::vector<Span> spans;
     spans.reserve(windows.size());
-    for (const MeasurementWindow& w : windows) spans.push_back({seconds_since(origin, w.start), seconds_since(origin, w.stop)});
+    for (const MeasurementWindow& w : windows)
+        spans.push_back({seconds_since(origin, w.start), seconds_since(origin, w.stop)});
     return spans;
 }
 

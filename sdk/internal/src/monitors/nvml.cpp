@@ -195,7 +195,8 @@ Found find_device(const Api& api, const std::string& device) {
             ordinal = index;
         } else if (api.device_by_uuid != nullptr) {
             if (const Return rc = api.device_by_uuid(entry.c_str(), &found.device); rc != success) {
-                found.error = "CUDA_VISIBLE_DEVICES names '" + entry + "': nvmlDeviceGetHandleByUUID failed: " + api.error(rc);
+                found.error =
+                    "CUDA_VISIBLE_DEVICES names '" + entry + "': nvmlDeviceGetHandleByUUID failed: " + api.error(rc);
                 found.device = nullptr;
                 return found;
             }

@@ -44,8 +44,8 @@ struct ProcessInfo {  // nvmlProcessInfo_t of the _v2 and _v3 functions
 inline constexpr unsigned int clock_limit_tdp = 0xffffff01u;
 
 inline constexpr unsigned int temperature_gpu = 0;  // NVML_TEMPERATURE_GPU
-inline constexpr unsigned int clock_sm = 1;         // NVML_CLOCK_SM
-inline constexpr unsigned int clock_mem = 2;        // NVML_CLOCK_MEM
+inline constexpr unsigned int clock_sm = 1;  // NVML_CLOCK_SM
+inline constexpr unsigned int clock_mem = 2;  // NVML_CLOCK_MEM
 
 // nvmlClocksThrottleReason* (nvmlClocksEventReason* in newer headers).
 inline constexpr std::uint64_t reason_gpu_idle = 0x1;
@@ -59,7 +59,7 @@ inline constexpr std::uint64_t reason_hw_power_brake = 0x80;
 inline constexpr std::uint64_t reason_display_clocks = 0x100;
 /// The reasons that lower clocks below what the load asks for: "throttled".
 inline constexpr std::uint64_t throttling_reasons = reason_sw_power_cap | reason_hw_slowdown | reason_sync_boost |
-                                                     reason_sw_thermal | reason_hw_thermal | reason_hw_power_brake;
+                                                    reason_sw_thermal | reason_hw_thermal | reason_hw_power_brake;
 
 /// "sw_power_cap, hw_thermal_slowdown" for a mask of reasons.
 std::string describe_reasons(std::uint64_t mask);
@@ -71,8 +71,8 @@ struct Api {
     Return (*init)();  // nvmlInit_v2 (or nvmlInit)
     Return (*shutdown)();
     const char* (*error_string)(Return);
-    Return (*device_count)(unsigned int*);                // nvmlDeviceGetCount_v2
-    Return (*device_by_index)(unsigned int, Device*);     // nvmlDeviceGetHandleByIndex_v2
+    Return (*device_count)(unsigned int*);  // nvmlDeviceGetCount_v2
+    Return (*device_by_index)(unsigned int, Device*);  // nvmlDeviceGetHandleByIndex_v2
     // Optional.
     Return (*device_by_uuid)(const char*, Device*);
     Return (*device_name)(Device, char*, unsigned int);
@@ -80,21 +80,21 @@ struct Api {
     Return (*utilization)(Device, Utilization*);
     Return (*memory)(Device, Memory*);
     Return (*processes)(Device, unsigned int*, ProcessInfo*);  // _v3, else _v2
-    Return (*power)(Device, unsigned int*);                    // mW
-    Return (*power_limit)(Device, unsigned int*);              // mW (enforced limit)
-    Return (*energy)(Device, unsigned long long*);             // mJ since the driver loaded
+    Return (*power)(Device, unsigned int*);  // mW
+    Return (*power_limit)(Device, unsigned int*);  // mW (enforced limit)
+    Return (*energy)(Device, unsigned long long*);  // mJ since the driver loaded
     Return (*temperature)(Device, unsigned int, unsigned int*);
-    Return (*clock)(Device, unsigned int, unsigned int*);      // nvmlDeviceGetClockInfo, MHz
+    Return (*clock)(Device, unsigned int, unsigned int*);  // nvmlDeviceGetClockInfo, MHz
     Return (*max_clock)(Device, unsigned int, unsigned int*);  // nvmlDeviceGetMaxClockInfo, MHz
-    Return (*memory_bus_width)(Device, unsigned int*);         // nvmlDeviceGetMemoryBusWidth, bits
-    Return (*throttle_reasons)(Device, unsigned long long*);   // ...ClocksEventReasons / ...ClocksThrottleReasons
+    Return (*memory_bus_width)(Device, unsigned int*);  // nvmlDeviceGetMemoryBusWidth, bits
+    Return (*throttle_reasons)(Device, unsigned long long*);  // ...ClocksEventReasons / ...ClocksThrottleReasons
     Return (*driver_version)(char*, unsigned int);
     Return (*nvml_version)(char*, unsigned int);
     Return (*cuda_driver_version)(int*);  // nvmlSystemGetCudaDriverVersion_v2 or without _v2
     Return (*mig_mode)(Device, unsigned int*, unsigned int*);  // nvmlDeviceGetMigMode: current, pending
-    Return (*is_mig_device)(Device, unsigned int*);            // nvmlDeviceIsMigDeviceHandle
+    Return (*is_mig_device)(Device, unsigned int*);  // nvmlDeviceIsMigDeviceHandle
     Return (*lock_clocks)(Device, unsigned int, unsigned int);  // nvmlDeviceSetGpuLockedClocks: min, max MHz
-    Return (*reset_clocks)(Device);                             // nvmlDeviceResetGpuLockedClocks
+    Return (*reset_clocks)(Device);  // nvmlDeviceResetGpuLockedClocks
 
     /// "Unknown Error" for a code, through nvmlErrorString.
     std::string error(Return code) const;

@@ -20,8 +20,8 @@ namespace bench::detail {
 
 /// How two neighbouring samples of a column merge when the table halves.
 enum class Merge : unsigned char {
-    mean,    // a gauge (utilization, memory): the mean of the two (NaN ignored)
-    last,    // a cumulative counter (energy, CPU time): the later reading
+    mean,  // a gauge (utilization, memory): the mean of the two (NaN ignored)
+    last,  // a cumulative counter (energy, CPU time): the later reading
     bit_or,  // a bit mask (throttle reasons, read errors): either's bits
 };
 
@@ -57,7 +57,7 @@ private:
     void merge_into(double* a, const double* b, std::uint32_t wa, std::uint32_t wb) const;
 
     std::vector<Merge> merges_;
-    std::size_t stride_;    // 1 + columns
+    std::size_t stride_;  // 1 + columns
     std::size_t capacity_;  // rows
     std::size_t rows_ = 0;
     int halvings_ = 0;

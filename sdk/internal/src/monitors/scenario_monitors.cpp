@@ -59,15 +59,16 @@ void ScenarioMonitors::attach_sample_states(ScenarioResult& result,
                                             bool discard_throttled) {
     if (!impl_->gpu || !impl_->gpu->available()) return;
     for (const auto& [name, ends] : sample_ends) {
-        auto series = std::find_if(result.series.begin(), result.series.end(),
-                                   [&](const Series& s) { return s.name == name; });
+        auto series =
+            std::find_if(result.series.begin(), result.series.end(), [&](const Series& s) { return s.name == name; });
         if (series == result.series.end() || series->samples.size() != ends.size()) continue;
         // A sample started its own length (all its calls) before it ended.
         std::vector<Clock::time_point> starts;
         starts.reserve(ends.size());
         for (std::size_t i = 0; i < ends.size(); ++i)
-            starts.push_back(ends[i] - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(
-                                           series->samples[i] * static_cast<double>(series->inner_iterations))));
+            starts.push_back(ends[i] -
+                             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(
+                                 series->samples[i] * static_cast<double>(series->inner_iterations))));
         SampleDeviceState states = impl_->gpu->sample_states(starts, ends);
         if (states.throttle_reasons.size() != ends.size()) continue;
         if (discard_throttled) {
@@ -120,8 +121,8 @@ double ScenarioMonitors::cool_down(double max_s) {
     const auto poll = std::chrono::duration<double, std::milli>(std::clamp(impl_->options.interval_ms, 1.0, 100.0));
     bool cleared = false;
     for (auto now = start; now < deadline && !cleared; now = Clock::now()) {
-        std::this_thread::sleep_for(std::min<Clock::duration>(
-            std::chrono::duration_cast<Clock::duration>(poll), deadline - now));
+        std::this_thread::sleep_for(
+            std::min<Clock::duration>(std::chrono::duration_cast<Clock::duration>(poll), deadline - now));
         const GpuMonitor::Throttling since = gpu.take_throttling();
         cleared = since.readings > 0 && !is_throttling(since.reasons);
     }

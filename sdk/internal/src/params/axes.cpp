@@ -58,7 +58,8 @@ std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes) {
 }
 
 const std::vector<std::string>& builtin_axis_names() {
-    static const std::vector<std::string> names = {"variant", "batch_size", "dtype", "device", "threads", "compile_mode"};
+    static const std::vector<std::string> names = {"variant", "batch_size", "dtype",
+                                                   "device",  "threads",    "compile_mode"};
     return names;
 }
 

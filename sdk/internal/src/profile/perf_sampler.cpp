@@ -203,9 +203,12 @@ bool PerfSampler::start() {
     }
     dir_ = dir_template;
     const std::string data = dir_ + "/perf.data";
-    const std::vector<std::string> argv = {access_.perf, "record", "-e", access_.event, "-F",
-                                           std::to_string(perf_frequency_hz), "--call-graph", "dwarf,16384", "-p",
-                                           std::to_string(getpid()), "-o", data};
+    const std::vector<std::string> argv = {access_.perf,   "record",
+                                           "-e",           access_.event,
+                                           "-F",           std::to_string(perf_frequency_hz),
+                                           "--call-graph", "dwarf,16384",
+                                           "-p",           std::to_string(getpid()),
+                                           "-o",           data};
     std::string error;
     record_pid_ = spawn(argv, dir_ + "/record.out", dir_ + "/record.log", error);
     if (record_pid_ < 0) {
@@ -254,9 +257,9 @@ std::optional<FlameGraph> PerfSampler::stop() {
     // --no-inline: resolving inlined frames (addr2line on LibTorch) takes minutes.
     std::string error;
     const std::string script = dir_ + "/script.txt";
-    const pid_t pid = spawn({access_.perf, "script", "--no-inline", "-F", "comm,tid,period,ip,sym,dso", "-i",
-                             dir_ + "/perf.data"},
-                            script, dir_ + "/script.log", error);
+    const pid_t pid =
+        spawn({access_.perf, "script", "--no-inline", "-F", "comm,tid,period,ip,sym,dso", "-i", dir_ + "/perf.data"},
+              script, dir_ + "/script.log", error);
     if (pid < 0) {
         error_ = "cannot start perf script: " + error;
         cleanup();
@@ -342,7 +345,8 @@ FlameGraph fold_perf_script(std::istream& script, long long& samples, std::size_
     std::vector<FlameStack> stacks;
     stacks.reserve(folded.size());
     for (auto& [frames_text, value] : folded) stacks.push_back({frames_text, value});
-    std::stable_sort(stacks.begin(), stacks.end(), [](const FlameStack& a, const FlameStack& b) { return a.value > b.value; });
+    std::stable_sort(stacks.begin(), stacks.end(),
+                     [](const FlameStack& a, const FlameStack& b) { return a.value > b.value; });
     if (stacks.size() > max_stacks) {
         double rest = 0;
         for (std::size_t i = max_stacks; i < stacks.size(); ++i) rest += stacks[i].value;

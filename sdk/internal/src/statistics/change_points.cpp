@@ -113,7 +113,8 @@ private:
         double* q = q_.data();
         for (std::size_t tau = low; tau <= high; ++tau) {
             const double c = cross[tau], m = count[tau];
-            q[tau] = c - (kappa_count - m) * within_x[tau] - m * (whole - within[tau] - c) * reciprocal[kappa - tau - 1];
+            q[tau] =
+                c - (kappa_count - m) * within_x[tau] - m * (whole - within[tau] - c) * reciprocal[kappa - tau - 1];
         }
         // Four running maxima: each comparison waits for one in four, not for the last.
         double m1 = q[low], m2 = m1, m3 = m1, m4 = m1;

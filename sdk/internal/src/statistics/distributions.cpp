@@ -14,8 +14,8 @@ double incomplete_beta(double a, double b, double x) {
     if (x <= 0) return 0;
     if (x >= 1) return 1;
     if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(b, a, 1 - x);
-    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                                  b * std::log1p(-x)) / a;
+    const double front =
+        std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x)) / a;
     constexpr double tiny = 1e-300;
     double f = 1, c = 1, d = 0;
     for (int i = 0; i <= 400; ++i) {

@@ -17,7 +17,7 @@ std::vector<double> u_distribution(std::size_t m, std::size_t n) {
     poly[0] = 1;
     for (std::size_t i = 1; i <= m; ++i) {
         for (std::size_t k = top; k >= n + i && k <= top; --k) poly[k] -= poly[k - (n + i)];  // * (1 - q^(n+i))
-        for (std::size_t k = i; k <= top; ++k) poly[k] += poly[k - i];                        // / (1 - q^i)
+        for (std::size_t k = i; k <= top; ++k) poly[k] += poly[k - i];  // / (1 - q^i)
     }
     return poly;
 }

@@ -31,9 +31,10 @@ SeriesAnalysis analyze_series(std::span<const double> samples, const BootstrapOp
     a.mean_ci = bootstrap_interval(samples, Statistic::mean, options);
     if (a.mdape >= unstable_mdape) {
         a.stable = false;
-        a.instability = fmt::format("samples deviate from the median by {:.1f}% (median absolute deviation; {:.0f}% or "
-                                    "more is unstable): the machine may be busy or the work may vary",
-                                    a.mdape * 100, unstable_mdape * 100);
+        a.instability = fmt::format(
+            "samples deviate from the median by {:.1f}% (median absolute deviation; {:.0f}% or "
+            "more is unstable): the machine may be busy or the work may vary",
+            a.mdape * 100, unstable_mdape * 100);
     }
     return a;
 }

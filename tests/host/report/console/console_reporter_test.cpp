@@ -60,9 +60,9 @@ RunRecord sample_record() {
     record.outcomes.push_back(slow);
 
     record.outcomes.push_back(outcome("skip", bench::Status::skipped, "mock disabled"));
-    record.outcomes.push_back(outcome(
-        "boom", bench::Status::failed,
-        "error: the output differs\nfrom the reference at element 17 of the tensor named weights, and many more words"));
+    record.outcomes.push_back(outcome("boom", bench::Status::failed,
+                                      "error: the output differs\nfrom the reference at element 17 of the tensor named "
+                                      "weights, and many more words"));
     return record;
 }
 
@@ -221,8 +221,10 @@ namespace {
 TEST(ConsoleTable, OneTablePerCategoryWithSpreadAndSpeedup) {
     RunRecord record;
     auto perf = [](bench::Variant variant, std::vector<double> ms) {
-        return benchtest::Outcome("performance", "model", "model").variant(variant).axis("dtype", "float32").series(
-            "latency", "ms", std::move(ms));
+        return benchtest::Outcome("performance", "model", "model")
+            .variant(variant)
+            .axis("dtype", "float32")
+            .series("latency", "ms", std::move(ms));
     };
     record.outcomes.push_back(perf(bench::Variant::eager, {10, 10.1, 9.9, 10, 10.2, 9.8}));
     auto unit = outcome("kernel", bench::Status::success);
@@ -274,8 +276,9 @@ RunRecord realistic_record() {
                                              benchtest::jittered_samples(batch * 22765172.0, 12, seed + 1, 0.001));
                         seed += 2;
                         if (std::string(device) == "cuda:0" && std::string(dtype) == "bfloat16" && batch == 32)
-                            o.status(bench::Status::failed, "bfloat16 at batch size 32 needs more GPU memory than this "
-                                                             "device has (80 GiB asked, 40 GiB free)");
+                            o.status(bench::Status::failed,
+                                     "bfloat16 at batch size 32 needs more GPU memory than this "
+                                     "device has (80 GiB asked, 40 GiB free)");
                         record.outcomes.push_back(o);
                     }
     for (const auto variant : variants)
@@ -327,16 +330,17 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
     EXPECT_NE(table[1].find("22.8M elements/s"), std::string::npos) << table[1];  // 22765172 at batch 1
     EXPECT_NE(text.find("1.23k tokens/s"), std::string::npos);
     // No room for a note column: the reason of each failure is on the line under its row.
-    const auto skip = std::find_if(table.begin(), table.end(), [](const std::string& line) {
-        return line.find("failed") != std::string::npos;
-    });
+    const auto skip = std::find_if(table.begin(), table.end(),
+                                   [](const std::string& line) { return line.find("failed") != std::string::npos; });
     ASSERT_NE(skip, table.end());
     ASSERT_NE(skip + 1, table.end());
-    EXPECT_EQ(*(skip + 1), "    bfloat16 at batch size 32 needs more GPU memory than this device has (80 GiB asked, 40 GiB "
-                           "free)");
+    EXPECT_EQ(*(skip + 1),
+              "    bfloat16 at batch size 32 needs more GPU memory than this device has (80 GiB asked, 40 GiB "
+              "free)");
     // Axes with one value in a benchmark are in its heading, wrapped when it is long.
-    const std::string gpt2 = "performance/gpt2_with_a_long_plugin_name/generate_tokens_with_kv_cache (batch_size=1, "
-                             "device=cpu,";
+    const std::string gpt2 =
+        "performance/gpt2_with_a_long_plugin_name/generate_tokens_with_kv_cache (batch_size=1, "
+        "device=cpu,";
     EXPECT_FALSE(table_under(lines, gpt2).empty()) << text;
     EXPECT_NE(std::find(lines.begin(), lines.end(), "    threads=0)"), lines.end()) << text;
     EXPECT_EQ(lines[0], "unit: 2 scenarios ran");
@@ -344,7 +348,8 @@ TEST(ConsoleTable, ARealisticRunFitsAHundredColumns) {
     std::string problems = text.substr(text.find("Problems:"));
     for (const char* words : {"tolerance 1e-05); a second line follows", "a terminal a hundred columns wide"}) {
         std::string flat;  // the problems' lines joined again
-        for (const auto& line : lines_of(problems)) flat += " " + line.substr(std::min(line.size(), line.find_first_not_of(' ')));
+        for (const auto& line : lines_of(problems))
+            flat += " " + line.substr(std::min(line.size(), line.find_first_not_of(' ')));
         EXPECT_NE(flat.find(words), std::string::npos) << words << "\n" << problems;
     }
 }
@@ -374,22 +379,26 @@ TEST(ConsoleTable, APeakSearchListsItsRatesAfterTheTables) {
     search.peak_qps = 1250;
     search.precision = 0.05;
     search.end = bench::peak_end_precision;
-    search.steps = {{"coarse", 1250, 1248, 200, 200, 100, 0, true, "", {{"ttft", 500, 120, 480}, {"tpot", 50, 21, 38}}},
-                    {"coarse", 2500, 2400, 9, 200, 55.5, 2, false, "why", {{"ttft", 500, 900, 4000}, {"tpot", 50, 22, 41}}}};
-    auto server = benchtest::Outcome("performance", "gpt2", "gpt2").series("latency", "ms", {1, 2}).edit([&](ScenarioOutcome& o) {
-        o.config.load.slos = {{"ttft", 500}, {"tpot", 50}};
-        o.result.peak_search = search;
-    });
+    search.steps = {
+        {"coarse", 1250, 1248, 200, 200, 100, 0, true, "", {{"ttft", 500, 120, 480}, {"tpot", 50, 21, 38}}},
+        {"coarse", 2500, 2400, 9, 200, 55.5, 2, false, "why", {{"ttft", 500, 900, 4000}, {"tpot", 50, 22, 41}}}};
+    auto server =
+        benchtest::Outcome("performance", "gpt2", "gpt2").series("latency", "ms", {1, 2}).edit([&](ScenarioOutcome& o) {
+            o.config.load.slos = {{"ttft", 500}, {"tpot", 50}};
+            o.result.peak_search = search;
+        });
     record.outcomes.push_back(server);
     const auto lines = lines_of(benchhost::format_summary_table(record));
-    const auto table = table_under(lines, "Peak search of performance/gpt2/gpt2: p99 of ttft <= 500 ms, p99 of tpot <= 50.0 ms");
+    const auto table =
+        table_under(lines, "Peak search of performance/gpt2/gpt2: p99 of ttft <= 500 ms, p99 of tpot <= 50.0 ms");
     ASSERT_EQ(table.size(), 4u) << benchhost::format_summary_table(record);
-    EXPECT_EQ(table[0], "  #     RATE  ACHIEVED  TTFT P50  TTFT P99  TPOT P50  TPOT P99  GOODPUT  LATE  QUERIES  RESULT");
-    EXPECT_EQ(table[1], "  1  1.25k/s   1.25k/s    120 ms    480 ms   21.0 ms   38.0 ms     100%     0      200  pass, peak");
+    EXPECT_EQ(table[0],
+              "  #     RATE  ACHIEVED  TTFT P50  TTFT P99  TPOT P50  TPOT P99  GOODPUT  LATE  QUERIES  RESULT");
+    EXPECT_EQ(table[1],
+              "  1  1.25k/s   1.25k/s    120 ms    480 ms   21.0 ms   38.0 ms     100%     0      200  pass, peak");
     EXPECT_EQ(table[2], "  2  2.50k/s   2.40k/s    900 ms    4.00 s   22.0 ms   41.0 ms    55.5%     2    9/200  fail");
     EXPECT_EQ(table[3], "  peak 1.25k/s: the highest rate that passed; the lowest that failed, 2.50k/s, is within 5%");
     for (const std::string& line : lines) EXPECT_LE(benchhost::display_width(line), 100u) << line;
 }
 
 }  // namespace
-

@@ -97,10 +97,10 @@ TEST(GbenchExport, OneIterationEntryPerSampleThenTheAggregates) {
     // Successful scenarios' time series only: not throughput, not the failed scenario.
     std::vector<std::string> names;
     for (const auto& [name, run] : by_run) names.push_back(name);
-    EXPECT_EQ(names, (std::vector<std::string>{"performance/alpha/infer[variant=compiled]/latency",
-                                               "performance/alpha/infer[variant=eager]/latency",
-                                               "performance/alpha/infer[variant=eager]/step",
-                                               "performance/alpha/once[variant=eager]/latency"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{
+                  "performance/alpha/infer[variant=compiled]/latency", "performance/alpha/infer[variant=eager]/latency",
+                  "performance/alpha/infer[variant=eager]/step", "performance/alpha/once[variant=eager]/latency"}));
 
     const GbenchRun& latency = by_run.at("performance/alpha/infer[variant=eager]/latency");
     ASSERT_EQ(latency.iterations.size(), 5u);
@@ -180,9 +180,9 @@ TEST(GbenchExport, FieldsAreGoogleBenchmarks) {
     EXPECT_EQ(keys(document), (std::vector<std::string>{"context", "benchmarks"}));
 
     const Value& context = document["context"];
-    const std::vector<std::string> gbench_context = {"date",     "host_name", "executable", "num_cpus",
-                                                     "mhz_per_cpu", "cpu_scaling_enabled", "caches", "load_avg",
-                                                     "library_build_type"};
+    const std::vector<std::string> gbench_context = {"date",     "host_name",   "executable",
+                                                     "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
+                                                     "caches",   "load_avg",    "library_build_type"};
     std::vector<std::string> context_keys = keys(context);
     ASSERT_GE(context_keys.size(), gbench_context.size());
     context_keys.resize(gbench_context.size());  // then custom context, strings
@@ -201,16 +201,17 @@ TEST(GbenchExport, FieldsAreGoogleBenchmarks) {
         EXPECT_TRUE(context[custom].IsString()) << custom;  // custom context is text, as AddCustomContext's
 
     const Value& iteration = document["benchmarks"][0];
-    EXPECT_EQ(keys(iteration), (std::vector<std::string>{"name", "family_index", "per_family_instance_index", "run_name",
-                                                          "run_type", "repetitions", "repetition_index", "threads",
-                                                          "iterations", "real_time", "cpu_time", "time_unit"}));
+    EXPECT_EQ(keys(iteration),
+              (std::vector<std::string>{"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+                                        "repetitions", "repetition_index", "threads", "iterations", "real_time",
+                                        "cpu_time", "time_unit"}));
     EXPECT_STREQ(iteration["run_type"].GetString(), "iteration");
     const Value& aggregate = document["benchmarks"][5];
     EXPECT_STREQ(aggregate["run_type"].GetString(), "aggregate");
-    EXPECT_EQ(keys(aggregate), (std::vector<std::string>{"name", "family_index", "per_family_instance_index", "run_name",
-                                                          "run_type", "repetitions", "threads", "aggregate_name",
-                                                          "aggregate_unit", "iterations", "real_time", "cpu_time",
-                                                          "time_unit"}));
+    EXPECT_EQ(keys(aggregate),
+              (std::vector<std::string>{"name", "family_index", "per_family_instance_index", "run_name", "run_type",
+                                        "repetitions", "threads", "aggregate_name", "aggregate_unit", "iterations",
+                                        "real_time", "cpu_time", "time_unit"}));
 }
 
 TEST(GbenchExport, AnEmptyRunHasNoBenchmarks) {
@@ -279,8 +280,8 @@ TEST_F(ExportCommandTest, ARunFolderExportsEverySampleOfItsReports) {
 
 TEST_F(ExportCommandTest, TheSummaryFileAndAnOutputFileWork) {
     const fs::path file = work / "exports" / "gbench.json";
-    const ProcessResult result =
-        export_run({(output / "benchmark_summary.json").string(), "--format", "gbench-json", "--output", file.string()});
+    const ProcessResult result = export_run(
+        {(output / "benchmark_summary.json").string(), "--format", "gbench-json", "--output", file.string()});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.out, "");
     const ProcessResult to_stdout = export_run({output.string(), "--format", "gbench-json"});

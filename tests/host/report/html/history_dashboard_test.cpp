@@ -33,7 +33,8 @@ protected:
         std::mt19937_64 rng(3);
         std::normal_distribution<double> noise(0, 0.01);
         for (int run = 0; run < 40; ++run) {
-            points.push_back(point("performance/mock/a[batch_size=1]", "aaaa1111", 10 * (run >= 25 ? 1.10 : 1.0) * (1 + noise(rng)), run));
+            points.push_back(point("performance/mock/a[batch_size=1]", "aaaa1111",
+                                   10 * (run >= 25 ? 1.10 : 1.0) * (1 + noise(rng)), run));
             points.push_back(point("performance/mock/a[batch_size=1]", "bbbb2222", 5 * (1 + noise(rng)), run));
             points.push_back(point("performance/mock/b[batch_size=1]", "bbbb2222", 2 * (1 + noise(rng)), run));
         }
@@ -181,7 +182,8 @@ TEST_F(DashboardTest, APagePerMachineAndEveryLinkOfTheIndexResolves) {
     // Names: stable, distinct per machine, safe for a file system and a URL.
     EXPECT_EQ(history_page_name(histories[0]), history_page_name(series_histories(points)[0]));
     EXPECT_NE(history_page_name(histories[0]), history_page_name(histories[1]));
-    for (const std::string& page : linked) EXPECT_TRUE(std::regex_match(page, std::regex("[A-Za-z0-9_.-]+\\.html"))) << page;
+    for (const std::string& page : linked)
+        EXPECT_TRUE(std::regex_match(page, std::regex("[A-Za-z0-9_.-]+\\.html"))) << page;
 }
 
 TEST_F(DashboardTest, ALongHistoryKeepsEveryRunInTheLineButFewerDots) {
@@ -196,7 +198,8 @@ TEST_F(DashboardTest, ALongHistoryKeepsEveryRunInTheLineButFewerDots) {
     EXPECT_EQ(long_history[0].steps.begin()->first, 1000u);
     const std::string html = history_page_html(long_history[0], options);
     EXPECT_LE(count(html, "<circle class=\"pt "), dashboard_max_dots + 2);
-    EXPECT_NE(html.find("over the medians of the last " + std::to_string(change_point_runs) + " runs"), std::string::npos);
+    EXPECT_NE(html.find("over the medians of the last " + std::to_string(change_point_runs) + " runs"),
+              std::string::npos);
     EXPECT_EQ(count(html, "<tr"), 1201u);  // the header and every run
     // --limit: only the last runs, on the page and in its table.
     options.limit = 100;

@@ -18,8 +18,8 @@
 
 #include "../../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
-#include "report/report_figures.hpp"
 #include "report/html/svg_chart.hpp"
+#include "report/report_figures.hpp"
 
 namespace {
 
@@ -69,7 +69,7 @@ RunRecord make_record() {
     record.hardware_warnings.push_back("the machine is loaded");
 
     const double base[] = {4.0, 7.0, 13.0};  // eager's median latency at batch 1, 2, 4 (ms)
-    const double work[] = {1.0, 0.8, 0.6};   // the variants' share of eager's work
+    const double work[] = {1.0, 0.8, 0.6};  // the variants' share of eager's work
     const bench::Variant variants[] = {bench::Variant::eager, bench::Variant::compiled, bench::Variant::kernelized};
     const int batches[] = {1, 2, 4};
     for (int b = 0; b < 3; ++b) {
@@ -151,8 +151,8 @@ std::string check_balanced(const std::string& html) {
                 return "</" + name + "> closes <" + (open.empty() ? "nothing" : open.back()) + "> at " +
                        std::to_string(at);
             open.pop_back();
-        } else if (!tag.ends_with("/") && std::find(void_elements.begin(), void_elements.end(), name) ==
-                                              void_elements.end()) {
+        } else if (!tag.ends_with("/") &&
+                   std::find(void_elements.begin(), void_elements.end(), name) == void_elements.end()) {
             open.push_back(name);
         }
         at = end + 1;
@@ -186,7 +186,9 @@ std::vector<double> series_values(const std::string& svg, const std::string& ser
     return out;
 }
 
-double median_of(const ScenarioOutcome& o) { return bench::analyze_series(o.result.series.front().samples).summary.median; }
+double median_of(const ScenarioOutcome& o) {
+    return bench::analyze_series(o.result.series.front().samples).summary.median;
+}
 
 // ---- Markdown ------------------------------------------------------------------------
 
@@ -224,7 +226,8 @@ TEST(MarkdownReport, OpensWithTheSummaryThenATablePerCategoryThatRanThenTheSkips
     EXPECT_NE(md.find("## Skipped\n\n- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
     // A table per benchmark that ran: toy varies in variant and batch size, the others are
     // one scenario each, their axes in their headings.
-    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"), 3u);
+    EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"),
+              3u);
     EXPECT_EQ(count(md, "| variant | batch_size | Status | Median (95% CI) |"), 1u);
     EXPECT_NE(md.find("### `performance/toy/toy`\n"), std::string::npos) << md;
     EXPECT_NE(md.find("### `performance/toy/gpu_toy` (variant=eager, batch_size=1)\n"), std::string::npos) << md;
@@ -233,8 +236,10 @@ TEST(MarkdownReport, OpensWithTheSummaryThenATablePerCategoryThatRanThenTheSkips
 TEST(MarkdownReport, AxesWithOneValueInTheRunAreSaidOnce) {
     RunRecord record = benchtest::record_of();
     for (const auto variant : {bench::Variant::eager, bench::Variant::compiled})
-        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b").variant(variant).axis("dtype", "float32").series(
-            "latency", "ms", {1, 2, 3}));
+        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b")
+                                      .variant(variant)
+                                      .axis("dtype", "float32")
+                                      .series("latency", "ms", {1, 2, 3}));
     const std::string md = benchhost::markdown_report(record);
     EXPECT_NE(md.find("Axes with one value in this run: dtype=float32.\n"), std::string::npos) << md;
     EXPECT_NE(md.find("### `performance/p/b`\n\n| variant | Status |"), std::string::npos) << md;
@@ -276,11 +281,13 @@ TEST(MarkdownReport, SettingsSayHowTheRunRanAndHowToRunItAgain) {
     EXPECT_NE(md.find("| Values of seq_len | 128,512 |"), std::string::npos) << md;
     EXPECT_NE(md.find("| Plugin toy: Parameter size | 64 |"), std::string::npos) << md;
     EXPECT_EQ(md.find("warmup_iterations"), std::string::npos);  // said by the sampling
-    EXPECT_NE(md.find("The command line, in `/home/me/bench`:\n\n```sh\nbenchhost run --include 'toy*' --rounds 2\n```\n"),
-              std::string::npos)
+    EXPECT_NE(
+        md.find("The command line, in `/home/me/bench`:\n\n```sh\nbenchhost run --include 'toy*' --rounds 2\n```\n"),
+        std::string::npos)
         << md;
     const std::string html = benchhost::html_report(record);
-    EXPECT_NE(html.find("<pre class=\"command\"><code>benchhost run --include &#39;toy*&#39; --rounds 2</code></pre>"), std::string::npos);
+    EXPECT_NE(html.find("<pre class=\"command\"><code>benchhost run --include &#39;toy*&#39; --rounds 2</code></pre>"),
+              std::string::npos);
     EXPECT_NE(html.find("<th scope=\"row\">Isolation</th><td>process</td>"), std::string::npos);
 
     record.run_config.clear();  // a run folder written before runs recorded their command line
@@ -294,9 +301,9 @@ std::string md_row(const std::string& md, const ScenarioOutcome& o) {
     if (heading == std::string::npos) return "";
     const auto end = md.find("\n\n", md.find("|---", heading));
     const std::string table = md.substr(heading, end - heading);
-    const std::string start = o.config.benchmark == "toy" ? "\n| " + std::string(bench::to_string(o.config.variant)) + " | " +
-                                                                 std::to_string(o.config.batch_size) + " | "
-                                                           : "|\n| ";
+    const std::string start = o.config.benchmark == "toy" ? "\n| " + std::string(bench::to_string(o.config.variant)) +
+                                                                " | " + std::to_string(o.config.batch_size) + " | "
+                                                          : "|\n| ";
     const auto at = table.find(start);
     if (at == std::string::npos) return "";
     const auto row_start = table.find("| ", at);
@@ -319,7 +326,8 @@ TEST(MarkdownReport, EachRowHasTheMedianWithItsCiAndTheSpeedupWithItsCi) {
         const bench::Series& latency = o.result.series.front();
         const bench::SeriesAnalysis a = bench::analyze_series(latency.samples);
         ASSERT_TRUE(a.median_ci.valid());
-        EXPECT_NE(row.find(benchhost::figure_with_interval(a.summary.median, a.median_ci, latency.unit)), std::string::npos)
+        EXPECT_NE(row.find(benchhost::figure_with_interval(a.summary.median, a.median_ci, latency.unit)),
+                  std::string::npos)
             << row;
         const auto speedups = benchhost::speedups_over_eager(record, o);
         if (o.config.variant == bench::Variant::eager) {
@@ -340,7 +348,9 @@ TEST(MarkdownReport, ReasonsAreListedAndEscaped) {
     EXPECT_NE(md.find("bad input &lt;script&gt;alert('x')&lt;/script&gt; &amp; more \\| piped second line"),
               std::string::npos)
         << md;
-    EXPECT_NE(md.find("- **failed** `broken [variant=eager, batch_size=1]`: bad input &lt;script&gt;"), std::string::npos) << md;
+    EXPECT_NE(md.find("- **failed** `broken [variant=eager, batch_size=1]`: bad input &lt;script&gt;"),
+              std::string::npos)
+        << md;
     EXPECT_NE(md.find("- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
     EXPECT_NE(md.find("| **failed** |"), std::string::npos);
     EXPECT_NE(md.find("gpu throttled &lt;hot&gt;"), std::string::npos);
@@ -435,10 +445,12 @@ TEST(HtmlReport, SpeedupsHaveTheirIntervalsAndTheReferenceLine) {
     for (const ScenarioOutcome& o : record.outcomes)
         for (const auto& s : benchhost::speedups_over_eager(record, o)) expected.push_back(s.value);
     ASSERT_EQ(expected.size(), 6u);
-    const std::regex mark("<circle class=\"pt (c[0-9])\"[^>]* data-x=\"([^\"]+)\" data-low=\"([^\"]+)\" data-high=\"([^\"]+)\"");
+    const std::regex mark(
+        "<circle class=\"pt (c[0-9])\"[^>]* data-x=\"([^\"]+)\" data-low=\"([^\"]+)\" data-high=\"([^\"]+)\"");
     std::vector<double> values;
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), mark); it != std::sregex_iterator(); ++it) {
-        const double value = std::stod((*it)[2].str()), low = std::stod((*it)[3].str()), high = std::stod((*it)[4].str());
+        const double value = std::stod((*it)[2].str()), low = std::stod((*it)[3].str()),
+                     high = std::stod((*it)[4].str());
         values.push_back(value);
         EXPECT_LE(low, value);
         EXPECT_GE(high, value);
@@ -447,7 +459,7 @@ TEST(HtmlReport, SpeedupsHaveTheirIntervalsAndTheReferenceLine) {
     ASSERT_EQ(values.size(), expected.size());
     for (std::size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], expected[i], 1e-4);
     EXPECT_EQ(count(svg, "<path class=\"ref\" d=\"M"), 2u);  // the line at 1x, and its legend swatch
-    EXPECT_EQ(count(svg, "<g class=\"row\">"), 3u);            // toy at batch 1, 2, 4
+    EXPECT_EQ(count(svg, "<g class=\"row\">"), 3u);  // toy at batch 1, 2, 4
 }
 
 TEST(HtmlReport, DistributionsShowEverySampleOfEachScenario) {
@@ -467,7 +479,8 @@ TEST(HtmlReport, ALongSeriesIsDrawnAsItsOrderStatistics) {
     for (const auto variant : {bench::Variant::eager, bench::Variant::compiled}) {
         std::vector<double> samples;
         for (int i = 0; i < 5000; ++i) samples.push_back(1 + (i * 7919 % 5000) / 5000.0);  // 1 to 2, shuffled
-        record.outcomes.push_back(benchtest::Outcome("performance", "p", "b").variant(variant).series("latency", "ms", samples));
+        record.outcomes.push_back(
+            benchtest::Outcome("performance", "p", "b").variant(variant).series("latency", "ms", samples));
     }
     const std::string svg = svg_with_id(benchhost::html_report(record), "distribution-performance-p-b");
     ASSERT_FALSE(svg.empty());
@@ -523,10 +536,12 @@ TEST(HtmlReport, HasOnlyTheSectionsTheRunHasAndLinksOnlyToThem) {
 TEST(HtmlReport, WithABaselineTheSummaryHasTheVerdictsAndEachChangeInALine) {
     RunRecord base = benchtest::record_of(), next = benchtest::record_of();
     for (const auto& [record, slow_ms] : {std::pair{&base, 10.0}, std::pair{&next, 14.0}}) {
-        record->outcomes.push_back(
-            benchtest::Outcome("performance", "p", "slow").variant(bench::Variant::eager).series("latency", "ms", benchtest::jittered_samples(slow_ms, 30, 1)));
-        record->outcomes.push_back(
-            benchtest::Outcome("performance", "p", "steady").variant(bench::Variant::eager).series("latency", "ms", benchtest::jittered_samples(5, 30, 2)));
+        record->outcomes.push_back(benchtest::Outcome("performance", "p", "slow")
+                                       .variant(bench::Variant::eager)
+                                       .series("latency", "ms", benchtest::jittered_samples(slow_ms, 30, 1)));
+        record->outcomes.push_back(benchtest::Outcome("performance", "p", "steady")
+                                       .variant(bench::Variant::eager)
+                                       .series("latency", "ms", benchtest::jittered_samples(5, 30, 2)));
     }
     next.run_config["baseline"] = "/runs/base";
     benchhost::Comparison comparison = benchhost::compare_runs(base, next);
@@ -602,8 +617,9 @@ TEST(SvgChart, ATitleTooLongForOneLineTakesTwo) {
     const std::string two = svg::xy_chart(chart);
     // Broken before the axes, each line whole, the second line lower.
     EXPECT_EQ(count(two, "class=\"chart-title\""), 2u) << two;
-    EXPECT_NE(two.find("y=\"20\" class=\"chart-title\" text-anchor=\"middle\">latency of performance/gpt2/generate</text>"),
-              std::string::npos)
+    EXPECT_NE(
+        two.find("y=\"20\" class=\"chart-title\" text-anchor=\"middle\">latency of performance/gpt2/generate</text>"),
+        std::string::npos)
         << two;
     EXPECT_NE(two.find("y=\"37\" class=\"chart-title\" text-anchor=\"middle\">"
                        "[variant=eager,batch_size=1,dtype=float32,device=cpu,threads=0]</text>"),
@@ -641,7 +657,14 @@ RunRecord peak_record() {
     search.peak_qps = 400;
     search.end = bench::peak_end_precision;
     const auto step = [](const char* phase, double rate, bool passed, double p99, long long queries) {
-        return bench::PeakStep{phase, rate, rate * 0.99, queries, 200, passed ? 100.0 : 40.0, 0, passed,
+        return bench::PeakStep{phase,
+                               rate,
+                               rate * 0.99,
+                               queries,
+                               200,
+                               passed ? 100.0 : 40.0,
+                               0,
+                               passed,
                                queries < 200 ? "3 of 12 queries over the latency bound" : "",
                                {{"latency", 20, p99 / 4, p99}}};
     };
@@ -699,4 +722,3 @@ TEST(PeakSearchReport, HtmlDrawsEachMetricAndTheGoodputAgainstTheRateWithThePeak
 }
 
 }  // namespace
-

@@ -16,7 +16,8 @@ namespace {
 TEST(CalibrationCache, WrittenAndReadBack) {
     benchtest::TempDir dir;
     const auto file = dir / "cache" / "calibration.json";
-    ASSERT_TRUE(bench::write_calibration_entry(file, "cpu|float32|threads=1", {50.5, "aten_linear 512^3", 2, "1.13.1", 7}));
+    ASSERT_TRUE(
+        bench::write_calibration_entry(file, "cpu|float32|threads=1", {50.5, "aten_linear 512^3", 2, "1.13.1", 7}));
     // A second entry is merged with the first; a corrupt entry in between is dropped.
     ASSERT_TRUE(bench::write_calibration_entry(file, "cpu|bfloat16|threads=1", {75, "onednn_linear", 2, "1.13.1", 8}));
     const bench::CalibrationCache cache = bench::read_calibration_cache(file);

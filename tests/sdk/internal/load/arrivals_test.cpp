@@ -62,7 +62,8 @@ TEST(Arrivals, PoissonGapsAreExponentialAndCountsHaveTheDispersionOfPoisson) {
     // 200,000 gaps the standard errors are about 0.3% and 0.1%.
     EXPECT_NEAR(coefficient_of_variation(gaps), 1.0, 0.02);
     const double mean = 1 / rate;
-    const double longer = static_cast<double>(std::count_if(gaps.begin(), gaps.end(), [&](double g) { return g > mean; }));
+    const double longer =
+        static_cast<double>(std::count_if(gaps.begin(), gaps.end(), [&](double g) { return g > mean; }));
     EXPECT_NEAR(longer / static_cast<double>(n), std::exp(-1.0), 0.005);
     // Counts in windows of 10 expected arrivals: variance / mean = 1 (20,000 windows:
     // a standard error of 1%).

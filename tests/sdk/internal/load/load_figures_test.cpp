@@ -21,8 +21,8 @@ TEST(LoadFigures, LatencyCountsFromTheScheduledArrivalAndSplitsIntoWaitAndServic
     EXPECT_EQ(f.queue_wait, (std::vector<double>{0, 3}));
     EXPECT_EQ(f.service_time, (std::vector<double>{5, 5}));
     EXPECT_DOUBLE_EQ(f.achieved_qps, 2 / 0.002);  // 2 queries, the last issued at 2 ms
-    EXPECT_DOUBLE_EQ(f.throughput, 2 / 0.010);    // 2 samples, the last completed at 10 ms
-    EXPECT_TRUE(std::isnan(f.goodput));           // no SLO
+    EXPECT_DOUBLE_EQ(f.throughput, 2 / 0.010);  // 2 samples, the last completed at 10 ms
+    EXPECT_TRUE(std::isnan(f.goodput));  // no SLO
     EXPECT_TRUE(f.ttft.empty());
 }
 
@@ -58,8 +58,8 @@ TEST(LoadFigures, TokensGiveTimeToFirstTokenTimePerOutputTokenAndInterTokenLaten
 
 TEST(LoadFigures, GoodputIsTheShareOfQueriesWithinEverySlo) {
     const std::vector<bench::QueryTimes> queries = {
-        query(0, 0, 0, 100, {20, 40, 60}),         // latency 100, ttft 20, tpot 20, gaps 20
-        query(0, 0, 100, 250, {150, 160}),         // latency 250, ttft 150, tpot 10, gap 10
+        query(0, 0, 0, 100, {20, 40, 60}),  // latency 100, ttft 20, tpot 20, gaps 20
+        query(0, 0, 100, 250, {150, 160}),  // latency 250, ttft 150, tpot 10, gap 10
         query(100, 100, 250, 300, {290, 295, 300}),  // latency 200, ttft 190, tpot 5, gaps 5
     };
     EXPECT_DOUBLE_EQ(bench::load_figures(queries, 1, {{"latency", 200}}).goodput, 2.0 / 3);  // a bound is met at it

@@ -210,8 +210,8 @@ TEST(RateJudge, AnEarlyVerdictIsTheVerdictOfEveryQuery) {
         for (const long long planned : {10LL, 200LL, 1000LL}) {
             for (double rate = 100; rate <= 600; rate += 25) {
                 for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-                    const auto queries =
-                        single_server(bench::arrival_times(rate, static_cast<std::size_t>(planned), 1.0, seed), service_ms);
+                    const auto queries = single_server(
+                        bench::arrival_times(rate, static_cast<std::size_t>(planned), 1.0, seed), service_ms);
                     const std::vector<bench::Slo> slos = {{"latency", 8}};
                     const PeakStep all = bench::peak_step(queries, slos, percentile, 1.0, rate, planned);
                     RateJudge judge(slos, percentile, planned);
@@ -222,7 +222,8 @@ TEST(RateJudge, AnEarlyVerdictIsTheVerdictOfEveryQuery) {
                         verdict = judge.add(q);
                         if (verdict != RateJudge::Verdict::undecided) break;
                     }
-                    const PeakStep step = bench::peak_step(served, slos, percentile, 1.0, rate, planned, verdict, judge.why());
+                    const PeakStep step =
+                        bench::peak_step(served, slos, percentile, 1.0, rate, planned, verdict, judge.why());
                     EXPECT_EQ(step.passed, all.passed) << "p" << percentile << " of " << planned << " at " << rate;
                     EXPECT_EQ(step.queries, static_cast<long long>(served.size()));
                     EXPECT_EQ(step.planned, planned);
@@ -242,15 +243,14 @@ TEST(PeakStepFigures, PercentilesOfEachBoundGoodputAndTheRate) {
         if (i == 9) q.tokens.clear();  // no ttft: infinite
         queries.push_back(q);
     }
-    const PeakStep step =
-        bench::peak_step(queries, {{"latency", 5}, {"ttft", 1}}, 90, 1.0, 111, 10);
+    const PeakStep step = bench::peak_step(queries, {{"latency", 5}, {"ttft", 1}}, 90, 1.0, 111, 10);
     ASSERT_EQ(step.metrics.size(), 2u);
     EXPECT_EQ(step.metrics[0].metric, "latency");
-    EXPECT_DOUBLE_EQ(step.metrics[0].p50_ms, 5.5);          // latencies 1..10
-    EXPECT_DOUBLE_EQ(step.metrics[0].percentile_ms, 9.1);   // rank 8.1
+    EXPECT_DOUBLE_EQ(step.metrics[0].p50_ms, 5.5);  // latencies 1..10
+    EXPECT_DOUBLE_EQ(step.metrics[0].percentile_ms, 9.1);  // rank 8.1
     EXPECT_DOUBLE_EQ(step.metrics[1].p50_ms, 0.5);
     EXPECT_TRUE(std::isinf(step.metrics[1].percentile_ms));  // rank 8.1 reaches the query without tokens
-    EXPECT_DOUBLE_EQ(step.goodput, 50);                      // latency <= 5 and ttft <= 1: queries 0 to 4
+    EXPECT_DOUBLE_EQ(step.goodput, 50);  // latency <= 5 and ttft <= 1: queries 0 to 4
     EXPECT_FALSE(step.passed);
     EXPECT_DOUBLE_EQ(step.target_qps, 111);
     EXPECT_DOUBLE_EQ(step.achieved_qps, 10 / 0.090);  // the last issue at 90 ms

@@ -318,9 +318,8 @@ TEST(GpuMonitor, AProcessNvmlListsUnderAnotherPidHasNoMemoryFigureNotZero) {
     monitor.sample_now();
     const bench::MonitorReport report = monitor.report({});
     EXPECT_EQ(report.metrics.count("process_memory_used"), 0u);
-    EXPECT_EQ(report.info.at("process_memory_used").rfind("unavailable: NVML never listed this process (pid " +
-                                                              std::to_string(getpid()),
-                                                          0),
+    EXPECT_EQ(report.info.at("process_memory_used")
+                  .rfind("unavailable: NVML never listed this process (pid " + std::to_string(getpid()), 0),
               0u)
         << report.info.at("process_memory_used");
     // Two listed, one of which may be this process: at least one other.
@@ -333,8 +332,8 @@ TEST(GpuMonitor, MigModeAndMigInstancesAreNamed) {
     {
         bench::GpuMonitor monitor(fake_options());
         monitor.sample_now();
-        EXPECT_EQ(monitor.report({}).info.at("mig").rfind("enabled: the scenario ran on one of this GPU's instances", 0),
-                  0u);
+        EXPECT_EQ(
+            monitor.report({}).info.at("mig").rfind("enabled: the scenario ran on one of this GPU's instances", 0), 0u);
     }
     setenv("CUDA_VISIBLE_DEVICES", "MIG-fake-0", 1);
     {
@@ -406,8 +405,9 @@ TEST(GpuClockLock, WithoutTheRightOrTheGpuItSaysWhy) {
         bench::GpuClockLock lock("base", {"cuda:0"}, fake_nvml);
         ADD_FAILURE() << "locked without the right";
     } catch (const std::runtime_error& e) {
-        EXPECT_STREQ(e.what(), "cannot lock the clocks of GPU 0 (Fake NVML GPU) at the base clock: "
-                               "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)");
+        EXPECT_STREQ(e.what(),
+                     "cannot lock the clocks of GPU 0 (Fake NVML GPU) at the base clock: "
+                     "nvmlDeviceSetGpuLockedClocks failed: Insufficient Permissions (locking clocks needs root)");
     }
     EXPECT_EQ(log.text(), "");
     EXPECT_THROW(bench::GpuClockLock("base", {"cuda:3"}, fake_nvml), std::runtime_error);
@@ -514,7 +514,8 @@ TEST(MeasurementWindows, MeasureRecordsItsLoopAndExplicitWindowsNest) {
     bench::ScenarioConfig config;
     config.warmup_iterations = 1;
     config.measurement_iterations = 4;
-    bench::Context ctx(config, std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    bench::Context ctx(config,
+                       std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
     const auto before = bench::Clock::now();
     ctx.measure("latency", [] { std::this_thread::sleep_for(1ms); });
     auto windows = ctx.measurement_windows();
@@ -552,7 +553,8 @@ TEST(ScenarioMonitors, AttachAddsBothReportsAndTheirWarnings) {
     ASSERT_TRUE(result.monitors.contains("cpu_metrics"));
     EXPECT_TRUE(result.monitors.at("gpu_metrics").flags.at("throttled"));
     bool warned = false;
-    for (const auto& warning : result.warnings) warned = warned || warning.find("hw_thermal_slowdown") != std::string::npos;
+    for (const auto& warning : result.warnings)
+        warned = warned || warning.find("hw_thermal_slowdown") != std::string::npos;
     EXPECT_TRUE(warned);
 
     options.interval_ms = 0;

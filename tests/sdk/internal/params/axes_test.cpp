@@ -33,9 +33,13 @@ TEST(Axes, NoAxesGiveOneEmptyPointAndEmptyAxesAreIgnored) {
 }
 
 TEST(Axes, ApplyingAPointSetsConfigFieldsAndParameters) {
-    const bench::ScenarioConfig config = bench::apply_axis_point(
-        {}, {{"variant", "compiled"}, {"batch_size", "32"}, {"dtype", "bfloat16"}, {"device", "cuda:1"},
-             {"threads", "2"}, {"compile_mode", "max-autotune"}, {"seq_len", "512"}});
+    const bench::ScenarioConfig config = bench::apply_axis_point({}, {{"variant", "compiled"},
+                                                                      {"batch_size", "32"},
+                                                                      {"dtype", "bfloat16"},
+                                                                      {"device", "cuda:1"},
+                                                                      {"threads", "2"},
+                                                                      {"compile_mode", "max-autotune"},
+                                                                      {"seq_len", "512"}});
     EXPECT_EQ(config.variant, bench::Variant::compiled);
     EXPECT_EQ(config.batch_size, 32);
     EXPECT_EQ(config.dtype, "bfloat16");

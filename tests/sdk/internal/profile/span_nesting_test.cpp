@@ -69,11 +69,11 @@ TEST(NestSpans, ASpanThatOverlapsTheNextWithoutHoldingItClosesFirst) {
 
 TEST(NestSpans, AnInstantFallsInsideTheSpansOpenAtItsTimeTheirEndsIncluded) {
     const std::vector<Span> spans = {{10, 20, 0}, {12, 15, 1}};
-    EXPECT_EQ(walk(spans, {{5, 0}}), "!x (a (b b) a)");           // before them
-    EXPECT_EQ(walk(spans, {{10, 0}}), "(a !x (b b) a)");          // at a's start
-    EXPECT_EQ(walk(spans, {{12, 0}}), "(a (b !x b) a)");          // at b's start
-    EXPECT_EQ(walk(spans, {{15, 0}}), "(a (b !x b) a)");          // at b's end
-    EXPECT_EQ(walk(spans, {{16, 0}}), "(a (b b) !x a)");          // after b, in a
+    EXPECT_EQ(walk(spans, {{5, 0}}), "!x (a (b b) a)");  // before them
+    EXPECT_EQ(walk(spans, {{10, 0}}), "(a !x (b b) a)");  // at a's start
+    EXPECT_EQ(walk(spans, {{12, 0}}), "(a (b !x b) a)");  // at b's start
+    EXPECT_EQ(walk(spans, {{15, 0}}), "(a (b !x b) a)");  // at b's end
+    EXPECT_EQ(walk(spans, {{16, 0}}), "(a (b b) !x a)");  // after b, in a
     EXPECT_EQ(walk(spans, {{20, 0}, {21, 1}}), "(a (b b) !x a) !y");  // at a's end, after it
     // Instants at one time keep their order.
     EXPECT_EQ(walk(spans, {{13, 1}, {13, 0}}), "(a (b !x !y b) a)");

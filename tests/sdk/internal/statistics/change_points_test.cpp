@@ -61,9 +61,9 @@ Largest largest_q_by_definition(const std::vector<double>& x, double alpha) {
 /// How well the three steps of +5% at 50, 100 and 150 in 200 points were found over
 /// seeds 1..`seeds`.
 struct ThreeSteps {
-    int three = 0;          // series with exactly three changes, all rising
+    int three = 0;  // series with exactly three changes, all rising
     int steps_within_2 = 0;  // true steps with a change within 2 points
-    int all_within_2 = 0;    // series with exactly three changes, each within 2 points
+    int all_within_2 = 0;  // series with exactly three changes, each within 2 points
 };
 
 ThreeSteps three_steps(double noise, int seeds) {

@@ -29,9 +29,9 @@ TEST(Outliers, TukeyFences) {
     // severe fences -17.25 and 28.25.
     const std::vector<double> sorted = {-20, -5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 30};
     const bench::OutlierCounts counts = bench::classify_outliers(sorted);
-    EXPECT_EQ(counts.low_severe, 1u);   // -20
-    EXPECT_EQ(counts.low_mild, 0u);     // -5 is inside -7.5
-    EXPECT_EQ(counts.high_mild, 0u);    // 15 is inside 18.5
+    EXPECT_EQ(counts.low_severe, 1u);  // -20
+    EXPECT_EQ(counts.low_mild, 0u);  // -5 is inside -7.5
+    EXPECT_EQ(counts.high_mild, 0u);  // 15 is inside 18.5
     EXPECT_EQ(counts.high_severe, 1u);  // 30
     EXPECT_EQ(counts.total(), 2u);
 

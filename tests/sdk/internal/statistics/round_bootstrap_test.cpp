@@ -146,7 +146,7 @@ TEST(RoundBootstrap, AStalledRoundMovesThePairedRatioLittle) {
     const std::vector<double> next = {10.5, 10.4, 10.6, 10.5, 10.3, 10.5, 10.6, 10.4};
     EXPECT_NEAR(bench::paired_ratio(base, next), 1.05, 0.01);
     const bench::Interval ci = bench::paired_ratio_interval(base, next);
-    EXPECT_LT(ci.low, 1.04);   // the stalled pair widens it...
+    EXPECT_LT(ci.low, 1.04);  // the stalled pair widens it...
     EXPECT_GT(ci.high, 1.05);  // ...around the others
 }
 

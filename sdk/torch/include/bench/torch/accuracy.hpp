@@ -39,6 +39,6 @@ BENCH_EXPORT OutputDifference output_difference(const torch::Tensor& reference, 
 /// float32 on CUDA while TF32 is allowed (cuDNN convolutions allow it by default) gets
 /// float16's tolerance: TF32 keeps float16's 10-bit mantissa.
 BENCH_EXPORT void check_against_reference(Context& ctx, const torch::Tensor& reference, const torch::Tensor& candidate,
-                             torch::ScalarType dtype);
+                                          torch::ScalarType dtype);
 
 }  // namespace bench::libtorch

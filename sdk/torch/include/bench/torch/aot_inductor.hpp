@@ -29,7 +29,7 @@ namespace bench::libtorch {
 /// weights load into it with strict=True. Its eager output is checked against the C++
 /// module's before anything is compiled.
 struct PythonModel {
-    std::string name;    // names the package in the cache, e.g. "resnet50"
+    std::string name;  // names the package in the cache, e.g. "resnet50"
     std::string source;  // Python source defining build(**arguments) -> torch.nn.Module
     std::map<std::string, std::string> arguments;  // keyword arguments of build
 };
@@ -39,21 +39,21 @@ struct PythonModel {
 BENCH_EXPORT bool is_aot_inductor_mode(const std::string& mode);
 
 struct AotCompileOptions {
-    std::string mode = "default";        // is_aot_inductor_mode
-    double timeout_s = 0;                // the child's wall-clock limit; 0: none
-    std::filesystem::path cache_dir;     // empty: aot_cache_dir()
-    double atol = 1e-4, rtol = 1e-3;     // the Python model's eager output against the C++ one's
+    std::string mode = "default";  // is_aot_inductor_mode
+    double timeout_s = 0;  // the child's wall-clock limit; 0: none
+    std::filesystem::path cache_dir;  // empty: aot_cache_dir()
+    double atol = 1e-4, rtol = 1e-3;  // the Python model's eager output against the C++ one's
 };
 
 /// A loaded package, and what it cost to get it.
 struct AotModel {
     std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader;
     std::filesystem::path package;
-    std::string key;              // the cache key, 16 hex digits ("" for aot_load)
-    bool cache_hit = false;       // loaded from the cache: nothing was compiled
-    double compile_time_ms = 0;   // the child's wall time (export, compile, package); 0 on a hit
-    double export_time_ms = 0;    // of it, torch.export's
-    double load_time_ms = 0;      // AOTIModelPackageLoader: unpack, dlopen, constants
+    std::string key;  // the cache key, 16 hex digits ("" for aot_load)
+    bool cache_hit = false;  // loaded from the cache: nothing was compiled
+    double compile_time_ms = 0;  // the child's wall time (export, compile, package); 0 on a hit
+    double export_time_ms = 0;  // of it, torch.export's
+    double load_time_ms = 0;  // AOTIModelPackageLoader: unpack, dlopen, constants
     std::vector<std::string> notes;  // what happened on the way (a corrupt entry replaced, say)
 
     /// Calls the package's model. Throws std::logic_error when nothing is loaded.

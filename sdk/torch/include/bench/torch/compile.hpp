@@ -17,9 +17,9 @@ namespace bench::libtorch {
 
 /// What a compile produced, and what it cost.
 struct CompiledModel {
-    torch::jit::Module module;        // call with module.forward(inputs)
+    torch::jit::Module module;  // call with module.forward(inputs)
     std::vector<std::string> passes;  // passes applied, e.g. {"trace", "freeze", "optimize_for_inference"}
-    double compile_time_ms = 0;       // capture plus passes, wall clock
+    double compile_time_ms = 0;  // capture plus passes, wall clock
     /// The graph as traced, before any pass: every value carries its complete shape,
     /// which count_flops needs (the optimized graph's oneDNN ops no longer do).
     std::shared_ptr<torch::jit::Graph> traced_graph;
@@ -60,8 +60,8 @@ using TensorForward = std::function<torch::Tensor(const std::vector<torch::Tenso
 /// becomes a constant: call the result with inputs of the example's shapes. Tracing
 /// works under torch::NoGradGuard and c10::InferenceMode. Failures (a parameter that
 /// requires grad, say) are std::runtime_error with the tracer's reason.
-BENCH_EXPORT CompiledModel compile_traced(const TensorForward& forward, const std::vector<torch::Tensor>& example_inputs,
-                                          const std::string& mode);
+BENCH_EXPORT CompiledModel compile_traced(const TensorForward& forward,
+                                          const std::vector<torch::Tensor>& example_inputs, const std::string& mode);
 
 /// Only the capture: the traced graph of `forward` on `example_inputs` (runs it once),
 /// with complete shapes, for count_flops. Same requirements and errors as compile_traced.

@@ -12,7 +12,7 @@
 namespace bench::libtorch {
 
 struct FlopCount {
-    double macs = 0;                      // multiply-accumulates
+    double macs = 0;  // multiply-accumulates
     double flops() const { return 2 * macs; }  // a multiply-accumulate is 2 FLOPs
     std::map<std::string, double> macs_by_op;  // "aten::_convolution" -> MACs
     /// Nodes of a counted kind whose shapes were not complete (an optimized graph's

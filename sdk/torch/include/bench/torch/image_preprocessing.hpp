@@ -13,7 +13,7 @@ namespace bench::libtorch {
 
 struct ImagePreprocessing {
     int64_t resize = 256;  // the shorter side after resizing
-    int64_t crop = 224;    // the side of the square cut from the centre
+    int64_t crop = 224;  // the side of the square cut from the centre
     std::array<double, 3> mean = {0.485, 0.456, 0.406};  // ImageNet's, per RGB channel
     std::array<double, 3> std = {0.229, 0.224, 0.225};
 };

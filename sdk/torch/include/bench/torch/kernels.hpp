@@ -18,7 +18,7 @@ namespace bench::libtorch {
 /// A convolution with its batch norm folded in and its activation fused: what the
 /// "conv_bn_act" kernel prepares once from the eager layers and then runs.
 struct ConvBnActParams {
-    torch::Tensor conv_weight;              // [out, in/groups, kh, kw]
+    torch::Tensor conv_weight;  // [out, in/groups, kh, kw]
     std::optional<torch::Tensor> conv_bias;
     torch::Tensor bn_weight, bn_bias, bn_mean, bn_var;
     double bn_eps = 1e-5;
@@ -74,7 +74,7 @@ private:
         ConvBnActFactory factory;
         ConvBnActApplies applies;  // empty: every layer
     };
-    std::vector<ConvBnActKernel> conv_bn_act_;           // oldest first
+    std::vector<ConvBnActKernel> conv_bn_act_;  // oldest first
     mutable std::vector<std::string> conv_bn_act_used_;  // names, in the order first prepared
 };
 

@@ -23,10 +23,10 @@ namespace bench::libtorch {
 using Forward = std::function<torch::Tensor(const torch::Tensor&)>;
 
 struct ModelBenchmark {
-    std::string model;                    // name in the report, e.g. "resnet50"
-    std::string throughput_unit;          // e.g. "images/s"
+    std::string model;  // name in the report, e.g. "resnet50"
+    std::string throughput_unit;  // e.g. "images/s"
     std::shared_ptr<torch::nn::Module> module;  // the eager model, with seeded random weights
-    Forward forward;                      // its eager forward pass
+    Forward forward;  // its eager forward pass
     /// An input batch of `batch_size` for the model, on `device` in `dtype`, seeded.
     std::function<torch::Tensor(int64_t batch_size, torch::Device device, torch::ScalarType dtype)> make_input;
     /// The kernelized forward pass, built from the eager model with the registry's

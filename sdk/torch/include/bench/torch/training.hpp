@@ -25,7 +25,7 @@ struct TrainableModel {
 };
 
 struct TrainingBenchmark {
-    std::string model;            // name in the report, e.g. "resnet50"
+    std::string model;  // name in the report, e.g. "resnet50"
     std::string throughput_unit;  // e.g. "images/s"
     /// Builds the model with seeded weights, on the CPU in float32. It is called while
     /// memory is counted: what it leaves allocated is the model's memory.

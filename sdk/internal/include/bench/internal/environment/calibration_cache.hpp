@@ -23,9 +23,9 @@ namespace bench {
 
 struct CalibrationEntry {
     double gflops = 0;
-    std::string method;             // how the peak was measured, e.g. "onednn_linear 1024^3"
-    int calibration = 0;            // version of the measuring method
-    std::string torch_version;      // the LibTorch that measured it
+    std::string method;  // how the peak was measured, e.g. "onednn_linear 1024^3"
+    int calibration = 0;  // version of the measuring method
+    std::string torch_version;  // the LibTorch that measured it
     std::int64_t measured_at_unix = 0;  // seconds since the epoch; 0: not said
 };
 

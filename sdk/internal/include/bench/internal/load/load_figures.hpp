@@ -18,8 +18,8 @@ namespace bench {
 /// One query's times, in ms from the start of the load.
 struct QueryTimes {
     double scheduled = 0;  // when it was to arrive: the schedule's time, or (closed loop) when it was issued
-    double issued = 0;     // when the load generator handed it over
-    double started = 0;    // when the handler took it
+    double issued = 0;  // when the load generator handed it over
+    double started = 0;  // when the handler took it
     double completed = 0;  // when the handler returned
     std::vector<double> tokens;  // when each token was reported
     int samples = 1;
@@ -27,12 +27,12 @@ struct QueryTimes {
 
 struct LoadFigures {
     // Per query, in ms.
-    std::vector<double> latency;       // scheduled arrival to completion: the queueing counts
-    std::vector<double> queue_wait;    // scheduled arrival to the start of its service
+    std::vector<double> latency;  // scheduled arrival to completion: the queueing counts
+    std::vector<double> queue_wait;  // scheduled arrival to the start of its service
     std::vector<double> service_time;  // start of service to completion
-    std::vector<double> ttft;          // scheduled arrival to the first token (queries with tokens)
-    std::vector<double> tpot;          // (last token - first token) / (tokens - 1) (queries with 2 tokens or more)
-    std::vector<double> itl;           // every gap between two tokens of a query, pooled
+    std::vector<double> ttft;  // scheduled arrival to the first token (queries with tokens)
+    std::vector<double> tpot;  // (last token - first token) / (tokens - 1) (queries with 2 tokens or more)
+    std::vector<double> itl;  // every gap between two tokens of a query, pooled
     /// Queries issued more than the tolerance after their scheduled time, and the
     /// largest delay of any (ms).
     long long late_issues = 0;
@@ -61,7 +61,8 @@ struct LoadFigures {
 /// largest gap between tokens for itl; empty when the query has none (no tokens).
 std::optional<double> slo_metric_value(const QueryTimes& query, const std::string& metric);
 
-LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms, const std::vector<Slo>& slos);
+LoadFigures load_figures(const std::vector<QueryTimes>& queries, double late_tolerance_ms,
+                         const std::vector<Slo>& slos);
 
 /// A distribution-free 95% interval of the `q`-th percentile (0 to 100) of `sorted`: the
 /// order statistics whose ranks bound, at 95%, how many samples fall below that

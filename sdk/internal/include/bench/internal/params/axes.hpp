@@ -15,7 +15,7 @@
 namespace bench {
 
 struct Axis {
-    std::string name;                 // "variant", "batch_size", ... or a parameter name
+    std::string name;  // "variant", "batch_size", ... or a parameter name
     std::vector<std::string> values;  // in the order they are run
 };
 

@@ -7,10 +7,10 @@
 // Internal (sdk/internal): for the SDK's own implementation; not installed, not exported.
 #pragma once
 
+#include <sys/types.h>
 #include <istream>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 
 #include <bench/profile.hpp>
 
@@ -20,10 +20,10 @@ namespace bench {
 /// event to sample), else why not ("perf is not installed (Debian: linux-perf)",
 /// "kernel.perf_event_paranoid is 3 ...").
 struct PerfAccess {
-    std::string perf;    // the perf executable
-    std::string event;   // "cpu-clock" (kernel frames too) or "cpu-clock:u" (user space only)
+    std::string perf;  // the perf executable
+    std::string event;  // "cpu-clock" (kernel frames too) or "cpu-clock:u" (user space only)
     std::string reason;  // empty: allowed
-    std::string note;    // what the reader should know (only user space, no hardware PMU)
+    std::string note;  // what the reader should know (only user space, no hardware PMU)
 };
 
 /// Looks for perf (BENCH_PERF, else `perf` on PATH) and reads
@@ -62,7 +62,7 @@ private:
     void cleanup();
 
     PerfAccess access_;
-    std::string dir_;      // a temporary folder for perf.data, its log and the script
+    std::string dir_;  // a temporary folder for perf.data, its log and the script
     pid_t record_pid_ = -1;
     std::string error_;
     long long samples_ = 0;

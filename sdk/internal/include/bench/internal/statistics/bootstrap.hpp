@@ -12,7 +12,6 @@
 #include <limits>
 #include <span>
 
-
 namespace bench {
 
 struct Interval {
@@ -39,8 +38,7 @@ int bootstrap_resamples(std::size_t n, const BootstrapOptions& options = {});
 
 /// The interval of `statistic` of the population `samples` come from. Fewer than two
 /// samples give an invalid (NaN) interval.
-Interval bootstrap_interval(std::span<const double> samples, Statistic statistic,
-                            const BootstrapOptions& options = {});
+Interval bootstrap_interval(std::span<const double> samples, Statistic statistic, const BootstrapOptions& options = {});
 
 /// The interval of median(numerator) / median(denominator), each side resampled on
 /// its own (the two series are independent measurements). A speedup of B over A is

@@ -70,7 +70,7 @@ struct ChangePoint {
     /// start) to this one, and from this one to the next (or the end).
     double before = 0, after = 0;
     double relative_change = 0;  // after / before - 1; NaN when before is 0
-    double q = 0;        // the divergence statistic Q of the split
+    double q = 0;  // the divergence statistic Q of the split
     double p_value = 1;  // of the permutation test that accepted it
 };
 

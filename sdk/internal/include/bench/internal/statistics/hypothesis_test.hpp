@@ -8,11 +8,10 @@
 
 #include <span>
 
-
 namespace bench {
 
 struct MannWhitneyResult {
-    double u = 0;        // U of the first sample set
+    double u = 0;  // U of the first sample set
     double p_value = 1;  // two-sided
     bool exact = false;  // exact distribution (small samples without ties) or normal approximation
 };

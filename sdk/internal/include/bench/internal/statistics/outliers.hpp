@@ -9,13 +9,12 @@
 #include <cstddef>
 #include <span>
 
-
 namespace bench {
 
 struct OutlierCounts {
-    std::size_t low_severe = 0;   // below p25 - 3 IQR
-    std::size_t low_mild = 0;     // between p25 - 3 IQR and p25 - 1.5 IQR
-    std::size_t high_mild = 0;    // between p75 + 1.5 IQR and p75 + 3 IQR
+    std::size_t low_severe = 0;  // below p25 - 3 IQR
+    std::size_t low_mild = 0;  // between p25 - 3 IQR and p25 - 1.5 IQR
+    std::size_t high_mild = 0;  // between p75 + 1.5 IQR and p75 + 3 IQR
     std::size_t high_severe = 0;  // above p75 + 3 IQR
 
     std::size_t total() const { return low_severe + low_mild + high_mild + high_severe; }

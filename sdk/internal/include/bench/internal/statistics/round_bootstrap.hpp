@@ -47,9 +47,9 @@ Interval hierarchical_ratio_interval(const RoundSamples& numerator, const RoundS
 /// positive, finite medians.
 double paired_ratio(std::span<const double> base_medians, std::span<const double> new_medians);
 
-/// Wilcoxon's signed-rank interval of the pairs' ratio at `level`: of the sorted means of every two log ratios, the c-th from
-/// either end, c = signed_rank_lower_count(n, level). Invalid (NaN) with fewer pairs
-/// than fewest_pairs(level); pairs with a non-positive or non-finite median are left out.
+/// Wilcoxon's signed-rank interval of the pairs' ratio at `level`: of the sorted means of every two log ratios, the
+/// c-th from either end, c = signed_rank_lower_count(n, level). Invalid (NaN) with fewer pairs than
+/// fewest_pairs(level); pairs with a non-positive or non-finite median are left out.
 Interval paired_ratio_interval(std::span<const double> base_medians, std::span<const double> new_medians,
                                double level = 0.95);
 

@@ -21,7 +21,8 @@ bench_packages=(
   # The run history in PostgreSQL (--history postgresql://...): libpqxx, and the server
   # whose initdb and pg_ctl the tests start a throw-away cluster with.
   libpqxx-dev postgresql
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev  # the fuzz targets (scripts/test)
+  clang-format  # the format check (ctest format_test; scripts/format rewrites)
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # Google Benchmark's compare.py (libbenchmark-tools) with what it imports, and
   # xmllint (JUnit XML against its schema).

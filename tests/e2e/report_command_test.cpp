@@ -77,6 +77,64 @@ TEST_F(ReportCommandTest, RebuildsBothReportsOfARunFolder) {
     EXPECT_EQ(html.find("http://"), std::string::npos);
 }
 
+/// The block of report.md that gives the verdicts against the baseline.
+std::string baseline_block(const std::string& md) {
+    const std::size_t start = md.find("**Against the baseline**");
+    if (start == std::string::npos) return "";
+    return md.substr(start, md.find("\n## ", start) - start);
+}
+
+TEST_F(ReportCommandTest, ARunAgainstABaselineGetsItsVerdictsBack) {
+    const fs::path against = work / "against";
+    const ProcessResult run = run_process({benchhost_binary().string(),
+                                           "run",
+                                           "--plugins-dir",
+                                           (work / "plugins").string(),
+                                           "--output-dir",
+                                           against.string(),
+                                           "--enable-mock",
+                                           "--variants",
+                                           "eager,compiled,kernelized",
+                                           "--batch-sizes",
+                                           "1,2",
+                                           "--warmup-iterations",
+                                           "1",
+                                           "--measurement-iterations",
+                                           "6",
+                                           "--num-tokens-to-generate",
+                                           "2",
+                                           "--quiet",
+                                           "--baseline",
+                                           output.string()},
+                                          work.path());
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string first = baseline_block(read_file(against / "report.md"));
+    ASSERT_NE(first, "");
+
+    fs::remove(against / "report.md");
+    fs::remove(against / "report.html");
+    ProcessResult result = report({against.string()});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.err, "");
+    const std::string md = read_file(against / "report.md");
+    EXPECT_EQ(baseline_block(md), first);
+    const benchhost::RunRecord record = benchhost::read_run(against);
+    const benchhost::Comparison comparison =
+        benchhost::parse_comparison(read_file(against / "comparison.json"), "comparison.json");
+    EXPECT_EQ(md, benchhost::markdown_report(record, &comparison));
+    EXPECT_EQ(read_file(against / "report.html"), benchhost::html_report(record, &comparison));
+
+    // A comparison.json that cannot be read costs the verdicts, not the reports.
+    write_file(against / "comparison.json", "{\"schema_version\": 5");
+    result = report({against.string()});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("benchhost: warning: " + (against / "comparison.json").string()), std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find("the reports are written without its verdicts"), std::string::npos) << result.err;
+    EXPECT_EQ(baseline_block(read_file(against / "report.md")), "");
+    EXPECT_EQ(read_file(against / "report.md"), benchhost::markdown_report(record));
+}
+
 TEST_F(ReportCommandTest, TakesTheSummaryFileAndWritesWhereItIsTold) {
     const fs::path elsewhere = work / "elsewhere" / "reports";
     const ProcessResult result =

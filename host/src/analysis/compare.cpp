@@ -216,6 +216,12 @@ Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
     return Verdict::same;
 }
 
+std::optional<Verdict> parse_verdict(std::string_view text) {
+    for (const Verdict verdict : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::inconclusive})
+        if (to_string(verdict) == text) return verdict;
+    return std::nullopt;
+}
+
 std::string_view to_string(Verdict verdict) {
     switch (verdict) {
         case Verdict::faster:

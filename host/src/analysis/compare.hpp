@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <bench/internal/statistics/bootstrap.hpp>
@@ -73,6 +74,8 @@ inline std::string history_noise_key(const std::string& scenario_id, const std::
 /// inconclusive: the interval reaches past the threshold, but does not exclude no change.
 enum class Verdict { faster, slower, same, inconclusive };
 std::string_view to_string(Verdict verdict);
+/// The verdict to_string names; nullopt for another text.
+std::optional<Verdict> parse_verdict(std::string_view text);
 
 struct SeriesComparison {
     std::string scenario_id;

@@ -6,6 +6,7 @@
 #include "report/rendered_reports.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -28,6 +29,15 @@ int report_command(const ReportCommand& command) {
     const fs::path output = command.output_dir.empty() ? dir : command.output_dir;
     ReporterSettings settings;
     settings.output_dir = output;
+    // A run against a baseline (`run --baseline`) kept its comparison: the reports open
+    // with its verdicts again. One that cannot be read costs only the verdicts.
+    if (const fs::path comparison = dir / "comparison.json"; fs::exists(comparison)) {
+        try {
+            *settings.comparison = parse_comparison(read_text_file(comparison), comparison.string());
+        } catch (const std::exception& e) {
+            std::cerr << "benchhost: warning: " << e.what() << ": the reports are written without its verdicts\n";
+        }
+    }
     const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;

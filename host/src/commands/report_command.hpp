@@ -1,5 +1,6 @@
 // `benchhost report DIR [--output-dir OUT]`: writes report.md and report.html
-// (rendered_reports.hpp) of an earlier run again, from its folder.
+// (rendered_reports.hpp) of an earlier run again, from its folder: with the verdicts of
+// its comparison.json when it ran against a baseline.
 #pragma once
 
 #include "cli/report_options.hpp"

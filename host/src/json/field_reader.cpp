@@ -77,6 +77,13 @@ std::vector<double> FieldReader::as_numbers() const {
     return out;
 }
 
+bench::Interval FieldReader::as_interval() const {
+    if (value_->IsNull()) return {};
+    const FieldReader array = as_array();
+    if (array.size() != 2) expected("[low, high] or null");
+    return {array.at(0).as_number(), array.at(1).as_number()};
+}
+
 std::vector<std::string> FieldReader::as_strings() const {
     const FieldReader array = as_array();
     std::vector<std::string> out;

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include <bench/internal/statistics/bootstrap.hpp>
+
 #include <rapidjson/document.h>
 
 namespace benchhost {
@@ -52,6 +54,8 @@ public:
     /// A number; null (what strict JSON writes for a value that was not finite) reads as NaN.
     double as_number() const;
     std::vector<double> as_numbers() const;
+    /// An interval as JsonOut writes one: [low, high], or null for none (not valid).
+    bench::Interval as_interval() const;
     std::vector<std::string> as_strings() const;
     std::map<std::string, std::string> as_string_map() const;
     /// This value checked to be an object (a reader of its fields) or an array.

@@ -40,7 +40,17 @@ const CompiledSchema& compiled_schema(ReportSchema schema) {
                                        schema_file_name(ReportSchema::report));
     static const CompiledSchema summary(embedded_schema_text(ReportSchema::summary),
                                         schema_file_name(ReportSchema::summary));
-    return schema == ReportSchema::report ? report : summary;
+    static const CompiledSchema comparison(embedded_schema_text(ReportSchema::comparison),
+                                           schema_file_name(ReportSchema::comparison));
+    switch (schema) {
+        case ReportSchema::report:
+            return report;
+        case ReportSchema::summary:
+            return summary;
+        case ReportSchema::comparison:
+            return comparison;
+    }
+    return report;
 }
 
 std::string compact(const rapidjson::Value& value, std::size_t limit = 120) {
@@ -133,7 +143,15 @@ std::string violation(const rapidjson::Value& schema_root, const rapidjson::Sche
 }  // namespace
 
 const char* schema_file_name(ReportSchema schema) {
-    return schema == ReportSchema::report ? "report.schema.json" : "summary.schema.json";
+    switch (schema) {
+        case ReportSchema::report:
+            return "report.schema.json";
+        case ReportSchema::summary:
+            return "summary.schema.json";
+        case ReportSchema::comparison:
+            return "comparison.schema.json";
+    }
+    return "report.schema.json";
 }
 
 std::string schema_violation(const rapidjson::Value& document, ReportSchema schema) {

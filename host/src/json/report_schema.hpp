@@ -22,9 +22,10 @@ namespace benchhost {
 /// profile (--profile).
 inline constexpr int report_schema_version = 10;
 
-enum class ReportSchema { report, summary };
+/// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).
+enum class ReportSchema { report, summary, comparison };
 
-/// "report.schema.json" or "summary.schema.json".
+/// "report.schema.json", "summary.schema.json" or "comparison.schema.json".
 const char* schema_file_name(ReportSchema schema);
 
 /// The text of docs/schema/<schema_file_name> as it was when the host was built.

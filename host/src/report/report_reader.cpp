@@ -1,5 +1,6 @@
 #include "report/report_reader.hpp"
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "json/report_schema.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
+#include "report/comparison_reporter.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -30,10 +32,11 @@ FieldReader checked_top(const rapidjson::Document& document, const std::string& 
     const FieldReader top(document, origin, Style::dotted);
     if (!top.has("schema_version")) return top;
     const int version = top.integer("schema_version");
-    if (version > report_schema_version)
+    const int current = schema == ReportSchema::comparison ? comparison_schema_version : report_schema_version;
+    if (version > current)
         top["schema_version"].fail("is " + std::to_string(version) + ", newer than this benchhost reads (" +
-                                   std::to_string(report_schema_version) + ")");
-    if (version == report_schema_version) {
+                                   std::to_string(current) + ")");
+    if (version == current) {
         if (const std::string why = schema_violation(document, schema); !why.empty())
             throw std::runtime_error(origin + ": does not match " + schema_file_name(schema) + " (schema_version " +
                                      std::to_string(version) + "): " + why);
@@ -92,7 +95,84 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     return outcome;
 }
 
+/// A number that strict JSON may have written as null (not finite), or left out: NaN.
+double number_or_nan(const FieldReader& object, const char* key) { return object.has(key) ? object.number(key) : NAN; }
+
+std::vector<std::string> strings_or_none(const FieldReader& object, const char* key) {
+    return object.has(key) ? object[key].as_strings() : std::vector<std::string>{};
+}
+
+SideLoad read_load(const FieldReader& load) {
+    SideLoad side;
+    side.scenarios = static_cast<std::size_t>(load.integer64("monitored_scenarios"));
+    side.machine_busy_percent = number_or_nan(load, "machine_busy_percent");
+    side.other_cpus = number_or_nan(load, "other_cpus");
+    side.load_average = number_or_nan(load, "load_average");
+    return side;
+}
+
+SeriesComparison read_comparison_row(const FieldReader& row) {
+    SeriesComparison c;
+    c.scenario_id = row.string("scenario_id");
+    c.series = row.string("series");
+    c.base_median_ms = row.number("base_median_ms");
+    c.new_median_ms = row.number("new_median_ms");
+    c.base_samples = static_cast<std::size_t>(row.integer64("base_samples"));
+    c.new_samples = static_cast<std::size_t>(row.integer64("new_samples"));
+    c.ratio = row.number("ratio");
+    c.ratio_ci = row["ratio_ci95"].as_interval();
+    // Null where the U test is not the evidence (comparison_json): the default then.
+    if (row.has("p_value") && !row["p_value"].value().IsNull()) c.p_value = row.number("p_value");
+    c.verdict = row.enumerated("verdict", parse_verdict);
+    c.evidence = row.string_or("evidence", "samples");
+    if (row.has("base_rounds")) c.base_rounds = row.integer("base_rounds");
+    if (row.has("new_rounds")) c.new_rounds = row.integer("new_rounds");
+    if (row.has("history_runs")) c.history_runs = static_cast<std::size_t>(row.integer64("history_runs"));
+    if (row.has("verdict_level")) {
+        c.verdict_level = row.number("verdict_level");
+        c.verdict_ci = row["verdict_ci"].as_interval();
+    }
+    c.note = row.string_or("note", "");
+    if (row.has("first")) {
+        const FieldReader first = row.object("first");
+        SeriesComparison::First f;
+        f.ratio = first.number("ratio");
+        f.ratio_ci = first["ratio_ci95"].as_interval();
+        f.verdict = first.enumerated("verdict", parse_verdict);
+        f.base_rounds = first.integer("base_rounds");
+        f.new_rounds = first.integer("new_rounds");
+        c.first = f;
+    }
+    return c;
+}
+
 }  // namespace
+
+Comparison parse_comparison(std::string_view json, const std::string& origin) {
+    const rapidjson::Document document = FieldReader::parse(json, origin, Style::dotted);
+    const FieldReader top = checked_top(document, origin, ReportSchema::comparison);
+    Comparison c;
+    c.base_label = top.string("base");
+    c.new_label = top.string("new");
+    c.options.paired = top.string_or("mode", "runs") == "ab";
+    c.options.threshold = top.number("threshold");
+    if (top.has("alpha")) c.options.alpha = top.number("alpha");
+    if (top.has("noise_floor")) c.options.noise_floor = top.number("noise_floor");
+    c.incomparable = strings_or_none(top, "incomparable");
+    const FieldReader rows = top.array("rows");
+    for (std::size_t i = 0; i < rows.size(); ++i) c.rows.push_back(read_comparison_row(rows.at(i).as_object()));
+    c.geomean_ratio = number_or_nan(top, "geomean_ratio");
+    c.only_in_base = strings_or_none(top, "only_in_base");
+    c.only_in_new = strings_or_none(top, "only_in_new");
+    c.not_compared = strings_or_none(top, "not_compared");
+    c.notes = strings_or_none(top, "notes");
+    if (top.has("load")) {
+        const FieldReader load = top.object("load");
+        c.base_load = read_load(load.object("base"));
+        c.new_load = read_load(load.object("new"));
+    }
+    return c;
+}
 
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin) {
     const rapidjson::Document document = FieldReader::parse(json, origin, Style::dotted);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/compare.hpp"
 #include "model/run_record.hpp"
 
 namespace benchhost {
@@ -19,6 +20,11 @@ namespace benchhost {
 /// std::runtime_error "<origin>.benchmark_scenarios[2].measurements.latency.unit: ...", or
 /// "<origin>: does not match report.schema.json (schema_version 4): <JSON pointer>: ...".
 std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const std::string& origin);
+
+/// A comparison.json (`run --baseline`, `compare --json`, `ab`) read back, as the
+/// comparison the reports were written with. Throws std::runtime_error naming the file and
+/// the field that are wrong.
+Comparison parse_comparison(std::string_view json, const std::string& origin);
 
 /// A whole run folder: the metadata of benchmark_summary.json and the outcomes of
 /// every plugin report it points at, in the summary's order, with their statistics

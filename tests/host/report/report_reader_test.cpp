@@ -7,6 +7,7 @@
 #include "../../support/error_of.hpp"
 #include "../../support/test_support.hpp"
 #include "json/report_schema.hpp"
+#include "report/comparison_reporter.hpp"
 #include "report/report_writer.hpp"
 
 namespace {
@@ -135,7 +136,7 @@ struct WrittenRun {
 };
 
 TEST(ReportReader, TheEmbeddedSchemasAreDocsSchema) {
-    for (const ReportSchema schema : {ReportSchema::report, ReportSchema::summary}) {
+    for (const ReportSchema schema : {ReportSchema::report, ReportSchema::summary, ReportSchema::comparison}) {
         const std::string file =
             benchtest::read_file(std::filesystem::path(BENCH_SCHEMA_DIR) / schema_file_name(schema));
         EXPECT_EQ(embedded_schema_text(schema), file) << schema_file_name(schema);
@@ -192,6 +193,93 @@ TEST(ReportReader, OlderVersionsAreReadFieldByFieldAndNewerOnesRefused) {
     EXPECT_EQ(error_of([&] { read_run(run.dir.path()); }),
               run.summary.string() + ".schema_version: is 99, newer than this benchhost reads (" +
                   std::to_string(report_schema_version) + ")");
+}
+
+/// A comparison with a row of each kind of evidence, what a confirmation adds, the
+/// lists, and figures that were not finite.
+Comparison every_kind_of_comparison() {
+    Comparison c;
+    c.base_label = "runs/base";
+    c.new_label = "runs/new";
+    c.options.threshold = 0.03;
+    c.options.alpha = 0.01;
+    c.options.noise_floor = 0.2;
+    c.incomparable = {"cpu.model: A (base) vs B (new)"};
+    SeriesComparison samples;
+    samples.scenario_id = "performance/mock/eager";
+    samples.series = "latency";
+    samples.base_median_ms = 2.5;
+    samples.new_median_ms = 3.125;
+    samples.base_samples = 20;
+    samples.new_samples = 21;
+    samples.ratio = 1.25;
+    samples.ratio_ci = {1.125, 1.375};
+    samples.p_value = 0.0004;
+    samples.verdict = Verdict::slower;
+    SeriesComparison rounds = samples;
+    rounds.scenario_id = "performance/mock/compiled";
+    rounds.evidence = "rounds";
+    rounds.base_rounds = 3;
+    rounds.new_rounds = 5;
+    rounds.verdict = Verdict::inconclusive;
+    rounds.note = "the rounds disagree";
+    rounds.first = SeriesComparison::First{1.5, {1.25, 1.75}, Verdict::slower, 2, 2};
+    SeriesComparison history = samples;
+    history.scenario_id = "performance/mock/kernelized";
+    history.evidence = "history";
+    history.history_runs = 12;
+    history.verdict = Verdict::same;
+    history.ratio_ci = {};  // none
+    SeriesComparison pairs = samples;
+    pairs.series = "ttft";
+    pairs.evidence = "pairs";
+    pairs.verdict = Verdict::faster;
+    pairs.verdict_level = 0.99;
+    pairs.verdict_ci = {0.5, 0.875};
+    c.rows = {samples, rounds, history, pairs};
+    c.geomean_ratio = NAN;
+    c.only_in_base = {"performance/gone/eager"};
+    c.only_in_new = {"performance/new/eager"};
+    c.not_compared = {"performance/mock/x: failed in new run (crashed)"};
+    c.notes = {"a note"};
+    c.base_load = {3, 12.5, 0.25, 1.5};
+    c.new_load = {0, NAN, NAN, NAN};
+    return c;
+}
+
+TEST(ReportReader, AComparisonReadBackIsWrittenAgainByteForByte) {
+    const std::string json = comparison_json(every_kind_of_comparison());
+    const Comparison read = parse_comparison(json, "comparison.json");
+    EXPECT_EQ(comparison_json(read), json);
+    ASSERT_EQ(read.rows.size(), 4u);
+    EXPECT_EQ(read.rows[0].p_value, 0.0004);
+    EXPECT_EQ(read.rows[1].first->verdict, Verdict::slower);
+    EXPECT_FALSE(read.rows[2].ratio_ci.valid());
+    EXPECT_EQ(read.regressions(), 1u);
+    // An A/B comparison is read as one.
+    Comparison ab = every_kind_of_comparison();
+    ab.options.paired = true;
+    EXPECT_TRUE(parse_comparison(comparison_json(ab), "comparison.json").options.paired);
+}
+
+TEST(ReportReader, AComparisonThatIsWrongIsRefusedNamingTheField) {
+    const std::string json = comparison_json(every_kind_of_comparison());
+    std::string wrong = json;
+    wrong.replace(wrong.find("\"slower\""), 8, "\"worse\"");
+    EXPECT_NE(
+        error_of([&] { parse_comparison(wrong, "c.json"); }).find("c.json: does not match comparison.schema.json"),
+        std::string::npos);
+    // An older version is read field by field: the verdict is checked there too.
+    const std::string current = "\"schema_version\": " + std::to_string(comparison_schema_version);
+    std::string older = wrong;
+    older.replace(older.find(current), current.size(), "\"schema_version\": 4");
+    EXPECT_EQ(error_of([&] { parse_comparison(older, "c.json"); }),
+              "c.json.rows[0].verdict: has an unknown value 'worse'");
+    std::string newer = json;
+    newer.replace(newer.find(current), current.size(), "\"schema_version\": 99");
+    EXPECT_EQ(error_of([&] { parse_comparison(newer, "c.json"); }),
+              "c.json.schema_version: is 99, newer than this benchhost reads (" +
+                  std::to_string(comparison_schema_version) + ")");
 }
 
 TEST(ReportReader, AMissingReportIsNamedWithTheSystemError) {

@@ -12,9 +12,9 @@
 
 bench_fuzz_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# The targets, in the order they run. The report reader's target goes here when it
-# exists (fuzz_report, seeds in tests/fuzz/corpus/report/, added in tests/fuzz/CMakeLists.txt).
-bench_fuzz_targets=(fuzz_config fuzz_elf fuzz_result_json fuzz_report)
+# The targets, in the order they run (each in tests/fuzz/CMakeLists.txt, its seeds in
+# tests/fuzz/corpus/<name without fuzz_>/).
+bench_fuzz_targets=(fuzz_config fuzz_elf fuzz_result_json fuzz_report fuzz_comparison)
 
 # Seed folders of a target, relative to the repository root.
 bench_fuzz_seed_dirs() {

@@ -1,6 +1,7 @@
 #include "execute/memory_cgroup.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,17 @@ long long counter(const fs::path& file, const std::string& key) {
     return -1;
 }
 
+/// The host's pid in the name of a cgroup it made ("benchhost-<pid>-<n>", or
+/// "benchhost-probe-<pid>"); 0 for another name.
+pid_t maker_of(const std::string& name) {
+    std::string rest;
+    if (name.starts_with("benchhost-probe-")) rest = name.substr(16);
+    else if (name.starts_with("benchhost-")) rest = name.substr(10, name.find('-', 10) - 10);
+    else return 0;
+    if (rest.empty() || rest.size() > 9 || rest.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return static_cast<pid_t>(std::stol(rest));
+}
+
 }  // namespace
 
 MemoryCgroups MemoryCgroups::find(const fs::path& root, const fs::path& proc_cgroup) {
@@ -122,7 +134,9 @@ MemoryCgroups MemoryCgroups::find(const fs::path& root, const fs::path& proc_cgr
     } catch (const std::exception& e) {
         found.version_ = 0;
         found.why_not_ = e.what();
+        return found;
     }
+    found.remove_stale();
     return found;
 }
 
@@ -183,6 +197,16 @@ void MemoryCgroups::remove(const fs::path& dir) const {
         // EBUSY while the last processes of the worker's group are still exiting.
         if (errno != EBUSY || std::chrono::steady_clock::now() > deadline) return;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+void MemoryCgroups::remove_stale() const {
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(parent_, ec)) {
+        const pid_t maker = maker_of(entry.path().filename().string());
+        if (maker <= 0 || !entry.is_directory(ec)) continue;
+        if (kill(maker, 0) == 0 || errno != ESRCH) continue;  // its host runs (or cannot be told)
+        if (rmdir(entry.path().c_str()) != 0 && errno == ENOTEMPTY) fs::remove_all(entry.path(), ec);
     }
 }
 

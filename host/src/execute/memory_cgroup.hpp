@@ -43,6 +43,10 @@ public:
     bool oom_killed(const std::filesystem::path& dir) const;
     /// Removes cgroup `dir` once its processes are gone (waits up to a second for them).
     void remove(const std::filesystem::path& dir) const;
+    /// Removes the cgroups that hosts no longer running made here (a host killed with
+    /// SIGKILL leaves its workers' cgroups behind): those named after a pid that no process
+    /// has. One that still holds a process stays. find() calls it.
+    void remove_stale() const;
 
 private:
     int version_ = 0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "../../support/test_support.hpp"
 #include "execute/memory_cgroup.hpp"
@@ -41,6 +42,32 @@ TEST(MemoryCgroups, V2LimitsAChildOfTheHostsCgroupAndReadsTheOomKill) {
     EXPECT_TRUE(cgroups.oom_killed(dir));
     cgroups.remove(dir);
     EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST(MemoryCgroups, TheCgroupsOfHostsThatAreGoneAreRemovedOthersKept) {
+    TempDir root;
+    write_file(root / "cgroup.controllers", "memory\n");
+    write_file(root / "proc_cgroup", "0::/bench\n");
+    const fs::path own = root.path() / "bench";
+    write_file(own / "cgroup.controllers", "memory\n");
+    write_file(own / "cgroup.subtree_control", "memory\n");
+    // A pid no process has: above the kernel's largest (pid_max is at most 2^22).
+    const std::string gone = "999999999";
+    const std::string alive = std::to_string(getpid());
+    for (const std::string& name :
+         std::vector<std::string>{"benchhost-" + gone + "-1", "benchhost-" + gone + "-12", "benchhost-probe-" + gone,
+                                  "benchhost-" + alive + "-3", "benchhost-x-1", "someone-else"})
+        write_file(own / name / "memory.max", "max\n");
+    write_file(own / ("benchhost-" + gone + "-2"), "a file, not a cgroup\n");
+
+    const MemoryCgroups cgroups = MemoryCgroups::find(root.path(), root / "proc_cgroup");
+    ASSERT_TRUE(cgroups.available()) << cgroups.why_not();
+    for (const std::string& name :
+         std::vector<std::string>{"benchhost-" + gone + "-1", "benchhost-" + gone + "-12", "benchhost-probe-" + gone})
+        EXPECT_FALSE(fs::exists(own / name)) << name;
+    for (const std::string& name : std::vector<std::string>{"benchhost-" + alive + "-3", "benchhost-x-1",
+                                                            "someone-else", "benchhost-" + gone + "-2"})
+        EXPECT_TRUE(fs::exists(own / name)) << name;
 }
 
 TEST(MemoryCgroups, V2WithoutTheControllerForItsChildrenIsNotUsedAndSaysWhy) {

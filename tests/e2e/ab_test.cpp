@@ -83,6 +83,29 @@ TEST_F(AbTest, TheSameBuildIsNeverSlower) {
               static_cast<rapidjson::SizeType>(row["base_rounds"].GetInt()));
     const std::string log = read_file(files_matching(out, "benchmark_ab_", ".log").at(0));
     EXPECT_NE(log.find("pairs of rounds"), std::string::npos) << log;
+    // One folder, no parameter for one side only: the comparison says that it measured noise.
+    const std::string same_build = "Same build and settings on both sides: any difference is noise.";
+    EXPECT_NE(same.out.find(same_build), std::string::npos) << same.out;
+    EXPECT_NE(read_file(out / "comparison.md").find(same_build), std::string::npos);
+    EXPECT_NE(page.find(same_build), std::string::npos);
+    ASSERT_TRUE(json["differences"].IsArray());
+    EXPECT_EQ(json["differences"].Size(), 0u);
+}
+
+TEST_F(AbTest, TheComparisonSaysWhatDiffersBetweenTheSides) {
+    const fs::path out = work / "param";
+    const ProcessResult ab = ab_mock(out, {"--new-param", "slowdown=1.05", "--max-rounds", "6"});
+    EXPECT_NE(ab.exit_code, 2) << ab.out << ab.err;
+    const std::string line = "param slowdown: (none) vs 1.05";
+    EXPECT_NE(ab.out.find("What differs (base vs new):\n  " + line + "\n"), std::string::npos) << ab.out;
+    EXPECT_EQ(ab.out.find("Same build and settings"), std::string::npos) << ab.out;
+    EXPECT_NE(read_file(out / "comparison.md").find("- `" + line + "`"), std::string::npos);
+    EXPECT_NE(read_file(out / "report.html").find("<li>" + line + "</li>"), std::string::npos);
+    const auto json = read_json(out / "comparison.json");
+    ASSERT_EQ(json["differences"].Size(), 1u) << read_file(out / "comparison.json");
+    EXPECT_STREQ(json["differences"][0]["what"].GetString(), "param slowdown");
+    EXPECT_STREQ(json["differences"][0]["base"].GetString(), "(none)");
+    EXPECT_STREQ(json["differences"][0]["new"].GetString(), "1.05");
 }
 
 TEST_F(AbTest, ATwentyPerCentSlowdownIsSlowerAndFailsTheGate) {

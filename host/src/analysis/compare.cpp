@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <span>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -249,6 +250,116 @@ std::vector<std::string> incomparable_facts(const HardwareInfo& base, const Hard
         out.push_back(fmt::format("{}.{}: '{}' (base) vs '{}' (new)", section, key, a.empty() ? "unknown" : a,
                                   b.empty() ? "unknown" : b));
     }
+    return out;
+}
+
+namespace {
+
+/// Settings a run records that say where it was written, what it selected or how it is
+/// judged, not how it measured: two runs of one build differ in them without their
+/// figures differing (the selection shows as scenarios on one side only).
+constexpr std::string_view bookkeeping_settings[] = {
+    "ab_other_side",
+    "ab_side",
+    "allow_untrusted_plugins",
+    "baseline",
+    "categories",
+    "command_line",
+    "config_file",
+    "confirm",
+    "enable_mock",
+    "exclude",
+    "fail_on_regression",
+    "formats",
+    "history",
+    "history_samples",
+    "include",
+    "memory_limit_by",
+    "merged_from",
+    "noise_floor",
+    "regression_threshold",
+    "resumed_from",
+    "retry_failed",
+    "shard",
+    "shard_costs",
+    "timeout_s",
+    "working_directory",
+};
+
+/// A run_config key as a person names it: "params.slowdown" is "param slowdown",
+/// "plugins.resnet.axes.batch_size" is "axis batch_size (plugin resnet)".
+std::string setting_name(const std::string& key) {
+    std::string plugin, rest = key;
+    if (key.starts_with("plugins.")) {
+        const std::size_t dot = key.find('.', 8);
+        if (dot != std::string::npos) {
+            plugin = key.substr(8, dot - 8);
+            rest = key.substr(dot + 1);
+        }
+    }
+    std::string name = rest;
+    if (rest.starts_with("params.")) name = "param " + rest.substr(7);
+    else if (rest.starts_with("axes.")) name = "axis " + rest.substr(5);
+    else if (rest == "plugins_dir") name = "plugins folder";
+    return plugin.empty() ? name : name + " (plugin " + plugin + ")";
+}
+
+/// The parameters first (what `ab --new-param` sets), then the plugins folder (what
+/// tells two builds apart), then the rest.
+int setting_rank(const std::string& key) {
+    if (key.starts_with("params.") || key.find(".params.") != std::string::npos) return 0;
+    return key == "plugins_dir" ? 1 : 2;
+}
+
+/// How each plugin of a run was compiled, from its first scenario that recorded it.
+std::map<std::string, std::string> plugin_builds(const RunRecord& record) {
+    std::map<std::string, std::string> builds;
+    for (const ScenarioOutcome& outcome : record.outcomes)
+        if (outcome.plugin_build.known && !outcome.config.plugin.empty())
+            builds.emplace(outcome.config.plugin, build_text(outcome.plugin_build));
+    return builds;
+}
+
+}  // namespace
+
+std::vector<SideDifference> side_differences(const RunRecord& base, const RunRecord& next) {
+    std::vector<SideDifference> out;
+    const auto differ = [&](const std::string& what, const std::string& a, const std::string& b, const char* missing) {
+        if (a != b) out.push_back({what, a.empty() ? missing : a, b.empty() ? missing : b});
+    };
+
+    std::vector<std::string> keys;
+    for (const auto* config : {&base.run_config, &next.run_config})
+        for (const auto& [key, value] : *config)
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    std::sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+        return std::pair(setting_rank(a), a) < std::pair(setting_rank(b), b);
+    });
+    for (const std::string& key : keys) {
+        if (std::find(std::begin(bookkeeping_settings), std::end(bookkeeping_settings), key) !=
+            std::end(bookkeeping_settings))
+            continue;
+        const auto a = base.run_config.find(key), b = next.run_config.find(key);
+        differ(setting_name(key), a == base.run_config.end() ? "" : a->second,
+               b == next.run_config.end() ? "" : b->second, "(none)");
+    }
+
+    // The plugins both ran: a plugin on one side only shows as its scenarios.
+    const auto base_plugins = base.hardware.find("plugins"), next_plugins = next.hardware.find("plugins");
+    if (base_plugins != base.hardware.end() && next_plugins != next.hardware.end())
+        for (const auto& [plugin, text] : base_plugins->second)
+            if (const auto other = next_plugins->second.find(plugin); other != next_plugins->second.end())
+                differ("plugin " + plugin, text, other->second, "unknown");
+    const std::map<std::string, std::string> base_builds = plugin_builds(base), next_builds = plugin_builds(next);
+    for (const auto& [plugin, text] : base_builds)
+        if (const auto other = next_builds.find(plugin); other != next_builds.end())
+            differ("plugin " + plugin + " build", text, other->second, "unknown");
+
+    if (base.commit_id != "unknown" && next.commit_id != "unknown")
+        differ("benchhost commit", base.commit_id, next.commit_id, "unknown");
+    for (const auto& [section, key] : comparable_facts)
+        differ(std::string(section) + "." + key, hardware_fact(base.hardware, section, key),
+               hardware_fact(next.hardware, section, key), "unknown");
     return out;
 }
 

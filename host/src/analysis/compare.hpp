@@ -118,6 +118,13 @@ struct SideLoad {
     double load_average = NAN;  // runnable tasks (1-minute load average)
 };
 
+/// One thing that differs between the two sides, as each has it: {"param slowdown",
+/// "(none)", "1.05"}, {"plugins folder", "build/plugins", "/tmp/pr/build/plugins"}.
+struct SideDifference {
+    std::string what, base, next;
+    bool operator==(const SideDifference&) const = default;
+};
+
 struct Comparison {
     std::string base_label, new_label;  // the folders compared
     CompareOptions options;
@@ -131,6 +138,10 @@ struct Comparison {
     SideLoad base_load, new_load;
     /// What else the reader should know, a sentence each (an A/B run's budget spent, ...).
     std::vector<std::string> notes;
+    /// What differs between the sides (side_differences): without it a reader cannot tell
+    /// a change from the noise of one build. nullopt when not known (a comparison.json
+    /// written before it was recorded).
+    std::optional<std::vector<SideDifference>> differences;
 
     std::size_t count(Verdict verdict) const;
     /// Rows significantly slower by more than the threshold.
@@ -159,5 +170,13 @@ SideLoad side_load(const RunRecord& record);
 
 /// The machine and build facts that differ between two runs (see Comparison::incomparable).
 std::vector<std::string> incomparable_facts(const HardwareInfo& base, const HardwareInfo& next);
+
+/// What differs between two runs, or the two sides of an A/B run, as their records say:
+/// the settings that shape what is measured (parameters, axes, sampling, the plugins
+/// folder; not where the run was written, what it selected or how it is judged), each
+/// plugin both ran (version and commit, how it was compiled), the benchhost commit, and
+/// the machine and build facts of incomparable_facts. A setting one side lacks is
+/// "(none)", a fact "unknown".
+std::vector<SideDifference> side_differences(const RunRecord& base, const RunRecord& next);
 
 }  // namespace benchhost

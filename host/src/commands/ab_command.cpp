@@ -165,6 +165,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
     CompareOptions compare = ab.compare;
     compare.paired = true;
     Comparison comparison = compare_runs(base.record, next.record, compare);
+    comparison.differences = side_differences(base.record, next.record);
     comparison.base_label = command.base_dir.string();
     comparison.new_label = command.new_dir.string();
     if (interrupted) notes.insert(notes.begin(), "interrupted: the figures are those of the pairs that ran");

@@ -34,6 +34,7 @@ int compare_command(const CompareCommand& command) {
         }
     }
     Comparison comparison = compare_runs(base, next, options);
+    comparison.differences = side_differences(base, next);
     comparison.base_label = base_dir.string();
     comparison.new_label = next_dir.string();
     try {

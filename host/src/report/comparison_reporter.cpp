@@ -52,9 +52,17 @@ std::string comparison_table(const Comparison& c) {
     rows.push_back({"geometric mean", "", "", "", format_change(c.geomean_ratio), "", "", ""});
 
     std::string out = "Comparing " + c.new_label + " (new) with " + c.base_label + " (base)\n";
+    if (const std::vector<std::string> differences = difference_lines(c); !differences.empty()) {
+        out += std::string(differences_heading) + ":\n";
+        for (const auto& line : differences) out += "  " + line + "\n";
+    } else if (const std::string same = no_difference_text(c); !same.empty()) {
+        out += same + "\n";
+    }
     if (!c.incomparable.empty()) {
-        out += "WARNING: the runs are not comparable: their machines or builds differ:\n";
-        for (const auto& line : c.incomparable) out += "  " + line + "\n";
+        const std::vector<std::string> unlisted = unlisted_incomparable(c);
+        out += "WARNING: the runs are not comparable: their machines or builds differ";
+        out += unlisted.empty() ? " (above)\n" : ":\n";
+        for (const auto& line : unlisted) out += "  " + line + "\n";
     }
     out += "\n" + render_table(columns, rows);
     const auto list = [&](const char* title, const std::vector<std::string>& items) {
@@ -82,9 +90,18 @@ std::string comparison_markdown(const Comparison& c) {
     };
     std::string out = "## benchhost comparison\n\n";
     out += "New: `" + cell(c.new_label) + "`, base: `" + cell(c.base_label) + "`\n\n";
+    if (const std::vector<std::string> differences = difference_lines(c); !differences.empty()) {
+        out += std::string("**") + differences_heading + ":**\n";
+        for (const auto& line : differences) out += "- `" + cell(line) + "`\n";
+        out += "\n";
+    } else if (const std::string same = no_difference_text(c); !same.empty()) {
+        out += same + "\n\n";
+    }
     if (!c.incomparable.empty()) {
-        out += "> **Warning:** the runs are not comparable: their machines or builds differ.\n";
-        for (const auto& line : c.incomparable) out += "> - " + cell(line) + "\n";
+        const std::vector<std::string> unlisted = unlisted_incomparable(c);
+        out += "> **Warning:** the runs are not comparable: their machines or builds differ" +
+               std::string(unlisted.empty() ? " (above).\n" : ".\n");
+        for (const auto& line : unlisted) out += "> - " + cell(line) + "\n";
         out += "\n";
     }
     out += "| Scenario | Series | Base | New | Change | Ratio 95% CI | p | Verdict |\n";
@@ -168,6 +185,18 @@ std::string comparison_json(const Comparison& c) {
     out.field("only_in_new", c.only_in_new);
     out.field("not_compared", c.not_compared);
     out.field("notes", c.notes);
+    if (c.differences) {
+        out.key("differences");
+        out.start_array();
+        for (const SideDifference& d : *c.differences) {
+            out.start_object();
+            out.field("what", d.what);
+            out.field("base", d.base);
+            out.field("new", d.next);
+            out.end_object();
+        }
+        out.end_array();
+    }
     out.key("load");
     out.start_object();
     out.key("base");
@@ -212,6 +241,7 @@ public:
                                      e.what());
         }
         Comparison comparison = compare_runs(base, record, settings_.compare);
+        comparison.differences = side_differences(base, record);
         comparison.base_label = base_dir.string();
         comparison.new_label = settings_.output_dir.string();
         *out_ << "\n";

@@ -18,8 +18,9 @@ namespace benchhost {
 
 /// comparison.json's schema_version (docs/schema/comparison.schema.json). 2 added
 /// mode, noise_floor, the rows' "first" figures of a confirmation, notes and load; 3
-/// the evidence history; 4 the rows' verdict_level and verdict_ci.
-inline constexpr int comparison_schema_version = 5;
+/// the evidence history; 4 the rows' verdict_level and verdict_ci; 5 p_value null where
+/// the samples are not the evidence; 6 differences.
+inline constexpr int comparison_schema_version = 6;
 
 std::string comparison_table(const Comparison& comparison);  // for the console
 std::string comparison_markdown(const Comparison& comparison);  // for a PR comment or a job summary

@@ -85,6 +85,31 @@ std::string loads_line(const Comparison& c) {
     return "Load while measuring: base: " + load_text(c.base_load) + "; new: " + load_text(c.new_load);
 }
 
+std::vector<std::string> difference_lines(const Comparison& c) {
+    std::vector<std::string> lines;
+    if (c.differences)
+        for (const SideDifference& d : *c.differences) lines.push_back(d.what + ": " + d.base + " vs " + d.next);
+    return lines;
+}
+
+std::string no_difference_text(const Comparison& c) {
+    if (!c.differences || !c.differences->empty()) return "";
+    if (c.options.paired) return "Same build and settings on both sides: any difference is noise.";
+    // Two runs may still differ in code rebuilt into the same folder, which no record says.
+    return "Nothing the runs recorded differs (settings, plugins folder, plugin versions and builds, machine).";
+}
+
+std::vector<std::string> unlisted_incomparable(const Comparison& c) {
+    std::vector<std::string> unlisted;
+    for (const std::string& line : c.incomparable) {
+        const bool listed =
+            c.differences && std::any_of(c.differences->begin(), c.differences->end(),
+                                         [&](const SideDifference& d) { return line.starts_with(d.what + ": "); });
+        if (!listed) unlisted.push_back(line);
+    }
+    return unlisted;
+}
+
 std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison) {
     std::vector<const SeriesComparison*> changed;
     for (const Verdict verdict : {Verdict::slower, Verdict::faster})

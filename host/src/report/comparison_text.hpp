@@ -19,6 +19,18 @@ std::string verdict_text(const SeriesComparison& row);
 std::string verdict_counts(const Comparison& comparison);
 /// "Load while measuring: base: ...; new: ..." (the CPU monitor's view of each side).
 std::string loads_line(const Comparison& comparison);
+/// What differs between the sides, a line each, as every format lists it under
+/// differences_heading: "param slowdown: (none) vs 1.05"; empty when nothing does or
+/// the comparison does not know.
+std::vector<std::string> difference_lines(const Comparison& comparison);
+inline constexpr const char* differences_heading = "What differs (base vs new)";
+/// When the comparison knows that nothing differs, what that means for its verdicts: an
+/// A/B run of one build with one set of settings measured only noise. Empty when
+/// something differs or the comparison does not know.
+std::string no_difference_text(const Comparison& comparison);
+/// The facts of Comparison::incomparable that difference_lines does not already list
+/// (all of them for a comparison that does not know its differences).
+std::vector<std::string> unlisted_incomparable(const Comparison& comparison);
 /// The rows that changed, as the reports open with them: the slower ones first, then
 /// the faster ones, each in the comparison's order.
 std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison);

@@ -166,6 +166,15 @@ Comparison parse_comparison(std::string_view json, const std::string& origin) {
     c.only_in_new = strings_or_none(top, "only_in_new");
     c.not_compared = strings_or_none(top, "not_compared");
     c.notes = strings_or_none(top, "notes");
+    // Older files do not say what differs: unknown, not "nothing".
+    if (top.has("differences")) {
+        const FieldReader differences = top.array("differences");
+        c.differences.emplace();
+        for (std::size_t i = 0; i < differences.size(); ++i) {
+            const FieldReader d = differences.at(i).as_object();
+            c.differences->push_back({d.string("what"), d.string("base"), d.string("new")});
+        }
+    }
     if (top.has("load")) {
         const FieldReader load = top.object("load");
         c.base_load = read_load(load.object("base"));

@@ -96,6 +96,96 @@ TEST(Compare, DifferentMachinesAreFlagged) {
     EXPECT_NE(comparison_markdown(c).find("not comparable"), std::string::npos);
 }
 
+TEST(Compare, WhatDiffersBetweenTheSidesComesFromTheirRecords) {
+    RunRecord base = run({outcome("b", samples(1, 10, 1))}, "Xeon");
+    RunRecord next = run({outcome("b", samples(1, 10, 2))}, "EPYC");
+    for (RunRecord* side : {&base, &next}) {
+        side->run_config = {{"plugins_dir", "build/plugins"},
+                            {"measurement_iterations", "20"},
+                            {"command_line", "benchhost ab ..."},
+                            {"params.base_units", "1000"}};
+        side->commit_id = "8ea3947";
+        side->hardware["plugins"]["mock"] = "version 1.0.0, commit 8ea3947";
+        PluginBuild& build = side->outcomes[0].plugin_build;
+        build.known = true;
+        build.optimized = true;
+        build.compiler = "GCC 12.2.0";
+    }
+    next.run_config["plugins_dir"] = "/tmp/pr/build/plugins";
+    next.run_config["params.slowdown"] = "1.05";
+    next.run_config["plugins.mock.params.size"] = "64";
+    next.run_config["ab_side"] = "new";  // where and how it ran: not a difference
+    next.run_config["working_directory"] = "/elsewhere";
+    next.hardware["plugins"]["mock"] = "version 1.0.0, commit 1234567";
+    next.hardware["plugins"]["only_new"] = "version 2.0.0, commit 1234567";
+    next.outcomes[0].plugin_build.optimized = false;
+    next.outcomes[0].plugin_build.assertions = true;
+
+    const std::vector<SideDifference> differences = side_differences(base, next);
+    const std::vector<SideDifference> expected = {
+        {"param slowdown", "(none)", "1.05"},
+        {"param size (plugin mock)", "(none)", "64"},
+        {"plugins folder", "build/plugins", "/tmp/pr/build/plugins"},
+        {"plugin mock", "version 1.0.0, commit 8ea3947", "version 1.0.0, commit 1234567"},
+        {"plugin mock build", "optimized, assertions off, GCC 12.2.0", "not optimized, assertions on, GCC 12.2.0"},
+        {"cpu.model", "Xeon", "EPYC"},
+    };
+    EXPECT_EQ(differences, expected);
+    // The same record on both sides: nothing differs.
+    EXPECT_TRUE(side_differences(base, base).empty());
+    // The benchhost commit, when both sides know it.
+    RunRecord later = base;
+    later.commit_id = "1234567";
+    EXPECT_EQ(side_differences(base, later), (std::vector<SideDifference>{{"benchhost commit", "8ea3947", "1234567"}}));
+    later.commit_id = "unknown";
+    EXPECT_TRUE(side_differences(base, later).empty());
+}
+
+TEST(Compare, EveryFormatSaysWhatDiffersOnce) {
+    Comparison c =
+        compare_runs(run({outcome("b", samples(10, 30, 1))}, "Xeon"), run({outcome("b", samples(10, 30, 2))}, "EPYC"));
+    c.differences = std::vector<SideDifference>{{"param slowdown", "(none)", "1.05"}, {"cpu.model", "Xeon", "EPYC"}};
+    const std::string table = comparison_table(c), markdown = comparison_markdown(c),
+                      page = comparison_html(c, "A/B", {});
+    EXPECT_NE(table.find("What differs (base vs new):\n  param slowdown: (none) vs 1.05\n  cpu.model: Xeon vs EPYC\n"),
+              std::string::npos)
+        << table;
+    EXPECT_NE(markdown.find("- `param slowdown: (none) vs 1.05`"), std::string::npos) << markdown;
+    EXPECT_NE(page.find("<li>param slowdown: (none) vs 1.05</li>"), std::string::npos) << page;
+    // The fact that makes the sides not comparable is listed with the differences, not again.
+    EXPECT_NE(table.find("not comparable: their machines or builds differ (above)"), std::string::npos) << table;
+    EXPECT_EQ(table.find("'Xeon' (base)"), std::string::npos) << table;
+    EXPECT_EQ(markdown.find("'Xeon' (base)"), std::string::npos) << markdown;
+    EXPECT_EQ(page.find("&#39;Xeon&#39; (base)"), std::string::npos);
+    EXPECT_EQ(page.find("'Xeon' (base)"), std::string::npos);
+    rapidjson::Document json;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_TRUE(json.HasMember("differences"));
+    ASSERT_EQ(json["differences"].Size(), 2u);
+    EXPECT_STREQ(json["differences"][0]["what"].GetString(), "param slowdown");
+    EXPECT_STREQ(json["differences"][0]["base"].GetString(), "(none)");
+    EXPECT_STREQ(json["differences"][0]["new"].GetString(), "1.05");
+
+    // Nothing differs: an A/B run of one build says that its changes are noise.
+    c.differences.emplace();
+    c.incomparable.clear();
+    c.options.paired = true;
+    for (const std::string& text : {comparison_table(c), comparison_markdown(c), comparison_html(c, "A/B", {})})
+        EXPECT_NE(text.find("Same build and settings on both sides: any difference is noise."), std::string::npos)
+            << text;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_TRUE(json["differences"].IsArray());
+    EXPECT_EQ(json["differences"].Size(), 0u);
+    // Two runs that record nothing different may still differ in code rebuilt in place.
+    c.options.paired = false;
+    EXPECT_NE(comparison_table(c).find("Nothing the runs recorded differs"), std::string::npos);
+    // Not known (an older comparison.json): nothing is said, and the field is not written.
+    c.differences.reset();
+    EXPECT_EQ(comparison_table(c).find("What differs"), std::string::npos);
+    EXPECT_EQ(comparison_table(c).find("Nothing the runs"), std::string::npos);
+    EXPECT_EQ(comparison_json(c).find("\"differences\""), std::string::npos);
+}
+
 TEST(Compare, OutputFormats) {
     const RunRecord base = run({outcome("b", samples(10, 30, 1))});
     const RunRecord next = run({outcome("b", samples(12, 30, 2))});

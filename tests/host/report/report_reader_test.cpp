@@ -242,6 +242,7 @@ Comparison every_kind_of_comparison() {
     c.only_in_new = {"performance/new/eager"};
     c.not_compared = {"performance/mock/x: failed in new run (crashed)"};
     c.notes = {"a note"};
+    c.differences = std::vector<SideDifference>{{"param slowdown", "(none)", "1.05"}, {"cpu.model", "A", "B"}};
     c.base_load = {3, 12.5, 0.25, 1.5};
     c.new_load = {0, NAN, NAN, NAN};
     return c;
@@ -256,10 +257,28 @@ TEST(ReportReader, AComparisonReadBackIsWrittenAgainByteForByte) {
     EXPECT_EQ(read.rows[1].first->verdict, Verdict::slower);
     EXPECT_FALSE(read.rows[2].ratio_ci.valid());
     EXPECT_EQ(read.regressions(), 1u);
+    EXPECT_EQ(read.differences, every_kind_of_comparison().differences);
     // An A/B comparison is read as one.
     Comparison ab = every_kind_of_comparison();
     ab.options.paired = true;
     EXPECT_TRUE(parse_comparison(comparison_json(ab), "comparison.json").options.paired);
+}
+
+TEST(ReportReader, AComparisonWrittenBeforeDifferencesDoesNotKnowThem) {
+    // Written with nothing different, it says so; an older one, without the field, says nothing.
+    Comparison same = every_kind_of_comparison();
+    same.differences.emplace();
+    const Comparison read_same = parse_comparison(comparison_json(same), "comparison.json");
+    ASSERT_TRUE(read_same.differences.has_value());
+    EXPECT_TRUE(read_same.differences->empty());
+    Comparison older = every_kind_of_comparison();
+    older.differences.reset();
+    std::string json = comparison_json(older);
+    const std::string current = "\"schema_version\": " + std::to_string(comparison_schema_version);
+    json.replace(json.find(current), current.size(), "\"schema_version\": 5");
+    const Comparison read_older = parse_comparison(json, "comparison.json");
+    EXPECT_FALSE(read_older.differences.has_value());
+    EXPECT_EQ(read_older.rows.size(), 4u);
 }
 
 TEST(ReportReader, AComparisonThatIsWrongIsRefusedNamingTheField) {

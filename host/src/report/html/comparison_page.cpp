@@ -47,7 +47,16 @@ std::string verdict_boxes_html(const Comparison& c) {
 std::string comparison_html(const Comparison& c, const std::string& title, const std::vector<PageLink>& links) {
     std::string out = html_page_start(title);
     out += "<header><h1>" + html_escape(title) + "</h1><p class=\"subtitle\">New: <code>" + html_escape(c.new_label) +
-           "</code>, base: <code>" + html_escape(c.base_label) + "</code></p></header>\n";
+           "</code>, base: <code>" + html_escape(c.base_label) + "</code></p>\n";
+    // What differs between the sides, before any verdict: it says what a change means.
+    if (const std::vector<std::string> differences = difference_lines(c); !differences.empty()) {
+        out += "<div class=\"differences\"><p>" + html_escape(differences_heading) + ":</p><ul>";
+        for (const std::string& line : differences) out += "<li>" + html_escape(line) + "</li>";
+        out += "</ul></div>\n";
+    } else if (const std::string same = no_difference_text(c); !same.empty()) {
+        out += "<p class=\"differences\">" + html_escape(same) + "</p>\n";
+    }
+    out += "</header>\n";
     if (!links.empty()) {
         out += "<nav aria-label=\"Reports\"><ul>";
         for (const auto& [text, address] : links)
@@ -58,9 +67,15 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
     out += "<section id=\"verdicts\"><h2>Verdicts</h2>\n" + verdict_boxes_html(c) + "<p>" +
            html_escape(verdict_counts(c)) + "</p>\n<p>" + html_escape(loads_line(c)) + "</p>\n";
     if (!c.incomparable.empty()) {
-        out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ.</p><ul>";
-        for (const std::string& line : c.incomparable) out += "<li>" + html_escape(line) + "</li>";
-        out += "</ul></div>\n";
+        const std::vector<std::string> unlisted = unlisted_incomparable(c);
+        out += "<div class=\"warnings\"><p>The sides are not comparable: their machines or builds differ" +
+               std::string(unlisted.empty() ? " (above)." : ".") + "</p>";
+        if (!unlisted.empty()) {
+            out += "<ul>";
+            for (const std::string& line : unlisted) out += "<li>" + html_escape(line) + "</li>";
+            out += "</ul>";
+        }
+        out += "</div>\n";
     }
     const auto list = [&](const char* heading, const std::vector<std::string>& items) {
         if (items.empty()) return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "analysis/thread_contention.hpp"
 #include "commands/run_setup.hpp"
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
@@ -173,6 +174,11 @@ AbOutcome run_ab_command(const AbCommand& command) {
     const bool nothing_compared = comparison.rows.empty() && !interrupted;
     if (nothing_compared)
         notes.insert(notes.begin(), "nothing was compared: no scenario succeeded on both sides (see Not compared)");
+    if (const auto crowded =
+            thread_per_cpu_warning(base.record, next.record, comparison.base_load, comparison.new_load)) {
+        log->warn("{}", *crowded);
+        notes.push_back(*crowded);
+    }
     comparison.notes = std::move(notes);
     outcome.comparison = comparison;
     std::cout << "\n";

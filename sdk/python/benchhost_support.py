@@ -140,6 +140,23 @@ def where_raised(error):
     return f" ({frame.filename}:{frame.lineno} in {frame.name})"
 
 
+def stop_torch_compile_workers(ctx):
+    """Shuts down torch.compile's compile workers (processes it starts, and shuts down at
+    exit, from atexit), where torch.compile ran: a worker's interpreter never exits, and
+    the worker server would stop them with a warning the plugin could do nothing about.
+    In the host (--isolation none) they serve the next scenario."""
+    async_compile = sys.modules.get("torch._inductor.async_compile")
+    if async_compile is None or os.environ.get("BENCHHOST_WORKER") != "1":
+        return
+    shutdown = getattr(async_compile, "shutdown_compile_workers", None)
+    if not callable(shutdown):
+        return
+    try:
+        shutdown()
+    except Exception as error:  # what is left is stopped all the same, with a warning
+        ctx.log("warning", f"torch.compile's compile workers did not shut down: {type(error).__name__}: {error}")
+
+
 def run(ctx, path, function):
     # torch.compile's cache in benchhost's cache folder, set before the plugin imports
     # torch (which settles Inductor's folder); a TORCHINDUCTOR_CACHE_DIR of the user's stands.
@@ -169,6 +186,8 @@ def run(ctx, path, function):
     except BaseException as error:
         ctx.log("error", "".join(traceback.format_exception(error)).rstrip())
         raise Failure(f"raised {type(error).__name__}: {error}{where_raised(error)}") from None
+    finally:
+        stop_torch_compile_workers(ctx)
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
     if left:
         ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({', '.join(t.name for t in left)}); "

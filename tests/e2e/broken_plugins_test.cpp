@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "../support/processes.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -492,6 +493,38 @@ TEST_F(BrokenPlugins, ChildProcessIsGoneAfterTheRun) {
     }
     EXPECT_TRUE(gone) << "the plugin's child " << child << " outlived the run";
     if (!gone) kill(child, SIGKILL);
+}
+
+// What the scenario started in sessions of its own is stopped when the worker ends, and
+// the scenario says so wherever its warnings go.
+TEST_F(BrokenPlugins, ProcessesLeftInSessionsOfTheirOwnAreStoppedWithAWarning) {
+    const std::vector<std::string> sleep = {"sleep", sleep_marker(1)};
+    const KillsOnExit cleanup(sleep);
+    place(broken_fixtures / "integration/libfixture_hostile.so", "integration");
+    const HostRun run = run_host({"--param", "marker=" + sleep[1], "--include",
+                                  "fixture_hostile/leaves_processes_running", "--include", "fixture_single"});
+    const Entry entry = check_run(run, "integration/fixture_hostile/leaves_processes_running", "success", 0);
+    EXPECT_EQ(entry.reason, "");
+    EXPECT_EQ(processes_with_command_line(sleep), std::vector<pid_t>{}) << "left running after the run";
+
+    const auto reports = files_matching(run.output / "fixture_hostile", "fixture_hostile_", ".json");
+    ASSERT_EQ(reports.size(), 1u);
+    const auto report = read_json(reports[0]);
+    const auto& scenario = report["benchmark_scenarios"][0];
+    EXPECT_EQ(scenario["measurements"]["started"]["value"].GetDouble(), 3.0) << "the fixture did not start them all";
+    std::vector<std::string> stopped;
+    for (const auto& warning : scenario["warnings"].GetArray())
+        if (std::string(warning.GetString()).starts_with("stopped ")) stopped.emplace_back(warning.GetString());
+    ASSERT_EQ(stopped.size(), 1u) << run.describe();
+    const std::string& warning = stopped[0];
+    EXPECT_TRUE(warning.starts_with("stopped 3 processes the scenario left running: sleep " + sleep[1] + " (pid "))
+        << warning;
+    std::size_t named = 0;
+    for (std::size_t at = 0; (at = warning.find("sleep " + sleep[1] + " (pid ", at)) != std::string::npos; ++at)
+        ++named;
+    EXPECT_EQ(named, 3u) << warning;
+    EXPECT_NE(read_file(run.output / "report.md").find(warning), std::string::npos);
+    EXPECT_NE((run.process.out + run.process.err).find(warning), std::string::npos) << "not on the console";
 }
 
 }  // namespace

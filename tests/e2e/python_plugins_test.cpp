@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/processes.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -218,6 +219,64 @@ def benchmark_fine():
     const std::vector<fs::path> logs = files_matching(output, "benchmark_run_", ".log");
     ASSERT_EQ(logs.size(), 1u);
     EXPECT_NE(read_file(logs[0]).find("ValueError: no such model"), std::string::npos);
+}
+
+TEST_F(PythonPluginsTest, ProcessesAPluginLeftRunningAreStoppedWithAWarning) {
+    const std::vector<std::string> sleep = {"sleep", sleep_marker(2)};
+    const KillsOnExit cleanup(sleep);
+    add("unit/starts_sleeps_py.py", R"(import subprocess
+
+started = []
+
+def run_benchmark(ctx):
+    marker = ctx.config.params["marker"]
+    ctx.measure("latency", lambda: started.append(subprocess.Popen(["sleep", marker], start_new_session=True)))
+    ctx.record_scalar("started", len(started), "processes")
+)");
+    auto s = run({"--param", "marker=" + sleep[1]}, 0);
+    const Scenario& scenario = s["starts_sleeps_py"];
+    ASSERT_EQ(scenario.status, "success") << scenario.reason << last.err;
+    EXPECT_EQ(processes_with_command_line(sleep), std::vector<pid_t>{}) << "left running after the run";
+    const int started = static_cast<int>(scalar(scenario, "started"));
+    EXPECT_GE(started, 4);  // a warmup call and three measured ones, at least
+    std::vector<std::string> stopped;
+    for (const auto& w : (*scenario.report)["warnings"].GetArray())
+        if (std::string(w.GetString()).starts_with("stopped ")) stopped.emplace_back(w.GetString());
+    ASSERT_EQ(stopped.size(), 1u) << last.err;
+    EXPECT_TRUE(stopped[0].starts_with("stopped " + std::to_string(started) +
+                                       " processes the scenario left running: sleep " + sleep[1] + " (pid "))
+        << stopped[0];
+    if (started > 5) {
+        EXPECT_TRUE(stopped[0].ends_with(" and " + std::to_string(started - 5) + " more")) << stopped[0];
+    }
+}
+
+TEST_F(PythonPluginsTest, TorchCompilesWorkersAreShutDownAsAtTheEndOfAProgram) {
+    // A fake of torch.compile's module, whose pool of compile processes an atexit
+    // handler shuts down in a program that ends: a worker shuts it down after the benchmark.
+    const std::vector<std::string> sleep = {"sleep", sleep_marker(3)};
+    const KillsOnExit cleanup(sleep);
+    add("unit/compiles_py.py", R"(import subprocess, sys, types
+
+def run_benchmark(ctx):
+    pool = subprocess.Popen(["sleep", ctx.config.params["marker"]], start_new_session=True)
+    def shutdown_compile_workers():
+        pool.terminate()
+        pool.wait()
+        ctx.set_info("compile_workers", "shut down")
+    fake = types.ModuleType("torch._inductor.async_compile")
+    fake.shutdown_compile_workers = shutdown_compile_workers
+    sys.modules["torch._inductor.async_compile"] = fake
+    ctx.add_sample("x", 1.0, "")
+)");
+    auto s = run({"--param", "marker=" + sleep[1]}, 0);
+    const Scenario& scenario = s["compiles_py"];
+    ASSERT_EQ(scenario.status, "success") << scenario.reason << last.err;
+    ASSERT_TRUE((*scenario.report)["info"].HasMember("compile_workers")) << last.err;
+    EXPECT_STREQ((*scenario.report)["info"]["compile_workers"].GetString(), "shut down");
+    for (const auto& w : (*scenario.report)["warnings"].GetArray())
+        EXPECT_FALSE(std::string(w.GetString()).starts_with("stopped ")) << w.GetString();
+    EXPECT_EQ(processes_with_command_line(sleep), std::vector<pid_t>{});
 }
 
 TEST_F(PythonPluginsTest, PythonAndCppPluginsRunSideBySideInOneReport) {

@@ -19,6 +19,7 @@
 #include <bench/internal/environment/worker_allocator.hpp>
 #include <bench/memory_peak.hpp>
 
+#include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
@@ -161,6 +162,8 @@ struct WorkerEnd {
     bool timed_out = false;
     bool loaded = false;  // the worker said that the plugin is loaded
     std::string result;  // what followed 'R' on the result pipe
+    std::vector<StoppedProcess> stopped;  // what the server stopped that the worker left running
+    std::string stopped_unreadable;  // why the server's list of them could not be read
 };
 
 std::atomic<int> interrupts{0};
@@ -197,6 +200,18 @@ WorkerEnd wait_for_worker(const WorkerLaunch& launch, const ExecutionOptions& op
         while (status_bytes.size() >= sizeof(WorkerStatusRecord)) {
             WorkerStatusRecord record;
             std::memcpy(&record, status_bytes.data(), sizeof record);
+            if (record.kind == WorkerStatusRecord::stopped) {  // the record, then its JSON
+                const std::size_t length = static_cast<std::size_t>(std::max(record.value, 0));
+                if (status_bytes.size() < sizeof record + length) break;  // the rest is still coming
+                try {
+                    end.stopped =
+                        stopped_processes_from_json(std::string_view(status_bytes).substr(sizeof record, length));
+                } catch (const std::exception& e) {
+                    end.stopped_unreadable = e.what();
+                }
+                status_bytes.erase(0, sizeof record + length);
+                continue;
+            }
             status_bytes.erase(0, sizeof record);
             if (record.kind == WorkerStatusRecord::started && end.pid == 0) {
                 end.pid = record.value;
@@ -384,6 +399,13 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
                                 " MiB of allocated memory (RLIMIT_DATA: its heap and private writable mappings) (" +
                                 outcome.result.reason + ")";
     }
+    // Whatever the result says, and beside the plugin's own warnings.
+    if (!end.stopped.empty()) outcome.result.warnings.push_back(leftover_processes_warning(end.stopped));
+    if (!end.stopped_unreadable.empty())
+        outcome.result.warnings.push_back(
+            "the worker server stopped processes the scenario left running, but its list of them "
+            "is unreadable: " +
+            end.stopped_unreadable);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // the scenario runs in a worker process of its own, forked for it by the worker server
 // (worker_server.hpp: one per run, started from main()), in its own process group,
 // which is killed when the scenario times out, when the run is interrupted, and after
-// the worker ends (so that no child of a plugin outlives it). The host waits for the
-// worker on its pipes alone (its output, its result, the server's status records), in
-// one poll: there is no polling interval, and a worker is seen to end when it ends.
-// The config and the result travel through those pipes, not through files.
+// the worker ends; what the plugin started in another session or group the worker
+// server stops when the worker ends, and the scenario gets a warning naming it: no
+// child of a plugin outlives its scenario. The host waits for the worker on its pipes
+// alone (its output, its result, the server's status records), in one poll: there is
+// no polling interval, and a worker is seen to end when it ends. The config and the
+// result travel through those pipes, not through files.
 #pragma once
 
 #include <filesystem>

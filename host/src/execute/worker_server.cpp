@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "execute/executor.hpp"
+#include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "json/result_json.hpp"
@@ -112,6 +113,16 @@ void write_record(int fd, WorkerStatusRecord::Kind kind, int value) {
     // Smaller than PIPE_BUF, into a pipe holding at most one other record: one write.
     [[maybe_unused]] const bool written =
         write_all(fd, std::string_view(reinterpret_cast<const char*>(&record), sizeof record));
+}
+
+/// The 'K' record and its list: longer than PIPE_BUF at times, written while the host
+/// reads the pipe, which it does until the 'S' that follows.
+void write_stopped(int fd, const std::vector<StoppedProcess>& processes) {
+    const std::string json = stopped_processes_to_json(processes);
+    const WorkerStatusRecord record{WorkerStatusRecord::stopped, static_cast<std::int32_t>(json.size())};
+    std::string bytes(reinterpret_cast<const char*>(&record), sizeof record);
+    bytes += json;
+    [[maybe_unused]] const bool written = write_all(fd, bytes);
 }
 
 // ---------------------------------------------------------------- frames
@@ -409,11 +420,28 @@ private:
             }
             const auto worker = running_.find(pid);
             if (worker == running_.end()) continue;  // something a worker left behind
-            write_record(worker->second, WorkerStatusRecord::ended, status);
-            close(worker->second);
+            const int status_pipe = worker->second;
             running_.erase(worker);
+            // What the worker left running is stopped before the host hears that it
+            // ended, so that the next scenario never runs beside it. Beside another
+            // worker (which the host never runs) what each left cannot be told apart:
+            // it waits for the last one.
+            if (running_.empty()) {
+                const std::vector<StoppedProcess> stopped = stop_leftover_processes(own_processes());
+                if (!stopped.empty()) write_stopped(status_pipe, stopped);
+            }
+            write_record(status_pipe, WorkerStatusRecord::ended, status);
+            close(status_pipe);
         }
         make_spare();
+    }
+
+    /// The server's own children: its workers and its spare.
+    std::vector<pid_t> own_processes() const {
+        std::vector<pid_t> own;
+        for (const auto& [pid, status] : running_) own.push_back(pid);
+        if (spare_pid_ > 0) own.push_back(spare_pid_);
+        return own;
     }
 
     /// The host closed the socket or is gone: no worker outlives it.
@@ -430,6 +458,8 @@ private:
             if (pid > 0) running_.erase(pid);
             else std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
+        // And what they left running, quickly: the host waits for this process.
+        stop_leftover_processes(own_processes(), std::chrono::milliseconds(100), std::chrono::milliseconds(500));
     }
 
     int socket_;

@@ -32,9 +32,12 @@
 //
 // The server writes to the status pipe of each request a record with the worker's pid
 // as soon as the worker has the request (from then on the host can kill its group), and
-// one with its wait status when it ends (the server reaps its workers; it is also the
-// subreaper of what they leave behind, and reaps that too). A server that ends closes
-// these pipes: the host sees end of file without a wait status, reports the scenario,
+// one with its wait status when it ends. The server reaps its workers; it is also the
+// subreaper of what they leave behind, whatever session or group that put itself in:
+// when a worker has ended (and no other runs), the server stops every process the
+// worker left running, with their descendants (SIGTERM, SIGKILL after 200 ms:
+// leftover_processes.hpp), and names them in a record before the wait status. A server
+// that ends closes these pipes: the host sees end of file without a wait status, reports the scenario,
 // and starts a new server for the next one. When the host closes the socket, the server
 // kills its workers' groups and its spare, and exits.
 #pragma once
@@ -61,11 +64,14 @@ struct WorkerRequest {
     std::vector<std::string> environment;  // "NAME=value", the worker's whole environment
 };
 
-/// What the server writes into a request's status pipe: fixed-size records.
+/// What the server writes into a request's status pipe: fixed-size records, 'P', then
+/// 'K' when the worker left processes running, then 'S'; or 'F'. A 'K' record is
+/// followed by its `value` bytes: stopped_processes_to_json (json/result_json.hpp).
 struct WorkerStatusRecord {
-    enum Kind : std::int32_t { started = 'P', ended = 'S', fork_failed = 'F' };
+    enum Kind : std::int32_t { started = 'P', stopped = 'K', ended = 'S', fork_failed = 'F' };
     std::int32_t kind = 0;
-    std::int32_t value = 0;  // started: the pid; ended: the wait status; fork_failed: errno
+    std::int32_t value = 0;  // started: the pid; stopped: the length of the JSON; ended: the wait status;
+                             // fork_failed: errno
 };
 
 /// The argument that makes this executable a worker server: `<exe> __worker-server FD`.

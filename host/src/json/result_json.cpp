@@ -14,6 +14,7 @@
 //            "peak_search": peak search (only with --find-peak),
 //            "accuracy": accuracy,
 //            "profile": profile (json/profile_json.hpp; only with --profile)}
+//   the processes the worker server stopped after a worker: {"processes": [{"pid", "command"}, ...]}
 //
 // Non-finite numbers: this is a private protocol between the host and its own workers,
 // so NaN and +-infinity are written as the NaN / Infinity / -Infinity tokens and text as
@@ -145,6 +146,34 @@ std::string result_to_json(const bench::ScenarioResult& result) {
 
 bench::ScenarioResult result_from_json(std::string_view json) {
     return read_protocol(json, "result JSON", read_result);
+}
+
+std::string stopped_processes_to_json(const std::vector<StoppedProcess>& processes) {
+    return protocol_text([&](JsonOut& out) {
+        out.start_object();
+        out.key("processes");
+        out.start_array();
+        for (const StoppedProcess& process : processes) {
+            out.start_object();
+            out.field("pid", process.pid);
+            out.field("command", process.command);
+            out.end_object();
+        }
+        out.end_array();
+        out.end_object();
+    });
+}
+
+std::vector<StoppedProcess> stopped_processes_from_json(std::string_view json) {
+    return read_protocol(json, "stopped processes JSON", [](const FieldReader& document) {
+        const FieldReader list = document.array("processes");
+        std::vector<StoppedProcess> processes;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const FieldReader process = list.at(i).as_object();
+            processes.push_back({process.integer("pid"), process.string("command")});
+        }
+        return processes;
+    });
 }
 
 // ---- The run journal ----------------------------------------------------------------

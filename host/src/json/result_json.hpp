@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <bench/config.hpp>
 #include <bench/result.hpp>
@@ -25,6 +26,19 @@ bench::ScenarioConfig config_from_json(std::string_view json);
 std::string result_to_json(const bench::ScenarioResult& result);
 /// Throws std::runtime_error saying which field is missing or of the wrong type.
 bench::ScenarioResult result_from_json(std::string_view json);
+
+/// A process that a worker left running when it ended, which the worker server stopped
+/// (execute/worker_server.hpp): its pid and its command line, cut short.
+struct StoppedProcess {
+    int pid = 0;
+    std::string command;
+};
+
+/// The worker server's list of the processes it stopped after a worker, as the host reads
+/// it from the worker's status pipe.
+std::string stopped_processes_to_json(const std::vector<StoppedProcess>& processes);
+/// Throws std::runtime_error saying which field is missing or of the wrong type.
+std::vector<StoppedProcess> stopped_processes_from_json(std::string_view json);
 
 /// A monitor report's name: lower-case letters, digits and '_', ending in "_metrics"
 /// ("gpu_metrics"). The report writes each monitor under its name.

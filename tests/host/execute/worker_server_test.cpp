@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -28,6 +29,8 @@
 #include "execute/executor.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/worker_server.hpp"
+
+#include "../../support/processes.hpp"
 
 namespace {
 
@@ -102,6 +105,14 @@ bool dead(pid_t pid) {
 
 /// No such process at all: not even a zombie.
 bool reaped(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+/// The outcome's warnings about processes the worker server stopped.
+std::vector<std::string> stopped_warnings(const ScenarioOutcome& outcome) {
+    std::vector<std::string> found;
+    for (const std::string& warning : outcome.result.warnings)
+        if (warning.starts_with("stopped ")) found.push_back(warning);
+    return found;
+}
 
 pid_t read_pid_file(const fs::path& file) {
     pid_t pid = 0;
@@ -329,7 +340,36 @@ TEST_F(WorkerServer, WhatAWorkerLeavesBehindIsKilledAndReaped) {
     // Nothing else is left either: the server's only child is, at most, its spare.
     EXPECT_TRUE(eventually([&] { return children_of(worker_server_pid()).size() <= 1; }))
         << "the server has children left";
+    // Stopped by the server, which says so: a fork that executed nothing has no command of its own.
+    EXPECT_EQ(stopped_warnings(outcome),
+              std::vector<std::string>{"stopped 1 process the scenario left running: a fork of the worker (pid " +
+                                       std::to_string(child) + ")"});
     if (!reaped(child)) kill(child, SIGKILL);
+}
+
+TEST_F(WorkerServer, WhatAWorkerLeavesInSessionsOfItsOwnIsStoppedAndNamed) {
+    const std::vector<std::string> sleep = {"sleep", benchtest::sleep_marker(1)};
+    const benchtest::KillsOnExit cleanup(sleep);
+    PlannedScenario scenario = planned(hostile_fixture, "leaves_processes_running");
+    scenario.config.params.set("marker", sleep[1]);
+    const ScenarioOutcome outcome = run(scenario);
+    ASSERT_EQ(outcome.result.status, bench::Status::success) << outcome.result.reason << "\n" << outcome.log_tail;
+    const auto started = std::find_if(outcome.result.scalars.begin(), outcome.result.scalars.end(),
+                                      [](const auto& scalar) { return scalar.name == "started"; });
+    ASSERT_NE(started, outcome.result.scalars.end());
+    EXPECT_EQ(started->value, 3) << "the fixture did not start its three processes";
+    // Gone by the time the scenario has ended: one ignored SIGTERM, one lost its parent to it.
+    EXPECT_EQ(benchtest::processes_with_command_line(sleep), std::vector<pid_t>{});
+    const std::vector<std::string> stopped = stopped_warnings(outcome);
+    ASSERT_EQ(stopped.size(), 1u);
+    const std::string& warning = stopped[0];
+    EXPECT_TRUE(warning.starts_with("stopped 3 processes the scenario left running: sleep " + sleep[1] + " (pid "))
+        << warning;
+    // The spare forked after them is the server's own, left alone, and runs the next scenario.
+    EXPECT_TRUE(eventually([&] { return children_of(worker_server_pid()).size() == 1; }));
+    const ScenarioOutcome next = run(planned(faults_fixture, "ok"));
+    EXPECT_EQ(next.result.status, bench::Status::success) << next.result.reason;
+    EXPECT_EQ(stopped_warnings(next), std::vector<std::string>{});
 }
 
 // ---------------------------------------------------------------- the server's life

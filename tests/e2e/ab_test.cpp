@@ -71,6 +71,13 @@ TEST_F(AbTest, TheSameBuildIsNeverSlower) {
         EXPECT_TRUE(fs::exists(out / side / "report.html")) << side;
         EXPECT_TRUE(fs::exists(out / side / "journal.jsonl")) << side;
     }
+    // Two runs, each with its own id.
+    const std::string base_id =
+        read_json(out / "base" / "benchmark_summary.json")["run_metadata"]["run_id"].GetString();
+    const std::string new_id = read_json(out / "new" / "benchmark_summary.json")["run_metadata"]["run_id"].GetString();
+    EXPECT_EQ(base_id.size(), 32u);
+    EXPECT_EQ(new_id.size(), 32u);
+    EXPECT_NE(base_id, new_id);
     EXPECT_TRUE(fs::exists(out / "comparison.md"));
     const std::string page = read_file(out / "report.html");
     EXPECT_NE(page.find("<svg"), std::string::npos);

@@ -138,7 +138,8 @@ protected:
 };
 
 TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishesTheRun) {
-    BackgroundHost host(run_args({}), work.path());
+    const std::string history = (work / "history.db").string();
+    BackgroundHost host(run_args({"--history", history}), work.path());
     ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // three finished
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
     std::this_thread::sleep_for(200ms);  // the worker is hanging now
@@ -153,12 +154,14 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 3);
     EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
     const std::string first_timestamp = summary["run_metadata"]["timestamp"].GetString();
+    const std::string run_id = summary["run_metadata"]["run_id"].GetString();
+    EXPECT_EQ(run_id.size(), 32u);
     expect_reports_match_schema(output);  // an interrupted run's files match docs/schema
 
     // Resuming runs only what is missing, into the same folder and files.
     const ProcessResult resumed =
         run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
-                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
+                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1", "--history", history},
                     work.path());
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang now times out
     EXPECT_NE(resumed.err.find("unit/fixture_multi/alpha: already reported"), std::string::npos) << resumed.err;
@@ -166,6 +169,13 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     EXPECT_FALSE(summary["run_metadata"]["interrupted"].GetBool());
     EXPECT_STREQ(summary["run_metadata"]["state"].GetString(), "complete");
     EXPECT_EQ(summary["run_metadata"]["timestamp"].GetString(), first_timestamp);
+    EXPECT_EQ(summary["run_metadata"]["run_id"].GetString(), run_id);  // the same run
+    // Recorded when interrupted and again when resumed: one run in the history, as it ended.
+    EXPECT_NE(resumed.err.find("history: updated"), std::string::npos) << resumed.err;
+    const ProcessResult listed = run_process({benchhost_binary().string(), "history", "list", "--history", history});
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_NE(listed.out.find("\n1 run in "), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find(" 4  complete "), std::string::npos) << listed.out;  // its four scenarios
     EXPECT_EQ(summary["run_metadata"]["total_benchmarks"].GetInt(), 4);
     EXPECT_EQ(summary["run_metadata"]["successful_runs"].GetInt(), 3);
     EXPECT_EQ(summary["run_metadata"]["failed_runs"].GetInt(), 1);

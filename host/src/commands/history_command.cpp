@@ -95,10 +95,12 @@ int add(HistoryStore& store, const HistoryCommand& command) {
             }
             const AddResult result =
                 store.add_run(record, fs::absolute(folder).lexically_normal().string(), command.samples);
+            const std::string scenarios =
+                fmt::format("{} scenario{}", result.scenarios, result.scenarios == 1 ? "" : "s");
             std::cout << folder.string() << ": "
-                      << (result.added
-                              ? fmt::format("added ({} scenario{})", result.scenarios, result.scenarios == 1 ? "" : "s")
-                              : "already there")
+                      << (result.added      ? "added (" + scenarios + ")"
+                          : result.replaced ? "updated (" + scenarios + "; stored before it was resumed)"
+                                            : std::string("already there"))
                       << " as run " << result.run_id << "\n";
         } catch (const std::exception& e) {
             std::cerr << "benchhost: error: " << e.what() << "\n";

@@ -7,10 +7,12 @@
 #include <stdexcept>
 
 #include "analysis/scenario_statistics.hpp"
+#include "history/history_store.hpp"  // run_id_of
 #include "report/files/report_json.hpp"
 #include "report/report_figures.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
+#include "util/run_id.hpp"
 
 namespace benchhost {
 
@@ -71,6 +73,13 @@ RunRecord merge_shards(const std::vector<std::pair<fs::path, RunRecord>>& shards
     merged.finished = true;
     std::set<std::string> seen;
     std::string sources;
+    // The merged run's id follows from its shards' ids, in shard order: the same shards
+    // merged again (into another folder too) are the same run, which the history then
+    // stores once.
+    std::string shard_ids = "merged";
+    for (const auto& [index, shard] : by_index)
+        shard_ids += "\n" + std::to_string(index) + " " + run_id_of(shard->second);
+    merged.run_id = run_id_from(shard_ids);
     for (const auto& [index, shard] : by_index) {
         const auto& [dir, record] = *shard;
         if (merged.started_at.empty() || (!record.started_at.empty() && record.started_at < merged.started_at))

@@ -11,7 +11,8 @@
 
 namespace benchhost {
 
-/// One run from its shards, given with the folders they were read from (for messages).
+/// One run from its shards, given with the folders they were read from (for messages);
+/// its id follows from the shards' ids (history's run_id_of for a shard without one).
 /// Throws std::runtime_error naming what is wrong: a folder that is not a shard, shards
 /// of different plans, missing or duplicated shards, a scenario in two shards.
 RunRecord merge_shards(const std::vector<std::pair<std::filesystem::path, RunRecord>>& shards);

@@ -85,6 +85,7 @@ RunRecord read_resumed_run(const fs::path& dir) {
     if (!fs::exists(dir / journal_file_name)) return read_run(dir);  // statistics included
     const JournalContents journal = read_journal(dir);
     RunRecord record;
+    record.run_id = journal.header.run_id;
     record.timestamp = journal.header.timestamp;
     record.started_at = journal.header.started_at;
     record.shard = journal.header.shard;
@@ -224,8 +225,11 @@ int run_command(const RunCommand& command) {
         try {
             const AddResult added =
                 history->add_run(record, fs::absolute(output_dir).lexically_normal().string(), options.history_samples);
-            log->info("history: {} as run {} in {}", added.added ? "recorded" : "already recorded", added.run_id,
-                      history->where());
+            log->info("history: {} as run {} in {}",
+                      added.added      ? "recorded"
+                      : added.replaced ? "updated (stored before it was resumed)"
+                                       : "already recorded",
+                      added.run_id, history->where());
         } catch (const std::exception& e) {
             log->error("history: the run was not recorded: {}", e.what());
             written = false;

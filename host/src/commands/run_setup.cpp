@@ -22,6 +22,7 @@
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
 #include "util/join.hpp"
+#include "util/run_id.hpp"
 #include "util/shell_word.hpp"
 
 namespace benchhost {
@@ -238,6 +239,9 @@ void log_plan(spdlog::logger& log, const Discovery& discovery, const Plan& plan,
 void begin_record(RunRecord& record, const RunOptions& options, std::time_t start_time, bool new_run,
                   spdlog::logger& log) {
     if (new_run) record.started_at = format_time(start_time, "%Y-%m-%dT%H:%M:%SZ", true);
+    // A resumed run is the same run and keeps its id; a folder written before runs had
+    // ids gets one now.
+    if (new_run || record.run_id.empty()) record.run_id = random_run_id();
     record.interrupted = false;
     record.finished = false;
     record.commit_id = build_git_commit;
@@ -304,8 +308,9 @@ bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log) {
 }
 
 void RunFolderWriter::start(const std::filesystem::path& dir, const RunRecord& record, ReporterMultiplex made) {
-    journal = std::make_unique<RunJournal>(dir, JournalHeader{record.timestamp, record.started_at, record.commit_id,
-                                                              record.host_version, record.run_config, record.shard});
+    journal = std::make_unique<RunJournal>(
+        dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
+                           record.run_config, record.shard, record.run_id});
     reporters = std::move(made);
     reporters.run_started(record);
 }

@@ -68,8 +68,8 @@ ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOpt
 void log_plan(spdlog::logger& log, const Discovery& discovery, const Plan& plan,
               const std::vector<std::string>& empty_plan);
 
-/// Fills in what a record says of its run before the first scenario: when it started
-/// (unless `new_run` is false: a resumed run keeps its start), the build, the machine
+/// Fills in what a record says of its run before the first scenario: its id and when it
+/// started (unless `new_run` is false: a resumed run keeps both), the build, the machine
 /// and its warnings (logged), the effective options.
 void begin_record(RunRecord& record, const RunOptions& options, std::time_t start_time, bool new_run,
                   spdlog::logger& log);

@@ -68,6 +68,42 @@ std::string machine_text(const HardwareInfo& hardware) {
     return text;
 }
 
+namespace {
+
+/// What identified a run before runs had ids, 16 hex digits: when and where it started,
+/// which part of its plan it was, and what it measured (the first sample of each series).
+std::string key_before_run_ids(const RunRecord& record, const std::string& machine) {
+    const int shard_index = record.shard ? record.shard->index : 0;
+    const int shard_count = record.shard ? record.shard->count : 0;
+    std::string identity = record.timestamp + "\n" + record.started_at + "\n" + record.host_name + "\n" + machine +
+                           "\n" + std::to_string(shard_index) + "/" + std::to_string(shard_count) + "\n";
+    char number[32];
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        identity += outcome.config.scenario_id() + " " + outcome.started_at;
+        for (const bench::Series& series : outcome.result.series) {
+            const double first = series.samples.empty() ? 0.0 : series.samples.front();
+            std::snprintf(number, sizeof number, " %zu:%.17g", series.samples.size(), first);
+            identity += number;
+        }
+        identity += "\n";
+    }
+    return fingerprint(identity);
+}
+
+}  // namespace
+
+std::string run_id_of(const RunRecord& record) {
+    if (!record.run_id.empty()) return record.run_id;
+    // Sixteen zeros, then the old key: what history schema 4 made of the keys stored
+    // before it, so that such a folder added again is the run stored then.
+    return std::string(16, '0') + key_before_run_ids(record, fingerprint(machine_text(record.hardware)));
+}
+
+bool supersedes(const HistoryRun& added, const HistoryRun& stored) {
+    if (added.finished_at != stored.finished_at) return added.finished_at > stored.finished_at;
+    return added.complete && !stored.complete;
+}
+
 HistoryRun history_run_of(const RunRecord& record, const std::string& source) {
     HistoryRun run;
     run.started_at = record.started_at;
@@ -89,22 +125,7 @@ HistoryRun history_run_of(const RunRecord& record, const std::string& source) {
     run.source = source;
     run.host_version = record.host_version;
     run.complete = record.finished;
-    // The same run, whatever folder it is read from: when and where it started, which
-    // part of its plan it was, and what it measured (two runs started in the same second
-    // differ there).
-    std::string identity = record.timestamp + "\n" + record.started_at + "\n" + record.host_name + "\n" + run.machine +
-                           "\n" + std::to_string(run.shard_index) + "/" + std::to_string(run.shard_count) + "\n";
-    char number[32];
-    for (const ScenarioOutcome& outcome : record.outcomes) {
-        identity += outcome.config.scenario_id() + " " + outcome.started_at;
-        for (const bench::Series& series : outcome.result.series) {
-            const double first = series.samples.empty() ? 0.0 : series.samples.front();
-            std::snprintf(number, sizeof number, " %zu:%.17g", series.samples.size(), first);
-            identity += number;
-        }
-        identity += "\n";
-    }
-    run.key = fingerprint(identity);
+    run.key = run_id_of(record);
     run.scenarios = record.outcomes.size();
     return run;
 }

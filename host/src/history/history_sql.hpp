@@ -44,6 +44,12 @@ CREATE INDEX merged_shards_by_start ON merged_shards (started_at);
 /// The columns an INSERT INTO merged_shards names, in the order of the values.
 inline constexpr const char* insert_merged_shard_columns =
     "merged_shards (run_id, shard_index, shard_count, started_at, host_name)";
+/// Schema 4, the same text in both dialects: a run is known by its id, which run_key now
+/// holds (history_store.hpp, run_id_of). A run stored before keeps its key behind sixteen
+/// zeros: the id run_id_of derives for its folder, so that adding the folder again finds
+/// it, and runs that were apart stay apart.
+inline constexpr const char* run_id_migration =
+    "UPDATE runs SET run_key = '0000000000000000' || run_key WHERE length(run_key) = 16;";
 
 /// A point's columns after run_columns: the scenario, then its series (samples last,
 /// added by the backend).

@@ -6,9 +6,12 @@
 // when asked for, the raw samples. The statistics are those the run computed
 // (analysis/scenario_statistics.hpp): the store never recomputes them.
 //
-// A run is stored once: adding it again (the same run folder, or its journal replayed)
-// changes nothing (HistoryRun::key). Runs are grouped by machine (a fingerprint of the
-// hardware facts: two runs of one scenario are compared only on the same machine).
+// A run is stored once, known by its id (HistoryRun::key: RunRecord::run_id, or one
+// derived for a folder written before runs had ids): adding it again (the same run
+// folder, or a copy of it) changes nothing; a run resumed after it was stored replaces
+// what was stored of it (supersedes). Two runs with different ids are two runs, however
+// alike. Runs are grouped by machine (a fingerprint of the hardware facts: two runs of
+// one scenario are compared only on the same machine).
 //
 // Backends: an SQLite file (history/sqlite_store.cpp), the default, and a PostgreSQL
 // database (history/postgres_store.cpp, for "postgresql://" URLs). The schema is
@@ -31,12 +34,12 @@
 namespace benchhost {
 
 /// The version of the history's tables this benchhost writes.
-inline constexpr int history_schema_version = 3;
+inline constexpr int history_schema_version = 4;
 
 /// A run as the history keeps it.
 struct HistoryRun {
     long long id = 0;  // the store's own number; 0 before it is stored
-    std::string key;  // what makes the run the same run when added again
+    std::string key;  // the run's id (run_id_of): what makes it the same run when added again
     std::string started_at, finished_at, timestamp;
     std::string commit_id, branch;
     std::string host_name;
@@ -84,7 +87,8 @@ struct HistoryPoint {
 /// What adding a run did.
 struct AddResult {
     long long run_id = 0;
-    bool added = false;  // false: it was already there, nothing changed
+    bool added = false;  // false: it was already there
+    bool replaced = false;  // it was there, and what was stored of it is replaced (supersedes)
     std::size_t scenarios = 0;
 };
 
@@ -93,7 +97,9 @@ public:
     virtual ~HistoryStore() = default;
 
     /// Adds `record` (read from `source`, a run folder, or the folder a run writes to).
-    /// With `samples`, the raw samples too. Idempotent. Throws HistoryError.
+    /// With `samples`, the raw samples too. Idempotent: a run whose id is stored already
+    /// changes nothing, unless it supersedes what is stored (a run resumed since), which it
+    /// then replaces under the same number. Throws HistoryError.
     virtual AddResult add_run(const RunRecord& record, const std::string& source, bool samples) = 0;
 
     /// The runs `filter` selects, the newest first.
@@ -132,7 +138,20 @@ std::unique_ptr<HistoryStore> open_history(const std::string& location, bool cre
 
 // ---- What a run becomes in the history (history/history_rows.cpp) ----------------
 
-/// The run's row: its key, machine fingerprint, config hash, branch (from the CI's
+/// The run's id: `record.run_id`, or for a run folder written before runs had ids (an
+/// empty run_id), one derived from what identified a run then: sixteen zeros and a
+/// fingerprint of when and where it started, its shard and the first sample of each
+/// series. The same for the same folder every time, and what history schema 4 made of
+/// the runs stored before it.
+std::string run_id_of(const RunRecord& record);
+
+/// Whether `added`, a run whose id is stored as `stored`, is a later state of it that
+/// should replace it: it finished later (a run resumed since it was stored), or at the
+/// same time but complete where the stored one is not. A copy of the folder as it was
+/// earlier does not.
+bool supersedes(const HistoryRun& added, const HistoryRun& stored);
+
+/// The run's row: its id, machine fingerprint, config hash, branch (from the CI's
 /// variables: GITHUB_HEAD_REF, GITHUB_REF_NAME, CI_COMMIT_REF_NAME, BRANCH_NAME,
 /// GIT_BRANCH, BENCH_BRANCH; empty when none is set), shard.
 HistoryRun history_run_of(const RunRecord& record, const std::string& source);

@@ -1,7 +1,7 @@
 // The history in a PostgreSQL database, through libpqxx (Debian's libpqxx-dev): the
 // tables, the semantics and the messages of the SQLite store (sqlite_store.cpp). Several
 // processes may add runs at once, each run one transaction; a run added twice at once is
-// stored once (INSERT ... ON CONFLICT (run_key) DO NOTHING). The tables are made in an
+// stored once (INSERT ... ON CONFLICT (run_key) DO NOTHING; run_key is the run's id). The tables are made in an
 // empty database under an advisory lock, so that processes starting together make them
 // once. A database that has other tables, or a newer history, is refused and left as it is.
 //
@@ -82,7 +82,7 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                          history_sql::merged_shards_migration}};
+                                          history_sql::merged_shards_migration, history_sql::run_id_migration}};
 static_assert(schema.complete(), "SQL for every schema version");
 
 /// The advisory lock held while the tables are made or migrated ("benchhst").
@@ -172,13 +172,35 @@ public:
                       text(run.commit_id), text(run.branch), text(run.host_name), text(run.machine),
                       text(run.machine_text), text(run.config_hash), integer(run.shard_index), integer(run.shard_count),
                       text(run.source), text(run.host_version), integer(run.complete ? 1 : 0)});
-            if (inserted.empty()) {  // stored before (or by a writer beside us): nothing changes
+            if (inserted.empty()) {  // stored before (or by a writer beside us)
+                // Locked, so that two writers of a later state of the run replace it in turn.
                 const pqxx::result existing =
-                    exec(transaction, "SELECT id FROM runs WHERE run_key = $1", {text(run.key)});
-                if (!existing.empty()) result.run_id = integer_of(existing[0][0]);
-                return;
+                    exec(transaction, "SELECT id, finished_at, complete FROM runs WHERE run_key = $1 FOR UPDATE",
+                         {text(run.key)});
+                if (existing.empty()) return;
+                result.run_id = integer_of(existing[0][0]);
+                HistoryRun stored;
+                stored.finished_at = text_of(existing[0][1]);
+                stored.complete = integer_of(existing[0][2]) != 0;
+                if (!supersedes(run, stored)) return;  // nothing changes
+                // The run as it ends now, under the number it had (sqlite_store.cpp says how).
+                result.replaced = true;
+                exec(transaction,
+                     "UPDATE runs SET started_at = $1, finished_at = $2, timestamp = $3, commit_id = $4, branch = $5, "
+                     "host_name = $6, machine = $7, machine_text = $8, config_hash = $9, shard_index = $10, "
+                     "shard_count = $11, source = $12, host_version = $13, complete = $14 WHERE id = $15",
+                     {text(run.started_at), text(run.finished_at), text(run.timestamp), text(run.commit_id),
+                      text(run.branch), text(run.host_name), text(run.machine), text(run.machine_text),
+                      text(run.config_hash), integer(run.shard_index), integer(run.shard_count), text(run.source),
+                      text(run.host_version), integer(run.complete ? 1 : 0), integer(result.run_id)});
+                for (const char* sql :
+                     {"DELETE FROM series WHERE run_id = $1 AND scenario_id IN (SELECT scenario_id FROM scenarios "
+                      "WHERE run_id = $1)",
+                      "DELETE FROM scenarios WHERE run_id = $1", "DELETE FROM merged_shards WHERE run_id = $1"})
+                    exec(transaction, sql, {integer(result.run_id)});
+            } else {
+                result.run_id = integer_of(inserted[0][0]);
             }
-            result.run_id = integer_of(inserted[0][0]);
             const std::string insert_scenario =
                 std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES ($1,$2,$3,$4,$5,$6,$7)";
             const std::string insert_series =
@@ -206,7 +228,7 @@ public:
                 ++result.scenarios;
             }
             transaction.commit();
-            result.added = true;
+            result.added = !result.replaced;
         });
         return result;
     }

@@ -30,6 +30,8 @@ namespace {
 /// newest are found without sorting them all.
 ///
 /// 3: the shards of each merged run (history_sql::merged_shards_migration).
+///
+/// 4: runs are known by their id (history_sql::run_id_migration).
 constexpr SchemaSql schema{.tables_v1 = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
@@ -75,7 +77,7 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                          history_sql::merged_shards_migration}};
+                                          history_sql::merged_shards_migration, history_sql::run_id_migration}};
 static_assert(schema.complete(), "SQL for every schema version");
 
 class Statement {
@@ -174,24 +176,54 @@ public:
         AddResult result;
         Transaction transaction(*this);
         {
-            Statement existing(db_, "SELECT id FROM runs WHERE run_key = ?", path_);
+            Statement existing(db_, "SELECT id, finished_at, complete FROM runs WHERE run_key = ?", path_);
             if (existing.bind(1, run.key).step()) {
                 result.run_id = existing.integer(0);
-                return result;  // stored before: nothing changes
+                HistoryRun stored;
+                stored.finished_at = existing.text(1);
+                stored.complete = existing.integer(2) != 0;
+                if (!supersedes(run, stored)) return result;  // stored before: nothing changes
+                result.replaced = true;
             }
         }
-        Statement insert_run(
-            db_,
-            (std::string("INSERT INTO ") + history_sql::insert_run_columns + " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-                .c_str(),
-            path_);
-        insert_run.bind(1, run.key).bind(2, run.started_at).bind(3, run.finished_at).bind(4, run.timestamp);
-        insert_run.bind(5, run.commit_id).bind(6, run.branch).bind(7, run.host_name).bind(8, run.machine);
-        insert_run.bind(9, run.machine_text).bind(10, run.config_hash);
-        insert_run.bind(11, static_cast<long long>(run.shard_index)).bind(12, static_cast<long long>(run.shard_count));
-        insert_run.bind(13, run.source).bind(14, run.host_version).bind(15, static_cast<long long>(run.complete));
-        insert_run.step();
-        result.run_id = sqlite3_last_insert_rowid(db_);
+        if (result.replaced) {
+            // The run as it ends now, under the number it had: its row rewritten, what it
+            // held deleted and written again. The series first: they belong to the run,
+            // not to its scenarios' rows.
+            Statement update(db_,
+                             "UPDATE runs SET started_at = ?, finished_at = ?, timestamp = ?, commit_id = ?, "
+                             "branch = ?, host_name = ?, machine = ?, machine_text = ?, config_hash = ?, "
+                             "shard_index = ?, shard_count = ?, source = ?, host_version = ?, complete = ? "
+                             "WHERE id = ?",
+                             path_);
+            update.bind(1, run.started_at).bind(2, run.finished_at).bind(3, run.timestamp).bind(4, run.commit_id);
+            update.bind(5, run.branch).bind(6, run.host_name).bind(7, run.machine).bind(8, run.machine_text);
+            update.bind(9, run.config_hash).bind(10, static_cast<long long>(run.shard_index));
+            update.bind(11, static_cast<long long>(run.shard_count)).bind(12, run.source);
+            update.bind(13, run.host_version).bind(14, static_cast<long long>(run.complete));
+            update.bind(15, result.run_id).step();
+            for (const char* sql :
+                 {"DELETE FROM series WHERE run_id = ?1 AND scenario_id IN (SELECT scenario_id FROM scenarios WHERE "
+                  "run_id = ?1)",
+                  "DELETE FROM scenarios WHERE run_id = ?1", "DELETE FROM merged_shards WHERE run_id = ?1"}) {
+                Statement remove(db_, sql, path_);
+                remove.bind(1, result.run_id).step();
+            }
+        } else {
+            Statement insert_run(db_,
+                                 (std::string("INSERT INTO ") + history_sql::insert_run_columns +
+                                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                                     .c_str(),
+                                 path_);
+            insert_run.bind(1, run.key).bind(2, run.started_at).bind(3, run.finished_at).bind(4, run.timestamp);
+            insert_run.bind(5, run.commit_id).bind(6, run.branch).bind(7, run.host_name).bind(8, run.machine);
+            insert_run.bind(9, run.machine_text).bind(10, run.config_hash);
+            insert_run.bind(11, static_cast<long long>(run.shard_index))
+                .bind(12, static_cast<long long>(run.shard_count));
+            insert_run.bind(13, run.source).bind(14, run.host_version).bind(15, static_cast<long long>(run.complete));
+            insert_run.step();
+            result.run_id = sqlite3_last_insert_rowid(db_);
+        }
 
         Statement insert_scenario(
             db_,
@@ -233,7 +265,7 @@ public:
             ++result.scenarios;
         }
         transaction.commit();
-        result.added = true;
+        result.added = !result.replaced;
         return result;
     }
 

@@ -19,8 +19,9 @@ namespace benchhost {
 /// 5 first_rounds; 6 the peak search (a scenario's peak_search); 7 the accuracy of
 /// classifiers (a scenario's accuracy); 8 the batching options of the load
 /// (metadata.config.load's max_batch, max_batch_wait_ms); 9 a profiled scenario's
-/// profile (--profile).
-inline constexpr int report_schema_version = 10;
+/// profile (--profile); 10 a Python plugin's plugin_build (language, runtime); 11 the
+/// run's own id (the summary's run_metadata.run_id).
+inline constexpr int report_schema_version = 11;
 
 /// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).
 enum class ReportSchema { report, summary, comparison };

@@ -183,6 +183,7 @@ std::string journal_header_line(const JournalHeader& header) {
                out.start_object();
                out.field("journal", journal_format_name);
                out.field("version", journal_format_version);
+               if (!header.run_id.empty()) out.field("run_id", header.run_id);
                out.field("timestamp", header.timestamp);
                out.field("started_at", header.started_at);
                out.field("commit_id", header.commit_id);
@@ -230,6 +231,7 @@ JournalLine parse_journal_line(std::string_view line, const std::string& origin)
             read.fail("journal version " + std::to_string(version) + " is newer than this benchhost reads (" +
                       std::to_string(journal_format_version) + ")");
         JournalHeader header;
+        header.run_id = read.string_or("run_id", "");
         header.timestamp = read.string("timestamp");
         header.started_at = read.string("started_at");
         header.commit_id = read.string("commit_id");

@@ -59,6 +59,7 @@ struct JournalHeader {
     std::string timestamp, started_at, commit_id, host_version;
     std::map<std::string, std::string> run_config;
     std::optional<ShardInfo> shard;
+    std::string run_id;  // "run_id": what --resume keeps; absent in older journals
 };
 
 /// One line of a journal: a header, or an outcome with the round it was (1-based).

@@ -94,6 +94,11 @@ struct ShardRecord {
 };
 
 struct RunRecord {
+    /// The run's own id, 32 lower-case hex digits (util/run_id.hpp): random, made when the
+    /// run starts (each side of an A/B run has its own), kept when it is resumed; a merged
+    /// run's follows from its shards'. Empty for a run folder written before runs had
+    /// ids: the history derives one for it (history_store.hpp, run_id_of).
+    std::string run_id;
     std::string timestamp;  // YYYYmmdd_HHMMSS, local time: names the files
     std::string started_at;  // ISO 8601 UTC
     std::string finished_at;

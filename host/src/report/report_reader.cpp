@@ -200,6 +200,7 @@ RunRecord read_run(const fs::path& dir) {
     const FieldReader meta = root.object("run_metadata");
 
     RunRecord record;
+    record.run_id = meta.string_or("run_id", "");  // none before schema_version 11
     record.timestamp = meta.string("timestamp");
     record.started_at = meta.string("started_at");
     record.finished_at = meta.string_or("finished_at", "");

@@ -147,6 +147,12 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
         }
         EXPECT_EQ(points[0].series.name, "latency");
         EXPECT_EQ(points[0].series.unit, "ms");
+        // Known by the ids their folders derive: their keys behind sixteen zeros.
+        for (const HistoryRun& run : runs) {
+            EXPECT_EQ(run.key.size(), 32u) << run.key;
+            EXPECT_EQ(run.key.substr(0, 16), std::string(16, '0')) << run.key;
+        }
+        EXPECT_NE(runs[0].key, runs[1].key);
         // And it takes new runs, merged ones with their shards.
         EXPECT_TRUE(store->add_run(a_run("2026-11-24T20:00:00Z", 10, 1), "/runs/new", false).added);
         HistoryRun shard;
@@ -249,6 +255,129 @@ TEST_P(HistoryStoreTest, ARunAddedAgainChangesNothingAndRunsOfOneSecondStayApart
     // Another run started in the same second, of the same scenarios: another run.
     EXPECT_TRUE(store->add_run(a_run("2026-11-24T10:00:00Z", 10, 7), "/runs/two", false).added);
     EXPECT_EQ(store->runs({}).size(), 2u);
+}
+
+TEST_P(HistoryStoreTest, RunsOfOneSecondWithTheSameSamplesAreTwoRunsWhenTheirIdsDiffer) {
+    // Started in the same second, with the same samples: what a run was known by before
+    // runs had ids is the same for both. Their ids tell them apart.
+    RunRecord first = a_run("2026-11-24T10:00:00Z", 10, 1);
+    RunRecord second = a_run("2026-11-24T10:00:00Z", 10, 1);
+    first.run_id = "0123456789abcdef0123456789abcdef";
+    second.run_id = "fedcba9876543210fedcba9876543210";
+    auto store = open();
+    const AddResult one = store->add_run(first, "/runs/one", false);
+    const AddResult two = store->add_run(second, "/runs/two", false);
+    EXPECT_TRUE(one.added);
+    EXPECT_TRUE(two.added);
+    EXPECT_NE(one.run_id, two.run_id);
+    // The same run id recorded again, from another folder: one run, unchanged.
+    const AddResult again = store->add_run(first, "/elsewhere/one", false);
+    EXPECT_FALSE(again.added);
+    EXPECT_FALSE(again.replaced);
+    EXPECT_EQ(again.run_id, one.run_id);
+    std::vector<HistoryRun> runs = open(false)->runs({});
+    ASSERT_EQ(runs.size(), 2u);
+    std::sort(runs.begin(), runs.end(), [](const HistoryRun& a, const HistoryRun& b) { return a.id < b.id; });
+    EXPECT_EQ(runs[0].key, first.run_id);
+    EXPECT_EQ(runs[0].source, "/runs/one");
+    EXPECT_EQ(runs[1].key, second.run_id);
+    EXPECT_EQ(store->points("mock/a", {}).size(), 2u);
+}
+
+TEST_P(HistoryStoreTest, ARunResumedAfterItWasStoredReplacesWhatWasStoredOfIt) {
+    // Interrupted after its first scenario and recorded, then resumed and recorded again:
+    // one run, as it ended the second time, under the number it had.
+    const RunRecord whole = a_run("2026-11-24T10:00:00Z", 10, 1);
+    RunRecord interrupted = whole;
+    interrupted.run_id = "00112233445566778899aabbccddeeff";
+    interrupted.outcomes.pop_back();
+    interrupted.finished = false;
+    interrupted.interrupted = true;
+    interrupted.finished_at = "2026-11-24T10:01:00Z";
+    RunRecord resumed = whole;
+    resumed.run_id = interrupted.run_id;
+    resumed.finished_at = "2026-11-24T10:05:00Z";
+    auto store = open();
+    const AddResult first = store->add_run(interrupted, "/runs/one", true);
+    ASSERT_TRUE(first.added);
+    EXPECT_EQ(first.scenarios, 1u);
+    const AddResult second = store->add_run(resumed, "/runs/one", true);
+    EXPECT_FALSE(second.added);
+    EXPECT_TRUE(second.replaced);
+    EXPECT_EQ(second.run_id, first.run_id);
+    EXPECT_EQ(second.scenarios, 2u);
+    // The folder as it was before it was resumed (a copy) changes nothing, nor does the
+    // resumed run again.
+    EXPECT_FALSE(store->add_run(interrupted, "/copy/one", true).replaced);
+    EXPECT_FALSE(store->add_run(resumed, "/runs/one", true).replaced);
+
+    auto reopened = open(false);
+    const std::vector<HistoryRun> runs = reopened->runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].id, first.run_id);
+    EXPECT_EQ(runs[0].scenarios, 2u);
+    EXPECT_TRUE(runs[0].complete);
+    EXPECT_EQ(runs[0].finished_at, "2026-11-24T10:05:00Z");
+    EXPECT_EQ(runs[0].source, "/runs/one");
+    const std::vector<HistoryPoint> points = reopened->points("mock/", {}, true);
+    ASSERT_EQ(points.size(), 2u);  // each scenario's series once
+    EXPECT_EQ(points[0].scenario_id, "performance/mock/a");
+    EXPECT_EQ(points[0].series.samples, whole.outcomes[0].result.series[0].samples);
+    EXPECT_EQ(points[1].scenario_id, "performance/mock/b");
+}
+
+TEST_P(HistoryStoreTest, ARunFolderWithoutAnIdIsKnownByTheIdDerivedFromItAsBefore) {
+    const RunRecord old = a_run("2026-11-24T10:00:00Z", 10, 1);
+    const std::string id = run_id_of(old);
+    EXPECT_EQ(id.size(), 32u);
+    EXPECT_EQ(id.substr(0, 16), std::string(16, '0'));
+    EXPECT_EQ(run_id_of(a_run("2026-11-24T10:00:00Z", 10, 1)), id);  // the same folder, the same id
+    EXPECT_NE(run_id_of(a_run("2026-11-24T10:00:00Z", 10, 2)), id);  // other samples, another run
+    RunRecord with_id = old;
+    with_id.run_id = "ffeeddccbbaa99887766554433221100";
+    EXPECT_EQ(run_id_of(with_id), with_id.run_id);
+
+    auto store = open();
+    ASSERT_TRUE(store->add_run(old, "/runs/old", false).added);
+    EXPECT_FALSE(store->add_run(old, "/runs/old", false).added);
+    EXPECT_EQ(store->runs({})[0].key, id);
+}
+
+TEST_P(HistoryStoreTest, AHistoryOfVersionThreeIsMigratedAndFindsItsRunsByTheirFolders) {
+    // Version 3 knew a run by 16 hex digits, what run_id_of now puts behind sixteen zeros
+    // for a folder without an id: a history made now of runs without ids, their keys cut
+    // back to those digits and version 3 recorded, is what a benchhost of version 3 wrote.
+    const RunRecord one = a_run("2026-11-24T10:00:00Z", 10, 1);
+    const RunRecord two = a_run("2026-11-24T10:00:00Z", 10, 7);  // the same second, other samples
+    {
+        auto store = open();
+        ASSERT_TRUE(store->add_run(one, "/runs/one", true).added);
+        ASSERT_TRUE(store->add_run(two, "/runs/two", true).added);
+    }
+    const ProcessResult downgrade =
+        sql("UPDATE runs SET run_key = substr(run_key, 17); UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
+    const ProcessResult keys = sql("SELECT run_key FROM runs ORDER BY id");
+    ASSERT_EQ(keys.exit_code, 0) << keys.err;
+    EXPECT_NE(keys.out.find(run_id_of(one).substr(16)), std::string::npos) << keys.out;
+    {
+        auto store = open(false);  // migrated when opened
+        EXPECT_EQ(store->schema_version(), history_schema_version);
+        std::vector<HistoryRun> runs = store->runs({});
+        ASSERT_EQ(runs.size(), 2u);
+        std::sort(runs.begin(), runs.end(), [](const HistoryRun& a, const HistoryRun& b) { return a.id < b.id; });
+        EXPECT_EQ(runs[0].key, run_id_of(one));
+        EXPECT_EQ(runs[1].key, run_id_of(two));
+        // Their folders added again are the runs stored; a run of the same second and
+        // samples with an id of its own is another run.
+        EXPECT_FALSE(store->add_run(one, "/runs/one", false).added);
+        EXPECT_FALSE(store->add_run(two, "/runs/two", false).added);
+        RunRecord with_id = one;
+        with_id.run_id = "0123456789abcdef0123456789abcdef";
+        EXPECT_TRUE(store->add_run(with_id, "/runs/three", false).added);
+        EXPECT_EQ(store->points("mock/a", {}, true)[0].series.samples.size(), 20u);  // the figures kept
+    }
+    EXPECT_EQ(open(false)->runs({}).size(), 3u);
 }
 
 TEST_P(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {

@@ -40,6 +40,7 @@ ScenarioOutcome outcome(const std::string& plugin, const std::string& name, benc
 TEST(ReportReader, ReadsBackWhatTheWriterWrote) {
     benchtest::TempDir dir;
     RunRecord record;
+    record.run_id = "0123456789abcdef0123456789abcdef";
     record.timestamp = "20261122_120000";
     record.started_at = "2026-11-22T12:00:00Z";
     record.commit_id = "abc123";
@@ -53,6 +54,7 @@ TEST(ReportReader, ReadsBackWhatTheWriterWrote) {
     write_reports(record, dir.path());
 
     const RunRecord read = read_run(dir.path());
+    EXPECT_EQ(read.run_id, record.run_id);
     EXPECT_EQ(read.timestamp, record.timestamp);
     EXPECT_EQ(read.commit_id, "abc123");
     EXPECT_EQ(read.hardware.at("cpu").at("model"), "Test CPU");
@@ -193,6 +195,35 @@ TEST(ReportReader, OlderVersionsAreReadFieldByFieldAndNewerOnesRefused) {
     EXPECT_EQ(error_of([&] { read_run(run.dir.path()); }),
               run.summary.string() + ".schema_version: is 99, newer than this benchhost reads (" +
                   std::to_string(report_schema_version) + ")");
+}
+
+TEST(ReportReader, ASummaryWithoutARunIdIsReadAsBeforeWithAnEmptyOne) {
+    WrittenRun run;
+    RunRecord record;
+    record.run_id = "00112233445566778899aabbccddeeff";
+    record.timestamp = "20261122_120000";
+    record.started_at = "2026-11-22T12:00:00Z";
+    record.outcomes = {outcome("alpha", "alpha", bench::Status::success)};
+    write_reports(record, run.dir.path());
+    const std::string id_field = "\"run_id\": \"" + record.run_id + "\",";
+    ASSERT_NE(benchtest::read_file(run.summary).find(id_field), std::string::npos);
+    EXPECT_EQ(read_run(run.dir.path()).run_id, record.run_id);
+
+    // As a benchhost wrote it before runs had ids (schema_version 10): no run_id.
+    WrittenRun::edit(run.summary, id_field, "");
+    const std::string current = "\"schema_version\": " + std::to_string(report_schema_version);
+    WrittenRun::edit(run.summary, current, "\"schema_version\": 10");
+    const RunRecord read = read_run(run.dir.path());
+    EXPECT_EQ(read.run_id, "");
+    EXPECT_EQ(read.timestamp, record.timestamp);
+    ASSERT_EQ(read.outcomes.size(), 1u);
+    EXPECT_EQ(read.outcomes[0].result.series[0].samples, (std::vector<double>{1.5, 2.5, 3.5}));
+
+    // One that is not 32 lower-case hex digits is refused, naming it.
+    WrittenRun::edit(run.summary, "\"schema_version\": 10", current);
+    WrittenRun::edit(run.summary, "\"timestamp\": ", "\"run_id\": \"ABC\", \"timestamp\": ");
+    const std::string error = error_of([&] { read_run(run.dir.path()); });
+    EXPECT_NE(error.find("/run_metadata/run_id"), std::string::npos) << error;
 }
 
 /// A comparison with a row of each kind of evidence, what a confirmation adds, the

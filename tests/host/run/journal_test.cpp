@@ -24,6 +24,7 @@ JournalHeader header() {
     h.host_version = "0.1.0";
     h.run_config = {{"rounds", "2"}, {"isolation", "process"}};
     h.shard = ShardInfo{2, 3, 12, "fp"};
+    h.run_id = "0123456789abcdef0123456789abcdef";
     return h;
 }
 
@@ -47,6 +48,7 @@ TEST(Journal, WritesAndReadsEveryRunInOrder) {
     }
     const JournalContents contents = read_journal(dir.path());
     EXPECT_EQ(contents.header.timestamp, "20261124_120000");
+    EXPECT_EQ(contents.header.run_id, "0123456789abcdef0123456789abcdef");  // what --resume keeps
     EXPECT_EQ(contents.header.run_config.at("rounds"), "2");
     ASSERT_TRUE(contents.header.shard.has_value());
     EXPECT_EQ(contents.header.shard->index, 2);
@@ -79,6 +81,17 @@ TEST(Journal, ALineFromBeforePluginsRecordedTheirBuildReadsAsUnknown) {
     ASSERT_TRUE(parsed.outcome.has_value());
     EXPECT_EQ(parsed.outcome->plugin_build, PluginBuild{});
     EXPECT_EQ(parsed.outcome->plugin_path, fs::path("/plugins/unit/libp.so"));
+}
+
+TEST(Journal, AHeaderFromBeforeRunsHadIdsReadsWithAnEmptyOne) {
+    JournalHeader old = header();
+    old.run_id.clear();
+    const std::string line = journal_header_line(old);
+    EXPECT_EQ(line.find("run_id"), std::string::npos) << line;
+    const JournalLine parsed = parse_journal_line(line, "journal.jsonl:1");
+    ASSERT_TRUE(parsed.header.has_value());
+    EXPECT_EQ(parsed.header->run_id, "");
+    EXPECT_EQ(parsed.header->timestamp, "20261124_120000");
 }
 
 TEST(Journal, ALineCutShortByAKillIsIgnoredAndDroppedByTheNextRun) {

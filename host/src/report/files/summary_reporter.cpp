@@ -76,6 +76,8 @@ std::string summary_report(const RunRecord& record) {
 
     out.key("run_metadata");
     out.start_object();
+    // A record read back from a folder written before runs had ids has none to write.
+    if (!record.run_id.empty()) out.field("run_id", record.run_id);
     out.field("timestamp", record.timestamp);
     out.field("started_at", record.started_at);
     out.field("finished_at", record.finished_at);

@@ -79,10 +79,16 @@ private:
 };
 
 /// Where the SDK's "onednn_prepacked_nhwc" kernel applies: a 2-d convolution (4-d
-/// weight) on the CPU in float32 or bfloat16, in a LibTorch that has oneDNN's prepacked
-/// convolution ops. A plugin whose own oneDNN kernel takes the same layers passes it to
-/// set_conv_bn_act as `applies`, leaving the others to the SDK's kernels.
+/// weight) on the CPU in float32, or in bfloat16 where prepacked_runs_bfloat16(), in a
+/// LibTorch that has oneDNN's prepacked convolution ops. A plugin whose own oneDNN kernel
+/// takes the same layers passes it to set_conv_bn_act as `applies`, leaving the others to
+/// the SDK's kernels.
 BENCH_EXPORT bool prepacked_applies(const ConvBnActParams& params);
+
+/// Whether oneDNN's prepacked convolution runs in bfloat16 on this CPU (ABI 2.13): it
+/// needs AVX-512 or the CPU's own bfloat16, and refuses elsewhere (an AVX2-only CPU), where
+/// the folded convolution takes bfloat16 layers. Tried once per process.
+BENCH_EXPORT bool prepacked_runs_bfloat16();
 
 /// Folds batch norm into a convolution: returns {weight, bias} such that
 /// conv(x, weight, bias) == bn(conv(x, conv_weight, conv_bias)) (eval mode), computed in

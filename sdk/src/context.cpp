@@ -7,6 +7,7 @@
 
 #include "profile_pass.hpp"
 #include "serve_loop.hpp"
+#include "speed_reference.hpp"
 
 #include <stdexcept>
 #include <utility>
@@ -25,6 +26,7 @@ struct Context::Impl {
     std::map<std::string, std::vector<Clock::time_point>> sample_ends;  // by series
     bool timing_began = false;  // before_timing() was called
     bool peak_restarted = false;  // and restarted the resident peak there
+    Clock::time_point created = Clock::now();  // what the samples' times count from
 
     /// After timed samples: the resident peak since before_timing() restarted it.
     void after_timing() {
@@ -129,6 +131,7 @@ void Context::record_sampling(std::string_view name, const SamplingReport& repor
 
 void Context::add_sample(std::string_view name, double value, std::string_view unit) {
     impl_->series_named(name, unit).samples.push_back(value);
+    impl_->sample_ends[std::string(name)].push_back(Clock::now());
 }
 
 Series Context::record_throughput(std::string_view name, const Series& latency_ms, double items_per_call,
@@ -196,6 +199,10 @@ void Context::record_accuracy(const Accuracy& accuracy) {
 void Context::before_timing() {
     if (impl_->timing_began) return;
     impl_->timing_began = true;
+    // The machine's speed as the measurement starts (bench/speed_reference.hpp).
+    const auto [reference_ns, kind] = detail::read_speed_reference();
+    impl_->result.scalars.push_back({"speed_reference_start", reference_ns, "ns"});
+    impl_->result.info["speed_reference"] = kind;
     const double setup = scenario_resident_peak_mib();
     if (!restart_resident_peak()) return;
     impl_->peak_restarted = true;
@@ -259,7 +266,22 @@ bool Context::served() const { return impl_->served; }
 void Context::skip(std::string_view reason) { throw SkipScenario(std::string(reason)); }
 
 const ScenarioResult& Context::result() const { return impl_->result; }
-ScenarioResult Context::take_result() { return std::move(impl_->result); }
+ScenarioResult Context::take_result() {
+    // And as it ends, when anything was timed.
+    if (impl_->timing_began && impl_->result.find_scalar("speed_reference_end") == nullptr)
+        impl_->result.scalars.push_back({"speed_reference_end", detail::read_speed_reference().first, "ns"});
+    // Each series whose every sample has its end recorded gets their times, so that the
+    // statistics can see how the samples lie in time.
+    for (const Series& series : impl_->result.series) {
+        const auto ends = impl_->sample_ends.find(series.name);
+        if (ends == impl_->sample_ends.end() || ends->second.size() != series.samples.size()) continue;
+        std::vector<double>& times = impl_->result.sample_times[series.name];
+        times.clear();
+        times.reserve(ends->second.size());
+        for (const Clock::time_point end : ends->second) times.push_back(elapsed_ns(impl_->created, end) / 1e9);
+    }
+    return std::move(impl_->result);
+}
 
 bool Context::profiling() const { return impl_->config.profile; }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <bench/internal/statistics/block_bootstrap.hpp>
 #include <bench/internal/statistics/distributions.hpp>
 #include <bench/internal/statistics/hypothesis_test.hpp>
 #include <bench/internal/statistics/round_bootstrap.hpp>
@@ -61,7 +62,54 @@ struct Side {
     std::vector<double> all;
     bench::RoundSamples rounds;
     int round_count = 1;
+    /// The machine's speed while the side was measured (bench/speed_reference.hpp): the
+    /// reference's time before the first sample and after the last (ns a step; NaN when
+    /// not recorded, as by runs of older versions), and which reference it was.
+    double reference_start = std::nan(""), reference_end = std::nan("");
+    std::string reference_kind;
+
+    bool has_reference() const { return reference_start > 0 && reference_end > 0; }
+    double reference() const { return std::sqrt(reference_start * reference_end); }
 };
+
+/// Reads the speed reference of `outcome` into `side`.
+void read_speed_reference(const ScenarioOutcome& outcome, Side& side) {
+    const bench::Scalar* start = outcome.result.find_scalar("speed_reference_start");
+    const bench::Scalar* end = outcome.result.find_scalar("speed_reference_end");
+    if (start == nullptr || end == nullptr) return;
+    side.reference_start = start->value;
+    side.reference_end = end->value;
+    const auto kind = outcome.result.info.find("speed_reference");
+    if (kind != outcome.result.info.end()) side.reference_kind = kind->second;
+}
+
+/// Why two single runs cannot be compared for the machine's speed, or empty when they
+/// can: a side whose reference changed while it ran (it caught both speeds), or sides
+/// whose references differ (each caught another). Beyond speed_reference_tolerance both.
+std::string speed_mismatch(const Side& base, const Side& next, double& ratio) {
+    ratio = std::nan("");
+    if (!base.has_reference() || !next.has_reference() || base.reference_kind != next.reference_kind) return {};
+    const double bar = std::log(1 + speed_reference_tolerance);
+    const std::string loop =
+        base.reference_kind.empty() ? "a reference loop" : "the " + base.reference_kind + " reference loop";
+    for (const auto& [side, name] : {std::pair{&base, "base"}, std::pair{&next, "new"}})
+        if (std::abs(std::log(side->reference_end / side->reference_start)) > bar) {
+            ratio = next.reference() / base.reference();
+            return fmt::format(
+                "the machine's speed changed while {} ran ({} took x{:.2f} as long after its samples as before): "
+                "it caught two speeds (--rounds 3 or benchhost ab can tell)",
+                name, loop, side->reference_end / side->reference_start);
+        }
+    ratio = next.reference() / base.reference();
+    if (std::abs(std::log(ratio)) <= bar) {
+        ratio = std::nan("");
+        return {};
+    }
+    return fmt::format(
+        "the machine ran at another speed: {} took x{:.2f} as long in new as in base, so the runs caught "
+        "different speed states (--rounds 3 or benchhost ab can tell)",
+        loop, ratio);
+}
 
 /// The side `series` of `outcome` gives; only its first `keep_rounds` rounds when that
 /// is positive and fewer than it has (the figures a confirmation started from).
@@ -69,6 +117,7 @@ Side side_of(const ScenarioOutcome& outcome, const bench::Series& series, int ke
     Side side;
     side.round_count = outcome.rounds;
     side.rounds = rounds_in_ms(outcome, series);
+    read_speed_reference(outcome, side);
     if (keep_rounds <= 0 || side.rounds.empty() || keep_rounds >= static_cast<int>(side.rounds.size())) {
         side.all = in_ms(series);
         return side;
@@ -169,21 +218,36 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
             row.note = "runs on this machine differ by " + percent(noise->sd) + ": too much to tell";
         return row;
     }
-    row.ratio_ci = bench::bootstrap_ratio_interval(b, a);
+    // Samples close in time share the machine's state: each side is resampled in blocks
+    // of its own length (block_bootstrap.hpp).
+    row.ratio_ci = bench::block_bootstrap_ratio_interval(b, bench::block_length(b), a, bench::block_length(a));
     const bool significant = row.p_value < options.alpha;
     const double floor = std::max(options.noise_floor, 0.0);
     const std::string within_floor = "one run a side: within the " + percent(floor) +
                                      " noise floor between runs (--rounds 3 or benchhost ab can tell)";
     if (significant && row.ratio > 1 + options.threshold) {
         row.verdict = row.ratio_ci.valid() && row.ratio_ci.low > 1 + floor ? Verdict::slower : Verdict::inconclusive;
+        if (row.verdict == Verdict::inconclusive) row.note = within_floor;
     } else if (significant && row.ratio < 1 - options.threshold) {
         row.verdict =
             row.ratio_ci.valid() && row.ratio_ci.high < 1 / (1 + floor) ? Verdict::faster : Verdict::inconclusive;
+        if (row.verdict == Verdict::inconclusive) row.note = within_floor;
+    } else if (!row.ratio_ci.valid() || row.ratio_ci.low < 1 - options.threshold ||
+               row.ratio_ci.high > 1 + options.threshold) {
+        // "same" only when the interval lies within the threshold: a change the samples
+        // cannot show is not shown to be absent.
+        row.verdict = Verdict::inconclusive;
+        row.note = std::min(a.size(), b.size()) < 5
+                       ? "too few samples for the test (at least 5 per side)"
+                       : fmt::format("the samples cannot tell (P = {:.2g}): the interval reaches past the {} threshold",
+                                     row.p_value, percent(options.threshold));
     }
-    if (row.verdict == Verdict::inconclusive) row.note = within_floor;
-    // With few samples no difference can be significant: say so rather than "same".
-    if (!significant && std::min(a.size(), b.size()) < 5 && std::abs(row.ratio - 1) > options.threshold)
-        row.note = "too few samples for the test (at least 5 per side)";
+    // Two runs that caught the machine at different speeds (speed_reference.hpp) differ by
+    // as much whatever changed between them: no verdict on that.
+    if (const std::string mismatch = speed_mismatch(base, next, row.speed_reference_ratio); !mismatch.empty()) {
+        row.verdict = Verdict::inconclusive;
+        row.note = mismatch;
+    }
     return row;
 }
 

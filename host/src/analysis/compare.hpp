@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,6 +67,13 @@ struct CompareOptions {
     double later_looks_level = 0.99;
 };
 
+/// One run a side: how far the machine's speed, read off the reference loop before and
+/// after each side's samples, may change within a side or differ between the sides
+/// before the verdict cannot tell a change from the machine's. 20%: on the development
+/// VM the speed states differ by 1.6x to 2x on the Python reference (readings of one
+/// state within 10% of each other) and by up to 1.3x on the C++ one (docs/statistics.md).
+inline constexpr double speed_reference_tolerance = 0.20;
+
 /// The key of CompareOptions::history_noise.
 inline std::string history_noise_key(const std::string& scenario_id, const std::string& series) {
     return scenario_id + "\n" + series;
@@ -86,6 +94,10 @@ struct SeriesComparison {
     bench::Interval ratio_ci;  // 95%, bootstrap
     double p_value = 1;  // Mann-Whitney U, two-sided
     Verdict verdict = Verdict::same;
+    /// One run a side: the machine's speed during new over that during base, read off the
+    /// reference loop (bench/speed_reference.hpp), when it differed or changed beyond
+    /// speed_reference_tolerance and made the verdict inconclusive; NaN otherwise.
+    double speed_reference_ratio = std::numeric_limits<double>::quiet_NaN();
     std::string note;  // why the verdict could not be "slower" or "faster" (too few samples, ...)
     /// What the interval and the verdict rest on: "pairs" (A/B), "rounds" (between-round
     /// spread seen), "history" (one run each, the spread between runs learned from the

@@ -9,9 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <bench/internal/statistics/block_bootstrap.hpp>
 #include <bench/internal/statistics/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
+#include "util/text_table.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
@@ -44,8 +46,10 @@ std::optional<Speedup> series_speedup(const ScenarioOutcome& baseline, const Sce
     Speedup speedup;
     speedup.series = name;
     speedup.value = theirs->analysis.summary.median / mine->analysis.summary.median;
-    speedup.ci =
-        bench::bootstrap_ratio_interval(finite_samples(their_series->samples), finite_samples(mine_series->samples));
+    // Each side resampled in blocks of its own length: samples close in time share the
+    // machine's state of that moment.
+    speedup.ci = bench::block_bootstrap_ratio_interval(finite_samples(their_series->samples), theirs->analysis.block,
+                                                       finite_samples(mine_series->samples), mine->analysis.block);
     speedup.baseline_scenario_id = baseline.config.scenario_id();
     return speedup;
 }
@@ -70,7 +74,14 @@ void compute_statistics(ScenarioOutcome& outcome, bool force) {
         s.unit = series.unit;
         const std::vector<double> finite = finite_samples(series.samples);
         s.non_finite = series.samples.size() - finite.size();
-        s.analysis = bench::analyze_series(finite);
+        // The times of the finite samples, when every sample has one.
+        std::vector<double> times;
+        if (const auto t = outcome.result.sample_times.find(series.name);
+            t != outcome.result.sample_times.end() && t->second.size() == series.samples.size()) {
+            for (std::size_t i = 0; i < series.samples.size(); ++i)
+                if (std::isfinite(series.samples[i])) times.push_back(t->second[i]);
+        }
+        s.analysis = bench::analyze_series(finite, times);
         s.bootstrap_resamples = bench::bootstrap_resamples(finite.size());
         statistics.series.push_back(std::move(s));
     }
@@ -125,12 +136,34 @@ const SeriesStatistics* headline_series(const ScenarioOutcome& outcome) {
     return statistics.series.empty() ? nullptr : &statistics.series.front();
 }
 
+std::string speed_states_warning(const SeriesStatistics& series) {
+    const bench::SpeedStates& states = series.analysis.states;
+    const double fastest = states.states.front().median;
+    std::string text;
+    for (const bench::SpeedState& state : states.states) {
+        if (!text.empty()) text += ", ";
+        text += format_figure(state.median, series.unit);
+        if (&state != &states.states.front()) text += fmt::format(" (x{:.2f})", state.median / fastest);
+        text += std::isfinite(state.seconds) ? fmt::format(" for {:.1f} s", state.seconds)
+                                             : fmt::format(" for {} samples", state.samples);
+        if (state.stretches > 1) text += fmt::format(" in {} stretches", state.stretches);
+    }
+    const std::string span =
+        std::isfinite(states.span_s) ? fmt::format(" over {:.1f} s of measuring", states.span_s) : std::string();
+    return fmt::format(
+        "{} ran at {} speeds{}: {}. The machine's speed changed while it was measured; its interval "
+        "counts the stretches, but a comparison with another run depends on the states each caught "
+        "(run in rounds, or benchhost ab)",
+        series.name, states.states.size(), span, text);
+}
+
 std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome) {
     std::vector<std::string> warnings;
     for (const SeriesStatistics& series : outcome.statistics.series) {
         // Times only: a rate derived from them (throughput) would repeat the warning.
         if (series.analysis.summary.count < 4 || !is_time_unit(series.unit)) continue;
         if (!series.analysis.stable) warnings.push_back(series.name + " is unstable: " + series.analysis.instability);
+        if (series.analysis.states.distinct()) warnings.push_back(speed_states_warning(series));
     }
     for (const auto& [name, sampling] : outcome.result.sampling) {
         if (sampling.stop_reason != "max_time" || !(sampling.target_ci_width > 0)) continue;

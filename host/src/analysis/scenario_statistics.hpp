@@ -61,6 +61,10 @@ const SeriesStatistics* headline_series(const ScenarioOutcome& outcome);
 /// confidence-interval target that the time budget did not reach. Reads the statistics.
 std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome);
 
+/// The warning of a series whose samples fall into distinct speed states
+/// (series.analysis.states.distinct()): the states with their medians and durations.
+std::string speed_states_warning(const SeriesStatistics& series);
+
 /// The speedups of `outcome` over the eager scenario of the same benchmark with the
 /// same other axes in `record`, computed now from the raw samples (a scan of the
 /// record: for tests and one-off use; reporters read outcome.statistics.speedups).

@@ -20,8 +20,9 @@ namespace benchhost {
 /// classifiers (a scenario's accuracy); 8 the batching options of the load
 /// (metadata.config.load's max_batch, max_batch_wait_ms); 9 a profiled scenario's
 /// profile (--profile); 10 a Python plugin's plugin_build (language, runtime); 11 the
-/// run's own id (the summary's run_metadata.run_id).
-inline constexpr int report_schema_version = 11;
+/// run's own id (the summary's run_metadata.run_id); 12 when each sample ended
+/// (sample_times_s), the block bootstrap's block, speed states and the speed reference.
+inline constexpr int report_schema_version = 12;
 
 /// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).
 enum class ReportSchema { report, summary, comparison };

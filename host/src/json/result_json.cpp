@@ -47,7 +47,10 @@ void write_result(JsonOut& out, const bench::ScenarioResult& result) {
     out.field("reason", result.reason);
     out.key("series");
     out.start_array();
-    for (const auto& series : result.series) write_series(out, series);
+    for (const auto& series : result.series) {
+        const auto times = result.sample_times.find(series.name);
+        write_series(out, series, nullptr, times == result.sample_times.end() ? nullptr : &times->second);
+    }
     out.end_array();
     out.key("scalars");
     out.start_array();
@@ -87,7 +90,11 @@ bench::ScenarioResult read_result(const FieldReader& object) {
     result.status = document.enumerated("status", bench::parse_status);
     result.reason = document.string("reason");
     const FieldReader series = document.array("series");
-    for (std::size_t i = 0; i < series.size(); ++i) result.series.push_back(read_series(series.at(i).as_object()));
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        std::vector<double> times;
+        result.series.push_back(read_series(series.at(i).as_object(), std::nullopt, &times));
+        if (!times.empty()) result.sample_times[result.series.back().name] = std::move(times);
+    }
     const FieldReader scalars = document.array("scalars");
     for (std::size_t i = 0; i < scalars.size(); ++i) result.scalars.push_back(read_figure(scalars.at(i).as_object()));
     result.info = document["info"].as_string_map();

@@ -34,8 +34,30 @@ void write_analysis(JsonOut& out, const SeriesStatistics& statistics) {
     out.field("median", analysis.median_ci);
     out.field("mean", analysis.mean_ci);
     out.field("level", 0.95);
-    out.field("method", "percentile bootstrap, " + std::to_string(statistics.bootstrap_resamples) + " resamples");
+    out.field("block", analysis.block);
+    out.field("method", analysis.block > 1
+                            ? "circular block bootstrap, blocks of " + std::to_string(analysis.block) +
+                                  " samples (from their autocorrelation), " +
+                                  std::to_string(statistics.bootstrap_resamples) + " resamples"
+                            : "percentile bootstrap, " + std::to_string(statistics.bootstrap_resamples) + " resamples");
     out.end_object();
+    if (analysis.states.distinct()) {
+        out.key("speed_states");
+        out.start_object();
+        out.field("span_s", analysis.states.span_s);
+        out.key("states");
+        out.start_array();
+        for (const bench::SpeedState& state : analysis.states.states) {
+            out.start_object();
+            out.field("median", state.median);
+            out.field("samples", state.samples);
+            out.field("stretches", state.stretches);
+            out.field("seconds", state.seconds);
+            out.end_object();
+        }
+        out.end_array();
+        out.end_object();
+    }
     out.key("outliers");
     out.start_object();
     out.field("low_severe", analysis.outliers.low_severe);
@@ -157,7 +179,8 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
 
 // ---- series and figures -------------------------------------------------------------
 
-void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics* statistics) {
+void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics* statistics,
+                  const std::vector<double>* times) {
     out.start_object();
     if (statistics == nullptr) out.field("name", series.name);
     if (statistics != nullptr) write_summary(out, statistics->analysis.summary);
@@ -165,15 +188,27 @@ void write_series(JsonOut& out, const bench::Series& series, const SeriesStatist
     out.field("inner_iterations", series.inner_iterations);
     if (statistics != nullptr) write_analysis(out, *statistics);
     out.field(statistics == nullptr ? "samples" : "measurements", series.samples);
+    if (times != nullptr && times->size() == series.samples.size() && !times->empty())
+        out.field("sample_times_s", *times);
     out.end_object();
 }
 
-bench::Series read_series(const FieldReader& object, const std::optional<std::string>& key) {
+bench::Series read_series(const FieldReader& object, const std::optional<std::string>& key,
+                          std::vector<double>* times) {
     bench::Series series;
     series.name = key ? *key : object.string("name");
     series.unit = object.string("unit");
     if (object.has("inner_iterations")) series.inner_iterations = object.integer64("inner_iterations");
     series.samples = object[key ? "measurements" : "samples"].as_numbers();
+    if (times != nullptr) {
+        times->clear();
+        if (object.has("sample_times_s")) {
+            *times = object["sample_times_s"].as_numbers();
+            if (times->size() != series.samples.size())
+                object.fail("sample_times_s must have a time per sample (" + std::to_string(series.samples.size()) +
+                            "), has " + std::to_string(times->size()));
+        }
+    }
     return series;
 }
 

@@ -61,10 +61,15 @@ namespace benchhost {
 void write_config(JsonOut& out, const bench::ScenarioConfig& config);
 bench::ScenarioConfig read_config(const FieldReader& object);
 
-/// Listed without `statistics`, keyed with them (the caller writes the key).
-void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics* statistics = nullptr);
-/// `key`: the name it is written under in a report; none for the listed form.
-bench::Series read_series(const FieldReader& object, const std::optional<std::string>& key = std::nullopt);
+/// Listed without `statistics`, keyed with them (the caller writes the key). `times`:
+/// when each sample ended (ScenarioResult::sample_times), written when it has one per
+/// sample.
+void write_series(JsonOut& out, const bench::Series& series, const SeriesStatistics* statistics = nullptr,
+                  const std::vector<double>* times = nullptr);
+/// `key`: the name it is written under in a report; none for the listed form. The
+/// samples' times, when written, go to `times` (emptied otherwise), when given.
+bench::Series read_series(const FieldReader& object, const std::optional<std::string>& key = std::nullopt,
+                          std::vector<double>* times = nullptr);
 
 /// Listed with a `name`, else keyed (the caller writes the key).
 void write_figure(JsonOut& out, double value, std::string_view unit,

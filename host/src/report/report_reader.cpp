@@ -87,7 +87,9 @@ ScenarioOutcome read_scenario(const FieldReader& scenario) {
     scenario.object("measurements").each_member([&](const std::string& name, const FieldReader& field) {
         const FieldReader item = field.as_object();
         if (item.has("measurements")) {
-            outcome.result.series.push_back(read_series(item, name));
+            std::vector<double> times;
+            outcome.result.series.push_back(read_series(item, name, &times));
+            if (!times.empty()) outcome.result.sample_times[name] = std::move(times);
         } else {
             outcome.result.scalars.push_back(read_figure(item, name));
         }

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <bench/stopping_rule.hpp>
 
@@ -31,6 +33,28 @@ bool same_warning(const std::string& stored, const std::string& warning) {
     while (end < stored.size() && std::isdigit(static_cast<unsigned char>(stored[end]))) ++end;
     if (end == prefix.size() || stored.compare(end, 2, ": ") != 0) return false;
     return stored.compare(end + 2, std::string::npos, warning) == 0;
+}
+
+/// The times of `measured`'s samples (a later round's) after those of `existing`: each
+/// round follows the one before, the gap between them left out, as its own worker's
+/// clock starts again. A series whose samples are not all timed on both sides loses its
+/// times.
+void pool_times(std::map<std::string, std::vector<double>>& pooled, const bench::Series& existing,
+                const std::map<std::string, std::vector<double>>& round_times, const bench::Series& measured) {
+    const auto into = pooled.find(existing.name);
+    const auto from = round_times.find(measured.name);
+    if (into == pooled.end()) return;
+    if (from == round_times.end() || into->second.size() != existing.samples.size() ||
+        from->second.size() != measured.samples.size()) {
+        pooled.erase(into);
+        return;
+    }
+    if (from->second.empty()) return;
+    // The round's first sample starts where the last one ended, one typical spacing later.
+    const std::vector<double>& next = from->second;
+    const double spacing = next.size() > 1 ? (next.back() - next.front()) / static_cast<double>(next.size() - 1) : 0;
+    const double offset = (into->second.empty() ? 0 : into->second.back()) + spacing - next.front();
+    for (const double t : next) into->second.push_back(t + offset);
 }
 
 }  // namespace
@@ -62,6 +86,7 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         if (sizes.empty()) sizes.push_back(existing.samples.size());  // the first round's: none since added any
         while (sizes.size() + 1 < static_cast<std::size_t>(pooled.rounds)) sizes.push_back(0);  // rounds without it
         sizes.push_back(measured->samples.size());
+        pool_times(into.sample_times, existing, round.result.sample_times, *measured);
         existing.samples.insert(existing.samples.end(), measured->samples.begin(), measured->samples.end());
     }
     for (auto& [name, sampling] : round.result.sampling) {

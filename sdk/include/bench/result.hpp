@@ -118,6 +118,12 @@ struct BENCH_EXPORT ScenarioResult {
     /// The GPU's state during each sample, by series (ABI 2.10, last): for series timed
     /// on a CUDA device while the GPU monitor ran.
     std::map<std::string, SampleDeviceState> device_state;
+    /// When each sample of a series ended, in seconds from the start of the scenario's
+    /// worker (rounds pooled: each round after the one before, the gaps left out), by
+    /// series: those whose every sample the SDK saw end (measure, add_sample). The
+    /// statistics read them to see how the samples lie in time. (Added last; only
+    /// Context::take_result writes it, which plugins do not call.)
+    std::map<std::string, std::vector<double>> sample_times;
 
     const Series* find_series(std::string_view name) const;
     const Scalar* find_scalar(std::string_view name) const;

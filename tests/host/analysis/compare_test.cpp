@@ -82,8 +82,61 @@ TEST(Compare, TooFewSamplesAreNotCalledSame) {
     const RunRecord next = run({outcome("b", {13, 13.1, 12.9})});
     const Comparison c = compare_runs(base, next);
     ASSERT_EQ(c.rows.size(), 1u);
-    EXPECT_EQ(c.rows[0].verdict, Verdict::same);  // p = 0.1 at best with 3 + 3 samples
+    EXPECT_EQ(c.rows[0].verdict, Verdict::inconclusive);  // p = 0.1 at best with 3 + 3 samples
     EXPECT_NE(c.rows[0].note.find("too few samples"), std::string::npos);
+}
+
+TEST(Compare, SameOnlyWhenTheIntervalLiesWithinTheThreshold) {
+    // Noisy samples (30% jitter), 8% apart: the U test cannot tell (P well above 0.05),
+    // and the ratio's interval reaches far past 5% on both sides: not "same".
+    const RunRecord base = run({outcome("noisy", samples(10, 12, 1, 0.3)), outcome("quiet", samples(10, 40, 2))});
+    const RunRecord next = run({outcome("noisy", samples(10.8, 12, 3, 0.3)), outcome("quiet", samples(10, 40, 4))});
+    const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.10});
+    ASSERT_EQ(c.rows.size(), 2u);
+    EXPECT_GT(c.rows[0].p_value, 0.05);
+    EXPECT_TRUE(c.rows[0].ratio_ci.high > 1.05 || c.rows[0].ratio_ci.low < 0.95);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::inconclusive);
+    EXPECT_NE(c.rows[0].note.find("cannot tell"), std::string::npos) << c.rows[0].note;
+    // A quiet scenario whose interval lies within the threshold is the same.
+    EXPECT_EQ(c.rows[1].verdict, Verdict::same) << c.rows[1].note;
+}
+
+ScenarioOutcome with_speed_reference(ScenarioOutcome o, double start_ns, double end_ns) {
+    o.result.scalars.push_back({"speed_reference_start", start_ns, "ns"});
+    o.result.scalars.push_back({"speed_reference_end", end_ns, "ns"});
+    return o;
+}
+
+TEST(Compare, RunsThatCaughtTheMachineAtAnotherSpeedAreInconclusive) {
+    // The new side is 50% slower, but its reference loop ran 1.8x slower too: the
+    // machine was in another speed state, and no verdict can tell the change from it.
+    // A side whose reference changed while it ran caught both speeds. References of
+    // different kinds (a C++ loop, a Python one) are not compared.
+    const auto pair = [](const std::string& name, double base_start, double base_end, double new_start, double new_end,
+                         const std::string& new_kind = "python") {
+        ScenarioOutcome a = with_speed_reference(outcome(name, samples(10, 30, 1)), base_start, base_end);
+        ScenarioOutcome b = with_speed_reference(outcome(name, samples(15, 30, 2)), new_start, new_end);
+        a.result.info["speed_reference"] = "python";
+        b.result.info["speed_reference"] = new_kind;
+        return std::pair{a, b};
+    };
+    const auto [state_a, state_b] = pair("state", 450, 460, 800, 820);
+    const auto [flip_a, flip_b] = pair("flip", 450, 460, 800, 450);
+    const auto [steady_a, steady_b] = pair("steady", 450, 460, 470, 440);
+    const auto [kinds_a, kinds_b] = pair("kinds", 450, 460, 14, 15, "c++");
+    const Comparison c =
+        compare_runs(run({state_a, flip_a, steady_a, kinds_a}), run({state_b, flip_b, steady_b, kinds_b}));
+    ASSERT_EQ(c.rows.size(), 4u);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::inconclusive);
+    EXPECT_NEAR(c.rows[0].speed_reference_ratio, 1.78, 0.01);
+    EXPECT_NE(c.rows[0].note.find("another speed: the python reference loop took x1.78"), std::string::npos)
+        << c.rows[0].note;
+    EXPECT_EQ(c.rows[1].verdict, Verdict::inconclusive);
+    EXPECT_NE(c.rows[1].note.find("changed while new ran"), std::string::npos) << c.rows[1].note;
+    // Within 20% of each other: the references say nothing against the verdict.
+    EXPECT_EQ(c.rows[2].verdict, Verdict::slower) << c.rows[2].note;
+    EXPECT_TRUE(std::isnan(c.rows[2].speed_reference_ratio));
+    EXPECT_EQ(c.rows[3].verdict, Verdict::slower) << c.rows[3].note;
 }
 
 TEST(Compare, DifferentMachinesAreFlagged) {

@@ -59,7 +59,8 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
         if (statistics == nullptr)
             throw std::logic_error("the statistics of " + config.scenario_id() + " were not computed");
         out.key(series.name);
-        write_series(out, series, statistics);
+        const auto times = result.sample_times.find(series.name);
+        write_series(out, series, statistics, times == result.sample_times.end() ? nullptr : &times->second);
     }
     for (const auto& scalar : result.scalars) {
         if (!written.insert(scalar.name).second) continue;

@@ -94,6 +94,14 @@ void ScenarioMonitors::attach_sample_states(ScenarioResult& result,
                                           " samples discarded (--discard-throttled): the GPU throttled during them (" +
                                           describe_throttling(dropped_reasons) + ")");
                 series->samples = std::move(samples);
+                // The samples' times, when recorded, lose the same samples.
+                if (auto times = result.sample_times.find(name);
+                    times != result.sample_times.end() && times->second.size() == ends.size()) {
+                    std::vector<double> kept;
+                    for (std::size_t i = 0; i < ends.size(); ++i)
+                        if (!is_throttling(states.throttle_reasons[i])) kept.push_back(times->second[i]);
+                    times->second = std::move(kept);
+                }
                 states.sm_clock_mhz = std::move(clocks);
                 states.throttle_reasons = std::move(reasons);
                 states.discarded_throttled = static_cast<long long>(dropped);

@@ -1,3 +1,4 @@
+#include <bench/internal/statistics/block_bootstrap.hpp>
 #include <bench/internal/statistics/bootstrap.hpp>
 
 #include <algorithm>
@@ -25,8 +26,24 @@ double median_in_place(std::vector<double>& values) {
 }
 
 void resample(std::span<const double> samples, std::mt19937_64& rng, std::vector<double>& out) {
-    out.resize(samples.size());
-    for (double& x : out) x = samples[random_index(rng, samples.size())];
+    resample_blocks(samples, 1, rng, out);
+}
+
+void resample_blocks(std::span<const double> samples, std::size_t block, std::mt19937_64& rng,
+                     std::vector<double>& out) {
+    const std::size_t n = samples.size();
+    out.resize(n);
+    if (block <= 1) {
+        for (double& x : out) x = samples[random_index(rng, n)];
+        return;
+    }
+    for (std::size_t i = 0; i < n;) {
+        std::size_t at = random_index(rng, n);
+        for (std::size_t j = 0; j < block && i < n; ++j, ++i) {
+            out[i] = samples[at];
+            at = at + 1 == n ? 0 : at + 1;  // circular: a block that runs off the end wraps to the start
+        }
+    }
 }
 
 Interval percentile_interval(std::vector<double>& estimates, double tail) {
@@ -42,7 +59,7 @@ Interval percentile_interval(std::vector<double>& estimates, double tail) {
 namespace {
 
 using detail::median_in_place;
-using detail::resample;
+using detail::resample_blocks;
 
 double statistic_of(std::vector<double>& values, Statistic statistic) {
     if (statistic == Statistic::median) return median_in_place(values);
@@ -62,28 +79,39 @@ int bootstrap_resamples(std::size_t n, const BootstrapOptions& options) {
 }
 
 Interval bootstrap_interval(std::span<const double> samples, Statistic statistic, const BootstrapOptions& options) {
+    return block_bootstrap_interval(samples, statistic, 1, options);
+}
+
+Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
+                                  const BootstrapOptions& options) {
+    return block_bootstrap_ratio_interval(numerator, 1, denominator, 1, options);
+}
+
+Interval block_bootstrap_interval(std::span<const double> samples, Statistic statistic, std::size_t block,
+                                  const BootstrapOptions& options) {
     if (samples.size() < 2 || options.resamples < 1) return {};
     const int resamples = bootstrap_resamples(samples.size(), options);
     std::mt19937_64 rng(options.seed);
     std::vector<double> estimates, drawn;
     estimates.reserve(static_cast<std::size_t>(resamples));
     for (int r = 0; r < resamples; ++r) {
-        resample(samples, rng, drawn);
+        resample_blocks(samples, block, rng, drawn);
         estimates.push_back(statistic_of(drawn, statistic));
     }
     return detail::percentile_interval(estimates, plain_tail(options.level));
 }
 
-Interval bootstrap_ratio_interval(std::span<const double> numerator, std::span<const double> denominator,
-                                  const BootstrapOptions& options) {
+Interval block_bootstrap_ratio_interval(std::span<const double> numerator, std::size_t numerator_block,
+                                        std::span<const double> denominator, std::size_t denominator_block,
+                                        const BootstrapOptions& options) {
     if (numerator.size() < 2 || denominator.size() < 2 || options.resamples < 1) return {};
     const int resamples = bootstrap_resamples(numerator.size() + denominator.size(), options);
     std::mt19937_64 rng(options.seed);
     std::vector<double> estimates, top, bottom;
     estimates.reserve(static_cast<std::size_t>(resamples));
     for (int r = 0; r < resamples; ++r) {
-        resample(numerator, rng, top);
-        resample(denominator, rng, bottom);
+        resample_blocks(numerator, numerator_block, rng, top);
+        resample_blocks(denominator, denominator_block, rng, bottom);
         estimates.push_back(median_in_place(top) / median_in_place(bottom));
     }
     return detail::percentile_interval(estimates, plain_tail(options.level));

@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <bench/internal/statistics/block_bootstrap.hpp>
+
 namespace bench {
 
-SeriesAnalysis analyze_series(std::span<const double> samples, const BootstrapOptions& options) {
+SeriesAnalysis analyze_series(std::span<const double> samples, std::span<const double> end_times_s,
+                              const BootstrapOptions& options) {
     SeriesAnalysis a;
     a.summary = summarize(samples);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -27,14 +30,24 @@ SeriesAnalysis analyze_series(std::span<const double> samples, const BootstrapOp
         std::sort(deviations.begin(), deviations.end());
         a.mdape = percentile_of_sorted(deviations, 50);
     }
-    a.median_ci = bootstrap_interval(samples, Statistic::median, options);
-    a.mean_ci = bootstrap_interval(samples, Statistic::mean, options);
+    a.block = block_length(samples);
+    a.median_ci = block_bootstrap_interval(samples, Statistic::median, a.block, options);
+    a.mean_ci = block_bootstrap_interval(samples, Statistic::mean, a.block, options);
+    a.states = speed_states(samples, end_times_s);
     if (a.mdape >= unstable_mdape) {
         a.stable = false;
         a.instability = fmt::format(
             "samples deviate from the median by {:.1f}% (median absolute deviation; {:.0f}% or "
             "more is unstable): the machine may be busy or the work may vary",
             a.mdape * 100, unstable_mdape * 100);
+    } else if (a.cv >= unstable_cv &&
+               static_cast<double>(a.outliers.total()) >= std::max(1.0, unstable_outlier_share * sorted.size())) {
+        a.stable = false;
+        a.instability = fmt::format(
+            "samples spread with a coefficient of variation of {:.0f}% (std / mean) though most lie near the "
+            "median: {} of {} are outliers (beyond Tukey's fences; {:.0f}% or more with a CV of {:.0f}% or more "
+            "is unstable): the work or the machine stalls now and then",
+            a.cv * 100, a.outliers.total(), sorted.size(), unstable_outlier_share * 100, unstable_cv * 100);
     }
     return a;
 }

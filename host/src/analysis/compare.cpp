@@ -237,12 +237,15 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
         // "same" only when the interval lies within the threshold: a change the samples
         // cannot show is not shown to be absent.
         row.verdict = Verdict::inconclusive;
-        row.note = std::min(a.size(), b.size()) < 5
-                       ? "too few samples for the test (at least 5 per side)"
-                       : fmt::format("the samples cannot tell (P = {:.2g}): the interval reaches past the {} threshold",
-                                     row.p_value, percent(options.threshold));
+        if (std::min(a.size(), b.size()) < 5) row.note = "too few samples for the test (at least 5 per side)";
+        else if (significant)
+            row.note = fmt::format("a change within the {} threshold, but its interval reaches past it",
+                                   percent(options.threshold));
+        else
+            row.note = fmt::format("the samples cannot tell (P = {:.2g}): the interval reaches past the {} threshold",
+                                   row.p_value, percent(options.threshold));
     }
-    // Two runs that caught the machine at different speeds (speed_reference.hpp) differ by
+    // Two runs that caught the machine at different speeds (bench/speed_reference.hpp) differ by
     // as much whatever changed between them: no verdict on that.
     if (const std::string mismatch = speed_mismatch(base, next, row.speed_reference_ratio); !mismatch.empty()) {
         row.verdict = Verdict::inconclusive;

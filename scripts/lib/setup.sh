@@ -1,27 +1,35 @@
 # Sourced by scripts/bench and scripts/test: installs the Debian packages that are
-# missing, makes the project's virtual environment with the pinned PyTorch
-# (scripts/lib/requirements.txt), then configures and builds benchhost (Release) into
-# build/ against that torch's LibTorch.
+# missing (scripts/test: the test tools too), makes the project's virtual environment with
+# the pinned PyTorch (scripts/lib/requirements.txt), then configures benchhost (Release)
+# in build/ against that torch's LibTorch and builds what a run needs (scripts/test:
+# everything).
 # Idempotent: with everything installed and built, it only checks and returns.
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${BENCH_BUILD_DIR:-$repo_root/build}
 venv_dir=${BENCH_VENV:-$repo_root/.venv}
 
-# Everything benchhost needs, from Debian 12's own packages.
-bench_packages=(
+# Two sets of Debian 12 packages. bench_run_packages: what building benchhost and running
+# it need (scripts/bench). bench_test_packages: what only the tests, the fuzz targets and
+# the tools add (scripts/test). tests/install/run_packages_test.py checks that every
+# header and library the run build uses comes from the first set or what it pulls in.
+bench_run_packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
   python3-venv  # the project's virtual environment, where PyTorch (LibTorch with it) is installed
   python3-dev  # Python.h, which Inductor's C++ compiles include (torch.compile, AOTInductor packages)
   pybind11-dev  # the benchhost module that Python plugins import (the worker embeds CPython)
   libjpeg-dev libpng-dev  # JPEG (libjpeg-turbo) and PNG images for --param dataset=DIR
   libboost-dev libboost-filesystem-dev libyaml-cpp-dev rapidjson-dev libspdlog-dev
-  libcli11-dev libelf-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libsqlite3-dev sqlite3  # the run history (--history), and the command its tests edit it with
-  # The run history in PostgreSQL (--history postgresql://...): libpqxx, and the server
-  # whose initdb and pg_ctl the tests start a throw-away cluster with.
-  libpqxx-dev postgresql
-  clang libclang-rt-14-dev  # the fuzz targets (scripts/test)
+  libcli11-dev libelf-dev
+  libsqlite3-dev  # the run history (--history)
+  libpqxx-dev  # the run history in PostgreSQL (--history postgresql://...)
+)
+bench_test_packages=(
+  libgtest-dev libgmock-dev  # the unit tests
+  libbenchmark-dev  # Google Benchmark as a peer (tools/gbench_peer, scripts/compare_gbench)
+  sqlite3  # the command the history tests edit a history with
+  postgresql  # initdb and pg_ctl: the tests start a throw-away PostgreSQL cluster
+  clang libclang-rt-14-dev  # the fuzz targets
   clang-format  # the format check (ctest format_test; scripts/format rewrites)
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # Google Benchmark's compare.py (libbenchmark-tools) with what it imports, and
@@ -33,9 +41,10 @@ bench_packages=(
   slurm-wlm munge
 )
 
+# bench_install_packages <package>...: installs those of them that are missing.
 bench_install_packages() {
   local missing=() package
-  for package in "${bench_packages[@]}"; do
+  for package in "$@"; do
     [[ $(dpkg-query -W -f='${Status}' "$package" 2>/dev/null) == 'install ok installed' ]] || missing+=("$package")
   done
   if ((${#missing[@]} == 0)); then return 0; fi
@@ -60,15 +69,37 @@ bench_install_python() {
   echo "benchhost: Python packages installed in $((SECONDS - start)) s"
 }
 
+# bench_build run|test: configures build/ once, then builds the target bench_run (what a
+# run needs: the host, the SDK, the Python loader, the plugins) or everything. A build
+# folder that scripts/bench configured without the tests gets them when scripts/test
+# configures it again; what is built already is not built again.
 bench_build() {
+  local mode=$1
   if [[ ! -f $build_dir/build.ninja ]]; then
-    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBENCH_PYTHON="$venv_dir/bin/python"
+    local tests=ON
+    [[ $mode == run ]] && tests=OFF
+    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBENCH_PYTHON="$venv_dir/bin/python" \
+      -DBENCH_BUILD_TESTS=$tests
+  elif [[ $mode == test ]] && ! grep -q '^BENCH_BUILD_TESTS:BOOL=ON$' "$build_dir/CMakeCache.txt"; then
+    cmake "$build_dir" -DBENCH_BUILD_TESTS=ON
   fi
-  cmake --build "$build_dir" -j "$(nproc)"
+  local start=$SECONDS
+  if [[ $mode == run ]]; then
+    cmake --build "$build_dir" -j "$(nproc)" --target bench_run
+  else
+    cmake --build "$build_dir" -j "$(nproc)"
+  fi
+  echo "benchhost: build ($mode) up to date in $((SECONDS - start)) s"
 }
 
+# bench_setup run|test: scripts/bench sets up for a run, scripts/test for the tests too.
 bench_setup() {
-  bench_install_packages
+  local mode=${1:-run}
+  if [[ $mode == test ]]; then
+    bench_install_packages "${bench_run_packages[@]}" "${bench_test_packages[@]}"
+  else
+    bench_install_packages "${bench_run_packages[@]}"
+  fi
   bench_install_python
-  bench_build
+  bench_build "$mode"
 }

@@ -340,7 +340,10 @@ TEST_F(AbTest, ChromiumRendersThePageWithoutErrors) {
     const fs::path binary = find_chromium();
     if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
     const fs::path out = work / "page";
-    ASSERT_EQ(ab_mock(out, {"--max-rounds", "6", "--new-param", "slowdown=1.3"}).exit_code, 1);
+    // The page is what is tested, whatever the verdict: on a loaded machine 6 rounds may
+    // end inconclusive (exit 0) rather than slower (exit 1).
+    const ProcessResult ab = ab_mock(out, {"--max-rounds", "6", "--new-param", "slowdown=1.3"});
+    ASSERT_TRUE(ab.exit_code == 0 || ab.exit_code == 1) << ab.exit_code << "\n" << ab.err;
     const fs::path html = out / "report.html";
     const fs::path artifacts = fs::path(BENCH_TEST_BUILD_DIR) / "test-artifacts";
     fs::create_directories(artifacts);

@@ -48,6 +48,7 @@ benchhost's cache folder (inductor/ in it; recorded as info compile_cache_dir).
 
 import copy
 import os
+import sys
 import time
 
 import torch
@@ -243,6 +244,11 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
             # it compiles, at the first call and at any recompilation.
             inductor_config.freezing = freezing
             forward = torch.compile(model, mode=None if mode == "default" else mode)
+            # A notice line, which the host shows on the console: the first call compiles,
+            # tens of seconds on a CPU, and the run would seem to hang.
+            cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default folder")
+            print(f"[notice] torch.compile(mode={mode!r}) of {type(model).__name__} at its first call: tens of "
+                  f"seconds on a CPU, less when Inductor's cache ({cache}) has it", file=sys.stderr, flush=True)
             compile_ms, _ = _timed(device, lambda: forward(*inputs))
             ctx.set_info("compiler", f"torch.compile(mode={mode!r}) {torch.__version__}, Inductor freezing "
                                      f"{'on' if freezing else 'off'}")

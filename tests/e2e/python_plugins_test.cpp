@@ -159,6 +159,25 @@ def benchmark_needs_arguments(a, b):
               "(def benchmark_needs_arguments(ctx)) or with none");
 }
 
+TEST_F(PythonPluginsTest, ANoticeLineReachesTheConsoleAndOtherOutputOnlyTheLog) {
+    // What a plugin says before a long step ("[notice] ..." on stderr, as benchhost's
+    // compiles do) is shown with the scenario's name; any other line of output is for
+    // the log's debug level only.
+    add("unit/talk_py.py", R"(import sys
+
+def benchmark_talk(ctx):
+    print("[notice] compiling the talking model: a minute or more", file=sys.stderr, flush=True)
+    print("an ordinary line", file=sys.stderr, flush=True)
+    ctx.measure("latency", lambda: None)
+)");
+    auto s = run({}, 0);
+    ASSERT_EQ(s["talk"].status, "success") << s["talk"].reason << last.err;
+    EXPECT_NE(last.err.find("[info] unit/talk_py/talk"), std::string::npos) << last.err;
+    EXPECT_NE(last.err.find(": compiling the talking model: a minute or more"), std::string::npos) << last.err;
+    EXPECT_EQ(last.err.find("[notice]"), std::string::npos) << last.err;
+    EXPECT_EQ(last.err.find("an ordinary line"), std::string::npos) << last.err;
+}
+
 TEST_F(PythonPluginsTest, EachWayOfEndingEndsOnlyItsScenario) {
     add("unit/endings_py.py", R"(import os, sys, threading, time
 

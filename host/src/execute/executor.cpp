@@ -42,6 +42,8 @@ std::string iso_now() {
 
 /// Keeps the last `capacity` bytes of the worker's output and forwards whole lines to
 /// the log, up to a limit, so that a plugin flooding its output cannot flood the log.
+/// Lines go to the log's debug level, except a notice ("[notice] text", what a worker
+/// says before a long step: <bench/notice.hpp>), which the console shows at info.
 class OutputCollector {
 public:
     OutputCollector(spdlog::logger& log, std::string prefix) : log_(log), prefix_(std::move(prefix)) {}
@@ -81,7 +83,11 @@ private:
             return;
         }
         forwarded_ += line.size() + 1;
-        log_.debug("{}: {}", prefix_, line);
+        constexpr std::string_view notice = "[notice] ";
+        if (line.starts_with(notice))
+            log_.info("{}: {}", prefix_, std::string_view(line).substr(notice.size()));
+        else
+            log_.debug("{}: {}", prefix_, line);
     }
 
     spdlog::logger& log_;

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -421,6 +422,18 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
             << ", \"package\": " << json_string((work / "model.pt2").string()) << "}";
     write_file(work / "request.json", request.str());
 
+    // A notice line, which the host shows on the console (host/src/execute/executor.cpp):
+    // the compile takes a minute or more on a CPU, and the run would seem to hang.
+    {
+        std::string shapes;
+        for (const auto& input : inputs) shapes += (shapes.empty() ? "" : ", ") + shape_text(input);
+        const std::string notice = "[notice] compiling the AOTInductor package of " + python.name + " (mode " +
+                                   options.mode + ", input " + shapes + ", " + std::to_string(threads) +
+                                   " threads, " + device_text(device) +
+                                   "): a minute or more on a CPU; cached for later runs in " + cache.string() + "\n";
+        std::fputs(notice.c_str(), stderr);
+        std::fflush(stderr);
+    }
     const auto start = Clock::now();
     const ChildResult child =
         run_child({python_exe, (work / "aoti_compile.py").string(), (work / "request.json").string()},

@@ -41,7 +41,8 @@ std::string iso_now() {
 }
 
 /// Keeps the last `capacity` bytes of the worker's output and forwards whole lines to
-/// the log, up to a limit, so that a plugin flooding its output cannot flood the log.
+/// the log, up to a limit, so that a plugin flooding its output cannot flood the log
+/// (past the limit, its last lines are logged as it ends).
 /// Lines go to the log's debug level, except a notice ("[notice] text", what a worker
 /// says before a long step: <bench/notice.hpp>), which the console shows at info.
 class OutputCollector {
@@ -64,7 +65,9 @@ public:
     void finish() {
         if (!pending_.empty()) forward(pending_);
         pending_.clear();
-        if (dropped_ > 0) log_.warn("{}: {} more bytes of output were not logged", prefix_, dropped_);
+        if (dropped_ == 0) return;
+        log_.warn("{}: {} more bytes of output were not logged", prefix_, dropped_);
+        log_.debug("{}: the last output of the worker:\n{}", prefix_, tail());
     }
     /// The last lines of output, at most tail_capacity bytes.
     std::string tail() const {

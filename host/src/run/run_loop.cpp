@@ -81,9 +81,9 @@ const ScenarioOutcome* ScenarioRunner::run(std::size_t index, int round, bool la
     }
     if (ends) finish_scenario(*pooled);
 
+    // The worker's output is in the log already, line by line (its last lines too when it
+    // said more than the log takes: execute_scenario).
     parts_.reporters.execution_finished(progress, *pooled);
-    const bool ok = pooled->result.status == bench::Status::success || pooled->result.status == bench::Status::skipped;
-    if (!ok && !pooled->log_tail.empty()) parts_.log.debug("last output of the worker:\n{}", pooled->log_tail);
     checkpoint_if_due();
     return pooled;
 }

@@ -417,7 +417,10 @@ RunFigures compute_figures(const RunRecord& record) {
         f.batch_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode", "batch_size"});
         f.variant_group = prefix + scenario_name_without(config.scenario_name, {"variant", "compile_mode"});
 
-        if (const SeriesStatistics* statistics = headline_series(outcome)) {
+        // Figures of a scenario that ran to the end only: the samples of one that failed
+        // halfway are not its result (the plugin JSON keeps them).
+        const bool ended = result.status == bench::Status::success;
+        if (const SeriesStatistics* statistics = ended ? headline_series(outcome) : nullptr) {
             const bench::Series* series = result.find_series(statistics->name);
             f.headline = series->name;
             f.unit = series->unit;
@@ -429,7 +432,7 @@ RunFigures compute_figures(const RunRecord& record) {
                 for (const double v : f.samples) f.samples_ms.push_back(v * factor);
         }
         for (const char* name : throughput_series) {
-            const SeriesStatistics* series = outcome.statistics.find(name);
+            const SeriesStatistics* series = ended ? outcome.statistics.find(name) : nullptr;
             if (series == nullptr || series->analysis.summary.count == 0) continue;
             f.throughput_series = name;
             f.throughput = series->analysis.summary.median;
@@ -440,7 +443,7 @@ RunFigures compute_figures(const RunRecord& record) {
         // A serving load records its throughput as one figure (the samples over the time of
         // the last completion: offline's headline), not as a series.
         if (const bench::Scalar* scalar = result.find_scalar("throughput");
-            f.throughput_series.empty() && scalar != nullptr && std::isfinite(scalar->value)) {
+            ended && f.throughput_series.empty() && scalar != nullptr && std::isfinite(scalar->value)) {
             f.throughput_series = scalar->name;
             f.throughput = scalar->value;
             f.throughput_unit = scalar->unit;

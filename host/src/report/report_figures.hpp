@@ -26,7 +26,7 @@ struct ScenarioFigures {
 
     /// The series a row of the tables is about: latency, else time_to_first_token,
     /// time_per_output_token, else the first time series, else the first series; empty
-    /// without series.
+    /// without series, and for a scenario that did not succeed (as is the throughput).
     std::string headline;
     std::string unit;  // of the headline series
     std::vector<double> samples;  // its finite samples, in `unit`

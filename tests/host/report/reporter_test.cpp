@@ -16,6 +16,7 @@
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
 #include "report/files/report_json.hpp"
+#include "report/markdown/summary_md_reporter.hpp"
 
 namespace {
 
@@ -143,6 +144,19 @@ TEST(ReporterRegistry, TheProgressReporterLogsEachExecution) {
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta\n"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta: success, median 2.50 ms"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("2/3 done"), std::string::npos) << text.str();
+}
+
+TEST(SummaryPage, AScenarioThatFailedHasNoMedian) {
+    // Its one sample before it failed is not its result.
+    RunRecord record = benchtest::record_of();
+    record.outcomes.push_back(benchtest::Outcome("unit", "alpha", "alpha").series("latency", "ms", {1, 2, 3, 4}));
+    record.outcomes.push_back(benchtest::Outcome("unit", "half", "half")
+                                  .series("latency", "ms", {3.25})
+                                  .status(bench::Status::failed, "raised RuntimeError: broke"));
+    analyze_run(record);
+    const std::string page = summary_markdown(record, nullptr, "run", {});
+    EXPECT_NE(page.find("| `unit/alpha/alpha` | success | latency 2.50 ms | - |"), std::string::npos) << page;
+    EXPECT_NE(page.find("| `unit/half/half` | failed | - | - |"), std::string::npos) << page;
 }
 
 }  // namespace

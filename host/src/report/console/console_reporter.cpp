@@ -22,6 +22,7 @@
 // is the median of the "throughput" series, or else of "tokens_per_second", or else the
 // "throughput" figure of a serving load (offline's headline). VS EAGER is
 // the headline series' speedup over the eager scenario of the same benchmark and axes.
+// A scenario that did not succeed shows "-" in them, whatever it recorded before it ended.
 // NOTE (only when a scenario has one) is the reason on one line, cut to 60 code points;
 // failures are then listed with their reasons in full.
 //
@@ -70,7 +71,10 @@ std::vector<std::string> figure_cells(const ScenarioFigures& f) {
     const ScenarioOutcome& outcome = *f.outcome;
     std::vector<std::string> row(figure_columns.size() + 1, "-");
     row[0] = std::string(bench::to_string(outcome.result.status));
-    const SeriesStatistics* headline = headline_series(outcome);
+    // A scenario that did not run to the end has no figures to show: a median of the
+    // samples before it failed would read as a result.
+    const SeriesStatistics* headline =
+        outcome.result.status == bench::Status::success ? headline_series(outcome) : nullptr;
     if (headline != nullptr && headline->analysis.summary.count > 0) {
         const bench::Summary& s = headline->analysis.summary;
         row[1] = format_figure(s.median, headline->unit);

@@ -68,7 +68,9 @@ std::string summary_markdown(const RunRecord& record, const Comparison* comparis
     out += "| scenario | status | median | change |\n|---|---|---|---|\n";
     for (std::size_t i = 0; i < record.outcomes.size() && i < table_rows; ++i) {
         const ScenarioOutcome& outcome = record.outcomes[i];
-        const SeriesStatistics* series = headline_series(outcome);
+        // A scenario that did not succeed has no median: what it recorded before it ended is not its result.
+        const SeriesStatistics* series =
+            outcome.result.status == bench::Status::success ? headline_series(outcome) : nullptr;
         std::string change = "-";
         if (const auto found = rows.find(outcome.config.scenario_id()); found != rows.end())
             for (const SeriesComparison* row : found->second)

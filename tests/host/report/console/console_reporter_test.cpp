@@ -97,6 +97,19 @@ TEST(ConsoleTable, OneTablePerBenchmarkThenTheSkipsAndTheProblemsInFull) {
     EXPECT_EQ(*(problems + 2), "    from the reference at element 17 of the tensor named weights, and many more words");
 }
 
+TEST(ConsoleTable, AScenarioThatFailedShowsNoFiguresOfWhatItRecordedBeforeIt) {
+    // One sample before it failed is not its median.
+    RunRecord record;
+    auto failed = outcome("half", bench::Status::failed, "raised RuntimeError: broke");
+    failed.result.series.push_back({"latency", "ms", {3.25}, 1});
+    failed.result.series.push_back({"throughput", "items/s", {307.7}, 1});
+    record.outcomes.push_back(failed);
+    const auto table = table_under(lines_of(benchhost::format_summary_table(record)), "unit/mock/half");
+    ASSERT_EQ(table.size(), 2u);
+    EXPECT_EQ(table[1].rfind("  failed       -       -    -           -         -  raised RuntimeError: broke", 0), 0u)
+        << table[1];
+}
+
 TEST(ConsoleTable, ColumnsAreAligned) {
     RunRecord record;
     for (const auto variant : {bench::Variant::eager, bench::Variant::kernelized}) {

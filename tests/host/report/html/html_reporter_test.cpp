@@ -356,6 +356,24 @@ TEST(MarkdownReport, ReasonsAreListedAndEscaped) {
     EXPECT_NE(md.find("gpu throttled &lt;hot&gt;"), std::string::npos);
 }
 
+TEST(MarkdownReport, AScenarioThatFailedShowsNoFiguresOfWhatItRecordedBeforeIt) {
+    // A plugin failed after one sample of two series: no median, p95, CV or throughput
+    // of it, in report.md or report.html (the plugin JSON keeps the samples).
+    RunRecord record = benchtest::record_of();
+    auto failed = scenario("unit", "half", "half", bench::Variant::eager, 1, bench::Status::failed);
+    failed.result.reason = "raised RuntimeError: broke";
+    failed.result.series.push_back({"latency", "ms", {3.25}, 1});
+    failed.result.series.push_back({"throughput", "items/s", {307.7}, 1});
+    record.outcomes.push_back(failed);
+    const std::string md = benchhost::markdown_report(record);
+    EXPECT_NE(md.find("| **failed** | - | - | - | - | - | raised RuntimeError: broke |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("3.25"), std::string::npos) << md;
+    EXPECT_EQ(md.find("308"), std::string::npos) << md;
+    const std::string html = benchhost::html_report(record);
+    EXPECT_EQ(html.find("3.25 ms"), std::string::npos);
+    EXPECT_EQ(html.find("308 items/s"), std::string::npos);
+}
+
 // ---- HTML ----------------------------------------------------------------------------
 
 TEST(HtmlReport, IsBalancedSelfContainedAndEscaped) {

@@ -241,12 +241,14 @@ std::string format_summary_table(const RunRecord& given) {
     if (!figures.skips.empty()) out += "\nSkipped:\n";
     for (const ScenarioGroup& group : figures.skips) {
         constexpr std::size_t shown = 4;
-        std::string text = "  " + (group.text.empty() ? std::string("no reason given") : one_line(group.text, 200)) +
-                           " (" + std::to_string(group.scenarios.size()) + "): ";
+        // The reason, cut to 300 code points (three lines), then its scenarios in parentheses,
+        // counted in words: "(1): a" read as a part of the reason.
+        std::string text = "  " + (group.text.empty() ? std::string("no reason given") : one_line(group.text, 300)) +
+                           " (" + plural(group.scenarios.size(), "scenario", "scenarios") + ": ";
         for (std::size_t i = 0; i < group.scenarios.size() && i < shown; ++i)
             text += (i == 0 ? "" : ", ") + scenario_label(figures, *group.scenarios[i]);
         if (group.scenarios.size() > shown) text += " and " + std::to_string(group.scenarios.size() - shown) + " more";
-        append_wrapped(out, text, 4);
+        append_wrapped(out, text + ")", 4);
     }
 
     // The table cuts notes short; what went wrong is worth reading in full.

@@ -178,7 +178,8 @@ void skipped_section(std::string& out, const RunFigures& figures) {
     out += "## Skipped\n\n";
     for (const ScenarioGroup& group : figures.skips)
         out += "- " + md_text(group.text.empty() ? "no reason given" : group.text) + " (" +
-               std::to_string(group.scenarios.size()) + ": " + scenario_list(figures, group.scenarios) + ")\n";
+               std::to_string(group.scenarios.size()) + (group.scenarios.size() == 1 ? " scenario: " : " scenarios: ") +
+               scenario_list(figures, group.scenarios) + ")\n";
     out += "\n";
 }
 

@@ -84,7 +84,7 @@ TEST(ConsoleTable, OneTablePerBenchmarkThenTheSkipsAndTheProblemsInFull) {
     const auto skipped = std::find(lines.begin(), lines.end(), "Skipped:");
     ASSERT_NE(skipped, lines.end());
     EXPECT_EQ(*(skipped - 1), "");
-    EXPECT_EQ(*(skipped + 1), "  mock disabled (1): mock/skip");
+    EXPECT_EQ(*(skipped + 1), "  mock disabled (1 scenario: mock/skip)");
     const auto header = table_under(lines, "unit/mock/model").at(0);
     for (const char* title : {"STATUS", "MEDIAN", "95% CI", "P95", "THROUGHPUT", "VS EAGER"})
         EXPECT_NE(header.find(title), std::string::npos) << title;
@@ -95,6 +95,17 @@ TEST(ConsoleTable, OneTablePerBenchmarkThenTheSkipsAndTheProblemsInFull) {
     EXPECT_EQ(*(problems - 1), "");
     EXPECT_EQ(*(problems + 1), "  unit/mock/boom (failed): error: the output differs");
     EXPECT_EQ(*(problems + 2), "    from the reference at element 17 of the tensor named weights, and many more words");
+}
+
+TEST(ConsoleTable, SkipsWithOneReasonAreCountedInWords) {
+    // "(2): a, b" after a reason read as a part of it.
+    RunRecord record;
+    for (const char* benchmark : {"a", "b"})
+        record.outcomes.push_back(outcome(benchmark, bench::Status::skipped, "needs a GPU"));
+    const auto lines = lines_of(benchhost::format_summary_table(record));
+    const auto skipped = std::find(lines.begin(), lines.end(), "Skipped:");
+    ASSERT_NE(skipped, lines.end());
+    EXPECT_EQ(*(skipped + 1), "  needs a GPU (2 scenarios: mock/a, mock/b)");
 }
 
 TEST(ConsoleTable, AScenarioThatFailedShowsNoFiguresOfWhatItRecordedBeforeIt) {

@@ -223,7 +223,8 @@ TEST(MarkdownReport, OpensWithTheSummaryThenATablePerCategoryThatRanThenTheSkips
     // unit/ops/matmul only skipped: no unit section and no overview row, a line under Skipped.
     EXPECT_EQ(md.find("## unit"), std::string::npos);
     EXPECT_EQ(md.find("| `unit/ops/matmul`"), std::string::npos);
-    EXPECT_NE(md.find("## Skipped\n\n- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
+    EXPECT_NE(md.find("## Skipped\n\n- float16 is not supported on CPU (1 scenario: `ops/matmul"), std::string::npos)
+        << md;
     // A table per benchmark that ran: toy varies in variant and batch size, the others are
     // one scenario each, their axes in their headings.
     EXPECT_EQ(count(md, " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n"),
@@ -351,7 +352,7 @@ TEST(MarkdownReport, ReasonsAreListedAndEscaped) {
     EXPECT_NE(md.find("- **failed** `broken [variant=eager, batch_size=1]`: bad input &lt;script&gt;"),
               std::string::npos)
         << md;
-    EXPECT_NE(md.find("- float16 is not supported on CPU (1: `ops/matmul"), std::string::npos) << md;
+    EXPECT_NE(md.find("- float16 is not supported on CPU (1 scenario: `ops/matmul"), std::string::npos) << md;
     EXPECT_NE(md.find("| **failed** |"), std::string::npos);
     EXPECT_NE(md.find("gpu throttled &lt;hot&gt;"), std::string::npos);
 }

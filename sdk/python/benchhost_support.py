@@ -4,8 +4,9 @@ file and runs it in the worker's embedded interpreter; plugins never import it).
 run(ctx, path, function) imports the plugin and calls the function:
   - with the Context when it takes one parameter (def run_benchmark(ctx)), or
   - with none, warmup + measurement iterations times, when it takes none: each call's
-    own time is the series execution_time (ms), and each number of the dict it returns is
-    a series of its own (nested keys joined with "."; None returns nothing);
+    own time is the series benchhost.call_time (ms, CALL_TIME), and each number of the
+    dict it returns is a series of its own under its key (nested keys joined with ".";
+    None returns nothing), in seconds when the key names a time (seconds_key);
   - a function with more parameters is skipped, saying why.
 It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
 text is the scenario's reason; the traceback of an exception goes to the log first.
@@ -121,12 +122,34 @@ def speed_reference():
     return sorted(readings)[2]
 
 
-def flatten(prefix, value, out, function):
+# The series of a plain function's own time of each call, timed by the host. Its key
+# would have to be {"benchhost": {"call_time": ...}} to clash with a returned figure,
+# which fails, naming it.
+CALL_TIME = "benchhost.call_time"
+
+
+def seconds_key(key):
+    """Whether a returned figure under `key` (the innermost key) is in seconds, by the
+    convention of Python benchmarks (time.perf_counter() differences): time, seconds,
+    *_time, *_s, *_seconds; not a rate (tokens_per_s, *_per_second)."""
+    key = key.lower()
+    if key.startswith("per_") or "_per_" in key:
+        return False
+    return key in ("time", "seconds") or key.endswith(("_time", "_s", "_seconds"))
+
+
+def flatten(prefix, value, out, function, key=""):
+    """Adds the numbers of `value`, a returned dict, to `out`: name -> (number, unit)."""
     if isinstance(value, dict):
-        for key, item in value.items():
-            flatten(f"{prefix}.{key}" if prefix else str(key), item, out, function)
+        for inner, item in value.items():
+            flatten(f"{prefix}.{inner}" if prefix else str(inner), item, out, function, str(inner))
     elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-        out[prefix] = float(value)
+        if prefix == CALL_TIME:
+            raise Failure(f"{function} returned a figure named '{CALL_TIME}', the name of benchhost's own timing of "
+                          f"each call: name it otherwise")
+        if prefix in out:
+            raise Failure(f"{function} returned two figures named '{prefix}' (nested keys are joined with '.')")
+        out[prefix] = (float(value), "s" if seconds_key(key) else "")
     else:
         raise Failure(f"{function} returned {type(value).__name__} for '{prefix}': a benchmark function without "
                       f"parameters returns a dict of numbers (nested dicts allowed), or None")
@@ -139,7 +162,7 @@ def run_plain(ctx, fn, function):
     ctx.begin_measurement()
     for _ in range(config.measurement_iterations):
         ms, result = ctx._timed_call(fn)
-        ctx.add_sample("execution_time", ms, "ms")
+        ctx.add_sample(CALL_TIME, ms, "ms")
         if result is None:
             continue
         if not isinstance(result, dict):
@@ -147,8 +170,8 @@ def run_plain(ctx, fn, function):
                           f"returns a dict of numbers, or None")
         figures = {}
         flatten("", result, figures, function)
-        for name, value in figures.items():
-            ctx.add_sample(name, value, "")
+        for name, (value, unit) in figures.items():
+            ctx.add_sample(name, value, unit)
     ctx.end_measurement(config.measurement_iterations)
 
 

@@ -69,6 +69,11 @@ protected:
         if (!m.HasMember(name) || !m[name].HasMember("measurements")) return nullptr;
         return &m[name]["measurements"];
     }
+    static std::string unit(const Scenario& s, const char* name) {
+        const auto& m = (*s.report)["measurements"];
+        if (!m.HasMember(name) || !m[name].HasMember("unit")) return "(none)";
+        return m[name]["unit"].GetString();
+    }
     static double scalar(const Scenario& s, const char* name) {
         const auto& m = (*s.report)["measurements"];
         if (!m.HasMember(name) || !m[name].HasMember("value")) return std::nan("");
@@ -145,11 +150,12 @@ def benchmark_needs_arguments(a, b):
     auto s = run({}, 0);
     const Scenario& figures = s["figures"];
     ASSERT_EQ(figures.status, "success") << figures.reason << last.err;
-    for (const char* name : {"execution_time", "accuracy", "loss.train", "loss.eval"}) {
+    for (const char* name : {"benchhost.call_time", "accuracy", "loss.train", "loss.eval"}) {
         const rapidjson::Value* values = series(figures, name);
         ASSERT_NE(values, nullptr) << name;
         EXPECT_EQ(values->Size(), 3u) << name;
     }
+    EXPECT_EQ(unit(figures, "benchhost.call_time"), "ms");
     // One warmup call first: the measured calls returned 2.5, 3.5 and 4.5.
     EXPECT_DOUBLE_EQ((*series(figures, "accuracy"))[0].GetDouble(), 2.5);
     EXPECT_EQ(s["nothing"].status, "success") << s["nothing"].reason;
@@ -157,6 +163,68 @@ def benchmark_needs_arguments(a, b):
     EXPECT_EQ(s["needs_arguments"].reason,
               "benchmark_needs_arguments(a, b) takes parameters: benchhost calls a benchmark function with the Context "
               "(def benchmark_needs_arguments(ctx)) or with none");
+}
+
+TEST_F(PythonPluginsTest, ReturnedTimesKeepTheirNamesInSecondsBesideTheHostsCallTime) {
+    // The shape of many existing suites: a plain function that times its own work and
+    // returns seconds under execution_time (which the host's own timing was once named
+    // too, failing the scenario), *_time, *_s, time, nested too. Each key is a series
+    // of its own name; the host's timing of each call is benchhost.call_time (ms).
+    add("unit/suite_py.py", R"(import time
+
+calls = []
+
+def run_inference():
+    calls.append(1)
+    start = time.perf_counter()
+    time.sleep(0.002)
+    return {"execution_time": time.perf_counter() - start, "time": 0.5, "tokens": 7, "accuracy": 0.75,
+            "timings": {"forward_time": 0.25 * len(calls), "load_s": 2.0, "tokens_per_s": 100.0}}
+
+def benchmark_seconds(ctx):
+    for _ in range(3):
+        ctx.add_sample("execution_time", 0.25, "s")
+)");
+    auto s = run({}, 0);
+    const Scenario& inference = s["inference"];
+    ASSERT_EQ(inference.status, "success") << inference.reason << last.err;
+    const std::map<std::string, std::string> units = {
+        {"benchhost.call_time", "ms"}, {"execution_time", "s"},        {"time", "s"},
+        {"tokens", ""},                {"accuracy", ""},                {"timings.forward_time", "s"},
+        {"timings.load_s", "s"},       {"timings.tokens_per_s", ""}};
+    std::vector<std::string> recorded;
+    for (const auto& m : (*inference.report)["measurements"].GetObject())
+        if (m.value.HasMember("measurements")) recorded.emplace_back(m.name.GetString());
+    std::sort(recorded.begin(), recorded.end());
+    std::vector<std::string> expected;
+    for (const auto& [name, u] : units) expected.push_back(name);
+    EXPECT_EQ(recorded, expected);
+    for (const auto& [name, u] : units) {
+        ASSERT_NE(series(inference, name.c_str()), nullptr) << name;
+        EXPECT_EQ(series(inference, name.c_str())->Size(), 3u) << name;
+        EXPECT_EQ(unit(inference, name.c_str()), u) << name;
+    }
+    // The values as returned: a warmup call first, then calls 2, 3 and 4.
+    const auto value = [&](const char* name, rapidjson::SizeType i) { return (*series(inference, name))[i].GetDouble(); };
+    EXPECT_DOUBLE_EQ(value("timings.forward_time", 0), 0.5);
+    EXPECT_DOUBLE_EQ(value("timings.forward_time", 2), 1.0);
+    EXPECT_DOUBLE_EQ(value("timings.load_s", 0), 2.0);
+    EXPECT_DOUBLE_EQ(value("timings.tokens_per_s", 0), 100.0);
+    EXPECT_DOUBLE_EQ(value("tokens", 0), 7.0);
+    for (rapidjson::SizeType i = 0; i < 3; ++i) {
+        EXPECT_GE(value("execution_time", i), 0.002);  // its own sleep, in seconds
+        EXPECT_LT(value("execution_time", i), 1.0);
+        EXPECT_GE(value("benchhost.call_time", i), 2.0);  // the host's clock around the call, in ms
+    }
+    // A series in seconds reads as a time: 0.25 s is 250 ms on the console and in report.md.
+    ASSERT_EQ(s["seconds"].status, "success") << s["seconds"].reason;
+    const std::size_t heading = last.out.find("unit/suite_py/seconds\n");
+    ASSERT_NE(heading, std::string::npos) << last.out;
+    const std::string table = last.out.substr(heading, last.out.find("\n\n", heading) - heading);
+    EXPECT_NE(table.find("\n  success  250 ms"), std::string::npos) << table;
+    const std::string md = read_file(output / "report.md");
+    EXPECT_NE(md.find("| `unit/suite_py/seconds` | 1 of 1 | 250 ms"), std::string::npos) << md;
+    EXPECT_NE(md.find("(benchhost.call_time)"), std::string::npos) << md;  // the plain function's headline
 }
 
 TEST_F(PythonPluginsTest, ANoticeLineReachesTheConsoleAndOtherOutputOnlyTheLog) {
@@ -557,6 +625,9 @@ TEST_F(PythonPluginsTest, ThePluginGuidesPythonPluginsRun) {
     EXPECT_NE(series(s["sort_py[batch_size=1]"], "throughput"), nullptr);
     ASSERT_EQ(s.count("json_roundtrip"), 1u);
     EXPECT_NE(series(s["json_roundtrip"], "checks.roundtrip"), nullptr);
+    EXPECT_EQ(unit(s["json_roundtrip"], "encode_time"), "s");  // as the guide says
+    EXPECT_EQ(unit(s["json_roundtrip"], "bytes"), "");
+    EXPECT_EQ(unit(s["json_roundtrip"], "benchhost.call_time"), "ms");
     // The server served, reporting its tokens; the model ran eager and compiled, checked.
     ASSERT_EQ(s.count("echo_server_py"), 1u);
     EXPECT_TRUE((*s["echo_server_py"].report)["measurements"].HasMember("time_to_first_token"));

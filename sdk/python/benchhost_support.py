@@ -9,7 +9,9 @@ run(ctx, path, function) imports the plugin and calls the function:
     None returns nothing), in seconds when the key names a time (seconds_key);
   - a function with more parameters is skipped, saying why.
 It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
-text is the scenario's reason; the traceback of an exception goes to the log first.
+text is the scenario's reason; the traceback of an exception goes to the log first
+(once: the worker's output is the run log's). A benchmark that records no figures gets
+a warning.
 
 It also makes `benchhost` a package whose submodule benchhost.torch (benchhost_torch.py,
 carried in the library too, as EMBEDDED["benchhost.torch"]) is imported when a plugin
@@ -160,6 +162,7 @@ def run_plain(ctx, fn, function):
     for _ in range(config.warmup_iterations):
         fn()
     ctx.begin_measurement()
+    returned = False
     for _ in range(config.measurement_iterations):
         ms, result = ctx._timed_call(fn)
         ctx.add_sample(CALL_TIME, ms, "ms")
@@ -170,9 +173,12 @@ def run_plain(ctx, fn, function):
                           f"returns a dict of numbers, or None")
         figures = {}
         flatten("", result, figures, function)
+        returned = returned or bool(figures)
         for name, (value, unit) in figures.items():
             ctx.add_sample(name, value, unit)
     ctx.end_measurement(config.measurement_iterations)
+    if not returned and config.measurement_iterations > 0:
+        ctx.add_warning(f"{function} returned no figures; only its call time was measured ({CALL_TIME})")
 
 
 def required_parameters(fn):
@@ -204,6 +210,36 @@ def where_raised(error):
     return f" ({frame.filename}:{frame.lineno} in {frame.name})"
 
 
+def definition(fn, function):
+    """(text, where) of the def of `fn`: its line as the file has it ("def f(text)"), and
+    "file.py:8"; the signature, and where the function starts, when the line cannot be
+    read (or is not the whole def); where is "" when not even that is known."""
+    import inspect
+    try:
+        text = f"def {function}{inspect.signature(fn)}"
+    except (TypeError, ValueError):
+        text = f"def {function}(...)"
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or code is None:
+        return text, ""
+    # co_firstlineno is a decorator's line when there is one: the def is below it.
+    for line in range(code.co_firstlineno, code.co_firstlineno + 50):
+        source = linecache.getline(code.co_filename, line).strip()
+        if not source:
+            break
+        if source.startswith(("def ", "async def ")):
+            if source.endswith(":"):
+                text = source[:-1].rstrip()
+            return text, f"{code.co_filename}:{line}"
+    return text, f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def names_a_context(parameter):
+    """Whether a parameter's name says it is the Context: ctx, context, c, bench_ctx, ..."""
+    name = parameter.lower()
+    return name == "c" or "ctx" in name or "context" in name
+
+
 def stop_torch_compile_workers(ctx):
     """Shuts down torch.compile's compile workers (processes it starts, and shuts down at
     exit, from atexit), where torch.compile ran: a worker's interpreter never exits, and
@@ -228,6 +264,7 @@ def run(ctx, path, function):
     if cache is not None:
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(cache, "inductor"))
     threads_before = set(threading.enumerate())
+    context_parameter = None  # the name of the parameter that was given the Context
     try:
         module = load_plugin(path)
         fn = getattr(module, function, None)
@@ -238,18 +275,38 @@ def run(ctx, path, function):
             raise Failure(f"{function}: its parameters cannot be read (inspect.signature)")
         positional, keyword_only = required
         if len(positional) == 1 and not keyword_only:
-            fn(ctx)
+            context_parameter = positional[0]
+            returned = fn(ctx)
+            if not ctx._figures():
+                ctx.add_warning(f"{function} recorded no figures: it measured nothing (ctx.measure, ctx.add_sample, "
+                                f"ctx.record_series, ctx.record_scalar record them)" +
+                                ("; what it returned is not recorded: a function that takes the Context records "
+                                 "through it" if returned is not None else ""))
         elif not positional and not keyword_only:
             run_plain(ctx, fn, function)
         else:
+            needed = positional + keyword_only
+            listed = needed[0] if len(needed) == 1 else ", ".join(needed[:-1]) + " and " + needed[-1]
             import inspect
-            ctx.skip(f"{function}{inspect.signature(fn)} takes parameters: benchhost calls a benchmark function "
-                     f"with the Context (def {function}(ctx)) or with none")
+            where = definition(fn, function)[1]
+            ctx.skip(f"{function}{inspect.signature(fn)} needs arguments for {listed}: benchhost passes only the "
+                     f"Context (def {function}(ctx)) or nothing; give the other parameters defaults or read them from "
+                     f"ctx.config.params{f' ({where})' if where else ''}")
     except (benchhost.SkipScenario, SystemExit, Failure):
         raise
     except BaseException as error:
         ctx.log("error", "".join(traceback.format_exception(error)).rstrip())
-        raise Failure(f"raised {type(error).__name__}: {error}{where_raised(error)}") from None
+        message = str(error)
+        hint = context_parameter is not None and not names_a_context(context_parameter)
+        if hint and len(message) > 1000:  # the hint fits in the reason (PythonOutcome::reason)
+            message = message[:1000] + "..."
+        reason = f"raised {type(error).__name__}: {message}{where_raised(error)}"
+        if hint:
+            text, where = definition(fn, function)
+            reason += (f"; benchhost called {function} with the Context (benchhost.Context) as its one parameter, "
+                       f"{context_parameter}, in {text}{f' ({where})' if where else ''}. A benchmark function takes "
+                       f"the Context (reading its input from ctx.config.params) or no parameters")
+        raise Failure(reason) from None
     finally:
         stop_torch_compile_workers(ctx)
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]

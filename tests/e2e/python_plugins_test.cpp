@@ -161,8 +161,10 @@ def benchmark_needs_arguments(a, b):
     EXPECT_EQ(s["nothing"].status, "success") << s["nothing"].reason;
     EXPECT_EQ(s["needs_arguments"].status, "skipped");
     EXPECT_EQ(s["needs_arguments"].reason,
-              "benchmark_needs_arguments(a, b) takes parameters: benchhost calls a benchmark function with the Context "
-              "(def benchmark_needs_arguments(ctx)) or with none");
+              "benchmark_needs_arguments(a, b) needs arguments for a and b: benchhost passes only the Context (def "
+              "benchmark_needs_arguments(ctx)) or nothing; give the other parameters defaults or read them from "
+              "ctx.config.params (" +
+                  (plugins / "unit/plain_py.py").string() + ":10)");
 }
 
 TEST_F(PythonPluginsTest, ReturnedTimesKeepTheirNamesInSecondsBesideTheHostsCallTime) {
@@ -225,6 +227,138 @@ def benchmark_seconds(ctx):
     const std::string md = read_file(output / "report.md");
     EXPECT_NE(md.find("| `unit/suite_py/seconds` | 1 of 1 | 250 ms"), std::string::npos) << md;
     EXPECT_NE(md.find("(benchhost.call_time)"), std::string::npos) << md;  // the plain function's headline
+}
+
+TEST_F(PythonPluginsTest, WhatWentWrongIsSaidOnceAndInWords) {
+    add("unit/messages_py.py", R"(def benchmark_tokenize(text):
+    return words(text)
+
+def words(text):
+    return text.split()
+
+def run_typo(ctx):
+    ctx.mesure("latency", lambda: None)
+
+def benchmark_needs(model, batch):
+    return {}
+
+def run_records_nothing(ctx):
+    ctx.set_info("model", "none")
+
+def run_returns_instead(ctx):
+    return {"latency": 1.0}
+
+def benchmark_returns_nothing():
+    pass
+
+def benchmark_returns_empty():
+    return {}
+
+def benchmark_clashes():
+    return {"a.b": 1, "a": {"b": 2}}
+
+def benchmark_takes_the_name():
+    return {"benchhost": {"call_time": 1.0}}
+
+calls = []
+
+def benchmark_fails_halfway():
+    calls.append(1)
+    if len(calls) > 2:
+        raise RuntimeError("broke on call 3")
+    return {"items": 1}
+)");
+    auto s = run({}, 1);
+    const std::string file = (plugins / "unit/messages_py.py").string();
+    // A parameter that is not named as the Context, given the Context: the reason says so.
+    EXPECT_EQ(s["tokenize"].status, "failed");
+    EXPECT_EQ(s["tokenize"].reason,
+              "raised AttributeError: 'benchhost.Context' object has no attribute 'split' (" + file +
+                  ":5 in words); benchhost called benchmark_tokenize with the Context (benchhost.Context) as its one "
+                  "parameter, text, in def benchmark_tokenize(text) (" +
+                  file + ":1). A benchmark function takes the Context (reading its input from ctx.config.params) or "
+                         "no parameters");
+    // Named ctx: a mistake of its own, said without the hint.
+    EXPECT_EQ(s["typo"].status, "failed");
+    EXPECT_EQ(s["typo"].reason,
+              "raised AttributeError: 'benchhost.Context' object has no attribute 'mesure' (" + file + ":8 in run_typo)");
+    EXPECT_EQ(s["needs"].status, "skipped");
+    EXPECT_EQ(s["needs"].reason,
+              "benchmark_needs(model, batch) needs arguments for model and batch: benchhost passes only the Context "
+              "(def benchmark_needs(ctx)) or nothing; give the other parameters defaults or read them from "
+              "ctx.config.params (" +
+                  file + ":10)");
+    // On the console, the reason in full and then its scenarios, counted in words (the
+    // lines wrap at spaces and slashes: compared without whitespace).
+    const auto squeezed = [](std::string text) {
+        std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
+        return text;
+    };
+    EXPECT_NE(squeezed(last.out).find(squeezed("Skipped:\n  " + s["needs"].reason + " (1 scenario: messages_py/needs)\n")),
+              std::string::npos)
+        << last.out;
+
+    // Success that recorded nothing, with a warning.
+    const auto warnings = [&](const char* name) {
+        std::vector<std::string> out;
+        for (const auto& w : (*s[name].report)["warnings"].GetArray()) out.emplace_back(w.GetString());
+        return out;
+    };
+    ASSERT_EQ(s["records_nothing"].status, "success") << s["records_nothing"].reason;
+    EXPECT_EQ(warnings("records_nothing"),
+              std::vector<std::string>{"run_records_nothing recorded no figures: it measured nothing (ctx.measure, "
+                                       "ctx.add_sample, ctx.record_series, ctx.record_scalar record them)"});
+    ASSERT_EQ(s["returns_instead"].status, "success") << s["returns_instead"].reason;
+    EXPECT_EQ(warnings("returns_instead"),
+              std::vector<std::string>{"run_returns_instead recorded no figures: it measured nothing (ctx.measure, "
+                                       "ctx.add_sample, ctx.record_series, ctx.record_scalar record them); what it "
+                                       "returned is not recorded: a function that takes the Context records through "
+                                       "it"});
+    ASSERT_EQ(s["returns_nothing"].status, "success") << s["returns_nothing"].reason;
+    EXPECT_EQ(warnings("returns_nothing"),
+              std::vector<std::string>{
+                  "benchmark_returns_nothing returned no figures; only its call time was measured (benchhost.call_time)"});
+    ASSERT_NE(series(s["returns_nothing"], "benchhost.call_time"), nullptr);
+    EXPECT_EQ(series(s["returns_nothing"], "benchhost.call_time")->Size(), 3u);
+    ASSERT_EQ(s["returns_empty"].status, "success") << s["returns_empty"].reason;
+    EXPECT_EQ(warnings("returns_empty"),
+              std::vector<std::string>{
+                  "benchmark_returns_empty returned no figures; only its call time was measured (benchhost.call_time)"});
+
+    // Names that would clash fail, saying which.
+    EXPECT_EQ(s["clashes"].status, "failed");
+    EXPECT_EQ(s["clashes"].reason,
+              "benchmark_clashes returned two figures named 'a.b' (nested keys are joined with '.')");
+    EXPECT_EQ(s["takes_the_name"].status, "failed");
+    EXPECT_EQ(s["takes_the_name"].reason,
+              "benchmark_takes_the_name returned a figure named 'benchhost.call_time', the name of benchhost's own "
+              "timing of each call: name it otherwise");
+
+    // A scenario that failed after a measured call: its sample is in the plugin JSON, but
+    // no table shows a median of it.
+    EXPECT_EQ(s["fails_halfway"].status, "failed");
+    ASSERT_NE(series(s["fails_halfway"], "benchhost.call_time"), nullptr);
+    EXPECT_EQ(series(s["fails_halfway"], "benchhost.call_time")->Size(), 1u);
+    const std::size_t heading = last.out.find("unit/messages_py/fails_halfway\n");
+    ASSERT_NE(heading, std::string::npos) << last.out;
+    const std::string table = last.out.substr(heading, last.out.find("\n\n", heading) - heading);
+    EXPECT_NE(table.find("\n  failed       -       -    -           -         -"), std::string::npos) << table;
+    const std::string md = read_file(output / "report.md");
+    const std::size_t section = md.find("### `unit/messages_py/fails_halfway`");
+    ASSERT_NE(section, std::string::npos) << md;
+    EXPECT_NE(md.find("| **failed** | - | - | - | - | - | raised RuntimeError: broke on call 3", section),
+              std::string::npos)
+        << md.substr(section);
+
+    // Each traceback once in the run's log: three exceptions, three tracebacks.
+    const std::vector<fs::path> logs = files_matching(output, "benchmark_run_", ".log");
+    ASSERT_EQ(logs.size(), 1u);
+    const std::string log = read_file(logs[0]);
+    std::size_t tracebacks = 0;
+    for (std::size_t at = log.find("Traceback (most recent call last)"); at != std::string::npos;
+         at = log.find("Traceback (most recent call last)", at + 1))
+        ++tracebacks;
+    EXPECT_EQ(tracebacks, 3u) << log;
 }
 
 TEST_F(PythonPluginsTest, ANoticeLineReachesTheConsoleAndOtherOutputOnlyTheLog) {

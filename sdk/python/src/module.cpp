@@ -12,6 +12,7 @@
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/internal/environment/cache_dir.hpp>
+#include <bench/result.hpp>
 #include <bench/serve.hpp>
 
 namespace py = pybind11;
@@ -173,6 +174,21 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
                 return py::make_tuple(ms, result);
             },
             "(ms, result) of one call of fn(), timed by the C++ clock.")
+        .def(
+            "_figures",
+            [](const Context& ctx) {
+                // The SDK's own readings as timing begins (the machine's speed, the setup's
+                // memory peak) are not the benchmark's figures.
+                std::vector<std::string> names;
+                const bench::ScenarioResult& result = ctx.result();
+                for (const bench::Series& s : result.series)
+                    if (!s.samples.empty()) names.push_back(s.name);
+                for (const bench::Scalar& s : result.scalars)
+                    if (s.name != "speed_reference_start" && s.name != "setup_peak_rss") names.push_back(s.name);
+                for (const bench::Accuracy& a : result.accuracy) names.push_back("accuracy of " + a.model);
+                return names;
+            },
+            "Names of the figures recorded so far: series with samples, scalars, accuracies.")
         .def("add_sample", &Context::add_sample, py::arg("name"), py::arg("value"), py::arg("unit") = "",
              "Appends one sample to series `name`.")
         .def(

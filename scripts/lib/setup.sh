@@ -56,17 +56,38 @@ bench_install_packages() {
 }
 
 # The venv, from Debian's python3, with exactly the versions of requirements.txt. pip runs
-# only when that file differs from the copy kept in the venv by the last install.
+# only when that file differs from the copy kept in the venv by the last install. Then
+# the pure-Python benchhost package is linked in.
 bench_install_python() {
   local requirements=$repo_root/scripts/lib/requirements.txt
   local installed=$venv_dir/benchhost-requirements.txt
-  if [[ -x $venv_dir/bin/python ]] && cmp -s "$requirements" "$installed"; then return 0; fi
-  if [[ ! -x $venv_dir/bin/python ]]; then /usr/bin/python3 -m venv "$venv_dir"; fi
-  echo "benchhost: installing the pinned Python packages (PyTorch) into $venv_dir"
-  local start=$SECONDS
-  "$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
-  cp "$requirements" "$installed"
-  echo "benchhost: Python packages installed in $((SECONDS - start)) s"
+  if ! [[ -x $venv_dir/bin/python ]] || ! cmp -s "$requirements" "$installed"; then
+    if [[ ! -x $venv_dir/bin/python ]]; then /usr/bin/python3 -m venv "$venv_dir"; fi
+    echo "benchhost: installing the pinned Python packages (PyTorch) into $venv_dir"
+    local start=$SECONDS
+    "$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
+    cp "$requirements" "$installed"
+    echo "benchhost: Python packages installed in $((SECONDS - start)) s"
+  fi
+  bench_link_python_package
+}
+
+# `import benchhost` in the venv outside a worker: benchhost.pth in its site-packages
+# names sdk/python/package (the compiled module's stubs, a stand-in Context, benchhost.torch,
+# python -m benchhost.check). Nothing is copied or downloaded; the file is written only
+# when it names another folder. A worker still imports its built-in compiled module:
+# Python finds built-in modules before sys.path.
+bench_link_python_package() {
+  local package=$repo_root/sdk/python/package site
+  local sites=("$venv_dir"/lib/python3*/site-packages)
+  if ((${#sites[@]} != 1)) || [[ ! -d ${sites[0]} ]]; then
+    echo "benchhost: no single site-packages folder in $venv_dir; benchhost is not importable there" >&2
+    return 1
+  fi
+  site=${sites[0]}
+  if [[ -f $site/benchhost.pth && $(<"$site/benchhost.pth") == "$package" ]]; then return 0; fi
+  printf '%s\n' "$package" >"$site/benchhost.pth"
+  echo "benchhost: $site/benchhost.pth makes $package importable (import benchhost outside a worker)"
 }
 
 # bench_build run|test: configures build/ once, then builds the target bench_run (what a

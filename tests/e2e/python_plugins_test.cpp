@@ -134,6 +134,48 @@ def run_benchmark(ctx):
     EXPECT_EQ(std::string(metadata["plugin_build"]["runtime"].GetString()).rfind("CPython 3.", 0), 0u);
 }
 
+TEST_F(PythonPluginsTest, TheCompiledModuleComesFirstAndMatchesItsStubs) {
+    // The pure-Python benchhost package (sdk/python/package: stubs, a stand-in Context) is
+    // on the worker's path, first through PYTHONPATH (the venv's benchhost.pth names it
+    // too), and yet `import benchhost` is the compiled module: Python finds built-in
+    // modules before sys.path, and benchhost.torch is the embedded one. The stubs'
+    // names, methods, properties, parameters and defaults are the compiled module's
+    // (tests/python/stub_members.py, run in the worker).
+    const fs::path package = fs::path(BENCH_TEST_SOURCE_DIR) / "sdk/python/package";
+    add("unit/stubs_py.py", R"(import importlib.machinery
+import importlib.util
+
+import benchhost
+
+
+def run_benchmark(ctx):
+    params = ctx.config.params
+    package = params["package"]
+    on_path = importlib.machinery.PathFinder.find_spec("benchhost")
+    assert on_path is not None and on_path.origin == package + "/benchhost/__init__.py", on_path
+    assert benchhost.__spec__.origin == "built-in", benchhost.__spec__
+    assert not hasattr(benchhost, "__file__")
+    assert type(ctx) is benchhost.Context
+    torch = importlib.util.find_spec("benchhost.torch")
+    assert torch.origin == "<benchhost.torch>", torch
+    spec = importlib.util.spec_from_file_location("stub_members", params["checker"])
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    stub = package + "/benchhost/__init__.pyi"
+    problems = checker.compare(stub, benchhost)
+    if problems:
+        raise AssertionError("; ".join(problems))
+    ctx.record_scalar("names_compared", checker.count(stub), "count")
+)");
+    env = {"PYTHONPATH=" + package.string()};
+    auto s = run({"--param", "package=" + package.string(), "--param",
+                  "checker=" + (fs::path(BENCH_TEST_SOURCE_DIR) / "tests/python/stub_members.py").string()},
+                 0);
+    const Scenario& scenario = s["stubs_py"];
+    ASSERT_EQ(scenario.status, "success") << scenario.reason << last.err;
+    EXPECT_GE(scalar(scenario, "names_compared"), 40);  // the module's names and the classes' members
+}
+
 TEST_F(PythonPluginsTest, APlainFunctionIsCalledAndItsNumbersBecomeSeries) {
     add("unit/plain_py.py", R"(calls = []
 

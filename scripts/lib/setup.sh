@@ -31,6 +31,7 @@ bench_test_packages=(
   postgresql  # initdb and pg_ctl: the tests start a throw-away PostgreSQL cluster
   clang libclang-rt-14-dev  # the fuzz targets
   clang-format  # the format check (ctest format_test; scripts/format rewrites)
+  mypy  # the benchhost module's stubs against the Python plugins and the guide's examples (ctest python_type_check)
   # For the tests that read our reports with other tools: the JSON Schema validator,
   # Google Benchmark's compare.py (libbenchmark-tools) with what it imports, and
   # xmllint (JUnit XML against its schema).

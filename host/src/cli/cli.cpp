@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -13,8 +12,6 @@
 #include "config/run_config.hpp"
 
 namespace benchhost {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -37,13 +34,6 @@ std::vector<std::string> arguments(int argc, const char* const* argv) {
 }
 
 }  // namespace
-
-fs::path default_plugins_dir() {
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return fs::path("plugins");
-    return (exe.parent_path().parent_path() / "plugins").lexically_normal();
-}
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     CLI::App app{"benchhost: discovers benchmark plugins and runs them, each scenario in its own worker process.",

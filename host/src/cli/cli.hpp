@@ -33,7 +33,4 @@ struct ParsedCommandLine {
 /// them. Prints help and errors itself. Never throws.
 ParsedCommandLine parse_command_line(int argc, const char* const* argv);
 
-/// <folder of this executable>/../plugins.
-std::filesystem::path default_plugins_dir();
-
 }  // namespace benchhost

@@ -2,19 +2,24 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.hpp"
+#include "cli/option_values.hpp"
+#include "config/plugin_folders.hpp"
 
 namespace benchhost {
 
 Subcommand<ListCommand> add_list_command(CLI::App& app) {
-    auto plugins_dir = std::make_shared<std::string>();
+    auto plugins_dirs = std::make_shared<std::vector<std::string>>();
     CLI::App* list = app.add_subcommand("list", "List plugins and their benchmarks, and files that are not plugins");
-    list->add_option("--plugins-dir", *plugins_dir, "Plugin folder (default: ../plugins beside the executable)");
-    return {list, [plugins_dir] {
-                return ListCommand{plugins_dir->empty() ? default_plugins_dir() : std::filesystem::path(*plugins_dir)};
+    CLI::Option* option = list->add_option("--plugins-dir", *plugins_dirs, plugins_dir_help)->take_all();
+    return {list, [plugins_dirs, option] {
+                if (option->count() == 0) return ListCommand{plugin_folders_from_environment()};
+                return ListCommand{
+                    PluginFolders{plugin_folder_list(*plugins_dirs, default_plugin_folders().paths), "--plugins-dir"}};
             }};
 }
 

@@ -1,15 +1,16 @@
-// `benchhost list [--plugins-dir DIR]` (commands/list_command.hpp): the plugins and their
-// benchmarks, and the files that are not plugins.
+// `benchhost list [--plugins-dir DIR[:DIR...]]` (commands/list_command.hpp): the plugins
+// and their benchmarks, and the files that are not plugins.
 #pragma once
 
 #include <filesystem>
 
 #include "cli/subcommand.hpp"
+#include "config/plugin_folders.hpp"
 
 namespace benchhost {
 
 struct ListCommand {
-    std::filesystem::path plugins_dir;
+    PluginFolders plugins_dirs;  // --plugins-dir, else BENCHHOST_PLUGINS_DIR, else the default folders
 };
 
 /// Declares `list` and its options on `app`.

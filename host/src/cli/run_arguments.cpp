@@ -10,6 +10,7 @@
 
 #include "cli/option_values.hpp"
 #include "config/load_options.hpp"
+#include "config/plugin_folders.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {
@@ -46,6 +47,18 @@ std::pair<std::string, std::vector<std::string>> custom_axis(const std::string& 
     return {name, axis_values("--axis", given.substr(equals + 1), given)};
 }
 
+/// Each folder of a list separated by ':' exists (an empty entry, the default folders, does).
+const CLI::Validator existing_folders(
+    [](const std::string& list) -> std::string {
+        for (const std::string& entry : folder_list_entries({list})) {
+            std::error_code ec;
+            if (!entry.empty() && !std::filesystem::is_directory(entry, ec))
+                return "plugin folder " + entry + " does not exist or is not a folder";
+        }
+        return {};
+    },
+    "DIR[:DIR...]");
+
 /// The options of the command itself: bisect's revisions and build, ab's two folders, the
 /// pairs of both; run's plugin folder.
 void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
@@ -59,9 +72,11 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        "The command that builds a revision's plugins, run by /bin/sh in its scratch checkout "
                        "(e.g. 'cmake -S . -B build && cmake --build build')")
             ->required();
-        run.add_option("--plugins-dir", args.plugins_dir,
-                       "The plugin folder the build makes, relative to the checkout (e.g. build/plugins)")
-            ->required();
+        run.add_option("--plugins-dir", args.plugins_dirs,
+                       "The plugin folder the build makes, relative to the checkout (e.g. build/plugins); several "
+                       "separated by ':' or given again (e.g. build/plugins:plugins, the source tree's Python files)")
+            ->required()
+            ->take_all();
         run.add_option("--repo", args.repo, "A folder in the git checkout to bisect (default: the current folder)");
         run.add_option("--build-timeout", args.build_timeout,
                        "Seconds a build may take; past it the build is killed and the revision skipped (default 0: "
@@ -71,14 +86,18 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
                      "Leave the scratch checkouts and their builds in the temporary folder (default: removed)");
     }
     if (mode == RunMode::ab) {
-        run.add_option("--base", args.base_dir,
-                       "Plugin folder of the base side (A), e.g. a main-branch build's plugins/")
+        run.add_option("--base", args.base_dirs,
+                       "Plugin folder of the base side (A), e.g. a main-branch build's plugins/; several separated "
+                       "by ':' or given again, as --plugins-dir of run")
             ->required()
-            ->check(CLI::ExistingDirectory);
-        run.add_option("--new", args.new_dir,
-                       "Plugin folder of the new side (B), e.g. a pull request's build (may be --base)")
+            ->take_all()
+            ->check(existing_folders);
+        run.add_option("--new", args.new_dirs,
+                       "Plugin folder of the new side (B), e.g. a pull request's build (may be --base); several as "
+                       "--base")
             ->required()
-            ->check(CLI::ExistingDirectory);
+            ->take_all()
+            ->check(existing_folders);
         run.add_option("--base-param", args.base_params,
                        "A plugin parameter KEY=VALUE for the base side only; repeatable")
             ->take_all();
@@ -95,7 +114,7 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        "Seconds: no pair beyond --rounds starts once this much of the A/B run has passed; 0: no limit")
             ->check(CLI::NonNegativeNumber);
     } else {
-        run.add_option("--plugins-dir", args.plugins_dir, "Plugin folder (default: ../plugins beside the executable)");
+        run.add_option("--plugins-dir", args.plugins_dirs, plugins_dir_help)->take_all();
     }
 }
 
@@ -449,8 +468,10 @@ void add_run_options(CLI::App& run, RunArguments& args, RunMode mode) {
 
 void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptions& options) {
     // `ab` and `bisect` have no --profile, --baseline, --history, --resume, --shard or
-    // --isolation; `ab` has no --plugins-dir either.
-    if (given(run, "--plugins-dir")) options.plugins_dir = args.plugins_dir;
+    // --isolation; `ab` has no --plugins-dir, and bisect's names folders in its checkouts.
+    const bool ab = run.get_option_no_throw("--max-rounds") != nullptr;  // ab or bisect
+    if (given(run, "--plugins-dir") && !ab)
+        options.plugins_dirs = {plugin_folder_list(args.plugins_dirs, default_plugin_folders().paths), "--plugins-dir"};
     if (given(run, "--output-dir")) options.output_dir = args.output_dir;
     if (given(run, "--include")) options.include = args.include;
     if (given(run, "--exclude")) options.exclude = args.exclude;
@@ -487,7 +508,6 @@ void apply_run_arguments(const CLI::App& run, const RunArguments& args, RunOptio
     if (options.history_samples && !options.history)
         throw ConfigError("--history-samples needs --history LOCATION (or the config's history:)");
     if (given(run, "--noise-floor")) options.noise_floor = relative_option("--noise-floor", args.noise_floor, 100);
-    const bool ab = run.get_option_no_throw("--max-rounds") != nullptr;  // ab or bisect
     const bool compares = given(run, "--threshold") || given(run, "--fail-on-regression") || given(run, "--confirm") ||
                           given(run, "--noise-floor");
     if (!ab && compares && !options.baseline)

@@ -17,7 +17,8 @@ namespace benchhost {
 
 /// The options of `run`, `ab` or `bisect` as given; unset ones leave the config's values alone.
 struct RunArguments {
-    std::string plugins_dir, config, output_dir, isolation, log_level, model_id;
+    std::vector<std::string> plugins_dirs;  // each one folder or several separated by ':'
+    std::string config, output_dir, isolation, log_level, model_id;
     std::vector<std::string> include, exclude, categories;
     std::string variants, batch_sizes, dtypes, devices, threads, compile_modes;  // comma-separated
     std::vector<std::string> params, custom_axes, formats;
@@ -32,8 +33,8 @@ struct RunArguments {
     std::string load, queries, min_duration, samples_per_query, target_qps, burstiness, concurrency, late_tolerance,
         load_seed, slo, peak_precision, max_batch, max_batch_wait;
     bool find_peak = false, discard_throttled = false;
-    // benchhost ab
-    std::string base_dir, new_dir;
+    // benchhost ab: each one folder or several separated by ':'
+    std::vector<std::string> base_dirs, new_dirs;
     std::vector<std::string> base_params, new_params;
     int max_rounds = 0;
     double time_limit = 0;

@@ -22,8 +22,8 @@ AbCommand ab_command_of(const CLI::App& app, const RunArguments& args, const std
     ab.options.rounds = 6;
     if (app.count("--config") > 0) load_config_file(args.config, ab.options);
     apply_run_arguments(app, args, ab.options);
-    ab.base_dir = args.base_dir;
-    ab.new_dir = args.new_dir;
+    ab.base_dirs = {plugin_folder_list(args.base_dirs, default_plugin_folders().paths), "--base"};
+    ab.new_dirs = {plugin_folder_list(args.new_dirs, default_plugin_folders().paths), "--new"};
     for (const std::string& param : args.base_params) ab.base_params.push_back(param_of("--base-param", param));
     for (const std::string& param : args.new_params) ab.new_params.push_back(param_of("--new-param", param));
     if (ab.options.rounds < 2)
@@ -50,7 +50,8 @@ Subcommand<RunCommand> add_run_command(CLI::App& app, std::vector<std::string> i
     return {run, [run, args, invocation = std::move(invocation)] {
                 RunOptions options;
                 options.invocation = invocation;
-                options.plugins_dir = default_plugins_dir();
+                // BENCHHOST_PLUGINS_DIR or the default folders, unless the config or the option names others.
+                options.plugins_dirs = plugin_folders_from_environment();
                 options.defaults = builtin_scenario_defaults();
                 if (run->count("--config") > 0) load_config_file(args->config, options);
                 apply_run_arguments(*run, *args, options);
@@ -81,11 +82,13 @@ Subcommand<BisectCommand> add_bisect_command(CLI::App& app, std::vector<std::str
                 bisect.good = args->good;
                 bisect.bad = args->bad;
                 bisect.build = args->build;
-                bisect.plugins_dir = args->plugins_dir;
-                if (bisect.plugins_dir.is_absolute())
-                    throw ConfigError("--plugins-dir " + args->plugins_dir +
-                                      ": give the folder relative to the checkout (each revision is built in a "
-                                      "scratch checkout of its own)");
+                for (const std::string& entry : folder_list_entries(args->plugins_dirs)) {
+                    if (entry.empty() || std::filesystem::path(entry).is_absolute())
+                        throw ConfigError("--plugins-dir " + (entry.empty() ? std::string("''") : entry) +
+                                          ": give the folder relative to the checkout (each revision is built in a "
+                                          "scratch checkout of its own)");
+                    bisect.plugins_dirs.emplace_back(entry);
+                }
                 if (bisect_app->count("--repo") > 0) bisect.repo = args->repo;
                 bisect.build_timeout_s = args->build_timeout;
                 bisect.keep_checkouts = args->keep_checkouts;

@@ -21,16 +21,16 @@ struct RunCommand {
 /// same plan over two plugin folders, in A/B pairs of rounds.
 struct AbCommand {
     /// The plan, the sampling, the output folder, the threshold, --confirm, ...; its
-    /// plugins_dir is not used, its rounds are the pairs every scenario runs.
+    /// plugins_dirs is not used, its rounds are the pairs every scenario runs.
     RunOptions options;
-    std::filesystem::path base_dir, new_dir;
+    PluginFolders base_dirs, new_dirs;  // the plugin folders of each side (--base, --new)
     /// Parameters only one side gets (--base-param, --new-param), over the others.
     std::vector<std::pair<std::string, std::vector<std::string>>> base_params, new_params;
     int max_rounds = 40;  // pairs at most for a scenario still inconclusive
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 
-/// `benchhost bisect --good REV --bad REV --build CMD --plugins-dir DIR [ab options]`
+/// `benchhost bisect --good REV --bad REV --build CMD --plugins-dir DIR[:DIR...] [ab options]`
 /// (commands/bisect_command.hpp): the first commit between two revisions whose plugins
 /// run slower than the good revision's, each step an A/B run.
 struct BisectCommand {
@@ -40,7 +40,8 @@ struct BisectCommand {
     AbCommand ab;
     std::string good, bad;  // revisions, as git names them
     std::string build;  // run by /bin/sh -c in the revision's scratch checkout
-    std::filesystem::path plugins_dir;  // the plugin folder the build makes, relative to the checkout
+    /// The plugin folders the build makes (and the checkout holds), relative to the checkout.
+    std::vector<std::filesystem::path> plugins_dirs;
     std::filesystem::path repo = ".";  // a folder in the git checkout
     double build_timeout_s = 0;  // 0: no limit
     bool keep_checkouts = false;  // leave the scratch checkouts (and builds) for inspection

@@ -40,16 +40,16 @@ struct Side {
     RunFolderWriter folder;
 };
 
-RunOptions side_options(const AbCommand& command, const fs::path& plugins_dir,
+RunOptions side_options(const AbCommand& command, const PluginFolders& plugins_dirs,
                         const std::vector<std::pair<std::string, std::vector<std::string>>>& params) {
     RunOptions options = command.options;
-    options.plugins_dir = plugins_dir;
+    options.plugins_dirs = plugins_dirs;
     for (const auto& [key, values] : params) options.command_line.params.set(key, values);
     return options;
 }
 
 void prepare_side(Side& side, PluginRegistry& registry) {
-    side.discovery = discover_plugins(side.options.plugins_dir, DiscoveryOptions{side.options.allow_untrusted});
+    side.discovery = discover_plugins(side.options.plugins_dirs, DiscoveryOptions{side.options.allow_untrusted});
     if (!side.options.retry_failed) apply_crash_registry(side.discovery, registry);
     side.plan = make_plan(side.discovery, side.options);
     if (side.plan.scenarios.empty()) side.empty_plan = empty_plan_reasons(side.plan, side.discovery, side.options);
@@ -60,7 +60,7 @@ void print_pairs(const std::vector<AbPair>& pairs, const AbCommand& command, std
     std::vector<std::vector<std::string>> rows;
     for (const AbPair& pair : pairs) rows.push_back({pair.scenario_id});
     out << "A/B plan: " << pairs.size() << " scenario" << (pairs.size() == 1 ? "" : "s") << " on both sides (base "
-        << command.base_dir.string() << ", new " << command.new_dir.string() << "); " << command.options.rounds
+        << command.base_dirs.text() << ", new " << command.new_dirs.text() << "); " << command.options.rounds
         << " pairs of rounds each, up to " << command.max_rounds << " while inconclusive\n\n"
         << render_table({{"SCENARIO", Align::left}}, rows) << "(dry run: nothing was run or written)\n";
 }
@@ -80,9 +80,9 @@ AbOutcome run_ab_command(const AbCommand& command) {
     PluginRegistry registry(PluginRegistry::default_path());
     Side base, next;
     base.name = "base";
-    base.options = side_options(command, command.base_dir, command.base_params);
+    base.options = side_options(command, command.base_dirs, command.base_params);
     next.name = "new";
-    next.options = side_options(command, command.new_dir, command.new_params);
+    next.options = side_options(command, command.new_dirs, command.new_params);
     std::vector<AbPair> pairs;
     fs::path output_dir;
     try {
@@ -90,11 +90,11 @@ AbOutcome run_ab_command(const AbCommand& command) {
         prepare_side(next, registry);
         for (Side* side : {&base, &next}) {
             if (side->empty_plan.empty()) continue;
-            std::cerr << "--" << side->name << " " << side->options.plugins_dir.string() << ":\n";
+            std::cerr << "--" << side->name << " " << side->options.plugins_dirs.text() << ":\n";
             print_empty_plan(side->empty_plan, command.options.allow_empty, std::cerr);
             if (!command.options.allow_empty) return done(1);
         }
-        pairs = pair_plans(base.plan, next.plan, command.base_dir, command.new_dir);
+        pairs = pair_plans(base.plan, next.plan, command.base_dirs.text(), command.new_dirs.text());
         if (command.options.dry_run) {
             print_pairs(pairs, command, std::cout);
             return done(0);
@@ -113,7 +113,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
     const spdlog::sink_ptr ab_file = make_log_file_sink(output_dir / ("benchmark_ab_" + timestamp + ".log"), false);
     auto log = make_logger({console, ab_file});
     log->info("benchhost {} ab: {} scenarios, base {}, new {}; {} to {} pairs of rounds each; reports in {}",
-              BENCHHOST_VERSION, pairs.size(), command.base_dir.string(), command.new_dir.string(),
+              BENCHHOST_VERSION, pairs.size(), command.base_dirs.text(), command.new_dirs.text(),
               command.options.rounds, command.max_rounds, output_dir.string());
     try {
         for (Side* side : {&base, &next}) {
@@ -123,7 +123,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
             side->record.timestamp = timestamp;
             begin_record(side->record, side->options, start_time, true, *side->log);
             side->record.run_config["ab_side"] = side->name;
-            side->record.run_config["ab_other_side"] = (side == &base ? command.new_dir : command.base_dir).string();
+            side->record.run_config["ab_other_side"] = (side == &base ? command.new_dirs : command.base_dirs).text();
             ReporterSettings settings;
             settings.output_dir = side->dir;
             settings.log = side->log.get();
@@ -167,8 +167,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
     compare.paired = true;
     Comparison comparison = compare_runs(base.record, next.record, compare);
     comparison.differences = side_differences(base.record, next.record);
-    comparison.base_label = command.base_dir.string();
-    comparison.new_label = command.new_dir.string();
+    comparison.base_label = command.base_dirs.text();
+    comparison.new_label = command.new_dirs.text();
     if (interrupted) notes.insert(notes.begin(), "interrupted: the figures are those of the pairs that ran");
     // An A/B run that compared nothing has not answered its question: it fails.
     const bool nothing_compared = comparison.rows.empty() && !interrupted;

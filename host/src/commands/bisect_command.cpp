@@ -59,7 +59,8 @@ std::string bisect_markdown(const Bisection& b, const BisectCommand& command, co
     md << "- good: " << md_code(b.good.sha) << " " << md_text(b.good.subject) << "\n";
     md << "- bad: " << md_code(b.bad.sha) << " " << md_text(b.bad.subject) << "\n";
     md << "- revisions between them (first parents): " << b.revisions.size() << "\n";
-    md << "- build: " << md_code(command.build) << ", plugins in " << md_code(command.plugins_dir.string()) << "\n";
+    md << "- build: " << md_code(command.build) << ", plugins in "
+       << md_code(PluginFolders{command.plugins_dirs, ""}.text()) << "\n";
     if (!b.slow.empty()) md << "- slower at bad, the series bisected: " << md_text(slow_text(b.slow)) << "\n";
     md << "\n| step | revision | subject | verdict | evidence | A/B run | build log |\n";
     md << "|---|---|---|---|---|---|---|\n";
@@ -77,11 +78,11 @@ std::string bisect_markdown(const Bisection& b, const BisectCommand& command, co
 }
 
 /// Runs --good's plugins against those in `plugins`, as `ab` does, into `folder`.
-AbOutcome compare_with_good(const BisectCommand& command, const fs::path& good_plugins, const fs::path& plugins,
-                            const fs::path& folder) {
+AbOutcome compare_with_good(const BisectCommand& command, const PluginFolders& good_plugins,
+                            const PluginFolders& plugins, const fs::path& folder) {
     AbCommand ab = command.ab;
-    ab.base_dir = good_plugins;
-    ab.new_dir = plugins;
+    ab.base_dirs = good_plugins;
+    ab.new_dirs = plugins;
     ab.options.output_dir = folder;
     // One page for a CI job's summary would be one per step: not written here.
     std::erase(ab.options.extra_formats, std::string("summary-md"));
@@ -194,8 +195,9 @@ int bisect_command(const BisectCommand& command) {
             else if (!built.built)
                 problem = built.exit_status < 0 ? fmt::format("the build was killed by signal {}", -built.exit_status)
                                                 : fmt::format("the build failed (exit status {})", built.exit_status);
-            else if (!fs::is_directory(folder / command.plugins_dir))
-                problem = "the build made no plugin folder " + command.plugins_dir.string();
+            for (const fs::path& plugins_dir : command.plugins_dirs)
+                if (problem.empty() && !fs::is_directory(folder / plugins_dir))
+                    problem = "the build made no plugin folder " + plugins_dir.string();
             if (problem.empty()) {
                 log->info("{} {}: built in {:.1f} s", step.label, revision.short_sha, built.seconds);
             } else {
@@ -214,7 +216,14 @@ int bisect_command(const BisectCommand& command) {
             return finish(2, "cannot bisect: at --good " + describe(b.good) + ", " + problem);
         }
         b.steps.push_back(good_step);
-        const fs::path good_plugins = good_checkout / command.plugins_dir, plugins = checkout / command.plugins_dir;
+        // The folders of --plugins-dir in each checkout.
+        const auto in_checkout = [&](const fs::path& checkout_folder) {
+            PluginFolders folders{{}, "--plugins-dir"};
+            for (const fs::path& plugins_dir : command.plugins_dirs)
+                folders.paths.push_back(checkout_folder / plugins_dir);
+            return folders;
+        };
+        const PluginFolders good_plugins = in_checkout(good_checkout), plugins = in_checkout(checkout);
 
         // --bad against --good: what is slower is the regression bisected.
         Step bad_step{"bad", b.bad, "", "", {}, {}};

@@ -28,13 +28,13 @@ std::string build_line(const DiscoveredPlugin& plugin) {
 int list_command(const ListCommand& command) {
     Discovery discovery;
     try {
-        discovery = discover_plugins(command.plugins_dir);
+        discovery = discover_plugins(command.plugins_dirs);
         apply_crash_registry(discovery, PluginRegistry(PluginRegistry::default_path()));
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return 2;
     }
-    std::cout << "Plugins in " << command.plugins_dir.string() << ":\n";
+    std::cout << "Plugins in " << folders_text(discovery) << ":\n";
     if (discovery.plugins.empty()) std::cout << "  (none)\n";
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         const std::vector<std::string> variants = plugin.variants();

@@ -63,7 +63,7 @@ void print_plan(const Plan& plan, const Discovery& discovery, const RunOptions& 
             << " scenarios. ";
     out << "Plan: " << plan.scenarios.size() << " scenario" << (plan.scenarios.size() == 1 ? "" : "s") << " from "
         << discovery.plugins.size() << " plugin" << (discovery.plugins.size() == 1 ? "" : "s") << " in "
-        << options.plugins_dir.string() << "; " << to_run << " to run";
+        << folders_text(discovery) << "; " << to_run << " to run";
     if (options.rounds > 1) out << ", " << options.rounds << " rounds each (" << to_run * options.rounds << " runs)";
     out << "\n";
     const bool whole_plan_empty = plan.scenarios.empty() && (!shard || shard->plan_scenarios == 0);
@@ -110,7 +110,7 @@ Prepared prepare(const RunOptions& options, const std::string& timestamp, const 
     } else {
         p.record.timestamp = timestamp;
     }
-    p.discovery = discover_plugins(options.plugins_dir, DiscoveryOptions{options.allow_untrusted});
+    p.discovery = discover_plugins(options.plugins_dirs, DiscoveryOptions{options.allow_untrusted});
     if (!options.retry_failed) apply_crash_registry(p.discovery, registry);
     p.plan = make_plan(p.discovery, options);
     // An empty shard of a plan is fine (more shards than benchmarks); an empty plan is not.
@@ -170,7 +170,7 @@ int run_command(const RunCommand& command) {
                             make_log_file_sink(output_dir / ("benchmark_run_" + record.timestamp + ".log"),
                                                options.resume_dir.has_value())});
     log->info("benchhost {}: {} plugins in {}, {} scenarios planned, reports in {}", BENCHHOST_VERSION,
-              prepared.discovery.plugins.size(), options.plugins_dir.string(), plan.scenarios.size(),
+              prepared.discovery.plugins.size(), folders_text(prepared.discovery), plan.scenarios.size(),
               output_dir.string());
     log_plan(*log, prepared.discovery, plan, prepared.empty_plan);
     begin_record(record, options, start_time, !options.resume_dir, *log);

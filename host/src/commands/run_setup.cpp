@@ -156,7 +156,7 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     describe_settings(scenario, "", out);
     for (const auto& [plugin, settings] : options.plugin_settings)
         describe_settings(settings, "plugins." + plugin + ".", out);
-    out["plugins_dir"] = options.plugins_dir.string();
+    out["plugins_dir"] = options.plugins_dirs.text();  // every folder searched, as --plugins-dir takes them
     out["config_file"] = options.config_file ? options.config_file->string() : "";
     out["include"] = join(options.include);
     out["exclude"] = join(options.exclude);

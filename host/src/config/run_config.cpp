@@ -349,7 +349,10 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
             if (read_scenario_key(origin, key, value, options.config, params_entries_left)) continue;
             if (read_load_key(origin, key, value, options.load)) continue;
             if (key == "plugins_dir") {
-                options.plugins_dir = scalar_text(origin, key, value);
+                // A folder, several separated by ':', or a list; an empty entry: the default folders.
+                options.plugins_dirs = {
+                    plugin_folder_list(list_value(origin, key, value), default_plugin_folders().paths), origin};
+                if (options.plugins_dirs.paths.empty()) fail(origin, value, "'plugins_dir' names no folder");
             } else if (key == "output_dir") {
                 options.output_dir = scalar_text(origin, key, value);
             } else if (key == "include") {

@@ -26,7 +26,7 @@
 //   exclude: []
 //   categories: [performance]
 //   output_dir: results/
-//   plugins_dir: build/plugins
+//   plugins_dir: [build/plugins, /opt/mine]   # or build/plugins:/opt/mine (plugin_folders.hpp)
 //   log_level: info
 //   load: server                  # the load of benchmarks that serve (docs/serving.md) ...
 //   target_qps: 50                #   ... and its options: queries, min_duration,
@@ -46,6 +46,8 @@
 
 #include <bench/load.hpp>
 #include <bench/params.hpp>
+
+#include "config/plugin_folders.hpp"
 
 namespace benchhost {
 
@@ -90,7 +92,7 @@ struct ScenarioSettings {
 };
 
 struct RunOptions {
-    std::filesystem::path plugins_dir;
+    PluginFolders plugins_dirs;  // where the plugins are (config/plugin_folders.hpp)
     std::optional<std::filesystem::path> config_file;
     std::optional<std::filesystem::path> output_dir;
     std::vector<std::string> include;

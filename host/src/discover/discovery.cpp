@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <system_error>
+#include <tuple>
 
 #include "discover/elf_inspector.hpp"
 #include "discover/plugin_registry.hpp"
@@ -63,8 +64,8 @@ const std::string& built_libtorch_problem(const ElfInfo& elf) {
 
 /// Inspects one candidate file; on success appends to `plugins`, else to `rejected`.
 /// `folder_problem` is why the file's folder cannot be trusted, if it cannot.
-void consider_file(const fs::path& path, const std::string& category, const std::string& folder_problem,
-                   const DiscoveryOptions& options, Discovery& discovery) {
+void consider_file(const fs::path& path, const fs::path& folder, const std::string& category,
+                   const std::string& folder_problem, const DiscoveryOptions& options, Discovery& discovery) {
     if (path.extension() != ".so") {
         discovery.rejected.push_back({path, "not a plugin: only lib<name>.so files are loaded", "", ""});
         return;
@@ -96,6 +97,7 @@ void consider_file(const fs::path& path, const std::string& category, const std:
 
     DiscoveredPlugin plugin;
     plugin.path = path;
+    plugin.folder = folder;
     plugin.category = category;
     plugin.name = name;
     plugin.info = *elf.plugin_info;
@@ -127,7 +129,7 @@ void consider_file(const fs::path& path, const std::string& category, const std:
 
 /// A Python plugin to read: a .py file, or a package folder and its __init__.py.
 struct PythonCandidate {
-    fs::path path, source;
+    fs::path path, source, folder;  // folder: the plugin folder
     std::string category, folder_problem;
 };
 
@@ -170,6 +172,7 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
 
     DiscoveredPlugin plugin;
     plugin.path = candidate.path;
+    plugin.folder = candidate.folder;
     plugin.category = candidate.category;
     plugin.name = name;
     plugin.kind = PluginKind::python;
@@ -351,61 +354,147 @@ std::string abi_problem(const bench::PluginInfo& info) {
     return {};
 }
 
-Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& options) {
+bool is_source_folder(const fs::path& folder) {
+    std::error_code ec;
+    return fs::is_regular_file(folder / "CMakeLists.txt", ec);
+}
+
+std::string folders_text(const Discovery& discovery) {
+    PluginFolders marked = discovery.folders;
+    for (fs::path& folder : marked.paths)
+        if (std::find(discovery.source_folders.begin(), discovery.source_folders.end(), folder) !=
+            discovery.source_folders.end())
+            folder = folder.string() + " (Python files only)";
+    return marked.names();
+}
+
+namespace {
+
+/// Reads one plugin folder: its shared libraries into `discovery`, its Python files into
+/// `python`, to be read with those of the other folders.
+void scan_folder(const fs::path& plugins_dir, const std::string& origin, const DiscoveryOptions& options,
+                 Discovery& discovery, std::vector<PythonCandidate>& python) {
+    const std::string chosen = origin.empty() ? ""
+                               : origin == "the default"
+                                   ? " (the default: ../plugins beside the executable, and the source tree's plugins/ "
+                                     "when it runs from its build folder; --plugins-dir or " +
+                                         std::string(plugins_dir_variable) + " name others)"
+                                   : " (from " + origin + ")";
     std::error_code ec;
     if (!fs::is_directory(plugins_dir, ec))
-        throw DiscoveryError("plugin folder " + plugins_dir.string() + " does not exist or is not a folder");
+        throw DiscoveryError("plugin folder " + plugins_dir.string() + chosen + " does not exist or is not a folder");
+    const bool source = is_source_folder(plugins_dir);
+    if (source) discovery.source_folders.push_back(plugins_dir);
+    // A source folder is the project's: a problem of trust rejects its Python files, not the run.
+    std::string source_problem;
     if (!options.allow_untrusted) {
-        if (std::string problem = trust_problem(plugins_dir); !problem.empty())
-            throw DiscoveryError("plugin folder " + plugins_dir.string() + " " + problem + untrusted_advice);
+        if (std::string problem = trust_problem(plugins_dir); !problem.empty()) {
+            if (!source)
+                throw DiscoveryError("plugin folder " + plugins_dir.string() + chosen + " " + problem +
+                                     untrusted_advice);
+            source_problem = "its plugin folder " + plugins_dir.string() + " " + problem + untrusted_advice;
+        }
     }
-    Discovery discovery;
-    discovery.plugins_dir = plugins_dir;
 
-    for (const fs::directory_entry& entry : fs::directory_iterator(plugins_dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        const bool category =
-            std::find(plugin_categories.begin(), plugin_categories.end(), name) != plugin_categories.end();
-        if (!category || !entry.is_directory())
-            discovery.rejected.push_back(
-                {entry.path(), "not in a category folder (unit, integration or performance)", "", ""});
+    if (!source) {
+        for (const fs::directory_entry& entry : fs::directory_iterator(plugins_dir, ec)) {
+            const std::string name = entry.path().filename().string();
+            const bool category =
+                std::find(plugin_categories.begin(), plugin_categories.end(), name) != plugin_categories.end();
+            if (!category || !entry.is_directory())
+                discovery.rejected.push_back(
+                    {entry.path(), "not in a category folder (unit, integration or performance)", "", ""});
+        }
+        if (ec) throw DiscoveryError("cannot read plugin folder " + plugins_dir.string() + ": " + ec.message());
     }
-    if (ec) throw DiscoveryError("cannot read plugin folder " + plugins_dir.string() + ": " + ec.message());
 
-    std::vector<PythonCandidate> python;
     for (const std::string& category : plugin_categories) {
         const fs::path folder = plugins_dir / category;
         if (!fs::is_directory(folder, ec)) continue;
         std::string folder_problem = trust_problem(folder);
         if (!folder_problem.empty())
             folder_problem = "its folder " + folder.string() + " " + folder_problem + untrusted_advice;
+        if (folder_problem.empty()) folder_problem = source_problem;
         std::vector<fs::path> files;
-        for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+        fs::directory_iterator entries(folder, ec);
+        if (ec) throw DiscoveryError("cannot read plugin folder " + folder.string() + ": " + ec.message());
+        for (const fs::directory_entry& entry : entries) {
+            // ec below: an entry's own (a folder without __init__.py), not one of reading the folder
             const fs::path& path = entry.path();
             if (entry.is_regular_file(ec) && path.extension() == ".py")
-                python.push_back({path, path, category, folder_problem});
-            else if (entry.is_regular_file(ec)) files.push_back(path);
+                python.push_back({path, path, plugins_dir, category, folder_problem});
             else if (entry.is_directory(ec) && path.filename() == "__pycache__")
                 continue;  // Python's own bytecode cache
             else if (entry.is_directory(ec) && fs::is_regular_file(path / "__init__.py", ec))
-                python.push_back({path, path / "__init__.py", category, folder_problem});
+                python.push_back({path, path / "__init__.py", plugins_dir, category, folder_problem});
+            else if (source) continue;  // a built plugin's sources, a CMakeLists.txt: not this folder's plugins
+            else if (entry.is_regular_file(ec)) files.push_back(path);
             else discovery.rejected.push_back({path, "not a regular file", "", ""});
         }
-        if (ec) throw DiscoveryError("cannot read plugin folder " + folder.string() + ": " + ec.message());
         std::sort(files.begin(), files.end());
-        for (const fs::path& file : files) consider_file(file, category, folder_problem, options, discovery);
+        for (const fs::path& file : files)
+            consider_file(file, plugins_dir, category, folder_problem, options, discovery);
     }
+}
+
+/// Throws DiscoveryError when two folders hold plugins of the same category and name
+/// (or broken plugins by those names), naming both files in the order of their folders.
+void check_names_across_folders(const Discovery& discovery) {
+    const std::vector<fs::path>& folders = discovery.folders.paths;
+    /// The index in `folders` of the one `path` (<folder>/<category>/<file>) is in; a
+    /// folder may end with '/'.
+    const auto folder_of = [&](const fs::path& path, const std::string& category) -> std::size_t {
+        for (std::size_t i = 0; i < folders.size(); ++i)
+            if ((folders[i] / category).parent_path() == path.parent_path().parent_path()) return i;
+        return folders.size();
+    };
+    std::map<std::string, std::pair<fs::path, std::size_t>> seen;  // category/name -> its file, its folder
+    const auto check = [&](const std::string& category, const std::string& name, const fs::path& path) {
+        const std::string id = category + "/" + name;
+        const std::size_t folder = folder_of(path, category);
+        const auto [it, inserted] = seen.try_emplace(id, path, folder);
+        if (inserted || it->second.second == folder) return;
+        const bool earlier = it->second.second < folder;
+        const fs::path& first = earlier ? it->second.first : path;
+        const fs::path& second = earlier ? path : it->second.first;
+        throw DiscoveryError("two plugins named " + id + " in two plugin folders: " + first.string() + " and " +
+                             second.string() +
+                             "; benchhost does not choose between them: rename or remove one, or leave its folder "
+                             "out of those searched (" +
+                             discovery.folders.text() + ")");
+    };
+    for (const DiscoveredPlugin& plugin : discovery.plugins) check(plugin.category, plugin.name, plugin.path);
+    for (const RejectedFile& file : discovery.rejected)
+        if (file.is_broken_plugin()) check(file.category, file.plugin_name, file.path);
+}
+
+}  // namespace
+
+Discovery discover_plugins(const fs::path& plugins_dir, const DiscoveryOptions& options) {
+    return discover_plugins(PluginFolders{{plugins_dir}, ""}, options);
+}
+
+Discovery discover_plugins(const PluginFolders& folders, const DiscoveryOptions& options) {
+    if (folders.paths.empty()) throw DiscoveryError("no plugin folder to search");
+    Discovery discovery;
+    discovery.folders = folders;
+    std::vector<PythonCandidate> python;
+    for (const fs::path& folder : folders.paths) scan_folder(folder, folders.origin, options, discovery, python);
     std::sort(python.begin(), python.end(),
               [](const PythonCandidate& a, const PythonCandidate& b) { return a.path < b.path; });
     consider_python_candidates(python, options, discovery);
-    // By category, then path, whatever the plugin's kind.
+    check_names_across_folders(discovery);
+    // By category, then folder (in the order searched), then path, whatever the plugin's kind.
     const auto category_index = [](const std::string& category) {
         return std::find(plugin_categories.begin(), plugin_categories.end(), category) - plugin_categories.begin();
     };
+    const auto folder_index = [&](const fs::path& folder) {
+        return std::find(folders.paths.begin(), folders.paths.end(), folder) - folders.paths.begin();
+    };
     std::stable_sort(discovery.plugins.begin(), discovery.plugins.end(),
                      [&](const DiscoveredPlugin& a, const DiscoveredPlugin& b) {
-                         const auto ca = category_index(a.category), cb = category_index(b.category);
-                         return ca != cb ? ca < cb : a.path < b.path;
+                         return std::tuple(category_index(a.category), folder_index(a.folder), a.path) <
+                                std::tuple(category_index(b.category), folder_index(b.folder), b.path);
                      });
 
     // Each benchmark id once: the first file (by path) keeps it.

@@ -9,6 +9,7 @@
 
 #include <bench/abi.hpp>
 
+#include "config/plugin_folders.hpp"
 #include "model/plugin_build.hpp"
 
 namespace benchhost {
@@ -29,6 +30,7 @@ enum class PluginKind { shared_library, python };
 
 struct DiscoveredPlugin {
     std::filesystem::path path;  // the .so or .py file, or a Python package's folder
+    std::filesystem::path folder;  // the plugin folder it is in (path is folder/category/...)
     std::string category;  // the folder it was found in
     std::string name;  // the file name without "lib" and ".so" (".py"): what ids and reports use
     PluginKind kind = PluginKind::shared_library;
@@ -67,8 +69,10 @@ struct RejectedFile {
 };
 
 struct Discovery {
-    std::filesystem::path plugins_dir;
-    std::vector<DiscoveredPlugin> plugins;  // by category, then name
+    PluginFolders folders;  // those searched
+    /// Those of `folders` read as source folders (is_source_folder): their Python files only.
+    std::vector<std::filesystem::path> source_folders;
+    std::vector<DiscoveredPlugin> plugins;  // by category, then folder, then path
     std::vector<RejectedFile> rejected;  // by path
     /// About plugins that are used all the same: a handshake name that is not the file's.
     std::vector<std::string> warnings;
@@ -91,10 +95,18 @@ struct DiscoveryOptions {
 /// against it cannot be loaded, naming both versions. Reads files only.
 std::string libtorch_install_problem(const std::filesystem::path& torch_root, const std::string& expected);
 
-/// Scans <plugins_dir>/{unit,integration,performance}/. Throws DiscoveryError when
-/// the folder does not exist, cannot be read, or is writable by others (unless
-/// allowed); every file that is not a usable plugin is in `rejected` with the reason.
-/// A later plugin declaring a benchmark id an earlier one declared is rejected.
+/// Scans <folder>/{unit,integration,performance}/ of each folder. Throws DiscoveryError
+/// when a folder does not exist, cannot be read, or is writable by others (unless
+/// allowed), naming who chose it (folders.origin), and when two folders hold a plugin of
+/// the same category and name (a plugin or a broken one): which would run is not for
+/// discovery to guess. Every file that is not a usable plugin is in `rejected` with the
+/// reason. A later plugin declaring a benchmark id an earlier one declared is rejected.
+///
+/// A source folder (is_source_folder: the source tree's plugins/, whose compiled plugins
+/// are in the build's folder) is read for Python files only: the .py files and packages
+/// directly in its category folders; the rest of it (the sources of the plugins built
+/// from it, in folders of their own, CMakeLists.txt) is not looked at, and a problem of
+/// trust of its own folder rejects those files instead of the run.
 ///
 /// Python plugins: a `.py` file, or a folder with `__init__.py`, that defines at module
 /// level `run_benchmark` (the benchmark named after the plugin), or functions named
@@ -103,7 +115,18 @@ std::string libtorch_install_problem(const std::filesystem::path& torch_root, co
 /// broken plugin (rejected with file:line:column and Python's message); one without such
 /// functions is not a plugin. Its optional BENCHHOST_PLUGIN literal gives the name,
 /// version, axes, variants and mock flag that BENCH_PLUGIN gives a shared library.
+Discovery discover_plugins(const PluginFolders& folders, const DiscoveryOptions& options = {});
+
+/// discover_plugins of the one folder `plugins_dir`.
 Discovery discover_plugins(const std::filesystem::path& plugins_dir, const DiscoveryOptions& options = {});
+
+/// Whether `folder` is a source folder, read for its Python files only: it holds a
+/// CMakeLists.txt (the source tree's plugins/ does; a build's or an installed plugins
+/// folder does not).
+bool is_source_folder(const std::filesystem::path& folder);
+
+/// The folders of `discovery` for people: "build/plugins and plugins (Python files only)".
+std::string folders_text(const Discovery& discovery);
 
 class PluginRegistry;
 

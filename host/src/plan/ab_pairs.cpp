@@ -37,14 +37,15 @@ std::vector<std::string> minus(const std::set<std::string>& a, const std::set<st
 
 }  // namespace
 
-std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::path& base_dir, const fs::path& new_dir) {
+std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const std::string& base_dir,
+                               const std::string& new_dir) {
     const auto base_plugins = plugins_of(base), new_plugins = plugins_of(next);
     std::vector<std::string> problems;
     for (const auto& [name, plugin] : base_plugins) {
         const auto other = new_plugins.find(name);
         if (other == new_plugins.end()) {
-            problems.push_back("plugin " + name + " is in --base " + base_dir.string() + " (" + plugin.file.string() +
-                               ") but not in --new " + new_dir.string());
+            problems.push_back("plugin " + name + " is in --base " + base_dir + " (" + plugin.file.string() +
+                               ") but not in --new " + new_dir);
             continue;
         }
         const std::vector<std::string> only_base = minus(plugin.benchmarks, other->second.benchmarks);
@@ -59,8 +60,8 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
     }
     for (const auto& [name, plugin] : new_plugins)
         if (base_plugins.count(name) == 0)
-            problems.push_back("plugin " + name + " is in --new " + new_dir.string() + " (" + plugin.file.string() +
-                               ") but not in --base " + base_dir.string());
+            problems.push_back("plugin " + name + " is in --new " + new_dir + " (" + plugin.file.string() +
+                               ") but not in --base " + base_dir);
     if (!problems.empty()) {
         throw ConfigError("the two sides are not the same plugins: " + join(problems, "; "));
     }
@@ -84,7 +85,7 @@ std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const fs::pat
     for (const auto& [id, index] : new_index) unpaired.push_back(id + " (new)");
     if (!unpaired.empty())
         throw ConfigError(
-            "the plans of --base " + base_dir.string() + " and --new " + new_dir.string() +
+            "the plans of --base " + base_dir + " and --new " + new_dir +
             " differ (the plugins declare other axes or variants): scenarios on one side only: " + join(unpaired));
     return pairs;
 }

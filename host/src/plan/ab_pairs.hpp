@@ -17,9 +17,10 @@ struct AbPair {
 };
 
 /// The scenarios of `base` and `next` paired by id, in the base plan's order. Throws
-/// ConfigError naming both folders (`base_dir`, `new_dir`) and both plugin files when
-/// a plugin is on one side only, or its benchmarks differ between the sides.
-std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const std::filesystem::path& base_dir,
-                               const std::filesystem::path& new_dir);
+/// ConfigError naming both sides' folders (`base_dirs`, `new_dirs`: PluginFolders::text())
+/// and both plugin files when a plugin is on one side only, or its benchmarks differ
+/// between the sides.
+std::vector<AbPair> pair_plans(const Plan& base, const Plan& next, const std::string& base_dirs,
+                               const std::string& new_dirs);
 
 }  // namespace benchhost

@@ -127,11 +127,10 @@ void warn_about_unused_settings(const Discovery& discovery, const RunOptions& op
         if (contains(found, name)) continue;
         const auto where = options.plugin_settings_where.find(name);
         const std::string suggestion = nearest_word(name, found);
-        plan.warnings.push_back((where == options.plugin_settings_where.end() ? "" : where->second + ": ") +
-                                "unknown plugin '" + name + "' in plugins" +
-                                (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
-                                ": no plugin of that name was found in " + discovery.plugins_dir.string() +
-                                ", so its settings are not used");
+        plan.warnings.push_back(
+            (where == options.plugin_settings_where.end() ? "" : where->second + ": ") + "unknown plugin '" + name +
+            "' in plugins" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+            ": no plugin of that name was found in " + discovery.folders.names() + ", so its settings are not used");
     }
     if (plan.benchmarks_included == plan.benchmarks_excluded) return;  // nothing selected: empty_plan_reasons says why
     std::set<std::string> warned;
@@ -277,7 +276,7 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
                                                    std::to_string(benchmarks) + " benchmark" +
                                                    (benchmarks == 1 ? "" : "s") + ")"));
     }
-    reasons.push_back("found in " + discovery.plugins_dir.string() + ": " + join(per_category, "; "));
+    reasons.push_back("found in " + folders_text(discovery) + ": " + join(per_category, "; "));
     // Files that are not plugins and would not be run as broken ones either.
     constexpr std::size_t shown = 5;
     std::size_t strays = 0;
@@ -288,10 +287,14 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
     if (strays > shown)
         reasons.push_back("and " + std::to_string(strays - shown) +
                           " more files that are not plugins (`benchhost list` shows them)");
-    if (strays > 0)
-        reasons.push_back("plugins are lib<name>.so files in " + (discovery.plugins_dir / "unit").string() + ", " +
-                          (discovery.plugins_dir / "integration").string() + " or " +
-                          (discovery.plugins_dir / "performance").string());
+    if (strays > 0 && discovery.folders.paths.size() == 1) {
+        const std::filesystem::path& folder = discovery.folders.paths.front();
+        reasons.push_back("plugins are lib<name>.so files in " + (folder / "unit").string() + ", " +
+                          (folder / "integration").string() + " or " + (folder / "performance").string());
+    } else if (strays > 0) {
+        reasons.push_back("plugins are lib<name>.so files in the unit, integration or performance folder of " +
+                          discovery.folders.names());
+    }
     // What the selection kept.
     if (!options.categories.empty() && plan.benchmarks_in_categories == 0)
         reasons.push_back("--category " + join(options.categories) + ": no benchmarks were found in " +

@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include "../../support/scoped_env.hpp"
+
 namespace {
 
 using namespace benchhost;
@@ -163,8 +165,8 @@ TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
                                "--fail-on-regression"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const auto& ab = std::get<AbCommand>(*parsed.command);
-    EXPECT_EQ(ab.base_dir, ".");
-    EXPECT_EQ(ab.new_dir, "..");
+    EXPECT_EQ(ab.base_dirs.paths, std::vector<std::filesystem::path>{"."});
+    EXPECT_EQ(ab.new_dirs.paths, std::vector<std::filesystem::path>{".."});
     ASSERT_EQ(ab.new_params.size(), 1u);
     EXPECT_EQ(ab.new_params[0].first, "slowdown");
     EXPECT_EQ(ab.new_params[0].second, (std::vector<std::string>{"1.2"}));
@@ -227,7 +229,7 @@ TEST(CommandLine, BisectTakesTheAbOptionsForEveryStep) {
     EXPECT_EQ(bisect.good, "v1.0");
     EXPECT_EQ(bisect.bad, "HEAD");
     EXPECT_EQ(bisect.build, "make plugins");
-    EXPECT_EQ(bisect.plugins_dir, "build/plugins");
+    EXPECT_EQ(bisect.plugins_dirs, std::vector<std::filesystem::path>{"build/plugins"});
     EXPECT_EQ(bisect.repo, "..");
     EXPECT_DOUBLE_EQ(bisect.build_timeout_s, 600);
     EXPECT_TRUE(bisect.keep_checkouts);
@@ -251,6 +253,78 @@ TEST(CommandLine, BisectRefusesWhatItCannotDo) {
               2);
     EXPECT_EQ(error_of_parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "/opt/p"}),
               "2 benchhost: error: --plugins-dir /opt/p: give the folder relative to the checkout (each revision is "
+              "built in a scratch checkout of its own)\n");
+}
+
+using Paths = std::vector<std::filesystem::path>;
+
+TEST(CommandLine, PluginsDirTakesSeveralFoldersGivenAgainOrSeparatedByColons) {
+    const benchtest::ScopedEnv no_variable(plugins_dir_variable, std::nullopt);
+    const auto run = parse({"run", "--plugins-dir", "a", "--plugins-dir", "b:c", "--plugins-dir", "a"});
+    ASSERT_TRUE(run.command) << run.exit_code;
+    EXPECT_EQ(run_options(run).plugins_dirs.paths, (Paths{"a", "b", "c"}));  // a folder named again: once
+    EXPECT_EQ(run_options(run).plugins_dirs.origin, "--plugins-dir");
+    EXPECT_EQ(run_options(run).plugins_dirs.text(), "a:b:c");
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "a:b", "--plugins-dir", "c"}).command)
+                  .plugins_dirs.paths,
+              (Paths{"a", "b", "c"}));
+    // An empty entry stands for the default folders, where it is.
+    const Paths defaults = default_plugin_folders().paths;
+    ASSERT_FALSE(defaults.empty());
+    Paths mine_then_defaults = {"mine"};
+    mine_then_defaults.insert(mine_then_defaults.end(), defaults.begin(), defaults.end());
+    EXPECT_EQ(run_options(parse({"run", "--plugins-dir", "mine:"})).plugins_dirs.paths, mine_then_defaults);
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "mine", "--plugins-dir", ""}).command)
+                  .plugins_dirs.paths,
+              mine_then_defaults);
+    // Neither the option nor the variable: the default folders.
+    EXPECT_EQ(run_options(parse({"run"})).plugins_dirs.paths, defaults);
+    EXPECT_EQ(run_options(parse({"run"})).plugins_dirs.origin, "the default");
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list"}).command).plugins_dirs.paths, defaults);
+}
+
+TEST(CommandLine, TheVariableNamesThePluginFoldersUnlessTheOptionOrTheConfigDoes) {
+    namespace fs = std::filesystem;
+    const benchtest::ScopedEnv variable(plugins_dir_variable, "/env/a:/env/b");
+    EXPECT_EQ(run_options(parse({"run"})).plugins_dirs.paths, (Paths{"/env/a", "/env/b"}));
+    EXPECT_EQ(run_options(parse({"run"})).plugins_dirs.origin, "BENCHHOST_PLUGINS_DIR");
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list"}).command).plugins_dirs.paths, (Paths{"/env/a", "/env/b"}));
+    EXPECT_EQ(run_options(parse({"run", "--plugins-dir", "x"})).plugins_dirs.paths, Paths{"x"});
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "x"}).command).plugins_dirs.paths, Paths{"x"});
+    // A config's plugins_dir (a list, or folders separated by ':') is over the variable, under the option.
+    const fs::path dir = fs::temp_directory_path() / ("cli_test_plugins_dir_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path listed = dir / "listed.yaml", joined = dir / "joined.yaml";
+    std::ofstream(listed) << "plugins_dir: [/config/a, /config/b]\n";
+    std::ofstream(joined) << "plugins_dir: /config/a:/config/b\n";
+    const auto from_list = parse({"run", "--config", listed.c_str()});
+    const auto from_text = parse({"run", "--config", joined.c_str()});
+    const auto over_config = parse({"run", "--config", listed.c_str(), "--plugins-dir", "x"});
+    fs::remove_all(dir);
+    ASSERT_TRUE(from_list.command) << from_list.exit_code;
+    EXPECT_EQ(run_options(from_list).plugins_dirs.paths, (Paths{"/config/a", "/config/b"}));
+    EXPECT_EQ(run_options(from_list).plugins_dirs.origin, listed.string());
+    ASSERT_TRUE(from_text.command) << from_text.exit_code;
+    EXPECT_EQ(run_options(from_text).plugins_dirs.paths, (Paths{"/config/a", "/config/b"}));
+    ASSERT_TRUE(over_config.command) << over_config.exit_code;
+    EXPECT_EQ(run_options(over_config).plugins_dirs.paths, Paths{"x"});
+    // ab and bisect name their folders themselves: the variable is not theirs.
+    const auto ab = std::get<AbCommand>(*parse({"ab", "--base", ".", "--new", "."}).command);
+    EXPECT_EQ(ab.base_dirs.paths, Paths{"."});
+}
+
+TEST(CommandLine, AbAndBisectTakeSeveralFoldersToo) {
+    const auto ab = std::get<AbCommand>(*parse({"ab", "--base", ".:..", "--new", "..", "--new", "."}).command);
+    EXPECT_EQ(ab.base_dirs.paths, (Paths{".", ".."}));
+    EXPECT_EQ(ab.new_dirs.paths, (Paths{"..", "."}));
+    EXPECT_EQ(ab.base_dirs.origin, "--base");
+    EXPECT_EQ(parse({"ab", "--base", ".:/no/such/folder", "--new", "."}).exit_code, 2);
+    const auto bisect = std::get<BisectCommand>(
+        *parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "build/plugins:plugins"})
+             .command);
+    EXPECT_EQ(bisect.plugins_dirs, (Paths{"build/plugins", "plugins"}));
+    EXPECT_EQ(error_of_parse({"bisect", "--good", "a", "--bad", "b", "--build", "make", "--plugins-dir", "p:"}),
+              "2 benchhost: error: --plugins-dir '': give the folder relative to the checkout (each revision is "
               "built in a scratch checkout of its own)\n");
 }
 
@@ -385,8 +459,8 @@ TEST(CommandLine, EverySubcommandAndHistoryActionHasHelp) {
 TEST(CommandLine, EachSubcommandGivesItsCommand) {
     // Without a subcommand, benchhost runs.
     EXPECT_TRUE(run_options(parse({"--enable-mock"})).enable_mock);
-    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "p"}).command).plugins_dir, "p");
-    EXPECT_EQ(std::get<ListCommand>(*parse({"list"}).command).plugins_dir, default_plugins_dir());
+    EXPECT_EQ(std::get<ListCommand>(*parse({"list", "--plugins-dir", "p"}).command).plugins_dirs.paths,
+              std::vector<std::filesystem::path>{"p"});
     const auto exported =
         std::get<ExportCommand>(*parse({"export", ".", "--format", "gbench-json", "-o", "g.json"}).command);
     EXPECT_EQ(exported.source, ".");

@@ -197,6 +197,94 @@ TEST_F(PythonDiscovery, WithoutAPythonEachFileIsRejectedSayingSo) {
     EXPECT_TRUE(rejected->is_broken_plugin());
 }
 
+// Several plugin folders (config/plugin_folders.hpp): read as one, a name in one folder only.
+
+std::string discovery_error(const PluginFolders& folders) {
+    try {
+        discover_plugins(folders);
+    } catch (const DiscoveryError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+const char* const trivial_plugin = "def run_benchmark(ctx):\n    pass\n";
+
+TEST_F(PythonDiscovery, SeveralFoldersAreReadAsOneByCategoryThenFolder) {
+    const fs::path mine = work / "mine";
+    add("performance/b_py.py", trivial_plugin);
+    add("unit/z_py.py", trivial_plugin);
+    write_file(mine / "performance/a_py.py", trivial_plugin);
+    write_file(mine / "unit/x_py.py", trivial_plugin);
+    write_file(mine / "unit/z_py.py.txt", "");  // not a plugin, listed as such
+    const Discovery d = discover_plugins(PluginFolders{{plugins, mine}, "--plugins-dir"});
+    std::vector<std::string> found;
+    for (const DiscoveredPlugin& plugin : d.plugins) found.push_back(plugin.category + "/" + plugin.name);
+    EXPECT_EQ(found, (std::vector<std::string>{"unit/z_py", "unit/x_py", "performance/b_py", "performance/a_py"}));
+    EXPECT_EQ(find_plugin(d, "a_py")->folder, mine);
+    EXPECT_EQ(find_plugin(d, "b_py")->folder, plugins);
+    ASSERT_NE(find_rejected(d, "z_py.py.txt"), nullptr);
+    EXPECT_EQ(folders_text(d), plugins.string() + " and " + mine.string());
+}
+
+TEST_F(PythonDiscovery, ASourceFolderIsReadForThePythonFilesOfItsCategoryFoldersOnly) {
+    // The source tree's plugins/: CMakeLists.txt, the sources of built plugins in folders of
+    // their own (a shipped Python plugin among them, copied into the build's folder), and a
+    // file dropped in.
+    const fs::path source = work / "source/plugins";
+    write_file(source / "CMakeLists.txt", "add_subdirectory(performance/shipped_py)\n");
+    write_file(source / "performance/shipped_py/CMakeLists.txt", "bench_add_python_plugin(shipped_py ...)\n");
+    write_file(source / "performance/shipped_py/shipped_py.py", trivial_plugin);
+    write_file(source / "performance/model/model.cpp", "");
+    write_file(source / "performance/model/model_definition.py", trivial_plugin);
+    write_file(source / "performance/dropped_py.py", trivial_plugin);
+    write_file(source / "performance/notes.txt", "");
+    write_file(source / "unit/package_py/__init__.py", trivial_plugin);
+    add("performance/shipped_py.py", trivial_plugin);  // the build's copy
+    ASSERT_TRUE(is_source_folder(source));
+    ASSERT_FALSE(is_source_folder(plugins));
+    const Discovery d = discover_plugins(PluginFolders{{plugins, source}, "the default"});
+    std::vector<std::string> found;
+    for (const DiscoveredPlugin& plugin : d.plugins)
+        found.push_back(plugin.path.lexically_relative(work.path()).string());
+    EXPECT_EQ(found, (std::vector<std::string>{"source/plugins/unit/package_py", "plugins/performance/shipped_py.py",
+                                               "source/plugins/performance/dropped_py.py"}));
+    EXPECT_TRUE(d.rejected.empty()) << d.rejected.front().path << ": " << d.rejected.front().reason;
+    EXPECT_EQ(d.source_folders, std::vector<fs::path>{source});
+    EXPECT_EQ(folders_text(d), plugins.string() + " and " + source.string() + " (Python files only)");
+}
+
+TEST_F(PythonDiscovery, TheSameNameInTwoFoldersIsAnErrorNamingBothFiles) {
+    const fs::path mine = work / "mine";
+    add("performance/same_py.py", trivial_plugin);
+    write_file(mine / "performance/same_py.py", trivial_plugin);
+    EXPECT_EQ(discovery_error(PluginFolders{{plugins, mine}, "--plugins-dir"}),
+              "two plugins named performance/same_py in two plugin folders: " +
+                  (plugins / "performance/same_py.py").string() + " and " + (mine / "performance/same_py.py").string() +
+                  "; benchhost does not choose between them: rename or remove one, or leave its folder out of "
+                  "those searched (" +
+                  plugins.string() + ":" + mine.string() + ")");
+    // A broken plugin has its name too; another category is another plugin.
+    write_file(mine / "performance/same_py.py", "def run_benchmark(ctx:\n");
+    EXPECT_NE(discovery_error(PluginFolders{{plugins, mine}, ""}).find("two plugins named performance/same_py in"),
+              std::string::npos);
+    fs::rename(mine / "performance", mine / "unit");
+    EXPECT_EQ(discovery_error(PluginFolders{{plugins, mine}, ""}), "no error");
+    // One folder named twice (through a link) is read once.
+    fs::create_directory_symlink(plugins, work / "link");
+    EXPECT_EQ(discovery_error(PluginFolders{plugin_folder_list({plugins.string(), (work / "link").string()}, {}), ""}),
+              "no error");
+}
+
+TEST_F(PythonDiscovery, AFolderThatIsNotThereIsNamedWithWhoChoseIt) {
+    add("unit/a_py.py", trivial_plugin);
+    const fs::path missing = work / "missing";
+    EXPECT_EQ(discovery_error(PluginFolders{{plugins, missing}, "BENCHHOST_PLUGINS_DIR"}),
+              "plugin folder " + missing.string() + " (from BENCHHOST_PLUGINS_DIR) does not exist or is not a folder");
+    EXPECT_EQ(discovery_error(PluginFolders{{missing}, ""}),
+              "plugin folder " + missing.string() + " does not exist or is not a folder");
+}
+
 TEST_F(PythonDiscovery, InspectorReportsTheInterpreterAndTorch) {
     add("unit/a.py", "def benchmark_a():\n    return {}\n");
     const PythonInspection inspection = inspect_python_files(plugin_python(), {plugins / "unit/a.py"});

@@ -182,7 +182,7 @@ TEST(Plan, APluginsSectionNamingNoPluginFoundIsWarnedAbout) {
     options.plugin_settings["tensor_ops"].axes["dtype"] = {"float16"};
     options.plugin_settings["gpt3_large_xl"].warmup_iterations = 1;
     Discovery discovery = sample_discovery();
-    discovery.plugins_dir = "/plugins";
+    discovery.folders = {{"/plugins"}, ""};
     const Plan plan = make_plan(discovery, options);
     const std::vector<std::string> expected = {
         "unknown plugin 'gpt3_large_xl' in plugins: no plugin of that name was found in /plugins, so its settings "
@@ -225,7 +225,7 @@ TEST(Plan, TheCommandLinesAxisOverridesAPluginSectionsCustomAxis) {
 
 TEST(Plan, AnEmptyPlanSaysWhatWasFoundAndWhatTheSelectionLeft) {
     Discovery discovery = sample_discovery();
-    discovery.plugins_dir = "/plugins";
+    discovery.folders = {{"/plugins"}, ""};
     discovery.rejected.push_back(
         {"/plugins/libstray.so", "not in a category folder (unit, integration or performance)", "", ""});
     discovery.rejected.push_back({"/plugins/unit/libbroken.so", "empty file", "unit", "broken"});

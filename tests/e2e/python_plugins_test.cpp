@@ -232,10 +232,14 @@ def benchmark_seconds(ctx):
     auto s = run({}, 0);
     const Scenario& inference = s["inference"];
     ASSERT_EQ(inference.status, "success") << inference.reason << last.err;
-    const std::map<std::string, std::string> units = {
-        {"benchhost.call_time", "ms"}, {"execution_time", "s"},        {"time", "s"},
-        {"tokens", ""},                {"accuracy", ""},                {"timings.forward_time", "s"},
-        {"timings.load_s", "s"},       {"timings.tokens_per_s", ""}};
+    const std::map<std::string, std::string> units = {{"benchhost.call_time", "ms"},
+                                                      {"execution_time", "s"},
+                                                      {"time", "s"},
+                                                      {"tokens", ""},
+                                                      {"accuracy", ""},
+                                                      {"timings.forward_time", "s"},
+                                                      {"timings.load_s", "s"},
+                                                      {"timings.tokens_per_s", ""}};
     std::vector<std::string> recorded;
     for (const auto& m : (*inference.report)["measurements"].GetObject())
         if (m.value.HasMember("measurements")) recorded.emplace_back(m.name.GetString());
@@ -249,7 +253,9 @@ def benchmark_seconds(ctx):
         EXPECT_EQ(unit(inference, name.c_str()), u) << name;
     }
     // The values as returned: a warmup call first, then calls 2, 3 and 4.
-    const auto value = [&](const char* name, rapidjson::SizeType i) { return (*series(inference, name))[i].GetDouble(); };
+    const auto value = [&](const char* name, rapidjson::SizeType i) {
+        return (*series(inference, name))[i].GetDouble();
+    };
     EXPECT_DOUBLE_EQ(value("timings.forward_time", 0), 0.5);
     EXPECT_DOUBLE_EQ(value("timings.forward_time", 2), 1.0);
     EXPECT_DOUBLE_EQ(value("timings.load_s", 0), 2.0);
@@ -318,12 +324,13 @@ def benchmark_fails_halfway():
               "raised AttributeError: 'benchhost.Context' object has no attribute 'split' (" + file +
                   ":5 in words); benchhost called benchmark_tokenize with the Context (benchhost.Context) as its one "
                   "parameter, text, in def benchmark_tokenize(text) (" +
-                  file + ":1). A benchmark function takes the Context (reading its input from ctx.config.params) or "
-                         "no parameters");
+                  file +
+                  ":1). A benchmark function takes the Context (reading its input from ctx.config.params) or "
+                  "no parameters");
     // Named ctx: a mistake of its own, said without the hint.
     EXPECT_EQ(s["typo"].status, "failed");
-    EXPECT_EQ(s["typo"].reason,
-              "raised AttributeError: 'benchhost.Context' object has no attribute 'mesure' (" + file + ":8 in run_typo)");
+    EXPECT_EQ(s["typo"].reason, "raised AttributeError: 'benchhost.Context' object has no attribute 'mesure' (" + file +
+                                    ":8 in run_typo)");
     EXPECT_EQ(s["needs"].status, "skipped");
     EXPECT_EQ(s["needs"].reason,
               "benchmark_needs(model, batch) needs arguments for model and batch: benchhost passes only the Context "
@@ -336,8 +343,9 @@ def benchmark_fails_halfway():
         std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
         return text;
     };
-    EXPECT_NE(squeezed(last.out).find(squeezed("Skipped:\n  " + s["needs"].reason + " (1 scenario: messages_py/needs)\n")),
-              std::string::npos)
+    EXPECT_NE(
+        squeezed(last.out).find(squeezed("Skipped:\n  " + s["needs"].reason + " (1 scenario: messages_py/needs)\n")),
+        std::string::npos)
         << last.out;
 
     // Success that recorded nothing, with a warning.
@@ -357,15 +365,17 @@ def benchmark_fails_halfway():
                                        "returned is not recorded: a function that takes the Context records through "
                                        "it"});
     ASSERT_EQ(s["returns_nothing"].status, "success") << s["returns_nothing"].reason;
-    EXPECT_EQ(warnings("returns_nothing"),
-              std::vector<std::string>{
-                  "benchmark_returns_nothing returned no figures; only its call time was measured (benchhost.call_time)"});
+    EXPECT_EQ(
+        warnings("returns_nothing"),
+        std::vector<std::string>{
+            "benchmark_returns_nothing returned no figures; only its call time was measured (benchhost.call_time)"});
     ASSERT_NE(series(s["returns_nothing"], "benchhost.call_time"), nullptr);
     EXPECT_EQ(series(s["returns_nothing"], "benchhost.call_time")->Size(), 3u);
     ASSERT_EQ(s["returns_empty"].status, "success") << s["returns_empty"].reason;
-    EXPECT_EQ(warnings("returns_empty"),
-              std::vector<std::string>{
-                  "benchmark_returns_empty returned no figures; only its call time was measured (benchhost.call_time)"});
+    EXPECT_EQ(
+        warnings("returns_empty"),
+        std::vector<std::string>{
+            "benchmark_returns_empty returned no figures; only its call time was measured (benchhost.call_time)"});
 
     // Names that would clash fail, saying which.
     EXPECT_EQ(s["clashes"].status, "failed");

@@ -87,10 +87,8 @@ private:
         }
         forwarded_ += line.size() + 1;
         constexpr std::string_view notice = "[notice] ";
-        if (line.starts_with(notice))
-            log_.info("{}: {}", prefix_, std::string_view(line).substr(notice.size()));
-        else
-            log_.debug("{}: {}", prefix_, line);
+        if (line.starts_with(notice)) log_.info("{}: {}", prefix_, std::string_view(line).substr(notice.size()));
+        else log_.debug("{}: {}", prefix_, line);
     }
 
     spdlog::logger& log_;

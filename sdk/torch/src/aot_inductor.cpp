@@ -428,9 +428,9 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
         std::string shapes;
         for (const auto& input : inputs) shapes += (shapes.empty() ? "" : ", ") + shape_text(input);
         const std::string notice = "[notice] compiling the AOTInductor package of " + python.name + " (mode " +
-                                   options.mode + ", input " + shapes + ", " + std::to_string(threads) +
-                                   " threads, " + device_text(device) +
-                                   "): a minute or more on a CPU; cached for later runs in " + cache.string() + "\n";
+                                   options.mode + ", input " + shapes + ", " + std::to_string(threads) + " threads, " +
+                                   device_text(device) + "): a minute or more on a CPU; cached for later runs in " +
+                                   cache.string() + "\n";
         std::fputs(notice.c_str(), stderr);
         std::fflush(stderr);
     }

@@ -403,8 +403,7 @@ std::string skipped_section(const RunFigures& figures) {
     for (const ScenarioGroup& group : figures.skips)
         out += "<li>" + html_escape(group.text.empty() ? "no reason given" : group.text) + " <span class=\"muted\">(" +
                std::to_string(group.scenarios.size()) + (group.scenarios.size() == 1 ? " scenario: " : " scenarios: ") +
-               "</span>" + scenario_list(figures, group.scenarios, false) +
-               "<span class=\"muted\">)</span></li>\n";
+               "</span>" + scenario_list(figures, group.scenarios, false) + "<span class=\"muted\">)</span></li>\n";
     return out + "</ul>\n</section>\n";
 }
 

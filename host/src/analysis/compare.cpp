@@ -86,9 +86,15 @@ void read_speed_reference(const ScenarioOutcome& outcome, Side& side) {
 /// Why two single runs cannot be compared for the machine's speed, or empty when they
 /// can: a side whose reference changed while it ran (it caught both speeds), or sides
 /// whose references differ (each caught another). Beyond speed_reference_tolerance both.
-std::string speed_mismatch(const Side& base, const Side& next, double& ratio) {
+/// `factor` (>= 1): the largest of those speed changes, as much as they could move the
+/// ratio of the two sides.
+std::string speed_mismatch(const Side& base, const Side& next, double& ratio, double& factor) {
     ratio = std::nan("");
+    factor = 1;
     if (!base.has_reference() || !next.has_reference() || base.reference_kind != next.reference_kind) return {};
+    for (const Side* side : {&base, &next})
+        factor = std::max(factor, std::exp(std::abs(std::log(side->reference_end / side->reference_start))));
+    factor = std::max(factor, std::exp(std::abs(std::log(next.reference() / base.reference()))));
     const double bar = std::log(1 + speed_reference_tolerance);
     const std::string loop =
         base.reference_kind.empty() ? "a reference loop" : "the " + base.reference_kind + " reference loop";
@@ -246,10 +252,19 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
                                    row.p_value, percent(options.threshold));
     }
     // Two runs that caught the machine at different speeds (bench/speed_reference.hpp) differ by
-    // as much whatever changed between them: no verdict on that.
-    if (const std::string mismatch = speed_mismatch(base, next, row.speed_reference_ratio); !mismatch.empty()) {
-        row.verdict = Verdict::inconclusive;
-        row.note = mismatch;
+    // as much whatever changed between them: no verdict on that, unless the interval stays
+    // past the threshold after the largest speed change is taken out of it (a 4x slowdown
+    // is one, whatever speed either side caught).
+    double factor = 1;
+    if (const std::string mismatch = speed_mismatch(base, next, row.speed_reference_ratio, factor); !mismatch.empty()) {
+        const bool still_slower = row.verdict == Verdict::slower && row.ratio_ci.low / factor > 1 + options.threshold;
+        const bool still_faster = row.verdict == Verdict::faster && row.ratio_ci.high * factor < 1 - options.threshold;
+        if (still_slower || still_faster) {
+            row.note = fmt::format("past the threshold even allowing for the machine's speed changing x{:.2f}", factor);
+        } else {
+            row.verdict = Verdict::inconclusive;
+            row.note = mismatch;
+        }
     }
     return row;
 }

@@ -139,6 +139,28 @@ TEST(Compare, RunsThatCaughtTheMachineAtAnotherSpeedAreInconclusive) {
     EXPECT_EQ(c.rows[3].verdict, Verdict::slower) << c.rows[3].note;
 }
 
+TEST(Compare, AChangeFarPastTheMachinesSpeedChangeKeepsItsVerdict) {
+    // 4x slower while base's reference changed x0.81 as it ran: no speed state explains a
+    // 4x change, so the verdict stands, saying what it allowed for; 1.5x slower with the
+    // same references is within what x1.23 and the 5% threshold could make of it.
+    const auto pair = [](const std::string& name, double new_ms) {
+        ScenarioOutcome a = with_speed_reference(outcome(name, samples(10, 30, 1)), 450, 365);
+        ScenarioOutcome b = with_speed_reference(outcome(name, samples(new_ms, 30, 2)), 370, 372);
+        a.result.info["speed_reference"] = "c++";
+        b.result.info["speed_reference"] = "c++";
+        return std::pair{a, b};
+    };
+    const auto [far_a, far_b] = pair("far", 40);
+    const auto [near_a, near_b] = pair("near", 12);
+    const Comparison c = compare_runs(run({far_a, near_a}), run({far_b, near_b}));
+    ASSERT_EQ(c.rows.size(), 2u);
+    EXPECT_EQ(c.rows[0].verdict, Verdict::slower) << c.rows[0].note;
+    EXPECT_NE(c.rows[0].note.find("even allowing for the machine's speed changing x1.23"), std::string::npos)
+        << c.rows[0].note;
+    EXPECT_EQ(c.rows[1].verdict, Verdict::inconclusive) << c.rows[1].note;
+    EXPECT_NE(c.rows[1].note.find("changed while base ran"), std::string::npos) << c.rows[1].note;
+}
+
 TEST(Compare, DifferentMachinesAreFlagged) {
     const RunRecord base = run({outcome("b", samples(1, 10, 1))}, "Xeon");
     const RunRecord next = run({outcome("b", samples(1, 10, 2))}, "EPYC");

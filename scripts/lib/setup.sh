@@ -1,6 +1,7 @@
 # Sourced by scripts/bench and scripts/test: installs the Debian packages that are
 # missing (scripts/test: the test tools too), makes the project's virtual environment with
-# the pinned PyTorch (scripts/lib/requirements.txt), then configures benchhost (Release)
+# the pinned PyTorch and JAX (scripts/lib/requirements.txt; JAX's CUDA plugin where an
+# NVIDIA driver is, requirements-jax-cuda.txt), then configures benchhost (Release)
 # in build/ against that torch's LibTorch and builds what a run needs (scripts/test:
 # everything).
 # Idempotent: with everything installed and built, it only checks and returns.
@@ -15,7 +16,7 @@ venv_dir=${BENCH_VENV:-$repo_root/.venv}
 # header and library the run build uses comes from the first set or what it pulls in.
 bench_run_packages=(
   cmake ninja-build g++ pkg-config git ca-certificates
-  python3-venv  # the project's virtual environment, where PyTorch (LibTorch with it) is installed
+  python3-venv  # the project's virtual environment, where PyTorch (LibTorch with it) and JAX are installed
   python3-dev  # Python.h, which Inductor's C++ compiles include (torch.compile, AOTInductor packages)
   pybind11-dev  # the benchhost module that Python plugins import (the worker embeds CPython)
   libjpeg-dev libpng-dev  # JPEG (libjpeg-turbo) and PNG images for --param dataset=DIR
@@ -56,18 +57,28 @@ bench_install_packages() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# The venv, from Debian's python3, with exactly the versions of requirements.txt. pip runs
-# only when that file differs from the copy kept in the venv by the last install. Then
-# the pure-Python benchhost package is linked in.
+# Whether this machine has an NVIDIA driver to run JAX's CUDA plugin: nvidia-smi works.
+bench_has_nvidia_driver() {
+  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1
+}
+
+# The venv, from Debian's python3, with exactly the versions of requirements.txt (PyTorch,
+# JAX on the CPU) and, where an NVIDIA driver is, of requirements-jax-cuda.txt (JAX's CUDA
+# plugin). pip runs only when those files differ from the copy kept in the venv by the
+# last install. Then the pure-Python benchhost package is linked in.
 bench_install_python() {
-  local requirements=$repo_root/scripts/lib/requirements.txt
+  local files=("$repo_root/scripts/lib/requirements.txt")
+  if bench_has_nvidia_driver; then files+=("$repo_root/scripts/lib/requirements-jax-cuda.txt"); fi
   local installed=$venv_dir/benchhost-requirements.txt
-  if ! [[ -x $venv_dir/bin/python ]] || ! cmp -s "$requirements" "$installed"; then
+  if ! [[ -x $venv_dir/bin/python ]] || ! cmp -s <(cat "${files[@]}") "$installed"; then
     if [[ ! -x $venv_dir/bin/python ]]; then /usr/bin/python3 -m venv "$venv_dir"; fi
-    echo "benchhost: installing the pinned Python packages (PyTorch) into $venv_dir"
+    local what="PyTorch, JAX" file arguments=()
+    ((${#files[@]} > 1)) && what+=" and its CUDA plugin"
+    echo "benchhost: installing the pinned Python packages ($what) into $venv_dir"
+    for file in "${files[@]}"; do arguments+=(-r "$file"); done
     local start=$SECONDS
-    "$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
-    cp "$requirements" "$installed"
+    "$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "${arguments[@]}"
+    cat "${files[@]}" >"$installed"
     echo "benchhost: Python packages installed in $((SECONDS - start)) s"
   fi
   bench_link_python_package

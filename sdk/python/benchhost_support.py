@@ -1,13 +1,14 @@
 """How the worker runs one benchmark of a Python plugin (libbench_python.so carries this
 file and runs it in the worker's embedded interpreter; plugins never import it).
 
-run(ctx, path, function) imports the plugin and calls the function:
-  - with the Context when it takes one parameter (def run_benchmark(ctx)), or
-  - with none, warmup + measurement iterations times, when it takes none: each call's
+run(ctx, path, function) imports the plugin and calls the function, its parameters
+given by name the scenario's axes and the run's --param values (arguments):
+  - once, with the Context, when one parameter is left for it (def run_benchmark(ctx)), or
+  - else warmup + measurement iterations times: each call's
     own time is the series benchhost.call_time (ms, CALL_TIME), and each number of the
     dict it returns is a series of its own under its key (nested keys joined with ".";
     None returns nothing), in seconds when the key names a time (seconds_key);
-  - a function with more parameters is skipped, saying why.
+  - a function needing a parameter that nothing gives fails, saying which.
 It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
 text is the scenario's reason; the traceback of an exception goes to the log first
 (once: the worker's output is the run log's). A benchmark that records no figures gets
@@ -181,24 +182,103 @@ def run_plain(ctx, fn, function):
         ctx.add_warning(f"{function} returned no figures; only its call time was measured ({CALL_TIME})")
 
 
-def required_parameters(fn):
-    """(positional, keyword-only) names of the parameters `fn` needs; None when they
-    cannot be read. A plain function is read from its code object: importing `inspect`
-    would cost every Python scenario's worker some 6 ms."""
-    if isinstance(fn, types.FunctionType):
+NO_DEFAULT = object()  # a parameter without a default
+# The scenario's axes that a parameter of the same name gets (ctx.config's value).
+AXIS_PARAMETERS = ("variant", "compile_mode", "batch_size", "dtype", "device", "threads")
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def parameters(fn):
+    """[(name, positional, default, annotation)] of the parameters of `fn` (not *args or
+    **kwargs), default NO_DEFAULT where it has none; None when they cannot be read. A plain
+    function is read from its code object: importing `inspect` would cost every Python
+    scenario's worker some 6 ms."""
+    if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
         code = fn.__code__
         positional = code.co_varnames[:code.co_argcount]
         keyword_only = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
-        given = fn.__kwdefaults__ or {}
-        return (list(positional[:len(positional) - len(fn.__defaults__ or ())]),
-                [name for name in keyword_only if name not in given])
+        defaults, given = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+        annotations = fn.__annotations__
+        first = len(positional) - len(defaults)
+        return ([(name, True, defaults[i - first] if i >= first else NO_DEFAULT, annotations.get(name))
+                 for i, name in enumerate(positional)] +
+                [(name, False, given.get(name, NO_DEFAULT), annotations.get(name)) for name in keyword_only])
     import inspect
     try:
-        parameters = inspect.signature(fn).parameters.values()
+        listed = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return None
-    needed = [p for p in parameters if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    return [p.name for p in needed if p.kind != p.KEYWORD_ONLY], [p.name for p in needed if p.kind == p.KEYWORD_ONLY]
+    return [(p.name, p.kind != p.KEYWORD_ONLY, NO_DEFAULT if p.default is p.empty else p.default,
+             None if p.annotation is p.empty else p.annotation)
+            for p in listed if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def converted(function, name, value, default, annotation):
+    """A --param value (a string, or a list of strings) as parameter `name` takes it: of
+    its default's type (int, float or bool; each item of a list or tuple default), else
+    of its annotation's (int, float or bool), else as given."""
+    if isinstance(default, (list, tuple)):
+        items = value if isinstance(value, list) else [value]
+        kind = type(default[0]) if default and default[0] is not None else str
+        return type(default)(converted(function, name, item, kind(), None) for item in items)
+    kind = type(default) if default is not NO_DEFAULT and default is not None else \
+        {int: int, float: float, bool: bool, "int": int, "float": float, "bool": bool}.get(annotation, str)
+    if kind not in (int, float, bool):
+        return value
+    if isinstance(value, list):
+        raise Failure(f"--param {name}={','.join(value)}: {function}'s parameter {name} takes one {kind.__name__}, "
+                      f"not a list")
+    if kind is bool and value.strip().lower() in TRUE_WORDS + FALSE_WORDS:
+        return value.strip().lower() in TRUE_WORDS
+    try:
+        if kind is not bool:
+            return kind(value)
+    except ValueError:
+        pass
+    raise Failure(f"--param {name}={value}: {function}'s parameter {name} takes {'an' if kind is int else 'a'} "
+                  f"{kind.__name__}" + (f" (its default is {default!r})" if default is not NO_DEFAULT else ""))
+
+
+def arguments(ctx, fn, function):
+    """(args, kwargs, context): what `fn` is called with, and the name of the parameter
+    given the Context (None: it is called warmup + measurement times). A parameter gets,
+    by its name, the scenario's value of an axis (AXIS_PARAMETERS), else the run's --param
+    (or custom axis) value; the Context goes to the one required parameter left (or the
+    first of those left, when its name says Context: ctx, context, ...). A required
+    parameter left without a value fails the scenario, naming it."""
+    listed = parameters(fn)
+    if listed is None:
+        raise Failure(f"{function}: its parameters cannot be read (inspect.signature)")
+    config = ctx.config
+    params = config.params if any(entry[0] not in AXIS_PARAMETERS for entry in listed) else {}
+    values, missing = {}, []
+    for name, positional, default, annotation in listed:
+        if name in AXIS_PARAMETERS:
+            values[name] = getattr(config, name)
+        elif name in params:
+            values[name] = converted(function, name, params[name], default, annotation)
+        elif default is NO_DEFAULT:
+            missing.append((name, positional))
+    context = None
+    if missing and (missing[0][1] and len(missing) == 1 or names_a_context(missing[0][0])):
+        context = missing.pop(0)[0]
+        values[context] = ctx
+    if missing:
+        import inspect
+        names = [name for name, _ in missing]
+        listed_names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        where = definition(fn, function)[1]
+        raise Failure(f"{function}{inspect.signature(fn)} needs {'a value' if len(names) == 1 else 'values'} for "
+                      f"{listed_names}, which the run does not give: pass --param {names[0]}=..., or give "
+                      f"{'it a default' if len(names) == 1 else 'them defaults'} (a parameter gets by its name a "
+                      f"--param or --axis value, or the scenario's {', '.join(AXIS_PARAMETERS[:-1])} or "
+                      f"{AXIS_PARAMETERS[-1]}; the Context goes to one parameter: def {function}(ctx))"
+                      f"{f' ({where})' if where else ''}")
+    positional = [entry for entry in listed if entry[1]]
+    last = max((i for i, entry in enumerate(positional) if entry[0] in values), default=-1)
+    args = [values[name] if name in values else default for name, _, default, _ in positional[:last + 1]]
+    kwargs = {entry[0]: values[entry[0]] for entry in listed if not entry[1] and entry[0] in values}
+    return args, kwargs, context
 
 
 def where_raised(error):
@@ -270,28 +350,16 @@ def run(ctx, path, function):
         fn = getattr(module, function, None)
         if not callable(fn):
             raise Failure(f"{path}: {function} is not a function once the plugin is imported")
-        required = required_parameters(fn)
-        if required is None:
-            raise Failure(f"{function}: its parameters cannot be read (inspect.signature)")
-        positional, keyword_only = required
-        if len(positional) == 1 and not keyword_only:
-            context_parameter = positional[0]
-            returned = fn(ctx)
+        args, kwargs, context_parameter = arguments(ctx, fn, function)
+        if context_parameter is not None:
+            returned = fn(*args, **kwargs)
             if not ctx._figures():
                 ctx.add_warning(f"{function} recorded no figures: it measured nothing (ctx.measure, ctx.add_sample, "
                                 f"ctx.record_series, ctx.record_scalar record them)" +
                                 ("; what it returned is not recorded: a function that takes the Context records "
                                  "through it" if returned is not None else ""))
-        elif not positional and not keyword_only:
-            run_plain(ctx, fn, function)
         else:
-            needed = positional + keyword_only
-            listed = needed[0] if len(needed) == 1 else ", ".join(needed[:-1]) + " and " + needed[-1]
-            import inspect
-            where = definition(fn, function)[1]
-            ctx.skip(f"{function}{inspect.signature(fn)} needs arguments for {listed}: benchhost passes only the "
-                     f"Context (def {function}(ctx)) or nothing; give the other parameters defaults or read them from "
-                     f"ctx.config.params{f' ({where})' if where else ''}")
+            run_plain(ctx, (lambda: fn(*args, **kwargs)) if args or kwargs else fn, function)
     except (benchhost.SkipScenario, SystemExit, Failure):
         raise
     except BaseException as error:
@@ -303,9 +371,10 @@ def run(ctx, path, function):
         reason = f"raised {type(error).__name__}: {message}{where_raised(error)}"
         if hint:
             text, where = definition(fn, function)
-            reason += (f"; benchhost called {function} with the Context (benchhost.Context) as its one parameter, "
-                       f"{context_parameter}, in {text}{f' ({where})' if where else ''}. A benchmark function takes "
-                       f"the Context (reading its input from ctx.config.params) or no parameters")
+            reason += (f"; benchhost called {function} with the Context (benchhost.Context) as its parameter "
+                       f"{context_parameter}, in {text}{f' ({where})' if where else ''}. A benchmark function's "
+                       f"parameters get, by name, the Context (ctx), the scenario's axes (batch_size, dtype, ...) and "
+                       f"the run's --param values")
         raise Failure(reason) from None
     finally:
         stop_torch_compile_workers(ctx)

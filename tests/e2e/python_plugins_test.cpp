@@ -189,7 +189,7 @@ def benchmark_nothing():
 def benchmark_needs_arguments(a, b):
     return {}
 )");
-    auto s = run({}, 0);
+    auto s = run({}, 1);
     const Scenario& figures = s["figures"];
     ASSERT_EQ(figures.status, "success") << figures.reason << last.err;
     for (const char* name : {"benchhost.call_time", "accuracy", "loss.train", "loss.eval"}) {
@@ -201,11 +201,12 @@ def benchmark_needs_arguments(a, b):
     // One warmup call first: the measured calls returned 2.5, 3.5 and 4.5.
     EXPECT_DOUBLE_EQ((*series(figures, "accuracy"))[0].GetDouble(), 2.5);
     EXPECT_EQ(s["nothing"].status, "success") << s["nothing"].reason;
-    EXPECT_EQ(s["needs_arguments"].status, "skipped");
+    EXPECT_EQ(s["needs_arguments"].status, "failed");
     EXPECT_EQ(s["needs_arguments"].reason,
-              "benchmark_needs_arguments(a, b) needs arguments for a and b: benchhost passes only the Context (def "
-              "benchmark_needs_arguments(ctx)) or nothing; give the other parameters defaults or read them from "
-              "ctx.config.params (" +
+              "benchmark_needs_arguments(a, b) needs values for a and b, which the run does not give: pass --param "
+              "a=..., or give them defaults (a parameter gets by its name a --param or --axis value, or the "
+              "scenario's variant, compile_mode, batch_size, dtype, device or threads; the Context goes to one "
+              "parameter: def benchmark_needs_arguments(ctx)) (" +
                   (plugins / "unit/plain_py.py").string() + ":10)");
 }
 
@@ -322,30 +323,30 @@ def benchmark_fails_halfway():
     EXPECT_EQ(s["tokenize"].status, "failed");
     EXPECT_EQ(s["tokenize"].reason,
               "raised AttributeError: 'benchhost.Context' object has no attribute 'split' (" + file +
-                  ":5 in words); benchhost called benchmark_tokenize with the Context (benchhost.Context) as its one "
-                  "parameter, text, in def benchmark_tokenize(text) (" +
+                  ":5 in words); benchhost called benchmark_tokenize with the Context (benchhost.Context) as its "
+                  "parameter text, in def benchmark_tokenize(text) (" +
                   file +
-                  ":1). A benchmark function takes the Context (reading its input from ctx.config.params) or "
-                  "no parameters");
+                  ":1). A benchmark function's parameters get, by name, the Context (ctx), the scenario's axes "
+                  "(batch_size, dtype, ...) and the run's --param values");
     // Named ctx: a mistake of its own, said without the hint.
     EXPECT_EQ(s["typo"].status, "failed");
     EXPECT_EQ(s["typo"].reason, "raised AttributeError: 'benchhost.Context' object has no attribute 'mesure' (" + file +
                                     ":8 in run_typo)");
-    EXPECT_EQ(s["needs"].status, "skipped");
+    EXPECT_EQ(s["needs"].status, "failed");
     EXPECT_EQ(s["needs"].reason,
-              "benchmark_needs(model, batch) needs arguments for model and batch: benchhost passes only the Context "
-              "(def benchmark_needs(ctx)) or nothing; give the other parameters defaults or read them from "
-              "ctx.config.params (" +
+              "benchmark_needs(model, batch) needs values for model and batch, which the run does not give: pass "
+              "--param model=..., or give them defaults (a parameter gets by its name a --param or --axis value, or "
+              "the scenario's variant, compile_mode, batch_size, dtype, device or threads; the Context goes to one "
+              "parameter: def benchmark_needs(ctx)) (" +
                   file + ":10)");
-    // On the console, the reason in full and then its scenarios, counted in words (the
-    // lines wrap at spaces and slashes: compared without whitespace).
+    // On the console, the reason in full after the scenario (the lines wrap at spaces and
+    // slashes: compared without whitespace).
     const auto squeezed = [](std::string text) {
         std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
         return text;
     };
-    EXPECT_NE(
-        squeezed(last.out).find(squeezed("Skipped:\n  " + s["needs"].reason + " (1 scenario: messages_py/needs)\n")),
-        std::string::npos)
+    EXPECT_NE(squeezed(last.out).find(squeezed("\n  unit/messages_py/needs (failed): " + s["needs"].reason + "\n")),
+              std::string::npos)
         << last.out;
 
     // Success that recorded nothing, with a warning.

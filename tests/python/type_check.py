@@ -15,10 +15,10 @@ and `python -m benchhost.check` under mypy's strict checks.
 
 Plugins rarely annotate anything, and mypy checks nothing of an unannotated parameter,
 so each file is checked as a copy in which the Context's parameters are annotated as
-benchhost.Context: the one parameter of a benchmark function (run_benchmark,
-benchmark_<name>, run_<name> at module level) and any parameter named ctx. The copy
-keeps the file's lines where they were (the annotation is a string, and the import it
-names comes last).
+benchhost.Context: the parameter of a benchmark function (run_benchmark,
+benchmark_<name>, run_<name> at module level) that a worker gives the Context, and any
+parameter named ctx. The copy keeps the file's lines where they were (the annotation is
+a string, and the import it names comes last).
 """
 
 import ast
@@ -31,10 +31,29 @@ import tempfile
 ALIAS = "_benchhost_type_check"
 ANNOTATION = f': "{ALIAS}.Context"'
 GUIDE = "docs/plugin-guide.md"
+# The scenario's axes, which a benchmark function's parameters of those names get.
+AXES = ("variant", "compile_mode", "batch_size", "dtype", "device", "threads")
 
 
 def is_benchmark(name):
     return name == "run_benchmark" or any(name.startswith(p) and len(name) > len(p) for p in ("benchmark_", "run_"))
+
+
+def context_parameter(function):
+    """The parameter of a benchmark function that a worker gives the Context
+    (sdk/python/benchhost_support.py, arguments): of the required parameters not named
+    after an axis, the one, or the first when its name says Context; None for none."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    required = positional[:len(positional) - len(args.defaults)]
+    required += [a for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None]
+    left = [a for a in required if a.arg not in AXES]
+    if not left:
+        return None
+    first = left[0].arg.lower()
+    if first == "c" or "ctx" in first or "context" in first or (len(left) == 1 and left[0] in positional):
+        return left[0]
+    return None
 
 
 def annotate(source, filename):
@@ -47,12 +66,11 @@ def annotate(source, filename):
             continue
         args = node.args
         positional = args.posonlyargs + args.args
+        context = context_parameter(node) if id(node) in module_level and is_benchmark(node.name) else None
         for arg in positional + args.kwonlyargs:
             if arg.annotation is not None:
                 continue
-            benchmark_parameter = (id(node) in module_level and is_benchmark(node.name) and len(positional) == 1
-                                   and arg is positional[0])
-            if arg.arg == "ctx" or benchmark_parameter:
+            if arg.arg == "ctx" or arg is context:
                 targets.append((arg.end_lineno - 1, arg.end_col_offset))
     lines = source.splitlines(keepends=True)
     for line, column in sorted(targets, reverse=True):

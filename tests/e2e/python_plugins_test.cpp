@@ -210,6 +210,71 @@ def benchmark_needs_arguments(a, b):
                   (plugins / "unit/plain_py.py").string() + ":10)");
 }
 
+TEST_F(PythonPluginsTest, EachFunctionRunsOverItsOwnAxesAndGetsItsParametersByName) {
+    // Two functions with axes of their own beside one with the module's: tokenize runs
+    // once, matmul over its batch sizes and variants; their parameters get the axes'
+    // values and --param's by name (size an int, as its default is).
+    add("unit/two_py.py", R"(import benchhost
+
+BENCHHOST_PLUGIN = {"axes": ["variant", "batch_size"], "variants": ["eager", "kernelized"]}
+
+
+@benchhost.benchmark(axes={})
+def benchmark_tokenize(size=10, text="a b"):
+    return {"tokens": size * len(text.split())}
+
+
+@benchhost.benchmark(axes={"batch_size": [1, 2]}, variants=["eager", "compiled"])
+def benchmark_matmul(batch_size, variant, size=10):
+    return {"work": batch_size * size, "compiled": int(variant == "compiled")}
+
+
+def run_benchmark(ctx, size=0):
+    ctx.record_scalar("size", size)
+)");
+    auto s = run({"--param", "size=7"}, 0);
+    std::vector<std::string> ran;
+    for (const auto& [name, scenario] : s) {
+        ran.push_back(name);
+        EXPECT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+    }
+    EXPECT_EQ(ran, (std::vector<std::string>{
+                       "matmul[variant=compiled,batch_size=1]", "matmul[variant=compiled,batch_size=2]",
+                       "matmul[variant=eager,batch_size=1]", "matmul[variant=eager,batch_size=2]", "tokenize",
+                       "two_py[variant=eager,batch_size=1]", "two_py[variant=kernelized,batch_size=1]"}));
+    ASSERT_NE(series(s["tokenize"], "tokens"), nullptr);
+    EXPECT_DOUBLE_EQ((*series(s["tokenize"], "tokens"))[0].GetDouble(), 14.0);
+    ASSERT_NE(series(s["matmul[variant=compiled,batch_size=2]"], "work"), nullptr);
+    EXPECT_DOUBLE_EQ((*series(s["matmul[variant=compiled,batch_size=2]"], "work"))[0].GetDouble(), 14.0);
+    EXPECT_DOUBLE_EQ((*series(s["matmul[variant=compiled,batch_size=2]"], "compiled"))[0].GetDouble(), 1.0);
+    EXPECT_DOUBLE_EQ((*series(s["matmul[variant=eager,batch_size=1]"], "compiled"))[0].GetDouble(), 0.0);
+    EXPECT_DOUBLE_EQ(scalar(s["two_py[variant=kernelized,batch_size=1]"], "size"), 7.0);
+
+    // The run's values win over the declared ones; tokenize still runs once.
+    s = run({"--batch-sizes", "4,8", "--variants", "compiled", "--param", "size=2"}, 0);
+    ran.clear();
+    for (const auto& [name, scenario] : s) ran.push_back(name);
+    EXPECT_EQ(ran, (std::vector<std::string>{"matmul[variant=compiled,batch_size=4]",
+                                             "matmul[variant=compiled,batch_size=8]", "tokenize"}));
+    EXPECT_NE((last.out + last.err)
+                  .find("two_py/tokenize does not vary over batch_size: of 4,8 (--batch-sizes) only the first (4) "
+                        "is used"),
+              std::string::npos)
+        << last.out << last.err;
+
+    // `list` shows each function's axes and scenarios.
+    const ProcessResult list = run_host({"list", "--plugins-dir", plugins.string()}, work.path());
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("      two_py: axes variant (eager, kernelized), batch_size (the plugin's) -> "
+                            "two_py[variant=eager,batch_size=1] two_py[variant=kernelized,batch_size=1]\n"
+                            "      tokenize: axes - (its own) -> tokenize\n"
+                            "      matmul: axes variant (eager, compiled), batch_size (1, 2) (its own) -> "
+                            "matmul[variant=eager,batch_size=1] matmul[variant=eager,batch_size=2] "
+                            "matmul[variant=compiled,batch_size=1] matmul[variant=compiled,batch_size=2]\n"),
+              std::string::npos)
+        << list.out;
+}
+
 TEST_F(PythonPluginsTest, ReturnedTimesKeepTheirNamesInSecondsBesideTheHostsCallTime) {
     // The shape of many existing suites: a plain function that times its own work and
     // returns seconds under execution_time (which the host's own timing was once named

@@ -113,6 +113,8 @@ def pybind_signature(name, function, method):
     inside = first[len(name) + 1:first.rindex(") ->")]
     parameters = []
     for part in split_top_level(inside):
+        if part == "*":  # py::kw_only(): the parameters after it are keyword-only, as in the stub
+            continue
         head, _, default = part.partition(" = ")
         parameter = head.split(":", 1)[0].strip()
         # pybind11 names an argument without py::arg arg0, arg1...: positional only.

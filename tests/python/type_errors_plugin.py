@@ -29,3 +29,8 @@ def benchmark_after_skip(ctx):
 
 def handle(query: benchhost.Query) -> None:
     query.token(1)  # type error: Too many arguments for "token" of "Query"
+
+
+@benchhost.benchmark(variants=["eagre"])  # type error: List item 0 has incompatible type "Literal['eagre']"
+def benchmark_misspelt_variant(batch_size=1):
+    return {"batch_size": batch_size}

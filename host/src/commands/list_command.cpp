@@ -1,11 +1,13 @@
 #include "commands/list_command.hpp"
 
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
+#include "plan/plan.hpp"
 #include "util/join.hpp"
 
 namespace benchhost {
@@ -21,6 +23,41 @@ std::string build_line(const DiscoveredPlugin& plugin) {
                std::to_string(bench::abi_major) + "." + std::to_string(bench::build_info_abi_minor) + ")";
     const std::string warning = build_warning(build);
     return build_text(build) + (warning.empty() ? "" : "\n    warning:    " + warning);
+}
+
+/// "tokenize: axes - -> tokenize": for a plugin whose benchmarks declare axes or
+/// variants of their own (a Python function's @benchhost.benchmark), each benchmark's
+/// axes and the scenarios the built-in axis values give it.
+std::string benchmark_lines(const DiscoveredPlugin& plugin) {
+    std::map<std::string, std::vector<std::string>> scenarios;
+    try {
+        Discovery one;
+        one.plugins.push_back(plugin);
+        RunOptions options;
+        options.defaults = builtin_scenario_defaults();
+        options.enable_mock = true;
+        for (const PlannedScenario& scenario : make_plan(one, options).scenarios)
+            scenarios[scenario.config.benchmark].push_back(scenario.config.scenario_name);
+    } catch (const std::exception&) {  // a value the planner refuses: the run says which
+    }
+    std::string out;
+    for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
+        const std::vector<std::string>& axes = plugin.axes_of(benchmark);
+        std::vector<std::string> described;
+        for (const std::string& axis : axes) {
+            const auto values = benchmark.axis_values.find(axis);
+            if (axis == "variant" && !plugin.variants(benchmark).empty())
+                described.push_back(axis + " (" + join(plugin.variants(benchmark), ", ") + ")");
+            else if (values != benchmark.axis_values.end())
+                described.push_back(axis + " (" + join(values->second, ", ") + ")");
+            else described.push_back(axis);
+        }
+        const std::vector<std::string>& names = scenarios[benchmark.name];
+        out += "      " + benchmark.name + ": axes " + (described.empty() ? "-" : join(described, ", ")) +
+               (benchmark.axes ? " (its own)" : " (the plugin's)") + " -> " +
+               (names.empty() ? std::string("none") : join(names, " ")) + "\n";
+    }
+    return out;
 }
 
 }  // namespace
@@ -51,7 +88,11 @@ int list_command(const ListCommand& command) {
                   << "    axes:       " << (plugin.axes.empty() ? "-" : join(plugin.axes, ", ")) << "\n"
                   << "    benchmarks:";
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) std::cout << " " << plugin.id(benchmark);
-        std::cout << "\n    file:       " << plugin.path.string() << "\n";
+        std::cout << "\n";
+        if (plugin.has_own_declarations())
+            std::cout << "    scenarios:  with the built-in axis values (--variants, --batch-sizes, ... set others)\n"
+                      << benchmark_lines(plugin);
+        std::cout << "    file:       " << plugin.path.string() << "\n";
     }
     if (!discovery.warnings.empty()) {
         std::cout << "\nWarnings:\n";

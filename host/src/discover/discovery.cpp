@@ -13,6 +13,8 @@
 #include <system_error>
 #include <tuple>
 
+#include <bench/internal/params/axes.hpp>
+
 #include "discover/elf_inspector.hpp"
 #include "discover/plugin_registry.hpp"
 #include "discover/python_inspector.hpp"
@@ -193,6 +195,12 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
                                          " is not a benchmark: benchhost calls functions, not coroutines (call "
                                          "asyncio.run from a plain def)");
     if (plugin.benchmarks.empty()) {
+        if (!file.declaration_error.empty()) return reject(file.declaration_error);
+        if (!file.declarations.empty())
+            return reject(candidate.source.string() + ":" + std::to_string(file.declarations.front().line) +
+                          ": @benchhost.benchmark on " + file.declarations.front().function +
+                          ": not a benchmark function (a benchmark is named run_benchmark, benchmark_<name> or "
+                          "run_<name>)");
         if (!file.handshake && file.handshake_error.empty()) {  // a helper module, not a plugin
             discovery.rejected.push_back(
                 {candidate.path,
@@ -204,6 +212,7 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
             "module level");
     }
     if (!file.handshake_error.empty()) return reject(file.handshake_error);
+    if (!file.declaration_error.empty()) return reject(file.declaration_error);
     // Where names repeat (run_x and benchmark_x), the first keeps the id.
     std::set<std::string> seen;
     for (const DiscoveredBenchmark& b : plugin.benchmarks)
@@ -234,6 +243,36 @@ void consider_python(const PythonCandidate& candidate, const PythonFileInfo& fil
                           "', which is not a benchmark of the plugin");
         it->variants = variant_mask(variants);
         if (it->variants == 0) return reject("BENCHHOST_PLUGIN['benchmark_variants']['" + benchmark + "'] is empty");
+    }
+    for (const PythonBenchmarkDeclaration& declared : file.declarations) {
+        const std::string where = candidate.source.string() + ":" + std::to_string(declared.line) +
+                                  ": @benchhost.benchmark on " + declared.function;
+        const auto it = std::find_if(plugin.benchmarks.begin(), plugin.benchmarks.end(),
+                                     [&](const DiscoveredBenchmark& b) { return b.symbol == declared.function; });
+        if (it == plugin.benchmarks.end())
+            return reject(where +
+                          ": not a benchmark function (a benchmark is named run_benchmark, benchmark_<name> or "
+                          "run_<name>)");
+        if (declared.variants && handshake.benchmark_variants.contains(it->name))
+            return reject(where +
+                          ": its variants are declared twice, here and in BENCHHOST_PLUGIN['benchmark_variants']"
+                          " ('" +
+                          it->name + "'): keep one");
+        it->axes = declared.axes;
+        for (const auto& [axis, values] : declared.axis_values) {
+            if (!bench::is_builtin_axis(axis)) continue;
+            bench::ScenarioConfig scratch;
+            try {
+                for (const std::string& value : values) bench::apply_axis_value(scratch, axis, value);
+            } catch (const std::invalid_argument& e) {
+                return reject(where + ": " + e.what());
+            }
+        }
+        it->axis_values = declared.axis_values;
+        if (declared.variants) {
+            it->variants = variant_mask(*declared.variants);
+            it->own_variants = true;
+        }
     }
     info.mock = handshake.mock ? 1 : 0;
     discovery.plugins.push_back(std::move(plugin));
@@ -535,28 +574,41 @@ Discovery discover_plugins(const PluginFolders& folders, const DiscoveryOptions&
     return discovery;
 }
 
-std::vector<std::string> DiscoveredPlugin::variants(const DiscoveredBenchmark& benchmark) const {
-    std::vector<std::string> out = variants();
-    if (benchmark.variants == 0) return out;
-    std::erase_if(out, [&](const std::string& v) {
-        const std::uint8_t bit = v == "eager"      ? bench::eager_bit
-                                 : v == "compiled" ? bench::compiled_bit
-                                                   : bench::kernelized_bit;
-        return (benchmark.variants & bit) == 0;
-    });
-    return out;
-}
+namespace {
 
-std::vector<std::string> DiscoveredPlugin::variants() const {
-    if (std::find(axes.begin(), axes.end(), "variant") == axes.end()) return {};
-    const std::uint8_t mask =
-        info.variants != 0 ? info.variants
-                           : static_cast<std::uint8_t>(bench::eager_bit | bench::compiled_bit | bench::kernelized_bit);
+std::vector<std::string> variants_of_mask(std::uint8_t mask) {
     std::vector<std::string> out;
     if (mask & bench::eager_bit) out.emplace_back("eager");
     if (mask & bench::compiled_bit) out.emplace_back("compiled");
     if (mask & bench::kernelized_bit) out.emplace_back("kernelized");
     return out;
+}
+
+constexpr std::uint8_t all_variants = bench::eager_bit | bench::compiled_bit | bench::kernelized_bit;
+
+}  // namespace
+
+std::vector<std::string> DiscoveredPlugin::variants(const DiscoveredBenchmark& benchmark) const {
+    const std::vector<std::string>& own_axes = axes_of(benchmark);
+    if (std::find(own_axes.begin(), own_axes.end(), "variant") == own_axes.end()) return {};
+    if (benchmark.own_variants) return variants_of_mask(benchmark.variants);
+    const std::uint8_t declared = info.variants != 0 ? info.variants : all_variants;
+    return variants_of_mask(benchmark.variants == 0 ? declared
+                                                    : static_cast<std::uint8_t>(declared & benchmark.variants));
+}
+
+std::vector<std::string> DiscoveredPlugin::declared_variants() const {
+    return variants_of_mask(info.variants != 0 ? info.variants : all_variants);
+}
+
+std::vector<std::string> DiscoveredPlugin::variants() const {
+    if (std::find(axes.begin(), axes.end(), "variant") == axes.end()) return {};
+    return declared_variants();
+}
+
+bool DiscoveredPlugin::has_own_declarations() const {
+    return std::any_of(benchmarks.begin(), benchmarks.end(),
+                       [](const DiscoveredBenchmark& b) { return b.axes.has_value() || b.own_variants; });
 }
 
 }  // namespace benchhost

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,6 +24,15 @@ struct DiscoveredBenchmark {
     /// The variants it declares of its own (BENCH_BENCHMARK_VARIANTS, or a Python
     /// plugin's "benchmark_variants"), a mask of bench::eager_bit ...; 0: its plugin's.
     std::uint8_t variants = 0;
+    /// A Python benchmark's own declaration (@benchhost.benchmark): its axes, which
+    /// replace its plugin's (empty: it runs once); nullopt: its plugin's.
+    std::optional<std::vector<std::string>> axes{};
+    /// The values it declares for its axes (axes={"batch_size": [1, 8]}): what it runs
+    /// with where the run leaves that axis at the built-in defaults.
+    std::map<std::string, std::vector<std::string>> axis_values{};
+    /// `variants` are its own (@benchhost.benchmark(variants=...)): they replace its
+    /// plugin's instead of narrowing them.
+    bool own_variants = false;
 };
 
 /// What a plugin is made of: a shared library built against the SDK, or Python (a
@@ -51,8 +62,19 @@ struct DiscoveredPlugin {
     /// The variants it implements (PluginInfo::variants: all three when it varies the
     /// "variant" axis and does not say); empty when it has no variants.
     std::vector<std::string> variants() const;
-    /// The variants `benchmark` implements: those it declares of its plugin's, else the plugin's.
+    /// The variants it declares (PluginInfo::variants; all three when it does not say),
+    /// whether or not it varies the "variant" axis.
+    std::vector<std::string> declared_variants() const;
+    /// The variants `benchmark` implements: its own (own_variants), else those it declares
+    /// of its plugin's, else the plugin's; empty when it has no variant axis.
     std::vector<std::string> variants(const DiscoveredBenchmark& benchmark) const;
+    /// The axes `benchmark` is expanded over: its own, else the plugin's.
+    const std::vector<std::string>& axes_of(const DiscoveredBenchmark& benchmark) const {
+        return benchmark.axes ? *benchmark.axes : axes;
+    }
+    /// Whether a benchmark declares axes or variants of its own (a Python plugin's
+    /// @benchhost.benchmark).
+    bool has_own_declarations() const;
     std::string id(const DiscoveredBenchmark& benchmark) const { return category + "/" + name + "/" + benchmark.name; }
     bool python() const { return kind == PluginKind::python; }
 };
@@ -114,7 +136,10 @@ std::string libtorch_install_problem(const std::filesystem::path& torch_root, co
 /// them, all in one child process of plugin_python(). A file that does not parse is a
 /// broken plugin (rejected with file:line:column and Python's message); one without such
 /// functions is not a plugin. Its optional BENCHHOST_PLUGIN literal gives the name,
-/// version, axes, variants and mock flag that BENCH_PLUGIN gives a shared library.
+/// version, axes, variants and mock flag that BENCH_PLUGIN gives a shared library; a
+/// function's @benchhost.benchmark(axes=..., variants=...) its own axes (with values) and
+/// variants. A declaration that is not a literal, is wrong, or is on a function that is
+/// not a benchmark rejects the file, saying where.
 Discovery discover_plugins(const PluginFolders& folders, const DiscoveryOptions& options = {});
 
 /// discover_plugins of the one folder `plugins_dir`.

@@ -17,7 +17,9 @@ with an ENTRY per argument, in order:
                                                               `from ... import` binds
    "async_functions": [NAME, ...],                            module-level async defs
    "handshake": {...} or null,                                BENCHHOST_PLUGIN, checked
-   "handshake_error": "file:line: message" or ""}
+   "handshake_error": "file:line: message" or "",
+   "declarations": [DECLARATION, ...],                        @benchhost.benchmark(...)
+   "declaration_error": "file:line: message" or ""}
 
 The handshake is an optional module-level assignment of a literal dict, read with
 ast.literal_eval (a literal only: no names, no calls):
@@ -29,6 +31,25 @@ ast.literal_eval (a literal only: no names, no calls):
 
 Every key is optional; as checked here it is given back with axes and variants as lists
 (and benchmark_variants as a dict of benchmark names to lists).
+
+A module-level function may declare its own axes and variants with the decorator
+benchhost.benchmark, whose keyword arguments are literals (read with ast.literal_eval):
+
+  @benchhost.benchmark(axes={"batch_size": [1, 8]}, variants=["eager"])
+  def benchmark_matmul(ctx): ...
+
+axes is a list of axis names (or one comma-separated string) or a dict of axis names to
+their values (a list, or one value: int, float or str); variants a list of variants (or a
+comma-separated string). The decorator is recognised as `benchhost.benchmark` (or an alias
+of benchhost that a module-level `import` binds) and as `benchmark` (or its alias) bound by
+`from benchhost import benchmark`. A DECLARATION is
+
+  {"function": NAME, "line": N,                 the decorator's line
+   "axes": [AXIS, ...],                         present when axes or variants are given:
+                                                axes, else the handshake's; "variant" put
+                                                first when variants are given without it
+   "axis_values": {AXIS: [TEXT, ...]},          the values of a dict's axes, as text
+   "variants": [VARIANT, ...]}                  present when given
 """
 
 import ast
@@ -89,6 +110,132 @@ def check_handshake(value, where):
     return out
 
 
+DECORATOR = "@benchhost.benchmark"
+DECLARATION_KEYS = ("axes", "variants")
+
+
+def names_list(item):
+    """A list of strings, or one comma-separated string, as a list; None when it is neither."""
+    if isinstance(item, str):
+        return [part.strip() for part in item.split(",") if part.strip()]
+    if isinstance(item, (list, tuple)) and all(isinstance(part, str) for part in item):
+        return list(item)
+    return None
+
+
+def axis_value_text(value):
+    """An axis value of a declaration as the host reads values: text; None when it is not
+    an int, a float or a string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    return str(value)
+
+
+def benchhost_bindings(tree):
+    """(module names, decorator names): the names that module-level imports bind to the
+    benchhost module and to benchhost.benchmark."""
+    modules, decorators = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is None and (alias.name == "benchhost" or alias.name.startswith("benchhost.")):
+                    modules.add("benchhost")
+                elif alias.asname is not None and alias.name == "benchhost":
+                    modules.add(alias.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module == "benchhost" and node.level == 0:
+            decorators.update(alias.asname or alias.name for alias in node.names if alias.name == "benchmark")
+    return modules, decorators
+
+
+def is_decorator(node, modules, decorators):
+    if isinstance(node, ast.Attribute):
+        return node.attr == "benchmark" and isinstance(node.value, ast.Name) and node.value.id in modules
+    return isinstance(node, ast.Name) and node.id in decorators
+
+
+def read_declaration(function, call, path):
+    """The declaration of `function` that the decorator call `call` makes; raises
+    ValueError saying where and what is wrong."""
+    where = f"{path}:{call.lineno}"
+    if call.args:
+        raise ValueError(f"{where}: {DECORATOR} on {function.name} takes keyword arguments only "
+                         f"(axes=..., variants=...)")
+    declaration = {"function": function.name, "line": call.lineno}
+    for keyword in call.keywords:
+        where = f"{path}:{keyword.value.lineno}"
+        if keyword.arg is None:
+            raise ValueError(f"{where}: {DECORATOR} on {function.name}: arguments must be written out "
+                             f"(axes=..., variants=...), not **unpacked")
+        if keyword.arg not in DECLARATION_KEYS:
+            raise ValueError(f"{where}: {DECORATOR} on {function.name}: unknown argument {keyword.arg!r} "
+                             f"(known: {', '.join(DECLARATION_KEYS)})")
+        name = f"{DECORATOR} on {function.name}: {keyword.arg}="
+        try:
+            value = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise ValueError(f"{where}: {name} must be a literal (no names or calls), read without running "
+                             f"the file") from None
+        if value is None:
+            continue
+        if keyword.arg == "variants":
+            variants = names_list(value)
+            if variants is None:
+                raise ValueError(f"{where}: {name} must be a list of variants or one comma-separated string")
+            for variant in variants:
+                if variant not in VARIANTS:
+                    raise ValueError(f"{where}: {name}: unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+            if not variants:
+                raise ValueError(f"{where}: {name} names no variant")
+            declaration["variants"] = list(dict.fromkeys(variants))
+        elif isinstance(value, dict):
+            axes, values = [], {}
+            for axis, item in value.items():
+                if not isinstance(axis, str) or not axis:
+                    raise ValueError(f"{where}: {name} must map axis names to their values")
+                items = list(item) if isinstance(item, (list, tuple)) else [item]
+                texts = [axis_value_text(v) for v in items]
+                if not texts or None in texts:
+                    raise ValueError(f"{where}: {name}[{axis!r}] must be a value (int, float or str) or a "
+                                     f"non-empty list of them")
+                axes.append(axis)
+                values[axis] = list(dict.fromkeys(texts))
+            declaration["axes"], declaration["axis_values"] = axes, values
+        else:
+            axes = names_list(value)
+            if axes is None:
+                raise ValueError(f"{where}: {name} must be a list of axis names, one comma-separated string, "
+                                 f"or a dict of axis names to their values")
+            declaration["axes"] = list(dict.fromkeys(axes))
+    return declaration
+
+
+def read_declarations(tree, path):
+    """The declarations of the module-level functions: (list, error)."""
+    modules, decorators = benchhost_bindings(tree)
+    declarations = []
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        found = None
+        for decorator in node.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            if not is_decorator(call.func if call else decorator, modules, decorators):
+                continue
+            where = f"{path}:{decorator.lineno}"
+            if call is None:
+                return [], (f"{where}: {DECORATOR} on {node.name} needs its parentheses: "
+                            f"{DECORATOR}(axes=..., variants=...)")
+            if found is not None:
+                return [], f"{where}: {DECORATOR} on {node.name} twice: declare its axes and variants once"
+            try:
+                found = read_declaration(node, call, path)
+            except ValueError as e:
+                return [], str(e)
+        if found is not None and isinstance(node, ast.FunctionDef):
+            declarations.append(found)
+    return declarations, ""
+
+
 def torch_version():
     try:
         spec = importlib.util.find_spec("torch")  # finds, does not import
@@ -142,8 +289,14 @@ def inspect(path):
                 handshake, handshake_error = check_handshake(value, f"{path}:{node.lineno}"), ""
             except ValueError as e:
                 handshake, handshake_error = None, str(e)
+    declarations, declaration_error = read_declarations(tree, path)
+    for declaration in declarations:
+        if "variants" in declaration:
+            axes = declaration.setdefault("axes", list((handshake or {}).get("axes", [])))
+            if "variant" not in axes:
+                axes.insert(0, "variant")
     return {"path": path, "functions": functions, "async_functions": async_functions, "handshake": handshake,
-            "handshake_error": handshake_error}
+            "handshake_error": handshake_error, "declarations": declarations, "declaration_error": declaration_error}
 
 
 def main():

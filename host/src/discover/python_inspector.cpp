@@ -62,6 +62,24 @@ PythonFileInfo read_file_entry(const FieldReader& entry) {
         }
         file.handshake = std::move(h);
     }
+    const FieldReader declarations = entry["declarations"].as_array();
+    for (std::size_t i = 0; i < declarations.size(); ++i) {
+        const FieldReader fields = declarations.at(i).as_object();
+        PythonBenchmarkDeclaration d;
+        d.function = fields.string("function");
+        d.line = fields.integer("line");
+        d.axes = optional_strings(fields, "axes");
+        d.variants = optional_strings(fields, "variants");
+        if (fields.has("axis_values")) {
+            const FieldReader values = fields.object("axis_values");
+            for (const auto& member : values.value().GetObject()) {
+                const std::string axis(member.name.GetString(), member.name.GetStringLength());
+                d.axis_values[axis] = values[axis.c_str()].as_strings();
+            }
+        }
+        file.declarations.push_back(std::move(d));
+    }
+    file.declaration_error = entry.string("declaration_error");
     return file;
 }
 

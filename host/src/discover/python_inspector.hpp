@@ -1,7 +1,8 @@
 // Reads Python plugin files without running them: a child process of the plugins'
 // Python parses each file with the standard library's ast module (inspect_python.py,
 // carried in the host's binary) and says which module-level functions it defines and
-// what its handshake literal holds. Neither the host nor that child imports a plugin, so
+// what its handshake literal holds, and what each benchmark function declares of its own
+// (the literal arguments of @benchhost.benchmark). Neither the host nor that child imports a plugin, so
 // a file whose import would fail, hang or write files is only read.
 #pragma once
 
@@ -24,6 +25,18 @@ struct PythonHandshake {
     std::map<std::string, std::vector<std::string>> benchmark_variants;
 };
 
+/// What a benchmark function declares of its own: @benchhost.benchmark(axes=..., variants=...).
+struct PythonBenchmarkDeclaration {
+    std::string function;
+    int line = 0;  // of the decorator
+    /// Its axes, which replace the handshake's; given when axes or variants are (with
+    /// variants alone: the handshake's axes, with "variant" first).
+    std::optional<std::vector<std::string>> axes;
+    /// The values of the axes it gave as a dict ({"batch_size": [1, 8]}), as text.
+    std::map<std::string, std::vector<std::string>> axis_values;
+    std::optional<std::vector<std::string>> variants;
+};
+
 struct PythonFileInfo {
     std::filesystem::path path;
     /// Why the file cannot be read or parsed: "file:line:column: message". The rest is
@@ -33,6 +46,8 @@ struct PythonFileInfo {
     std::vector<std::string> async_functions;  // module-level async def
     std::optional<PythonHandshake> handshake;
     std::string handshake_error;  // "file:line: BENCHHOST_PLUGIN ..." when it is there but wrong
+    std::vector<PythonBenchmarkDeclaration> declarations;  // in file order
+    std::string declaration_error;  // "file:line: @benchhost.benchmark ..." when one is wrong
 };
 
 struct PythonInspection {

@@ -86,19 +86,19 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     return config;
 }
 
-/// The axes a plugin's scenarios are expanded over: its declared axes that have
-/// values, and custom axes set in its own section of the config (with the values that
-/// win over the section's: --axis).
-std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const ScenarioSettings& settings,
-                                        const RunOptions& options) {
+/// The axes a benchmark's scenarios are expanded over: its declared axes (its own, else
+/// its plugin's) that have values, and custom axes set in its plugin's own section of the
+/// config (with the values that win over the section's: --axis).
+std::vector<bench::Axis> expansion_axes(const DiscoveredPlugin& plugin, const std::vector<std::string>& declared,
+                                        const ScenarioSettings& settings, const RunOptions& options) {
     std::vector<bench::Axis> axes;
-    for (const std::string& axis : plugin.axes) {
+    for (const std::string& axis : declared) {
         auto it = settings.axes.find(axis);
         if (it != settings.axes.end()) axes.push_back({axis, it->second});
     }
     if (auto own = options.plugin_settings.find(plugin.name); own != options.plugin_settings.end()) {
         for (const auto& [axis, values] : own->second.axes)
-            if (!bench::is_builtin_axis(axis) && !contains(plugin.axes, axis))
+            if (!bench::is_builtin_axis(axis) && !contains(declared, axis))
                 axes.push_back({axis, settings.axes.at(axis)});
     }
     return axes;
@@ -163,26 +163,33 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
 
     for (const DiscoveredPlugin& plugin : discovery.plugins) {
         if (!options.categories.empty() && !contains(options.categories, plugin.category)) continue;
-        ScenarioSettings settings = options.effective_for(plugin.name);
-        // The declared variants are looked at once, for a plugin with a benchmark selected.
-        bool variants_checked = !contains(plugin.axes, "variant"), variants_left = true;
+        const ScenarioSettings settings = options.effective_for(plugin.name);
 
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
             const std::string id = plugin.id(benchmark);
             all_ids.push_back(id);
             if (!selected(id, options, include_used, plan)) continue;
 
-            bench::ScenarioConfig config = base_config(plugin, benchmark, settings);
+            // A benchmark with axes of its own (a Python function's @benchhost.benchmark) is
+            // expanded over those, with the values it declares where the run leaves an
+            // axis at the built-in defaults.
+            const std::vector<std::string>& benchmark_axes = plugin.axes_of(benchmark);
+            const std::string who = benchmark.axes ? plugin.name + "/" + benchmark.name : plugin.name;
+            ScenarioSettings benchmark_settings = settings;
+            for (const auto& [axis, values] : benchmark.axis_values)
+                if (benchmark_settings.axis_origin(axis).empty()) benchmark_settings.axes[axis] = values;
+
+            bench::ScenarioConfig config = base_config(plugin, benchmark, benchmark_settings);
             config.load = options.load;
             config.profile = options.profile;
-            // Axes the plugin does not vary over still set its config: their first value.
+            // Axes the benchmark does not vary over still set its config: their first value.
             // Several values are a warning only when the user gave them, not the defaults.
-            for (const auto& [axis, values] : settings.axes) {
-                if (bench::is_builtin_axis(axis) && !values.empty() && !contains(plugin.axes, axis)) {
-                    const std::string origin = settings.axis_origin(axis);
-                    if (values.size() > 1 && !origin.empty() && ignored_values.insert(plugin.name + "\n" + axis).second)
-                        plan.warnings.push_back(plugin.name + " does not vary over " + axis + ": of " + join(values) +
-                                                " (" + origin + ") only the first (" + values.front() + ") is used");
+            for (const auto& [axis, values] : benchmark_settings.axes) {
+                if (bench::is_builtin_axis(axis) && !values.empty() && !contains(benchmark_axes, axis)) {
+                    const std::string origin = benchmark_settings.axis_origin(axis);
+                    if (values.size() > 1 && !origin.empty() && ignored_values.insert(who + "\n" + axis).second)
+                        plan.warnings.push_back(who + " does not vary over " + axis + ": of " + join(values) + " (" +
+                                                origin + ") only the first (" + values.front() + ") is used");
                     try {
                         bench::apply_axis_value(config, axis, values.front());
                     } catch (const std::invalid_argument& e) {
@@ -198,18 +205,26 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
                 plan.scenarios.push_back(std::move(planned));
                 continue;
             }
-            if (!variants_checked) {
-                variants_checked = true;
-                variants_left = keep_declared_variants(plugin.name, "plugin", plugin.variants(), settings, plan);
+            if (contains(benchmark_axes, "variant")) {
+                // The plugin's declared variants (said once for the plugin), unless the
+                // benchmark declares its own; then a benchmark's own (a training step in
+                // eager only).
+                if (!benchmark.own_variants) {
+                    Plan said;
+                    const bool left = keep_declared_variants(plugin.name, "plugin", plugin.declared_variants(),
+                                                             benchmark_settings, said);
+                    for (std::string& note : said.notes)
+                        if (!contains(plan.notes, note)) plan.notes.push_back(std::move(note));
+                    for (std::string& warning : said.warnings)
+                        if (!contains(plan.warnings, warning)) plan.warnings.push_back(std::move(warning));
+                    if (!left) continue;
+                }
+                if ((benchmark.variants != 0 || benchmark.own_variants) &&
+                    !keep_declared_variants(plugin.name + "/" + benchmark.name, "benchmark", plugin.variants(benchmark),
+                                            benchmark_settings, plan))
+                    continue;
             }
-            if (!variants_left) continue;
-            // A benchmark with variants of its own (a training step in eager only) is planned with those.
-            ScenarioSettings benchmark_settings = settings;
-            if (benchmark.variants != 0 && contains(plugin.axes, "variant") &&
-                !keep_declared_variants(plugin.name + "/" + benchmark.name, "benchmark", plugin.variants(benchmark),
-                                        benchmark_settings, plan))
-                continue;
-            const std::vector<bench::Axis> axes = expansion_axes(plugin, benchmark_settings, options);
+            const std::vector<bench::Axis> axes = expansion_axes(plugin, benchmark_axes, benchmark_settings, options);
             for (const bench::Axis& axis : axes)
                 if (!bench::is_builtin_axis(axis.name)) swept_axes.insert(axis.name);
             std::set<std::string> names;  // of this benchmark's scenarios, to drop repeats

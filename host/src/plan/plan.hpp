@@ -1,6 +1,8 @@
 // Plan: from discovered plugins and the run options to the list of scenarios to run.
-// Each benchmark is expanded over the axes its plugin declares (the cartesian
-// product of the configured values); --category, --include and --exclude select.
+// Each benchmark is expanded over the axes its plugin declares, or those it declares of
+// its own (a Python function's @benchhost.benchmark, with the values it gives them where
+// the run does not): the cartesian product of the configured values; --category,
+// --include and --exclude select.
 #pragma once
 
 #include <filesystem>
@@ -40,7 +42,8 @@ struct Plan {
 
 /// Broken plugin files (RejectedFile::is_broken_plugin) are planned too, as one
 /// rejected scenario each, so that the run reports them and fails. A plugin that
-/// declares its variants (PluginInfo::variants) is planned only with those.
+/// declares its variants (PluginInfo::variants) is planned only with those; a benchmark
+/// that declares its own (DiscoveredBenchmark::own_variants) only with its own.
 /// Throws ConfigError when a configured axis value is invalid for the plugin.
 Plan make_plan(const Discovery& discovery, const RunOptions& options);
 

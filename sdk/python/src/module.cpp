@@ -98,6 +98,19 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         "benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else $XDG_CACHE_HOME/benchhost, "
         "else ~/.cache/benchhost; not created), or None when none of them is an absolute path.");
 
+    // @benchhost.benchmark(axes=..., variants=...) declares a benchmark function's own axes
+    // and variants. The host reads its literal arguments from the file without running it
+    // (host/src/discover/inspect_python.py); here it only hands the function back.
+    m.def(
+        "benchmark",
+        [](const py::object&, const py::object&) {
+            return py::cpp_function([](const py::object& function) { return function; }, py::arg("function"));
+        },
+        py::kw_only(), py::arg("axes") = py::none(), py::arg("variants") = py::none(),
+        "Declares a benchmark function's own axes (a list of names, or a dict of names to their values; {}: it runs "
+        "once) and variants, in place of the module's BENCHHOST_PLUGIN axes: literals only, read from the file "
+        "without running it. Returns the function unchanged.");
+
     using bench::ScenarioConfig;
     py::class_<ScenarioConfig>(m, "Config", "The scenario's settings (read-only).")
         .def_readonly("category", &ScenarioConfig::category)

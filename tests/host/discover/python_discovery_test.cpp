@@ -4,6 +4,7 @@
 #include "discover/python_inspector.hpp"
 
 #include <cstdlib>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -168,6 +169,129 @@ def benchmark_train(ctx):
               (plugins / "unit/wrong.py").string() +
                   ":1: BENCHHOST_PLUGIN['benchmark_variants']['a']: unknown variant 'fast' (known: eager, compiled, "
                   "kernelized)");
+}
+
+TEST_F(PythonDiscovery, ABenchmarkFunctionDeclaresItsOwnAxesAndVariants) {
+    // @benchhost.benchmark's literal arguments, read without importing: its axes replace the
+    // module's; variants replace the module's too, and make "variant" one of its axes.
+    add("performance/two_py.py", R"(import benchhost
+import benchhost as bh
+from benchhost import benchmark as declare
+
+BENCHHOST_PLUGIN = {"axes": ["variant", "batch_size"], "variants": ["eager", "compiled"]}
+
+@benchhost.benchmark(axes={})
+def benchmark_tokenize(size=10):
+    return {}
+
+@bh.benchmark(axes={"batch_size": [1, 8], "seq_len": 128}, variants=["kernelized"])
+def benchmark_matmul(batch_size=1):
+    return {}
+
+@declare(variants="eager")
+def run_train(ctx):
+    pass
+
+@declare(axes="dtype, device")
+def run_convert(ctx):
+    pass
+
+def run_benchmark(ctx):
+    pass
+)");
+    const Discovery d = discover_plugins(plugins);
+    const DiscoveredPlugin* plugin = find_plugin(d, "two_py");
+    ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
+    ASSERT_EQ(plugin->benchmarks.size(), 5u);
+    EXPECT_TRUE(plugin->has_own_declarations());
+    const auto& benchmarks = plugin->benchmarks;  // run_benchmark first, then in file order
+    const DiscoveredBenchmark &own = benchmarks[0], &tokenize = benchmarks[1], &matmul = benchmarks[2],
+                              &train = benchmarks[3], &convert = benchmarks[4];
+    EXPECT_EQ(own.symbol, "run_benchmark");
+    EXPECT_FALSE(own.axes.has_value());  // the module's
+    EXPECT_EQ(plugin->axes_of(own), (std::vector<std::string>{"variant", "batch_size"}));
+    EXPECT_EQ(plugin->variants(own), (std::vector<std::string>{"eager", "compiled"}));
+
+    EXPECT_EQ(tokenize.name, "tokenize");
+    EXPECT_EQ(plugin->axes_of(tokenize), std::vector<std::string>{});  // runs once
+    EXPECT_TRUE(plugin->variants(tokenize).empty());
+
+    EXPECT_EQ(plugin->axes_of(matmul), (std::vector<std::string>{"variant", "batch_size", "seq_len"}));
+    EXPECT_EQ(matmul.axis_values,
+              (std::map<std::string, std::vector<std::string>>{{"batch_size", {"1", "8"}}, {"seq_len", {"128"}}}));
+    EXPECT_EQ(plugin->variants(matmul), std::vector<std::string>{"kernelized"});  // not the module's
+
+    // Variants alone: the module's axes, its own variants.
+    EXPECT_EQ(plugin->axes_of(train), (std::vector<std::string>{"variant", "batch_size"}));
+    EXPECT_EQ(plugin->variants(train), std::vector<std::string>{"eager"});
+    EXPECT_TRUE(train.axis_values.empty());
+
+    EXPECT_EQ(plugin->axes_of(convert), (std::vector<std::string>{"dtype", "device"}));
+    EXPECT_TRUE(plugin->variants(convert).empty());
+
+    // A file without declarations has none.
+    add("unit/plain.py", "def benchmark_a():\n    return {}\n");
+    const DiscoveredPlugin* plain = find_plugin(discover_plugins(plugins), "plain");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_FALSE(plain->has_own_declarations());
+}
+
+TEST_F(PythonDiscovery, AWrongDeclarationRejectsThePluginSayingWhereAndWhat) {
+    const auto file = [&](const std::string& name, const std::string& decorator) {
+        add("unit/" + name + ".py", "import benchhost\n\nSIZES = [1, 8]\n\n" + decorator +
+                                        "\ndef benchmark_a(ctx):\n    pass\n\ndef helper():\n    pass\n");
+    };
+    file("names", "@benchhost.benchmark(axes={'batch_size': SIZES})");
+    file("calls", "@benchhost.benchmark(\n    variants=list('eager'))");
+    file("bare", "@benchhost.benchmark");
+    file("unknown", "@benchhost.benchmark(axis=['dtype'])");
+    file("positional", "@benchhost.benchmark(['dtype'])");
+    file("variant", "@benchhost.benchmark(variants=['eager', 'fast'])");
+    file("value", "@benchhost.benchmark(axes={'batch_size': [1, None]})");
+    file("batch", "@benchhost.benchmark(axes={'batch_size': [0]})");
+    add("unit/helper.py", "import benchhost\n\n@benchhost.benchmark(axes=[])\ndef tokenize():\n    pass\n");
+    add("unit/twice.py",
+        "import benchhost\nBENCHHOST_PLUGIN = {'axes': ['variant'], 'benchmark_variants': {'a': ['eager']}}\n"
+        "@benchhost.benchmark(variants=['compiled'])\ndef benchmark_a(ctx):\n    pass\n");
+    const Discovery d = discover_plugins(plugins);
+    const auto reason = [&](const std::string& name) {
+        const RejectedFile* rejected = find_rejected(d, name + ".py");
+        return rejected == nullptr ? "not rejected" : rejected->reason;
+    };
+    const auto where = [&](const std::string& name, int line) {
+        return (plugins / ("unit/" + name + ".py")).string() + ":" + std::to_string(line) + ": ";
+    };
+    EXPECT_EQ(reason("names"), where("names", 5) +
+                                   "@benchhost.benchmark on benchmark_a: axes= must be a literal (no names or calls), "
+                                   "read without running the file");
+    EXPECT_EQ(reason("calls"), where("calls", 6) +
+                                   "@benchhost.benchmark on benchmark_a: variants= must be a literal (no names or "
+                                   "calls), read without running the file");
+    EXPECT_EQ(reason("bare"), where("bare", 5) +
+                                  "@benchhost.benchmark on benchmark_a needs its parentheses: "
+                                  "@benchhost.benchmark(axes=..., variants=...)");
+    EXPECT_EQ(
+        reason("unknown"),
+        where("unknown", 5) + "@benchhost.benchmark on benchmark_a: unknown argument 'axis' (known: axes, variants)");
+    EXPECT_EQ(reason("positional"), where("positional", 5) +
+                                        "@benchhost.benchmark on benchmark_a takes keyword arguments only (axes=..., "
+                                        "variants=...)");
+    EXPECT_EQ(reason("variant"), where("variant", 5) +
+                                     "@benchhost.benchmark on benchmark_a: variants=: unknown variant 'fast' (known: "
+                                     "eager, compiled, kernelized)");
+    EXPECT_EQ(reason("value"), where("value", 5) +
+                                   "@benchhost.benchmark on benchmark_a: axes=['batch_size'] must be a value (int, "
+                                   "float or str) or a non-empty list of them");
+    EXPECT_EQ(reason("batch"),
+              where("batch", 5) + "@benchhost.benchmark on benchmark_a: axis 'batch_size': '0' is not an integer >= 1");
+    EXPECT_EQ(reason("helper"), where("helper", 3) +
+                                    "@benchhost.benchmark on tokenize: not a benchmark function (a benchmark is named "
+                                    "run_benchmark, benchmark_<name> or run_<name>)");
+    EXPECT_EQ(reason("twice"), where("twice", 3) +
+                                   "@benchhost.benchmark on benchmark_a: its variants are declared twice, here and in "
+                                   "BENCHHOST_PLUGIN['benchmark_variants'] ('a'): keep one");
+    for (const char* name : {"names", "bare", "helper", "batch"})
+        EXPECT_TRUE(find_rejected(d, std::string(name) + ".py")->is_broken_plugin()) << name;
 }
 
 TEST_F(PythonDiscovery, AMockSaysSoAndAnAsyncBenchmarkIsAWarning) {

@@ -175,6 +175,63 @@ TEST(Plan, ABenchmarkWithVariantsOfItsOwnIsPlannedWithThose) {
                                                    "performance/resnet50/train[variant=compiled,batch_size=1]"}));
 }
 
+TEST(Plan, ABenchmarkWithAxesOfItsOwnIsExpandedOverThose) {
+    // A Python plugin's @benchhost.benchmark: tokenize declares no axes (it runs once),
+    // matmul its own batch sizes and variant; the plugin's own benchmark keeps its axes.
+    Discovery d;
+    DiscoveredPlugin p = plugin("unit", "two_py", {"variant", "batch_size"}, {"two_py", "tokenize", "matmul"});
+    p.info.variants = bench::eager_bit | bench::compiled_bit;
+    p.benchmarks[1].axes = std::vector<std::string>{};
+    p.benchmarks[2].axes = std::vector<std::string>{"variant", "batch_size", "seq_len"};
+    p.benchmarks[2].axis_values = {{"batch_size", {"1", "8"}}, {"seq_len", {"128"}}};
+    p.benchmarks[2].variants = bench::kernelized_bit;  // its own: not the plugin's
+    p.benchmarks[2].own_variants = true;
+    d.plugins.push_back(p);
+    RunOptions options = options_with_defaults();
+    Plan plan = make_plan(d, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{
+                             "unit/two_py/two_py[variant=eager,batch_size=1]",
+                             "unit/two_py/two_py[variant=compiled,batch_size=1]",
+                             "unit/two_py/tokenize",
+                             "unit/two_py/matmul[variant=kernelized,batch_size=1,seq_len=128]",
+                             "unit/two_py/matmul[variant=kernelized,batch_size=8,seq_len=128]",
+                         }));
+    EXPECT_EQ(plan.scenarios[2].config.variant, bench::Variant::eager);  // the first configured value
+    EXPECT_EQ(plan.scenarios[3].symbol, "benchmark_matmul");
+    EXPECT_EQ(plan.scenarios[4].config.batch_size, 8);
+    EXPECT_EQ(plan.scenarios[4].config.params.get_string("seq_len"), "128");  // a custom axis's value is a parameter
+    EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.at(0);
+    EXPECT_EQ(plan.notes,
+              (std::vector<std::string>{"two_py: kernelized not planned (the plugin declares eager,compiled)",
+                                        "two_py/matmul: eager,compiled not planned (the benchmark declares "
+                                        "kernelized)"}));
+
+    // The run's values win over the declared ones; an axis it does not vary over is said once per benchmark.
+    options.command_line.axes["batch_size"] = {"2", "4"};
+    options.command_line.axis_origins["batch_size"] = "--batch-sizes";
+    options.command_line.axes["variant"] = {"eager", "kernelized"};
+    options.command_line.axis_origins["variant"] = "--variants";
+    options.command_line.axes["seq_len"] = {"64"};
+    options.command_line.axis_origins["seq_len"] = "--axis seq_len";
+    plan = make_plan(d, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{
+                             "unit/two_py/two_py[variant=eager,batch_size=2]",
+                             "unit/two_py/two_py[variant=eager,batch_size=4]",
+                             "unit/two_py/tokenize",
+                             "unit/two_py/matmul[variant=kernelized,batch_size=2,seq_len=64]",
+                             "unit/two_py/matmul[variant=kernelized,batch_size=4,seq_len=64]",
+                         }));
+    EXPECT_EQ(plan.warnings, (std::vector<std::string>{
+                                 "two_py/tokenize does not vary over batch_size: of 2,4 (--batch-sizes) only the "
+                                 "first (2) is used",
+                                 "two_py/tokenize does not vary over variant: of eager,kernelized (--variants) only "
+                                 "the first (eager) is used",
+                             }));
+    EXPECT_EQ(plan.notes,
+              (std::vector<std::string>{"two_py: kernelized not planned (the plugin declares eager,compiled)",
+                                        "two_py/matmul: eager not planned (the benchmark declares kernelized)"}));
+}
+
 TEST(Plan, APluginsSectionNamingNoPluginFoundIsWarnedAbout) {
     RunOptions options = options_with_defaults();
     options.plugin_settings["resnet5"].axes["batch_size"] = {"8"};

@@ -7,14 +7,14 @@ file is never run. Everywhere else (plain `python`, an editor, a type checker, a
 by scripts/bench and scripts/test (a .pth file naming sdk/python/package):
 
   - __init__.pyi: the compiled module's types (Context, Config, Query, SkipScenario,
-    cache_dir), for completion and type checking;
-  - Context, Config, Query, SkipScenario, cache_dir here: stand-ins with the same members
-    (benchhost._standin says what they do without a worker);
+    cache_dir, benchmark), for completion and type checking;
+  - Context, Config, Query, SkipScenario, cache_dir, benchmark here: stand-ins with the
+    same members (benchhost._standin says what they do without a worker);
   - benchhost.torch: the same file a worker carries (sdk/python/benchhost_torch.py);
   - python -m benchhost.check FILE: runs a plugin's benchmarks once with a stand-in
     Context and prints what they recorded (docs/running.md).
 """
 
-from benchhost._standin import Config, Context, Query, SkipScenario, cache_dir
+from benchhost._standin import Config, Context, Query, SkipScenario, benchmark, cache_dir
 
-__all__ = ["Config", "Context", "Query", "SkipScenario", "cache_dir"]
+__all__ = ["Config", "Context", "Query", "SkipScenario", "benchmark", "cache_dir"]

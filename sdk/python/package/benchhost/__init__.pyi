@@ -7,11 +7,15 @@
 # python_stub_members when this file and the stand-in do; a helper of the worker's own
 # code (a member whose name begins with `_`, such as Context._figures) may be left out.
 #
-# Names beginning with an underscore at module level (_Axes, _LogLevel, _T) exist only
-# for the type checker.
-from typing import Any, Callable, Literal, NoReturn, Sequence, TypedDict, TypeVar
+# Names beginning with an underscore at module level (_Axes, _LogLevel, _T, ...) exist
+# only for the type checker.
+from typing import Any, Callable, Literal, Mapping, NoReturn, Sequence, TypedDict, TypeVar
 
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_Variant = Literal["eager", "compiled", "kernelized"]
+_AxisValue = int | float | str
 
 # What spdlog reads as a level; any other text (or "off") logs nothing.
 _LogLevel = Literal["trace", "debug", "info", "warning", "warn", "error", "err", "critical"]
@@ -31,6 +35,19 @@ def cache_dir() -> str | None:
     """benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else
     $XDG_CACHE_HOME/benchhost, else ~/.cache/benchhost; not created), or None when none of
     them is an absolute path."""
+
+def benchmark(*, axes: Sequence[str] | Mapping[str, Sequence[_AxisValue] | _AxisValue] | None = None,
+              variants: Sequence[_Variant] | str | None = None) -> Callable[[_F], _F]:
+    """Declares a benchmark function's own axes and variants, in place of the module's
+    BENCHHOST_PLUGIN axes:
+
+        @benchhost.benchmark(axes={"batch_size": [1, 8]}, variants=["eager"])
+        def benchmark_matmul(batch_size=1): ...
+
+    axes: a list of axis names (their values the run's), or a dict of axis names to the
+    values it runs with where the run does not set them; {} or []: it runs once.
+    variants: those it implements (variant becomes one of its axes). Literals only: the
+    host reads them from the file without running it. Returns the function unchanged."""
 
 class Config:
     """The scenario's settings (read-only)."""

@@ -2,9 +2,9 @@
 
 In a worker, `import benchhost` gets the compiled module (sdk/python/src/module.cpp):
 Python finds built-in modules before anything on sys.path. Everywhere else it gets this
-package, whose Context, Config, Query, SkipScenario and cache_dir have the members of
-the compiled ones (__init__.pyi; ctest python_stub_members compares them) and do what
-can be done without a worker:
+package, whose Context, Config, Query, SkipScenario, cache_dir and benchmark have the
+members of the compiled ones (__init__.pyi; ctest python_stub_members compares them) and
+do what can be done without a worker:
 
   - measure(name, fn) calls fn() warmup_iterations times, then times
     measurement_iterations calls with Python's clock: no stopping rule (--min-time,
@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Callable, NoReturn, Sequence, TextIO, TypeVar
+from typing import Any, Callable, Mapping, NoReturn, Sequence, TextIO, TypeVar
 
 _T = TypeVar("_T")
 
@@ -51,6 +51,21 @@ def cache_dir() -> str | None:
     if home.startswith("/"):
         return os.path.join(home, ".cache", "benchhost")
     return None
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def benchmark(*, axes: Sequence[str] | Mapping[str, Sequence[int | float | str] | int | float | str] | None = None,
+              variants: Sequence[str] | str | None = None) -> Callable[[_F], _F]:
+    """@benchhost.benchmark(axes=..., variants=...): a benchmark function's own axes and
+    variants, which the host (and python -m benchhost.check) read from the file without
+    running it. Returns the function unchanged, as a worker's does."""
+
+    def declare(function: _F) -> _F:
+        return function
+
+    return declare
 
 
 def param_values(text: str) -> str | list[str]:

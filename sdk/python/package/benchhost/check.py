@@ -15,7 +15,10 @@ in a run's log), then what the stand-in did not do as a worker would.
 
 The exit status is 1 when a scenario failed (skipped ones do not count) or the file is
 no plugin, 2 for a usage error. Axis options take one value or a comma-separated list,
-as the host's do; each benchmark runs once per combination of the values given.
+as the host's do. Each benchmark runs over its axes as the host plans it (the module's
+BENCHHOST_PLUGIN axes, or the function's own @benchhost.benchmark, read by the host's
+own inspect_python.py): once per combination of the values given for them, else of the
+values it declares; an axis with neither keeps the stand-in's default.
 """
 
 from __future__ import annotations
@@ -30,14 +33,16 @@ import sys
 import time
 import traceback
 import types
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from benchhost._standin import Config, Context, Recorded, SkipScenario, param_values
 
 CATEGORIES = ("unit", "integration", "performance")
+VARIANTS = ["eager", "compiled", "kernelized"]
 AXES = (("variant", "variants"), ("batch_size", "batch-sizes"), ("dtype", "dtypes"), ("device", "devices"),
         ("threads", "threads"), ("compile_mode", "compile-modes"))
 INT_AXES = ("batch_size", "threads")
+BUILTIN_AXES = tuple(axis for axis, _ in AXES)
 
 
 class Failure(Exception):
@@ -54,25 +59,122 @@ def benchmark_name(function: str, plugin: str) -> str:
     return ""
 
 
-def find_benchmarks(source_file: str, plugin: str) -> list[tuple[str, str]]:
-    """(benchmark, function) of the file, run_benchmark first, as the host lists them."""
-    with open(source_file, "rb") as f:
-        tree = ast.parse(f.read(), filename=source_file)
-    functions: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            functions.append(node.name)
-        elif isinstance(node, ast.ImportFrom):
-            functions.extend(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    found: list[tuple[str, str]] = []
-    for function in functions:
+class Benchmark(NamedTuple):
+    """A benchmark of the file, with the axes and variants the host plans it with."""
+    name: str
+    function: str
+    axes: list[str]  # its own (@benchhost.benchmark), else the module's BENCHHOST_PLUGIN axes
+    values: dict[str, list[str]]  # the values it declares for its axes (axes={...: [...]})
+    variants: list[str]  # those it implements; empty when it has no variant axis
+
+
+def source_inspector() -> types.ModuleType:
+    """host/src/discover/inspect_python.py, with which the host reads a plugin file (ast,
+    without importing it), loaded from the source tree."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    path = os.path.normpath(os.path.join(here, "..", "..", "..", "..", "host", "src", "discover", "inspect_python.py"))
+    with open(path) as f:
+        source = f.read()
+    module = types.ModuleType("benchhost_inspect_python")
+    module.__file__ = path
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module
+
+
+def find_benchmarks(source_file: str, plugin: str) -> list[Benchmark]:
+    """The benchmarks of the file, run_benchmark first, as the host lists and plans them;
+    raises Failure, saying where, where the host would reject the file."""
+    entry: dict[str, Any] = source_inspector().inspect(source_file)
+    for key in ("error", "handshake_error", "declaration_error"):
+        if entry.get(key):
+            raise Failure(entry[key])
+    handshake: dict[str, Any] = entry["handshake"] or {}
+    declarations = {d["function"]: d for d in entry["declarations"]}
+    found: list[Benchmark] = []
+    for function in entry["functions"]:
         name = benchmark_name(function, plugin)
-        if name and all(f != function for _, f in found):
-            if any(n == name for n, _ in found):
-                raise Failure(f"declares benchmark '{name}' twice (benchmark_{name} and run_{name}): keep one")
-            found.append((name, function))
-    found.sort(key=lambda entry: entry[1] != "run_benchmark")
+        if not name or any(b.function == function for b in found):
+            continue
+        if any(b.name == name for b in found):
+            raise Failure(f"{source_file}: declares benchmark '{name}' twice (benchmark_{name} and run_{name}): "
+                          f"keep one")
+        declared = declarations.pop(function, {})
+        axes: list[str] = declared.get("axes", handshake.get("axes", []))
+        variants = [v for v in handshake.get("variants") or VARIANTS
+                    if v in handshake.get("benchmark_variants", {}).get(name, VARIANTS)]
+        if "variants" in declared:
+            if name in handshake.get("benchmark_variants", {}):
+                raise Failure(f"{source_file}:{declared['line']}: @benchhost.benchmark on {function}: its variants "
+                              f"are declared twice, here and in BENCHHOST_PLUGIN['benchmark_variants'] ('{name}'): "
+                              f"keep one")
+            variants = declared["variants"]
+        found.append(Benchmark(name, function, axes, declared.get("axis_values", {}),
+                               variants if "variant" in axes else []))
+    for function, declared in declarations.items():
+        raise Failure(f"{source_file}:{declared['line']}: @benchhost.benchmark on {function}: not a benchmark "
+                      f"function (a benchmark is named run_benchmark, benchmark_<name> or run_<name>)")
+    found.sort(key=lambda b: b.function != "run_benchmark")
     return found
+
+
+def typed(axis: str, values: Sequence[str]) -> list[Any]:
+    """An axis's values as Config takes them: batch_size and threads as integers."""
+    if axis not in INT_AXES:
+        return list(values)
+    try:
+        return [int(v) for v in values]
+    except ValueError:
+        raise Failure(f"{axis}: '{','.join(values)}' is not a list of integers") from None
+
+
+def scenarios(benchmark: Benchmark, given: dict[str, list[Any]]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """([(scenario name, axis values)], notes): the scenarios of `benchmark` as the host
+    expands it: over each of its axes that has values, those given on the command line,
+    else those it declares (an axis with neither keeps the stand-in's default); only
+    the variants it implements; compile_mode only for the compiled variant. An axis it does
+    not vary over gets the first value given; its variant, without --variants, the first
+    it implements."""
+    notes: list[str] = []
+    expanded: list[tuple[str, list[Any]]] = []
+    for axis in benchmark.axes:
+        if axis in given:
+            values = given[axis]
+        elif axis in benchmark.values:
+            values = typed(axis, benchmark.values[axis])
+        else:
+            continue
+        if axis == "variant":
+            kept = [v for v in values if v in benchmark.variants]
+            dropped = [v for v in values if v not in benchmark.variants]
+            if dropped:
+                notes.append(f"{benchmark.name}: {','.join(dropped)} not run (it declares "
+                             f"{','.join(benchmark.variants)})")
+            if not kept:
+                return [], notes
+            values = kept
+        expanded.append((axis, values))
+    fixed: dict[str, Any] = {}
+    for axis, values in given.items():
+        if axis in benchmark.axes:
+            continue
+        if axis not in BUILTIN_AXES:
+            notes.append(f"{benchmark.name} does not vary over {axis}: its values are not used")
+            continue
+        fixed[axis] = values[0]
+        if len(values) > 1:
+            notes.append(f"{benchmark.name} does not vary over {axis}: of {','.join(str(v) for v in values)} only "
+                         f"the first ({values[0]}) is used")
+    if benchmark.variants and all(axis != "variant" for axis, _ in expanded):
+        fixed["variant"] = benchmark.variants[0]
+    out: list[tuple[str, dict[str, Any]]] = []
+    for combination in itertools.product(*[[(axis, v) for v in values] for axis, values in expanded]):
+        point = dict(combination)
+        if point.get("variant", "compiled") != "compiled":
+            point.pop("compile_mode", None)
+        name = benchmark.name + ("[" + ",".join(f"{k}={v}" for k, v in point.items()) + "]" if point else "")
+        if all(name != n for n, _ in out):
+            out.append((name, {**fixed, **point}))
+    return out, notes
 
 
 def worker_support() -> types.ModuleType:
@@ -99,8 +201,9 @@ def worker_support() -> types.ModuleType:
     support_where_raised: Callable[[BaseException], str] = module.where_raised
 
     def where_raised(error: BaseException) -> str:
-        # In a worker benchhost.torch's frames are "<benchhost.torch>", left out too;
-        # here they are this package's (benchhost/torch.py).
+        # In a worker benchhost.torch's frames are "<benchhost.torch>" (benchhost.jax's
+        # "<benchhost.jax>"), left out too; here they are this package's
+        # (benchhost/torch.py, benchhost/jax.py).
         frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<benchhost")
                   and os.path.dirname(os.path.realpath(f.filename)) not in (here, os.path.dirname(path))]
         if not frames:
@@ -186,6 +289,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     for axis, option in AXES:
         parser.add_argument(f"--{option}", dest=axis, default=None, metavar="V1,V2",
                             help=f"the {axis} axis (one scenario per value)")
+    parser.add_argument("--axis", action="append", default=[], metavar="NAME=V1,V2",
+                        help="a custom axis's values, as the host's --axis (one scenario per value)")
     parser.add_argument("--warmup-iterations", type=int, default=1, metavar="N",
                         help="untimed calls before the timed ones (default 1)")
     parser.add_argument("--measurement-iterations", type=int, default=3, metavar="N",
@@ -208,21 +313,25 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
             parser.error(f"option --param: '{param}' is not KEY=VALUE")
         params[key] = param_values(value)
     args.params = params
-    points: list[list[tuple[str, Any]]] = []
+    given: dict[str, list[Any]] = {}
     for axis, option in AXES:
         text = getattr(args, axis)
         if text is None:
             continue
-        values: list[Any] = [v.strip() for v in text.split(",") if v.strip()]
-        if axis in INT_AXES:
-            try:
-                values = [int(v) for v in values]
-            except ValueError:
-                parser.error(f"option --{option}: '{text}' is not a list of integers")
+        values = [v.strip() for v in text.split(",") if v.strip()]
         if not values:
             parser.error(f"option --{option}: no value")
-        points.append([(axis, v) for v in values])
-    args.points = [dict(p) for p in itertools.product(*points)]
+        try:
+            given[axis] = typed(axis, values)
+        except Failure:
+            parser.error(f"option --{option}: '{text}' is not a list of integers")
+    for axis_option in args.axis:
+        name, equals, text = axis_option.partition("=")
+        values = [v.strip() for v in text.split(",") if v.strip()]
+        if not equals or not name or not values or name in BUILTIN_AXES:
+            parser.error(f"option --axis: '{axis_option}' is not NAME=V1,V2 of a custom axis")
+        given[name] = values
+    args.given = given
     return args
 
 
@@ -236,16 +345,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         plugin = plugin[:-3]
     try:
         benchmarks = find_benchmarks(source, plugin)
-    except (OSError, SyntaxError, ValueError, Failure) as error:
+    except Failure as error:
+        print(error, file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as error:
         print(f"{path}: {error}", file=sys.stderr)
         return 1
     if args.benchmark:
-        unknown = [b for b in args.benchmark if all(b != name for name, _ in benchmarks)]
+        unknown = [b for b in args.benchmark if all(b != benchmark.name for benchmark in benchmarks)]
         if unknown:
-            print(f"{path}: no benchmark {', '.join(unknown)} (it has {', '.join(n for n, _ in benchmarks)})",
+            print(f"{path}: no benchmark {', '.join(unknown)} (it has {', '.join(b.name for b in benchmarks)})",
                   file=sys.stderr)
             return 2
-        benchmarks = [entry for entry in benchmarks if entry[0] in args.benchmark]
+        benchmarks = [benchmark for benchmark in benchmarks if benchmark.name in args.benchmark]
     if not benchmarks:
         print(f"{path}: not a plugin: defines no run_benchmark, benchmark_* or run_* function at module level",
               file=sys.stderr)
@@ -253,20 +365,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     support = worker_support()
     category = category_of(path)
     counts = {"success": 0, "failed": 0, "skipped": 0}
-    for (name, function), point in itertools.product(benchmarks, args.points):
-        scenario = name + ("[" + ",".join(f"{k}={v}" for k, v in point.items()) + "]" if point else "")
-        config = Config(category=category, plugin=plugin, benchmark=name, scenario_name=scenario,
-                        warmup_iterations=args.warmup_iterations, measurement_iterations=args.measurement_iterations,
-                        num_tokens_to_generate=args.num_tokens_to_generate, model_id=args.model_id,
-                        timer=args.timer, cache=args.cache, params=args.params, **point)
-        print(f"== {category}/{plugin}/{scenario} ({function})", flush=True)
-        ctx = Context(config)
-        start = time.perf_counter()
-        status, reason = run_scenario(support, path, function, ctx, args.pdb)
-        print_recorded(ctx._recorded)
-        seconds = time.perf_counter() - start
-        print(f"  {status}{': ' + reason if reason else ''} ({seconds:.2f} s)", flush=True)
-        counts[status] += 1
+    for benchmark in benchmarks:
+        try:
+            planned, notes = scenarios(benchmark, args.given)
+        except Failure as error:
+            print(f"{source}: {benchmark.function}: {error}", file=sys.stderr)
+            return 1
+        for note in notes:
+            print(f"note: {note}")
+        for scenario, point in planned:
+            params = dict(args.params)
+            params.update({axis: str(value) for axis, value in point.items() if axis not in BUILTIN_AXES})
+            config = Config(category=category, plugin=plugin, benchmark=benchmark.name, scenario_name=scenario,
+                            warmup_iterations=args.warmup_iterations,
+                            measurement_iterations=args.measurement_iterations,
+                            num_tokens_to_generate=args.num_tokens_to_generate, model_id=args.model_id,
+                            timer=args.timer, cache=args.cache, params=params,
+                            **{axis: value for axis, value in point.items() if axis in BUILTIN_AXES})
+            print(f"== {category}/{plugin}/{scenario} ({benchmark.function})", flush=True)
+            ctx = Context(config)
+            start = time.perf_counter()
+            status, reason = run_scenario(support, path, benchmark.function, ctx, args.pdb)
+            print_recorded(ctx._recorded)
+            seconds = time.perf_counter() - start
+            print(f"  {status}{': ' + reason if reason else ''} ({seconds:.2f} s)", flush=True)
+            counts[status] += 1
     total = sum(counts.values())
     print(f"{total} scenario{'s' if total != 1 else ''}: {counts['success']} succeeded, {counts['failed']} failed, "
           f"{counts['skipped']} skipped (a stand-in Context: a smoke test, not a measurement)")

@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/option_values.hpp"
+#include "config/run_config.hpp"
 
 namespace benchhost {
 

@@ -7,7 +7,6 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.hpp"
-#include "cli/option_values.hpp"
 #include "config/plugin_folders.hpp"
 
 namespace benchhost {

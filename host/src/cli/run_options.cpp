@@ -7,7 +7,6 @@
 #include <bench/internal/statistics/round_bootstrap.hpp>
 
 #include "cli/cli.hpp"
-#include "cli/option_values.hpp"
 #include "cli/run_arguments.hpp"
 
 namespace benchhost {
@@ -20,8 +19,8 @@ AbCommand ab_command_of(const CLI::App& app, const RunArguments& args, const std
     ab.options.invocation = invocation;
     ab.options.defaults = builtin_scenario_defaults();
     ab.options.rounds = 6;
-    if (app.count("--config") > 0) load_config_file(args.config, ab.options);
-    apply_run_arguments(app, args, ab.options);
+    if (app.count("--config") > 0) load_config_file(args.text("--config"), ab.options);
+    apply_run_arguments(args, ab.options);
     ab.base_dirs = {plugin_folder_list(args.base_dirs, default_plugin_folders().paths), "--base"};
     ab.new_dirs = {plugin_folder_list(args.new_dirs, default_plugin_folders().paths), "--new"};
     for (const std::string& param : args.base_params) ab.base_params.push_back(param_of("--base-param", param));
@@ -53,8 +52,8 @@ Subcommand<RunCommand> add_run_command(CLI::App& app, std::vector<std::string> i
                 // BENCHHOST_PLUGINS_DIR or the default folders, unless the config or the option names others.
                 options.plugins_dirs = plugin_folders_from_environment();
                 options.defaults = builtin_scenario_defaults();
-                if (run->count("--config") > 0) load_config_file(args->config, options);
-                apply_run_arguments(*run, *args, options);
+                if (run->count("--config") > 0) load_config_file(args->text("--config"), options);
+                apply_run_arguments(*args, options);
                 return RunCommand{std::move(options)};
             }};
 }

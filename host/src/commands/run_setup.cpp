@@ -1,6 +1,7 @@
 #include "commands/run_setup.hpp"
 
 #include "config/load_options.hpp"
+#include "config/run_option_table.hpp"
 
 #include <bench/internal/load/peak_search.hpp>
 
@@ -37,25 +38,9 @@ namespace {
 /// "axes.batch_size", "params.image_size", ...
 void describe_settings(const ScenarioSettings& settings, const std::string& prefix,
                        std::map<std::string, std::string>& out) {
-    const auto number = [](double value) {
-        std::ostringstream text;
-        text << value;
-        return text.str();
-    };
-    if (settings.warmup_iterations) out[prefix + "warmup_iterations"] = std::to_string(*settings.warmup_iterations);
-    if (settings.measurement_iterations)
-        out[prefix + "measurement_iterations"] = std::to_string(*settings.measurement_iterations);
-    if (settings.min_time_s) out[prefix + "min_time_s"] = number(*settings.min_time_s);
-    if (settings.max_time_s) out[prefix + "max_time_s"] = number(*settings.max_time_s);
-    if (settings.target_ci_width) out[prefix + "target_ci_width"] = number(*settings.target_ci_width);
-    if (settings.compile_timeout_s) out[prefix + "compile_timeout_s"] = number(*settings.compile_timeout_s);
-    if (settings.timer) out[prefix + "timer"] = *settings.timer;
-    if (settings.cache) out[prefix + "cache"] = *settings.cache;
-    if (settings.discard_throttled) out[prefix + "discard_throttled"] = *settings.discard_throttled ? "true" : "false";
-    if (settings.throttle_cooldown_s) out[prefix + "throttle_cooldown_s"] = number(*settings.throttle_cooldown_s);
-    if (settings.num_tokens_to_generate)
-        out[prefix + "num_tokens_to_generate"] = std::to_string(*settings.num_tokens_to_generate);
-    if (settings.model_id) out[prefix + "model_id"] = *settings.model_id;
+    for (const RunOption& option : run_option_table())
+        if (option.describe_scenario && !option.describe_key.empty())
+            if (auto text = option.describe_scenario(settings)) out[prefix + option.describe_key] = *text;
     for (const auto& [axis, values] : settings.axes) out[prefix + "axes." + axis] = join(values);
     for (const auto& [key, values] : settings.params.all()) out[prefix + "params." + key] = join(values);
 }
@@ -156,48 +141,16 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     describe_settings(scenario, "", out);
     for (const auto& [plugin, settings] : options.plugin_settings)
         describe_settings(settings, "plugins." + plugin + ".", out);
-    out["plugins_dir"] = options.plugins_dirs.text();  // every folder searched, as --plugins-dir takes them
-    out["config_file"] = options.config_file ? options.config_file->string() : "";
-    out["include"] = join(options.include);
-    out["exclude"] = join(options.exclude);
-    out["categories"] = join(options.categories);
-    out["enable_mock"] = options.enable_mock ? "true" : "false";
-    out["profile"] = options.profile ? "true" : "false";
-    out["isolation"] = std::string(to_string(options.isolation));
-    std::ostringstream timeout;
-    timeout << options.timeout_s;
-    out["timeout_s"] = timeout.str();
-    std::ostringstream interval;
-    interval << options.monitor_interval_ms;
-    out["monitor_interval_ms"] = interval.str();
-    out["memory_limit_mib"] = std::to_string(options.memory_limit_mib);
+    // Each option the record describes (config/run_option_table.hpp).
+    for (const RunOption& option : run_option_table())
+        if (option.describe && !option.describe_key.empty())
+            if (auto text = option.describe(options)) out[option.describe_key] = *text;
     if (options.memory_limit_mib > 0 && options.isolation == Isolation::process) {
         const MemoryCgroups& cgroups = MemoryCgroups::system();
         out["memory_limit_by"] = cgroups.available() ? cgroups.limit_file() + " under " + cgroups.parent().string()
                                                      : "RLIMIT_DATA (" + cgroups.why_not() + ")";
     }
-    out["lock_clocks"] = options.lock_clocks.empty() ? "no" : options.lock_clocks;
-    out["retry_failed"] = options.retry_failed ? "true" : "false";
-    out["allow_untrusted_plugins"] = options.allow_untrusted ? "true" : "false";
-    out["resumed_from"] = options.resume_dir ? options.resume_dir->string() : "";
-    out["rounds"] = std::to_string(options.rounds);
-    out["formats"] = join(options.extra_formats);
-    out["shard"] = options.shard.value_or("");
-    out["shard_costs"] = options.shard_costs ? options.shard_costs->string() : "";
-    out["baseline"] = options.baseline ? options.baseline->string() : "";
-    out["history"] = options.history.value_or("");
-    out["history_samples"] = options.history_samples ? "true" : "false";
     for (const auto& [name, value] : describe_load(options.load)) out["load." + name] = value;
-    if (options.baseline) {
-        std::ostringstream threshold;
-        threshold << options.regression_threshold;
-        out["regression_threshold"] = threshold.str();
-        out["fail_on_regression"] = options.fail_on_regression ? "true" : "false";
-        std::ostringstream floor;
-        floor << options.noise_floor;
-        out["noise_floor"] = floor.str();
-        out["confirm"] = std::to_string(options.confirm);
-    }
     return out;
 }
 

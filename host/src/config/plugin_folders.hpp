@@ -15,6 +15,12 @@ namespace benchhost {
 /// --plugins-dir nor a config's plugins_dir does.
 inline constexpr const char* plugins_dir_variable = "BENCHHOST_PLUGINS_DIR";
 
+/// What --plugins-dir of `run` and `list` says in --help.
+inline constexpr const char* plugins_dir_help =
+    "Plugin folder; several separated by ':' or given again, an empty entry standing for the default ones "
+    "(default: $BENCHHOST_PLUGINS_DIR, else ../plugins beside the executable and, run from its build folder, the "
+    "Python files in the source tree's plugins/<category>/)";
+
 /// The folders a run searches, in order, and who chose them.
 struct PluginFolders {
     std::vector<std::filesystem::path> paths;

@@ -6,10 +6,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <bench/internal/monitors/gpu_clocks.hpp>
 #include <bench/internal/params/axes.hpp>
 
-#include "config/load_options.hpp"
+#include "config/run_option_table.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -19,35 +18,6 @@ namespace {
 const std::map<std::string, std::string> axis_keys = {{"variants", "variant"}, {"batch_sizes", "batch_size"},
                                                       {"dtypes", "dtype"},     {"devices", "device"},
                                                       {"threads", "threads"},  {"compile_modes", "compile_mode"}};
-
-const std::vector<std::string> scenario_keys = {"warmup_iterations",
-                                                "measurement_iterations",
-                                                "num_tokens_to_generate",
-                                                "model_id",
-                                                "axes",
-                                                "params",
-                                                "variants",
-                                                "batch_sizes",
-                                                "dtypes",
-                                                "devices",
-                                                "threads",
-                                                "compile_modes",
-                                                "min_time",
-                                                "max_time",
-                                                "target_ci_width",
-                                                "compile_timeout",
-                                                "timer",
-                                                "cache",
-                                                "discard_throttled",
-                                                "throttle_cooldown"};
-const std::vector<std::string> run_keys = {
-    "plugins_dir",    "output_dir",        "include",    "exclude",      "categories",
-    "enable_mock",    "profile",           "timeout",    "memory_limit", "monitor_interval",
-    "lock_clocks",    "isolation",         "log_level",  "rounds",       "allow_empty",
-    "history",        "history_samples",   "plugins",    "load",         "queries",
-    "min_duration",   "samples_per_query", "target_qps", "burstiness",   "concurrency",
-    "late_tolerance", "load_seed",         "slo",        "find_peak",    "peak_precision",
-    "max_batch",      "max_batch_wait"};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -135,82 +105,66 @@ void read_params(const std::string& origin, const YAML::Node& node, const std::s
     }
 }
 
-/// Reads one key of the serving load into `load`; false when `key` is not one.
-bool read_load_key(const std::string& origin, const std::string& key, const YAML::Node& value,
-                   bench::LoadConfig& load) {
-    const std::string at = where(origin, value) + ": '" + key + "'";
-    if (key == "slo" && value.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms[, percentile: p95]}
+/// The number of a YAML key whose option takes one, checked as the option says.
+double number_value(const RunOption& option, const std::string& origin, const YAML::Node& node) {
+    const std::string text = scalar_text(origin, option.key, node);
+    const auto number = bench::parse_double(text);
+    const OptionCheck& check = option.check;
+    const bool wrong = !number ||
+                       (check.kind == OptionCheck::range && (!(*number >= check.low) || *number > check.high)) ||
+                       (check.kind == OptionCheck::non_negative && *number < 0);
+    if (wrong)
+        fail(origin, node,
+             "'" + option.key + "' must be " + (option.expects.empty() ? "a number" : option.expects) + ", got '" +
+                 text + "'");
+    return *number;
+}
+
+/// The value of a YAML key, of its option's type, checked as the option says.
+OptionValue option_value(const RunOption& option, const std::string& origin, const YAML::Node& node) {
+    const std::string& key = option.key;
+    switch (option.yaml_list ? OptionType::list : option.type) {
+        case OptionType::flag:
+            return bool_value(origin, key, node);
+        case OptionType::integer:
+            return int_value(origin, key, node,
+                             option.check.kind == OptionCheck::range ? static_cast<int>(option.check.low) : 0);
+        case OptionType::number:
+            return number_value(option, origin, node);
+        case OptionType::list:
+            return list_value(origin, key, node);
+        case OptionType::text:
+            break;
+    }
+    if (key == "slo" && node.IsMap()) {  // slo: {ttft: 500ms, tpot: 50ms[, percentile: p95]}
         std::string text, percentile;
-        for (const auto& entry : value) {
+        for (const auto& entry : node) {
             if (entry.first.Scalar() == "percentile") {
                 percentile = scalar_text(origin, key, entry.second) + ":";
                 continue;
             }
             text += (text.empty() ? "" : ",") + entry.first.Scalar() + "=" + scalar_text(origin, key, entry.second);
         }
-        slo_value(at, percentile + text, load);
-        return true;
+        return percentile + text;
     }
-    if (key == "find_peak") {
-        load.find_peak = bool_value(origin, key, value);
-        return true;
+    const std::string text = scalar_text(origin, key, node);
+    const std::vector<std::string>& choices = option.check.choices;
+    if (option.check.kind == OptionCheck::one_of && std::find(choices.begin(), choices.end(), text) == choices.end()) {
+        std::string expected;
+        for (std::size_t i = 0; i < choices.size(); ++i)
+            expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+        fail(origin, node, "'" + key + "' must be " + expected + ", got '" + text + "'");
     }
-    if (key != "load" && key != "queries" && key != "min_duration" && key != "samples_per_query" &&
-        key != "target_qps" && key != "burstiness" && key != "concurrency" && key != "late_tolerance" &&
-        key != "load_seed" && key != "slo" && key != "peak_precision" && key != "max_batch" && key != "max_batch_wait")
-        return false;
-    const std::string text = scalar_text(origin, key, value);
-    if (key == "load") load.mode = load_mode_value(at, text);
-    else if (key == "queries") load.queries = count_value(at, text, 1);
-    else if (key == "min_duration") load.min_duration_s = seconds_value(at, text);
-    else if (key == "samples_per_query") load.samples_per_query = static_cast<int>(count_value(at, text, 1));
-    else if (key == "target_qps") load.target_qps = rate_value(at, text);
-    else if (key == "burstiness") load.burstiness = burstiness_value(at, text);
-    else if (key == "concurrency") load.concurrency = static_cast<int>(count_value(at, text, 1));
-    else if (key == "late_tolerance") load.late_tolerance_ms = duration_ms_value(at, text);
-    else if (key == "load_seed") load.seed = static_cast<std::uint64_t>(count_value(at, text, 0));
-    else if (key == "peak_precision") load.peak_precision = peak_precision_value(at, text);
-    else if (key == "max_batch") load.max_batch = static_cast<int>(count_value(at, text, 1));
-    else if (key == "max_batch_wait") load.max_batch_wait_ms = duration_ms_value(at, text);
-    else slo_value(at, text, load);
-    return true;
+    if (option.check.problem)
+        if (const std::string problem = option.check.problem(text); !problem.empty())
+            fail(origin, node, "'" + key + "': " + problem);
+    return text;
 }
 
 /// Reads one scenario key into `settings`; false when `key` is not a scenario key.
 bool read_scenario_key(const std::string& origin, const std::string& key, const YAML::Node& value,
                        ScenarioSettings& settings, std::size_t& params_entries_left) {
-    if (key == "warmup_iterations") {
-        settings.warmup_iterations = int_value(origin, key, value, 0);
-    } else if (key == "measurement_iterations") {
-        settings.measurement_iterations = int_value(origin, key, value, 1);
-    } else if (key == "num_tokens_to_generate") {
-        settings.num_tokens_to_generate = int_value(origin, key, value, 1);
-    } else if (key == "model_id") {
-        settings.model_id = scalar_text(origin, key, value);
-    } else if (key == "min_time" || key == "max_time" || key == "compile_timeout" || key == "throttle_cooldown") {
-        const std::string text = scalar_text(origin, key, value);
-        const auto seconds = bench::parse_double(text);
-        if (!seconds || !(*seconds >= 0) || *seconds > 86'400)
-            fail(origin, value, "'" + key + "' must be seconds between 0 and 86400, got '" + text + "'");
-        (key == "min_time"          ? settings.min_time_s
-         : key == "max_time"        ? settings.max_time_s
-         : key == "compile_timeout" ? settings.compile_timeout_s
-                                    : settings.throttle_cooldown_s) = *seconds;
-    } else if (key == "discard_throttled") {
-        settings.discard_throttled = bool_value(origin, key, value);
-    } else if (key == "timer" || key == "cache") {
-        const std::string text = scalar_text(origin, key, value);
-        if (const std::string problem = timer_or_cache_problem(key, text); !problem.empty())
-            fail(origin, value, problem);
-        (key == "timer" ? settings.timer : settings.cache) = text;
-    } else if (key == "target_ci_width") {
-        const std::string text = scalar_text(origin, key, value);
-        const auto width = parse_relative(text);
-        if (!width || *width >= 1)
-            fail(origin, value,
-                 "'target_ci_width' must be a relative width such as 1% or 0.01 (below 100%), got '" + text + "'");
-        settings.target_ci_width = *width;
-    } else if (key == "params") {
+    if (key == "params") {
         read_params(origin, value, "", settings.params, params_entries_left);
     } else if (key == "axes") {
         if (!value.IsMap()) fail(origin, value, "'axes' must map axis names to lists of values");
@@ -223,16 +177,8 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
             if (settings.axes[name].empty()) fail(origin, axis.second, "axis '" + name + "' has no values");
             settings.axis_origins[name] = where(origin, axis.second);
         }
-    } else if (auto it = axis_keys.find(key); it != axis_keys.end()) {
-        std::vector<std::string> values = list_value(origin, key, value);
-        if (values.empty()) fail(origin, value, "'" + key + "' needs at least one value");
-        try {
-            validate_axis_values(it->second, values, "");
-        } catch (const ConfigError& e) {
-            fail(origin, value, "'" + key + "': " + e.what());
-        }
-        settings.axes[it->second] = std::move(values);
-        settings.axis_origins[it->second] = where(origin, value);
+    } else if (const RunOption* option = run_option_of_key(key); option && option->set_scenario) {
+        option->set_scenario(settings, option_value(*option, origin, value), {key, where(origin, value), origin});
     } else {
         return false;
     }
@@ -240,14 +186,6 @@ bool read_scenario_key(const std::string& origin, const std::string& key, const 
 }
 
 }  // namespace
-
-std::string timer_or_cache_problem(const std::string& key, const std::string& value) {
-    if (key == "timer" && value != "auto" && value != "host" && value != "cuda-events")
-        return "'timer' must be auto, host or cuda-events, got '" + value + "'";
-    if (key == "cache" && value != "warm" && value != "cold")
-        return "'cache' must be warm or cold, got '" + value + "'";
-    return "";
-}
 
 std::optional<double> parse_relative(std::string_view text) {
     bool percent = false;
@@ -260,19 +198,31 @@ std::optional<double> parse_relative(std::string_view text) {
     return percent ? *value / 100 : *value;
 }
 
+double relative_option(const std::string& option, const std::string& text, double below) {
+    const auto value = parse_relative(text);
+    if (!value || *value >= below)
+        throw ConfigError("option " + option + ": expected a relative amount such as 5% or 0.05, got '" + text + "'");
+    return *value;
+}
+
+std::pair<std::string, std::vector<std::string>> param_of(const std::string& option, const std::string& param) {
+    const auto equals = param.find('=');
+    if (equals == std::string::npos || equals == 0)
+        throw ConfigError("option " + option + ": '" + param + "' is not KEY=VALUE");
+    std::vector<std::string> values;
+    const std::string value = param.substr(equals + 1);
+    for (std::size_t start = 0;;) {
+        const auto comma = value.find(',', start);
+        values.push_back(value.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return {param.substr(0, equals), values};
+}
+
 void ScenarioSettings::overlay(const ScenarioSettings& over) {
-    if (over.warmup_iterations) warmup_iterations = over.warmup_iterations;
-    if (over.measurement_iterations) measurement_iterations = over.measurement_iterations;
-    if (over.num_tokens_to_generate) num_tokens_to_generate = over.num_tokens_to_generate;
-    if (over.model_id) model_id = over.model_id;
-    if (over.min_time_s) min_time_s = over.min_time_s;
-    if (over.max_time_s) max_time_s = over.max_time_s;
-    if (over.target_ci_width) target_ci_width = over.target_ci_width;
-    if (over.compile_timeout_s) compile_timeout_s = over.compile_timeout_s;
-    if (over.timer) timer = over.timer;
-    if (over.cache) cache = over.cache;
-    if (over.discard_throttled) discard_throttled = over.discard_throttled;
-    if (over.throttle_cooldown_s) throttle_cooldown_s = over.throttle_cooldown_s;
+    for (const RunOption& option : run_option_table())
+        if (option.overlay) option.overlay(*this, over);
     for (const auto& [axis, values] : over.axes) {
         axes[axis] = values;
         if (auto origin = over.axis_origins.find(axis); origin != over.axis_origins.end())
@@ -338,83 +288,14 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
     if (root.IsNull()) return;  // an empty file configures nothing
     if (!root.IsMap()) fail(origin, root, "the config must be a map of keys to values");
 
-    std::vector<std::string> allowed = scenario_keys;
-    allowed.insert(allowed.end(), run_keys.begin(), run_keys.end());
     std::size_t params_entries_left = max_params_entries;
     try {
         for (const auto& entry : root) {
             const std::string key = entry.first.Scalar();
             const YAML::Node& value = entry.second;
-            check_key(origin, entry.first, key, allowed, "");
+            check_key(origin, entry.first, key, config_keys(), "");
             if (read_scenario_key(origin, key, value, options.config, params_entries_left)) continue;
-            if (read_load_key(origin, key, value, options.load)) continue;
-            if (key == "plugins_dir") {
-                // A folder, several separated by ':', or a list; an empty entry: the default folders.
-                options.plugins_dirs = {
-                    plugin_folder_list(list_value(origin, key, value), default_plugin_folders().paths), origin};
-                if (options.plugins_dirs.paths.empty()) fail(origin, value, "'plugins_dir' names no folder");
-            } else if (key == "output_dir") {
-                options.output_dir = scalar_text(origin, key, value);
-            } else if (key == "include") {
-                options.include = list_value(origin, key, value);
-            } else if (key == "exclude") {
-                options.exclude = list_value(origin, key, value);
-            } else if (key == "categories") {
-                options.categories = list_value(origin, key, value);
-                for (const std::string& category : options.categories)
-                    if (category != "unit" && category != "integration" && category != "performance")
-                        fail(origin, value,
-                             "unknown category '" + category + "' (expected unit, integration or performance)");
-            } else if (key == "enable_mock") {
-                options.enable_mock = bool_value(origin, key, value);
-            } else if (key == "profile") {
-                options.profile = bool_value(origin, key, value);
-            } else if (key == "allow_empty") {
-                options.allow_empty = bool_value(origin, key, value);
-            } else if (key == "history") {
-                options.history = scalar_text(origin, key, value);
-                if (options.history->empty()) fail(origin, value, "history: an empty location (an SQLite file)");
-            } else if (key == "history_samples") {
-                options.history_samples = bool_value(origin, key, value);
-            } else if (key == "timeout") {
-                const std::string text = scalar_text(origin, key, value);
-                auto seconds = bench::parse_double(text);
-                if (!seconds || *seconds < 0) fail(origin, value, "'timeout' must be seconds >= 0, got '" + text + "'");
-                options.timeout_s = *seconds;
-            } else if (key == "monitor_interval") {
-                const std::string text = scalar_text(origin, key, value);
-                auto ms = bench::parse_double(text);
-                if (!ms || !(*ms >= 0) || *ms > 3'600'000)
-                    fail(origin, value,
-                         "'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '" + text + "'");
-                options.monitor_interval_ms = *ms;
-            } else if (key == "rounds") {
-                options.rounds = int_value(origin, key, value, 1);
-            } else if (key == "memory_limit") {
-                options.memory_limit_mib = static_cast<std::size_t>(int_value(origin, key, value, 0));
-            } else if (key == "lock_clocks") {
-                const std::string text = scalar_text(origin, key, value);
-                try {
-                    bench::check_clock_setting(text);
-                } catch (const std::invalid_argument& e) {
-                    fail(origin, value, std::string("'lock_clocks': ") + e.what());
-                }
-                options.lock_clocks = text;
-            } else if (key == "isolation") {
-                const std::string text = scalar_text(origin, key, value);
-                if (text == "process") options.isolation = Isolation::process;
-                else if (text == "none") options.isolation = Isolation::none;
-                else fail(origin, value, "'isolation' must be process or none, got '" + text + "'");
-            } else if (key == "log_level") {
-                const std::string text = scalar_text(origin, key, value);
-                static const std::vector<std::string> levels = {"trace", "debug",    "info", "warn",
-                                                                "error", "critical", "off"};
-                if (std::find(levels.begin(), levels.end(), text) == levels.end())
-                    fail(origin, value,
-                         "'log_level' must be one of trace, debug, info, warn, error, critical, off; got '" + text +
-                             "'");
-                options.log_level = text;
-            } else if (key == "plugins") {
+            if (key == "plugins") {
                 if (!value.IsMap()) fail(origin, value, "'plugins' must map plugin names to their settings");
                 for (const auto& plugin : value) {
                     const std::string name = plugin.first.Scalar();
@@ -424,10 +305,12 @@ void load_config_text(std::string_view yaml, const std::string& origin, RunOptio
                     options.plugin_settings_where[name] = where(origin, plugin.first);
                     for (const auto& setting : plugin.second) {
                         const std::string setting_key = setting.first.Scalar();
-                        check_key(origin, setting.first, setting_key, scenario_keys, "plugins." + name);
+                        check_key(origin, setting.first, setting_key, scenario_config_keys(), "plugins." + name);
                         read_scenario_key(origin, setting_key, setting.second, settings, params_entries_left);
                     }
                 }
+            } else if (const RunOption* option = run_option_of_key(key); option && option->set) {
+                option->set(options, option_value(*option, origin, value), {key, where(origin, value), origin});
             }
         }
     } catch (const YAML::Exception& e) {

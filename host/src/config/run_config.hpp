@@ -42,6 +42,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <bench/load.hpp>
@@ -59,10 +60,6 @@ class ConfigError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-
-/// What is wrong with a value of `timer` (auto, host, cuda-events) or `cache` (warm,
-/// cold), for the YAML and the command line; empty when nothing is.
-std::string timer_or_cache_problem(const std::string& key, const std::string& value);
 
 /// Settings that shape each scenario. Unset fields fall through to the layer below.
 struct ScenarioSettings {
@@ -165,6 +162,13 @@ std::string axis_config_key(const std::string& axis);
 
 /// A relative amount: "5%" or "0.05" give 0.05. Empty when `text` is neither, or negative.
 std::optional<double> parse_relative(std::string_view text);
+
+/// A relative amount from the command line ("5%" or 0.05), below `below`, or ConfigError
+/// naming the option.
+double relative_option(const std::string& option, const std::string& text, double below);
+
+/// `--param KEY=VALUE[,VALUE...]` as the key and its values, or ConfigError naming `option`.
+std::pair<std::string, std::vector<std::string>> param_of(const std::string& option, const std::string& param);
 
 /// The closest of `candidates` to `word` when it is a likely typo, else empty.
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "config/run_option_table.hpp"
+
 namespace {
 
 using benchhost::ConfigError;
@@ -264,6 +268,46 @@ TEST(RunConfig, RelativeAmounts) {
     EXPECT_FALSE(benchhost::parse_relative("-5%"));
     EXPECT_FALSE(benchhost::parse_relative("five"));
     EXPECT_FALSE(benchhost::parse_relative("%"));
+}
+
+TEST(RunOptionTable, DeclaresEachOptionOfACommandAndEachKeyOnce) {
+    using benchhost::RunMode;
+    std::set<std::string> keys, described;
+    for (const benchhost::RunOption& option : benchhost::run_option_table()) {
+        if (!option.key.empty()) EXPECT_TRUE(keys.insert(option.key).second) << option.key;
+        if (!option.describe_key.empty())
+            EXPECT_TRUE(described.insert(option.describe_key).second) << option.describe_key;
+        if (!option.name.empty()) EXPECT_FALSE(option.help.empty()) << option.name;
+        // What a config or the command line gives, something sets (--config, plugins:, axes: and
+        // params: are read by code of their own).
+        const bool own = option.name == "--config" || option.key == "plugins" || option.scenario();
+        EXPECT_TRUE(option.set || option.set_scenario || own) << option.name << option.key;
+    }
+    for (const RunMode mode : {RunMode::run, RunMode::ab, RunMode::bisect}) {
+        std::set<std::string> names;
+        for (const benchhost::RunOption& option : benchhost::run_option_table())
+            if (!option.name.empty() && (option.commands & benchhost::mode_bit(mode)) != 0)
+                EXPECT_TRUE(names.insert(option.name).second) << option.name;
+    }
+    EXPECT_EQ(benchhost::config_keys().size(), keys.size());
+    for (const std::string& key : benchhost::scenario_config_keys()) EXPECT_EQ(keys.count(key), 1u) << key;
+}
+
+TEST(RunOptionTable, AConfigKeyAndItsOptionSetTheSameField) {
+    // An option with a key sets the field from YAML as the command line does.
+    EXPECT_EQ(load("rounds: 4\n").rounds, 4);
+    EXPECT_EQ(load("memory_limit: 64\n").memory_limit_mib, 64u);
+    EXPECT_DOUBLE_EQ(load("monitor_interval: 0\n").monitor_interval_ms, 0);
+    EXPECT_EQ(load("lock_clocks: 1410\n").lock_clocks, "1410");
+    EXPECT_EQ(load("timer: host\n").config.timer, "host");
+    EXPECT_EQ(load("plugins:\n  a: {cache: cold}\n").plugin_settings.at("a").cache, "cold");
+    EXPECT_EQ(error_of("cache: hot\n"), "test.yaml:1:8: 'cache' must be warm or cold, got 'hot'");
+    EXPECT_EQ(error_of("log_level: loud\n"),
+              "test.yaml:1:12: 'log_level' must be trace, debug, info, warn, error, critical or off, got 'loud'");
+    EXPECT_EQ(error_of("monitor_interval: -1\n"),
+              "test.yaml:1:19: 'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '-1'");
+    EXPECT_EQ(error_of("lock_clocks: fast\n").rfind("test.yaml:1:14: 'lock_clocks': ", 0), 0u)
+        << error_of("lock_clocks: fast\n");
 }
 
 }  // namespace

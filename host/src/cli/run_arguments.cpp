@@ -102,7 +102,8 @@ void declare(CLI::App& run, RunArguments::Given& given, RunMode mode) {
                 run.add_option(option.name,
                                std::get<std::vector<std::string>>(given.value = std::vector<std::string>()), help)
                     ->take_all();
-                break;
+            if (option.commas) declared->delimiter(',');
+            break;
     }
     const OptionCheck& check = option.check;
     const bool integer = option.type == OptionType::integer;

@@ -392,6 +392,7 @@ std::vector<RunOption> make_table() {
             "(junit.xml, for CI test reports: a test case per scenario, failed when slower than --baseline or, in "
             "ab, the base side), summary-md (summary.md, the run on one page for a CI job summary or a "
             "pull-request comment; appended to $GITHUB_STEP_SUMMARY when set); repeatable");
+        format.commas = true;
         add(std::move(format).checked(OptionCheck::format_name).described("formats"));
     }
 

@@ -76,6 +76,7 @@ struct RunOption {
     std::string key;  // in a YAML config; empty: the command line only
     OptionType type = OptionType::text;
     bool yaml_list = false;  // a text on the command line, a list in YAML (the axes)
+    bool commas = false;  // a list also takes comma-separated values (--format a,b)
     unsigned commands = in_all;
     std::string help;  // run's --help
     std::string ab_help;  // ab's and bisect's, when not `help`

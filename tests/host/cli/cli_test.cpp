@@ -64,6 +64,23 @@ TEST(CommandLine, ProfileIsARunOption) {
               2);  // an A/B run times, it does not profile
 }
 
+TEST(CommandLine, FormatTakesCommaSeparatedNamesOrTheOptionAgain) {
+    const auto commas = parse({"run", "--format", "junit,summary-md"});
+    ASSERT_TRUE(commas.command) << commas.exit_code;
+    EXPECT_EQ(run_options(commas).extra_formats, (std::vector<std::string>{"junit", "summary-md"}));
+    const auto both = parse({"run", "--format", "gbench-json", "--format", "junit,summary-md"});
+    ASSERT_TRUE(both.command) << both.exit_code;
+    EXPECT_EQ(run_options(both).extra_formats, (std::vector<std::string>{"gbench-json", "junit", "summary-md"}));
+    const auto ab = parse({"ab", "--base", ".", "--new", ".", "--format", "junit,summary-md"});
+    ASSERT_TRUE(ab.command) << ab.exit_code;
+    EXPECT_EQ(std::get<AbCommand>(*ab.command).options.extra_formats,
+              (std::vector<std::string>{"junit", "summary-md"}));
+    EXPECT_EQ(parse({"run", "--format", "junit,csv"}).exit_code, 2);  // each name is checked
+    const auto empty = parse({"run", "--format", "junit,,summary-md,"});  // empty names are left out
+    ASSERT_TRUE(empty.command) << empty.exit_code;
+    EXPECT_EQ(run_options(empty).extra_formats, (std::vector<std::string>{"junit", "summary-md"}));
+}
+
 TEST(CommandLine, WrongValuesAreErrors) {
     EXPECT_EQ(parse({"run", "--target-ci-width", "wide"}).exit_code, 2);
     EXPECT_EQ(parse({"run", "--target-ci-width", "100%"}).exit_code, 2);

@@ -8,6 +8,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/run_arguments.hpp"
+#include "run/ab_loop.hpp"
 
 namespace benchhost {
 
@@ -18,7 +19,7 @@ AbCommand ab_command_of(const CLI::App& app, const RunArguments& args, const std
     AbCommand ab;
     ab.options.invocation = invocation;
     ab.options.defaults = builtin_scenario_defaults();
-    ab.options.rounds = 6;
+    ab.options.rounds = default_ab_pairs;
     if (app.count("--config") > 0) load_config_file(args.text("--config"), ab.options);
     apply_run_arguments(args, ab.options);
     ab.base_dirs = {plugin_folder_list(args.base_dirs, default_plugin_folders().paths), "--base"};

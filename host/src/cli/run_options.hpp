@@ -10,6 +10,7 @@
 
 #include "cli/subcommand.hpp"
 #include "config/run_config.hpp"
+#include "run/ab_loop.hpp"
 
 namespace benchhost {
 
@@ -26,7 +27,7 @@ struct AbCommand {
     PluginFolders base_dirs, new_dirs;  // the plugin folders of each side (--base, --new)
     /// Parameters only one side gets (--base-param, --new-param), over the others.
     std::vector<std::pair<std::string, std::vector<std::string>>> base_params, new_params;
-    int max_rounds = 40;  // pairs at most for a scenario still inconclusive
+    int max_rounds = default_ab_max_pairs;  // pairs at most for a scenario still inconclusive
     double time_limit_s = 0;  // no pair beyond --rounds starts past it; 0: no limit
 };
 

@@ -23,9 +23,15 @@
 
 namespace benchhost {
 
+/// The pairs every scenario of an A/B run runs unless told otherwise (`ab --rounds`): the
+/// fewest whose paired bootstrap gives a 95% interval (bench::fewest_pairs(0.95)).
+inline constexpr int default_ab_pairs = 6;
+/// The pairs at most for a scenario still inconclusive unless told otherwise (`ab --max-rounds`).
+inline constexpr int default_ab_max_pairs = 40;
+
 struct AbLoopOptions {
-    int min_rounds = 6;  // pairs every scenario runs
-    int max_rounds = 40;  // pairs at most, for a scenario still inconclusive
+    int min_rounds = default_ab_pairs;  // pairs every scenario runs
+    int max_rounds = default_ab_max_pairs;  // pairs at most, for a scenario still inconclusive
     double time_limit_s = 0;  // no pair starts once this much has passed; 0: no limit
     int confirm = 0;  // more pairs for a scenario found slower
     CompareOptions compare;  // how a scenario is judged after each pair (paired)

@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include <bench/internal/statistics/round_bootstrap.hpp>
+
 #include "../../support/scoped_env.hpp"
 
 namespace {
@@ -201,6 +203,10 @@ TEST(CommandLine, AbTakesTheRunOptionsAndItsOwn) {
     const auto defaults = std::get<AbCommand>(*parse({"ab", "--base", ".", "--new", "."}).command);
     EXPECT_EQ(defaults.options.rounds, 6);
     EXPECT_EQ(defaults.max_rounds, 40);
+    // The A/B loop's own defaults, the fewest pairs with a 95% interval.
+    EXPECT_EQ(defaults.options.rounds, AbLoopOptions{}.min_rounds);
+    EXPECT_EQ(defaults.max_rounds, AbLoopOptions{}.max_rounds);
+    EXPECT_EQ(static_cast<std::size_t>(default_ab_pairs), bench::fewest_pairs(0.95));
 }
 
 TEST(CommandLine, AbRefusesWhatItCannotDo) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The host's folders depend one way: each file of host/src/<folder>/ includes, of the
 host's own headers, only those of its folder and of the folders below it in LAYERS
-(docs/architecture.md, "Folders"). Fails naming each include that points up, with its
+(docs/architecture.md, "Layers"). Fails naming each include that points up, with its
 file and line, and any folder of host/src missing from LAYERS.
 
 Usage: include_order_test.py SOURCE_DIR     (the repository's root)

@@ -55,7 +55,8 @@ const std::vector<ReporterInfo>& reporter_registry();
 /// Throws std::invalid_argument for an unknown name, listing the known ones.
 std::unique_ptr<Reporter> make_reporter(std::string_view name, const ReporterSettings& settings);
 
-/// The names of the optional formats (`run --format`): "gbench-json".
+/// The names of the optional formats (`run --format`): every reporter marked optional_format,
+/// in registry order ("gbench-json", "junit", "summary-md").
 std::vector<std::string> optional_format_names();
 
 /// The reporters of a run folder's files, in registry order: every file reporter that is

@@ -14,9 +14,10 @@ text is the scenario's reason; the traceback of an exception goes to the log fir
 (once: the worker's output is the run log's). A benchmark that records no figures gets
 a warning.
 
-It also makes `benchhost` a package whose submodule benchhost.torch (benchhost_torch.py,
-carried in the library too, as EMBEDDED["benchhost.torch"]) is imported when a plugin
-imports it, so that a plugin without torch never loads torch.
+It also makes `benchhost` a package whose submodules benchhost.torch (benchhost_torch.py,
+carried in the library too, as EMBEDDED["benchhost.torch"]) and benchhost.jax
+(benchhost_jax.py) are imported when a plugin imports them, so that a plugin without
+torch never loads torch, nor one without JAX jax.
 """
 
 import importlib.machinery
@@ -343,6 +344,8 @@ def run(ctx, path, function):
     cache = benchhost.cache_dir()
     if cache is not None:
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(cache, "inductor"))
+    # JAX on a GPU would reserve 75% of its memory at its first computation (benchhost.jax).
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     threads_before = set(threading.enumerate())
     context_parameter = None  # the name of the parameter that was given the Context
     try:

@@ -827,6 +827,69 @@ def run_benchmark(ctx):
         << bad["settings_py"].reason;
 }
 
+TEST_F(PythonPluginsTest, TheJaxHelperRunsInAWorker) {
+    // benchhost.jax in a worker (its own checks, with the stand-in Context:
+    // tests/python/jax_helper_test.py): the embedded module, XLA_PYTHON_CLIENT_PREALLOCATE
+    // false before the plugin imports jax, eager and jax.jit checked against it, the
+    // compilation timed apart and kept in benchhost's cache folder (written by one worker,
+    // a hit in the next), --threads as XLA's CPU thread pool, a user's XLA_ variable kept.
+    add("performance/tiny_jax.py", R"(import importlib.util
+import os
+
+AT_IMPORT = os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "unset")
+
+BENCHHOST_PLUGIN = {"axes": ["variant"], "variants": ["eager", "compiled"]}
+
+
+def run_benchmark(ctx):
+    try:
+        import jax.numpy as jnp
+    except ImportError as error:
+        ctx.skip(f"jax cannot be imported: {error}")
+    from benchhost.jax import model_variant, record_memory, record_work, select
+    assert importlib.util.find_spec("benchhost.jax").origin == "<benchhost.jax>"
+    ctx.set_info("preallocate_at_import", AT_IMPORT)
+    device, dtype = select(ctx)
+    p = jnp.full((64, 64), 0.01, dtype)
+    x = jnp.ones((8, 64), dtype)
+    forward = model_variant(ctx, lambda p, x: jnp.tanh(x @ p), p, (x,))
+    record_work(ctx, ctx.measure("latency", lambda: forward(x)))
+    record_memory(ctx, device)
+)");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    auto s = run({"--variants", "eager,compiled", "--threads", "1"}, 0);
+    if (s["tiny_jax[variant=eager]"].status == "skipped") GTEST_SKIP() << s["tiny_jax[variant=eager]"].reason;
+    const auto info = [&](const std::string& name, const char* key) -> std::string {
+        const auto& i = (*s[name].report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    };
+    for (const char* name : {"tiny_jax[variant=eager]", "tiny_jax[variant=compiled]"}) {
+        ASSERT_EQ(s[name].status, "success") << name << ": " << s[name].reason << last.err;
+        EXPECT_EQ(info(name, "preallocate_at_import"), "false") << name;
+        EXPECT_EQ(info(name, "xla_python_client_preallocate"), "false") << name;
+        EXPECT_EQ(info(name, "xla_cpu_threads"), "1 (PJRT_NPROC=1, --xla_cpu_multi_thread_eigen=false)") << name;
+        EXPECT_EQ(info(name, "compile_cache_dir"), (work / "cache/jax").string()) << name;
+        EXPECT_EQ(scalar(s[name], "flops_per_forward"), 2 * 8 * 64 * 64) << name;  // XLA counts tanh apart
+        EXPECT_NE(series(s[name], "gflops"), nullptr) << name;
+        EXPECT_GT(scalar(s[name], "first_call"), 0) << name;
+    }
+    const Scenario& compiled = s["tiny_jax[variant=compiled]"];
+    EXPECT_GT(scalar(compiled, "lowering_s"), 0);
+    EXPECT_GT(scalar(compiled, "compile_s"), 0);
+    EXPECT_EQ(unit(compiled, "compile_s"), "s");
+    EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-4);
+    EXPECT_EQ(info("tiny_jax[variant=compiled]", "compile_cache"), "miss: written");
+    EXPECT_TRUE(std::isnan(scalar(s["tiny_jax[variant=eager]"], "compile_s")));
+
+    // The next worker loads it from the cache (with the same XLA flags: they are in the
+    // cache's key); the user's XLA_PYTHON_CLIENT_PREALLOCATE stands.
+    env.push_back("XLA_PYTHON_CLIENT_PREALLOCATE=true");
+    s = run({"--variants", "compiled", "--threads", "1"}, 0);
+    ASSERT_EQ(s["tiny_jax[variant=compiled]"].status, "success") << s["tiny_jax[variant=compiled]"].reason << last.err;
+    EXPECT_EQ(info("tiny_jax[variant=compiled]", "compile_cache"), "hit");
+    EXPECT_EQ(info("tiny_jax[variant=compiled]", "xla_python_client_preallocate"), "true");
+}
+
 TEST_F(PythonPluginsTest, TheMonitorsWatchAPythonScenario) {
     // The worker's monitors sample a Python scenario as a C++ one: a quarter of a
     // second of busy Python in ctx.measure, sampled every 20 ms.

@@ -437,6 +437,9 @@ std::vector<std::string> worker_environment() {
                                            "CUDA_", "NVIDIA_", "CUBLAS_", "CUDNN_", "NCCL_", "TORCH_", "PYTORCH_",
                                            "TORCHINDUCTOR_", "TORCHDYNAMO_", "BENCH_", "ASAN_", "UBSAN_", "LSAN_",
                                            "MALLOC_", "TCMALLOC_",
+                                           // JAX's and XLA's (XLA_FLAGS, XLA_PYTHON_CLIENT_PREALLOCATE,
+                                           // JAX_COMPILATION_CACHE_DIR), for Python plugins
+                                           "XLA_", "JAX_",
                                            // benchhost's own (BENCHHOST_PYTHON, BENCHHOST_CACHE_DIR) and
                                            // Python's (PYTHONPATH) for the Python a worker runs
                                            "BENCHHOST_", "PYTHON"};

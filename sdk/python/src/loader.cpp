@@ -16,6 +16,7 @@
 #include <bench/export.hpp>
 #include <bench/python_plugin.hpp>
 #include <bench/speed_reference.hpp>
+#include <bench_embedded/benchhost_jax_py.hpp>
 #include <bench_embedded/benchhost_support_py.hpp>
 #include <bench_embedded/benchhost_torch_py.hpp>
 
@@ -92,6 +93,7 @@ py::object support_module() {
     made.attr("__file__") = "<benchhost>";
     py::dict embedded;
     embedded["benchhost.torch"] = benchhost_torch_py;
+    embedded["benchhost.jax"] = benchhost_jax_py;
     made.attr("EMBEDDED") = embedded;
     const py::module_ builtins = py::module_::import("builtins");
     builtins.attr("exec")(builtins.attr("compile")(benchhost_support_py, "<benchhost>", "exec"), made.attr("__dict__"));

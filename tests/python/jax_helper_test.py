@@ -1,0 +1,238 @@
+"""benchhost.jax (sdk/python/benchhost_jax.py) with the stand-in Context, in the project's
+venv (ctest python_jax_helper):
+
+  - a sample of a slow jitted function lasts at least as long as the function, though a
+    call of it returns long before its work is done (asynchronous dispatch);
+  - the compiled variant's lowering and compilation are recorded apart (lowering_s,
+    compile_s), not in the first call nor the samples; the persistent compilation cache
+    is benchhost's (jax/ in BENCHHOST_CACHE_DIR): written by one process, a hit in the
+    next;
+  - eager and compiled give the same result, and a result beyond the tolerance fails,
+    naming the worst element; XLA's cost analysis gives a matmul's FLOPs;
+  - select: XLA_PYTHON_CLIENT_PREALLOCATE=false and the thread flags recorded, --threads 1
+    applied before the backend starts, a GPU that JAX has not skipped with the reason,
+    an unknown dtype skipped.
+
+Exit 77 (ctest's skip) where jax cannot be imported. `jax_helper_test.py --probe ...` is
+the child process that two of the tests start: a fresh process is the only way to see
+the thread settings applied and the persistent cache hit.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError as error:
+    print(f"jax cannot be imported here ({error}): scripts/lib/requirements.txt installs it into the venv")
+    sys.exit(77)
+
+from benchhost import SkipScenario
+from benchhost._standin import Config, Context
+
+
+def helper():
+    import benchhost.jax
+    return benchhost.jax
+
+
+def scenario(**config):
+    ctx = Context(Config(**config))
+    device, dtype = helper().select(ctx)
+    return ctx, device, dtype
+
+
+def mlp(params, x):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    return jax.nn.softmax(h @ params["w2"], axis=-1)
+
+
+def mlp_params(dtype):
+    k1, k2 = jax.random.split(jax.random.key(0))
+    return {"w1": jax.random.normal(k1, (32, 64), dtype) * 0.2, "b1": jnp.full((64,), 0.1, dtype),
+            "w2": jax.random.normal(k2, (64, 10), dtype) * 0.2}
+
+
+def chain(params, x):
+    """Slow work: 4 matmuls of 1024 x 1024 matrices, 0.2 s on the 2-core VM."""
+    for _ in range(4):
+        x = jnp.tanh(x @ params) * 0.5
+    return x
+
+
+class JaxHelperTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cache = tempfile.mkdtemp(prefix="benchhost-jax-test-")
+        os.environ["BENCHHOST_CACHE_DIR"] = cls.cache
+
+    def test_a_sample_lasts_as_long_as_its_work(self):
+        size = 1024
+        params = jax.random.normal(jax.random.key(1), (size, size), jnp.float32) / size**0.5
+        x = jax.random.normal(jax.random.key(2), (size, size), jnp.float32)
+        jitted = jax.jit(chain)
+        jax.block_until_ready(jitted(params, x))
+        work, dispatch = [], []
+        for _ in range(3):
+            start = time.perf_counter()
+            out = jitted(params, x)
+            dispatch.append(time.perf_counter() - start)
+            jax.block_until_ready(out)
+            work.append(time.perf_counter() - start)
+        work_ms = min(work) * 1e3
+        # The test means something: a plain call returns before its work is done.
+        self.assertLess(min(dispatch) * 1e3, 0.5 * work_ms, f"dispatch {dispatch}, work {work}")
+        for variant in ("compiled", "eager"):
+            with self.subTest(variant=variant):
+                ctx, _, _ = scenario(variant=variant, measurement_iterations=3)
+                forward = helper().model_variant(ctx, chain, params, (x,))
+                samples = ctx.measure("latency", lambda: forward(x))
+                self.assertEqual(len(samples), 3)
+                # Within the machine's noise, never the dispatch's fraction of a millisecond.
+                self.assertGreaterEqual(min(samples), 0.7 * work_ms, f"{variant}: samples {samples} ms, work "
+                                        f"{work_ms:.1f} ms")
+
+    def test_compilation_is_recorded_apart_and_cached(self):
+        ctx, _, dtype = scenario(variant="compiled", measurement_iterations=5)
+        params, x = mlp_params(dtype), jnp.ones((4, 32), dtype)
+        forward = helper().model_variant(ctx, mlp, params, (x,))
+        samples = ctx.measure("latency", lambda: forward(x))
+        scalars = ctx._recorded.scalars
+        lowering_s, compile_s = scalars["lowering_s"][0], scalars["compile_s"][0]
+        self.assertEqual(scalars["lowering_s"][1], "s")
+        self.assertEqual(scalars["compile_s"][1], "s")
+        self.assertGreater(lowering_s, 0)
+        self.assertGreater(compile_s, 0)
+        self.assertIn("first_call", scalars)
+        # Compiling is not in the first call nor in the samples.
+        self.assertLess(scalars["first_call"][0], compile_s * 1e3)
+        self.assertLess(max(samples), compile_s * 1e3)
+        info = ctx._recorded.info
+        self.assertEqual(info["compile_cache_dir"], os.path.join(self.cache, "jax"))
+        self.assertIn("jax.jit", info["compiler"])
+        for name in ("compiled_argument_memory", "compiled_output_memory", "compiled_temp_memory"):
+            self.assertEqual(scalars[name][1], "MiB", name)
+        # Arguments: w1, b1, w2 and x in float32.
+        self.assertAlmostEqual(scalars["compiled_argument_memory"][0] * 2**20, 4 * (32 * 64 + 64 + 64 * 10 + 4 * 32))
+
+        # A process of its own compiles a function, the next loads it from the cache.
+        cache = tempfile.mkdtemp(prefix="benchhost-jax-cache-")
+        first, second = self.probe("cache", cache), self.probe("cache", cache)
+        self.assertEqual(first["info"]["compile_cache"], "miss: written", first)
+        self.assertEqual(second["info"]["compile_cache"], "hit", second)
+        self.assertTrue(os.listdir(os.path.join(cache, "jax")))
+
+    def test_eager_and_compiled_agree(self):
+        outputs = {}
+        for variant in ("eager", "compiled"):
+            ctx, _, dtype = scenario(variant=variant)
+            params = mlp_params(dtype)
+            x = jax.random.normal(jax.random.key(3), (8, 32), dtype)
+            forward = helper().model_variant(ctx, mlp, params, (x,))
+            outputs[variant] = forward(x)
+            scalars = ctx._recorded.scalars
+            # FLOPs of the two matmuls at least (XLA counts the elementwise work too).
+            self.assertGreaterEqual(scalars["flops_per_forward"][0], 2 * 8 * 32 * 64 + 2 * 8 * 64 * 10)
+            if variant == "compiled":
+                self.assertLessEqual(scalars["max_abs_diff"][0], 1e-4)
+            else:
+                self.assertIn("disable_jit", ctx._recorded.info["compiler"])
+                self.assertNotIn("compile_s", scalars)
+        difference = float(jnp.max(jnp.abs(outputs["eager"] - outputs["compiled"])))
+        self.assertLessEqual(difference, 1e-4)
+
+        # A matmul's FLOPs, exactly, and the series gflops from them.
+        ctx, _, dtype = scenario(variant="compiled")
+        a, b = jnp.ones((16, 32), dtype), jnp.ones((32, 8), dtype)
+        forward = helper().model_variant(ctx, lambda p, x: x @ p, b, (a,))
+        self.assertEqual(ctx._recorded.scalars["flops_per_forward"][0], 2 * 16 * 32 * 8)
+        helper().record_work(ctx, ctx.measure("latency", lambda: forward(a)))
+        unit, gflops = ctx._recorded.series["gflops"]
+        self.assertEqual((unit, len(gflops)), ("GFLOP/s", 3))
+        self.assertTrue(all(g > 0 for g in gflops))
+
+        # Beyond the float32 tolerance: fails naming the worst element.
+        ctx = Context(Config())
+        reference = jnp.array([[1.0, 2.0], [3.0, 4.0]], jnp.float32)
+        with self.assertRaises(AssertionError) as raised:
+            helper().check_against_eager(ctx, reference, reference.at[1, 0].add(0.5))
+        self.assertIn("output 0 differs from eager beyond the float32 tolerance", str(raised.exception))
+        self.assertIn("worst at index [1, 0]: candidate 3.5, reference 3", str(raised.exception))
+        self.assertAlmostEqual(ctx._recorded.scalars["max_abs_diff"][0], 0.5)
+
+    def test_select(self):
+        ctx, device, dtype = scenario()
+        self.assertEqual(device.platform, "cpu")
+        self.assertEqual(dtype, jnp.float32)
+        info = ctx._recorded.info
+        self.assertEqual(info["xla_python_client_preallocate"], "false")
+        self.assertTrue(info["jax_version"].startswith(f"jax {jax.__version__}, jaxlib "), info)
+        for key in ("xla_flags", "xla_cpu_threads", "device_name", "jax_platform", "matmul_precision"):
+            self.assertIn(key, info)
+        if not any(d.platform == "gpu" for d in jax.devices()) and not self.has_gpu():
+            with self.assertRaises(SkipScenario) as skipped:
+                scenario(device="cuda")
+            self.assertIn("device cuda: JAX has no GPU backend here", str(skipped.exception))
+        with self.assertRaises(SkipScenario) as skipped:
+            scenario(device="cpu:7")
+        self.assertIn("device cpu:7: JAX sees 1 cpu device(s) here", str(skipped.exception))
+        with self.assertRaises(SkipScenario) as skipped:
+            scenario(dtype="int8")
+        self.assertIn("dtype int8: benchhost.jax knows float32", str(skipped.exception))
+        with self.assertRaises(ValueError):
+            scenario(params={"matmul_precision": "low"})
+
+        # --threads 1 before the backend starts: one thread, and said so.
+        threads = self.probe("threads", "")
+        self.assertEqual(threads["env"]["PJRT_NPROC"], "1", threads)
+        self.assertIn("--xla_cpu_multi_thread_eigen=false", threads["env"]["XLA_FLAGS"], threads)
+        self.assertEqual(threads["info"]["xla_cpu_threads"], "1 (PJRT_NPROC=1, --xla_cpu_multi_thread_eigen=false)")
+        self.assertEqual(threads["warnings"], [])
+        # After the backend started, select cannot change it, and warns.
+        late = self.probe("late_threads", "")
+        self.assertEqual(len(late["warnings"]), 1, late)
+        self.assertIn("JAX's backends had started before benchhost.jax.select", late["warnings"][0])
+
+    @staticmethod
+    def has_gpu():
+        try:
+            return bool(jax.devices("gpu"))
+        except RuntimeError:
+            return False
+
+    def probe(self, what, cache):
+        env = dict(os.environ, BENCHHOST_CACHE_DIR=cache or self.cache)
+        for name in ("PJRT_NPROC", "XLA_FLAGS", "XLA_PYTHON_CLIENT_PREALLOCATE"):
+            env.pop(name, None)
+        result = subprocess.run([sys.executable, __file__, "--probe", what], env=env, capture_output=True,
+                                text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def probe(what):
+    """In a fresh process: a scenario, printed as JSON on the last line."""
+    if what == "late_threads":
+        jax.block_until_ready(jnp.ones(3) + 1)  # the backend starts here
+    ctx = Context(Config(variant="compiled", threads=1 if what.endswith("threads") else 0))
+    device, dtype = helper().select(ctx)
+    if what == "cache":
+        params = mlp_params(dtype)
+        helper().model_variant(ctx, mlp, params, (jnp.ones((2, 32), dtype),))
+    recorded = ctx._recorded
+    print(json.dumps({"info": recorded.info, "warnings": recorded.warnings,
+                      "env": {k: os.environ.get(k, "") for k in ("PJRT_NPROC", "XLA_FLAGS")}}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--probe":
+        probe(sys.argv[2])
+        sys.exit(0)
+    unittest.main(verbosity=2)

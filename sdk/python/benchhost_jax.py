@@ -17,18 +17,20 @@ computation, which makes the device's memory figures meaningless and leaves noth
 a second framework in the same process. The worker sets it too, before it imports the
 plugin; select records it as info xla_python_client_preallocate.
 
-select(ctx) returns the scenario's jax.Device and dtype, and makes that device JAX's
-default (jax_default_device): cpu; cuda, cuda:N, gpu or gpu:N where this jaxlib has a
-GPU backend. It skips the scenario, saying why, where JAX cannot run it (no GPU backend,
-no such device, a dtype it does not know); float64 turns on jax_enable_x64. --threads
-N (above 0) sizes the XLA CPU client's thread pool (PJRT_NPROC=N; with 1 also
---xla_cpu_multi_thread_eigen=false in XLA_FLAGS), which must happen before JAX starts
-its backends: select warns when they had started already. --param matmul_precision
-(default, high, highest: JAX's names) sets jax_default_matmul_precision. It records
-info jax_version, device_name, jax_platform, xla_flags, xla_cpu_threads,
-matmul_precision, xla_python_client_preallocate and compile_cache_dir, and turns on
-JAX's persistent compilation cache in jax/ of benchhost's cache folder (the folder
-torch.compile's inductor/ is in), unless jax_compilation_cache_dir is set already.
+select(ctx) skips a variant or compile mode that model_variant would skip (below),
+before the plugin builds its model; it returns the scenario's jax.Device and dtype, and
+makes that device JAX's default (jax_default_device): cpu; cuda, cuda:N, gpu or gpu:N
+where this jaxlib has a GPU backend. It skips the scenario, saying why, where JAX cannot
+run it (no GPU backend, no such device, a dtype it does not know); float64 turns on
+jax_enable_x64. --threads N (above 0) sizes the XLA CPU client's thread pool
+(PJRT_NPROC=N; with 1 also --xla_cpu_multi_thread_eigen=false in XLA_FLAGS), which must
+happen before JAX starts its backends: select warns when they had started already.
+--param matmul_precision (default, high, highest: JAX's names) sets
+jax_default_matmul_precision. It records info jax_version, device_name, jax_platform,
+xla_flags, xla_cpu_threads, matmul_precision, xla_python_client_preallocate and
+compile_cache_dir, and turns on JAX's persistent compilation cache in jax/ of
+benchhost's cache folder (the folder torch.compile's inductor/ is in), unless
+jax_compilation_cache_dir is set already.
 
 model_variant(ctx, fn, params, inputs) builds the scenario's variant of fn(params,
 *inputs) and returns a callable taking the inputs, with params bound, which returns
@@ -39,15 +41,20 @@ asynchronously, and a sample must not end before its work.
   - compiled (compile mode default): jax.jit(fn), lowered and compiled ahead of the
     first sample (jitted.lower(...).compile()): lowering_s and compile_s are recorded
     apart, and info compile_cache says whether the persistent cache had it (hit, miss:
-    written, not used). Another compile mode fails the scenario, naming the known one;
+    written, not used). benchhost.torch's other modes (torchscript, reduce-overhead,
+    max-autotune...) skip the scenario; another mode fails it, naming the known one;
   - kernelized: skipped (benchhost.jax has none).
-It records first_call (ms, the first call of the variant), flops_per_forward (XLA's
-cost analysis: of the compiled executable, or for eager of the lowered program),
-compiled_argument_memory, compiled_output_memory, compiled_temp_memory and, where
-the backend says (not the CPU), compiled_code_size (MiB, XLA's memory analysis of the
-compiled executable) and
-max_abs_diff and max_rel_diff of the variant's output against eager's, with
-benchhost.torch's tolerances: beyond them the scenario fails, naming the worst element.
+It records first_call (ms, the first call of the variant), flops_per_forward (XLA's cost
+analysis: of the compiled executable, or for eager of the lowered program),
+compiled_argument_memory, compiled_output_memory, compiled_temp_memory and, where the
+backend says (not the CPU), compiled_code_size (MiB, XLA's memory analysis of the
+compiled executable) and max_abs_diff and max_rel_diff of the variant's output against
+eager's, with benchhost.torch's tolerances: beyond them the scenario fails, naming the
+worst element.
+
+check_against_eager(ctx, reference, candidate, against="eager", prefix="") is that check,
+for another framework's output too (resnet50_jax compares its logits with torch's,
+recording torch_max_abs_diff and torch_max_rel_diff).
 
 record_work(ctx, latency) records the series gflops of each latency sample (ms) from
 flops_per_forward, as the C++ LibTorch layer does. record_memory(ctx, device) records
@@ -69,6 +76,9 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 COMPILE_MODES = ("default",)
+# benchhost.torch's other modes: a JAX plugin skips them (a run that asks for them asks
+# them of its torch plugins).
+TORCH_COMPILE_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "torchscript")
 
 DTYPES = {"float32": jnp.float32, "float16": jnp.float16, "bfloat16": jnp.bfloat16, "float64": jnp.float64}
 
@@ -162,6 +172,7 @@ def select(ctx):
     """(jax.Device, dtype) of the scenario, made JAX's default device, its threads set;
     skips where JAX cannot run them."""
     config = ctx.config
+    _check_variant(ctx)  # before the plugin builds its model
     ctx.set_info("xla_python_client_preallocate", os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "unset"))
     threads = _set_threads(ctx, config.threads) if config.threads > 0 else "default (the machine's cores)"
     if config.dtype not in DTYPES:
@@ -250,22 +261,24 @@ def _dtype_name(array):
     return np.dtype(array.dtype).name
 
 
-def check_against_eager(ctx, reference, candidate):
-    """Records max_abs_diff and max_rel_diff of `candidate` against `reference` (pytrees
-    of arrays); raises AssertionError beyond the reference dtype's tolerance, naming the
-    worst element."""
+def check_against_eager(ctx, reference, candidate, *, against="eager", prefix=""):
+    """Records max_abs_diff and max_rel_diff (each after `prefix`) of `candidate` against
+    `reference` (pytrees of arrays, numpy's too); raises AssertionError beyond the
+    reference dtype's tolerance, naming the worst element and what the reference is
+    (`against`: eager, or another framework's output)."""
     refs, cands = jax.tree_util.tree_leaves(reference), jax.tree_util.tree_leaves(candidate)
     if len(refs) != len(cands):
-        raise AssertionError(f"the variant returned {len(cands)} array(s), eager {len(refs)}")
+        raise AssertionError(f"the variant returned {len(cands)} array(s), {against} {len(refs)}")
     max_abs = max_rel = 0.0
     failure = None
     for i, (ref, cand) in enumerate(zip(refs, cands)):
         r, c = np.asarray(ref), np.asarray(cand)
         if r.shape != c.shape:
-            raise AssertionError(f"output {i}: shape {list(c.shape)} differs from eager's {list(r.shape)}")
+            raise AssertionError(f"output {i}: shape {list(c.shape)} differs from {against}'s {list(r.shape)}")
         if r.size == 0:
             continue
-        atol, rtol = TOLERANCE.get(_dtype_name(r), (0.0, 0.0))
+        dtype = _dtype_name(r)
+        atol, rtol = TOLERANCE.get(dtype, (0.0, 0.0))
         r, c = r.astype(np.float64), c.astype(np.float64)
         with np.errstate(invalid="ignore"):
             diff = np.abs(c - r)
@@ -280,11 +293,11 @@ def check_against_eager(ctx, reference, candidate):
         if bad and failure is None:
             worst = int(np.argmax(excess))
             index = [int(k) for k in np.unravel_index(worst, r.shape)] if r.ndim else []
-            failure = (f"output {i} differs from eager beyond the {_dtype_name(ref)} tolerance (absolute {atol:g} "
+            failure = (f"output {i} differs from {against} beyond the {dtype} tolerance (absolute {atol:g} "
                        f"+ relative {rtol:g} * |reference|) at {bad} of {diff.size} elements; worst at index "
                        f"{index}: candidate {c.flat[worst]:.9g}, reference {r.flat[worst]:.9g}")
-    ctx.record_scalar("max_abs_diff", max_abs, "abs")
-    ctx.record_scalar("max_rel_diff", max_rel, "ratio")
+    ctx.record_scalar(prefix + "max_abs_diff", max_abs, "abs")
+    ctx.record_scalar(prefix + "max_rel_diff", max_rel, "ratio")
     if failure:
         raise AssertionError(f"{failure} (max_abs_diff {max_abs:g}, max_rel_diff {max_rel:g})")
 
@@ -329,6 +342,22 @@ class _CacheEvents:
         return "not used (no jax_compilation_cache_dir, or this backend has no persistent cache)"
 
 
+def _check_variant(ctx):
+    """Skips a variant or compile mode that benchhost.jax does not build (kernelized,
+    PyTorch's modes); fails on one nobody knows."""
+    config = ctx.config
+    if config.variant == "kernelized":
+        ctx.skip("no kernelized variant: benchhost.jax.model_variant builds eager and compiled")
+    if config.variant not in ("eager", "compiled"):
+        raise ValueError(f"unknown variant '{config.variant}'")
+    if config.variant == "compiled" and config.compile_mode in TORCH_COMPILE_MODES:
+        ctx.skip(f"compile mode {config.compile_mode} is PyTorch's: benchhost.jax compiles with jax.jit "
+                 f"(compile mode default)")
+    if config.variant == "compiled" and config.compile_mode not in COMPILE_MODES:
+        raise ValueError(f"compile mode '{config.compile_mode}' is not one that benchhost.jax.model_variant knows: "
+                         f"{', '.join(COMPILE_MODES)} (jax.jit)")
+
+
 def model_variant(ctx, fn, params, inputs):
     """The scenario's variant of fn(params, *inputs) (fn: pure JAX, params: a pytree of
     arrays), as a callable taking the inputs that returns when its results are
@@ -341,13 +370,7 @@ def model_variant(ctx, fn, params, inputs):
         with jax.disable_jit():
             return jax.block_until_ready(fn(params, *xs))
 
-    if config.variant == "kernelized":
-        ctx.skip("no kernelized variant: benchhost.jax.model_variant builds eager and compiled")
-    if config.variant not in ("eager", "compiled"):
-        raise ValueError(f"unknown variant '{config.variant}'")
-    if config.variant == "compiled" and config.compile_mode not in COMPILE_MODES:
-        raise ValueError(f"compile mode '{config.compile_mode}' is not one that benchhost.jax.model_variant knows: "
-                         f"{', '.join(COMPILE_MODES)} (jax.jit)")
+    _check_variant(ctx)
 
     first_ms, reference = _timed(lambda: eager(*inputs))
     jitted = jax.jit(fn)

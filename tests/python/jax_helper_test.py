@@ -29,6 +29,7 @@ import unittest
 try:
     import jax
     import jax.numpy as jnp
+    import numpy as np
 except ImportError as error:
     print(f"jax cannot be imported here ({error}): scripts/lib/requirements.txt installs it into the venv")
     sys.exit(77)
@@ -158,6 +159,18 @@ class JaxHelperTest(unittest.TestCase):
         self.assertEqual((unit, len(gflops)), ("GFLOP/s", 3))
         self.assertTrue(all(g > 0 for g in gflops))
 
+        # PyTorch's compile modes skip, an unknown one fails: in select (before the
+        # plugin builds its model) and in model_variant.
+        for mode, error, text in (("torchscript", SkipScenario, "compile mode torchscript is PyTorch's"),
+                                  ("bogus", ValueError, "compile mode 'bogus' is not one that benchhost.jax")):
+            with self.assertRaises(error) as raised:
+                scenario(variant="compiled", compile_mode=mode)
+            self.assertIn(text, str(raised.exception))
+            with self.assertRaises(error) as raised:
+                helper().model_variant(Context(Config(variant="compiled", compile_mode=mode)), mlp,
+                                       mlp_params(jnp.float32), (jnp.ones((2, 32)),))
+            self.assertIn(text, str(raised.exception))
+
         # Beyond the float32 tolerance: fails naming the worst element.
         ctx = Context(Config())
         reference = jnp.array([[1.0, 2.0], [3.0, 4.0]], jnp.float32)
@@ -166,6 +179,13 @@ class JaxHelperTest(unittest.TestCase):
         self.assertIn("output 0 differs from eager beyond the float32 tolerance", str(raised.exception))
         self.assertIn("worst at index [1, 0]: candidate 3.5, reference 3", str(raised.exception))
         self.assertAlmostEqual(ctx._recorded.scalars["max_abs_diff"][0], 0.5)
+        # Against another framework's output (numpy), under names of its own.
+        ctx = Context(Config())
+        with self.assertRaises(AssertionError) as raised:
+            helper().check_against_eager(ctx, np.asarray(reference), reference.at[0, 1].add(1.0), against="torch",
+                                         prefix="torch_")
+        self.assertIn("output 0 differs from torch beyond the float32 tolerance", str(raised.exception))
+        self.assertAlmostEqual(ctx._recorded.scalars["torch_max_abs_diff"][0], 1.0)
 
     def test_select(self):
         ctx, device, dtype = scenario()

@@ -21,8 +21,9 @@ namespace benchhost {
 /// (metadata.config.load's max_batch, max_batch_wait_ms); 9 a profiled scenario's
 /// profile (--profile); 10 a Python plugin's plugin_build (language, runtime); 11 the
 /// run's own id (the summary's run_metadata.run_id); 12 when each sample ended
-/// (sample_times_s), the block bootstrap's block, speed states and the speed reference.
-inline constexpr int report_schema_version = 12;
+/// (sample_times_s), the block bootstrap's block, speed states and the speed reference;
+/// 13 every series of a scenario in the summary's headline.
+inline constexpr int report_schema_version = 13;
 
 /// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).
 enum class ReportSchema { report, summary, comparison };

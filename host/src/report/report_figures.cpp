@@ -448,6 +448,14 @@ RunFigures compute_figures(const RunRecord& record) {
             f.throughput = scalar->value;
             f.throughput_unit = scalar->unit;
         }
+        if (ended) {
+            for (const SeriesStatistics& series : outcome.statistics.series) {
+                if (series.analysis.summary.count == 0 || series.name == f.headline ||
+                    series.name == f.throughput_series)
+                    continue;
+                f.other_series.push_back(&series);
+            }
+        }
         f.speedups = outcome.statistics.speedups;
         figures.scenarios.push_back(std::move(f));
     }
@@ -532,6 +540,26 @@ std::string cv_text(const ScenarioFigures& f) {
 }
 
 std::string throughput_text(const ScenarioFigures& f) { return format_figure(f.throughput, f.throughput_unit); }
+
+std::string series_median_text(const SeriesStatistics& series) {
+    return series.name + " " + format_figure(series.analysis.summary.median, series.unit);
+}
+
+std::string other_series_text(const ScenarioFigures& f, std::size_t shown, std::size_t width) {
+    const std::size_t count = f.other_series.size();
+    const auto more = [&](std::size_t listed) {
+        return listed < count ? ", +" + std::to_string(count - listed) + " more series" : std::string();
+    };
+    std::string text;
+    std::size_t listed = 0;
+    for (; listed < count && listed < shown; ++listed) {
+        std::string next = text + (listed > 0 ? ", " : "") + series_median_text(*f.other_series[listed]);
+        if (listed > 0 && width != SIZE_MAX && display_width(next + more(listed + 1)) > width) break;
+        text = std::move(next);
+    }
+    text += more(listed);
+    return width != SIZE_MAX && display_width(text) > width ? one_line(text, width) : text;
+}
 
 std::string speedup_text(const Speedup& speedup) {
     std::string text = format_ratio(speedup.value);

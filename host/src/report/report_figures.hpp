@@ -1,12 +1,13 @@
 // The figures the console table, report.md and report.html show, computed once from a
 // RunRecord: per scenario its headline series with the 95% CI of its median (bootstrap
-// over the raw samples), spread, throughput and speedups over eager; per run the machine
-// and the settings in a few lines, and how the scenarios make tables (one per
-// benchmark, a column per axis that varies in it). Every renderer reads these, so they
-// always agree.
+// over the raw samples), spread, throughput, speedups over eager and its other series;
+// per run the machine and the settings in a few lines, and how the scenarios make tables
+// (one per benchmark, a column per axis that varies in it). Every renderer reads these,
+// so they always agree.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,13 @@ struct ScenarioFigures {
     std::string throughput_unit;
 
     bench::Interval throughput_ci;  // 95%, of the median
+
+    /// Every other series the scenario recorded (a Python function's returned figures,
+    /// the time to first token beside the latency, ...): those with finite samples, in
+    /// the order recorded, but the headline and the throughput series. Empty for a
+    /// scenario that did not succeed. Their statistics are the scenario's own
+    /// (outcome->statistics), computed when it ended.
+    std::vector<const SeriesStatistics*> other_series;
 
     std::vector<Speedup> speedups;  // over eager, with their 95% CIs
 
@@ -204,6 +212,14 @@ std::string median_with_ci(const ScenarioFigures& figures);
 std::string p95_text(const ScenarioFigures& figures);
 std::string cv_text(const ScenarioFigures& figures);  // "4.1%"
 std::string throughput_text(const ScenarioFigures& figures);
+/// "execution_time 12.3 ms": a series' name and its median, in the unit that suits it.
+std::string series_median_text(const SeriesStatistics& series);
+/// The scenario's other series, each as series_median_text, joined by ", ": all of them,
+/// or the first `shown` at most, then "+N more series"; with `width`, fewer so that the
+/// text fits it (counting in code points; one at least, cut with "..." when it alone is
+/// too wide). Empty when the scenario has none.
+std::string other_series_text(const ScenarioFigures& figures, std::size_t shown = SIZE_MAX,
+                              std::size_t width = SIZE_MAX);
 /// "1.25x [1.23, 1.27]", with the series named when it is not latency.
 std::string speedup_text(const Speedup& speedup);
 /// A figure in `unit` with its interval, both in the unit that suits the figure.

@@ -149,6 +149,8 @@ RunRecord make_record() {
     ok.result.series.push_back({"latency", "ms", {5, 1, 4, 2, 3}, 1});
     ok.result.series.push_back({"throughput", "samples/s", {100, 200, 300}, 1});
     ok.result.series.push_back({"empty", "ms", {}, 1});
+    // What a plain Python function returns under its own key: seconds.
+    ok.result.series.push_back({"execution_time", "s", {0.0125, 0.0121, 0.0123}, 1});
     ok.result.scalars.push_back({"peak_rss", 512, "MiB"});
     ok.result.scalars.push_back({"parameters", 25557032, ""});
     ok.result.info["framework"] = "libtorch";
@@ -377,7 +379,15 @@ TEST_F(ReportWriterTest, SummaryHasMetadataTotalsAndOneEntryPerScenario) {
     EXPECT_DOUBLE_EQ(num(member(latency, "p95")), 4.8);
     EXPECT_EQ(str(member(latency, "unit")), "ms");
     EXPECT_DOUBLE_EQ(num(member(member(headline, "throughput"), "median")), 200);
+    // Every other series with samples, after those: a Python function's returned figure too.
+    const auto& execution_time = member(headline, "execution_time");
+    EXPECT_DOUBLE_EQ(num(member(execution_time, "median")), 0.0123);
+    EXPECT_DOUBLE_EQ(num(member(execution_time, "mean")), 0.0123);
+    EXPECT_EQ(str(member(execution_time, "unit")), "s");
     EXPECT_FALSE(headline.HasMember("empty"));
+    std::vector<std::string> names;
+    for (const auto& m : headline.GetObject()) names.emplace_back(m.name.GetString());
+    EXPECT_EQ(names, (std::vector<std::string>{"latency", "throughput", "execution_time"}));
     EXPECT_EQ(member(results[1], "headline").MemberCount(), 0u);
     const auto& generate = member(results[4], "headline");
     EXPECT_TRUE(generate.HasMember("time_to_first_token"));
@@ -396,14 +406,17 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     const std::string header =
         "framework,model,scenario,variant,device,batch_size,dtype,status,latency_mean_ms,latency_p50_ms,"
         "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
-        "git_commit\n";
+        "git_commit,"
+        // Then the other series with samples, two columns each, in order of first appearance
+        // (not "empty", which has none).
+        "execution_time_median,execution_time_unit,time_to_first_token_median,time_to_first_token_unit\n";
     EXPECT_EQ(text.substr(0, header.size()), header);
     // The model name holds a quote and a comma: quoted, quote doubled.
     EXPECT_NE(text.find(",\"res\"\"net, 50\","), std::string::npos) << text;
 
     const auto rows = parse_csv(text);
     ASSERT_EQ(rows.size(), 6u);  // header + 5 scenarios
-    for (const auto& row : rows) EXPECT_EQ(row.size(), 18u);
+    for (const auto& row : rows) EXPECT_EQ(row.size(), 22u);
 
     const auto& ok = rows[1];
     EXPECT_EQ(ok[0], "libtorch");
@@ -424,17 +437,25 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     EXPECT_DOUBLE_EQ(std::stod(ok[15]), 512);
     EXPECT_EQ(ok[16], "2026-11-22T11:50:00Z");
     EXPECT_EQ(ok[17], "abc123");
+    EXPECT_DOUBLE_EQ(std::stod(ok[18]), 0.0123);  // execution_time's median, as measured
+    EXPECT_EQ(ok[19], "s");
+    EXPECT_EQ(ok[20], "");  // no time_to_first_token
+    EXPECT_EQ(ok[21], "");
 
     const auto& skipped = rows[2];
     EXPECT_EQ(skipped[0], "");  // no framework
     EXPECT_EQ(skipped[1], "beta");  // model falls back to the plugin name
     EXPECT_EQ(skipped[7], "skipped");
     for (std::size_t i = 8; i <= 15; ++i) EXPECT_EQ(skipped[i], "") << i;
+    for (std::size_t i = 18; i <= 21; ++i) EXPECT_EQ(skipped[i], "") << i;
 
     const auto& generate = rows[5];
     EXPECT_DOUBLE_EQ(std::stod(generate[9]), 500);  // 0.5 s in ms
     EXPECT_DOUBLE_EQ(std::stod(generate[13]), 45);  // tokens_per_second median
     EXPECT_EQ(generate[14], "tokens/s");
+    EXPECT_EQ(generate[18], "");
+    EXPECT_DOUBLE_EQ(std::stod(generate[20]), 15);  // time_to_first_token's median
+    EXPECT_EQ(generate[21], "ms");
 }
 
 TEST_F(ReportWriterTest, EmptyRunStillWritesSummaryAndCsv) {

@@ -24,7 +24,13 @@
 // the headline series' speedup over the eager scenario of the same benchmark and axes.
 // A scenario that did not succeed shows "-" in them, whatever it recorded before it ended.
 // NOTE (only when a scenario has one) is the reason on one line, cut to 60 code points;
-// failures are then listed with their reasons in full.
+// failures are then listed with their reasons in full. Under the row of a scenario that
+// succeeded and recorded other series (a Python function's returned figures, the time to
+// first token beside the latency), their medians, indented by 4: the first three, as many
+// as fit the line, then "+N more series" (report.md and report.html list them all):
+//
+//     eager       success  42.4 ms   ±1.3%  44.2 ms  472 tokens/s         -
+//       time_to_first_token 34.3 ms, time_per_output_token 420 us
 //
 // A scenario of --find-peak gets, after the tables, the rates its search tried: a row
 // each with its figures (peak_tables in report_figures.hpp), and the peak found.
@@ -59,6 +65,7 @@ constexpr std::size_t line_limit = 100;
 constexpr std::size_t table_indent = 2;  // rows under their benchmark's heading
 constexpr std::size_t note_limit = 60;
 constexpr std::size_t note_room = 16;  // narrower than this, notes go under their rows
+constexpr std::size_t series_shown = 3;  // other series under a row; the rest are counted
 
 // The columns after the axes.
 const std::vector<TableColumn> figure_columns = {
@@ -195,9 +202,14 @@ void benchmark_tables(std::string& out, const RunFigures& figures, const Benchma
             const std::size_t end = rendered.find('\n', at);
             out += std::string(table_indent, ' ') + rendered.substr(at, end - at) + "\n";
             at = end + 1;
-            if (line_number == 0 || note_column) continue;  // the header, or the notes are in their column
-            const std::string& reason =
-                figures.scenarios[table.rows[rows[line_number - 1]].scenario].outcome->result.reason;
+            if (line_number == 0) continue;  // the header
+            const ScenarioFigures& f = figures.scenarios[table.rows[rows[line_number - 1]].scenario];
+            // The scenario's other series, the first few, under its row.
+            if (const std::string series = other_series_text(f, series_shown, line_limit - 2 * table_indent);
+                !series.empty())
+                out += std::string(2 * table_indent, ' ') + series + "\n";
+            if (note_column) continue;  // the notes are in their column
+            const std::string& reason = f.outcome->result.reason;
             if (reason.find_first_not_of(" \t\r\n") != std::string::npos)
                 out += std::string(2 * table_indent, ' ') + one_line(reason, line_limit - 2 * table_indent) + "\n";
         }

@@ -1,7 +1,11 @@
 // benchmark_results_<timestamp>.csv: one row per scenario (framework, model, variant,
 // device, batch size, dtype, latency mean and percentiles in ms, throughput, peak memory,
-// timestamp, git commit), RFC 4180 quoting, numbers in their shortest exact form.
+// timestamp, git commit), then two columns for each other series of the run,
+// <series>_median and <series>_unit, in the order the series first appear (a Python
+// function's returned figures, the time to first token, ...): empty where the scenario
+// lacks it. RFC 4180 quoting, numbers in their shortest exact form.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string_view>
@@ -41,8 +45,32 @@ constexpr const char* csv_header =
     "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
     "git_commit";
 
+// The series whose median is the throughput column: "throughput", else "tokens_per_second".
+const SeriesStatistics* throughput_series(const ScenarioOutcome& outcome) {
+    const SeriesStatistics* throughput = outcome.statistics.find("throughput");
+    return throughput != nullptr ? throughput : outcome.statistics.find("tokens_per_second");
+}
+
+// The series that get columns of their own: each one that a scenario recorded with
+// samples and the fixed columns do not show for it, in order of first appearance.
+std::vector<std::string> other_series_columns(const RunRecord& record) {
+    std::vector<std::string> names;
+    for (const auto& outcome : record.outcomes) {
+        if (!outcome.statistics.computed) continue;
+        const SeriesStatistics* throughput = throughput_series(outcome);
+        for (const SeriesStatistics& series : outcome.statistics.series) {
+            if (series.analysis.summary.count == 0 || series.name == "latency" || &series == throughput) continue;
+            if (std::find(names.begin(), names.end(), series.name) == names.end()) names.push_back(series.name);
+        }
+    }
+    return names;
+}
+
 std::string csv_report(const RunRecord& record) {
+    const std::vector<std::string> other_series = other_series_columns(record);
     std::string csv = csv_header;
+    for (const std::string& name : other_series)
+        csv += ',' + csv_field(name + "_median") + ',' + csv_field(name + "_unit");
     csv += '\n';
     for (const auto& outcome : record.outcomes) {
         if (!outcome.statistics.computed) continue;  // still running (rounds to come)
@@ -73,9 +101,7 @@ std::string csv_report(const RunRecord& record) {
             row.insert(row.end(), 5, std::string());
         }
 
-        const SeriesStatistics* throughput = outcome.statistics.find("throughput");
-        if (throughput == nullptr) throughput = outcome.statistics.find("tokens_per_second");
-        if (throughput != nullptr) {
+        if (const SeriesStatistics* throughput = throughput_series(outcome)) {
             row.push_back(csv_number(throughput->analysis.summary.median));
             row.push_back(throughput->unit);
         } else {
@@ -86,6 +112,16 @@ std::string csv_report(const RunRecord& record) {
         row.push_back(peak != nullptr ? csv_number(peak->value * to_mib_factor(peak->unit)) : std::string());
         row.push_back(outcome.started_at.empty() ? record.started_at : outcome.started_at);
         row.push_back(record.commit_id);
+        // Each other series' median wherever the scenario has it (its samples), in its unit.
+        for (const std::string& name : other_series) {
+            const SeriesStatistics* series = outcome.statistics.find(name);
+            if (series != nullptr && series->analysis.summary.count > 0) {
+                row.push_back(csv_number(series->analysis.summary.median));
+                row.push_back(series->unit);
+            } else {
+                row.insert(row.end(), 2, std::string());
+            }
+        }
 
         for (std::size_t i = 0; i < row.size(); ++i) {
             if (i > 0) csv += ',';

@@ -1,11 +1,14 @@
 // benchmark_summary.json: the run's metadata and totals, the machine, the shards of a
-// merged run, and one entry per scenario with its headline figures (read from the
-// statistics computed when it ended), its speedups, the monitors' headline figures and
-// the path of its plugin report. docs/schema/summary.schema.json describes it. Written
-// after the plugin reports (the registry's order), so that a summary on disk never
-// points at a report that does not exist.
+// merged run, and one entry per scenario with the headline figures of every series it
+// recorded (read from the statistics computed when it ended), its speedups, the
+// monitors' headline figures and the path of its plugin report.
+// docs/schema/summary.schema.json describes it. Written after the plugin reports (the
+// registry's order), so that a summary on disk never points at a report that does not
+// exist.
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "analysis/scenario_statistics.hpp"
 #include "json/result_json.hpp"
@@ -18,9 +21,23 @@
 namespace benchhost {
 namespace {
 
-// Series that make the headline figures of a scenario in the summary, in this order.
+// Series that open the headline figures of a scenario in the summary, in this order
+// (when recorded); every other series with samples follows, in the order recorded.
 constexpr const char* summary_headline_series[] = {"latency", "time_to_first_token", "time_per_output_token",
                                                    "tokens_per_second", "throughput"};
+
+void write_headline_series(JsonOut& out, const SeriesStatistics& series) {
+    const bench::Summary& s = series.analysis.summary;
+    out.key(series.name);
+    out.start_object();
+    out.field("median", s.median);
+    out.field("mean", s.mean);
+    out.field("p95", s.p95);
+    out.field("cv", series.analysis.cv);  // as the statistics computed it
+    out.field("ci95_median", series.analysis.median_ci);
+    out.field("unit", series.unit);
+    out.end_object();
+}
 
 // The few monitor figures the summary shows per scenario: means of these metrics,
 // these values, and every flag.
@@ -141,19 +158,13 @@ std::string summary_report(const RunRecord& record) {
         out.field("report", plugin_report_path(config.plugin, record.timestamp).generic_string());
         out.key("headline");
         out.start_object();
-        for (const char* name : summary_headline_series) {
-            const SeriesStatistics* series = outcome.statistics.find(name);
-            if (series == nullptr) continue;
-            const bench::Summary& s = series->analysis.summary;
-            out.key(name);
-            out.start_object();
-            out.field("median", s.median);
-            out.field("mean", s.mean);
-            out.field("p95", s.p95);
-            out.field("cv", series->analysis.cv);  // as the statistics computed it
-            out.field("ci95_median", series->analysis.median_ci);
-            out.field("unit", series->unit);
-            out.end_object();
+        for (const char* name : summary_headline_series)
+            if (const SeriesStatistics* series = outcome.statistics.find(name)) write_headline_series(out, *series);
+        for (const SeriesStatistics& series : outcome.statistics.series) {
+            const bool written = std::any_of(std::begin(summary_headline_series), std::end(summary_headline_series),
+                                             [&](const char* name) { return series.name == name; });
+            if (written || series.analysis.summary.count == 0) continue;
+            write_headline_series(out, series);
         }
         out.end_object();
         write_speedups(out, outcome.statistics.speedups);

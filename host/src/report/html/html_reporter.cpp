@@ -344,11 +344,17 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
         if (ran.size() < table.rows.size())
             out += " <a class=\"muted\" href=\"#skipped\">" + std::to_string(table.rows.size() - ran.size()) +
                    " skipped</a>";
+        // A column of the other series when a scenario of the table has them.
+        const bool other_series = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
+            return !figures.scenarios[row->scenario].other_series.empty();
+        });
         out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable filterable\"><thead><tr>";
         for (const std::string& axis : table.axes) out += "<th>" + html_escape(axis) + "</th>";
         out +=
             "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
-            "<th>Speedup over eager (95% CI)</th><th>Note</th></tr></thead><tbody>\n";
+            "<th>Speedup over eager (95% CI)</th>";
+        if (other_series) out += "<th>Other series (median)</th>";
+        out += "<th>Note</th></tr></thead><tbody>\n";
         for (const BenchmarkTable::Row* row : ran) {
             const ScenarioFigures& f = figures.scenarios[row->scenario];
             const auto& result = f.outcome->result;
@@ -385,7 +391,14 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
                    "</td><td class=\"num\" data-v=\"" + key(true, f.throughput) + "\">" +
                    html_escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
                    key(!f.speedups.empty(), f.speedups.empty() ? NAN : f.speedups.front().value) + "\">" +
-                   (speedups.empty() ? "-" : speedups) + "</td><td" +
+                   (speedups.empty() ? "-" : speedups) + "</td>";
+            if (other_series) {
+                std::string series;
+                for (const SeriesStatistics* other : f.other_series)
+                    series += "<span class=\"sp\">" + html_escape(series_median_text(*other)) + "</span>";
+                out += "<td>" + (series.empty() ? std::string("-") : series) + "</td>";
+            }
+            out += std::string("<td") +
                    (note_title.empty() ? std::string() : " title=\"" + html_escape(note_title) + "\"") + ">" + note +
                    "</td></tr>\n";
         }

@@ -70,19 +70,31 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
         out += "### " + md_code(table.benchmark_id);
         if (!table.fixed_axes.empty()) out += " (" + md_text(axes_text(table.fixed_axes)) + ")";
         if (ran.size() < table.rows.size()) out += ", " + std::to_string(table.rows.size() - ran.size()) + " skipped";
+        // A column of the other series when a scenario of the table has them.
+        const bool other_series = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
+            return !figures.scenarios[row->scenario].other_series.empty();
+        });
         out += "\n\n|";
         for (const std::string& axis : table.axes) out.append(" ").append(md_text(axis)).append(" |");
-        out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) | Note |\n|";
+        out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) |";
+        if (other_series) out += " Other series (median) |";
+        out += " Note |\n|";
         for (std::size_t i = 0; i < table.axes.size(); ++i) out += "---|";
-        out += "---|--:|--:|--:|--:|--:|---|\n";
+        out += "---|--:|--:|--:|--:|--:|";
+        if (other_series) out += "---|";
+        out += "---|\n";
         for (const BenchmarkTable::Row* row : ran) {
             const ScenarioFigures& f = figures.scenarios[row->scenario];
             out += "|";
             for (const std::string& value : row->values) out.append(" ").append(md_text(value)).append(" |");
             out += ' ';
             out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
-                   cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | " + note_cell(f) +
-                   " |\n";
+                   cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | ";
+            if (other_series) {
+                const std::string series = other_series_text(f);
+                out += (series.empty() ? "-" : md_text(series)) + " | ";
+            }
+            out += note_cell(f) + " |\n";
         }
         out += "\n";
     }

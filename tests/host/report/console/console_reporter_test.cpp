@@ -121,6 +121,50 @@ TEST(ConsoleTable, AScenarioThatFailedShowsNoFiguresOfWhatItRecordedBeforeIt) {
         << table[1];
 }
 
+TEST(ConsoleTable, OtherSeriesAreShownUnderTheirRowTheFirstFewThenCounted) {
+    // What a plain Python function returns: each key a series, the host's call time the
+    // headline, "throughput" in its column; the rest under the row, by their medians.
+    RunRecord record;
+    record.outcomes.push_back(benchtest::Outcome("unit", "plain_py", "plain")
+                                  .series("benchhost.call_time", "ms", {12.5, 12.4, 12.6})
+                                  .series("execution_time", "s", {0.0125, 0.0121, 0.0123})
+                                  .series("throughput", "", {812, 812, 812})
+                                  .series("nested.a", "", {1, 1, 1}));
+    auto many = benchtest::Outcome("unit", "plain_py", "many").series("latency", "ms", {2, 2});
+    for (const char* name : {"a", "b", "c", "d", "e"}) many.series(name, "", {1, 2});
+    record.outcomes.push_back(many);
+    // Names so long that three do not fit the line: fewer are shown, the rest counted.
+    auto wide = benchtest::Outcome("unit", "plain_py", "wide").series("latency", "ms", {2, 2});
+    for (const char* name : {"first_rather_long_series_name_of_a_suite_that_times_each_step",
+                             "second_rather_long_series_name_of_a_suite_that_times_each_step", "third"})
+        wide.series(name, "s", {0.5});
+    record.outcomes.push_back(wide);
+    // A scenario that failed shows none of what it recorded.
+    record.outcomes.push_back(benchtest::Outcome("unit", "plain_py", "broken")
+                                  .status(bench::Status::failed, "raised RuntimeError: broke")
+                                  .series("latency", "ms", {2})
+                                  .series("execution_time", "s", {0.002}));
+    const auto lines = lines_of(benchhost::format_summary_table(record));
+
+    const auto plain = table_under(lines, "unit/plain_py/plain");
+    ASSERT_EQ(plain.size(), 3u);
+    EXPECT_NE(plain[1].find("12.5 ms"), std::string::npos) << plain[1];  // the headline, benchhost.call_time
+    EXPECT_NE(plain[1].find("812"), std::string::npos) << plain[1];  // THROUGHPUT
+    EXPECT_EQ(plain[2], "    execution_time 12.3 ms, nested.a 1.00");
+
+    const auto three = table_under(lines, "unit/plain_py/many");
+    ASSERT_EQ(three.size(), 3u);
+    EXPECT_EQ(three[2], "    a 1.50, b 1.50, c 1.50, +2 more series");
+
+    const auto fitted = table_under(lines, "unit/plain_py/wide");
+    ASSERT_EQ(fitted.size(), 3u);
+    EXPECT_EQ(fitted[2], "    first_rather_long_series_name_of_a_suite_that_times_each_step 500 ms, +2 more series");
+
+    const auto broken = table_under(lines, "unit/plain_py/broken");
+    ASSERT_EQ(broken.size(), 2u);  // the header and its row, no series
+    for (const std::string& line : lines) EXPECT_LE(benchhost::display_width(line), 100u) << line;
+}
+
 TEST(ConsoleTable, ColumnsAreAligned) {
     RunRecord record;
     for (const auto variant : {bench::Variant::eager, bench::Variant::kernelized}) {

@@ -375,6 +375,41 @@ TEST(MarkdownReport, AScenarioThatFailedShowsNoFiguresOfWhatItRecordedBeforeIt) 
     EXPECT_EQ(html.find("308 items/s"), std::string::npos);
 }
 
+TEST(MarkdownReport, EverySeriesAScenarioRecordedIsShownByItsMedian) {
+    // A plain Python function's returned figures are series of their own names: each is in
+    // a column of the other series, in report.md and report.html, all of them.
+    RunRecord record = benchtest::record_of();
+    auto plain = scenario("unit", "plain_py", "plain", bench::Variant::eager, 1, bench::Status::success);
+    plain.result.series.push_back({"benchhost.call_time", "ms", {12.5, 12.4, 12.6}, 1});
+    plain.result.series.push_back({"execution_time", "s", {0.0125, 0.0121, 0.0123}, 1});
+    plain.result.series.push_back({"throughput", "", {812, 812, 812}, 1});
+    plain.result.series.push_back({"nested.a", "", {1, 1, 1}, 1});
+    for (const char* name : {"b", "c", "d"}) plain.result.series.push_back({name, "", {4, 4}, 1});
+    record.outcomes.push_back(plain);
+    // A benchmark with no other series has no such column.
+    auto alone = scenario("unit", "alone", "alone", bench::Variant::eager, 1, bench::Status::success);
+    alone.result.series.push_back({"latency", "ms", {2, 2}, 1});
+    record.outcomes.push_back(alone);
+
+    const std::string md = benchhost::markdown_report(record);
+    EXPECT_NE(md.find("| Speedup over eager (95% CI) | Other series (median) | Note |\n"
+                      "|---|--:|--:|--:|--:|--:|---|---|\n"
+                      "| success | 12.5 ms [12.4, 12.6] (benchhost.call_time) | 12.6 ms | 0.8% | 812 | - | "
+                      "execution_time 12.3 ms, nested.a 1.00, b 4.00, c 4.00, d 4.00 |  |\n"),
+              std::string::npos)
+        << md;
+    const std::size_t alone_table = md.find("### `unit/alone/alone`");
+    ASSERT_NE(alone_table, std::string::npos) << md;
+    EXPECT_EQ(md.find("Other series", alone_table), std::string::npos) << md;
+
+    const std::string html = benchhost::html_report(record);
+    EXPECT_EQ(count(html, "<th>Other series (median)</th>"), 1u);
+    EXPECT_NE(html.find("<td><span class=\"sp\">execution_time 12.3 ms</span><span class=\"sp\">nested.a "
+                        "1.00</span><span class=\"sp\">b 4.00</span><span class=\"sp\">c 4.00</span><span "
+                        "class=\"sp\">d 4.00</span></td>"),
+              std::string::npos);
+}
+
 // ---- HTML ----------------------------------------------------------------------------
 
 TEST(HtmlReport, IsBalancedSelfContainedAndEscaped) {

@@ -30,7 +30,8 @@ C++ SDK's LibTorch layer does, and checks its output against eager's:
   - compiled: in the compile modes of torch.compile (default, reduce-overhead,
     max-autotune, max-autotune-no-cudagraphs), torch.compile(model, mode=...) with
     Inductor's freezing on, as the C++ layer's AOTInductor packages are compiled
-    (freezing=False: PyTorch's default, off); in
+    (freezing=False: PyTorch's default, off), and dynamic= from --param dynamic
+    (static, dynamic, or automatic, the default: torch.compile's False, True, None); in
     torchscript, torch.jit.trace, torch.jit.freeze and torch.jit.optimize_for_inference;
     another mode fails the scenario, naming the known ones;
   - kernelized: kernelize(model), a callable of the plugin's own (it gets a deep copy of
@@ -44,9 +45,23 @@ element. On a CUDA device each timed call ends with torch.cuda.synchronize().
 
 torch.compile's cache is the worker's TORCHINDUCTOR_CACHE_DIR: the user's, else
 benchhost's cache folder (inductor/ in it; recorded as info compile_cache_dir).
+
+What torch.compile did, read from TorchDynamo's counters and compilation metrics around
+the compiling first call (compiled variant, torch.compile modes):
+  - scalars (count) unique_graphs, graph_breaks and compiles (frames compiled), and
+    compile_time split by stage where TorchDynamo says: dynamo_compile_time,
+    aot_autograd_compile_time, inductor_compile_time, inductor_code_gen_time (ms);
+  - info graph_break_reasons (the first three whole, then how many more), fx_graph_cache
+    and aot_autograd_cache: hit, miss or bypass, with Inductor's reason for a bypass
+    (on the CPU, freezing makes oneDNN weights that Inductor cannot pickle, so the FX
+    graph cache is bypassed and every worker compiles again);
+  - after model_variant returns, every further compile (a new input shape, a guard that
+    failed: in the timed samples unless the plugin calls the model otherwise) counts in
+    the scalar recompiles and gets a warning naming the guard that failed.
 """
 
 import copy
+import logging
 import os
 import sys
 import time
@@ -55,6 +70,9 @@ import torch
 
 TORCH_COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 TORCHSCRIPT_MODES = ("torchscript",)
+# --param dynamic: torch.compile's dynamic= (automatic: static shapes first, dynamic ones
+# from the first shape that changes).
+DYNAMIC = {"static": False, "dynamic": True, "automatic": None}
 
 # (absolute, relative) per dtype: the C++ layer's tolerance_for.
 TOLERANCE = {
@@ -243,15 +261,20 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
             # For the whole process (a worker runs one scenario): Inductor reads it when
             # it compiles, at the first call and at any recompilation.
             inductor_config.freezing = freezing
-            forward = torch.compile(model, mode=None if mode == "default" else mode)
+            dynamic_text = str(config.params.get("dynamic", "automatic"))
+            if dynamic_text not in DYNAMIC:
+                raise ValueError(f"--param dynamic must be {', '.join(DYNAMIC)}, got '{dynamic_text}'")
+            forward = torch.compile(model, mode=None if mode == "default" else mode, dynamic=DYNAMIC[dynamic_text])
             # A notice line, which the host shows on the console: the first call compiles,
             # tens of seconds on a CPU, and the run would seem to hang.
             cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default folder")
             print(f"[notice] torch.compile(mode={mode!r}) of {type(model).__name__} at its first call: tens of "
                   f"seconds on a CPU, less when Inductor's cache ({cache}) has it", file=sys.stderr, flush=True)
+            watch = _CompileWatch()
             compile_ms, _ = _timed(device, lambda: forward(*inputs))
-            ctx.set_info("compiler", f"torch.compile(mode={mode!r}) {torch.__version__}, Inductor freezing "
-                                     f"{'on' if freezing else 'off'}")
+            watch.record_compile(ctx)
+            ctx.set_info("compiler", f"torch.compile(mode={mode!r}) {torch.__version__}, dynamic shapes "
+                                     f"{dynamic_text}, Inductor freezing {'on' if freezing else 'off'}")
             ctx.set_info("compile_cache_dir", os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default"))
         elif mode in TORCHSCRIPT_MODES:
             def script():
@@ -277,4 +300,163 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
     ctx.record_scalar("first_call", first_ms, "ms")
     check_against_eager(ctx, reference, output)
     restart_memory_peaks(ctx, device)
+    if config.variant == "compiled" and config.compile_mode in TORCH_COMPILE_MODES:
+        _CompileWatch.watch_later_compiles(ctx)
     return forward
+
+
+_GRAPH_BREAK_LOG = "torch._dynamo.symbolic_convert.__graph_breaks"
+
+
+class _CompileWatch:
+    """What TorchDynamo and Inductor did from its creation to record_compile: the
+    counters and compilation metrics of torch._dynamo.utils (one process: a worker runs
+    one scenario; under --isolation none the counts are those since this watch began)."""
+
+    _later = None  # the Context whose later compiles are counted (the latest scenario's)
+    _registered = False
+
+    def __init__(self):
+        from torch._dynamo.utils import counters, get_compilation_metrics
+        self._counters = counters
+        self._metrics = get_compilation_metrics
+        self._seen = {m.compile_id for m in get_compilation_metrics()}
+        self._before = self._snapshot()
+        self._bypass: dict[str, str] = {}
+        handler = _CacheBypassHandler(self._bypass)
+        self._handler = handler
+        # The caches give a bypass's reason only in an INFO line: while the first call
+        # compiles, their loggers pass INFO to the handler alone, which hands on to the
+        # parent loggers what they would have had anyway.
+        for name in ("torch._inductor.codecache", "torch._functorch._aot_autograd.autograd_cache"):
+            logger = logging.getLogger(name)
+            handler.saved[name] = (logger.level, logger.propagate, logger.getEffectiveLevel())
+            logger.setLevel(min(logging.INFO, logger.getEffectiveLevel()))
+            logger.propagate = False
+            logger.addHandler(handler)
+        # TorchDynamo's graph_breaks log (off unless TORCH_LOGS asks): one line per graph
+        # break, the same break again (TorchDynamo traces a frame again after a break)
+        # marked as a duplicate. Its counter counts both, so the distinct breaks come
+        # from here; the log's own settings stay as they are.
+        breaks = logging.getLogger(_GRAPH_BREAK_LOG)
+        handler.saved[_GRAPH_BREAK_LOG] = (breaks.level, breaks.propagate, None)
+        if not breaks.isEnabledFor(logging.DEBUG):
+            breaks.setLevel(logging.DEBUG)
+            breaks.propagate = False
+            handler.quiet_breaks = True
+        breaks.addHandler(handler)
+
+    def _snapshot(self):
+        c = self._counters
+        return {
+            "unique_graphs": c["stats"]["unique_graphs"],
+            "graph_breaks": dict(c["graph_break"]),
+            "fx_graph_cache": {k: c["inductor"][f"fxgraph_cache_{k}"] for k in ("hit", "miss", "bypass")},
+            "aot_autograd_cache": {k: c["aot_autograd"][f"autograd_cache_{k}"] for k in ("hit", "miss", "bypass")},
+        }
+
+    def record_compile(self, ctx):
+        for name, (level, propagate, _) in self._handler.saved.items():
+            if name == _GRAPH_BREAK_LOG and not self._handler.quiet_breaks:
+                logging.getLogger(name).removeHandler(self._handler)
+                continue
+            logger = logging.getLogger(name)
+            logger.removeHandler(self._handler)
+            logger.setLevel(level)
+            logger.propagate = propagate
+        after = self._snapshot()
+        before = self._before
+        ctx.record_scalar("unique_graphs", after["unique_graphs"] - before["unique_graphs"], "count")
+        breaks = {reason: n - before["graph_breaks"].get(reason, 0) for reason, n in after["graph_breaks"].items()}
+        breaks = {reason: n for reason, n in breaks.items() if n > 0}
+        # Distinct breaks as the graph_breaks log saw them; its counter where it saw none.
+        ctx.record_scalar("graph_breaks", self._handler.breaks if self._handler.breaks else sum(breaks.values()),
+                          "count")
+        if breaks:
+            reasons = [reason.split("\n")[0].strip() for reason in breaks]
+            text = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+            ctx.set_info("graph_break_reasons", text)
+        metrics = [m for m in self._metrics() if m.compile_id not in self._seen]
+        ctx.record_scalar("compiles", len(metrics), "count")
+        for scalar, field in (("dynamo_compile_time", "dynamo_cumulative_compile_time_us"),
+                              ("aot_autograd_compile_time", "aot_autograd_cumulative_compile_time_us"),
+                              ("inductor_compile_time", "inductor_cumulative_compile_time_us"),
+                              ("inductor_code_gen_time", "inductor_code_gen_cumulative_compile_time_us")):
+            values: list[float] = [v for v in (getattr(m, field, None) for m in metrics) if v is not None]
+            if values:
+                ctx.record_scalar(scalar, sum(values) / 1e3, "ms")
+        for cache in ("fx_graph_cache", "aot_autograd_cache"):
+            counts = {k: after[cache][k] - before[cache][k] for k in ("hit", "miss", "bypass")}
+            outcome = ", ".join(f"{k}" + (f" x{n}" if n > 1 else "") for k, n in counts.items() if n > 0)
+            if not outcome:
+                continue
+            if counts["bypass"] and self._bypass.get(cache):
+                outcome += f" ({self._bypass[cache]})"
+            ctx.set_info(cache, outcome)
+
+    @classmethod
+    def watch_later_compiles(cls, ctx):
+        """From now on every compile of this process counts in ctx's scalar recompiles,
+        with a warning naming the guard that failed."""
+        cls._later = {"ctx": ctx, "count": 0}
+        ctx.record_scalar("recompiles", 0, "count")
+        if cls._registered:
+            return
+        try:
+            from torch._dynamo.callback import on_compile_end
+        except ImportError:  # a torch without compile callbacks: nothing is counted
+            return
+        on_compile_end(cls._compiled)
+        cls._registered = True
+
+    @classmethod
+    def _compiled(cls, args):
+        later = cls._later
+        if later is None:
+            return
+        later["count"] += 1
+        reason = None
+        try:
+            from torch._dynamo.utils import get_metrics_context
+            reason = get_metrics_context()._metrics.get("recompile_reason")
+        except Exception:  # a private detail of TorchDynamo: the warning then says less
+            pass
+        ctx = later["ctx"]
+        ctx.record_scalar("recompiles", later["count"], "count")
+        if later["count"] <= 3:
+            ctx.add_warning(f"torch.compile compiled again after the first call (compile {args.compile_id}): "
+                            f"{reason or 'a new frame (no guard failed)'}; the samples it fell in include the "
+                            f"compile")
+
+
+class _CacheBypassHandler(logging.Handler):
+    """Keeps the reason Inductor's FX graph cache or AOT autograd's cache gives for a
+    bypass (their INFO log line), and counts TorchDynamo's distinct graph breaks."""
+
+    def __init__(self, reasons):
+        super().__init__(logging.DEBUG)
+        self.reasons = reasons
+        self.saved = {}
+        self.breaks = 0  # distinct graph breaks the graph_breaks log reported
+        self.quiet_breaks = False
+
+    def emit(self, record):
+        level, propagate, effective = self.saved.get(record.name, (0, True, 0))
+        if record.name == _GRAPH_BREAK_LOG:
+            try:
+                if not record.getMessage().startswith("Graph break (user stack suppressed due to duplicate"):
+                    self.breaks += 1
+            except Exception:
+                pass
+            return
+        if propagate and record.levelno >= effective:
+            parent_name = record.name.rpartition(".")[0]
+            (logging.getLogger(parent_name) if parent_name else logging.getLogger()).handle(record)
+        try:
+            message = record.getMessage()
+        except Exception:
+            return
+        if message.startswith("Bypassing FX Graph Cache because"):
+            self.reasons["fx_graph_cache"] = message.split("because", 1)[1].strip().strip("'")
+        elif message.startswith("Bypassing autograd cache due to:"):
+            self.reasons["aot_autograd_cache"] = message.split(":", 1)[1].strip()

@@ -793,6 +793,59 @@ def benchmark_none(ctx):
     EXPECT_NE(s["none[variant=kernelized]"].reason.find("no kernelized variant"), std::string::npos);
 }
 
+TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesIsNamed) {
+    // The shipped compile_probe plugin: first without a graph break and with one input
+    // shape (no break, no recompile), then with a deliberate graph break and a second
+    // input width that the timed calls alternate with, under static shapes: a recompile
+    // inside the samples, counted and warned about with the guard that failed.
+    fs::create_directories(plugins / "unit");
+    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
+                  plugins / "unit/compile_probe.py");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    const std::string name =
+        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=default]";
+    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
+        const auto& i = (*s[name].report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    };
+    const auto warnings = [&](std::map<std::string, Scenario>& s) {
+        std::string text;
+        if (s[name].report->HasMember("warnings"))
+            for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
+        return text;
+    };
+    const std::vector<std::string> plan = {"--variants", "compiled", "--compile-modes",
+                                           "default",    "--param",  "hidden=32"};
+
+    std::vector<std::string> args = plan;
+    auto plain = run(args, 0);
+    ASSERT_EQ(plain[name].status, "success") << plain[name].reason << last.err;
+    EXPECT_EQ(scalar(plain[name], "graph_breaks"), 0);
+    EXPECT_EQ(scalar(plain[name], "unique_graphs"), 1);
+    EXPECT_GE(scalar(plain[name], "compiles"), 1);
+    EXPECT_EQ(scalar(plain[name], "recompiles"), 0);
+    EXPECT_GT(scalar(plain[name], "inductor_compile_time"), 0);
+    EXPECT_EQ(info(plain, "graph_break_reasons"), "");
+    EXPECT_NE(info(plain, "fx_graph_cache"), "") << "the FX graph cache's outcome is recorded";
+    EXPECT_NE(info(plain, "compiler").find("dynamic shapes automatic"), std::string::npos) << info(plain, "compiler");
+    EXPECT_EQ(warnings(plain).find("compiled again"), std::string::npos) << warnings(plain);
+
+    args = plan;
+    args.insert(args.end(), {"--param", "graph_breaks=1", "--param", "sizes=16,24", "--param", "dynamic=static"});
+    auto broken = run(args, 0);
+    ASSERT_EQ(broken[name].status, "success") << broken[name].reason << last.err;
+    EXPECT_EQ(scalar(broken[name], "graph_breaks"), 1);
+    EXPECT_EQ(scalar(broken[name], "unique_graphs"), 2);  // before and after the break
+    EXPECT_NE(info(broken, "graph_break_reasons").find("Tensor.item()"), std::string::npos)
+        << info(broken, "graph_break_reasons");
+    EXPECT_EQ(scalar(broken[name], "recompiles"), 1);  // the frame before the break, for width 24
+    const std::string said = warnings(broken);
+    EXPECT_NE(said.find("torch.compile compiled again after the first call"), std::string::npos) << said;
+    EXPECT_NE(said.find("size mismatch at index 1. expected 16, actual 24"), std::string::npos)
+        << "the guard that failed is named: " << said;
+    EXPECT_NE(info(broken, "compiler").find("dynamic shapes static"), std::string::npos) << info(broken, "compiler");
+}
+
 TEST_F(PythonPluginsTest, TheTorchHelperAppliesAndRecordsTheBackendSettings) {
     // --param deterministic (and the CUDA-only cudnn_benchmark, tf32) as the C++ layer's
     // select_device takes them: applied, recorded, a CUDA setting on the CPU a warning.

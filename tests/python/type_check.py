@@ -143,7 +143,7 @@ def check_all(source_dir, cache_dir):
                 parts = os.path.relpath(path, root).split(os.sep)
                 if not name.endswith(".py") or len(parts) != depth:
                     continue
-                if pattern_dir == "plugins" and not parts[1].endswith("_py"):
+                if pattern_dir == "plugins" and not parts[1].endswith(("_py", "_jax")):
                     continue  # the model scripts of C++ plugins (gpt2_model.py, ...)
                 with open(path) as f:
                     files.append((relative, relative, f.read(), 0))

@@ -12,7 +12,8 @@ given by name the scenario's axes and the run's --param values (arguments):
 It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
 text is the scenario's reason; the traceback of an exception goes to the log first
 (once: the worker's output is the run log's). A benchmark that records no figures gets
-a warning.
+a warning. When it has ended (not skipped), the scenario's info "framework" says what
+it ran on (framework_info), unless the plugin set it.
 
 It also makes `benchhost` a package whose submodules benchhost.torch (benchhost_torch.py,
 carried in the library too, as EMBEDDED["benchhost.torch"]) and benchhost.jax
@@ -321,6 +322,19 @@ def names_a_context(parameter):
     return name == "c" or "ctx" in name or "context" in name
 
 
+def framework_info():
+    """What a benchmark ran on, by what was imported when it ended: "PyTorch 2.14.1"
+    (torch), "JAX 0.4.30" (jax), both joined by ", " when both were, else the Python
+    version ("Python 3.11.2"). The reports' framework, as a C++ plugin's "libtorch"."""
+    frameworks = []
+    for module_name, label in (("torch", "PyTorch"), ("jax", "JAX")):
+        module = sys.modules.get(module_name)
+        if module is not None:
+            version = getattr(module, "__version__", None)
+            frameworks.append(f"{label} {version}" if isinstance(version, str) else label)
+    return ", ".join(frameworks) or "Python {}.{}.{}".format(*sys.version_info[:3])
+
+
 def stop_torch_compile_workers(ctx):
     """Shuts down torch.compile's compile workers (processes it starts, and shuts down at
     exit, from atexit), where torch.compile ran: a worker's interpreter never exits, and
@@ -348,6 +362,7 @@ def run(ctx, path, function):
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     threads_before = set(threading.enumerate())
     context_parameter = None  # the name of the parameter that was given the Context
+    skipped = False
     try:
         module = load_plugin(path)
         fn = getattr(module, function, None)
@@ -363,7 +378,10 @@ def run(ctx, path, function):
                                  "through it" if returned is not None else ""))
         else:
             run_plain(ctx, (lambda: fn(*args, **kwargs)) if args or kwargs else fn, function)
-    except (benchhost.SkipScenario, SystemExit, Failure):
+    except benchhost.SkipScenario:
+        skipped = True
+        raise
+    except (SystemExit, Failure):
         raise
     except BaseException as error:
         ctx.log("error", "".join(traceback.format_exception(error)).rstrip())
@@ -380,6 +398,8 @@ def run(ctx, path, function):
                        f"the run's --param values")
         raise Failure(reason) from None
     finally:
+        if not skipped and "framework" not in ctx._info():
+            ctx.set_info("framework", framework_info())
         stop_torch_compile_workers(ctx)
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
     if left:

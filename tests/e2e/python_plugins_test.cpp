@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -341,6 +342,98 @@ def benchmark_seconds(ctx):
     const std::string md = read_file(output / "report.md");
     EXPECT_NE(md.find("| `unit/suite_py/seconds` | 1 of 1 | 250 ms"), std::string::npos) << md;
     EXPECT_NE(md.find("(benchhost.call_time)"), std::string::npos) << md;  // the plain function's headline
+}
+
+TEST_F(PythonPluginsTest, ReturnedFiguresAreInEveryOutputAndTheFrameworkIsNamed) {
+    // A plain function's returned figures reach the console, report.md, report.html, the
+    // CSV and the summary, not only the plugin's JSON; the framework column says what the
+    // benchmark ran on. The "torch" here is a module of the plugin's own, so that the test
+    // needs no PyTorch: what counts is what sys.modules holds when the benchmark ends.
+    add("unit/figures_py.py", R"(import sys
+import types
+
+def benchmark_returns():
+    return {"execution_time": 0.0125, "throughput": 812.0, "nested": {"a": 1}}
+
+def benchmark_torch():
+    torch = types.ModuleType("torch")
+    torch.__version__ = "9.8.7"
+    sys.modules["torch"] = torch
+    return {"loss": 0.5}
+
+def run_own(ctx):
+    ctx.set_info("framework", "numpy")
+    ctx.add_sample("latency", 1.0, "ms")
+)");
+    auto s = run({}, 0);
+    for (const char* name : {"returns", "torch", "own"}) ASSERT_EQ(s[name].status, "success") << name << last.err;
+    const auto framework = [&](const char* name) {
+        return std::string((*s[name].report)["info"]["framework"].GetString());
+    };
+    EXPECT_EQ(framework("returns").rfind("Python 3.", 0), 0u) << framework("returns");
+    EXPECT_EQ(framework("torch"), "PyTorch 9.8.7");
+    EXPECT_EQ(framework("own"), "numpy");  // the plugin's own stands
+
+    // The console: benchhost.call_time is the row's headline, throughput its column, the
+    // other figures on a line under the row, by their medians.
+    const std::size_t heading = last.out.find("unit/figures_py/returns\n");
+    ASSERT_NE(heading, std::string::npos) << last.out;
+    const std::string table = last.out.substr(heading, last.out.find("\n\n", heading) - heading);
+    EXPECT_NE(table.find(" 812 "), std::string::npos) << table;
+    EXPECT_TRUE(table.ends_with("\n    execution_time 12.5 ms, nested.a 1.00")) << table;
+
+    const std::string md = read_file(output / "report.md");
+    EXPECT_NE(md.find("| Other series (median) |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| execution_time 12.5 ms, nested.a 1.00 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| loss 0.50 |"), std::string::npos) << md;
+    const std::string html = read_file(output / "report.html");
+    EXPECT_NE(html.find("<span class=\"sp\">execution_time 12.5 ms</span><span class=\"sp\">nested.a 1.00</span>"),
+              std::string::npos);
+
+    // The CSV: a median and a unit column for each other series, the framework filled.
+    const auto csv = files_matching(output, "benchmark_results_", ".csv");
+    ASSERT_EQ(csv.size(), 1u);
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(read_file(csv[0]));
+    for (std::string line; std::getline(lines, line);) {
+        std::vector<std::string>& row = rows.emplace_back();
+        std::istringstream fields(line);
+        for (std::string field; std::getline(fields, field, ',');) row.push_back(field);
+        if (!line.empty() && line.back() == ',') row.emplace_back();
+    }
+    ASSERT_EQ(rows.size(), 4u);  // the header and three scenarios
+    const auto column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+    };
+    const auto row = [&](const std::string& scenario) -> const std::vector<std::string>& {
+        for (const auto& r : rows)
+            if (r.size() > 2 && r[2] == "unit/figures_py/" + scenario) return r;
+        return rows[0];
+    };
+    for (const char* name : {"benchhost.call_time_median", "execution_time_median", "execution_time_unit",
+                             "nested.a_median", "loss_median"})
+        ASSERT_LT(column(name), rows[0].size()) << name << ": " << read_file(csv[0]);
+    for (const auto& r : rows) EXPECT_EQ(r.size(), rows[0].size());
+    EXPECT_EQ(row("returns")[column("framework")], framework("returns"));
+    EXPECT_EQ(row("torch")[column("framework")], "PyTorch 9.8.7");
+    EXPECT_DOUBLE_EQ(std::stod(row("returns")[column("execution_time_median")]), 0.0125);
+    EXPECT_EQ(row("returns")[column("execution_time_unit")], "s");
+    EXPECT_DOUBLE_EQ(std::stod(row("returns")[column("nested.a_median")]), 1);
+    EXPECT_DOUBLE_EQ(std::stod(row("returns")[column("throughput")]), 812);
+    EXPECT_EQ(row("torch")[column("execution_time_median")], "");
+    EXPECT_DOUBLE_EQ(std::stod(row("torch")[column("loss_median")]), 0.5);
+
+    // The summary: every series in the scenario's headline.
+    const auto summary = read_json(output / "benchmark_summary.json");
+    const rapidjson::Value* headline = nullptr;
+    for (const auto& entry : summary["results"].GetArray())
+        if (std::string(entry["scenario_id"].GetString()) == "unit/figures_py/returns") headline = &entry["headline"];
+    ASSERT_NE(headline, nullptr);
+    for (const char* name : {"benchhost.call_time", "execution_time", "throughput", "nested.a"})
+        EXPECT_TRUE(headline->HasMember(name)) << name;
+    EXPECT_DOUBLE_EQ((*headline)["execution_time"]["median"].GetDouble(), 0.0125);
+    EXPECT_STREQ((*headline)["execution_time"]["unit"].GetString(), "s");
+    EXPECT_DOUBLE_EQ((*headline)["nested.a"]["median"].GetDouble(), 1);
 }
 
 TEST_F(PythonPluginsTest, WhatWentWrongIsSaidOnceAndInWords) {

@@ -202,6 +202,9 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
                 return names;
             },
             "Names of the figures recorded so far: series with samples, scalars, accuracies.")
+        .def(
+            "_info", [](const Context& ctx) { return ctx.result().info; },
+            "The text facts recorded so far (set_info), key -> value.")
         .def("add_sample", &Context::add_sample, py::arg("name"), py::arg("value"), py::arg("unit") = "",
              "Appends one sample to series `name`.")
         .def(

@@ -296,6 +296,10 @@ class Context:
         recorded = self._recorded
         return [name for name, (_, samples) in recorded.series.items() if samples] + list(recorded.scalars)
 
+    def _info(self) -> dict[str, str]:
+        """The text facts recorded so far (set_info), key -> value."""
+        return dict(self._recorded.info)
+
     # Recording.
     def _series_named(self, name: str, unit: str) -> list[float]:
         found = self._recorded.series.get(name)

@@ -289,6 +289,34 @@ SeriesComparison compare_series(const std::string& id, const ScenarioOutcome& ba
     return row;
 }
 
+/// A compiler count of both sides: no statistics (it is the same on every run of one
+/// build), so any change is the verdict; the note says what changed, with the break's
+/// reasons or where the recompile's guard is named.
+SeriesComparison compare_count(const std::string& id, const std::string& name, double base, double next,
+                               const ScenarioOutcome& next_outcome) {
+    SeriesComparison row;
+    row.scenario_id = id;
+    row.series = name;
+    row.unit = "count";
+    row.evidence = "count";
+    row.base_median_ms = base;
+    row.new_median_ms = next;
+    row.base_samples = row.new_samples = 1;
+    row.ratio = base > 0 ? next / base : next == 0 ? 1.0 : std::numeric_limits<double>::quiet_NaN();
+    row.ratio_ci = {row.ratio, row.ratio};
+    row.verdict_ci = row.ratio_ci;
+    row.p_value = std::nan("");
+    row.verdict = next > base ? Verdict::slower : next < base ? Verdict::faster : Verdict::same;
+    if (row.verdict == Verdict::slower) {
+        row.note = fmt::format("{} {:g} -> {:g}", name, base, next);
+        const auto& info = next_outcome.result.info;
+        if (const auto reasons = info.find("graph_break_reasons"); name == "graph_breaks" && reasons != info.end())
+            row.note += ": " + reasons->second;
+        else if (name == "recompiles") row.note += " (the scenario's warnings name the guard that failed)";
+    }
+    return row;
+}
+
 }  // namespace
 
 Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
@@ -479,7 +507,7 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
         std::vector<SeriesComparison> rows = compare_outcomes(*it->second, outcome, options);
         const bool any = !rows.empty();
         for (SeriesComparison& row : rows) {
-            if (std::isfinite(row.ratio) && row.ratio > 0) {
+            if (row.evidence != "count" && std::isfinite(row.ratio) && row.ratio > 0) {
                 log_sum += std::log(row.ratio);
                 ++logs;
             }
@@ -510,6 +538,13 @@ std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, cons
         if (old_series == nullptr || !is_time_unit(old_series->unit)) continue;
         if (old_series->samples.empty() || series.samples.empty()) continue;
         rows.push_back(compare_series(id, base, *old_series, next, series, options));
+    }
+    for (const std::string_view name : compiler_counts) {
+        const bench::Scalar* old_count = base.result.find_scalar(std::string(name));
+        const bench::Scalar* new_count = next.result.find_scalar(std::string(name));
+        if (old_count == nullptr || new_count == nullptr) continue;
+        if (!std::isfinite(old_count->value) || !std::isfinite(new_count->value)) continue;
+        rows.push_back(compare_count(id, std::string(name), old_count->value, new_count->value, next));
     }
     return rows;
 }

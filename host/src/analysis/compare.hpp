@@ -88,7 +88,10 @@ std::optional<Verdict> parse_verdict(std::string_view text);
 struct SeriesComparison {
     std::string scenario_id;
     std::string series;
+    /// The medians in ms, or, for a compiler count (evidence "count", unit "count"), the
+    /// two sides' counts.
     double base_median_ms = 0, new_median_ms = 0;
+    std::string unit = "ms";  // of base_median_ms and new_median_ms: "ms", or "count"
     std::size_t base_samples = 0, new_samples = 0;
     double ratio = 0;  // new median / base median: above 1 is slower
     bench::Interval ratio_ci;  // 95%, bootstrap
@@ -101,7 +104,8 @@ struct SeriesComparison {
     std::string note;  // why the verdict could not be "slower" or "faster" (too few samples, ...)
     /// What the interval and the verdict rest on: "pairs" (A/B), "rounds" (between-round
     /// spread seen), "history" (one run each, the spread between runs learned from the
-    /// run history) or "samples" (one run each: the spread between runs is not seen).
+    /// run history), "samples" (one run each: the spread between runs is not seen) or
+    /// "count" (a compiler count, compiler_counts: no statistics, any increase is slower).
     std::string evidence = "samples";
     int base_rounds = 1, new_rounds = 1;
     std::size_t history_runs = 0;  // evidence "history": the runs the noise was learned from
@@ -163,8 +167,14 @@ struct Comparison {
 /// Compares every scenario of `next` with the scenario of the same id in `base`.
 Comparison compare_runs(const RunRecord& base, const RunRecord& next, const CompareOptions& options = {});
 
+/// What a compiler did, counted per scenario (benchhost.torch's scalars of the same
+/// names): a count that grows is a regression however small (a graph break sends part
+/// of the model back to eager; a recompile lands in the timed samples).
+inline constexpr std::string_view compiler_counts[] = {"graph_breaks", "recompiles", "unique_graphs"};
+
 /// The rows of one scenario that both sides ran successfully: one per time series both
-/// measured (compare_runs calls it for every scenario; an A/B run after every pair).
+/// measured, then one per compiler count both recorded, slower when it grew and faster
+/// when it fell (compare_runs calls it for every scenario; an A/B run after every pair).
 std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
                                                const CompareOptions& options);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "json/json_writer.hpp"
+#include "report/comparison_text.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -45,8 +46,8 @@ std::string comparison_table(const Comparison& c) {
         {"CHANGE", Align::right},  {"RATIO 95% CI", Align::right}, {"P", Align::right},    {"VERDICT", Align::left}};
     std::vector<std::vector<std::string>> rows;
     for (const SeriesComparison& row : c.rows) {
-        rows.push_back({row.scenario_id, row.series, format_figure(row.base_median_ms, "ms"),
-                        format_figure(row.new_median_ms, "ms"), format_change(row.ratio), interval_text(row.ratio_ci),
+        rows.push_back({row.scenario_id, row.series, row_figure(row, row.base_median_ms),
+                        row_figure(row, row.new_median_ms), format_change(row.ratio), interval_text(row.ratio_ci),
                         p_text(row), verdict_text(row)});
     }
     rows.push_back({"geometric mean", "", "", "", format_change(c.geomean_ratio), "", "", ""});
@@ -108,9 +109,9 @@ std::string comparison_markdown(const Comparison& c) {
     out += "|---|---|--:|--:|--:|--:|--:|---|\n";
     for (const SeriesComparison& row : c.rows) {
         const std::string verdict = verdict_text(row);
-        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " +
-               format_figure(row.base_median_ms, "ms") + " | " + format_figure(row.new_median_ms, "ms") + " | " +
-               format_change(row.ratio) + " | " + interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
+        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " + row_figure(row, row.base_median_ms) +
+               " | " + row_figure(row, row.new_median_ms) + " | " + format_change(row.ratio) + " | " +
+               interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
                (row.verdict == Verdict::slower ? "**" + cell(verdict) + "**" : cell(verdict)) + " |\n";
     }
     out += "| **Geometric mean** | | | | " + format_change(c.geomean_ratio) + " | | | |\n";
@@ -147,6 +148,7 @@ std::string comparison_json(const Comparison& c) {
         out.field("series", row.series);
         out.field("base_median_ms", row.base_median_ms);
         out.field("new_median_ms", row.new_median_ms);
+        if (row.unit != "ms") out.field("unit", row.unit);  // a compiler count's rows: "count"
         out.field("base_samples", row.base_samples);
         out.field("new_samples", row.new_samples);
         out.field("ratio", row.ratio);

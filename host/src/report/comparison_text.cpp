@@ -12,6 +12,11 @@
 
 namespace benchhost {
 
+std::string row_figure(const SeriesComparison& row, double value) {
+    if (row.unit == "count") return std::isfinite(value) ? fmt::format("{:g}", value) : "-";
+    return format_figure(value, row.unit);
+}
+
 std::string interval_text(const bench::Interval& ci) {
     if (!ci.valid()) return "-";
     return fmt::format("[{}, {}]", format3(ci.low), format3(ci.high));
@@ -120,7 +125,7 @@ std::vector<const SeriesComparison*> changed_rows(const Comparison& comparison) 
 
 std::string evidence_line(const SeriesComparison& row, double threshold) {
     return fmt::format("{} {} -> {}, {}, ratio 95% CI {}, {}, threshold {:.3g}%", row.series,
-                       format_figure(row.base_median_ms, "ms"), format_figure(row.new_median_ms, "ms"),
+                       row_figure(row, row.base_median_ms), row_figure(row, row.new_median_ms),
                        format_change(row.ratio), interval_text(row.ratio_ci), verdict_text(row), threshold * 100);
 }
 

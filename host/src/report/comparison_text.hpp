@@ -12,6 +12,9 @@ namespace benchhost {
 
 /// "[1.28, 1.35]", "-" for an invalid interval.
 std::string interval_text(const bench::Interval& ci);
+/// One of a row's two figures (base_median_ms or new_median_ms): "3.36 ms", or a
+/// compiler count as it is, "1".
+std::string row_figure(const SeriesComparison& row, double value);
 /// The verdict with what it rests on: "slower (3 vs 3 rounds)", "same (too few samples ...)".
 std::string verdict_text(const SeriesComparison& row);
 /// "1 slower, 0 faster, 2 same (threshold 5%, ...)": the settings the verdicts read

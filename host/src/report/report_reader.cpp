@@ -119,6 +119,7 @@ SeriesComparison read_comparison_row(const FieldReader& row) {
     c.series = row.string("series");
     c.base_median_ms = row.number("base_median_ms");
     c.new_median_ms = row.number("new_median_ms");
+    c.unit = row.string_or("unit", "ms");
     c.base_samples = static_cast<std::size_t>(row.integer64("base_samples"));
     c.new_samples = static_cast<std::size_t>(row.integer64("new_samples"));
     c.ratio = row.number("ratio");

@@ -3,6 +3,7 @@
 #include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/html/comparison_page.hpp"
+#include "report/report_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -289,6 +290,79 @@ TEST(Compare, OutputFormats) {
     EXPECT_LT(json["rows"][0]["p_value"].GetDouble(), 0.05);  // judged by the samples: the U test is the evidence
     EXPECT_EQ(json["counts"]["slower"].GetInt(), 1);
     EXPECT_TRUE(json["comparable"].GetBool());
+}
+
+ScenarioOutcome with_counts(ScenarioOutcome o, double graph_breaks, double recompiles, double unique_graphs) {
+    o.result.scalars.push_back({"graph_breaks", graph_breaks, "count"});
+    o.result.scalars.push_back({"recompiles", recompiles, "count"});
+    o.result.scalars.push_back({"unique_graphs", unique_graphs, "count"});
+    return o;
+}
+
+TEST(Compare, AGrownCompilerCountIsSlowerWithoutStatistics) {
+    // The same latency on both sides; the new side has a graph break (and so one graph
+    // more): slower on the first run, whatever the samples say, with the break's reason.
+    const RunRecord base = run({with_counts(outcome("model", samples(10, 30, 1)), 0, 0, 1),
+                                with_counts(outcome("fixed", samples(10, 30, 3)), 2, 1, 3)});
+    ScenarioOutcome broken = with_counts(outcome("model", samples(10, 30, 2)), 1, 0, 2);
+    broken.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    const RunRecord next = run({broken, with_counts(outcome("fixed", samples(10, 30, 4)), 0, 1, 1)});
+    Comparison c = compare_runs(base, next);
+    ASSERT_EQ(c.rows.size(), 8u);  // latency and three counts, per scenario
+    const auto row = [&](const std::string& benchmark, const std::string& series) -> const SeriesComparison& {
+        for (const SeriesComparison& r : c.rows)
+            if (r.scenario_id == "performance/mock/" + benchmark + "[variant=eager]" && r.series == series) return r;
+        throw std::runtime_error("no row " + benchmark + " " + series);
+    };
+    EXPECT_EQ(row("model", "latency").verdict, Verdict::same);
+    const SeriesComparison& breaks = row("model", "graph_breaks");
+    EXPECT_EQ(breaks.verdict, Verdict::slower);
+    EXPECT_EQ(breaks.evidence, "count");
+    EXPECT_EQ(breaks.unit, "count");
+    EXPECT_EQ(breaks.base_median_ms, 0);
+    EXPECT_EQ(breaks.new_median_ms, 1);
+    EXPECT_EQ(breaks.note, "graph_breaks 0 -> 1: Unsupported Tensor.item() call with capture_scalar_outputs=False");
+    EXPECT_EQ(row("model", "unique_graphs").verdict, Verdict::slower);
+    EXPECT_NEAR(row("model", "unique_graphs").ratio, 2.0, 1e-12);
+    EXPECT_EQ(row("model", "recompiles").verdict, Verdict::same);
+    EXPECT_EQ(row("fixed", "graph_breaks").verdict, Verdict::faster);
+    EXPECT_EQ(row("fixed", "recompiles").verdict, Verdict::same);
+    EXPECT_EQ(c.regressions(), 2u);
+    EXPECT_EQ(scenario_verdict(compare_outcomes(base.outcomes[0], next.outcomes[0], {})), Verdict::slower);
+    // The counts stay out of the geometric mean of the timings.
+    EXPECT_NEAR(c.geomean_ratio, 1.0, 0.02);
+
+    // Shown as counts, not times; written and read back with their unit.
+    c.base_label = "runs/base";
+    c.new_label = "runs/new";
+    const std::string table = comparison_table(c);
+    const std::size_t at = table.find("]  graph_breaks");
+    ASSERT_NE(at, std::string::npos) << table;
+    const std::string line = table.substr(at, table.find('\n', at) - at);
+    EXPECT_NE(line.find(" 0 "), std::string::npos) << line;
+    EXPECT_NE(line.find(" 1 "), std::string::npos) << line;
+    EXPECT_EQ(line.find("ms"), std::string::npos) << line;
+    rapidjson::Document json;
+    json.Parse(comparison_json(c).c_str());
+    ASSERT_FALSE(json.HasParseError());
+    bool found = false;
+    for (const auto& r : json["rows"].GetArray()) {
+        if (std::string(r["series"].GetString()) != "graph_breaks" ||
+            std::string(r["scenario_id"].GetString()).find("/model[") == std::string::npos)
+            continue;
+        found = true;
+        EXPECT_STREQ(r["unit"].GetString(), "count");
+        EXPECT_STREQ(r["evidence"].GetString(), "count");
+        EXPECT_STREQ(r["verdict"].GetString(), "slower");
+        EXPECT_TRUE(r["ratio"].IsNull());  // 0 -> 1 has no ratio
+    }
+    EXPECT_TRUE(found);
+    const Comparison back = parse_comparison(comparison_json(c), "comparison.json");
+    ASSERT_EQ(back.rows.size(), c.rows.size());
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+        EXPECT_EQ(back.rows[i].unit, c.rows[i].unit) << c.rows[i].series;
+        EXPECT_EQ(back.rows[i].verdict, c.rows[i].verdict) << c.rows[i].series;
+    }
 }
 
 TEST(Analysis, SpeedupOverEagerWithItsInterval) {

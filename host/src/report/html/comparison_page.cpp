@@ -100,8 +100,8 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
                                                                            : "skipped";
         out += "<tr data-id=\"" + html_escape(row.scenario_id) + "\"><td>" + html_escape(row.scenario_id) +
                "</td><td>" + html_escape(row.series) + "</td><td class=\"num\" data-v=\"" + key(row.base_median_ms) +
-               "\">" + html_escape(format_figure(row.base_median_ms, "ms")) + "</td><td class=\"num\" data-v=\"" +
-               key(row.new_median_ms) + "\">" + html_escape(format_figure(row.new_median_ms, "ms")) +
+               "\">" + html_escape(row_figure(row, row.base_median_ms)) + "</td><td class=\"num\" data-v=\"" +
+               key(row.new_median_ms) + "\">" + html_escape(row_figure(row, row.new_median_ms)) +
                "</td><td class=\"num\" data-v=\"" + key(row.ratio) + "\">" + html_escape(format_change(row.ratio)) +
                "</td><td class=\"num\">" + html_escape(interval_text(row.ratio_ci)) + "</td><td><span class=\"status " +
                verdict_class + "\">" + html_escape(std::string(to_string(row.verdict))) + "</span> " +

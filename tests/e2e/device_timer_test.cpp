@@ -100,9 +100,11 @@ TEST_F(DeviceTimerTest, TheDeviceClockTimesEachSampleWithTheHostClockBeside) {
     // The host's clock around the same samples: the call (50 us of work) and the wait.
     const std::vector<double> host = samples(s, "latency_host");
     ASSERT_EQ(host.size(), 8u);
-    for (const double ms : host) {
-        EXPECT_GT(ms, 0.04);
-        EXPECT_LT(ms, 1.9);  // not the device's figure
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        EXPECT_GT(host[i], 0.04) << i;
+        // Not the device's figure. No upper bound: on a busy machine the 50 us call can
+        // be preempted past the fake's 2 ms (2.3 ms seen under a background load).
+        EXPECT_GT(std::abs(host[i] - device[i]), 1e-5) << i;
     }
     // Each sample: start and stop recorded, the stop waited for, then read; warm: no flush.
     std::vector<std::string> lines = log_lines();

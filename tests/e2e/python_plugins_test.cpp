@@ -276,6 +276,30 @@ def run_benchmark(ctx, size=0):
         << list.out;
 }
 
+TEST_F(PythonPluginsTest, AFolderOfSuiteShapedFunctionsRunsFromAPlainCopy) {
+    // tests/fixtures/python_suite: ten benchmark functions in the shapes existing suites
+    // have (dicts of numbers, nested dicts, seconds under execution_time, *_time, *_s,
+    // time, a function taking the Context, ones taking nothing, one reading a parameter by
+    // name, one declaring its own batch sizes, one returning nothing), copied as they are
+    // into plugins/unit/ and run with one `run`: no failure.
+    fs::create_directories(plugins / "unit");
+    for (const auto& file : fs::directory_iterator(fs::path(BENCH_TEST_SOURCE_DIR) / "tests/fixtures/python_suite"))
+        if (file.path().extension() == ".py") fs::copy_file(file.path(), plugins / "unit" / file.path().filename());
+    auto s = run({}, 0);
+    ASSERT_EQ(s.size(), 11u) << last.out;  // ten functions, one of them over two batch sizes
+    for (const auto& [name, scenario] : s) EXPECT_EQ(scenario.status, "success") << name << ": " << scenario.reason;
+    EXPECT_NE(last.out.find("11 scenarios: 11 succeeded, 0 failed"), std::string::npos) << last.out;
+    EXPECT_EQ(unit(s["inference"], "execution_time"), "s");
+    EXPECT_EQ(unit(s["preprocess"], "stages.sort_time"), "s");
+    EXPECT_EQ(unit(s["softmax"], "time"), "s");
+    EXPECT_EQ(unit(s["checkpoint"], "save_s"), "s");
+    EXPECT_NE(series(s["eval"], "accuracy"), nullptr);
+    EXPECT_NE(series(s["matmul"], "latency"), nullptr);
+    EXPECT_NE(series(s["batched[batch_size=4]"], "execution_time"), nullptr);
+    // The figures a function returned are on the console under its row.
+    EXPECT_NE(last.out.find("loss "), std::string::npos) << last.out;
+}
+
 TEST_F(PythonPluginsTest, ReturnedTimesKeepTheirNamesInSecondsBesideTheHostsCallTime) {
     // The shape of many existing suites: a plain function that times its own work and
     // returns seconds under execution_time (which the host's own timing was once named

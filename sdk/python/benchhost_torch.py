@@ -271,7 +271,10 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
             print(f"[notice] torch.compile(mode={mode!r}) of {type(model).__name__} at its first call: tens of "
                   f"seconds on a CPU, less when Inductor's cache ({cache}) has it", file=sys.stderr, flush=True)
             watch = _CompileWatch()
-            compile_ms, _ = _timed(device, lambda: forward(*inputs))
+            try:
+                compile_ms, _ = _timed(device, lambda: forward(*inputs))
+            finally:
+                watch.stop()  # the loggers as they were, whether the compile worked or not
             watch.record_compile(ctx)
             ctx.set_info("compiler", f"torch.compile(mode={mode!r}) {torch.__version__}, dynamic shapes "
                                      f"{dynamic_text}, Inductor freezing {'on' if freezing else 'off'}")
@@ -355,15 +358,18 @@ class _CompileWatch:
             "aot_autograd_cache": {k: c["aot_autograd"][f"autograd_cache_{k}"] for k in ("hit", "miss", "bypass")},
         }
 
-    def record_compile(self, ctx):
+    def stop(self):
+        """Gives the loggers back their own settings."""
         for name, (level, propagate, _) in self._handler.saved.items():
-            if name == _GRAPH_BREAK_LOG and not self._handler.quiet_breaks:
-                logging.getLogger(name).removeHandler(self._handler)
-                continue
             logger = logging.getLogger(name)
             logger.removeHandler(self._handler)
+            if name == _GRAPH_BREAK_LOG and not self._handler.quiet_breaks:
+                continue
             logger.setLevel(level)
             logger.propagate = propagate
+
+    def record_compile(self, ctx):
+        """Records what was compiled since the watch began (after stop)."""
         after = self._snapshot()
         before = self._before
         ctx.record_scalar("unique_graphs", after["unique_graphs"] - before["unique_graphs"], "count")

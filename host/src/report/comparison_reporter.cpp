@@ -9,6 +9,7 @@
 
 #include "json/json_writer.hpp"
 #include "report/comparison_text.hpp"
+#include "report/markdown/markdown_text.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
@@ -80,20 +81,11 @@ std::string comparison_table(const Comparison& c) {
 }
 
 std::string comparison_markdown(const Comparison& c) {
-    const auto cell = [](std::string text) {  // a pipe would end the cell
-        std::string out;
-        for (const char ch : text) {
-            if (ch == '|') out += "\\|";
-            else if (ch == '\n') out += ' ';
-            else out += ch;
-        }
-        return out;
-    };
     std::string out = "## benchhost comparison\n\n";
-    out += "New: `" + cell(c.new_label) + "`, base: `" + cell(c.base_label) + "`\n\n";
+    out += "New: " + md_code(c.new_label) + ", base: " + md_code(c.base_label) + "\n\n";
     if (const std::vector<std::string> differences = difference_lines(c); !differences.empty()) {
         out += std::string("**") + differences_heading + ":**\n";
-        for (const auto& line : differences) out += "- `" + cell(line) + "`\n";
+        for (const auto& line : differences) out += "- " + md_code(line) + "\n";
         out += "\n";
     } else if (const std::string same = no_difference_text(c); !same.empty()) {
         out += same + "\n\n";
@@ -102,23 +94,23 @@ std::string comparison_markdown(const Comparison& c) {
         const std::vector<std::string> unlisted = unlisted_incomparable(c);
         out += "> **Warning:** the runs are not comparable: their machines or builds differ" +
                std::string(unlisted.empty() ? " (above).\n" : ".\n");
-        for (const auto& line : unlisted) out += "> - " + cell(line) + "\n";
+        for (const auto& line : unlisted) out += "> - " + md_text(line) + "\n";
         out += "\n";
     }
     out += "| Scenario | Series | Base | New | Change | Ratio 95% CI | p | Verdict |\n";
     out += "|---|---|--:|--:|--:|--:|--:|---|\n";
     for (const SeriesComparison& row : c.rows) {
         const std::string verdict = verdict_text(row);
-        out += "| " + cell(row.scenario_id) + " | " + cell(row.series) + " | " + row_figure(row, row.base_median_ms) +
-               " | " + row_figure(row, row.new_median_ms) + " | " + format_change(row.ratio) + " | " +
-               interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
-               (row.verdict == Verdict::slower ? "**" + cell(verdict) + "**" : cell(verdict)) + " |\n";
+        out += "| " + md_text(row.scenario_id) + " | " + md_text(row.series) + " | " +
+               row_figure(row, row.base_median_ms) + " | " + row_figure(row, row.new_median_ms) + " | " +
+               format_change(row.ratio) + " | " + interval_text(row.ratio_ci) + " | " + p_text(row) + " | " +
+               (row.verdict == Verdict::slower ? "**" + md_text(verdict) + "**" : md_text(verdict)) + " |\n";
     }
     out += "| **Geometric mean** | | | | " + format_change(c.geomean_ratio) + " | | | |\n";
     const auto list = [&](const char* title, const std::vector<std::string>& items) {
         if (items.empty()) return;
         out += std::string("\n**") + title + ":**\n";
-        for (const auto& item : items) out += "- `" + cell(item) + "`\n";
+        for (const auto& item : items) out += "- " + md_code(item) + "\n";
     };
     list("Only in the base run", c.only_in_base);
     list("Only in the new run", c.only_in_new);

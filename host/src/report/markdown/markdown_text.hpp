@@ -1,8 +1,9 @@
-// Text from plugins (scenario names, reasons, warnings) in Markdown, for report.md and
-// summary.md. It is untrusted: in table cells a pipe would end the cell and a line
-// break the row, and a Markdown viewer renders raw HTML, so & < > are written as
-// entities, the punctuation of emphasis and code is backslash-escaped and so is a "]"
-// that would make a link; scenario ids go into code spans.
+// Text from plugins (scenario names, reasons, warnings) in Markdown, for every Markdown
+// file the host writes (report.md, summary.md, comparison.md). It is untrusted: in
+// table cells a pipe would end the cell and a line break the row, and a Markdown viewer
+// renders raw HTML, so & < > are written as entities, the punctuation of emphasis and
+// code is backslash-escaped and so is a "]" that would make a link; scenario ids go
+// into code spans.
 #pragma once
 
 #include <string>

@@ -416,6 +416,12 @@ class _CompileWatch:
         cls._registered = True
 
     @classmethod
+    def forget(cls):
+        """The scenario has ended: its Context is gone, and later compiles count nowhere
+        (benchhost_support.run calls this when each benchmark ends)."""
+        cls._later = None
+
+    @classmethod
     def _compiled(cls, args):
         later = cls._later
         if later is None:

@@ -42,7 +42,8 @@ asynchronously, and a sample must not end before its work.
     first sample (jitted.lower(...).compile()): lowering_s and compile_s are recorded
     apart, and info compile_cache says whether the persistent cache had it (hit, miss:
     written, not used). benchhost.torch's other modes (torchscript, reduce-overhead,
-    max-autotune...) skip the scenario; another mode fails it, naming the known one;
+    max-autotune, torch-compile...) skip the scenario; another mode fails it, naming the
+    known one;
   - kernelized: skipped (benchhost.jax has none).
 It records first_call (ms, the first call of the variant), flops_per_forward (XLA's cost
 analysis: of the compiled executable, or for eager of the lowered program),
@@ -55,6 +56,23 @@ worst element.
 check_against_eager(ctx, reference, candidate, against="eager", prefix="") is that check,
 for another framework's output too (resnet50_jax compares its logits with torch's,
 recording torch_max_abs_diff and torch_max_rel_diff).
+
+A model converted from PyTorch (resnet50_jax, vit_b_16_jax): converted_benchmark(ctx, ...)
+is such a plugin's whole benchmark, as the C++ layer's run_model_benchmark is a LibTorch
+plugin's (not named run_...: a plugin imports it, and a module-level name starting so
+would be a benchmark of the plugin). After select, it builds the torch model
+(benchhost.models has the plugins' seeded ones) and converts its state into the Flax
+module's variables (checked against the names and shapes module.init would make, and the
+parameter count), takes the torch input, or with --param dataset=DIR the folder's images
+(benchhost.models.image_input), transposed from NCHW to NHWC, builds the variant
+(model_variant), and with --param check_torch=1 (float32 only) fails where the variant's
+output differs from the torch model's beyond float32's tolerance (torch_max_abs_diff,
+torch_max_rel_diff); then the latency, the throughput, gflops and the memory. It records
+model_load (ms: building, converting and placing the weights) and parameters (count),
+and info framework and model. torch_state, conv, dense, layer_norm and batch_norm convert
+a torch module's state_dict, layout and all: convolutions from OIHW to HWIO, linear
+layers transposed, norms' weight and bias as Flax's scale and bias, batch norm's running
+statistics as its batch_stats' mean and var.
 
 record_work(ctx, latency) records the series gflops of each latency sample (ms) from
 flops_per_forward, as the C++ LibTorch layer does. record_memory(ctx, device) records
@@ -78,7 +96,8 @@ import numpy as np  # noqa: E402
 COMPILE_MODES = ("default",)
 # benchhost.torch's other modes: a JAX plugin skips them (a run that asks for them asks
 # them of its torch plugins).
-TORCH_COMPILE_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "torchscript")
+TORCH_COMPILE_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs", "torchscript", "torch-compile",
+                       "torch-compile-max-autotune")
 
 DTYPES = {"float32": jnp.float32, "float16": jnp.float16, "bfloat16": jnp.bfloat16, "float64": jnp.float64}
 
@@ -417,3 +436,111 @@ def model_variant(ctx, fn, params, inputs):
     check_against_eager(ctx, reference, output)
     _record_setup_memory(ctx, device)
     return forward
+
+
+# Models converted from PyTorch.
+
+def torch_state(module):
+    """A torch module's state_dict, as numpy arrays on the CPU, by name."""
+    return {name: tensor.detach().cpu().numpy() for name, tensor in module.state_dict().items()}
+
+
+def conv(state, name):
+    """Flax nn.Conv's params of the torch convolution `name`: its weight from OIHW to
+    HWIO, and its bias where it has one."""
+    out = {"kernel": state[f"{name}.weight"].transpose(2, 3, 1, 0)}
+    if f"{name}.bias" in state:
+        out["bias"] = state[f"{name}.bias"]
+    return out
+
+
+def dense(state, name, weight="weight", bias="bias"):
+    """Flax nn.Dense's params of the torch linear layer `name` ([out, in] transposed)."""
+    return {"kernel": state[f"{name}.{weight}"].T, "bias": state[f"{name}.{bias}"]}
+
+
+def layer_norm(state, name):
+    """Flax nn.LayerNorm's params of the torch layer norm `name`."""
+    return {"scale": state[f"{name}.weight"], "bias": state[f"{name}.bias"]}
+
+
+def batch_norm(state, name):
+    """(params, batch_stats) of Flax nn.BatchNorm for the torch batch norm `name`."""
+    return ({"scale": state[f"{name}.weight"], "bias": state[f"{name}.bias"]},
+            {"mean": state[f"{name}.running_mean"], "var": state[f"{name}.running_var"]})
+
+
+def _flag(ctx, name):
+    value = ctx.config.params.get(name, "0")
+    if value not in ("0", "1"):
+        raise ValueError(f"--param {name} must be 0 or 1, got '{value}'")
+    return value == "1"
+
+
+def converted_benchmark(ctx, *, model, module, parameters, torch_model, convert, torch_input, against,
+                        image_size=224):
+    """The benchmark of a Flax `module` with a torch model's weights: torch_model() builds
+    the torch model, convert(it) gives the module's variables (numpy), torch_input(batch)
+    the input (NCHW float32, a torch tensor); `parameters` is the count to check,
+    `model` the name (info model), `against` what the torch model is, in a failure's
+    words, image_size the crop of --param dataset's images."""
+    config = ctx.config
+    device, dtype = select(ctx)
+    check_torch = _flag(ctx, "check_torch")
+    if check_torch and dtype != jnp.float32:
+        ctx.skip("--param check_torch=1 compares float32 logits: run it with --dtypes float32")
+    ctx.set_info("framework", f"JAX {jax.__version__}, Flax (Python)")
+    ctx.set_info("model", model)
+
+    import benchhost.models
+    import torch
+    x_torch = benchhost.models.image_input(ctx, config.batch_size, image_size)
+    if x_torch is None:
+        x_torch = torch_input(config.batch_size)
+    x_nhwc = x_torch.numpy().transpose(0, 2, 3, 1)
+    start = time.perf_counter()
+    reference_model = torch_model()
+    variables = convert(reference_model)
+    one = jax.ShapeDtypeStruct((1,) + x_nhwc.shape[1:], jnp.float32)
+    expected = jax.eval_shape(module.init, jax.random.key(0), one)
+    shapes = jax.tree_util.tree_map(lambda a: tuple(a.shape), dict(expected))
+    converted = jax.tree_util.tree_map(lambda a: tuple(a.shape), variables)
+    if shapes != converted:
+        raise AssertionError(f"the weights converted from {against} do not have the Flax model's names and shapes: "
+                             f"{_first_difference(shapes, converted)}")
+    variables = jax.device_put(jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype), variables), device)
+    ctx.record_scalar("model_load", (time.perf_counter() - start) * 1e3, "ms")
+    count = sum(int(np.prod(a.shape)) for a in jax.tree_util.tree_leaves(variables["params"]))
+    ctx.record_scalar("parameters", count, "count")
+    if count != parameters:
+        raise AssertionError(f"{model} has {parameters} parameters; this model {count}")
+
+    x = jax.device_put(jnp.asarray(x_nhwc, dtype), device)
+    forward = model_variant(ctx, module.apply, variables, (x,))
+    if check_torch:
+        with torch.inference_mode():
+            reference = reference_model(x_torch).numpy()
+        check_against_eager(ctx, reference, forward(x), against=against, prefix="torch_")
+    del reference_model
+    latency = ctx.measure("latency", lambda: forward(x))
+    ctx.record_throughput("throughput", latency, config.batch_size, "images/s")
+    record_work(ctx, latency)
+    record_memory(ctx, device)
+
+
+def _first_difference(expected, got, path=""):
+    """Where two trees of shapes first differ, in words."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in sorted(set(expected) | set(got)):
+            where = f"{path}/{key}"
+            if key not in got:
+                return f"{where} missing"
+            if key not in expected:
+                return f"{where} not in the model"
+            found = _first_difference(expected[key], got[key], where)
+            if found:
+                return found
+        return ""
+    if expected != got:
+        return f"{path}: the model's {expected}, converted {got}"
+    return ""

@@ -16,9 +16,9 @@ a warning. When it has ended (not skipped), the scenario's info "framework" says
 it ran on (framework_info), unless the plugin set it.
 
 It also makes `benchhost` a package whose submodules benchhost.torch (benchhost_torch.py,
-carried in the library too, as EMBEDDED["benchhost.torch"]) and benchhost.jax
-(benchhost_jax.py) are imported when a plugin imports them, so that a plugin without
-torch never loads torch, nor one without JAX jax.
+carried in the library too, as EMBEDDED["benchhost.torch"]), benchhost.jax
+(benchhost_jax.py) and benchhost.models (benchhost_models.py) are imported when a plugin
+imports them, so that a plugin without torch never loads torch, nor one without JAX jax.
 """
 
 import importlib.machinery

@@ -4,7 +4,8 @@ resnet50, so that one run shows the same model from both languages.
 The model is torchvision.models.resnet50 (25,557,032 parameters, checked) with seeded
 random weights: torchvision's initialization, random batch norm scales and shifts, and
 running statistics calibrated on a random batch (so that folding batch norm into the
-convolutions is really exercised). The input is a seeded random batch.
+convolutions is really exercised). The input is a seeded random batch. Both come from
+benchhost.models (resnet50, resnet50_input), which resnet50_jax converts too.
 
 Variants (benchhost.torch.model_variant, each checked against eager):
   eager       the module
@@ -25,8 +26,8 @@ Parameters (--param KEY=VALUE):
 import time
 
 import torch
-import torchvision
 
+import benchhost.models
 from benchhost.torch import model_variant, record_memory, select
 
 BENCHHOST_PLUGIN = {
@@ -40,18 +41,8 @@ PARAMETERS = 25_557_032
 
 
 def build(seed):
-    torch.manual_seed(seed)
-    model = torchvision.models.resnet50(weights=None)
-    with torch.no_grad():
-        for module in model.modules():
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.normal_(0.0, 0.1)
-                module.reset_running_stats()
-                module.momentum = None  # a cumulative average over the calibration batch
-        model.train()
-        model(torch.randn(4, 3, 64, 64))
-    return model.eval()
+    """The seeded model (benchhost.models.resnet50, whose weights resnet50_jax converts)."""
+    return benchhost.models.resnet50(seed)
 
 
 def kernelize(model):
@@ -80,8 +71,7 @@ def run_benchmark(ctx):
     if parameters != PARAMETERS:
         raise AssertionError(f"ResNet-50 has {PARAMETERS} parameters; this model {parameters}")
 
-    generator = torch.Generator().manual_seed(seed + 1)
-    x = torch.randn(config.batch_size, 3, size, size, generator=generator).to(device, dtype)
+    x = benchhost.models.resnet50_input(seed, config.batch_size, size).to(device, dtype)
     for p in model.parameters():
         p.requires_grad_(False)
     with torch.inference_mode():

@@ -17,6 +17,7 @@
 #include <bench/python_plugin.hpp>
 #include <bench/speed_reference.hpp>
 #include <bench_embedded/benchhost_jax_py.hpp>
+#include <bench_embedded/benchhost_models_py.hpp>
 #include <bench_embedded/benchhost_support_py.hpp>
 #include <bench_embedded/benchhost_torch_py.hpp>
 
@@ -94,6 +95,7 @@ py::object support_module() {
     py::dict embedded;
     embedded["benchhost.torch"] = benchhost_torch_py;
     embedded["benchhost.jax"] = benchhost_jax_py;
+    embedded["benchhost.models"] = benchhost_models_py;
     made.attr("EMBEDDED") = embedded;
     const py::module_ builtins = py::module_::import("builtins");
     builtins.attr("exec")(builtins.attr("compile")(benchhost_support_py, "<benchhost>", "exec"), made.attr("__dict__"));

@@ -10,7 +10,8 @@ by scripts/bench and scripts/test (a .pth file naming sdk/python/package):
     cache_dir, benchmark), for completion and type checking;
   - Context, Config, Query, SkipScenario, cache_dir, benchmark here: stand-ins with the
     same members (benchhost._standin says what they do without a worker);
-  - benchhost.torch: the same file a worker carries (sdk/python/benchhost_torch.py);
+  - benchhost.torch, benchhost.jax, benchhost.models: the same files a worker carries
+    (sdk/python/benchhost_torch.py, benchhost_jax.py, benchhost_models.py);
   - python -m benchhost.check FILE: runs a plugin's benchmarks once with a stand-in
     Context and prints what they recorded (docs/running.md).
 """

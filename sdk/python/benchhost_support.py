@@ -162,11 +162,20 @@ def flatten(prefix, value, out, function, key=""):
 
 def run_plain(ctx, fn, function):
     config = ctx.config
+    # A distributed scenario's ranks meet before each timed call, outside its time, as
+    # ctx.measure's do (benchhost.distributed).
+    before_call = None
+    if config.world_size > 0:
+        import benchhost.distributed as ranks
+        ranks.process_group(ctx)
+        before_call = ranks._before_sample
     for _ in range(config.warmup_iterations):
         fn()
     ctx.begin_measurement()
     returned = False
     for _ in range(config.measurement_iterations):
+        if before_call is not None:
+            before_call()
         ms, result = ctx._timed_call(fn)
         ctx.add_sample(CALL_TIME, ms, "ms")
         if result is None:
@@ -363,6 +372,11 @@ def run(ctx, path, function):
     threads_before = set(threading.enumerate())
     context_parameter = None  # the name of the parameter that was given the Context
     skipped = False
+    succeeded = False
+    distributed = None
+    if ctx.config.world_size > 0:  # one rank of a distributed scenario: how far it gets
+        import benchhost.distributed as distributed
+        distributed._started()
     try:
         module = load_plugin(path)
         fn = getattr(module, function, None)
@@ -378,6 +392,7 @@ def run(ctx, path, function):
                                  "through it" if returned is not None else ""))
         else:
             run_plain(ctx, (lambda: fn(*args, **kwargs)) if args or kwargs else fn, function)
+        succeeded = True
     except benchhost.SkipScenario:
         skipped = True
         raise
@@ -398,6 +413,8 @@ def run(ctx, path, function):
                        f"the run's --param values")
         raise Failure(reason) from None
     finally:
+        if distributed is not None:
+            distributed._finished(succeeded)
         if not skipped and "framework" not in ctx._info():
             ctx.set_info("framework", framework_info())
         stop_torch_compile_workers(ctx)

@@ -15,9 +15,9 @@ namespace benchhost {
 
 namespace {
 
-const std::map<std::string, std::string> axis_keys = {{"variants", "variant"}, {"batch_sizes", "batch_size"},
-                                                      {"dtypes", "dtype"},     {"devices", "device"},
-                                                      {"threads", "threads"},  {"compile_modes", "compile_mode"}};
+const std::map<std::string, std::string> axis_keys = {
+    {"variants", "variant"}, {"batch_sizes", "batch_size"},     {"dtypes", "dtype"},          {"devices", "device"},
+    {"threads", "threads"},  {"compile_modes", "compile_mode"}, {"world_sizes", "world_size"}};
 
 /// Where a YAML node is, for messages: "file:line:column".
 std::string where(const std::string& origin, const YAML::Node& node) {
@@ -257,6 +257,7 @@ ScenarioSettings builtin_scenario_defaults() {
     s.axes["device"] = {reference.device};
     s.axes["threads"] = {std::to_string(reference.threads)};
     s.axes["compile_mode"] = {reference.compile_mode};
+    s.axes["world_size"] = {"1"};  // a distributed benchmark's ranks, unless it declares its own
     return s;
 }
 

@@ -419,6 +419,9 @@ std::vector<RunOption> make_table() {
     add(axis_option("--devices", "device", "Devices: auto, cpu, cuda, cuda:N (comma-separated)"));
     add(axis_option("--threads", "threads", "Intra-op thread counts, 0 for the library default (comma-separated)"));
     add(axis_option("--compile-modes", "compile_mode", "Compile modes of the compiled variant (comma-separated)"));
+    add(axis_option("--world-sizes", "world_size",
+                    "Ranks of each distributed benchmark, one scenario per value (comma-separated); other benchmarks "
+                    "ignore it"));
     add(field("--timeout", "timeout", &RunOptions::timeout_s,
               "Seconds a scenario may run before its worker is killed; 0: no limit")
             .non_negative("seconds >= 0")

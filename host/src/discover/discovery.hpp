@@ -2,6 +2,7 @@
 // Everything here is read from the files (see elf_inspector.hpp); no plugin code runs.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -71,6 +72,13 @@ struct DiscoveredPlugin {
     /// The axes `benchmark` is expanded over: its own, else the plugin's.
     const std::vector<std::string>& axes_of(const DiscoveredBenchmark& benchmark) const {
         return benchmark.axes ? *benchmark.axes : axes;
+    }
+    /// Whether `benchmark` is distributed: it varies over the world_size axis (a Python
+    /// function's @benchhost.benchmark(distributed=True), or "world_size" among the axes of
+    /// a BENCH_PLUGIN or BENCHHOST_PLUGIN), and each of its scenarios runs as that many ranks.
+    bool distributed(const DiscoveredBenchmark& benchmark) const {
+        const std::vector<std::string>& all = axes_of(benchmark);
+        return std::find(all.begin(), all.end(), "world_size") != all.end();
     }
     /// Whether a benchmark declares axes or variants of its own (a Python plugin's
     /// @benchhost.benchmark).

@@ -38,6 +38,9 @@ benchhost.benchmark, whose keyword arguments are literals (read with ast.literal
   @benchhost.benchmark(axes={"batch_size": [1, 8]}, variants=["eager"])
   def benchmark_matmul(ctx): ...
 
+  @benchhost.benchmark(distributed=True)     # a distributed benchmark: it varies over
+  def benchmark_all_reduce(ctx): ...         # world_size (--world-sizes), one process a rank
+
 axes is a list of axis names (or one comma-separated string) or a dict of axis names to
 their values (a list, or one value: int, float or str); variants a list of variants (or a
 comma-separated string). The decorator is recognised as `benchhost.benchmark` (or an alias
@@ -45,11 +48,14 @@ of benchhost that a module-level `import` binds) and as `benchmark` (or its alia
 `from benchhost import benchmark`. A DECLARATION is
 
   {"function": NAME, "line": N,                 the decorator's line
-   "axes": [AXIS, ...],                         present when axes or variants are given:
-                                                axes, else the handshake's; "variant" put
-                                                first when variants are given without it
+   "axes": [AXIS, ...],                         present when axes, variants or distributed
+                                                are given: axes, else the handshake's;
+                                                "variant" put first when variants are given
+                                                without it, "world_size" last when
+                                                distributed=True is given without it
    "axis_values": {AXIS: [TEXT, ...]},          the values of a dict's axes, as text
-   "variants": [VARIANT, ...]}                  present when given
+   "variants": [VARIANT, ...],                  present when given
+   "distributed": true}                         present when distributed=True is given
 """
 
 import ast
@@ -111,7 +117,7 @@ def check_handshake(value, where):
 
 
 DECORATOR = "@benchhost.benchmark"
-DECLARATION_KEYS = ("axes", "variants")
+DECLARATION_KEYS = ("axes", "variants", "distributed")
 
 
 def names_list(item):
@@ -159,13 +165,13 @@ def read_declaration(function, call, path):
     where = f"{path}:{call.lineno}"
     if call.args:
         raise ValueError(f"{where}: {DECORATOR} on {function.name} takes keyword arguments only "
-                         f"(axes=..., variants=...)")
+                         f"(axes=..., variants=..., distributed=...)")
     declaration = {"function": function.name, "line": call.lineno}
     for keyword in call.keywords:
         where = f"{path}:{keyword.value.lineno}"
         if keyword.arg is None:
             raise ValueError(f"{where}: {DECORATOR} on {function.name}: arguments must be written out "
-                             f"(axes=..., variants=...), not **unpacked")
+                             f"(axes=..., variants=..., distributed=...), not **unpacked")
         if keyword.arg not in DECLARATION_KEYS:
             raise ValueError(f"{where}: {DECORATOR} on {function.name}: unknown argument {keyword.arg!r} "
                              f"(known: {', '.join(DECLARATION_KEYS)})")
@@ -176,6 +182,12 @@ def read_declaration(function, call, path):
             raise ValueError(f"{where}: {name} must be a literal (no names or calls), read without running "
                              f"the file") from None
         if value is None:
+            continue
+        if keyword.arg == "distributed":
+            if not isinstance(value, bool):
+                raise ValueError(f"{where}: {name} must be True or False")
+            if value:
+                declaration["distributed"] = True
             continue
         if keyword.arg == "variants":
             variants = names_list(value)
@@ -295,6 +307,10 @@ def inspect(path):
             axes = declaration.setdefault("axes", list((handshake or {}).get("axes", [])))
             if "variant" not in axes:
                 axes.insert(0, "variant")
+        if declaration.get("distributed"):
+            axes = declaration.setdefault("axes", list((handshake or {}).get("axes", [])))
+            if "world_size" not in axes:
+                axes.append("world_size")
     return {"path": path, "functions": functions, "async_functions": async_functions, "handshake": handshake,
             "handshake_error": handshake_error, "declarations": declarations, "declaration_error": declaration_error}
 

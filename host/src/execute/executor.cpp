@@ -21,7 +21,9 @@
 
 #include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
+#include "execute/rank_executor.hpp"
 #include "execute/worker.hpp"
+#include "execute/worker_io.hpp"
 #include "execute/worker_server.hpp"
 #include "json/result_json.hpp"
 
@@ -39,63 +41,6 @@ std::string iso_now() {
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return text;
 }
-
-/// Keeps the last `capacity` bytes of the worker's output and forwards whole lines to
-/// the log, up to a limit, so that a plugin flooding its output cannot flood the log
-/// (past the limit, its last lines are logged as it ends).
-/// Lines go to the log's debug level, except a notice ("[notice] text", what a worker
-/// says before a long step: <bench/notice.hpp>), which the console shows at info.
-class OutputCollector {
-public:
-    OutputCollector(spdlog::logger& log, std::string prefix) : log_(log), prefix_(std::move(prefix)) {}
-
-    void append(const char* data, std::size_t size) {
-        tail_.append(data, size);
-        if (tail_.size() > 2 * tail_capacity) tail_.erase(0, tail_.size() - tail_capacity);
-        pending_.append(data, size);
-        for (std::size_t newline; (newline = pending_.find('\n')) != std::string::npos;) {
-            forward(pending_.substr(0, newline));
-            pending_.erase(0, newline + 1);
-        }
-        if (pending_.size() > 4096) {  // a very long line without a newline
-            forward(pending_);
-            pending_.clear();
-        }
-    }
-    void finish() {
-        if (!pending_.empty()) forward(pending_);
-        pending_.clear();
-        if (dropped_ == 0) return;
-        log_.warn("{}: {} more bytes of output were not logged", prefix_, dropped_);
-        log_.debug("{}: the last output of the worker:\n{}", prefix_, tail());
-    }
-    /// The last lines of output, at most tail_capacity bytes.
-    std::string tail() const {
-        std::string text = tail_.size() > tail_capacity ? tail_.substr(tail_.size() - tail_capacity) : tail_;
-        if (tail_.size() > tail_capacity) text.erase(0, text.find('\n') + 1);
-        return text;
-    }
-
-private:
-    static constexpr std::size_t tail_capacity = 4096;
-    static constexpr std::size_t forward_limit = 1 << 20;
-
-    void forward(const std::string& line) {
-        if (forwarded_ + line.size() > forward_limit) {
-            dropped_ += line.size() + 1;
-            return;
-        }
-        forwarded_ += line.size() + 1;
-        constexpr std::string_view notice = "[notice] ";
-        if (line.starts_with(notice)) log_.info("{}: {}", prefix_, std::string_view(line).substr(notice.size()));
-        else log_.debug("{}: {}", prefix_, line);
-    }
-
-    spdlog::logger& log_;
-    std::string prefix_;
-    std::string tail_, pending_;
-    std::size_t forwarded_ = 0, dropped_ = 0;
-};
 
 bench::ScenarioResult ended(bench::Status status, std::string reason) {
     bench::ScenarioResult result;
@@ -115,24 +60,6 @@ bool ran_out_of_memory(const ScenarioOutcome& outcome) {
                outcome.log_tail.find("out of memory") != std::string::npos;
     return false;
 }
-
-/// Closes a descriptor when it goes out of scope.
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd() { reset(); }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    bool open() const { return fd_ >= 0; }
-    void reset() {
-        if (fd_ >= 0) close(fd_);
-        fd_ = -1;
-    }
-
-private:
-    int fd_;
-};
 
 /// The groups of the running workers, for the interrupt handler: a fixed set of slots,
 /// which a signal handler can read.
@@ -417,6 +344,9 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
 
 }  // namespace
 
+void track_worker_group(pid_t group) { running_groups.add(group); }
+void untrack_worker_group(pid_t group) { running_groups.remove(group); }
+
 std::string describe_signal(int signal_number) {
     const char* abbrev = sigabbrev_np(signal_number);
     const char* description = strsignal(signal_number);
@@ -492,6 +422,11 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     }
     if (!scenario.skip_reason.empty()) {
         outcome.result = ended(bench::Status::skipped, scenario.skip_reason);
+        return outcome;
+    }
+    // A distributed scenario's ranks are processes whatever the isolation: rank_executor.hpp.
+    if (scenario.config.world_size > 0) {
+        run_ranks(scenario, options, log, outcome);
         return outcome;
     }
     if (options.isolation == Isolation::none) {

@@ -34,7 +34,9 @@ struct ExecutionOptions {
     std::function<void()> while_waiting;
 };
 
-/// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun.
+/// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun. A
+/// distributed one (config.world_size > 0) runs as its ranks, one worker process each,
+/// even with --isolation none (rank_executor.hpp).
 ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log);
 
 /// SIGINT and SIGTERM: the first stops the running worker and makes

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -79,6 +80,9 @@ std::string encode(const WorkerRequest& request) {
     put_field(payload, request.cgroup);
     put_field(payload, std::to_string(request.environment.size()));
     for (const std::string& variable : request.environment) put_field(payload, variable);
+    std::string cpus;
+    for (const int cpu : request.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+    put_field(payload, cpus);
     return payload;
 }
 
@@ -94,6 +98,13 @@ WorkerRequest decode(std::string_view payload) {
     request.cgroup = fields.next();
     const std::size_t count = std::strtoull(fields.next().c_str(), nullptr, 10);
     for (std::size_t i = 0; i < count; ++i) request.environment.push_back(fields.next());
+    const std::string cpus = fields.next();
+    for (std::size_t start = 0; start < cpus.size();) {
+        std::size_t comma = cpus.find(',', start);
+        if (comma == std::string::npos) comma = cpus.size();
+        request.cpus.push_back(std::atoi(cpus.substr(start, comma - start).c_str()));
+        start = comma + 1;
+    }
     return request;
 }
 
@@ -267,6 +278,16 @@ void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     }
     clearenv();
     for (const std::string& variable : request.environment) putenv(strdup(variable.c_str()));
+    // A rank's share of the cores: set before the plugin (and its threads) start.
+    if (!request.cpus.empty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (const int cpu : request.cpus)
+            if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            std::fprintf(stderr, "[warning] cannot pin the worker to its CPUs: sched_setaffinity: %s\n",
+                         std::strerror(errno));
+    }
 
     const bench::ScenarioResult outcome =
         run_worker_scenario(request.plugin, request.symbol, request.config_json, request.log_level,
@@ -424,8 +445,8 @@ private:
             running_.erase(worker);
             // What the worker left running is stopped before the host hears that it
             // ended, so that the next scenario never runs beside it. Beside another
-            // worker (which the host never runs) what each left cannot be told apart:
-            // it waits for the last one.
+            // worker (the ranks of a distributed scenario run together) what each left
+            // cannot be told apart: it waits for the last one.
             if (running_.empty()) {
                 const std::vector<StoppedProcess> stopped = stop_leftover_processes(own_processes());
                 if (!stopped.empty()) write_stopped(status_pipe, stopped);

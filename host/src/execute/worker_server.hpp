@@ -62,6 +62,9 @@ struct WorkerRequest {
     std::size_t memory_limit_mib = 0;  // RLIMIT_DATA of the worker, where no cgroup; 0: none
     std::string cgroup;  // the memory cgroup the worker joins; empty: none
     std::vector<std::string> environment;  // "NAME=value", the worker's whole environment
+    /// The CPUs the worker runs on (sched_setaffinity, before the plugin loads): a rank's
+    /// share of the cores in a distributed scenario; empty: the server's own.
+    std::vector<int> cpus;
 };
 
 /// What the server writes into a request's status pipe: fixed-size records, 'P', then

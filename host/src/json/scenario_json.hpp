@@ -13,7 +13,8 @@
 //            "load" {"mode", "queries", "min_duration_s", "samples_per_query", "target_qps",
 //            "burstiness", "concurrency", "late_tolerance_ms", "seed", "slo": {metric: ms},
 //            "slo_percentile", "find_peak", "peak_precision", "max_batch", "max_batch_wait_ms"}
-//            only with --load; the last five were added later: absent means 0, false, 0, 0, 0)
+//            only with --load; the last five were added later: absent means 0, false, 0, 0, 0;
+//            "world_size" only for a distributed scenario: absent means 0, not distributed)
 //   series   listed (the worker protocol): {"name", "unit", "inner_iterations", "samples": [...]};
 //            keyed by its name (a report's "measurements"), with its statistics:
 //            {"mean", "median", "std", "min", "max", "p25", "p75", "p90", "p95", "p99", "count",

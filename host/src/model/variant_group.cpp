@@ -7,7 +7,8 @@ namespace benchhost {
 bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::ScenarioConfig& b) {
     return a.category == b.category && a.plugin == b.plugin && a.benchmark == b.benchmark &&
            a.batch_size == b.batch_size && a.dtype == b.dtype && a.device == b.device && a.threads == b.threads &&
-           a.num_tokens_to_generate == b.num_tokens_to_generate && a.model_id == b.model_id && a.params == b.params;
+           a.world_size == b.world_size && a.num_tokens_to_generate == b.num_tokens_to_generate &&
+           a.model_id == b.model_id && a.params == b.params;
 }
 
 std::string variant_group_key(const bench::ScenarioConfig& c) {
@@ -25,6 +26,7 @@ std::string variant_group_key(const bench::ScenarioConfig& c) {
     add(c.dtype);
     add(c.device);
     add(std::to_string(c.threads));
+    add(std::to_string(c.world_size));
     add(std::to_string(c.num_tokens_to_generate));
     add(c.model_id);
     for (const auto& [name, values] : c.params.all()) {

@@ -184,7 +184,10 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             config.profile = options.profile;
             // Axes the benchmark does not vary over still set its config: their first value.
             // Several values are a warning only when the user gave them, not the defaults.
+            // The world size is not one: a benchmark that does not declare it is not
+            // distributed, and ignores --world-sizes (its config's world_size stays 0).
             for (const auto& [axis, values] : benchmark_settings.axes) {
+                if (axis == "world_size") continue;
                 if (bench::is_builtin_axis(axis) && !values.empty() && !contains(benchmark_axes, axis)) {
                     const std::string origin = benchmark_settings.axis_origin(axis);
                     if (values.size() > 1 && !origin.empty() && ignored_values.insert(who + "\n" + axis).second)

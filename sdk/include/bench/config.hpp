@@ -78,6 +78,13 @@ struct ScenarioConfig {
     // does it, from the GPU monitor's readings); 0: never. (Added in ABI 2.12.)
     double throttle_cooldown_s = 0;
 
+    // The ranks of a distributed scenario (ABI 2.14): the world_size axis, which only a
+    // benchmark that declares it varies over (a Python function's
+    // @benchhost.benchmark(distributed=True), a C++ plugin's "world_size" in its axes).
+    // The host starts that many rank processes with torchrun's environment (RANK,
+    // WORLD_SIZE, MASTER_ADDR, ...; docs/distributed.md). 0: not distributed, one worker.
+    int world_size = 0;
+
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
     /// benchmark_id() plus the scenario's axis values: unique within a run.

@@ -16,6 +16,7 @@
 #include <bench/export.hpp>
 #include <bench/python_plugin.hpp>
 #include <bench/speed_reference.hpp>
+#include <bench_embedded/benchhost_distributed_py.hpp>
 #include <bench_embedded/benchhost_jax_py.hpp>
 #include <bench_embedded/benchhost_models_py.hpp>
 #include <bench_embedded/benchhost_support_py.hpp>
@@ -95,6 +96,7 @@ py::object support_module() {
     py::dict embedded;
     embedded["benchhost.torch"] = benchhost_torch_py;
     embedded["benchhost.jax"] = benchhost_jax_py;
+    embedded["benchhost.distributed"] = benchhost_distributed_py;
     embedded["benchhost.models"] = benchhost_models_py;
     made.attr("EMBEDDED") = embedded;
     const py::module_ builtins = py::module_::import("builtins");

@@ -14,6 +14,7 @@
 #include <bench/internal/environment/cache_dir.hpp>
 #include <bench/result.hpp>
 #include <bench/serve.hpp>
+#include <bench/timer.hpp>
 
 namespace py = pybind11;
 
@@ -80,6 +81,49 @@ py::object call(PyObject* fn) {
     return py::reinterpret_steal<py::object>(result);
 }
 
+/// The CUDA device index of a device name: cuda:N gives N, cuda -1 (the current one).
+int cuda_index(const std::string& device) {
+    return device.size() > 5 && device[4] == ':' ? std::stoi(device.substr(5)) : -1;
+}
+
+/// ctx.measure in a distributed scenario (config.world_size > 0; docs/distributed.md):
+/// the process group made ready first (benchhost.distributed.process_group), then before
+/// each sample, outside the timed region, benchhost.distributed._before_sample: a barrier,
+/// so that sample i of every rank times the same step. Each sample is one call (batches
+/// calibrated on each rank would differ in their calls, and a collective would wait for
+/// calls that never come), and every rank takes --measurement-iterations samples: a time
+/// rule would end each rank's sampling on its own, so it is not applied, with a warning.
+/// On CUDA each call is followed by a synchronization (the host's clock: --timer host).
+std::vector<double> measure_ranks(bench::Context& ctx, std::string_view name, PyObject* callable) {
+    const py::module_ distributed = py::module_::import("benchhost.distributed");
+    distributed.attr("process_group")(py::cast(&ctx, py::return_value_policy::reference));
+    const py::object before_sample = distributed.attr("_before_sample");
+    bench::TimingOptions options = ctx.timing_options();
+    if (options.has_time_rule()) {
+        options.min_time_s = options.max_time_s = options.target_ci_width = 0;
+        ctx.add_warning(std::string(name) +
+                        ": a distributed scenario takes --measurement-iterations samples on every rank: "
+                        "--min-time, --max-time and --target-ci-width are not applied (each rank would stop on "
+                        "its own, and the others would wait for it at the next barrier)");
+    }
+    const std::string& device = ctx.config().device;
+    bench::CudaDevice* cuda = device.rfind("cuda", 0) == 0 ? ctx.cuda_device(cuda_index(device)) : nullptr;
+    const bool cold = ctx.config().cache == "cold";
+    PyObject* align = before_sample.ptr();
+    ctx.before_timing();
+    bench::TimedSamples timed = bench::time_callable(
+        [callable, cuda] {
+            call(callable);
+            if (cuda != nullptr) cuda->synchronize();
+        },
+        options,
+        [align, cold] {
+            call(align);
+            if (cold) bench::flush_cpu_cache();
+        });
+    return ctx.record_timed(name, std::move(timed)).samples;
+}
+
 }  // namespace
 
 PYBIND11_EMBEDDED_MODULE(benchhost, m) {
@@ -103,13 +147,14 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
     // (host/src/discover/inspect_python.py); here it only hands the function back.
     m.def(
         "benchmark",
-        [](const py::object&, const py::object&) {
+        [](const py::object&, const py::object&, bool) {
             return py::cpp_function([](const py::object& function) { return function; }, py::arg("function"));
         },
-        py::kw_only(), py::arg("axes") = py::none(), py::arg("variants") = py::none(),
+        py::kw_only(), py::arg("axes") = py::none(), py::arg("variants") = py::none(), py::arg("distributed") = false,
         "Declares a benchmark function's own axes (a list of names, or a dict of names to their values; {}: it runs "
-        "once) and variants, in place of the module's BENCHHOST_PLUGIN axes: literals only, read from the file "
-        "without running it. Returns the function unchanged.");
+        "once) and variants, in place of the module's BENCHHOST_PLUGIN axes, and whether it is distributed (it "
+        "varies over world_size, one process a rank): literals only, read from the file without running it. "
+        "Returns the function unchanged.");
 
     using bench::ScenarioConfig;
     py::class_<ScenarioConfig>(m, "Config", "The scenario's settings (read-only).")
@@ -126,6 +171,8 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("timer", &ScenarioConfig::timer, "--timer: auto, host or cuda-events")
         .def_readonly("cache", &ScenarioConfig::cache, "--cache: warm or cold")
         .def_readonly("threads", &ScenarioConfig::threads)
+        .def_readonly("world_size", &ScenarioConfig::world_size,
+                      "A distributed scenario's ranks (the world_size axis); 0: not distributed")
         .def_readonly("warmup_iterations", &ScenarioConfig::warmup_iterations)
         .def_readonly("measurement_iterations", &ScenarioConfig::measurement_iterations)
         .def_readonly("num_tokens_to_generate", &ScenarioConfig::num_tokens_to_generate)
@@ -161,12 +208,13 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
             "measure",
             [](Context& ctx, std::string_view name, const py::object& fn) {
                 PyObject* callable = fn.ptr();
+                if (ctx.config().world_size > 0) return measure_ranks(ctx, name, callable);
                 // On a CUDA device the device's work is timed, as the LibTorch layer's
                 // measure_synchronized does: by CUDA events, or the host's clock and a
                 // synchronization after each call (--timer).
                 const std::string& device = ctx.config().device;
                 if (device.rfind("cuda", 0) != 0) return ctx.measure(name, [callable] { call(callable); }).samples;
-                const int index = device.size() > 5 && device[4] == ':' ? std::stoi(device.substr(5)) : -1;
+                const int index = cuda_index(device);
                 return ctx
                     .measure_device(
                         name, [callable] { call(callable); }, index)
@@ -177,7 +225,9 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
             "--measurement-iterations, --min-time, --max-time, --target-ci-width) and records the samples, "
             "in ms, as series `name`. On a CUDA device (config.device cuda...) it is Context::measure_device: "
             "CUDA events around each sample (the host's clock beside, as `name`_host), or with --timer host "
-            "the host's clock around each call and a device synchronization. Returns the samples.")
+            "the host's clock around each call and a device synchronization. In a distributed scenario the "
+            "ranks meet at a barrier before each sample, outside the timed region, and each takes "
+            "--measurement-iterations samples of one call. Returns the samples.")
         .def(
             "_timed_call",
             [](Context&, const py::object& fn) {

@@ -40,6 +40,15 @@ TEST(CommandLine, AxisValuesTakeTheLastOptionAndPatternsCollect) {
     EXPECT_EQ(parse({"run", "--batch-sizes", "1,,8"}).exit_code, 2);
 }
 
+TEST(CommandLine, WorldSizesAreAnAxis) {
+    const auto parsed = parse({"run", "--world-sizes", "1,2,4"});
+    ASSERT_TRUE(parsed.command) << parsed.exit_code;
+    EXPECT_EQ(run_options(parsed).command_line.axes.at("world_size"), (std::vector<std::string>{"1", "2", "4"}));
+    EXPECT_EQ(run_options(parsed).command_line.axis_origin("world_size"), "--world-sizes");
+    EXPECT_EQ(parse({"run", "--world-sizes", "0"}).exit_code, 2);
+    EXPECT_EQ(parse({"run", "--world-sizes", "2000"}).exit_code, 2);
+}
+
 TEST(CommandLine, StoppingRuleRoundsAndBaseline) {
     const auto parsed =
         parse({"run", "--min-time", "0.5", "--max-time", "20", "--target-ci-width", "1%", "--rounds", "3", "--baseline",

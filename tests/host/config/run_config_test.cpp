@@ -36,6 +36,7 @@ model_id: gpt2-tiny
 variants: [eager, compiled]
 batch_sizes: [1, 8]
 dtypes: bfloat16
+world_sizes: [1, 2]
 axes: {seq_len: [128, 512]}
 params: {sizes: [64, 128], nested: {depth: 3}}
 timeout: 12.5
@@ -56,6 +57,7 @@ plugins:
     EXPECT_EQ(options.config.model_id, "gpt2-tiny");
     EXPECT_EQ(options.config.axes.at("variant"), (std::vector<std::string>{"eager", "compiled"}));
     EXPECT_EQ(options.config.axes.at("dtype"), std::vector<std::string>{"bfloat16"});
+    EXPECT_EQ(options.config.axes.at("world_size"), (std::vector<std::string>{"1", "2"}));
     EXPECT_EQ(options.config.axes.at("seq_len"), (std::vector<std::string>{"128", "512"}));
     EXPECT_EQ(options.config.params.get_int_list("sizes"), (std::vector<long long>{64, 128}));
     EXPECT_EQ(options.config.params.get_int("nested.depth"), 3);
@@ -128,6 +130,8 @@ TEST(RunConfig, WrongValuesAreErrorsWithLocation) {
     EXPECT_EQ(error_of("variants: [eager, jit]\n"),
               "test.yaml:1:11: 'variants': axis 'variant': 'jit' is not a variant (eager, compiled or kernelized)");
     EXPECT_NE(error_of("dtypes: [float8]\n").find("'float8' is not a dtype"), std::string::npos);
+    EXPECT_EQ(error_of("world_sizes: [2, 0]\n"),
+              "test.yaml:1:14: 'world_sizes': axis 'world_size': '0' is not an integer >= 1");
     EXPECT_EQ(error_of("isolation: thread\n"), "test.yaml:1:12: 'isolation' must be process or none, got 'thread'");
     EXPECT_EQ(error_of("enable_mock: perhaps\n"), "test.yaml:1:14: 'enable_mock' must be true or false, got 'perhaps'");
     EXPECT_EQ(error_of("profile: always\n"), "test.yaml:1:10: 'profile' must be true or false, got 'always'");

@@ -236,6 +236,44 @@ def run_benchmark(ctx):
     EXPECT_FALSE(plain->has_own_declarations());
 }
 
+TEST_F(PythonDiscovery, ADistributedBenchmarkVariesOverTheWorldSize) {
+    add("unit/ranks_py.py", R"(import benchhost
+from benchhost import benchmark as declare
+
+BENCHHOST_PLUGIN = {"axes": ["variant", "batch_size"], "variants": ["eager"]}
+
+@benchhost.benchmark(distributed=True)
+def benchmark_module_axes(ctx):
+    pass
+
+@declare(distributed=True, axes={"world_size": [2, 4], "size": [8]})
+def benchmark_own_sizes(ctx):
+    pass
+
+@benchhost.benchmark(distributed=False, axes=["dtype"])
+def benchmark_single(ctx):
+    pass
+
+def benchmark_plain(ctx):
+    pass
+)");
+    const Discovery d = discover_plugins(plugins);
+    const DiscoveredPlugin* plugin = find_plugin(d, "ranks_py");
+    ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
+    ASSERT_EQ(plugin->benchmarks.size(), 4u);
+    const auto& b = plugin->benchmarks;
+    // The module's axes, and the world size after them.
+    EXPECT_EQ(plugin->axes_of(b[0]), (std::vector<std::string>{"variant", "batch_size", "world_size"}));
+    EXPECT_TRUE(plugin->distributed(b[0]));
+    // Its own, with the world sizes it runs at where the run sets none.
+    EXPECT_EQ(plugin->axes_of(b[1]), (std::vector<std::string>{"world_size", "size"}));
+    EXPECT_EQ(b[1].axis_values.at("world_size"), (std::vector<std::string>{"2", "4"}));
+    EXPECT_TRUE(plugin->distributed(b[1]));
+    EXPECT_EQ(plugin->axes_of(b[2]), std::vector<std::string>{"dtype"});
+    EXPECT_FALSE(plugin->distributed(b[2]));
+    EXPECT_FALSE(plugin->distributed(b[3]));
+}
+
 TEST_F(PythonDiscovery, AWrongDeclarationRejectsThePluginSayingWhereAndWhat) {
     const auto file = [&](const std::string& name, const std::string& decorator) {
         add("unit/" + name + ".py", "import benchhost\n\nSIZES = [1, 8]\n\n" + decorator +
@@ -249,6 +287,8 @@ TEST_F(PythonDiscovery, AWrongDeclarationRejectsThePluginSayingWhereAndWhat) {
     file("variant", "@benchhost.benchmark(variants=['eager', 'fast'])");
     file("value", "@benchhost.benchmark(axes={'batch_size': [1, None]})");
     file("batch", "@benchhost.benchmark(axes={'batch_size': [0]})");
+    file("ranks", "@benchhost.benchmark(distributed='yes')");
+    file("world", "@benchhost.benchmark(distributed=True, axes={'world_size': [2, 0]})");
     add("unit/helper.py", "import benchhost\n\n@benchhost.benchmark(axes=[])\ndef tokenize():\n    pass\n");
     add("unit/twice.py",
         "import benchhost\nBENCHHOST_PLUGIN = {'axes': ['variant'], 'benchmark_variants': {'a': ['eager']}}\n"
@@ -270,12 +310,12 @@ TEST_F(PythonDiscovery, AWrongDeclarationRejectsThePluginSayingWhereAndWhat) {
     EXPECT_EQ(reason("bare"), where("bare", 5) +
                                   "@benchhost.benchmark on benchmark_a needs its parentheses: "
                                   "@benchhost.benchmark(axes=..., variants=...)");
-    EXPECT_EQ(
-        reason("unknown"),
-        where("unknown", 5) + "@benchhost.benchmark on benchmark_a: unknown argument 'axis' (known: axes, variants)");
+    EXPECT_EQ(reason("unknown"),
+              where("unknown", 5) +
+                  "@benchhost.benchmark on benchmark_a: unknown argument 'axis' (known: axes, variants, distributed)");
     EXPECT_EQ(reason("positional"), where("positional", 5) +
                                         "@benchhost.benchmark on benchmark_a takes keyword arguments only (axes=..., "
-                                        "variants=...)");
+                                        "variants=..., distributed=...)");
     EXPECT_EQ(reason("variant"), where("variant", 5) +
                                      "@benchhost.benchmark on benchmark_a: variants=: unknown variant 'fast' (known: "
                                      "eager, compiled, kernelized)");
@@ -284,6 +324,10 @@ TEST_F(PythonDiscovery, AWrongDeclarationRejectsThePluginSayingWhereAndWhat) {
                                    "float or str) or a non-empty list of them");
     EXPECT_EQ(reason("batch"),
               where("batch", 5) + "@benchhost.benchmark on benchmark_a: axis 'batch_size': '0' is not an integer >= 1");
+    EXPECT_EQ(reason("ranks"),
+              where("ranks", 5) + "@benchhost.benchmark on benchmark_a: distributed= must be True or False");
+    EXPECT_EQ(reason("world"),
+              where("world", 5) + "@benchhost.benchmark on benchmark_a: axis 'world_size': '0' is not an integer >= 1");
     EXPECT_EQ(reason("helper"), where("helper", 3) +
                                     "@benchhost.benchmark on tokenize: not a benchmark function (a benchmark is named "
                                     "run_benchmark, benchmark_<name> or run_<name>)");

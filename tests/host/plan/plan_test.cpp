@@ -232,6 +232,52 @@ TEST(Plan, ABenchmarkWithAxesOfItsOwnIsExpandedOverThose) {
                                         "two_py/matmul: eager not planned (the benchmark declares kernelized)"}));
 }
 
+TEST(Plan, ADistributedBenchmarkIsExpandedOverTheWorldSizesAndNoOtherIs) {
+    // all_reduce declares the world size (a distributed benchmark), matmul does not:
+    // --world-sizes expands the one and leaves the other alone, unwarned, not distributed.
+    Discovery d;
+    DiscoveredPlugin p = plugin("unit", "ranks_py", {"dtype"}, {"all_reduce", "matmul"});
+    p.benchmarks[0].axes = std::vector<std::string>{"world_size"};
+    d.plugins.push_back(p);
+    d.plugins.push_back(plugin("unit", "cpp_ranks", {"variant", "world_size"}, {"cpp_ranks"}));
+    d.plugins.back().info.variants = bench::eager_bit;
+    RunOptions options = options_with_defaults();
+    Plan plan = make_plan(d, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{
+                             "unit/ranks_py/all_reduce[world_size=1]",
+                             "unit/ranks_py/matmul[dtype=float32]",
+                             "unit/cpp_ranks/cpp_ranks[variant=eager,world_size=1]",
+                         }));
+    EXPECT_EQ(plan.scenarios[0].config.world_size, 1);  // the default: one rank
+    EXPECT_EQ(plan.scenarios[1].config.world_size, 0);  // not distributed
+    EXPECT_EQ(plan.scenarios[2].config.world_size, 1);
+
+    options.command_line.axes["world_size"] = {"1", "2", "4"};
+    options.command_line.axis_origins["world_size"] = "--world-sizes";
+    plan = make_plan(d, options);
+    EXPECT_EQ(ids(plan), (std::vector<std::string>{
+                             "unit/ranks_py/all_reduce[world_size=1]",
+                             "unit/ranks_py/all_reduce[world_size=2]",
+                             "unit/ranks_py/all_reduce[world_size=4]",
+                             "unit/ranks_py/matmul[dtype=float32]",
+                             "unit/cpp_ranks/cpp_ranks[variant=eager,world_size=1]",
+                             "unit/cpp_ranks/cpp_ranks[variant=eager,world_size=2]",
+                             "unit/cpp_ranks/cpp_ranks[variant=eager,world_size=4]",
+                         }));
+    EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.at(0);
+    EXPECT_EQ(plan.scenarios[2].config.world_size, 4);
+    EXPECT_EQ(plan.scenarios[3].config.world_size, 0);
+    // The world size is part of a scenario's identity: world sizes are not variants of each other.
+    EXPECT_NE(variant_group_key(plan.scenarios[0].config), variant_group_key(plan.scenarios[1].config));
+    EXPECT_FALSE(differ_only_in_variant(plan.scenarios[4].config, plan.scenarios[5].config));
+
+    // World sizes it declares are its own where the run sets none.
+    d.plugins[0].benchmarks[0].axis_values = {{"world_size", {"2"}}};
+    options.command_line.axes.erase("world_size");
+    plan = make_plan(d, options);
+    EXPECT_EQ(plan.scenarios[0].config.scenario_id(), "unit/ranks_py/all_reduce[world_size=2]");
+}
+
 TEST(Plan, APluginsSectionNamingNoPluginFoundIsWarnedAbout) {
     RunOptions options = options_with_defaults();
     options.plugin_settings["resnet5"].axes["batch_size"] = {"8"};

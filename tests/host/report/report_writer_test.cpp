@@ -406,7 +406,7 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     const std::string header =
         "framework,model,scenario,variant,device,batch_size,dtype,status,latency_mean_ms,latency_p50_ms,"
         "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
-        "git_commit,"
+        "git_commit,world_size,"
         // Then the other series with samples, two columns each, in order of first appearance
         // (not "empty", which has none).
         "execution_time_median,execution_time_unit,time_to_first_token_median,time_to_first_token_unit\n";
@@ -416,7 +416,7 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
 
     const auto rows = parse_csv(text);
     ASSERT_EQ(rows.size(), 6u);  // header + 5 scenarios
-    for (const auto& row : rows) EXPECT_EQ(row.size(), 22u);
+    for (const auto& row : rows) EXPECT_EQ(row.size(), 23u);
 
     const auto& ok = rows[1];
     EXPECT_EQ(ok[0], "libtorch");
@@ -437,25 +437,26 @@ TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     EXPECT_DOUBLE_EQ(std::stod(ok[15]), 512);
     EXPECT_EQ(ok[16], "2026-11-22T11:50:00Z");
     EXPECT_EQ(ok[17], "abc123");
-    EXPECT_DOUBLE_EQ(std::stod(ok[18]), 0.0123);  // execution_time's median, as measured
-    EXPECT_EQ(ok[19], "s");
-    EXPECT_EQ(ok[20], "");  // no time_to_first_token
-    EXPECT_EQ(ok[21], "");
+    EXPECT_EQ(ok[18], "");  // not distributed: no world size
+    EXPECT_DOUBLE_EQ(std::stod(ok[19]), 0.0123);  // execution_time's median, as measured
+    EXPECT_EQ(ok[20], "s");
+    EXPECT_EQ(ok[21], "");  // no time_to_first_token
+    EXPECT_EQ(ok[22], "");
 
     const auto& skipped = rows[2];
     EXPECT_EQ(skipped[0], "");  // no framework
     EXPECT_EQ(skipped[1], "beta");  // model falls back to the plugin name
     EXPECT_EQ(skipped[7], "skipped");
     for (std::size_t i = 8; i <= 15; ++i) EXPECT_EQ(skipped[i], "") << i;
-    for (std::size_t i = 18; i <= 21; ++i) EXPECT_EQ(skipped[i], "") << i;
+    for (std::size_t i = 18; i <= 22; ++i) EXPECT_EQ(skipped[i], "") << i;
 
     const auto& generate = rows[5];
     EXPECT_DOUBLE_EQ(std::stod(generate[9]), 500);  // 0.5 s in ms
     EXPECT_DOUBLE_EQ(std::stod(generate[13]), 45);  // tokens_per_second median
     EXPECT_EQ(generate[14], "tokens/s");
-    EXPECT_EQ(generate[18], "");
-    EXPECT_DOUBLE_EQ(std::stod(generate[20]), 15);  // time_to_first_token's median
-    EXPECT_EQ(generate[21], "ms");
+    EXPECT_EQ(generate[19], "");
+    EXPECT_DOUBLE_EQ(std::stod(generate[21]), 15);  // time_to_first_token's median
+    EXPECT_EQ(generate[22], "ms");
 }
 
 TEST_F(ReportWriterTest, EmptyRunStillWritesSummaryAndCsv) {

@@ -43,7 +43,7 @@ std::string csv_number(double value) {
 constexpr const char* csv_header =
     "framework,model,scenario,variant,device,batch_size,dtype,status,latency_mean_ms,latency_p50_ms,"
     "latency_p90_ms,latency_p95_ms,latency_p99_ms,throughput,throughput_unit,peak_memory_mb,timestamp,"
-    "git_commit";
+    "git_commit,world_size";
 
 // The series whose median is the throughput column: "throughput", else "tokens_per_second".
 const SeriesStatistics* throughput_series(const ScenarioOutcome& outcome) {
@@ -112,6 +112,8 @@ std::string csv_report(const RunRecord& record) {
         row.push_back(peak != nullptr ? csv_number(peak->value * to_mib_factor(peak->unit)) : std::string());
         row.push_back(outcome.started_at.empty() ? record.started_at : outcome.started_at);
         row.push_back(record.commit_id);
+        // A distributed scenario's ranks; empty for one that is not distributed.
+        row.push_back(config.world_size > 0 ? std::to_string(config.world_size) : std::string());
         // Each other series' median wherever the scenario has it (its samples), in its unit.
         for (const std::string& name : other_series) {
             const SeriesStatistics* series = outcome.statistics.find(name);

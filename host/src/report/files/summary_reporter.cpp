@@ -155,6 +155,7 @@ std::string summary_report(const RunRecord& record) {
         out.field("batch_size", config.batch_size);
         out.field("dtype", config.dtype);
         out.field("device", config.device);
+        if (config.world_size > 0) out.field("world_size", config.world_size);
         out.field("report", plugin_report_path(config.plugin, record.timestamp).generic_string());
         out.key("headline");
         out.start_object();

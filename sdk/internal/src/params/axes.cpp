@@ -58,8 +58,8 @@ std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes) {
 }
 
 const std::vector<std::string>& builtin_axis_names() {
-    static const std::vector<std::string> names = {"variant", "batch_size", "dtype",
-                                                   "device",  "threads",    "compile_mode"};
+    static const std::vector<std::string> names = {"variant", "batch_size",   "dtype",     "device",
+                                                   "threads", "compile_mode", "world_size"};
     return names;
 }
 
@@ -84,6 +84,10 @@ void apply_axis_value(ScenarioConfig& config, std::string_view axis, std::string
         config.device = std::string(value);
     } else if (axis == "threads") {
         config.threads = parse_bounded_int(axis, value, 0);
+    } else if (axis == "world_size") {
+        const int ranks = parse_bounded_int(axis, value, 1);
+        if (ranks > max_world_size) bad_value(axis, value, "a world size from 1 to " + std::to_string(max_world_size));
+        config.world_size = ranks;
     } else if (axis == "compile_mode") {
         if (value.empty()) bad_value(axis, value, "a compile mode name");
         config.compile_mode = std::string(value);

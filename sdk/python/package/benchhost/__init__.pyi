@@ -37,17 +37,19 @@ def cache_dir() -> str | None:
     them is an absolute path."""
 
 def benchmark(*, axes: Sequence[str] | Mapping[str, Sequence[_AxisValue] | _AxisValue] | None = None,
-              variants: Sequence[_Variant] | str | None = None) -> Callable[[_F], _F]:
+              variants: Sequence[_Variant] | str | None = None, distributed: bool = False) -> Callable[[_F], _F]:
     """Declares a benchmark function's own axes and variants, in place of the module's
-    BENCHHOST_PLUGIN axes:
+    BENCHHOST_PLUGIN axes, and whether it is distributed:
 
         @benchhost.benchmark(axes={"batch_size": [1, 8]}, variants=["eager"])
         def benchmark_matmul(batch_size=1): ...
 
     axes: a list of axis names (their values the run's), or a dict of axis names to the
     values it runs with where the run does not set them; {} or []: it runs once.
-    variants: those it implements (variant becomes one of its axes). Literals only: the
-    host reads them from the file without running it. Returns the function unchanged."""
+    variants: those it implements (variant becomes one of its axes). distributed: True
+    makes world_size one of its axes (--world-sizes): each scenario runs as that many
+    rank processes, with torchrun's environment (benchhost.distributed). Literals only:
+    the host reads them from the file without running it. Returns the function unchanged."""
 
 class Config:
     """The scenario's settings (read-only)."""
@@ -83,6 +85,9 @@ class Config:
     @property
     def threads(self) -> int:
         """Intra-op threads; 0 keeps the library's default."""
+    @property
+    def world_size(self) -> int:
+        """A distributed scenario's ranks (the world_size axis); 0: not distributed."""
     @property
     def warmup_iterations(self) -> int: ...
     @property

@@ -57,9 +57,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def benchmark(*, axes: Sequence[str] | Mapping[str, Sequence[int | float | str] | int | float | str] | None = None,
-              variants: Sequence[str] | str | None = None) -> Callable[[_F], _F]:
-    """@benchhost.benchmark(axes=..., variants=...): a benchmark function's own axes and
-    variants, which the host (and python -m benchhost.check) read from the file without
+              variants: Sequence[str] | str | None = None, distributed: bool = False) -> Callable[[_F], _F]:
+    """@benchhost.benchmark(axes=..., variants=..., distributed=...): a benchmark
+    function's own axes and variants, and whether it is distributed (it varies over
+    world_size), which the host (and python -m benchhost.check) read from the file without
     running it. Returns the function unchanged, as a worker's does."""
 
     def declare(function: _F) -> _F:
@@ -83,7 +84,7 @@ class Config:
                  batch_size: int = 1, dtype: str = "float32", device: str = "cpu", timer: str = "auto",
                  cache: str = "warm", threads: int = 0, warmup_iterations: int = 1, measurement_iterations: int = 3,
                  num_tokens_to_generate: int = 20, model_id: str = "",
-                 params: dict[str, str | list[str]] | None = None) -> None:
+                 params: dict[str, str | list[str]] | None = None, world_size: int = 0) -> None:
         self._category, self._plugin, self._benchmark = category, plugin, benchmark
         self._scenario_name = scenario_name or benchmark
         self._variant, self._compile_mode, self._batch_size = variant, compile_mode, batch_size
@@ -91,6 +92,7 @@ class Config:
         self._threads, self._warmup, self._measurement = threads, warmup_iterations, measurement_iterations
         self._tokens, self._model_id = num_tokens_to_generate, model_id
         self._params = dict(params or {})
+        self._world_size = world_size
 
     @property
     def category(self) -> str:
@@ -139,6 +141,10 @@ class Config:
     @property
     def threads(self) -> int:
         return self._threads
+
+    @property
+    def world_size(self) -> int:
+        return self._world_size
 
     @property
     def warmup_iterations(self) -> int:
@@ -275,7 +281,14 @@ class Context:
             fn()
             synchronize()
         samples = []
+        before_sample = None
+        if config.world_size > 0:  # as a worker's: the ranks meet before each sample
+            import benchhost.distributed as ranks
+            ranks.process_group(self)
+            before_sample = ranks._before_sample
         for _ in range(config.measurement_iterations):
+            if before_sample is not None:
+                before_sample()
             start = time.perf_counter_ns()
             fn()
             synchronize()

@@ -40,8 +40,8 @@ from benchhost._standin import Config, Context, Recorded, SkipScenario, param_va
 CATEGORIES = ("unit", "integration", "performance")
 VARIANTS = ["eager", "compiled", "kernelized"]
 AXES = (("variant", "variants"), ("batch_size", "batch-sizes"), ("dtype", "dtypes"), ("device", "devices"),
-        ("threads", "threads"), ("compile_mode", "compile-modes"))
-INT_AXES = ("batch_size", "threads")
+        ("threads", "threads"), ("compile_mode", "compile-modes"), ("world_size", "world-sizes"))
+INT_AXES = ("batch_size", "threads", "world_size")
 BUILTIN_AXES = tuple(axis for axis, _ in AXES)
 
 
@@ -141,6 +141,8 @@ def scenarios(benchmark: Benchmark, given: dict[str, list[Any]]) -> tuple[list[t
             values = given[axis]
         elif axis in benchmark.values:
             values = typed(axis, benchmark.values[axis])
+        elif axis == "world_size":  # a distributed benchmark: one rank, unless told otherwise
+            values = [1]
         else:
             continue
         if axis == "variant":
@@ -155,7 +157,7 @@ def scenarios(benchmark: Benchmark, given: dict[str, list[Any]]) -> tuple[list[t
         expanded.append((axis, values))
     fixed: dict[str, Any] = {}
     for axis, values in given.items():
-        if axis in benchmark.axes:
+        if axis in benchmark.axes or axis == "world_size":  # not distributed: no ranks
             continue
         if axis not in BUILTIN_AXES:
             notes.append(f"{benchmark.name} does not vary over {axis}: its values are not used")
@@ -175,6 +177,19 @@ def scenarios(benchmark: Benchmark, given: dict[str, list[Any]]) -> tuple[list[t
         if all(name != n for n, _ in out):
             out.append((name, {**fixed, **point}))
     return out, notes
+
+
+def rendezvous_alone() -> None:
+    """torchrun's environment of a single rank, where it is not set: what a distributed
+    benchmark's process group (benchhost.distributed) rendezvouses with."""
+    import socket
+    if "MASTER_PORT" not in os.environ:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            os.environ["MASTER_PORT"] = str(probe.getsockname()[1])
+    for name, value in (("MASTER_ADDR", "127.0.0.1"), ("RANK", "0"), ("LOCAL_RANK", "0"), ("WORLD_SIZE", "1"),
+                        ("LOCAL_WORLD_SIZE", "1")):
+        os.environ.setdefault(name, value)
 
 
 def worker_support() -> types.ModuleType:
@@ -382,6 +397,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                             num_tokens_to_generate=args.num_tokens_to_generate, model_id=args.model_id,
                             timer=args.timer, cache=args.cache, params=params,
                             **{axis: value for axis, value in point.items() if axis in BUILTIN_AXES})
+            if point.get("world_size", 1) > 1:
+                print(f"note: {scenario}: world size {point['world_size']} needs that many processes, which "
+                      f"benchhost run starts (--world-sizes); benchhost.check runs a distributed benchmark as one "
+                      f"rank (--world-sizes 1)")
+                continue
+            if "world_size" in point:
+                rendezvous_alone()
             print(f"== {category}/{plugin}/{scenario} ({benchmark.function})", flush=True)
             ctx = Context(config)
             start = time.perf_counter()

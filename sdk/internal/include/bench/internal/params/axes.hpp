@@ -26,7 +26,13 @@ using AxisPoint = std::vector<std::pair<std::string, std::string>>;
 /// contributes nothing; no axes at all give one empty point.
 std::vector<AxisPoint> cartesian_product(const std::vector<Axis>& axes);
 
+/// The most ranks a distributed scenario may have (the world_size axis): each is a
+/// process on this machine.
+inline constexpr int max_world_size = 1024;
+
 /// The axes that map onto ScenarioConfig fields; any other axis name sets a parameter.
+/// world_size is one: only a benchmark that declares it (a distributed one) varies over
+/// it, and no other gets its value.
 bool is_builtin_axis(std::string_view name);
 const std::vector<std::string>& builtin_axis_names();
 

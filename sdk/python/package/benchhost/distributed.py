@@ -1,0 +1,1 @@
+../../benchhost_distributed.py

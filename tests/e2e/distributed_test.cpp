@@ -1,0 +1,438 @@
+// Distributed scenarios, run by the real host: a benchmark declared distributed runs as
+// world_size rank processes with torchrun's environment, each pinned to its share of the
+// cores; every rank's samples are gathered; a rank that raises, crashes, exits or hangs
+// ends its scenario, named, with no rank left running, and the run goes on; a taken
+// rendezvous port is passed over. The plugins are written here into a folder of the
+// test's own; those that meet in collectives use the venv's PyTorch (gloo).
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../support/test_support.hpp"
+
+namespace {
+
+using namespace benchtest;
+
+struct Scenario {
+    std::string status, reason;
+    const rapidjson::Value* report = nullptr;
+};
+
+class DistributedTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        fs::permissions(work.path(), fs::perms::owner_all);
+        fs::create_directories(out);
+    }
+
+    void add(const std::string& relative, const std::string& source) { write_file(plugins / relative, source); }
+
+    /// Runs the host on `plugins` with `args`; returns the scenarios by name.
+    std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit) {
+        fs::remove_all(output);
+        std::vector<std::string> argv = {benchhost_binary().string(),
+                                         "run",
+                                         "--plugins-dir",
+                                         plugins.string(),
+                                         "--output-dir",
+                                         output.string(),
+                                         "--warmup-iterations",
+                                         "1",
+                                         "--measurement-iterations",
+                                         "3",
+                                         "--monitor-interval",
+                                         "0",
+                                         "--param",
+                                         "out=" + out.string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        last = run_process(argv, work.path(), env);
+        EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
+        reports.clear();
+        std::map<std::string, Scenario> scenarios;
+        for (const auto& folder : fs::directory_iterator(output)) {
+            if (!folder.is_directory()) continue;
+            for (const auto& file : fs::directory_iterator(folder.path())) {
+                if (file.path().extension() != ".json") continue;
+                reports.push_back(read_json(file.path()));
+                if (!reports.back().HasMember("benchmark_scenarios")) continue;
+                for (const auto& s : reports.back()["benchmark_scenarios"].GetArray())
+                    scenarios[s["scenario_name"].GetString()] =
+                        Scenario{s["status"].GetString(), s.HasMember("reason") ? s["reason"].GetString() : "", &s};
+            }
+        }
+        return scenarios;
+    }
+
+    static std::vector<double> samples(const Scenario& s, const char* name) {
+        std::vector<double> values;
+        const auto& m = (*s.report)["measurements"];
+        if (!m.HasMember(name) || !m[name].HasMember("measurements")) return values;
+        for (const auto& v : m[name]["measurements"].GetArray()) values.push_back(v.GetDouble());
+        return values;
+    }
+    static std::string info(const Scenario& s, const char* key) {
+        const auto& i = (*s.report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "(none)";
+    }
+    static std::string warnings(const Scenario& s) {
+        std::string text;
+        for (const auto& w : (*s.report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
+        return text;
+    }
+
+    /// The pids the ranks wrote into `out` (<name>.pid files), and those of them still running.
+    std::vector<pid_t> survivors() const {
+        std::vector<pid_t> alive;
+        for (const auto& file : fs::directory_iterator(out)) {
+            if (file.path().extension() != ".pid") continue;
+            const pid_t pid = std::stoi(read_file(file.path()));
+            if (kill(pid, 0) == 0 || errno != ESRCH) alive.push_back(pid);
+        }
+        return alive;
+    }
+    std::size_t pid_files() const {
+        std::size_t count = 0;
+        for (const auto& file : fs::directory_iterator(out)) count += file.path().extension() == ".pid";
+        return count;
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+    fs::path output = work / "results";
+    fs::path out = work / "out";
+    std::vector<std::string> env;
+    ProcessResult last;
+    std::vector<rapidjson::Document> reports;
+};
+
+// Records each rank's environment, CPUs and threads into out/, and a series of samples
+// that differ by rank; no collective, no PyTorch.
+const char* const env_plugin = R"(import json
+import os
+
+import benchhost
+
+NAMES = ["RANK", "LOCAL_RANK", "GROUP_RANK", "ROLE_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "ROLE_WORLD_SIZE",
+         "MASTER_ADDR", "MASTER_PORT", "OMP_NUM_THREADS"]
+
+
+@benchhost.benchmark(distributed=True)
+def benchmark_env(ctx):
+    out = ctx.config.params["out"]
+    rank = int(os.environ["RANK"])
+    record = {name: os.environ.get(name) for name in NAMES}
+    record["cpus"] = sorted(os.sched_getaffinity(0))
+    record["threads"] = ctx.config.threads
+    record["world_size"] = ctx.config.world_size
+    with open(os.path.join(out, f"env_w{ctx.config.world_size}_rank{rank}.json"), "w") as f:
+        json.dump(record, f)
+    for i in range(3):
+        ctx.add_sample("step", 1.0 + i + rank, "ms")
+
+
+def benchmark_plain(ctx):
+    ctx.set_info("world_size_seen", str(ctx.config.world_size))
+    ctx.add_sample("step", 1.0, "ms")
+)";
+
+TEST_F(DistributedTest, EachRankHasTorchrunsEnvironmentItsOwnCoresAndItsSamplesGathered) {
+    add("unit/env_ranks_py.py", env_plugin);
+    auto s = run({"--world-sizes", "1,2"}, 0);
+    ASSERT_EQ(s.size(), 3u) << last.err;  // env at 1 and 2 ranks; plain ignores --world-sizes
+    ASSERT_EQ(s["plain"].status, "success") << s["plain"].reason << last.err;
+    EXPECT_EQ(info(s["plain"], "world_size_seen"), "0");
+    EXPECT_FALSE((*s["plain"].report)["metadata"]["config"].HasMember("world_size"));
+
+    const Scenario& two = s["env[world_size=2]"];
+    ASSERT_EQ(two.status, "success") << two.reason << last.err;
+    EXPECT_EQ((*two.report)["metadata"]["config"]["world_size"].GetInt(), 2);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    std::set<int> seen_cpus;
+    std::string port;
+    for (int rank = 0; rank < 2; ++rank) {
+        const auto record = read_json(out / ("env_w2_rank" + std::to_string(rank) + ".json"));
+        const std::string r = std::to_string(rank);
+        EXPECT_STREQ(record["RANK"].GetString(), r.c_str());
+        EXPECT_STREQ(record["LOCAL_RANK"].GetString(), r.c_str());
+        EXPECT_STREQ(record["ROLE_RANK"].GetString(), r.c_str());
+        EXPECT_STREQ(record["GROUP_RANK"].GetString(), "0");
+        EXPECT_STREQ(record["WORLD_SIZE"].GetString(), "2");
+        EXPECT_STREQ(record["LOCAL_WORLD_SIZE"].GetString(), "2");
+        EXPECT_STREQ(record["ROLE_WORLD_SIZE"].GetString(), "2");
+        EXPECT_STREQ(record["MASTER_ADDR"].GetString(), "127.0.0.1");
+        if (rank == 0) port = record["MASTER_PORT"].GetString();
+        EXPECT_EQ(record["MASTER_PORT"].GetString(), port);
+        EXPECT_EQ(record["world_size"].GetInt(), 2);
+        // Its own share of the cores, and as many threads.
+        const auto& own = record["cpus"].GetArray();
+        if (cpus >= 2) {
+            EXPECT_EQ(static_cast<long>(own.Size()), cpus / 2);
+            for (const auto& cpu : own) EXPECT_TRUE(seen_cpus.insert(cpu.GetInt()).second) << "shared " << cpu.GetInt();
+        }
+        EXPECT_EQ(record["threads"].GetInt(), static_cast<int>(own.Size()));
+        EXPECT_EQ(std::string(record["OMP_NUM_THREADS"].GetString()), std::to_string(own.Size()));
+    }
+    EXPECT_EQ(info(two, "master_port"), port);
+    EXPECT_EQ(info(two, "threads_per_rank"), std::to_string(cpus >= 2 ? cpus / 2 : 1));
+    EXPECT_NE(info(two, "rank_cpus").find(" | "), std::string::npos) << info(two, "rank_cpus");
+    // Every rank's samples: each its own series; the scenario's, the slowest rank's.
+    EXPECT_EQ(samples(two, "step.rank0"), (std::vector<double>{1, 2, 3}));
+    EXPECT_EQ(samples(two, "step.rank1"), (std::vector<double>{2, 3, 4}));
+    EXPECT_EQ(samples(two, "step"), (std::vector<double>{2, 3, 4}));
+
+    const Scenario& one = s["env[world_size=1]"];
+    ASSERT_EQ(one.status, "success") << one.reason;
+    EXPECT_EQ(samples(one, "step"), (std::vector<double>{1, 2, 3}));
+    const auto alone = read_json(out / "env_w1_rank0.json");
+    EXPECT_STREQ(alone["WORLD_SIZE"].GetString(), "1");
+
+    // The world size is in the CSV and the summary.
+    const auto summary = read_json(output / "benchmark_summary.json");
+    int distributed = 0;
+    for (const auto& entry : summary["results"].GetArray()) distributed += entry.HasMember("world_size");
+    EXPECT_EQ(distributed, 2);
+}
+
+TEST_F(DistributedTest, ATakenPortIsPassedOver) {
+    // BENCHHOST_MASTER_PORT names the first port to try; the test holds it.
+    add("unit/env_ranks_py.py", env_plugin);
+    const int held = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(held, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    ASSERT_EQ(bind(held, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    ASSERT_EQ(listen(held, 4), 0);
+    socklen_t length = sizeof address;
+    ASSERT_EQ(getsockname(held, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    const int taken = ntohs(address.sin_port);
+    env = {"BENCHHOST_MASTER_PORT=" + std::to_string(taken)};
+    auto s = run({"--world-sizes", "2", "--include", "env"}, 0);
+    close(held);
+    const Scenario& two = s["env[world_size=2]"];
+    ASSERT_EQ(two.status, "success") << two.reason << last.err;
+    const int used = std::stoi(info(two, "master_port"));
+    EXPECT_NE(used, taken);
+    EXPECT_GT(used, taken);
+    const auto record = read_json(out / "env_w2_rank1.json");
+    EXPECT_EQ(std::stoi(record["MASTER_PORT"].GetString()), used);
+}
+
+// Ranks that meet in gloo collectives (PyTorch): equal ranks, a rank slowed on purpose,
+// and a rank 0 that finds its port taken when it listens (another program took it after
+// the host looked): the first attempt only.
+const char* const torch_plugin = R"(import os
+import socket
+import time
+
+import benchhost
+import benchhost.distributed as bd
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_equal(ctx):
+    ctx.measure("latency", lambda: time.sleep(0.004))
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_straggler(ctx):
+    pause = 0.024 if bd.rank() == 1 else 0.004
+    ctx.measure("latency", lambda: time.sleep(pause))
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_port_race(ctx):
+    marker = os.path.join(ctx.config.params["out"], "port_race_attempted")
+    thief = None
+    if bd.rank() == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        thief = socket.socket()
+        thief.bind(("", int(os.environ["MASTER_PORT"])))
+        thief.listen(4)
+    bd.process_group(ctx)
+    ctx.measure("latency", lambda: time.sleep(0.002))
+)";
+
+TEST_F(DistributedTest, EveryRanksSamplesAreGatheredAndAStragglerIsNamed) {
+    add("unit/torch_ranks_py.py", torch_plugin);
+    auto s = run({"--measurement-iterations", "12", "--timeout", "300"}, 0);
+    const Scenario& equal = s["equal[world_size=2]"];
+    ASSERT_EQ(equal.status, "success") << equal.reason << last.err;
+    for (const char* name : {"latency", "latency.rank0", "latency.rank1"})
+        EXPECT_EQ(samples(equal, name).size(), 12u) << name;
+    // The scenario's sample is the slowest rank's.
+    const auto merged = samples(equal, "latency"), zero = samples(equal, "latency.rank0"),
+               one = samples(equal, "latency.rank1");
+    for (std::size_t i = 0; i < merged.size(); ++i) EXPECT_DOUBLE_EQ(merged[i], std::max(zero[i], one[i])) << i;
+    EXPECT_EQ(warnings(equal).find("straggler"), std::string::npos) << warnings(equal);
+    EXPECT_EQ(info(equal, "world_size"), "2");
+
+    const Scenario& straggler = s["straggler[world_size=2]"];
+    ASSERT_EQ(straggler.status, "success") << straggler.reason << last.err;
+    const std::string text = warnings(straggler);
+    EXPECT_NE(text.find("rank 1 is a straggler in latency: its median "), std::string::npos) << text;
+    EXPECT_EQ(text.find("rank 0 is a straggler"), std::string::npos) << text;
+
+    const Scenario& race = s["port_race[world_size=2]"];
+    ASSERT_EQ(race.status, "success") << race.reason << last.err;
+    EXPECT_NE(info(race, "master_ports_taken"), "(none)");
+    EXPECT_NE(info(race, "master_ports_taken"), info(race, "master_port"));
+}
+
+// Rank 1 raises, kills itself mid-sample, or exits, while rank 0 waits for it in a
+// collective; then a scenario that is not distributed. Each rank writes its pid.
+const char* const faults_plugin = R"(import os
+import signal
+
+import benchhost
+import benchhost.distributed as bd
+
+
+def started(ctx, name):
+    with open(os.path.join(ctx.config.params["out"], f"{name}_rank{bd.rank()}.pid"), "w") as f:
+        f.write(str(os.getpid()))
+    bd.process_group(ctx)
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_raises(ctx):
+    started(ctx, "raises")
+    if bd.rank() == 1:
+        raise ValueError("rank 1 fails on purpose")
+    bd.barrier()
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_killed(ctx):
+    started(ctx, "killed")
+    calls = []
+
+    def step():
+        calls.append(1)
+        if bd.rank() == 1 and len(calls) == 3:  # the warmup call, then the second sample
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    ctx.measure("latency", step)
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_exits(ctx):
+    started(ctx, "exits")
+    if bd.rank() == 1:
+        os._exit(3)
+    bd.barrier()
+
+
+def benchmark_after(ctx):
+    ctx.add_sample("step", 1.0, "ms")
+)";
+
+TEST_F(DistributedTest, ARankThatRaisesCrashesOrExitsEndsItsScenarioNamedAndTheRunGoesOn) {
+    add("unit/faults_py.py", faults_plugin);
+    auto s = run({"--timeout", "300"}, 1);
+    const Scenario &raises = s["raises[world_size=2]"], &killed = s["killed[world_size=2]"],
+                   &exits = s["exits[world_size=2]"];
+    EXPECT_EQ(raises.status, "failed") << raises.reason;
+    EXPECT_EQ(raises.reason.rfind("rank 1 of 2: raised ValueError: rank 1 fails on purpose", 0), 0u) << raises.reason;
+    EXPECT_EQ(killed.status, "crashed") << killed.reason;
+    EXPECT_EQ(killed.reason.rfind("rank 1 of 2: crashed with SIGKILL", 0), 0u) << killed.reason;
+    EXPECT_EQ(exits.status, "exited") << exits.reason;
+    EXPECT_EQ(exits.reason.rfind("rank 1 of 2: exited with status 3", 0), 0u) << exits.reason;
+    EXPECT_EQ(s["after"].status, "success") << s["after"].reason;
+    EXPECT_EQ(pid_files(), 6u);
+    EXPECT_TRUE(survivors().empty());
+}
+
+TEST_F(DistributedTest, AHangingRankTimesOutNamedAndNoRankSurvives) {
+    add("unit/hang_py.py", R"(import os
+import time
+
+import benchhost
+import benchhost.distributed as bd
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_hangs(ctx):
+    with open(os.path.join(ctx.config.params["out"], f"hangs_rank{bd.rank()}.pid"), "w") as f:
+        f.write(str(os.getpid()))
+    calls = []
+
+    def step():
+        calls.append(1)
+        if bd.rank() == 1 and len(calls) == 3:
+            time.sleep(3600)
+
+    ctx.measure("latency", step)
+
+
+def benchmark_after(ctx):
+    ctx.add_sample("step", 1.0, "ms")
+)");
+    auto s = run({"--timeout", "45"}, 1);
+    const Scenario& hangs = s["hangs[world_size=2]"];
+    EXPECT_EQ(hangs.status, "timed_out") << hangs.reason;
+    EXPECT_NE(hangs.reason.find("timed out after 45 s: rank 1 was behind the others, timing sample 2"),
+              std::string::npos)
+        << hangs.reason;
+    EXPECT_NE(hangs.reason.find("rank 0 was waiting at sample 3's barrier"), std::string::npos) << hangs.reason;
+    EXPECT_NE(hangs.reason.find("every rank was killed"), std::string::npos) << hangs.reason;
+    EXPECT_EQ(s["after"].status, "success") << s["after"].reason;
+    EXPECT_EQ(pid_files(), 2u);
+    EXPECT_TRUE(survivors().empty());
+}
+
+TEST_F(DistributedTest, TheCollectivesAreCheckedAndTheirBusBandwidthIsNcclTestsFactorOfTheAlgorithms) {
+    const fs::path source = fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/performance/collectives/collectives.py";
+    add("performance/collectives.py", read_file(source));
+    auto s = run({"--param", "sizes=8,4096", "--timeout", "300"}, 0);
+    // nccl-tests' factors at 2 ranks.
+    const std::map<std::string, double> factors = {
+        {"all_reduce", 1.0}, {"all_gather", 0.5}, {"reduce_scatter", 0.5}, {"broadcast", 1.0}, {"all_to_all", 0.5}};
+    int ran = 0;
+    for (const auto& [collective, factor] : factors) {
+        const Scenario& scenario = s[collective + "[world_size=2]"];
+        if (scenario.status == "skipped") {  // a collective gloo lacks in this PyTorch: said so
+            EXPECT_NE(scenario.reason.find(collective + " on gloo"), std::string::npos) << scenario.reason;
+            continue;
+        }
+        ASSERT_EQ(scenario.status, "success") << collective << ": " << scenario.reason << last.err;
+        ++ran;
+        EXPECT_EQ(info(scenario, "backend"), "gloo");
+        for (const std::string label : {"8B", "4KiB"}) {
+            const auto latency = samples(scenario, ("latency." + label).c_str());
+            const auto algbw = samples(scenario, ("algbw." + label).c_str());
+            const auto busbw = samples(scenario, ("busbw." + label).c_str());
+            ASSERT_EQ(latency.size(), 3u) << collective << " " << label;
+            ASSERT_EQ(algbw.size(), 3u);
+            ASSERT_EQ(busbw.size(), 3u);
+            EXPECT_EQ(samples(scenario, ("latency." + label + ".rank1").c_str()).size(), 3u);
+            const double bytes = (*scenario.report)["measurements"][("bytes." + label).c_str()]["value"].GetDouble();
+            EXPECT_EQ(bytes, label == "8B" ? 8 : 4096);
+            for (std::size_t i = 0; i < 3; ++i) {
+                EXPECT_NEAR(busbw[i], algbw[i] * factor, 1e-9 * algbw[i]) << collective;
+                // The slowest rank's bandwidth goes with the slowest rank's latency.
+                EXPECT_NEAR(algbw[i], bytes / (latency[i] / 1e3) / 1e9, 1e-6 * algbw[i]) << collective;
+            }
+        }
+    }
+    EXPECT_GE(ran, 4);  // all_reduce, all_gather, broadcast and all_to_all run on gloo
+    // --param collective leaves the others out.
+    auto only = run({"--param", "sizes=8", "--param", "collective=broadcast", "--timeout", "300"}, 0);
+    EXPECT_EQ(only["broadcast[world_size=2]"].status, "success") << only["broadcast[world_size=2]"].reason;
+    EXPECT_EQ(only["all_reduce[world_size=2]"].status, "skipped");
+    EXPECT_EQ(only["all_reduce[world_size=2]"].reason, "--param collective=broadcast leaves out all_reduce");
+}
+
+}  // namespace

@@ -194,6 +194,8 @@ TEST_F(HistoryTest, TheGateFailsARunSlowerThanItsHistoryAndPassesTheSameCode) {
                                          "30",
                                          "--monitor-interval",
                                          "0",
+                                         "--param",
+                                         "wait=sleep",  // a spin is stretched by a load, a sleep is not
                                          "--history",
                                          history.string()};
         args.insert(args.end(), extra.begin(), extra.end());

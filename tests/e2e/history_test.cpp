@@ -299,6 +299,47 @@ def run_benchmark(ctx):
     EXPECT_TRUE(std::regex_search(line, std::regex("latency +6 "))) << line;  // judged by the six runs before it
     EXPECT_NE(line.find("slower"), std::string::npos) << line;
 }
+
+TEST_F(HistoryTest, AGraphBreakMoreThanTheRunBeforeFailsTheGateWithoutNoiseToLearn) {
+    // A compiler count is the same on every run of one build: the run after a change that
+    // added a graph break fails `history check` against the one run before it, where a
+    // time series would need five to learn its noise; the same count passes.
+    const fs::path py = work / "py";
+    const std::string plugin = R"(BENCHHOST_PLUGIN = {"name": "counts_py", "version": "1.0.0"}
+GRAPH_BREAKS = 0
+
+
+def run_benchmark(ctx):
+    ctx.record_scalar("graph_breaks", GRAPH_BREAKS, "count")
+    ctx.record_scalar("unique_graphs", GRAPH_BREAKS + 1, "count")
+    ctx.measure("latency", lambda: sum(range(1000)))
+)";
+    write_file(py / "performance/counts_py.py", plugin);
+    const auto run_py = [&](const std::string& name) {
+        return host({"run", "--plugins-dir", py.string(), "--output-dir", (work / name).string(),
+                     "--measurement-iterations", "5", "--monitor-interval", "0", "--history", history.string()});
+    };
+    ASSERT_EQ(run_py("before").exit_code, 0);
+    ASSERT_EQ(run_py("same").exit_code, 0);
+    const ProcessResult same = host({"history", "check", "--history", history.string()});
+    EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+    EXPECT_TRUE(std::regex_search(same.out, std::regex("graph_breaks +1 +0 .* same"))) << same.out;
+
+    std::string changed = plugin;
+    changed.replace(changed.find("GRAPH_BREAKS = 0"), 16, "GRAPH_BREAKS = 1");
+    write_file(py / "performance/counts_py.py", changed);
+    ASSERT_EQ(run_py("break").exit_code, 0);
+    const ProcessResult check = host({"history", "check", "--history", history.string()});
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    EXPECT_NE(check.out.find("slower (graph_breaks 0 -> 1 since the run before)"), std::string::npos) << check.out;
+    EXPECT_NE(check.out.find("slower (unique_graphs 1 -> 2 since the run before)"), std::string::npos) << check.out;
+    // The latency beside them has two earlier runs: too few to judge, not a failure.
+    EXPECT_TRUE(std::regex_search(check.out, std::regex("latency .*inconclusive"))) << check.out;
+    const ProcessResult show =
+        host({"history", "show", "counts_py", "--series", "graph_breaks", "--history", history.string()});
+    EXPECT_EQ(show.exit_code, 0) << show.err;
+    EXPECT_NE(show.out.find("graph_breaks"), std::string::npos) << show.out;
+}
 #endif
 
 TEST_F(HistoryTest, ShardsRunningAtOnceRecordIntoOnePostgresDatabase) {

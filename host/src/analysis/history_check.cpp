@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <bench/internal/statistics/change_points.hpp>
 #include <bench/internal/statistics/distributions.hpp>
 
@@ -62,6 +64,28 @@ HistoryCheck check_against_history(std::span<const double> earlier, double lates
     const double change = std::log(latest) - baseline.mean_log;
     check.ratio_ci = {std::exp(change - half), std::exp(change + half)};
     check.verdict = verdict_of(check.ratio, check.ratio_ci, options.threshold);
+    return check;
+}
+
+HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name) {
+    HistoryCheck check;
+    if (!std::isfinite(latest)) {
+        check.note = "no count in the checked run";
+        return check;
+    }
+    if (earlier.empty() || !std::isfinite(earlier.back())) {
+        check.note = "no earlier run";
+        return check;
+    }
+    check.runs = 1;
+    check.first = earlier.size() - 1;
+    check.baseline = earlier.back();
+    check.ratio = check.baseline > 0 ? latest / check.baseline : latest == 0 ? 1.0 : NAN;
+    check.verdict = latest > check.baseline   ? Verdict::slower
+                    : latest < check.baseline ? Verdict::faster
+                                              : Verdict::same;
+    if (check.verdict != Verdict::same)
+        check.note = fmt::format("{} {:g} -> {:g} since the run before", name, check.baseline, latest);
     return check;
 }
 

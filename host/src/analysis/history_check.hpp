@@ -59,4 +59,11 @@ HistoryBaseline history_baseline(std::span<const double> earlier, const HistoryC
 HistoryCheck check_against_history(std::span<const double> earlier, double latest,
                                    const HistoryCheckOptions& options = {});
 
+/// Checks a compiler count (analysis/compare.hpp, compiler_counts) of the checked run
+/// against the run before it of the same configuration (`earlier`, oldest first: its
+/// last): a count is the same on every run of one build, so any increase is slower and
+/// any decrease faster, with no noise to learn (check.runs is 1, noise NaN; ratio NaN
+/// when the earlier count was 0). The note says what changed: "graph_breaks 0 -> 1".
+HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name);
+
 }  // namespace benchhost

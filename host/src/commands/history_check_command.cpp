@@ -98,7 +98,10 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     std::vector<JUnitCase> cases;  // a scenario each, its series' verdicts in its output
     std::string case_scenario;  // the scenario id of cases.back()
     for (const auto& [key, series] : by_series) {
-        const HistoryCheck check = check_against_history(series.earlier, series.latest, options);
+        // A compiler count against the run before; a time series against the runs' noise.
+        const HistoryCheck check = series.unit == "count"
+                                       ? check_count_against_history(series.earlier, series.latest, key.second)
+                                       : check_against_history(series.earlier, series.latest, options);
         ++counts[check.verdict];
         if (cases.empty() || case_scenario != key.first) {
             cases.push_back(junit_case(key.first));
@@ -106,8 +109,8 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
         }
         const std::string line = fmt::format(
             "{} {} against {} ({} earlier runs, noise {}), {}, ratio {:.0f}% range {}, {}{}, threshold {:g}%",
-            key.second, format_figure(series.latest, series.unit),
-            std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-", check.runs,
+            key.second, format_figure_or_count(series.latest, series.unit),
+            std::isfinite(check.baseline) ? format_figure_or_count(check.baseline, series.unit) : "-", check.runs,
             std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
             std::isfinite(check.ratio) ? format_change(check.ratio) : "-", 100 * options.level,
             check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
@@ -125,9 +128,9 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
         if (!check.note.empty()) verdict += " (" + check.note + ")";
         rows.push_back(
             {key.first, key.second, evidence,
-             std::isfinite(check.baseline) ? format_figure(check.baseline, series.unit) : "-",
+             std::isfinite(check.baseline) ? format_figure_or_count(check.baseline, series.unit) : "-",
              std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
-             format_figure(series.latest, series.unit), std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
+             format_figure_or_count(series.latest, series.unit), std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
              check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
              verdict});
     }

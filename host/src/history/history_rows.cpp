@@ -1,9 +1,11 @@
 // What a run becomes in the history: its row (key, machine, config hash, branch) and its
 // scenarios with the statistics the run computed.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 
+#include "analysis/compare.hpp"  // compiler_counts
 #include "history/history_store.hpp"
 #include "util/fingerprint.hpp"
 
@@ -164,6 +166,20 @@ std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool 
             if (samples)
                 if (const bench::Series* raw = outcome.result.find_series(statistics.name))
                     series.samples = raw->samples;
+            scenario.series.push_back(std::move(series));
+        }
+        // What the compiler did, as one-value series of unit "count", so that `history
+        // check` gates them as compare does (any increase is slower).
+        for (const std::string_view name : compiler_counts) {
+            const bench::Scalar* count = outcome.result.find_scalar(std::string(name));
+            if (count == nullptr || !std::isfinite(count->value)) continue;
+            HistorySeries series;
+            series.name = std::string(name);
+            series.unit = "count";
+            const std::vector<double> value = {count->value};
+            series.summary = bench::summarize(value);
+            series.ci_low = series.ci_high = count->value;
+            if (samples) series.samples = {count->value};
             scenario.series.push_back(std::move(series));
         }
         scenarios.push_back(std::move(scenario));

@@ -12,10 +12,7 @@
 
 namespace benchhost {
 
-std::string row_figure(const SeriesComparison& row, double value) {
-    if (row.unit == "count") return std::isfinite(value) ? fmt::format("{:g}", value) : "-";
-    return format_figure(value, row.unit);
-}
+std::string row_figure(const SeriesComparison& row, double value) { return format_figure_or_count(value, row.unit); }
 
 std::string interval_text(const bench::Interval& ci) {
     if (!ci.valid()) return "-";

@@ -29,6 +29,14 @@ std::string format_figure(double value, std::string_view unit) {
     return format3(value * scale.factor) + scale.suffix;
 }
 
+std::string format_figure_or_count(double value, std::string_view unit) {
+    if (unit != "count") return format_figure(value, unit);
+    if (!std::isfinite(value)) return "-";
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%g", value);
+    return buffer;
+}
+
 std::string format_ratio(double value) { return std::isfinite(value) ? format3(value) + "x" : "-"; }
 
 std::string format_change(double ratio) {

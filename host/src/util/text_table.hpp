@@ -38,6 +38,8 @@ std::string format3(double value);
 /// "1.52 s", "22.8M elements/s", "1.50 GiB": display_scale in util/units.hpp); "-" when
 /// not finite.
 std::string format_figure(double value, std::string_view unit);
+/// format_figure, except that a compiler count (unit "count") is the number alone: "1".
+std::string format_figure_or_count(double value, std::string_view unit);
 
 /// A ratio as "1.23x"; "-" when not finite.
 std::string format_ratio(double value);

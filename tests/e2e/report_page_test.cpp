@@ -123,14 +123,6 @@ var out=document.createElement('pre');out.id='probe';out.textContent=JSON.string
 })();
 </script>)js";
 
-std::string unescape(std::string text) {
-    for (const auto& [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
-        for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-            text.replace(at, from.size(), to);
-    }
-    return text;
-}
-
 std::vector<double> numbers(const rapidjson::Value& array) {
     std::vector<double> out;
     for (const auto& v : array.GetArray()) out.push_back(v.GetDouble());
@@ -142,21 +134,10 @@ TEST(ReportPage, AtFirstSightTheTotalsTheProblemsAndTheOverviewThenSortAndFilter
     if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
     TempDir work;
     const std::string html = benchhost::html_report(default_suite_record());
-    std::string probed = html;
-    probed.insert(probed.rfind("</body>"), probe);
     write_file(work / "report.html", html);
-    write_file(work / "probed.html", probed);
-
-    const ProcessResult dom =
-        chromium(binary, work / "profile",
-                 {"--window-size=1280,900", "--dump-dom", "file://" + (work / "probed.html").string()});
-    if (dom.exit_code == 124 || dom.exit_code == 137) FAIL() << "chromium timed out:\n" << dom.err;
-    ASSERT_EQ(dom.exit_code, 0) << dom.err;
-    EXPECT_FALSE(console_messages(dom.err)) << dom.err;
-    const auto start = dom.out.find("<pre id=\"probe\">");
-    ASSERT_NE(start, std::string::npos) << "the probe did not run:\n" << dom.err;
-    const auto from = start + std::string("<pre id=\"probe\">").size();
-    const std::string json = unescape(dom.out.substr(from, dom.out.find("</pre>", from) - from));
+    const Probed probed = probe_page(binary, work.path(), html, probe);
+    ASSERT_TRUE(probed.problem.empty()) << probed.problem;
+    const std::string& json = probed.json;
     rapidjson::Document r;
     ASSERT_FALSE(r.Parse(json.c_str()).HasParseError()) << json;
 

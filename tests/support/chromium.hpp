@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -58,6 +59,43 @@ inline ProcessResult chromium(const fs::path& binary, const fs::path& profile, c
 
 inline bool console_messages(const std::string& log) {
     return log.find("CONSOLE") != std::string::npos || log.find("Uncaught") != std::string::npos;
+}
+
+/// What a script found in a page, as a reader's browser runs it (probe_page).
+struct Probed {
+    std::string json;  // what the probe wrote into <pre id="probe">, its entities decoded
+    /// Empty when Chromium read the page without a console message and the probe ran; else
+    /// what went wrong, with Chromium's log.
+    std::string problem;
+};
+
+/// `page` with `probe` (a <script> that writes what it finds into a <pre id="probe"> it
+/// appends) put before </body>, written as work/probed.html and opened by headless
+/// Chromium at 1280x900 with --dump-dom, which prints the page as the script left it.
+inline Probed probe_page(const fs::path& binary, const fs::path& work, std::string page, const std::string& probe) {
+    page.insert(page.rfind("</body>"), probe);
+    write_file(work / "probed.html", page);
+    const ProcessResult dom =
+        chromium(binary, work / "profile",
+                 {"--window-size=1280,900", "--dump-dom", "file://" + (work / "probed.html").string()});
+    Probed probed;
+    const std::string open = "<pre id=\"probe\">";
+    const auto start = dom.out.find(open);
+    if (dom.exit_code == 124 || dom.exit_code == 137) probed.problem = "chromium timed out";
+    else if (dom.exit_code != 0) probed.problem = "chromium exited with " + std::to_string(dom.exit_code);
+    else if (console_messages(dom.err)) probed.problem = "the page wrote to the console";
+    else if (start == std::string::npos) probed.problem = "the probe did not run";
+    if (!probed.problem.empty()) {
+        probed.problem += ":\n" + dom.err;
+        return probed;
+    }
+    const auto from = start + open.size();
+    probed.json = dom.out.substr(from, dom.out.find("</pre>", from) - from);
+    for (const auto& [entity, text] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
+        for (auto at = probed.json.find(entity); at != std::string::npos;
+             at = probed.json.find(entity, at + text.size()))
+            probed.json.replace(at, entity.size(), text);
+    return probed;
 }
 
 /// How many times `what` occurs in `text` (charts in a page, say).

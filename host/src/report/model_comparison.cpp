@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "analysis/scenario_statistics.hpp"
@@ -161,6 +163,130 @@ ComparisonTable precision_table(const std::vector<DtypeRow>& rows) {
     return table;
 }
 
+// ---- one model across frameworks ------------------------------------------------------
+
+/// The figures of the scenario `outcome` of figures.record; a logic error for one of
+/// another record (the comparison across frameworks must be of the report's own).
+const ScenarioFigures& figures_of(const RunFigures& figures, const ScenarioOutcome* outcome) {
+    const std::vector<ScenarioOutcome>& outcomes = figures.record->outcomes;
+    const std::less<const ScenarioOutcome*> before{};
+    if (outcomes.empty() || before(outcome, outcomes.data()) || !before(outcome, outcomes.data() + outcomes.size()))
+        throw std::logic_error("the comparison across frameworks is not of the report's record");
+    return figures.scenarios[static_cast<std::size_t>(outcome - outcomes.data())];
+}
+
+/// "resnet50, batch 1, float32, cpu", with the threads when set and the series when it is
+/// not the latency.
+std::string group_title(const ModelGroup& group) {
+    std::string title =
+        group.model + ", batch " + std::to_string(group.batch_size) + ", " + group.dtype + ", " + group.device;
+    if (group.threads > 0) title += ", " + std::to_string(group.threads) + " threads";
+    if (group.series != "latency") title += " (" + group.series + ")";
+    return title;
+}
+
+/// The variant, with the scenario's axes that the group does not fix: "compiled/torchscript",
+/// "eager (optimizer=sgd)".
+std::string variant_text(const ScenarioFigures& f) {
+    AxisValues rest;
+    for (auto& [axis, value] : scenario_axes(f.outcome->config.scenario_name))
+        if (axis != "variant" && axis != "compile_mode" && axis != "batch_size" && axis != "dtype" &&
+            axis != "device" && axis != "threads")
+            rest.emplace_back(axis, value);
+    return rest.empty() ? f.variant : f.variant + " (" + axes_text(rest) + ")";
+}
+
+/// "compiled in libtorch (resnet50)".
+std::string entry_text(const FrameworkEntry& entry, const ScenarioFigures& f) {
+    return variant_text(f) + " in " + entry.framework + " (" + benchmark_label(f.outcome->config) + ")";
+}
+
+/// Above a group's table: the fastest, those not told apart from it, each framework at its fastest.
+std::string verdict_text(const RunFigures& figures, const ModelGroup& group) {
+    const FrameworkEntry& fastest = group.entries[group.fastest];
+    const ScenarioFigures& f = figures_of(figures, fastest.outcome);
+    std::string text = "Fastest: " + entry_text(fastest, f) + ", " + median_with_ci(f) + ".";
+    std::string tied;
+    for (const FrameworkEntry& entry : group.entries)
+        if (entry.tied_with_fastest)
+            tied += (tied.empty() ? "" : "; ") + entry_text(entry, figures_of(figures, entry.outcome)) + " " +
+                    speedup_text(*entry.behind_fastest);
+    if (!tied.empty()) text += " Not told apart from it (the interval of the ratio holds 1): " + tied + ".";
+    text += " Each framework at its fastest: ";
+    for (std::size_t i = 0; i < group.frameworks.size(); ++i) {
+        const FrameworkEntry& best = group.entries[group.fastest_of_framework[i]];
+        const ScenarioFigures& b = figures_of(figures, best.outcome);
+        text += (i == 0 ? "" : "; ") + best.framework + " " + format_figure(b.analysis.summary.median, b.unit) + " (" +
+                variant_text(b);
+        if (best.behind_fastest) text += ", " + speedup_text(*best.behind_fastest) + " as long";
+        text += ")";
+    }
+    return text + ".";
+}
+
+FrameworkTable framework_table(const RunFigures& figures, const ModelGroup& group, std::size_t number) {
+    FrameworkTable out;
+    out.group = &group;
+    out.fastest_row = group.fastest;
+    ComparisonTable& table = out.table;
+    table.id = "frameworks-" + std::to_string(number);
+    table.title = group_title(group);
+    table.intro = verdict_text(figures, group);
+    table.header = {"Framework",
+                    "Plugin",
+                    "Variant",
+                    "Median " + group.series + " (95% CI)",
+                    "Against the fastest (95% CI)",
+                    "Throughput",
+                    "Peak RSS",
+                    "Device peak memory",
+                    "Compile time"};
+    for (std::size_t i = 0; i < group.entries.size(); ++i) {
+        const FrameworkEntry& entry = group.entries[i];
+        const ScenarioFigures& f = figures_of(figures, entry.outcome);
+        std::string against = "-";
+        if (i == group.fastest) against = "fastest";
+        else if (entry.behind_fastest)
+            against = speedup_text(*entry.behind_fastest) + (entry.tied_with_fastest ? ", tied" : "");
+        out.scenarios.push_back(&f);
+        table.rows.push_back({entry.framework, benchmark_label(f.outcome->config), variant_text(f), median_with_ci(f),
+                              against, throughput_text(f), format_figure(entry.peak_rss_mib, "MiB"),
+                              format_figure(entry.device_peak_mib, "MiB"),
+                              entry.compile_cached ? "cached" : format_figure(entry.compile_ms, "ms")});
+    }
+    drop_empty_columns(table, 5);  // throughput, memory and compile time, which not every plugin records
+    return out;
+}
+
+/// "Ran in one framework only, not compared: vit_b_16, batch 1, float32, cpu (libtorch)." The
+/// first `listed` groups, then how many more.
+std::string one_framework_text(const std::vector<ModelGroup>& groups, std::size_t listed = 8) {
+    if (groups.empty()) return {};
+    std::string text = "Ran in one framework only, not compared: ";
+    for (std::size_t i = 0; i < groups.size() && i < listed; ++i)
+        text += (i == 0 ? "" : "; ") + group_title(groups[i]) + " (" + groups[i].frameworks.front() + ")";
+    if (groups.size() > listed) text += "; and " + std::to_string(groups.size() - listed) + " more";
+    return text + ".";
+}
+
+/// A table in Markdown under a heading of `level` ("##"), its intro above it.
+void table_markdown(std::string& out, const ComparisonTable& table, const char* level,
+                    const std::function<std::string(std::string_view)>& text) {
+    out += std::string(level) + " " + text(table.title) + "\n\n" + text(table.intro) + "\n\n|";
+    // Appended piece by piece: `" " + text(...)` makes GCC 12 warn (-Wrestrict, a
+    // false positive of its string concatenation).
+    for (const std::string& column : table.header) out.append(" ").append(text(column)).append(" |");
+    out += "\n|";
+    for (std::size_t i = 0; i < table.header.size(); ++i) out += "---|";
+    out += "\n";
+    for (const auto& row : table.rows) {
+        out += "|";
+        for (const std::string& cell : row) out.append(" ").append(text(cell)).append(" |");
+        out += "\n";
+    }
+    out += "\n";
+}
+
 }  // namespace
 
 std::vector<MeasuredModel> measured_models(const ScenarioFigures& scenario) {
@@ -197,8 +323,11 @@ std::vector<MeasuredModel> measured_models(const ScenarioFigures& scenario) {
     return models;
 }
 
-ModelComparison compare_models(const RunFigures& figures) {
+ModelComparison compare_models(const RunFigures& figures, const FrameworkComparison& frameworks) {
     ModelComparison comparison;
+    for (const ModelGroup& group : frameworks.groups)
+        comparison.frameworks.push_back(framework_table(figures, group, comparison.frameworks.size() + 1));
+    if (!comparison.frameworks.empty()) comparison.one_framework = one_framework_text(frameworks.one_framework);
     for (const ScenarioFigures& scenario : figures.scenarios) {
         if (!scenario.success()) continue;
         for (MeasuredModel& model : measured_models(scenario)) comparison.models.push_back(std::move(model));
@@ -212,22 +341,13 @@ ModelComparison compare_models(const RunFigures& figures) {
 std::string model_comparison_markdown(const ModelComparison& comparison,
                                       const std::function<std::string(std::string_view)>& text) {
     std::string out;
-    for (const ComparisonTable* table : {&comparison.accuracy, &comparison.precision}) {
-        if (table->rows.empty()) continue;
-        out += "## " + text(table->title) + "\n\n" + text(table->intro) + "\n\n|";
-        // Appended piece by piece: `" " + text(...)` makes GCC 12 warn (-Wrestrict, a
-        // false positive of its string concatenation).
-        for (const std::string& column : table->header) out.append(" ").append(text(column)).append(" |");
-        out += "\n|";
-        for (std::size_t i = 0; i < table->header.size(); ++i) out += "---|";
-        out += "\n";
-        for (const auto& row : table->rows) {
-            out += "|";
-            for (const std::string& cell : row) out.append(" ").append(text(cell)).append(" |");
-            out += "\n";
-        }
-        out += "\n";
+    if (!comparison.frameworks.empty()) {
+        out += "## " + text(frameworks_title) + "\n\n" + text(frameworks_intro) + "\n\n";
+        for (const FrameworkTable& table : comparison.frameworks) table_markdown(out, table.table, "###", text);
+        if (!comparison.one_framework.empty()) out += text(comparison.one_framework) + "\n\n";
     }
+    for (const ComparisonTable* table : {&comparison.accuracy, &comparison.precision})
+        if (!table->rows.empty()) table_markdown(out, *table, "##", text);
     return out;
 }
 

@@ -21,6 +21,7 @@
 namespace benchhost {
 
 struct Comparison;  // analysis/compare.hpp
+struct FrameworkComparison;  // analysis/framework_comparison.hpp
 
 struct ScenarioFigures {
     const ScenarioOutcome* outcome = nullptr;
@@ -174,10 +175,13 @@ std::string variant_speedup_text(const VariantSpeedup& speedup);
 /// An overview row's scenarios: "4 of 6, 2 skipped", "3 of 4, 1 failed".
 std::string overview_counts_text(const RunTotals& totals);
 
-/// The renderers of rendered_reports.hpp, over figures already computed; `comparison`,
-/// the run against its baseline when it has one, opens the summary with its verdicts.
-std::string markdown_report(const RunFigures& figures, const Comparison* comparison = nullptr);
-std::string html_report(const RunFigures& figures, const Comparison* comparison = nullptr);
+/// The renderers of rendered_reports.hpp, over figures already computed and the comparison
+/// across frameworks of the same record; `comparison`, the run against its baseline when
+/// it has one, opens the summary with its verdicts.
+std::string markdown_report(const RunFigures& figures, const FrameworkComparison& frameworks,
+                            const Comparison* comparison = nullptr);
+std::string html_report(const RunFigures& figures, const FrameworkComparison& frameworks,
+                        const Comparison* comparison = nullptr);
 
 /// unit, integration, performance, then any other category the run has, in order of
 /// first appearance.

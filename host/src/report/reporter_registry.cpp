@@ -65,7 +65,15 @@ std::vector<std::string> file_reporter_names(const std::vector<std::string>& for
     return names;
 }
 
-ReporterMultiplex make_reporters(const std::vector<std::string>& names, const ReporterSettings& settings) {
+const FrameworkComparison& framework_comparison(const ReporterSettings& settings, const RunRecord& record) {
+    if (!*settings.frameworks) *settings.frameworks = compare_frameworks(record);
+    return **settings.frameworks;
+}
+
+ReporterMultiplex make_reporters(const std::vector<std::string>& names, const ReporterSettings& given) {
+    // A slot of their own for the comparison across frameworks: these reporters see one record.
+    ReporterSettings settings = given;
+    settings.frameworks = std::make_shared<std::optional<FrameworkComparison>>();
     for (const std::string& name : names) {
         const auto& registry = reporter_registry();
         if (std::none_of(registry.begin(), registry.end(), [&](const ReporterInfo& info) { return info.name == name; }))

@@ -15,6 +15,7 @@
 #include <spdlog/logger.h>
 
 #include "analysis/compare.hpp"
+#include "analysis/framework_comparison.hpp"
 #include "model/reporter.hpp"
 #include "report/console/progress_reporter.hpp"
 
@@ -38,7 +39,18 @@ struct ReporterSettings {
     /// end of the run: shared by the copies of these settings, read by the reporters
     /// after it (junit), so that it is computed once.
     std::shared_ptr<std::optional<Comparison>> comparison = std::make_shared<std::optional<Comparison>>();
+    /// The run's models side by side across frameworks (analysis/framework_comparison.hpp),
+    /// made at the end of the run by the first reporter that reads it (framework_comparison
+    /// below) and read by the others (report.md, report.html), so that it is computed once.
+    /// make_reporters gives each set of reporters a slot of its own: one run, one record.
+    std::shared_ptr<std::optional<FrameworkComparison>> frameworks =
+        std::make_shared<std::optional<FrameworkComparison>>();
 };
+
+/// The comparison across frameworks of `record` at the end of its run: the one in
+/// settings.frameworks, made now when none is there yet. Not at a checkpoint: the record
+/// is not whole then.
+const FrameworkComparison& framework_comparison(const ReporterSettings& settings, const RunRecord& record);
 
 struct ReporterInfo {
     std::string name;

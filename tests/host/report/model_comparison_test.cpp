@@ -64,8 +64,10 @@ RunRecord comparison_record() {
 TEST(ModelComparison, FindsEachModelOfAScenario) {
     const RunRecord record = comparison_record();
     std::optional<RunRecord> storage;
-    const benchhost::RunFigures figures = benchhost::compute_figures(benchhost::with_statistics(record, storage));
-    const benchhost::ModelComparison comparison = benchhost::compare_models(figures);
+    const RunRecord& analyzed = benchhost::with_statistics(record, storage);
+    const benchhost::RunFigures figures = benchhost::compute_figures(analyzed);
+    const benchhost::FrameworkComparison frameworks = benchhost::compare_frameworks(analyzed);
+    const benchhost::ModelComparison comparison = benchhost::compare_models(figures, frameworks);
     ASSERT_EQ(comparison.models.size(), 5u);
     EXPECT_EQ(comparison.models[0].label, "original");
     EXPECT_EQ(comparison.models[0].prefix, "original/");

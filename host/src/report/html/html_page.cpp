@@ -62,6 +62,7 @@ svg.chart .note{fill:var(--muted);font-style:italic}
 svg.chart .marker-label{fill:var(--bad);font-weight:600}.stepped{color:var(--bad)}
 svg.spark{display:block;overflow:visible}svg.spark .line{stroke-width:1.5}
 tr.step td{background:var(--rowband)}tr.step td:last-child{color:var(--bad);font-weight:600}
+tr.fastest td{background:var(--band);font-weight:600}#frameworks td{overflow-wrap:normal}
 h3 code,td,li{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 details{margin:6px 0}details>summary{cursor:pointer;font-weight:600}

@@ -939,7 +939,8 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
 
 }  // namespace
 
-std::string html_report(const RunFigures& figures, const Comparison* comparison) {
+std::string html_report(const RunFigures& figures, const FrameworkComparison& frameworks,
+                        const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     Ids ids;
     const std::string title =
@@ -969,7 +970,7 @@ std::string html_report(const RunFigures& figures, const Comparison* comparison)
     add("peak-search", "Peak search", peak_section);
     add("batch-sizes", "Against batch size", batch_size_charts);
     add("speedups", "Speedups", speedup_chart);
-    const ModelComparison models = compare_models(figures);
+    const ModelComparison models = compare_models(figures, frameworks);
     links += model_comparison_nav(models);
     charts += model_comparison_html(models, [&ids](std::string_view stem) { return ids.next(stem); });
     add("distributions", "Distributions", distribution_charts);
@@ -998,16 +999,19 @@ std::string html_report(const RunFigures& figures, const Comparison* comparison)
 
 std::string html_report(const RunRecord& given, const Comparison* comparison) {
     std::optional<RunRecord> storage;
-    return html_report(compute_figures(with_statistics(given, storage)), comparison);
+    const RunRecord& record = with_statistics(given, storage);
+    return html_report(compute_figures(record), compare_frameworks(record), comparison);
 }
 
 /// report.html in the run folder, written once at the end (its tables and charts are over
-/// every scenario of the run), after the comparison with the baseline, whose verdicts it shows.
+/// every scenario of the run), after the comparison with the baseline, whose verdicts it shows;
+/// the comparison across frameworks shared with report.md (ReporterSettings::frameworks).
 std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
     return make_file_reporter(
-        settings, {.name = html_report_name, .render = [](const RunRecord& record, const Comparison* comparison) {
-                       return html_report(compute_figures(record), comparison);
-                   }});
+        settings,
+        {.name = html_report_name, .render = [settings](const RunRecord& record, const Comparison* comparison) {
+             return html_report(compute_figures(record), framework_comparison(settings, record), comparison);
+         }});
 }
 
 }  // namespace benchhost

@@ -1,9 +1,13 @@
-// The sections of report.html that put models side by side (model_comparison.hpp): the
-// accuracy table with a chart of accuracy against latency per benchmark, the dtypes
-// beside float32, and throughput against the parameter count across models.
+// The sections of report.html that put models side by side (model_comparison.hpp): one
+// model across frameworks (a table per configuration, the fastest's row marked, and its
+// medians with their CIs drawn), the accuracy table with a chart of accuracy against
+// latency per benchmark, the dtypes beside float32, and throughput against the parameter
+// count across models.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -16,12 +20,14 @@
 namespace benchhost {
 namespace {
 
-std::string table_html(const ComparisonTable& table) {
+/// The table; the row `marked` (when one of them) has the class "fastest".
+std::string table_html(const ComparisonTable& table, std::size_t marked = SIZE_MAX) {
     std::string out = "<table class=\"scenarios\"><thead><tr>";
     for (const std::string& column : table.header) out += "<th>" + html_escape(column) + "</th>";
     out += "</tr></thead><tbody>\n";
-    for (const auto& row : table.rows) {
-        out += "<tr>";
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        const auto& row = table.rows[r];
+        out += r == marked ? "<tr class=\"fastest\">" : "<tr>";
         for (const std::string& cell : row) out += "<td>" + html_escape(cell) + "</td>";
         out += "</tr>\n";
     }
@@ -91,6 +97,46 @@ std::string accuracy_charts(const ModelComparison& comparison,
     return out;
 }
 
+/// A group's medians with their CIs, a row per framework and variant (coloured by
+/// framework), against a line at the fastest's median.
+std::string framework_chart(const FrameworkTable& table, const std::function<std::string(std::string_view)>& next_id) {
+    const ModelGroup& group = *table.group;
+    double max_median = 0;  // in the series' unit
+    for (const ScenarioFigures* f : table.scenarios) max_median = std::max(max_median, f->analysis.summary.median);
+    const double to_ms = to_ms_factor(group.unit);
+    const auto [unit, factor] = time_display_unit(max_median * to_ms);
+    const double scale = to_ms * factor;  // from the series' unit to the axis'
+    svg::IntervalChart chart;
+    chart.id = next_id("frameworks-" + group.model);
+    chart.title = table.table.title + ": median " + group.series + " by framework and variant, with 95% CIs";
+    chart.description = "For " + group.model + " in each framework and variant, the median " + group.series +
+                        " with its 95% bootstrap confidence interval as whiskers; one colour per framework, the "
+                        "line at the fastest's median.";
+    chart.width = 900;
+    double low = INFINITY, high = 0;
+    for (std::size_t i = 0; i < group.entries.size(); ++i) {
+        const FrameworkEntry& entry = group.entries[i];
+        const ScenarioFigures& f = *table.scenarios[i];
+        const auto color = static_cast<int>(
+            (std::find(group.frameworks.begin(), group.frameworks.end(), entry.framework) - group.frameworks.begin()) %
+            8);
+        const bench::Interval& ci = f.analysis.median_ci;
+        const double median = f.analysis.summary.median * scale;
+        svg::IntervalRow row{table.table.rows[i][0] + " " + table.table.rows[i][2], {}};
+        row.marks.push_back({color, median, ci.valid() ? ci.low * scale : NAN, ci.valid() ? ci.high * scale : NAN,
+                             row.label + ": " + median_with_ci(f) + " (" + table.table.rows[i][4] + ")"});
+        low = std::min({low, median, ci.valid() ? ci.low * scale : median});
+        high = std::max({high, median, ci.valid() ? ci.high * scale : median});
+        chart.rows.push_back(std::move(row));
+    }
+    for (std::size_t i = 0; i < group.frameworks.size(); ++i)
+        chart.legend.emplace_back(group.frameworks[i], static_cast<int>(i % 8));
+    chart.reference = group.entries[group.fastest].series->analysis.summary.median * scale;
+    chart.reference_label = "the fastest";
+    chart.x = {"median " + group.series + " (" + unit + ")", svg::scale_for(low, high, 8), {}, true};
+    return in_figure(svg::interval_chart(chart));
+}
+
 bool has_size_and_throughput(const MeasuredModel& model) {
     return std::isfinite(model.parameters) && model.parameters > 0 && std::isfinite(median_of(model.throughput));
 }
@@ -158,6 +204,7 @@ bool has_scaling(const ModelComparison& comparison) { return !scaling_units(comp
 
 std::string model_comparison_nav(const ModelComparison& comparison) {
     std::string out;
+    if (!comparison.frameworks.empty()) out += "<li><a href=\"#frameworks\">Frameworks</a></li>";
     if (!comparison.accuracy.rows.empty()) out += "<li><a href=\"#accuracy\">Accuracy</a></li>";
     if (!comparison.precision.rows.empty()) out += "<li><a href=\"#precision\">Precision</a></li>";
     if (has_scaling(comparison)) out += "<li><a href=\"#scaling\">Scaling</a></li>";
@@ -167,6 +214,18 @@ std::string model_comparison_nav(const ModelComparison& comparison) {
 std::string model_comparison_html(const ModelComparison& comparison,
                                   const std::function<std::string(std::string_view)>& next_id) {
     std::string out;
+    if (!comparison.frameworks.empty()) {
+        out += "<section id=\"frameworks\"><h2>" + html_escape(frameworks_title) + "</h2>\n<p>" +
+               html_escape(frameworks_intro) + "</p>\n";
+        for (const FrameworkTable& table : comparison.frameworks)
+            out += "<h3 id=\"" + table.table.id + "\">" + html_escape(table.table.title) + "</h3>\n<p>" +
+                   html_escape(table.table.intro) + "</p>\n<div class=\"scroll\">" +
+                   table_html(table.table, table.fastest_row) + "</div>\n<div class=\"figures\">\n" +
+                   framework_chart(table, next_id) + "</div>\n";
+        if (!comparison.one_framework.empty())
+            out += "<p class=\"muted\">" + html_escape(comparison.one_framework) + "</p>\n";
+        out += "</section>\n";
+    }
     if (!comparison.accuracy.rows.empty()) {
         const ComparisonTable& table = comparison.accuracy;
         out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" +

@@ -270,7 +270,8 @@ void run_section(std::string& out, const RunFigures& figures) {
 
 }  // namespace
 
-std::string markdown_report(const RunFigures& figures, const Comparison* comparison) {
+std::string markdown_report(const RunFigures& figures, const FrameworkComparison& frameworks,
+                            const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     std::string out =
         "# benchhost run " + md_text(record.timestamp.empty() ? "(no timestamp)" : record.timestamp) + "\n\n";
@@ -280,7 +281,7 @@ std::string markdown_report(const RunFigures& figures, const Comparison* compari
     summary_section(out, figures, comparison);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
     peak_section(out, figures);
-    out += model_comparison_markdown(compare_models(figures), md_text);
+    out += model_comparison_markdown(compare_models(figures, frameworks), md_text);
     out += profile_markdown_section(figures, md_text, md_code);
     skipped_section(out, figures);
     run_section(out, figures);
@@ -289,16 +290,19 @@ std::string markdown_report(const RunFigures& figures, const Comparison* compari
 
 std::string markdown_report(const RunRecord& given, const Comparison* comparison) {
     std::optional<RunRecord> storage;
-    return markdown_report(compute_figures(with_statistics(given, storage)), comparison);
+    const RunRecord& record = with_statistics(given, storage);
+    return markdown_report(compute_figures(record), compare_frameworks(record), comparison);
 }
 
 /// report.md in the run folder, written once at the end (its tables are over every
-/// scenario of the run), after the comparison with the baseline, whose verdicts it shows.
+/// scenario of the run), after the comparison with the baseline, whose verdicts it shows;
+/// the comparison across frameworks shared with report.html (ReporterSettings::frameworks).
 std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
     return make_file_reporter(
-        settings, {.name = markdown_report_name, .render = [](const RunRecord& record, const Comparison* comparison) {
-                       return markdown_report(compute_figures(record), comparison);
-                   }});
+        settings,
+        {.name = markdown_report_name, .render = [settings](const RunRecord& record, const Comparison* comparison) {
+             return markdown_report(compute_figures(record), framework_comparison(settings, record), comparison);
+         }});
 }
 
 }  // namespace benchhost

@@ -230,6 +230,23 @@ TEST_F(DistributedTest, ATakenPortIsPassedOver) {
     EXPECT_EQ(std::stoi(record["MASTER_PORT"].GetString()), used);
 }
 
+TEST_F(DistributedTest, ACppPluginDeclaresTheWorldSizeAxisAndItsRanksRunAsWorkers) {
+    // plugins-dir is the fixture's own folder: unit/libfixture_ranks.so.
+    const fs::path fixtures = BENCH_TEST_DISTRIBUTED_FIXTURE_DIR;
+    plugins = fixtures;
+    auto s = run({"--world-sizes", "2"}, 0);
+    const Scenario& two = s["fixture_ranks[world_size=2]"];
+    ASSERT_EQ(two.status, "success") << two.reason << last.err;
+    EXPECT_EQ(info(two, "seen"), "rank 0 of 2, config world_size 2, master 127.0.0.1");
+    EXPECT_EQ(samples(two, "step.rank1"), (std::vector<double>{2, 3, 4}));
+    EXPECT_EQ(samples(two, "step"), (std::vector<double>{2, 3, 4}));
+
+    auto failed = run({"--world-sizes", "2", "--param", "fail_rank=1"}, 1);
+    const Scenario& one = failed["fixture_ranks[world_size=2]"];
+    EXPECT_EQ(one.status, "failed");
+    EXPECT_EQ(one.reason.rfind("rank 1 of 2: threw std::runtime_error: rank 1 fails on purpose", 0), 0u) << one.reason;
+}
+
 // Ranks that meet in gloo collectives (PyTorch): equal ranks, a rank slowed on purpose,
 // and a rank 0 that finds its port taken when it listens (another program took it after
 // the host looked): the first attempt only.

@@ -130,7 +130,8 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
             {key.first, key.second, evidence,
              std::isfinite(check.baseline) ? format_figure_or_count(check.baseline, series.unit) : "-",
              std::isfinite(check.noise) ? fmt::format("{:.2g}%", 100 * check.noise) : "-",
-             format_figure_or_count(series.latest, series.unit), std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
+             format_figure_or_count(series.latest, series.unit),
+             std::isfinite(check.ratio) ? format_change(check.ratio) : "-",
              check.ratio_ci.valid() ? fmt::format("[{:.2f}, {:.2f}]", check.ratio_ci.low, check.ratio_ci.high) : "-",
              verdict});
     }

@@ -32,6 +32,7 @@
 #include "execute/worker_server.hpp"
 #include "json/result_json.hpp"
 #include "util/join.hpp"
+#include "util/text_table.hpp"
 
 namespace benchhost {
 
@@ -625,7 +626,7 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
             if (rank.get() == first || rank->result.status == bench::Status::success) continue;
             if (rank->killed) stopped.push_back(std::to_string(rank->rank));
             else if (!skipped || rank->result.reason != first->result.reason)
-                also.push_back("rank " + std::to_string(rank->rank) + ": " + rank->result.reason.substr(0, 300));
+                also.push_back("rank " + std::to_string(rank->rank) + ": " + one_line(rank->result.reason, 160));
         }
         if (skipped && stopped.empty() && also.empty()) reason = first->result.reason;
         if (!also.empty()) reason += " (then " + join(also, "; ") + ")";

@@ -139,10 +139,10 @@ def scenarios(benchmark: Benchmark, given: dict[str, list[Any]]) -> tuple[list[t
     for axis in benchmark.axes:
         if axis in given:
             values = given[axis]
+        elif axis == "world_size":  # a distributed benchmark: one rank, whatever it declares
+            values = [1]
         elif axis in benchmark.values:
             values = typed(axis, benchmark.values[axis])
-        elif axis == "world_size":  # a distributed benchmark: one rank, unless told otherwise
-            values = [1]
         else:
             continue
         if axis == "variant":

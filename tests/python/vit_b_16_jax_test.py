@@ -5,6 +5,7 @@ in the project's venv (ctest python_vit_b_16_jax):
     holding the C++ plugin's weights: drawn with that plugin's seeds (16 and 224, read
     from vit_b_16.cpp), in its constructors' order, a tensor for each of torchvision's
     names (loaded strictly); the same each time, the global generator left as it was;
+    bit for bit the bytes whose digest the C++ plugin's package key holds (pinned);
   - the Flax model has ViT-B/16's 86,567,656 parameters, named and shaped as the
     converted weights;
   - on the C++ plugin's input, batch 2, its logits, jitted and eager, agree with
@@ -13,6 +14,7 @@ in the project's venv (ctest python_vit_b_16_jax):
 Exit 77 (ctest's skip) where jax, flax or torch cannot be imported.
 """
 
+import hashlib
 import importlib.util
 import os
 import re
@@ -83,6 +85,25 @@ class VitB16JaxTest(unittest.TestCase):
             self.assertTrue(torch.equal(again[name], tensor), name)
         torch.manual_seed(224)
         self.assertTrue(torch.equal(x, torch.randn(2, 3, 224, 224)))
+        # Bit for bit the C++ plugin's: its weights, name and bytes in its module's order
+        # (LibTorch's named_parameters: a module's own, then its children's), have the
+        # FNV-1a digest 42101b39553fca89 that its AOTInductor package's key.txt holds as
+        # "weights" (aot_inductor.cpp, weights_digest; checked on 2026-11-29 with a
+        # compile of vit_b_16 against this stream), whose SHA-256 is pinned here.
+        order = ["class_token", "conv_proj.weight", "conv_proj.bias", "encoder.pos_embedding"]
+        for i in range(12):
+            layer = f"encoder.layers.encoder_layer_{i}"
+            order += [f"{layer}.{part}" for part in (
+                "ln_1.weight", "ln_1.bias", "self_attention.in_proj_weight", "self_attention.in_proj_bias",
+                "self_attention.out_proj.weight", "self_attention.out_proj.bias", "ln_2.weight", "ln_2.bias",
+                "mlp.0.weight", "mlp.0.bias", "mlp.3.weight", "mlp.3.bias")]
+        order += ["encoder.ln.weight", "encoder.ln.bias", "heads.head.weight", "heads.head.bias"]
+        self.assertEqual(sorted(order), sorted(state))
+        digest = hashlib.sha256()
+        for name in order:
+            digest.update(name.encode())
+            digest.update(state[name].contiguous().numpy().tobytes())
+        self.assertEqual(digest.hexdigest(), "2563bb9576f47fd0c28f23586b9034f3b8155b6347b69c2bdabed61973d33e73")
 
     def test_the_flax_model_has_vit_b_16s_parameters(self):
         expected = jax.eval_shape(self.module.init, jax.random.key(0), jnp.zeros((1, 224, 224, 3)))

@@ -183,14 +183,17 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
             config.load = options.load;
             config.profile = options.profile;
             // Axes the benchmark does not vary over still set its config: their first value.
-            // Several values are a warning only when the user gave them, not the defaults.
+            // Several values are a warning only when the user gave them, not the defaults,
+            // and only for what runs: a mock without --enable-mock is skipped whatever its axes.
+            const bool skipped_mock = plugin.mock() && !options.enable_mock;
             // The world size is not one: a benchmark that does not declare it is not
             // distributed, and ignores --world-sizes (its config's world_size stays 0).
             for (const auto& [axis, values] : benchmark_settings.axes) {
                 if (axis == "world_size") continue;
                 if (bench::is_builtin_axis(axis) && !values.empty() && !contains(benchmark_axes, axis)) {
                     const std::string origin = benchmark_settings.axis_origin(axis);
-                    if (values.size() > 1 && !origin.empty() && ignored_values.insert(who + "\n" + axis).second)
+                    if (values.size() > 1 && !origin.empty() && !skipped_mock &&
+                        ignored_values.insert(who + "\n" + axis).second)
                         plan.warnings.push_back(who + " does not vary over " + axis + ": of " + join(values) + " (" +
                                                 origin + ") only the first (" + values.front() + ") is used");
                     try {
@@ -203,7 +206,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
 
             PlannedScenario planned{config, plugin.path, plugin.info.version, benchmark.symbol, {}, {}};
             planned.plugin_build = plugin.build();
-            if (plugin.mock() && !options.enable_mock) {
+            if (skipped_mock) {
                 planned.skip_reason = "mock plugin: run with --enable-mock to include it";
                 plan.scenarios.push_back(std::move(planned));
                 continue;

@@ -120,6 +120,22 @@ TEST(Plan, DefaultValuesOfAnAxisAPluginDoesNotVaryOverAreNeverWarnedAbout) {
               "the first (eager) is used");
 }
 
+TEST(Plan, AMockThatIsSkippedIsNotWarnedAboutForTheAxesItDoesNotVaryOver) {
+    // A config's compile modes apply to every plugin; the mock has none. Without
+    // --enable-mock it does not run, and a new user's first run should not warn about it.
+    RunOptions options = options_with_defaults();
+    options.include = {"mock_benchmark"};
+    options.config.axes["compile_mode"] = {"default", "torchscript"};
+    options.config.axis_origins["compile_mode"] = "configs/default.yaml:10:16";
+    EXPECT_TRUE(make_plan(sample_discovery(), options).warnings.empty());
+    options.enable_mock = true;
+    const Plan plan = make_plan(sample_discovery(), options);
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_EQ(plan.warnings[0],
+              "mock_benchmark does not vary over compile_mode: of default,torchscript "
+              "(configs/default.yaml:10:16) only the first (default) is used");
+}
+
 TEST(Plan, VariantsAPluginDoesNotDeclareAreNotPlanned) {
     Discovery discovery = sample_discovery();
     discovery.plugins[1].info.variants = bench::eager_bit | bench::compiled_bit;  // resnet50

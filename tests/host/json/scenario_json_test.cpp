@@ -139,6 +139,7 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.model_id = "m";
     config.target_ci_width = 0.05;
     config.throttle_cooldown_s = 2.5;
+    config.world_size = 4;  // a distributed scenario's ranks
     config.params.set("sizes", bench::Params::Values{"1", "2"});
     ShardInfo shard;
     shard.index = 2;

@@ -151,6 +151,9 @@ std::vector<double> round_medians(const bench::RoundSamples& rounds) {
 
 std::string percent(double relative) { return fmt::format("{:.3g}%", relative * 100); }
 
+/// A confidence level as a percentage, to two decimals where it has them: 95, 99, 99.79.
+std::string level_text(double level) { return fmt::format("{:g}", std::floor(level * 10000 + 0.5) / 100); }
+
 /// The figures and the verdict of `next` against `base` (SeriesComparison, without its
 /// names), on the best evidence the two sides hold.
 SeriesComparison judge(const Side& base, const Side& next, const CompareOptions& options,
@@ -179,24 +182,45 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
             row.evidence = "pairs";
             row.ratio = ratio;
             row.ratio_ci = bench::paired_ratio_interval(base_medians, new_medians, 0.95);
-            row.verdict_ci = row.ratio_ci;
-            if (pairs > options.first_look_pairs) {
-                row.verdict_level = options.later_looks_level;
-                row.verdict_ci = bench::paired_ratio_interval(base_medians, new_medians, options.later_looks_level);
+            // The look's level (stricter past the first look), and for slower or faster that
+            // level divided among the series the run compares.
+            const bool later_look = pairs > options.first_look_pairs;
+            const double look_level = later_look ? options.later_looks_level : 0.95;
+            const std::size_t family = std::max<std::size_t>(options.family_rows, 1);
+            const double family_level = 1 - (1 - look_level) / static_cast<double>(family);
+            const bench::Interval look_ci =
+                later_look ? bench::paired_ratio_interval(base_medians, new_medians, look_level) : row.ratio_ci;
+            const bench::Interval family_ci =
+                family > 1 ? bench::paired_ratio_interval(base_medians, new_medians, family_level) : look_ci;
+            row.verdict_level = family_level;
+            row.verdict_ci = family_ci;
+            row.verdict = verdict_of(row.ratio, family_ci, options.threshold);
+            if (row.verdict == Verdict::inconclusive &&
+                verdict_of(row.ratio, look_ci, options.threshold) == Verdict::same) {
+                row.verdict = Verdict::same;
+                row.verdict_level = look_level;
+                row.verdict_ci = look_ci;
             }
-            row.verdict = verdict_of(row.ratio, row.verdict_ci, options.threshold);
-            const int level_percent = static_cast<int>(std::lround(row.verdict_level * 100));
-            if (!row.verdict_ci.valid())
+            const std::string level = level_text(row.verdict_level);
+            const std::string why_level = fmt::format(
+                "{}%{} divided among the {} series this run compares", level_text(look_level),
+                later_look ? fmt::format(" past the first {} pairs", options.first_look_pairs) : "", family);
+            if (row.verdict != Verdict::inconclusive) return row;
+            if (!row.verdict_ci.valid()) {
                 row.note = fmt::format("{} pairs: {} are needed for a {}% interval", pairs,
-                                       bench::fewest_pairs(row.verdict_level), level_percent);
-            else if (row.verdict == Verdict::inconclusive &&
-                     verdict_of(row.ratio, row.ratio_ci, options.threshold) != Verdict::inconclusive)
+                                       bench::fewest_pairs(row.verdict_level), level);
+                if (family > 1) row.note += " (" + why_level + ")";
+            } else if (verdict_of(row.ratio, row.ratio_ci, options.threshold) == Verdict::inconclusive) {
+                row.note = "the pairs differ too much to tell: more rounds narrow the interval";
+            } else if (family > 1) {
+                row.note = fmt::format("the verdict reads the {}% interval [{:.3g}, {:.3g}] ({}): more pairs narrow it",
+                                       level, row.verdict_ci.low, row.verdict_ci.high, why_level);
+            } else {
                 row.note = fmt::format(
                     "past the first {} pairs the verdict reads the {}% interval [{:.3g}, {:.3g}]: "
                     "more pairs narrow it",
-                    options.first_look_pairs, level_percent, row.verdict_ci.low, row.verdict_ci.high);
-            else if (row.verdict == Verdict::inconclusive)
-                row.note = "the pairs differ too much to tell: more rounds narrow the interval";
+                    options.first_look_pairs, level, row.verdict_ci.low, row.verdict_ci.high);
+            }
             return row;
         }
     }
@@ -473,13 +497,18 @@ std::vector<SideDifference> side_differences(const RunRecord& base, const RunRec
     return out;
 }
 
-Comparison compare_runs(const RunRecord& base, const RunRecord& next, const CompareOptions& options) {
+Comparison compare_runs(const RunRecord& base, const RunRecord& next, const CompareOptions& given) {
     Comparison comparison;
-    comparison.options = options;
     comparison.incomparable = incomparable_facts(base.hardware, next.hardware);
 
     std::map<std::string, const ScenarioOutcome*> base_by_id;
     for (const ScenarioOutcome& outcome : base.outcomes) base_by_id.emplace(outcome.config.scenario_id(), &outcome);
+    CompareOptions options = given;
+    if (options.paired && options.family_rows == 0)
+        for (const ScenarioOutcome& outcome : next.outcomes)
+            if (const auto it = base_by_id.find(outcome.config.scenario_id()); it != base_by_id.end())
+                options.family_rows += compared_series(*it->second, outcome);
+    comparison.options = options;
     std::map<std::string, bool> seen;
     double log_sum = 0;
     std::size_t logs = 0;
@@ -527,18 +556,36 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
     return comparison;
 }
 
-std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
-                                               const CompareOptions& options) {
-    std::vector<SeriesComparison> rows;
-    if (base.result.status != bench::Status::success || next.result.status != bench::Status::success) return rows;
-    const std::string id = next.config.scenario_id();
+namespace {
+
+/// The time series of `next` that compare_outcomes compares, each with base's of the same name.
+std::vector<std::pair<const bench::Series*, const bench::Series*>> series_pairs(const ScenarioOutcome& base,
+                                                                                const ScenarioOutcome& next) {
+    std::vector<std::pair<const bench::Series*, const bench::Series*>> out;
+    if (base.result.status != bench::Status::success || next.result.status != bench::Status::success) return out;
     for (const bench::Series& series : next.result.series) {
         if (!is_time_unit(series.unit)) continue;
         const bench::Series* old_series = base.result.find_series(series.name);
         if (old_series == nullptr || !is_time_unit(old_series->unit)) continue;
         if (old_series->samples.empty() || series.samples.empty()) continue;
-        rows.push_back(compare_series(id, base, *old_series, next, series, options));
+        out.emplace_back(old_series, &series);
     }
+    return out;
+}
+
+}  // namespace
+
+std::size_t compared_series(const ScenarioOutcome& base, const ScenarioOutcome& next) {
+    return series_pairs(base, next).size();
+}
+
+std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
+                                               const CompareOptions& options) {
+    std::vector<SeriesComparison> rows;
+    if (base.result.status != bench::Status::success || next.result.status != bench::Status::success) return rows;
+    const std::string id = next.config.scenario_id();
+    for (const auto& [old_series, series] : series_pairs(base, next))
+        rows.push_back(compare_series(id, base, *old_series, next, *series, options));
     for (const std::string_view name : compiler_counts) {
         const bench::Scalar* old_count = base.result.find_scalar(std::string(name));
         const bench::Scalar* new_count = next.result.find_scalar(std::string(name));

@@ -65,6 +65,13 @@ struct CompareOptions {
     /// rarely as one look at 95% does (tests/host/analysis/compare_test.cpp).
     std::size_t first_look_pairs = 6;
     double later_looks_level = 0.99;
+    /// Paired: how many time series the A/B run compares (0: compare_runs counts them,
+    /// compared_series). The run fails its gate when any one of them is slower, so a
+    /// verdict of slower or faster reads each at a level that keeps the chance of a false
+    /// one anywhere in the run where one series alone would have it (Bonferroni): 1 - 0.05 /
+    /// rows at the first look, 1 - 0.01 / rows past it. "same" reads the interval of the
+    /// look itself: calling a change absent is no alarm.
+    std::size_t family_rows = 0;
 };
 
 /// One run a side: how far the machine's speed, read off the reference loop before and
@@ -109,8 +116,9 @@ struct SeriesComparison {
     std::string evidence = "samples";
     int base_rounds = 1, new_rounds = 1;
     std::size_t history_runs = 0;  // evidence "history": the runs the noise was learned from
-    /// The level of the interval the verdict was read from: 0.95 (ratio_ci itself), or
-    /// CompareOptions::later_looks_level for pairs past the first look (verdict_ci).
+    /// The level of the interval the verdict was read from: 0.95 (ratio_ci itself), or for
+    /// pairs the look's level (CompareOptions::later_looks_level past the first look)
+    /// divided among the series the run compares (CompareOptions::family_rows): verdict_ci.
     double verdict_level = 0.95;
     bench::Interval verdict_ci;
     /// With --confirm, when the scenario was run again because it was flagged slower: the
@@ -177,6 +185,10 @@ inline constexpr std::string_view compiler_counts[] = {"graph_breaks", "recompil
 /// when it fell (compare_runs calls it for every scenario; an A/B run after every pair).
 std::vector<SeriesComparison> compare_outcomes(const ScenarioOutcome& base, const ScenarioOutcome& next,
                                                const CompareOptions& options);
+
+/// How many time series compare_outcomes compares with statistics for one scenario that
+/// both sides ran successfully (its compiler counts aside).
+std::size_t compared_series(const ScenarioOutcome& base, const ScenarioOutcome& next);
 
 /// The verdict an interval of a ratio (new / base) gives: slower (or faster) when it
 /// excludes no change and the ratio passes the threshold, same when it lies within the

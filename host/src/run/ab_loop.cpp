@@ -100,7 +100,7 @@ private:
             return;
         }
         if (state.rounds < options_.min_rounds) return;
-        const std::vector<SeriesComparison> rows = compare_outcomes(*a, *b, options_.compare);
+        const std::vector<SeriesComparison> rows = compare_outcomes(*a, *b, compare_options());
         state.verdict = scenario_verdict(rows);
         if (state.verdict != Verdict::inconclusive || state.rounds >= options_.max_rounds) state.ended = true;
         if (!rows.empty()) {
@@ -151,7 +151,7 @@ private:
                           state->pair->scenario_id, state->rounds);
                 continue;
             }
-            state->verdict = scenario_verdict(compare_outcomes(*a, *b, options_.compare));
+            state->verdict = scenario_verdict(compare_outcomes(*a, *b, compare_options()));
             state->confirmed = state->verdict == Verdict::slower;
             if (state->verdict == Verdict::inconclusive && state->rounds < options_.max_rounds && !state->out_of_time) {
                 state->ended = false;  // undecided again: more pairs, as for any other
@@ -176,6 +176,20 @@ private:
                 again, again == 1 ? "was" : "were");
         log_.info("{}", confirmations_);
         return reopened;
+    }
+
+    /// The comparison's options with the series the run compares counted over every
+    /// scenario that has run on both sides so far (all have, by the first look: the
+    /// scenarios take their pairs in turn), as compare_runs counts them at the end.
+    CompareOptions compare_options() const {
+        CompareOptions options = options_.compare;
+        if (options.family_rows != 0) return options;
+        for (const PairState& state : states_) {
+            const ScenarioOutcome* a = base_.runner.outcome(state.pair->scenario_id);
+            const ScenarioOutcome* b = next_.runner.outcome(state.pair->scenario_id);
+            if (a != nullptr && b != nullptr) options.family_rows += compared_series(*a, *b);
+        }
+        return options;
     }
 
     std::vector<std::string> notes() const {

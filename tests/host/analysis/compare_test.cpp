@@ -526,7 +526,9 @@ TEST(Compare, PairsCancelTheLoadTheyShare) {
     const RunRecord base = run({in_rounds("same", 10, moments, 15, 100), in_rounds("slower", 10, moments, 15, 200)});
     const RunRecord next =
         run({in_rounds("same", 10, moments, 15, 300), in_rounds("slower", 10, slower_moments, 15, 400)});
-    const Comparison paired = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .paired = true});
+    // One series judged alone (a run of two reads each at 97.5%, which 6 pairs cannot reach).
+    const Comparison paired =
+        compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .paired = true, .family_rows = 1});
     ASSERT_EQ(paired.rows.size(), 2u);
     EXPECT_EQ(paired.rows[0].evidence, "pairs");
     EXPECT_EQ(paired.rows[0].verdict, Verdict::same);
@@ -592,6 +594,90 @@ TEST(Compare, PairsLookedAtAgainAndAgainStillRarelyCallABuildSlowerThanItself) {
     EXPECT_GE(found, trials * 60 / 100) << "2% slower found";
     std::cout << "same build slower: " << slower_corrected << " of " << trials
               << " (every look at 95%: " << slower_every_look_at_95 << "); 2% slower found: " << found << "\n";
+}
+
+/// One series of an A/B run of `family` series, looked at as the A/B loop does (6 pairs,
+/// then one at a time while inconclusive, up to 40), on a machine whose load comes in
+/// bursts: each pair's log ratio has 3% of noise, and in one pair of 8 a burst slows one
+/// of its two rounds (either side alike) by 10% to 60%. True when it ends slower.
+bool slower_in_a_bursty_run(unsigned seed, double slowdown, std::size_t family) {
+    constexpr std::size_t first_look = 6, max_pairs = 40;
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> own(0.0, 0.03 / std::sqrt(2.0));
+    std::uniform_real_distribution<double> unit(0.0, 1.0), burst(1.1, 1.6);
+    std::vector<double> base_moments, new_moments;
+    CompareOptions options{.threshold = 0.05, .paired = true, .family_rows = family};
+    options.first_look_pairs = first_look;
+    for (;;) {
+        const std::size_t pairs = base_moments.empty() ? first_look : base_moments.size() + 1;
+        while (base_moments.size() < pairs) {
+            double base_moment = std::exp(own(rng)), new_moment = slowdown * std::exp(own(rng));
+            if (unit(rng) < 1.0 / 8) (unit(rng) < 0.5 ? base_moment : new_moment) *= burst(rng);
+            base_moments.push_back(base_moment);
+            new_moments.push_back(new_moment);
+        }
+        const std::vector<SeriesComparison> rows =
+            compare_outcomes(in_rounds("x", 10, base_moments, 5, seed * 1000),
+                             in_rounds("x", 10, new_moments, 5, seed * 1000 + 500), options);
+        if (rows.front().verdict != Verdict::inconclusive || base_moments.size() >= max_pairs)
+            return rows.front().verdict == Verdict::slower;
+    }
+}
+
+TEST(Compare, ARunOfManySeriesRarelyCallsAnyOfThemSlower) {
+    // The gate fails a run when any one series is slower. An A/B run of the two mocks
+    // compares 24 series: each read at 95% alone, a burst of load that leans a series' first
+    // pairs one way fails the same build far more often than one series would. Read at the
+    // level divided among the 24, the run as a whole keeps to about one series' rate, and a
+    // 20% slowdown of one of them is still found.
+    constexpr unsigned runs = 100;
+    constexpr std::size_t series = 24;
+    int alarms_divided = 0, alarms_each_alone = 0, found = 0;
+    for (unsigned run = 0; run < runs; ++run) {
+        bool divided = false, alone = false;
+        for (std::size_t k = 0; k < series; ++k) {
+            const unsigned seed = run * 100 + static_cast<unsigned>(k) + 1;
+            divided = slower_in_a_bursty_run(seed, 1.0, series) || divided;
+            alone = slower_in_a_bursty_run(seed, 1.0, 1) || alone;
+        }
+        alarms_divided += divided;
+        alarms_each_alone += alone;
+        found += slower_in_a_bursty_run(run + 50000, 1.2, series);
+    }
+    std::cout << "same build, runs of " << series << " series failing: " << alarms_divided << " of " << runs
+              << " (each series at 95% alone: " << alarms_each_alone << "); 20% slower found: " << found << "\n";
+    EXPECT_LE(alarms_divided, 5) << "the same build failed the gate";
+    EXPECT_GE(alarms_each_alone, 2 * std::max(alarms_divided, 2)) << "the division made no difference here";
+    EXPECT_GE(found, 90) << "a 20% slowdown of one series";
+}
+
+TEST(Compare, ARowOfARunOfManySeriesSaysWhyItWaits) {
+    // Six pairs all 20% slower: alone, slower at the first look; one of 24 series, its
+    // level is 99.79%, which 6 pairs cannot reach: it waits for 10, and says so.
+    const std::vector<double> base_moments = {1.00, 1.10, 0.95, 1.20, 1.05, 1.15};
+    std::vector<double> new_moments;
+    for (const double m : base_moments) new_moments.push_back(m * 1.2);
+    const ScenarioOutcome base = in_rounds("x", 10, base_moments, 5, 7), next = in_rounds("x", 10, new_moments, 5, 8);
+    CompareOptions options{.threshold = 0.05, .paired = true, .family_rows = 1};
+    EXPECT_EQ(compare_outcomes(base, next, options).front().verdict, Verdict::slower);
+    options.family_rows = 24;
+    const SeriesComparison row = compare_outcomes(base, next, options).front();
+    EXPECT_EQ(row.verdict, Verdict::inconclusive);
+    EXPECT_NEAR(row.verdict_level, 1 - 0.05 / 24, 1e-12);
+    EXPECT_NE(row.note.find("6 pairs: 10 are needed for a 99.79% interval (95% divided among the 24 series this run "
+                            "compares)"),
+              std::string::npos)
+        << row.note;
+    // The same build at the same six moments is same: calling a change absent is no alarm.
+    const SeriesComparison same = compare_outcomes(base, in_rounds("x", 10, base_moments, 5, 9), options).front();
+    EXPECT_EQ(same.verdict, Verdict::same);
+    EXPECT_EQ(same.verdict_level, 0.95);
+    // compare_runs counts the series itself: two scenarios of one time series each.
+    const RunRecord a = run({in_rounds("one", 10, base_moments, 5, 1), in_rounds("two", 10, base_moments, 5, 2)});
+    const RunRecord b = run({in_rounds("one", 10, new_moments, 5, 3), in_rounds("two", 10, base_moments, 5, 4)});
+    const Comparison counted = compare_runs(a, b, {.threshold = 0.05, .paired = true});
+    EXPECT_EQ(counted.options.family_rows, 2u);
+    EXPECT_NEAR(counted.rows[0].verdict_level, 0.975, 1e-12);
 }
 
 TEST(Compare, PastTheFirstLookThePairsVerdictReadsTheStricterInterval) {

@@ -550,6 +550,11 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
                                                 [&](const ScenarioOutcome& o) { return o.config.scenario_id() == id; }))
             comparison.only_in_base.push_back(id);
     }
+    // A compiler count that changed leads every output (console, comparison.md and .json,
+    // the page, summary.md, JUnit): a graph break added is the reason a run got slower.
+    std::stable_partition(comparison.rows.begin(), comparison.rows.end(), [](const SeriesComparison& row) {
+        return row.evidence == "count" && row.verdict != Verdict::same;
+    });
     comparison.geomean_ratio = logs > 0 ? std::exp(log_sum / static_cast<double>(logs)) : std::nan("");
     comparison.base_load = side_load(base);
     comparison.new_load = side_load(next);

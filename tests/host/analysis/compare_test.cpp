@@ -328,6 +328,14 @@ TEST(Compare, AGrownCompilerCountIsSlowerWithoutStatistics) {
     EXPECT_EQ(row("fixed", "graph_breaks").verdict, Verdict::faster);
     EXPECT_EQ(row("fixed", "recompiles").verdict, Verdict::same);
     EXPECT_EQ(c.regressions(), 2u);
+    // The counts that changed come first, in the order of their scenarios; then the rest.
+    ASSERT_GE(c.rows.size(), 3u);
+    EXPECT_EQ(c.rows[0].series, "graph_breaks");
+    EXPECT_EQ(c.rows[1].series, "unique_graphs");
+    EXPECT_EQ(c.rows[2].scenario_id, "performance/mock/fixed[variant=eager]");
+    EXPECT_EQ(c.rows[2].series, "graph_breaks");
+    EXPECT_EQ(c.rows[3].series, "unique_graphs");
+    EXPECT_EQ(c.rows[4].series, "latency");
     EXPECT_EQ(scenario_verdict(compare_outcomes(base.outcomes[0], next.outcomes[0], {})), Verdict::slower);
     // The counts stay out of the geometric mean of the timings.
     EXPECT_NEAR(c.geomean_ratio, 1.0, 0.02);

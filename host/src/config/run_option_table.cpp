@@ -321,13 +321,13 @@ std::vector<RunOption> make_table() {
                 settings.target_ci_width = relative_option(source.option, text, 1);
                 return;
             }
-            const auto width = parse_relative(text);
-            if (!width || *width >= 1)
+            const auto parsed = parse_relative(text);
+            if (!parsed || *parsed >= 1)
                 throw ConfigError(source.at +
                                   ": 'target_ci_width' must be a relative width such as 1% or 0.01 (below 100%), "
                                   "got '" +
                                   text + "'");
-            settings.target_ci_width = *width;
+            settings.target_ci_width = *parsed;
         };
         add(std::move(width).described("target_ci_width"));
     }

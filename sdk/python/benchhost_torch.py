@@ -27,27 +27,54 @@ measured_peak_rss, the worker its peak_rss.
 model_variant builds the scenario's variant (ctx.config.variant) of an nn.Module as the
 C++ SDK's LibTorch layer does, and checks its output against eager's:
   - eager: the module itself;
-  - compiled: in the compile modes of torch.compile (default, reduce-overhead,
-    max-autotune, max-autotune-no-cudagraphs), torch.compile(model, mode=...) with
-    Inductor's freezing on, as the C++ layer's AOTInductor packages are compiled
-    (freezing=False: PyTorch's default, off), and dynamic= from --param dynamic
-    (static, dynamic, or automatic, the default: torch.compile's False, True, None); in
-    torchscript, torch.jit.trace, torch.jit.freeze and torch.jit.optimize_for_inference;
+  - compiled, in the compile modes default and max-autotune: an AOTInductor package, as
+    the C++ layer's modes of those names are (torch.export, then
+    torch._inductor.aoti_compile_and_package with Inductor's freezing; max-autotune adds
+    max_autotune and coordinate_descent_tuning), compiled once into benchhost's package
+    cache (aot-inductor/ in benchhost.cache_dir(), beside the C++ layer's packages, keyed
+    the same way) and loaded by every later worker (torch._inductor.aoti_load_package);
+    a model torch.export cannot export fails the scenario, naming the model and
+    torch.export's reason (nothing else is run in its place);
+  - compiled, in torch.compile's modes: torch-compile (torch.compile's default),
+    torch-compile-max-autotune, reduce-overhead and max-autotune-no-cudagraphs,
+    torch.compile(model, mode=...) with Inductor's freezing on, as the packages are
+    compiled (freezing=False: PyTorch's default, off), and dynamic= from --param dynamic
+    (static, dynamic, or automatic, the default: torch.compile's False, True, None),
+    compiled at the first call in every worker;
+  - compiled, in torchscript: torch.jit.trace, torch.jit.freeze and
+    torch.jit.optimize_for_inference;
     another mode fails the scenario, naming the known ones;
   - kernelized: kernelize(model), a callable of the plugin's own (it gets a deep copy of
     the model); without one the scenario is skipped, saying so.
 It records compile_time (torch.compile compiles at the first call, so its compile_time
-includes that call's forward pass; TorchScript's is the trace, freeze and passes) or
-kernelize_time, first_call (the first call after compiling, ms), info compiler, and
-max_abs_diff and max_rel_diff of the variant's output against eager's on the same inputs,
-with the C++ layer's tolerances: out of tolerance the scenario fails with the worst
-element. On a CUDA device each timed call ends with torch.cuda.synchronize().
+includes that call's forward pass; TorchScript's is the trace, freeze and passes; an
+AOTInductor package's, on a cache miss only, export, compile and packaging, of which
+export_time is torch.export's) or kernelize_time, package_load_time (a package, hit or
+miss), first_call (the first call after compiling, ms), info compiler, compile_cache
+(a package: "miss: PATH" or "hit: PATH"), and max_abs_diff and max_rel_diff of the
+variant's output against eager's on the same inputs, with the C++ layer's tolerances: out
+of tolerance the scenario fails with the worst element. On a CUDA device each timed call
+ends with torch.cuda.synchronize().
+
+An AOTInductor package's cache entry is the C++ layer's: a folder
+<cache>/aot-inductor/<name>-<mode>-<key>/ with model.pt2, key.txt (what the key was made
+of) and compile.json, made in a temporary folder and renamed into place whole. The key
+(16 hex digits, FNV-1a of key.txt, as the C++ layer's) covers the model's name
+(model_variant's name=, else its class's), the source files of its modules' classes and
+their repr, the exporter's code, a digest of the weights (parameters and buffers), the
+inputs' dtypes and shapes, the intra-op thread count (Inductor writes it into the CPU
+code), the device (a GPU's name and compute capability), float32 matmul precision,
+deterministic algorithms and TF32, the mode, Inductor's options and the torch version.
+An entry that does not load is deleted, with a warning, and compiled again. Before a
+compile the console says what it compiles and that it is cached for later runs.
 
 torch.compile's cache is the worker's TORCHINDUCTOR_CACHE_DIR: the user's, else
 benchhost's cache folder (inductor/ in it; recorded as info compile_cache_dir).
 
 What torch.compile did, read from TorchDynamo's counters and compilation metrics around
-the compiling first call (compiled variant, torch.compile modes):
+the compiling first call (compiled variant, torch.compile's modes; an AOTInductor
+package has no graph breaks, since torch.export fails where torch.compile would break,
+and is compiled for one set of shapes, so these are not recorded for it):
   - scalars (count) unique_graphs, graph_breaks and compiles (frames compiled), and
     compile_time split by stage where TorchDynamo says: dynamo_compile_time,
     aot_autograd_compile_time, inductor_compile_time, inductor_code_gen_time (ms);
@@ -61,15 +88,36 @@ the compiling first call (compiled variant, torch.compile modes):
 """
 
 import copy
+import hashlib
+import inspect
+import json
 import logging
 import os
+import re
+import shutil
 import sys
+import tempfile
 import time
+import traceback
+from typing import Any, Callable
 
 import torch
 
-TORCH_COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+import benchhost
+
+# The compiled variant's compile modes. AOTInductor packages, by the C++ layer's names
+# for them: exported, compiled once into benchhost's package cache, loaded afterwards.
+AOT_INDUCTOR_MODES = ("default", "max-autotune")
+# torch.compile, compiled at the first call in every worker: benchhost's name -> the
+# mode torch.compile is given.
+TORCH_COMPILE_MODES = {
+    "torch-compile": "default",
+    "torch-compile-max-autotune": "max-autotune",
+    "reduce-overhead": "reduce-overhead",
+    "max-autotune-no-cudagraphs": "max-autotune-no-cudagraphs",
+}
 TORCHSCRIPT_MODES = ("torchscript",)
+COMPILE_MODES = AOT_INDUCTOR_MODES + tuple(TORCH_COMPILE_MODES) + TORCHSCRIPT_MODES
 # --param dynamic: torch.compile's dynamic= (automatic: static shapes first, dynamic ones
 # from the first shape that changes).
 DYNAMIC = {"static": False, "dynamic": True, "automatic": None}
@@ -238,13 +286,295 @@ def check_against_eager(ctx, reference, candidate):
         raise AssertionError(f"{failure} (max_abs_diff {max_abs:g}, max_rel_diff {max_rel:g})")
 
 
-def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
+# The AOTInductor packages: the C++ layer's cache (sdk/torch/src/aot_inductor.cpp), its
+# entries and keys made the same way, the export and compile in the worker itself.
+
+_DTYPE_NAMES = {torch.float32: "Float", torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16",
+                torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+                torch.uint8: "Byte", torch.bool: "Bool"}
+
+
+def _fnv_hex(text):
+    """FNV-1a, 64 bits, as 16 hex digits: the C++ layer's digest of a key."""
+    h = 1469598103934665603
+    for byte in text.encode():
+        h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def _shape_text(value):
+    """An input as the key and the notice name it: Float[1, 3, 224, 224], as LibTorch
+    prints a tensor's scalar type and sizes."""
+    if isinstance(value, torch.Tensor):
+        return f"{_DTYPE_NAMES.get(value.dtype, str(value.dtype))}[{', '.join(str(n) for n in value.shape)}]"
+    return repr(value)
+
+
+def _device_text(device):
+    """The device as a package depends on it: the type, and for CUDA the GPU's name and
+    compute capability (kernels are compiled for it)."""
+    if device.type != "cuda":
+        return device.type
+    properties = torch.cuda.get_device_properties(device)
+    return f"cuda {properties.name} sm_{properties.major}{properties.minor}"
+
+
+def _tensor_bytes(tensor):
+    """The bytes of a tensor's values, on the CPU, in order."""
+    t = tensor.detach()
+    if t.is_mkldnn:
+        t = t.to_dense()
+    t = t.to("cpu").contiguous().reshape(-1)
+    if t.dtype == torch.bool:
+        t = t.to(torch.uint8)
+    try:
+        return memoryview(t.view(torch.uint8).numpy())
+    except (RuntimeError, TypeError, ImportError):  # no numpy, or a dtype that views no bytes
+        import io
+        buffer = io.BytesIO()
+        torch.save(t, buffer)
+        return buffer.getvalue()
+
+
+def _weights_digest(model):
+    """A digest of every parameter and buffer: name, dtype, shape and bytes, in the
+    module's order (the C++ layer's weights_digest)."""
+    digest = hashlib.blake2b(digest_size=8)
+    for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+        digest.update(f"{name} {tensor.dtype} {tuple(tensor.shape)}\n".encode())
+        digest.update(_tensor_bytes(tensor))
+    return digest.hexdigest()
+
+
+def _source_digest(model):
+    """A digest of what defines the model's code: the source files of the classes of
+    its modules and their bases (torchvision's resnet.py, the plugin's file, torch's own
+    modules), a class without a file by its name, and the model's repr (its layers and
+    their settings)."""
+    classes = {cls for module in model.modules() for cls in type(module).__mro__ if cls is not object}
+    files: set[str] = set()
+    unfiled: set[str] = set()
+    for cls in classes:
+        try:
+            path = inspect.getsourcefile(cls)
+        except (TypeError, OSError):
+            path = None
+        if path and os.path.isfile(path):
+            files.add(path)
+        else:
+            unfiled.add(f"{cls.__module__}.{cls.__qualname__}")
+    parts: list[str] = []
+    for path in files:
+        with open(path, "rb") as f:
+            parts.append(hashlib.blake2b(f.read(), digest_size=8).hexdigest())
+    digest = hashlib.blake2b(digest_size=8)
+    for part in sorted(parts) + sorted(unfiled) + [repr(model)]:
+        digest.update(part.encode() + b"\n")
+    return digest.hexdigest()
+
+
+def _exporter_digest():
+    """A digest of the code that exports and compiles a package (as the C++ layer's key
+    holds its exporter's source): another exporter compiles anew."""
+    digest = hashlib.blake2b(digest_size=8)
+    functions: list[Callable[..., Any]] = [_inductor_options, _export_and_package]
+    for function in functions:
+        try:
+            digest.update(inspect.getsource(function).encode())
+        except (OSError, TypeError):  # no source to read: its bytecode
+            digest.update(function.__code__.co_code)
+    return digest.hexdigest()
+
+
+def _inductor_options(mode, freezing):
+    """Inductor's options for an AOTInductor mode, the C++ layer's (inductor_options in
+    aot_inductor.cpp): freezing, and for max-autotune the autotuning of torch.compile's
+    mode without CUDA graphs."""
+    options = {"freezing": bool(freezing)}
+    if mode == "max-autotune":
+        options.update(max_autotune=True, coordinate_descent_tuning=True)
+    return options
+
+
+def _package_key(model, inputs, name, mode, options, device):
+    """(key, key text): what the package depends on, one item a line, and its digest."""
+    lines = [f"model {name}", f"source {_source_digest(model)}", f"exporter {_exporter_digest()}",
+             f"weights {_weights_digest(model)}"]
+    lines += [f"input {_shape_text(value)}" for value in inputs]
+    settings = [f"matmul_precision {torch.get_float32_matmul_precision()}",
+                f"deterministic {_on_off(torch.are_deterministic_algorithms_enabled())}"]
+    if device.type == "cuda":
+        settings.append(f"tf32 cudnn {torch.backends.cudnn.conv.fp32_precision}, "
+                        f"cublas {torch.backends.cuda.matmul.fp32_precision}")
+    lines += [f"threads {torch.get_num_threads()}", f"device {_device_text(device)}", f"settings {', '.join(settings)}",
+              f"mode {mode}", f"options {json.dumps(options, sort_keys=True)}", f"torch {torch.__version__}"]
+    text = "\n".join(lines) + "\n"
+    return _fnv_hex(text), text
+
+
+class _ExportFailed(Exception):
+    """torch.export could not export the model."""
+
+
+def _export_and_package(model, inputs, package, options, metadata):
+    """Exports `model` on `inputs` and compiles it into the package file `package`:
+    (export_ms, compile_ms). Outside inference mode (torch.export traces with fake
+    tensors, which inference tensors are not made into), without gradients."""
+    import torch._inductor
+    import torch.export
+    with torch.inference_mode(False), torch.no_grad():
+        example = tuple(v.detach().clone() if isinstance(v, torch.Tensor) else v for v in inputs)
+        start = time.perf_counter()
+        try:
+            exported = torch.export.export(model, example)
+        except Exception as error:
+            raise _ExportFailed(error) from error
+        export_ms = (time.perf_counter() - start) * 1e3
+        start = time.perf_counter()
+        torch._inductor.aoti_compile_and_package(
+            exported, package_path=package, inductor_configs=dict(options, **{"aot_inductor.metadata": metadata}))
+        compile_ms = (time.perf_counter() - start) * 1e3
+    return export_ms, compile_ms
+
+
+class _Package:
+    """A loaded package, called as its model: the inputs' tensors in order to the
+    package's runner, its outputs in the model's structure (what
+    AOTICompiledModel.__call__ does, without reading the package's call spec again at
+    every call)."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self._run = None
+        try:
+            import torch.utils._pytree as pytree
+            loader = compiled.loader
+            out_spec = pytree.treespec_loads(loader.get_call_spec()[1])
+            self._run, self._out_spec, self._pytree = loader.boxed_run, out_spec, pytree
+        except Exception:  # another torch's runner: called as torch gives it
+            self._run = None
+
+    def __call__(self, *args):
+        if self._run is None:
+            return self.compiled(*args)
+        flat = [x for x in self._pytree.tree_leaves(args) if isinstance(x, torch.Tensor)]
+        return self._pytree.tree_unflatten(self._run(flat), self._out_spec)
+
+
+def _short(error):
+    """An exception's first lines, for a reason: its type and what it says, cut."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = "; ".join(lines[:3]) if lines else "no message"
+    return f"{type(error).__name__}: {text[:500]}{'...' if len(text) > 500 else ''}"
+
+
+def _load_package(package, device, key):
+    """(the package's model, load ms), its key checked against the entry's."""
+    import torch._inductor
+    start = time.perf_counter()
+    compiled = torch._inductor.aoti_load_package(
+        package, device_index=device.index if device.type == "cuda" and device.index is not None else -1)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)  # the weights' copies to the GPU are part of the load
+    load_ms = (time.perf_counter() - start) * 1e3
+    metadata = compiled.get_metadata()
+    if metadata.get("benchhost_key") != key:
+        raise RuntimeError(f"its key ({metadata.get('benchhost_key', 'none')}) is not the cache entry's ({key})")
+    return _Package(compiled), load_ms
+
+
+def _aot_inductor_package(ctx, model, inputs, mode, freezing, name, device):
+    """The compiled variant in an AOTInductor mode: the package from benchhost's cache,
+    or exported, compiled and put there; its costs and the cache's outcome recorded."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "model"
+    root = benchhost.cache_dir()
+    cache = os.path.join(root, "aot-inductor") if root is not None else ctx.skip(
+        "no cache folder for AOTInductor packages: neither BENCHHOST_CACHE_DIR, XDG_CACHE_HOME nor HOME is an "
+        "absolute path")
+    options = _inductor_options(mode, freezing)
+    key, key_text = _package_key(model, inputs, name, mode, options, device)
+    entry = os.path.join(cache, f"{name}-{mode}-{key}")
+    package = os.path.join(entry, "model.pt2")
+    passes = f"torch.export,aot_inductor({mode},{'freezing' if freezing else 'no freezing'})"
+    ctx.set_info("compiler", f"torch.export + AOTInductor package (mode '{mode}') {torch.__version__}, Inductor "
+                             f"freezing {'on' if freezing else 'off'}, loaded by torch._inductor.aoti_load_package")
+    ctx.set_info("variant_passes", passes)
+    if os.path.isfile(package):
+        try:
+            forward, load_ms = _load_package(package, device, key)
+            ctx.record_scalar("package_load_time", load_ms, "ms")
+            ctx.set_info("compile_cache", f"hit: {package}")
+            return forward
+        except Exception as error:  # never loaded twice: compiled again
+            ctx.add_warning(f"cache entry deleted and compiled again: {package}: {_short(error)}")
+            shutil.rmtree(entry, ignore_errors=True)
+
+    # A miss: export and compile in a folder of its own, renamed into place whole.
+    os.makedirs(cache, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=f".tmp-{name}-", dir=cache)
+    what = f"the AOTInductor package of {name} (mode {mode})"
+    try:
+        shapes = ", ".join(_shape_text(value) for value in inputs)
+        print(f"[notice] compiling the AOTInductor package of {name} (mode {mode}, input {shapes}, "
+              f"{torch.get_num_threads()} threads, {_device_text(device)}): a minute or more on a CPU; cached for "
+              f"later runs in {cache}", file=sys.stderr, flush=True)
+        metadata = {"benchhost_key": key, "benchhost_torch_version": torch.__version__}
+        start = time.perf_counter()
+        try:
+            export_ms, _ = _export_and_package(model, inputs, os.path.join(work, "model.pt2"), options, metadata)
+        except Exception as error:
+            log = os.path.join(cache, f"{name}-{mode}-{key}.failed.log")
+            try:
+                with open(log, "w") as f:
+                    f.write(key_text + "\n" + "".join(traceback.format_exception(error)))
+                where = f" (log: {log})"
+            except OSError:
+                where = ""
+            if isinstance(error, _ExportFailed):
+                cause = error.__cause__ or error
+                raise RuntimeError(
+                    f"torch.export cannot export {name} for compile mode {mode} (an AOTInductor package): "
+                    f"{_short(cause)}{where}. A package needs the whole forward as one graph; compile mode "
+                    f"torch-compile compiles the model with torch.compile, which runs what it cannot trace in Python "
+                    f"(graph breaks)") from cause
+            raise RuntimeError(f"compiling {what} failed: {_short(error)}{where}") from error
+        compile_ms = (time.perf_counter() - start) * 1e3
+        staged = os.path.join(work, "entry")
+        os.makedirs(staged)
+        os.rename(os.path.join(work, "model.pt2"), os.path.join(staged, "model.pt2"))
+        with open(os.path.join(staged, "key.txt"), "w") as f:
+            f.write(key_text)
+        with open(os.path.join(staged, "compile.json"), "w") as f:
+            json.dump({"compile_ms": compile_ms, "export_ms": export_ms, "torch_version": torch.__version__,
+                       "compiled_by": "benchhost.torch"}, f)
+            f.write("\n")
+        try:
+            os.rename(staged, entry)
+        except OSError as error:  # another worker's entry may have won
+            if not os.path.isfile(package):
+                raise RuntimeError(f"cannot move the package into {entry}: {error}") from error
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    try:
+        forward, load_ms = _load_package(package, device, key)
+    except Exception:
+        shutil.rmtree(entry, ignore_errors=True)  # never loaded twice
+        raise
+    ctx.record_scalar("compile_time", compile_ms, "ms")
+    ctx.record_scalar("export_time", export_ms, "ms")
+    ctx.record_scalar("package_load_time", load_ms, "ms")
+    ctx.set_info("compile_cache", f"miss: {package}")
+    return forward
+
+
+def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True, name=None):
     """The scenario's variant of `model` (an nn.Module in eval mode, on the device and in
     the dtype of the run), as a callable taking the model's inputs, checked against eager
     on `inputs` (a tuple). Call it, and the callable, under torch.inference_mode().
-    `freezing`: Inductor's freezing for torch.compile (weights as constants, batch norm
-    folded, oneDNN weights prepacked on the CPU), as the C++ layer's AOTInductor packages
-    have it; False compiles with PyTorch's default (off)."""
+    `freezing`: Inductor's freezing for the AOTInductor packages and torch.compile
+    (weights as constants, batch norm folded, oneDNN weights prepacked on the CPU), as the
+    C++ layer's packages have it; False compiles with PyTorch's default (off). `name`:
+    the model's name in the package cache (default: its class's name)."""
     config = ctx.config
     inputs = tuple(inputs)
     device = next((p.device for p in model.parameters()), torch.device("cpu"))
@@ -256,7 +586,14 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
 
     if config.variant == "compiled":
         mode = config.compile_mode
-        if mode in TORCH_COMPILE_MODES:
+        if mode in AOT_INDUCTOR_MODES:
+            if "dynamic" in config.params:
+                ctx.add_warning(f"--param dynamic applies to torch.compile's modes "
+                                f"({', '.join(TORCH_COMPILE_MODES)}): compile mode '{mode}' is an AOTInductor "
+                                f"package, compiled for the inputs' shapes")
+            forward = _aot_inductor_package(ctx, model, inputs, mode, freezing, name or type(model).__name__,
+                                            device)
+        elif mode in TORCH_COMPILE_MODES:
             import torch._inductor.config as inductor_config
             # For the whole process (a worker runs one scenario): Inductor reads it when
             # it compiles, at the first call and at any recompilation.
@@ -264,31 +601,35 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True):
             dynamic_text = str(config.params.get("dynamic", "automatic"))
             if dynamic_text not in DYNAMIC:
                 raise ValueError(f"--param dynamic must be {', '.join(DYNAMIC)}, got '{dynamic_text}'")
-            forward = torch.compile(model, mode=None if mode == "default" else mode, dynamic=DYNAMIC[dynamic_text])
+            torch_mode = TORCH_COMPILE_MODES[mode]
+            forward = torch.compile(model, mode=None if torch_mode == "default" else torch_mode,
+                                    dynamic=DYNAMIC[dynamic_text])
             # A notice line, which the host shows on the console: the first call compiles,
             # tens of seconds on a CPU, and the run would seem to hang.
             cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default folder")
-            print(f"[notice] torch.compile(mode={mode!r}) of {type(model).__name__} at its first call: tens of "
-                  f"seconds on a CPU, less when Inductor's cache ({cache}) has it", file=sys.stderr, flush=True)
+            print(f"[notice] torch.compile(mode={torch_mode!r}) of {type(model).__name__} at its first call: tens "
+                  f"of seconds on a CPU, in every worker that runs it (Inductor's cache, {cache}, keeps part of the "
+                  f"work; compile mode default's AOTInductor package is compiled once)", file=sys.stderr, flush=True)
             watch = _CompileWatch()
             try:
                 compile_ms, _ = _timed(device, lambda: forward(*inputs))
             finally:
                 watch.stop()  # the loggers as they were, whether the compile worked or not
             watch.record_compile(ctx)
-            ctx.set_info("compiler", f"torch.compile(mode={mode!r}) {torch.__version__}, dynamic shapes "
+            ctx.set_info("compiler", f"torch.compile(mode={torch_mode!r}) {torch.__version__}, dynamic shapes "
                                      f"{dynamic_text}, Inductor freezing {'on' if freezing else 'off'}")
             ctx.set_info("compile_cache_dir", os.environ.get("TORCHINDUCTOR_CACHE_DIR", "Inductor's default"))
+            ctx.record_scalar("compile_time", compile_ms, "ms")
         elif mode in TORCHSCRIPT_MODES:
             def script():
                 traced = torch.jit.trace(model, inputs, check_trace=False)
                 return torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
             compile_ms, forward = _timed(device, script)
             ctx.set_info("compiler", f"torch.jit.trace + freeze + optimize_for_inference {torch.__version__}")
+            ctx.record_scalar("compile_time", compile_ms, "ms")
         else:
             raise ValueError(f"compile mode '{mode}' is not one that benchhost.torch.model_variant knows: "
-                             f"{', '.join(TORCH_COMPILE_MODES + TORCHSCRIPT_MODES)}")
-        ctx.record_scalar("compile_time", compile_ms, "ms")
+                             f"{', '.join(COMPILE_MODES)}")
     elif config.variant == "kernelized":
         if kernelize is None:
             ctx.skip("no kernelized variant: the plugin gives model_variant no kernelize function")

@@ -824,8 +824,8 @@ def benchmark_raises(ctx):
 }
 
 TEST_F(PythonPluginsTest, TheTorchHelperBuildsEachVariantAndChecksItAgainstEager) {
-    // benchhost.torch.model_variant over a small model: eager, torch.compile (default)
-    // and TorchScript, a kernelized forward of the plugin's; a kernelized forward that is
+    // benchhost.torch.model_variant over a small model: eager, torch.compile
+    // (torch-compile) and TorchScript, a kernelized forward of the plugin's; a kernelized forward that is
     // wrong fails, one that is missing skips, an unknown compile mode fails naming the
     // modes. torch.compile compiles for real, into a cache folder of the test's own.
     add("performance/tiny_py.py", R"(import torch
@@ -865,7 +865,7 @@ def benchmark_none(ctx):
     measure(ctx, None)
 )");
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
-    auto s = run({"--variants", "eager,compiled,kernelized", "--compile-modes", "default,torchscript,bogus"}, 1);
+    auto s = run({"--variants", "eager,compiled,kernelized", "--compile-modes", "torch-compile,torchscript,bogus"}, 1);
     const auto info = [&](const std::string& name, const char* key) -> std::string {
         const auto& i = (*s[name].report)["info"];
         return i.HasMember(key) ? i[key].GetString() : "";
@@ -874,7 +874,7 @@ def benchmark_none(ctx):
         const std::string eager = std::string(benchmark) + "[variant=eager]";
         ASSERT_EQ(s[eager].status, "success") << eager << ": " << s[eager].reason << last.err;
         EXPECT_GT(scalar(s[eager], "first_call"), 0);
-        for (const char* mode : {"default", "torchscript"}) {
+        for (const char* mode : {"torch-compile", "torchscript"}) {
             const std::string name = std::string(benchmark) + "[variant=compiled,compile_mode=" + mode + "]";
             ASSERT_EQ(s[name].status, "success") << name << ": " << s[name].reason;
             EXPECT_GT(scalar(s[name], "compile_time"), 0) << name;
@@ -886,16 +886,18 @@ def benchmark_none(ctx):
         EXPECT_EQ(s[unknown].status, "failed");
         EXPECT_NE(
             s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
-                                   "default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs, torchscript"),
+                                   "default, max-autotune, torch-compile, torch-compile-max-autotune, "
+                                   "reduce-overhead, max-autotune-no-cudagraphs, torchscript"),
             std::string::npos)
             << s[unknown].reason;
     }
-    EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("torch.compile(mode='default')"),
-              std::string::npos);
-    EXPECT_NE(info("right[variant=compiled,compile_mode=default]", "compiler").find("Inductor freezing on"),
+    EXPECT_NE(
+        info("right[variant=compiled,compile_mode=torch-compile]", "compiler").find("torch.compile(mode='default')"),
+        std::string::npos);
+    EXPECT_NE(info("right[variant=compiled,compile_mode=torch-compile]", "compiler").find("Inductor freezing on"),
               std::string::npos);
     // torch.compile's cache is benchhost's.
-    EXPECT_EQ(info("right[variant=compiled,compile_mode=default]", "compile_cache_dir"),
+    EXPECT_EQ(info("right[variant=compiled,compile_mode=torch-compile]", "compile_cache_dir"),
               (work / "cache/inductor").string());
     EXPECT_TRUE(fs::is_directory(work / "cache/inductor"));
 
@@ -910,6 +912,56 @@ def benchmark_none(ctx):
     EXPECT_NE(s["none[variant=kernelized]"].reason.find("no kernelized variant"), std::string::npos);
 }
 
+TEST_F(PythonPluginsTest, CompileModeDefaultIsAnAOTInductorPackageCompiledOnceThenLoaded) {
+    // benchhost.torch's compile mode default, as the C++ layer's: the model exported and
+    // compiled into an AOTInductor package in benchhost's cache by the first worker (the
+    // console told before), loaded by the next run's, checked against eager both times.
+    add("performance/aot_py.py", R"(import torch
+from benchhost.torch import model_variant, select
+
+BENCHHOST_PLUGIN = {"axes": ["variant", "compile_mode"], "variants": ["compiled"]}
+
+def run_benchmark(ctx):
+    device, dtype = select(ctx)
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU()).eval().to(device, dtype)
+    x = torch.randn(8, 64, generator=torch.Generator().manual_seed(1)).to(device, dtype)
+    with torch.inference_mode():
+        forward = model_variant(ctx, m, (x,), name="aot_py")
+        ctx.measure("latency", lambda: forward(x))
+)");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    const std::string name = "aot_py[variant=compiled,compile_mode=default]";
+    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
+        const auto& i = (*s[name].report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    };
+    auto cold = run({"--compile-modes", "default"}, 0);
+    ASSERT_EQ(cold[name].status, "success") << cold[name].reason << last.err;
+    const std::string miss = info(cold, "compile_cache");
+    ASSERT_TRUE(miss.starts_with("miss: " + (work / "cache/aot-inductor/aot_py-default-").string())) << miss;
+    const std::string package = miss.substr(6);
+    EXPECT_TRUE(fs::is_regular_file(package)) << package;
+    EXPECT_TRUE(fs::is_regular_file(fs::path(package).parent_path() / "key.txt"));
+    EXPECT_GT(scalar(cold[name], "compile_time"), 0);
+    EXPECT_GT(scalar(cold[name], "export_time"), 0);
+    EXPECT_GT(scalar(cold[name], "package_load_time"), 0);
+    EXPECT_LE(scalar(cold[name], "max_abs_diff"), 1e-4);
+    EXPECT_NE(series(cold[name], "latency"), nullptr);
+    EXPECT_NE(info(cold, "compiler").find("AOTInductor package (mode 'default')"), std::string::npos);
+    EXPECT_NE((last.out + last.err).find("compiling the AOTInductor package of aot_py (mode default, input Float[8, 64]"),
+              std::string::npos)
+        << "the console says what it compiles: " << last.out << last.err;
+
+    auto warm = run({"--compile-modes", "default"}, 0);
+    ASSERT_EQ(warm[name].status, "success") << warm[name].reason << last.err;
+    EXPECT_EQ(info(warm, "compile_cache"), "hit: " + package);
+    EXPECT_TRUE(std::isnan(scalar(warm[name], "compile_time"))) << "compile_time is a miss's";
+    EXPECT_GT(scalar(warm[name], "package_load_time"), 0);
+    EXPECT_LE(scalar(warm[name], "max_abs_diff"), 1e-4);
+    EXPECT_EQ((last.out + last.err).find("compiling the AOTInductor package"), std::string::npos);
+}
+
 TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesIsNamed) {
     // The shipped compile_probe plugin: first without a graph break and with one input
     // shape (no break, no recompile), then with a deliberate graph break and a second
@@ -920,7 +972,7 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
                   plugins / "unit/compile_probe.py");
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     const std::string name =
-        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=default]";
+        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
     const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
         const auto& i = (*s[name].report)["info"];
         return i.HasMember(key) ? i[key].GetString() : "";
@@ -931,8 +983,8 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
             for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
         return text;
     };
-    const std::vector<std::string> plan = {"--variants", "compiled", "--compile-modes",
-                                           "default",    "--param",  "hidden=32"};
+    const std::vector<std::string> plan = {"--variants", "compiled", "--compile-modes", "torch-compile",
+                                           "--param",    "hidden=32"};
 
     std::vector<std::string> args = plan;
     auto plain = run(args, 0);

@@ -9,10 +9,14 @@ benchhost.models (resnet50, resnet50_input), which resnet50_jax converts too.
 
 Variants (benchhost.torch.model_variant, each checked against eager):
   eager       the module
-  compiled    torch.compile(model, mode=compile_mode) in default, reduce-overhead,
-              max-autotune, with Inductor's freezing as the C++ plugin's AOTInductor
-              packages have it (--param freezing=0: PyTorch's default, off);
-              torch.jit trace + freeze + optimize_for_inference in torchscript
+  compiled    in default and max-autotune, an AOTInductor package as the C++ plugin's
+              (torch.export, then AOTInductor with Inductor's freezing), compiled once
+              into benchhost's package cache (resnet50_py-<mode>-<key>) and loaded by
+              later workers; in torch-compile, torch-compile-max-autotune,
+              reduce-overhead and max-autotune-no-cudagraphs,
+              torch.compile(model, mode=...) with the same freezing, compiled in every
+              worker; --param freezing=0 compiles either without freezing (PyTorch's
+              default); torch.jit trace + freeze + optimize_for_inference in torchscript
   kernelized  torch.fx's optimize_for_inference: batch norm folded into the
               convolutions, which run as oneDNN (MKL-DNN) prepacked kernels (float32 on
               the CPU only; skipped elsewhere, saying so)
@@ -20,7 +24,7 @@ Variants (benchhost.torch.model_variant, each checked against eager):
 Parameters (--param KEY=VALUE):
   image_size  input height and width (default 224)
   seed        weight and input seed (default 0)
-  freezing    1 (default) or 0: Inductor's freezing for torch.compile
+  freezing    1 (default) or 0: Inductor's freezing for the package and torch.compile
 """
 
 import time
@@ -75,7 +79,7 @@ def run_benchmark(ctx):
     for p in model.parameters():
         p.requires_grad_(False)
     with torch.inference_mode():
-        forward = model_variant(ctx, model, (x,), kernelize=kernelize, freezing=freezing == "1")
+        forward = model_variant(ctx, model, (x,), kernelize=kernelize, freezing=freezing == "1", name="resnet50_py")
         latency = ctx.measure("latency", lambda: forward(x))
     ctx.record_throughput("throughput", latency, config.batch_size, "images/s")
     record_memory(ctx, device)

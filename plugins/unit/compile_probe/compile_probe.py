@@ -2,9 +2,11 @@
 reports it: graph breaks, recompiles inside the timed samples, the caches' outcomes.
 
 The model is three linear layers with ReLUs (seeded weights), written out one after
-the other. Its compiled variant is
-benchhost.torch.model_variant's torch.compile, whose counts (unique_graphs,
-graph_breaks, compiles, recompiles) and cache outcomes are in each scenario's report.
+the other. Its compiled variant in compile mode torch-compile (configs/default.yaml
+gives it that mode; compile mode default would be an AOTInductor package, which has
+no graph breaks) is benchhost.torch.model_variant's torch.compile, whose counts
+(unique_graphs, graph_breaks, compiles, recompiles) and cache outcomes are in each
+scenario's report.
 
 Parameters (--param KEY=VALUE):
   graph_breaks  how many deliberate graph breaks the forward has (default 0): each

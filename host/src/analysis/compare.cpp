@@ -210,16 +210,18 @@ SeriesComparison judge(const Side& base, const Side& next, const CompareOptions&
                 row.note = fmt::format("{} pairs: {} are needed for a {}% interval", pairs,
                                        bench::fewest_pairs(row.verdict_level), level);
                 if (family > 1) row.note += " (" + why_level + ")";
-            } else if (verdict_of(row.ratio, row.ratio_ci, options.threshold) == Verdict::inconclusive) {
+            } else if (const Verdict at_95 = verdict_of(row.ratio, row.ratio_ci, options.threshold);
+                       at_95 == Verdict::inconclusive) {
                 row.note = "the pairs differ too much to tell: more rounds narrow the interval";
-            } else if (family > 1) {
+            } else if (family > 1 && at_95 != Verdict::same) {
                 row.note = fmt::format("the verdict reads the {}% interval [{:.3g}, {:.3g}] ({}): more pairs narrow it",
                                        level, row.verdict_ci.low, row.verdict_ci.high, why_level);
             } else {
+                // Same at 95%, or one series alone: the look's own level, past the first look.
                 row.note = fmt::format(
                     "past the first {} pairs the verdict reads the {}% interval [{:.3g}, {:.3g}]: "
                     "more pairs narrow it",
-                    options.first_look_pairs, level, row.verdict_ci.low, row.verdict_ci.high);
+                    options.first_look_pairs, level_text(look_level), look_ci.low, look_ci.high);
             }
             return row;
         }

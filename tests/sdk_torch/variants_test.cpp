@@ -524,6 +524,16 @@ TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOn
         EXPECT_EQ(std::string(e.what()),
                   "compile mode reduce-overhead is CUDA graphs, which the CPU has no equivalent of");
     }
+    // torch.compile's modes are Python plugins': skipped, saying so, where one run gives both.
+    try {
+        run(bench::Variant::compiled, 1, "float32", nullptr, "torch-compile");
+        ADD_FAILURE() << "torch-compile ran in C++";
+    } catch (const bench::SkipScenario& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "small_conv_net: compile mode 'torch-compile' is torch.compile's, which Python plugins run "
+                  "(benchhost.torch); the C++ layer compiles AOTInductor packages (default, max-autotune) and "
+                  "TorchScript");
+    }
     try {
         run(bench::Variant::compiled, 1, "float32", nullptr, "fastest");
         ADD_FAILURE() << "an unknown mode ran";

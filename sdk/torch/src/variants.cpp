@@ -76,12 +76,26 @@ std::string known_compile_modes() {
     return "default, max-autotune, reduce-overhead, torchscript, torchscript-freeze, torchscript-trace";
 }
 
+namespace {
+
+/// torch.compile's own modes, which only Python plugins run (benchhost.torch): a C++
+/// plugin skips them, so that one --compile-modes serves a run of both.
+void skip_torch_compile_mode(Context& ctx, const std::string& what, const std::string& mode) {
+    if (mode == "torch-compile" || mode == "torch-compile-max-autotune" || mode == "max-autotune-no-cudagraphs")
+        ctx.skip(what + ": compile mode '" + mode +
+                 "' is torch.compile's, which Python plugins run (benchhost.torch); the C++ layer compiles "
+                 "AOTInductor packages (default, max-autotune) and TorchScript");
+}
+
+}  // namespace
+
 void require_torchscript_mode(Context& ctx, const std::string& what) {
     const std::string& mode = ctx.config().compile_mode;
     if (is_torchscript_mode(mode)) return;
     if (is_aot_inductor_mode(mode) || mode == "reduce-overhead")
         ctx.skip(what + " compiles with TorchScript only (--compile-modes torchscript); compile mode '" + mode +
                  "' is not built for it");
+    skip_torch_compile_mode(ctx, what, mode);
     throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
 }
 
@@ -555,8 +569,10 @@ void run_model_benchmark(Context& ctx, ModelBenchmark& spec, const PythonModel& 
     const std::string& mode = config.compile_mode;
     const bool torchscript = is_torchscript_mode(mode);
     if (variant == Variant::compiled && !torchscript) {  // a bad mode fails, a mode it cannot do skips, early
-        if (!is_aot_inductor_mode(mode) && mode != "reduce-overhead")
+        if (!is_aot_inductor_mode(mode) && mode != "reduce-overhead") {
+            skip_torch_compile_mode(ctx, spec.model, mode);
             throw std::invalid_argument("unknown compile mode '" + mode + "': one of " + known_compile_modes());
+        }
         if (python.source.empty())
             ctx.skip(spec.model +
                      " has no Python definition for the AOTInductor compile (--compile-modes torchscript "

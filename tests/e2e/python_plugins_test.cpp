@@ -884,11 +884,10 @@ def benchmark_none(ctx):
         }
         const std::string unknown = std::string(benchmark) + "[variant=compiled,compile_mode=bogus]";
         EXPECT_EQ(s[unknown].status, "failed");
-        EXPECT_NE(
-            s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
-                                   "default, max-autotune, torch-compile, torch-compile-max-autotune, "
-                                   "reduce-overhead, max-autotune-no-cudagraphs, torchscript"),
-            std::string::npos)
+        EXPECT_NE(s[unknown].reason.find("compile mode 'bogus' is not one that benchhost.torch.model_variant knows: "
+                                         "default, max-autotune, torch-compile, torch-compile-max-autotune, "
+                                         "reduce-overhead, max-autotune-no-cudagraphs, torchscript"),
+                  std::string::npos)
             << s[unknown].reason;
     }
     EXPECT_NE(
@@ -949,8 +948,9 @@ def run_benchmark(ctx):
     EXPECT_LE(scalar(cold[name], "max_abs_diff"), 1e-4);
     EXPECT_NE(series(cold[name], "latency"), nullptr);
     EXPECT_NE(info(cold, "compiler").find("AOTInductor package (mode 'default')"), std::string::npos);
-    EXPECT_NE((last.out + last.err).find("compiling the AOTInductor package of aot_py (mode default, input Float[8, 64]"),
-              std::string::npos)
+    EXPECT_NE(
+        (last.out + last.err).find("compiling the AOTInductor package of aot_py (mode default, input Float[8, 64]"),
+        std::string::npos)
         << "the console says what it compiles: " << last.out << last.err;
 
     auto warm = run({"--compile-modes", "default"}, 0);
@@ -983,8 +983,8 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
             for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
         return text;
     };
-    const std::vector<std::string> plan = {"--variants", "compiled", "--compile-modes", "torch-compile",
-                                           "--param",    "hidden=32"};
+    const std::vector<std::string> plan = {"--variants",    "compiled", "--compile-modes",
+                                           "torch-compile", "--param",  "hidden=32"};
 
     std::vector<std::string> args = plan;
     auto plain = run(args, 0);
@@ -1251,8 +1251,8 @@ def run_benchmark(ctx):
     for (const char* variant : {"eager", "compiled"}) {
         const Scenario& broken = s["broken_jax[variant=" + std::string(variant) + "]"];
         EXPECT_EQ(broken.status, "failed") << variant;
-        EXPECT_EQ(broken.reason, "raised ModuleNotFoundError: No module named 'flax.no_such_module' (" + file +
-                                     ":2 in <module>)")
+        EXPECT_EQ(broken.reason,
+                  "raised ModuleNotFoundError: No module named 'flax.no_such_module' (" + file + ":2 in <module>)")
             << variant;
         const Scenario& good = s["good_jax[variant=" + std::string(variant) + "]"];
         EXPECT_EQ(good.status, "success") << variant << ": " << good.reason << last.err;

@@ -71,7 +71,8 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
     if (mode != RunMode::run) {
         run.add_option("--max-rounds", args.max_rounds,
                        "Pairs at most for a scenario still inconclusive after --rounds (default 40; past --rounds the "
-                       "verdict reads a 99% interval)")
+                       "verdict reads a 99% interval, slower and faster that level divided among the series the "
+                       "run compares)")
             ->check(CLI::Range(2, 1000));
         run.add_option("--time-limit", args.time_limit,
                        "Seconds: no pair beyond --rounds starts once this much of the A/B run has passed; 0: no limit")

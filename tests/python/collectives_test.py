@@ -3,21 +3,18 @@ nccl-tests' bus bandwidth factors against their known values, the sizes it sweep
 one rank of each collective through the stand-in Context (world size 1, gloo), its
 result checked as in a run."""
 
-import importlib.util
 import os
 import socket
 import sys
 import unittest
 
+from plugin_source import load_plugin as load
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-PLUGIN = os.path.join(HERE, "..", "..", "plugins", "performance", "collectives", "collectives.py")
 
 
 def load_plugin():
-    spec = importlib.util.spec_from_file_location("collectives_under_test", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("collectives")
 
 
 class Factors(unittest.TestCase):

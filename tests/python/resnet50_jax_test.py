@@ -11,8 +11,6 @@ project's venv (ctest python_resnet50_jax):
 Exit 77 (ctest's skip) where jax, flax or torch cannot be imported.
 """
 
-import importlib.util
-import os
 import sys
 import unittest
 
@@ -27,16 +25,7 @@ except ImportError as error:
     sys.exit(77)
 
 from benchhost._standin import Config, Context
-
-SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-
-
-def plugin(name):
-    path = os.path.join(SOURCE, "plugins", "performance", name, f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"test_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from plugin_source import load_plugin as plugin
 
 
 class ResNet50JaxTest(unittest.TestCase):

@@ -15,7 +15,6 @@ Exit 77 (ctest's skip) where jax, flax or torch cannot be imported.
 """
 
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -34,16 +33,7 @@ except ImportError as error:
 
 import benchhost.models
 from benchhost._standin import Config, Context
-
-SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-
-
-def plugin(name):
-    path = os.path.join(SOURCE, "plugins", "performance", name, f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"test_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from plugin_source import SOURCE, load_plugin as plugin
 
 
 class VitB16JaxTest(unittest.TestCase):

@@ -59,8 +59,10 @@ void ScenarioMonitors::attach_sample_states(ScenarioResult& result,
                                             bool discard_throttled) {
     if (!impl_->gpu || !impl_->gpu->available()) return;
     for (const auto& [name, ends] : sample_ends) {
-        auto series =
-            std::find_if(result.series.begin(), result.series.end(), [&](const Series& s) { return s.name == name; });
+        // Not captured as the structured binding itself: clang before 16 cannot (the fuzz build).
+        const std::string& series_name = name;
+        auto series = std::find_if(result.series.begin(), result.series.end(),
+                                   [&](const Series& s) { return s.name == series_name; });
         if (series == result.series.end() || series->samples.size() != ends.size()) continue;
         // A sample started its own length (all its calls) before it ended.
         std::vector<Clock::time_point> starts;

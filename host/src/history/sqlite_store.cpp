@@ -32,7 +32,7 @@ namespace {
 /// 3: the shards of each merged run (history_sql::merged_shards_migration).
 ///
 /// 4: runs are known by their id (history_sql::run_id_migration).
-constexpr SchemaSql schema{.tables_v1 = R"sql(
+constexpr SchemaSql sqlite_schema{.tables_v1 = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
@@ -78,7 +78,7 @@ CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
                                           history_sql::merged_shards_migration, history_sql::run_id_migration}};
-static_assert(schema.complete(), "SQL for every schema version");
+static_assert(sqlite_schema.complete(), "SQL for every schema version");
 
 class Statement {
 public:
@@ -160,7 +160,7 @@ public:
         try {
             sqlite3_busy_timeout(db_, 30000);
             execute("PRAGMA foreign_keys = ON");
-            migrate_schema(*this, schema);  // also: is it a database, a history?
+            migrate_schema(*this, sqlite_schema);  // also: is it a database, a history?
             if (sqlite3_db_readonly(db_, "main") == 1)
                 throw HistoryError(path + ": read-only (benchhost adds runs to it)");
         } catch (...) {

@@ -19,60 +19,27 @@
 #include <string>
 #include <vector>
 
+#include "../support/mock_run.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-struct Scenario {
-    std::string status, reason;
-    const rapidjson::Value* report = nullptr;
-};
-
-class DistributedTest : public ::testing::Test {
+class DistributedTest : public MockRunTest {
 protected:
+    DistributedTest() { output = work / "results"; }
+
     void SetUp() override {
-        fs::permissions(work.path(), fs::perms::owner_all);
+        MockRunTest::SetUp();
         fs::create_directories(out);
     }
 
-    void add(const std::string& relative, const std::string& source) { write_file(plugins / relative, source); }
-
-    /// Runs the host on `plugins` with `args`; returns the scenarios by name.
+    /// Runs the host on `plugins` with `args`, the ranks writing into `out`; returns the
+    /// scenarios by name.
     std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit) {
-        fs::remove_all(output);
-        std::vector<std::string> argv = {benchhost_binary().string(),
-                                         "run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--warmup-iterations",
-                                         "1",
-                                         "--measurement-iterations",
-                                         "3",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "out=" + out.string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        last = run_process(argv, work.path(), env);
-        EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
-        reports.clear();
-        std::map<std::string, Scenario> scenarios;
-        for (const auto& folder : fs::directory_iterator(output)) {
-            if (!folder.is_directory()) continue;
-            for (const auto& file : fs::directory_iterator(folder.path())) {
-                if (file.path().extension() != ".json") continue;
-                reports.push_back(read_json(file.path()));
-                if (!reports.back().HasMember("benchmark_scenarios")) continue;
-                for (const auto& s : reports.back()["benchmark_scenarios"].GetArray())
-                    scenarios[s["scenario_name"].GetString()] =
-                        Scenario{s["status"].GetString(), s.HasMember("reason") ? s["reason"].GetString() : "", &s};
-            }
-        }
-        return scenarios;
+        args.insert(args.begin(), {"--param", "out=" + out.string()});
+        return MockRunTest::run(args, expected_exit);
     }
 
     static std::vector<double> samples(const Scenario& s, const char* name) {
@@ -108,13 +75,7 @@ protected:
         return count;
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
-    fs::path output = work / "results";
-    fs::path out = work / "out";
-    std::vector<std::string> env;
-    ProcessResult last;
-    std::vector<rapidjson::Document> reports;
+    fs::path out = work / "out";  // what the ranks write
 };
 
 // Records each rank's environment, CPUs and threads into out/, and a series of samples

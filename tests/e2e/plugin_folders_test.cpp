@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/mock_run.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -45,26 +46,14 @@ protected:
     std::map<std::string, std::string> run(std::vector<std::string> args, int expected_exit,
                                            const std::string& variable = "", const fs::path& executable = {}) {
         fs::remove_all(output);
-        std::vector<std::string> argv = {executable.empty() ? host.string() : executable.string(),
-                                         "run",
-                                         "--output-dir",
-                                         output.string(),
-                                         "--warmup-iterations",
-                                         "1",
-                                         "--measurement-iterations",
-                                         "3",
-                                         "--monitor-interval",
-                                         "0"};
-        argv.insert(argv.end(), args.begin(), args.end());
+        std::vector<std::string> argv = short_run_arguments(output, args);
+        argv.insert(argv.begin(), executable.empty() ? host.string() : executable.string());
         last = run_process(argv, work.path(), {"BENCHHOST_PLUGINS_DIR=" + variable});
         EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
-        std::map<std::string, std::string> statuses;
         summary.SetNull();
-        if (!fs::exists(output / "benchmark_summary.json")) return statuses;
+        if (!fs::exists(output / "benchmark_summary.json")) return {};
         summary = read_json(output / "benchmark_summary.json");
-        for (const auto& scenario : summary["results"].GetArray())
-            statuses[scenario["scenario_id"].GetString()] = scenario["status"].GetString();
-        return statuses;
+        return summary_statuses(summary);
     }
 
     /// The folders the run recorded (run_metadata.config.plugins_dir).

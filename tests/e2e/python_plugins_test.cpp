@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/mock_run.hpp"
 #include "../support/processes.hpp"
 #include "../support/test_support.hpp"
 
@@ -18,53 +19,8 @@ namespace {
 
 using namespace benchtest;
 
-const fs::path build_dir = BENCH_TEST_BUILD_DIR;
-
-struct Scenario {
-    std::string status, reason;
-    const rapidjson::Value* report = nullptr;
-};
-
-class PythonPluginsTest : public ::testing::Test {
+class PythonPluginsTest : public MockRunTest {
 protected:
-    void SetUp() override { fs::permissions(work.path(), fs::perms::owner_all); }
-
-    void add(const std::string& relative, const std::string& source) { write_file(plugins / relative, source); }
-
-    /// Runs the host on `plugins` with `args`; returns the scenarios by id.
-    std::map<std::string, Scenario> run(std::vector<std::string> args, int expected_exit) {
-        fs::remove_all(output);
-        std::vector<std::string> argv = {benchhost_binary().string(),
-                                         "run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--warmup-iterations",
-                                         "1",
-                                         "--measurement-iterations",
-                                         "3"};
-        if (std::find(args.begin(), args.end(), "--monitor-interval") == args.end())
-            argv.insert(argv.end(), {"--monitor-interval", "0"});
-        argv.insert(argv.end(), args.begin(), args.end());
-        last = run_process(argv, work.path(), env);
-        EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
-        reports.clear();
-        std::map<std::string, Scenario> scenarios;
-        for (const auto& folder : fs::directory_iterator(output)) {
-            if (!folder.is_directory()) continue;
-            for (const auto& file : fs::directory_iterator(folder.path())) {
-                if (file.path().extension() != ".json") continue;
-                reports.push_back(read_json(file.path()));
-                if (!reports.back().HasMember("benchmark_scenarios")) continue;
-                for (const auto& s : reports.back()["benchmark_scenarios"].GetArray())
-                    scenarios[s["scenario_name"].GetString()] =
-                        Scenario{s["status"].GetString(), s.HasMember("reason") ? s["reason"].GetString() : "", &s};
-            }
-        }
-        return scenarios;
-    }
-
     static const rapidjson::Value* series(const Scenario& s, const char* name) {
         const auto& m = (*s.report)["measurements"];
         if (!m.HasMember(name) || !m[name].HasMember("measurements")) return nullptr;
@@ -80,13 +36,6 @@ protected:
         if (!m.HasMember(name) || !m[name].HasMember("value")) return std::nan("");
         return m[name]["value"].GetDouble();
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
-    fs::path output = work / "out";
-    std::vector<std::string> env;  // more variables for the host
-    ProcessResult last;
-    std::vector<rapidjson::Document> reports;
 };
 
 TEST_F(PythonPluginsTest, TheContextMeasuresAndRecordsAsInCpp) {
@@ -737,7 +686,7 @@ def run_benchmark(ctx):
 
 TEST_F(PythonPluginsTest, PythonAndCppPluginsRunSideBySideInOneReport) {
     add("performance/sum_py.py", "def benchmark_sum():\n    return {'total': sum(range(100))}\n");
-    install_plugin(build_dir / "plugins/performance/libmock_benchmark.so", plugins, "performance");
+    install_plugin(built_plugin("performance/libmock_benchmark.so"), plugins, "performance");
     auto s = run({"--enable-mock", "--variants", "eager"}, 0);
     EXPECT_EQ(s["sum"].status, "success") << s["sum"].reason;
     bool mock_ran = false;
@@ -1243,7 +1192,7 @@ def run_benchmark(ctx):
     forward = model_variant(ctx, lambda p, x: jnp.tanh(x @ p), p, (x,))
     ctx.measure("latency", lambda: forward(x))
 )");
-    install_plugin(build_dir / "plugins/performance/libmock_benchmark.so", plugins, "performance");
+    install_plugin(built_plugin("performance/libmock_benchmark.so"), plugins, "performance");
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     auto s = run({"--enable-mock", "--variants", "eager,compiled"}, 1);
     if (s["good_jax[variant=eager]"].status == "skipped") GTEST_SKIP() << s["good_jax[variant=eager]"].reason;

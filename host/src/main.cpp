@@ -11,6 +11,7 @@
 #include "commands/merge_command.hpp"
 #include "commands/report_command.hpp"
 #include "commands/run_command.hpp"
+#include "execute/slurm_ranks.hpp"
 #include "execute/worker.hpp"
 #include "execute/worker_server.hpp"
 
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
             else if constexpr (std::is_same_v<T, MergeCommand>) return merge_command(command);
             else if constexpr (std::is_same_v<T, ReportCommand>) return report_command(command);
             else if constexpr (std::is_same_v<T, HistoryCommand>) return history_command(command);
+            else if (!command.rank_dir.empty())
+                return slurm_rank_main(command.plugin, command.symbol, command.rank_dir, command.log_level,
+                                       command.monitor_interval_ms);
             else
                 return worker_main(command.plugin, command.symbol, command.config, command.result, command.log_level,
                                    command.monitor_interval_ms);

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# A real single-node SLURM cluster in a temporary folder: munged, slurmctld and slurmd
-# started from Debian's munge and slurm-wlm packages, each with its own socket, ports,
-# state, spool, pid and log files. On it:
+# A real SLURM cluster in a temporary folder: munged, slurmctld and slurmd started from
+# Debian's munge and slurm-wlm packages, each with its own socket, ports, state, spool,
+# pid and log files. On it:
 #   1. a trivial job array (sbatch --array=1-3) checks the cluster itself;
-#   2. scripts/slurm/submit runs the mock plugin's plan in 3 shards (a job array of
-#      scripts/slurm/benchhost.sbatch) and merges them in a dependent job; the merged
-#      summary must hold exactly the scenarios of an unsharded run of the same options.
+#   2. shards (one node): scripts/slurm/submit runs the mock plugin's plan in 3 shards (a
+#      job array of scripts/slurm/benchhost.sbatch) and merges them in a dependent job;
+#      the merged summary must hold exactly the scenarios of an unsharded run of the same
+#      options;
+#   2. ranks (two nodes, two slurmd on this machine, each with a port of its own):
+#      scripts/slurm/submit --nodes 2 --ntasks-per-node 1 runs the Python collectives
+#      plugin at world size 2 (benchhost run --launcher slurm: the ranks are one srun
+#      step, a task on each node); every rank's results must be in the report, the ranks
+#      on both nodes; then a rank that raises and one that hangs end their scenarios with
+#      the rank named, and no task of theirs is left running.
 # The daemons are stopped (by their pid files) and the folder removed however it ends.
 #
-# Usage: tests/slurm/slurm_test.sh BUILD_DIR
+# Usage: tests/slurm/slurm_test.sh BUILD_DIR [shards|ranks]   (default shards)
 #   BUILD_DIR: the build folder (bin/benchhost, plugins/performance/libmock_benchmark.so).
 # Environment: BENCH_SLURM_KEEP=1 keeps the temporary folder (its path is printed);
 #   BENCH_SLURM_TIMEOUT (seconds, default 300) bounds each wait for the jobs.
@@ -19,7 +26,9 @@ set -uo pipefail
 readonly skip_status=77
 # The daemons live in /usr/sbin, which is not on the PATH of users other than root.
 export PATH=$PATH:/usr/sbin:/sbin
-build_dir=${1:?usage: slurm_test.sh BUILD_DIR}
+build_dir=${1:?usage: slurm_test.sh BUILD_DIR [shards|ranks]}
+part=${2:-shards}
+[[ $part == shards || $part == ranks ]] || { echo "slurm_test: the part is shards or ranks, not '$part'" >&2; exit 2; }
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=$(cd "$build_dir" && pwd)
 benchhost=$build_dir/bin/benchhost
@@ -47,7 +56,8 @@ submitted_jobs=()
 # The daemons' logs, for a failure.
 print_logs() {
   local log
-  for log in "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/jobs/*.out "$tmp"/results/logs/*.out; do
+  for log in "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd-*.log "$tmp"/jobs/*.out "$tmp"/results/logs/*.out \
+    "$tmp"/ranks-*/logs/*.out; do
     [[ -f $log ]] || continue
     printf '\n----- %s (last 60 lines) -----\n' "$log"
     tail -n 60 "$log"
@@ -133,7 +143,8 @@ cleanup() {
     say "slurmstepd (pid $stepd) still runs: killing it"
     kill -KILL "$stepd" 2>/dev/null
   done
-  stop_daemon "$tmp/slurmd.pid" slurmd
+  local pid_file
+  for pid_file in "$tmp"/slurmd-*.pid; do stop_daemon "$pid_file" slurmd; done
   stop_daemon "$tmp/slurmctld.pid" slurmctld
   stop_daemon "$tmp/munged.pid" munged
   if [[ ${BENCH_SLURM_KEEP:-0} == 1 ]]; then
@@ -159,10 +170,11 @@ chmod +x "$tmp/exec-check"
 unset SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX \
   SLURM_ARRAY_TASK_COUNT SBATCH_PARTITION SBATCH_ACCOUNT SBATCH_TIMELIMIT SLURM_CLUSTERS
 
-# Two TCP ports free on this machine (the kernel's choice; released just before use).
-read -r ctld_port slurmd_port < <(python3 -c '
+# Three TCP ports free on this machine (the kernel's choice; released just before use):
+# slurmctld's, and one for each slurmd.
+read -r ctld_port slurmd_port slurmd_port2 < <(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(2)]
+socks = [socket.socket() for _ in range(3)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in socks))
 for s in socks: s.close()') || fail "cannot find free ports"
@@ -170,6 +182,16 @@ for s in socks: s.close()') || fail "cannot find free ports"
 node=$(uname -n)
 node=${node%%.*}
 [[ -n $node ]] || skip "this machine has no host name (uname -n is empty); slurmctld needs one"
+# The nodes: this machine; or, for the ranks, two nodes on it, each a slurmd of its own
+# (SLURM tells them apart by name and port, and reaches both at 127.0.0.1).
+if [[ $part == ranks ]]; then
+  nodes=(benchhost1 benchhost2)
+  ports=("$slurmd_port" "$slurmd_port2")
+else
+  nodes=("$node")
+  ports=("$slurmd_port")
+fi
+mkdir -p "${nodes[@]/#/$tmp/spool/}"
 user=$(id -un) || skip "the current user ($(id -u)) has no name; SLURM needs one"
 if [[ $(id -u) -ne 0 ]]; then
   say "note: not root; slurmd runs as $user and can start jobs only for $user"
@@ -217,13 +239,12 @@ AuthType=auth/munge
 AuthInfo=socket=$munge_socket
 CredType=cred/munge
 SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
 StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
+SlurmdSpoolDir=$tmp/spool/%n
 SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
+SlurmdPidFile=$tmp/slurmd-%n.pid
 SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
+SlurmdLogFile=$tmp/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/linuxproc
@@ -241,8 +262,10 @@ ReturnToService=2
 MinJobAge=600
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$node NodeAddr=127.0.0.1 $hardware State=UNKNOWN
-PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
+$(for i in "${!nodes[@]}"; do
+  echo "NodeName=${nodes[i]} NodeHostname=$node NodeAddr=127.0.0.1 Port=${ports[i]} $hardware State=UNKNOWN"
+done)
+PartitionName=test Nodes=$(IFS=,; echo "${nodes[*]}") Default=YES MaxTime=INFINITE State=UP
 EOF
 
 # slurmd (22.05) loads a cgroup plugin whatever the other plugins: autodetected, it
@@ -271,7 +294,7 @@ explain_and_skip() {
   )
   local i line
   for ((i = 0; i < ${#causes[@]}; i += 2)); do
-    line=$(grep -hE "${causes[i]}" "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/slurm*.out 2>/dev/null | head -n 1)
+    line=$(grep -hE "${causes[i]}" "$tmp"/slurmctld.log "$tmp"/slurmd-*.log "$tmp"/slurm*.out 2>/dev/null | head -n 1)
     if [[ -n $line ]]; then
       print_logs
       skip "$what: ${causes[i + 1]} (log: $line)"
@@ -281,33 +304,38 @@ explain_and_skip() {
 }
 
 # --- slurmctld and slurmd --------------------------------------------------------------
-# Waits (10 s at most) for daemon $1 to write its pid file and run.
+# Waits (10 s at most) for daemon $1 to write its pid file $2 and run.
 wait_for_daemon() {
   local i
   for ((i = 0; i < 100; i++)); do
-    daemon_pid "$tmp/$1.pid" "$1" >/dev/null && return 0
+    daemon_pid "$2" "$1" >/dev/null && return 0
     sleep 0.1
   done
   explain_and_skip "$1 did not start"
 }
 slurmctld -c >"$tmp/slurmctld.out" 2>&1 || explain_and_skip "slurmctld did not start"
-wait_for_daemon slurmctld
-slurmd -N "$node" >"$tmp/slurmd.out" 2>&1 || explain_and_skip "slurmd did not start"
-wait_for_daemon slurmd
+wait_for_daemon slurmctld "$tmp/slurmctld.pid"
+for name in "${nodes[@]}"; do
+  slurmd -N "$name" >"$tmp/slurmd-$name.out" 2>&1 || explain_and_skip "slurmd of node $name did not start"
+  wait_for_daemon slurmd "$tmp/slurmd-$name.pid"
+done
 
 deadline=$((SECONDS + 60))
 state=
 while ((SECONDS < deadline)); do
-  state=$(sinfo -h -n "$node" -o '%T' 2>/dev/null | head -n 1)
+  # Every node's state: "idle" once all are.
+  state=$(sinfo -h -N -o '%T' 2>/dev/null | sort -u | paste -sd, -)
   [[ $state == idle ]] && break
-  for daemon in slurmctld slurmd; do
-    daemon_pid "$tmp/$daemon.pid" "$daemon" >/dev/null ||
-      explain_and_skip "$daemon is not running (node state: ${state:-none})"
+  daemon_pid "$tmp/slurmctld.pid" slurmctld >/dev/null ||
+    explain_and_skip "slurmctld is not running (node states: ${state:-none})"
+  for name in "${nodes[@]}"; do
+    daemon_pid "$tmp/slurmd-$name.pid" slurmd >/dev/null ||
+      explain_and_skip "slurmd of node $name is not running (node states: ${state:-none})"
   done
   sleep 0.5
 done
-[[ $state == idle ]] || explain_and_skip "node $node is not idle after 60 s (state: ${state:-none})"
-say "cluster up: node $node ($hardware), slurmctld port $ctld_port, slurmd port $slurmd_port"
+[[ $state == idle ]] || explain_and_skip "nodes ${nodes[*]} are not idle after 60 s (states: ${state:-none})"
+say "cluster up: nodes ${nodes[*]} on $node ($hardware), slurmctld port $ctld_port, slurmd ports ${ports[*]}"
 
 # Prints the state of every task of job $1, one per line ("COMPLETED", "FAILED", ...).
 job_states() {
@@ -355,6 +383,181 @@ for k in 1 2 3; do
   [[ $(cat "$tmp/jobs/task-$k" 2>/dev/null) == "$k 3" ]] || fail "array task $k did not write '$k 3'"
 done
 say "a trivial job array of 3 tasks ran: ok"
+
+# --- 2. ranks: distributed scenarios started by srun, over two nodes ----------------------
+if [[ $part == ranks ]]; then
+  "$benchhost" run --help 2>/dev/null | grep -q -- '--launcher' || fail "$benchhost has no 'run --launcher' option"
+  python_plugins=$tmp/rank-plugins/performance
+  mkdir -p "$python_plugins" "$tmp/out"
+  cp "$source_dir/plugins/performance/collectives/collectives.py" "$python_plugins/"
+
+  # Outside an allocation --launcher slurm is refused before anything runs.
+  if outside=$(env -u SLURM_JOB_ID "$benchhost" run --plugins-dir "$tmp/rank-plugins" --include collectives \
+    --launcher slurm --output-dir "$tmp/outside" 2>&1); then
+    fail "benchhost run --launcher slurm outside an allocation succeeded: $outside"
+  fi
+  grep -q 'not inside a SLURM allocation (SLURM_JOB_ID is not set)' <<<"$outside" ||
+    fail "benchhost run --launcher slurm outside an allocation did not say why: $outside"
+  say "outside an allocation: $(head -n 1 <<<"$outside")"
+
+  # The collectives at 2 ranks, one on each node: scripts/slurm/submit --nodes 2.
+  submitted=$("$submit" --nodes 2 --ntasks-per-node 1 --benchhost "$benchhost" --results "$tmp/ranks-collectives" \
+    --parsable -- --quiet --plugins-dir "$tmp/rank-plugins" --include collectives --param sizes=8,4096 \
+    --param collective=all_reduce,broadcast --warmup-iterations 1 --measurement-iterations 3 \
+    --monitor-interval 0 --timeout 240 2>&1) || { printf '%s\n' "$submitted"; fail "scripts/slurm/submit --nodes 2 failed"; }
+  read -r ranks_job ranks_merge_job <<<"$submitted"
+  [[ $ranks_job =~ ^[0-9]+$ && $ranks_merge_job =~ ^[0-9]+$ ]] ||
+    fail "scripts/slurm/submit --parsable printed '$submitted', not two job ids"
+  submitted_jobs+=("$ranks_job" "$ranks_merge_job")
+  say "submitted: collectives job $ranks_job (2 nodes), merge job $ranks_merge_job"
+  wait_for_jobs "$ranks_job" "$ranks_merge_job"
+  expect_completed "$ranks_job" "the collectives over 2 nodes"
+  expect_completed "$ranks_merge_job" "their merge"
+
+  # A rank that raises, a rank that hangs (both while the other waits), then a scenario
+  # that checks that none of their processes survived; no PyTorch, so that the timeout
+  # can be short. In an allocation of its own (sbatch -N 2), as a user would run it.
+  cat >"$python_plugins/rank_faults.py" <<'PLUGIN'
+import os
+import time
+
+import benchhost
+import benchhost.distributed as bd
+
+
+def _record(ctx, name):
+    with open(os.path.join(ctx.config.params["out"], f"{name}_rank{bd.rank()}.pid"), "w") as f:
+        f.write(str(os.getpid()))
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_step1_raises(ctx):
+    _record(ctx, "raises")
+    if bd.rank() == 1:
+        raise ValueError("rank 1 fails on purpose")
+    time.sleep(600)  # as a rank blocked in a collective with its failed peer
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_step2_hangs(ctx):
+    _record(ctx, "hangs")
+    time.sleep(600)
+
+
+def _running(pid):
+    """The state of process pid ("S", "R", ...), None once it has ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+    return None if state in ("Z", "X") else state
+
+
+@benchhost.benchmark(distributed=True, axes={"world_size": [2]})
+def benchmark_step3_survivors(ctx):
+    out = ctx.config.params["out"]
+    pids = {name[:-4]: int(open(os.path.join(out, name)).read()) for name in os.listdir(out) if name.endswith(".pid")}
+    # A process SIGKILL reached may take a moment to be gone.
+    deadline = time.monotonic() + 2
+    while True:
+        alive = {name: (pid, _running(pid)) for name, pid in pids.items() if _running(pid)}
+        if not alive or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if alive:
+        raise RuntimeError("still running: " + ", ".join(f"{n} (pid {p}, state {s})" for n, (p, s) in sorted(alive.items())))
+    ctx.add_sample("step", 1.0, "ms")
+PLUGIN
+  faults_job=$(sbatch --parsable --nodes=2 --ntasks-per-node=1 --output="$tmp/jobs/faults.out" \
+    --wrap "exec '$benchhost' run --quiet --launcher slurm --plugins-dir '$tmp/rank-plugins' --include rank_faults \
+      --param out='$tmp/out' --measurement-iterations 1 --monitor-interval 0 --timeout 20 \
+      --output-dir '$tmp/ranks-faults'") || fail "sbatch of the rank faults failed"
+  faults_job=${faults_job%%;*}
+  submitted_jobs+=("$faults_job")
+  say "submitted: rank faults job $faults_job (2 nodes)"
+  wait_for_jobs "$faults_job"
+  # benchhost exits 1: scenarios failed, on purpose.
+  [[ $(scontrol -o show job "$faults_job" | grep -oE 'ExitCode=[0-9]+' | head -n 1) == ExitCode=1 ]] ||
+    { scontrol show job "$faults_job"; fail "the rank faults job did not end with benchhost's status 1"; }
+
+  python3 - "$tmp" <<'CHECK' || fail "the ranks' results are not what srun's ranks should give"
+import json, pathlib, sys
+
+tmp = pathlib.Path(sys.argv[1])
+
+def scenarios(folder):
+    found = {}
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            report = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if isinstance(report, dict):
+            for s in report.get("benchmark_scenarios", []):
+                found[s["scenario_name"]] = s
+    return found
+
+problems = []
+def expect(condition, what):
+    if not condition:
+        problems.append(what)
+
+merged = scenarios(tmp / "ranks-collectives" / "merged")
+for collective in ("all_reduce", "broadcast"):
+    s = merged.get(f"{collective}[world_size=2]")
+    if s is None:
+        problems.append(f"{collective}[world_size=2] is not in the merged report: {sorted(merged)}")
+        continue
+    expect(s["status"] == "success", f"{collective}: {s['status']}: {s.get('reason')}")
+    info = s.get("info", {})
+    expect(info.get("launcher") == "slurm", f"{collective}: info launcher is {info.get('launcher')}")
+    expect(info.get("rank_nodes") == "benchhost1 | benchhost2",
+           f"{collective}: the ranks ran on {info.get('rank_nodes')}, not one on each node")
+    expect(info.get("master_addr") == "127.0.0.1", f"{collective}: master_addr {info.get('master_addr')}")
+    expect(info.get("backend") == "gloo", f"{collective}: backend {info.get('backend')}")
+    m = s.get("measurements", {})
+    for size in ("8B", "4KiB"):
+        for series in (f"latency.{size}", f"latency.{size}.rank0", f"latency.{size}.rank1", f"busbw.{size}"):
+            values = m.get(series, {}).get("measurements", [])
+            expect(len(values) == 3 and all(v > 0 for v in values),
+                   f"{collective}: {series} has {values}, not 3 positive samples")
+        # The scenario's latency is the slowest rank's, sample by sample.
+        both = [m.get(f"latency.{size}.rank{r}", {}).get("measurements", []) for r in (0, 1)]
+        whole = m.get(f"latency.{size}", {}).get("measurements", [])
+        if all(len(x) == 3 for x in both + [whole]):
+            expect(whole == [max(a, b) for a, b in zip(*both)],
+                   f"{collective}: latency.{size} {whole} is not the slowest rank's of {both}")
+    print(f"{collective}[world_size=2]: {s['status']}, ranks on {info.get('rank_nodes')}, step {info.get('slurm_step')}, "
+          f"latency.4KiB rank0 {m['latency.4KiB.rank0']['measurements']} rank1 {m['latency.4KiB.rank1']['measurements']}")
+
+faults = scenarios(tmp / "ranks-faults")
+raises = faults.get("step1_raises[world_size=2]", {})
+expect(raises.get("status") == "failed", f"step1_raises: {raises.get('status')}")
+expect(raises.get("reason", "").startswith("rank 1 of 2: raised ValueError: rank 1 fails on purpose"),
+       f"step1_raises: reason {raises.get('reason')!r}")
+expect("the host stopped rank 0" in raises.get("reason", ""), f"step1_raises: reason {raises.get('reason')!r}")
+hangs = faults.get("step2_hangs[world_size=2]", {})
+expect(hangs.get("status") == "timed_out", f"step2_hangs: {hangs.get('status')}: {hangs.get('reason')}")
+expect(hangs.get("reason", "").startswith("timed out after 20 s") and "every rank was killed" in hangs.get("reason", ""),
+       f"step2_hangs: reason {hangs.get('reason')!r}")
+survivors = faults.get("step3_survivors[world_size=2]", {})
+expect(survivors.get("status") == "success", f"step3_survivors: {survivors.get('status')}: {survivors.get('reason')}")
+for name in ("step1_raises", "step2_hangs", "step3_survivors"):
+    s = faults.get(f"{name}[world_size=2]", {})
+    print(f"{name}[world_size=2]: {s.get('status')}: {s.get('reason', '')}")
+pids = sorted(p.name for p in (tmp / "out").glob("*.pid"))
+expect(len(pids) == 4, f"the faulty ranks wrote {pids}, not 4 pid files")
+for problem in problems:
+    print("  " + problem, file=sys.stderr)
+sys.exit(1 if problems else 0)
+CHECK
+  # Nothing of the steps is left: no task of this cluster runs.
+  [[ -z $(our_stepds) ]] || sleep 2
+  [[ -z $(our_stepds) ]] || fail "step daemons still run after the jobs ended: $(our_stepds | tr '\n' ' ')"
+  say "PASSED"
+  exit 0
+fi
 
 # --- 2. benchhost in 3 shards, merged ----------------------------------------------------
 if ! grep -q -- '--shard' <<<"$("$benchhost" run --help 2>/dev/null)"; then

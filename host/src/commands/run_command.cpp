@@ -21,6 +21,7 @@
 #include "discover/discovery.hpp"
 #include "discover/plugin_registry.hpp"
 #include "execute/executor.hpp"
+#include "execute/slurm_ranks.hpp"
 #include "execute/worker.hpp"
 #include "history/history_noise.hpp"
 #include "history/history_store.hpp"
@@ -154,6 +155,10 @@ int run_command(const RunCommand& command) {
             print_empty_plan(prepared.empty_plan, false, std::cerr);
             return 1;
         }
+        // Outside an allocation srun has nothing to start ranks in (a dry run, as
+        // scripts/slurm/submit's check on the submitting machine, may be anywhere).
+        if (options.launcher == Launcher::slurm)
+            if (const std::string problem = slurm_allocation_problem(); !problem.empty()) throw ConfigError(problem);
         // The resumed run keeps its folder's file names.
         prepared.output_dir = prepare_output_dir(options.output_dir, prepared.record.timestamp);
     } catch (const std::exception& e) {
@@ -204,7 +209,8 @@ int run_command(const RunCommand& command) {
         return 2;
     }
 
-    const RunLoopOptions loop = run_loop_options(options);
+    RunLoopOptions loop = run_loop_options(options);
+    loop.execution.rank_files_dir = output_dir;  // --launcher slurm: on the nodes' shared file system
     install_interrupt_handlers();
     ScenarioRunner runner(plan, loop, record, folder.parts(*log, registry));
     run_rounds(runner, plan, options.rounds, record);

@@ -18,6 +18,7 @@
 //   monitor_interval: 50          # ms between monitor samples; 0: no monitoring
 //   lock_clocks: base             # lock the GPUs' SM clock for the run: base or MHz
 //   isolation: process
+//   launcher: local               # or slurm: a distributed scenario's ranks by srun
 //   rounds: 3                     # run each scenario 3 times, variants interleaved
 //   enable_mock: false
 //   profile: false                # true: profile one call of each scenario after measuring
@@ -53,6 +54,8 @@
 namespace benchhost {
 
 enum class Isolation { process, none };
+/// How the ranks of a distributed scenario start: on this machine, or by srun.
+enum class Launcher { local, slurm };
 
 /// Invalid configuration or arguments: the run does not start (exit status 2). The
 /// message says where: "configs/x.yaml:4:3: unknown key 'warmup' (did you mean ...)".
@@ -101,6 +104,7 @@ struct RunOptions {
     Isolation isolation = Isolation::process;
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables
+    Launcher launcher = Launcher::local;  // how a distributed scenario's ranks start
     double monitor_interval_ms = 50;  // between samples of the GPU and CPU monitors; 0 disables
     /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
     /// leave them be (bench/internal/monitors/gpu_clocks.hpp).
@@ -176,3 +180,4 @@ std::string nearest_word(std::string_view word, const std::vector<std::string>& 
 std::string_view to_string(Isolation isolation);
 
 }  // namespace benchhost
+std::string_view to_string(Launcher launcher);

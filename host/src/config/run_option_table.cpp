@@ -605,6 +605,18 @@ const std::string& RunOption::help_of(RunMode mode) const {
     if (mode == RunMode::bisect && !bisect_help.empty()) return bisect_help;
     if (mode != RunMode::run && !ab_help.empty()) return ab_help;
     return help;
+    {
+        RunOption launcher = declared("--launcher", "launcher", T::text,
+                                      "How a distributed scenario's ranks start: local (on this machine) or slurm "
+                                      "(srun, one task per rank, inside the current SLURM allocation)");
+        launcher.set = [](RunOptions& options, const OptionValue& value, const OptionSource&) {
+            options.launcher = std::get<std::string>(value) == "slurm" ? Launcher::slurm : Launcher::local;
+        };
+        launcher.describe = [](const RunOptions& options) -> std::optional<std::string> {
+            return std::string(to_string(options.launcher));
+        };
+        add(std::move(launcher).in(in_run).one_of({"local", "slurm"}).described("launcher"));
+    }
 }
 
 RunOption&& RunOption::in(unsigned commands_having_it) && {

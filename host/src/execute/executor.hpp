@@ -25,6 +25,10 @@ namespace benchhost {
 
 struct ExecutionOptions {
     Isolation isolation = Isolation::process;
+    Launcher launcher = Launcher::local;  // how a distributed scenario's ranks start
+    /// Where --launcher slurm keeps the ranks' files (the run folder, which the nodes see);
+    /// empty: the temporary folder.
+    std::filesystem::path rank_files_dir;
     double timeout_s = 600;  // 0: no limit
     std::size_t memory_limit_mib = 0;  // a worker's memory (cgroup, else RLIMIT_DATA: memory_cgroup.hpp); 0: no limit
     std::string worker_log_level = "info";

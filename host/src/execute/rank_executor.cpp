@@ -23,15 +23,19 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/rank_results.hpp"
+#include "execute/slurm_ranks.hpp"
 #include "execute/worker.hpp"
 #include "execute/worker_io.hpp"
 #include "execute/worker_server.hpp"
 #include "json/result_json.hpp"
+#include "util/atomic_file.hpp"
 #include "util/join.hpp"
+#include "util/text_file.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -84,6 +88,7 @@ struct Rank {
     steady::time_point finished_at{};
     fs::path cgroup;
     std::string log_tail;
+    std::string where;  // --launcher slurm: "<job>.<step> <node> <threads>", as its task wrote it
 
     bool running() const { return !ended && fork_error == 0 && !server_lost; }
     ~Rank() {
@@ -160,12 +165,14 @@ std::string first_line(const fs::path& path) {
     return line;
 }
 
-/// A folder of the rank progress files of one attempt, removed with its files.
+/// A folder of the rank progress files of one attempt (and, with --launcher slurm, of
+/// their other files), in `parent` (default: the temporary folder), removed with its files.
 struct ProgressFolder {
     fs::path dir;
-    ProgressFolder() {
+    explicit ProgressFolder(const fs::path& parent = {}) {
         std::error_code ec;
-        std::string pattern = (fs::temp_directory_path(ec) / "benchhost-ranks-XXXXXX").string();
+        std::string pattern =
+            ((parent.empty() ? fs::temp_directory_path(ec) : parent) / "benchhost-ranks-XXXXXX").string();
         if (mkdtemp(pattern.data()) != nullptr) dir = pattern;
     }
     ~ProgressFolder() {
@@ -181,7 +188,8 @@ struct Attempt {
     bool timed_out = false;
     bool interrupted = false;
     std::vector<std::string> progress;  // at the timeout, each rank's
-    std::string launch_error;  // the server could not take a rank's request
+    std::string launch_error;  // the server could not take a rank's request; srun could not start the ranks
+    bool none_started = false;  // srun started no rank: launch_error is the scenario's reason
 };
 
 /// Starts the ranks on `port` and waits until every one has ended; stops them all once
@@ -214,7 +222,8 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
         // One monitor is enough: rank 0's watches the machine (and its GPU).
         request.monitor_interval_ms = r == 0 ? options.monitor_interval_ms : 0;
         request.memory_limit_mib = options.memory_limit_mib;
-        request.environment = rank_environment(worker_environment(), r, world, port, threads, progress.file(r));
+        request.environment = rank_environment(with_variables(worker_environment(), options.environment), r, world,
+                                               port, threads, progress.file(r));
         request.cpus = rank->cpus;
         if (options.memory_limit_mib > 0 && cgroups.available()) {
             try {
@@ -392,6 +401,231 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
     return attempt;
 }
 
+/// The same on SLURM (--launcher slurm): the ranks as the tasks of one `srun` step in the
+/// current allocation (slurm_ranks.hpp), rendezvousing on `address`:`port`. What the local
+/// launcher's worker server says on pipes each task writes into the rank folder; the
+/// host reads it there, and each task's output from srun's (--label). Stopping the ranks
+/// is cancelling the step: SIGKILL to every process of it (scancel), then srun itself.
+Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log,
+                         const std::string& address, int port) {
+    Attempt attempt;
+    auto& ranks = attempt.ranks;
+    const int world = scenario.config.world_size;
+    for (int r = 0; r < world; ++r) {
+        auto rank = std::make_unique<Rank>();
+        rank->rank = r;
+        rank->collector =
+            std::make_unique<OutputCollector>(log, scenario.config.scenario_id() + " rank " + std::to_string(r));
+        ranks.push_back(std::move(rank));
+    }
+    const auto none_started = [&](const std::string& why) {
+        attempt.launch_error = why;
+        attempt.none_started = true;
+        for (auto& rank : ranks) {
+            rank->result = ended_with(bench::Status::failed, why);
+            rank->finished = true;
+        }
+        return std::move(attempt);
+    };
+    std::error_code ec;
+    ProgressFolder folder(options.rank_files_dir.empty() ? fs::path() : fs::absolute(options.rank_files_dir, ec));
+    if (folder.dir.empty())
+        return none_started("cannot make a folder for the ranks' files in " + (options.rank_files_dir.empty()
+                                                                                   ? std::string("the temporary folder")
+                                                                                   : options.rank_files_dir.string()));
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    std::vector<std::string> argv = {"srun"};
+    try {
+        write_file_atomically(folder.dir / "config.json", config_to_json(scenario.config));
+        std::ostringstream monitor;
+        monitor << options.monitor_interval_ms;
+        const std::vector<std::string> worker = {ec ? std::string("benchhost") : self.string(),
+                                                 "worker",
+                                                 "--plugin",
+                                                 fs::absolute(scenario.plugin_path, ec).string(),
+                                                 "--symbol",
+                                                 scenario.symbol,
+                                                 "--rank-dir",
+                                                 folder.dir.string(),
+                                                 "--log-level",
+                                                 options.worker_log_level,
+                                                 "--monitor-interval",
+                                                 monitor.str()};
+        for (std::string& word : srun_arguments(world, "benchhost-ranks", worker)) argv.push_back(std::move(word));
+    } catch (const std::exception& e) {
+        return none_started(std::string("cannot write the ranks' config: ") + e.what());
+    }
+    // srun gets the host's whole environment (SLURM's variables place the step in the
+    // allocation); each task makes its plugin's environment from it (slurm_rank_main).
+    std::vector<std::string> environment;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string_view variable = *entry;
+        if (!variable.starts_with("MASTER_ADDR=") && !variable.starts_with("MASTER_PORT="))
+            environment.emplace_back(variable);
+    }
+    environment.push_back("MASTER_ADDR=" + address);
+    environment.push_back("MASTER_PORT=" + std::to_string(port));
+    int output = -1;
+    pid_t srun = 0;
+    try {
+        srun = spawn_with_output(argv, environment, &output);
+    } catch (const std::exception& e) {
+        return none_started(std::string("cannot start srun: ") + e.what());
+    }
+    log.debug("{}: {}", scenario.config.scenario_id(), join(argv, " "));
+
+    const auto start = steady::now();
+    const bool limited = options.timeout_s > 0;
+    const auto deadline =
+        start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(options.timeout_s));
+    std::string pending, srun_says;  // a line not yet whole; srun's own lines
+    bool output_open = true, srun_ended = false, stopping = false;
+    int srun_status = 0;
+    std::string step;  // "<job>.<step>", once a task wrote it
+    std::optional<steady::time_point> settle_until, given_up_at;
+
+    const auto take_line = [&](std::string_view line) {
+        // "1: text" from rank 1 (srun pads the number with spaces to the widest one).
+        std::size_t at = line.find_first_not_of(' ');
+        std::size_t digits = at;
+        while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+        if (at != std::string_view::npos && digits > at && line.substr(digits, 2) == ": ") {
+            const int r = std::atoi(std::string(line.substr(at, digits - at)).c_str());
+            if (r >= 0 && r < world) {
+                const std::string text = std::string(line.substr(digits + 2)) + "\n";
+                ranks[static_cast<std::size_t>(r)]->collector->append(text.data(), text.size());
+                return;
+            }
+        }
+        log.debug("{}: {}", scenario.config.scenario_id(), line);
+        srun_says += std::string(line) + "\n";
+        if (srun_says.size() > 4096) srun_says.erase(0, srun_says.size() - 4096);
+    };
+    const auto read_files = [&](Rank& rank) {
+        const int r = rank.rank;
+        if (rank.where.empty() && fs::exists(rank_file(folder.dir, r, "where"), ec)) {
+            rank.where = first_line(rank_file(folder.dir, r, "where"));
+            if (step.empty()) step = rank.where.substr(0, rank.where.find(' '));
+        }
+        if (rank.finished) return;
+        rank.loaded = rank.loaded || fs::exists(rank_file(folder.dir, r, "loaded"), ec);
+        const bool reported = fs::exists(rank_file(folder.dir, r, "json"), ec);
+        const bool ended = fs::exists(rank_file(folder.dir, r, "status"), ec);
+        if (!reported && !ended) return;
+        if (ended) {
+            rank.ended = true;
+            rank.wait_status = std::atoi(first_line(rank_file(folder.dir, r, "status")).c_str());
+        }
+        rank.channel = rank.loaded ? "L" : "";
+        if (reported) {
+            try {
+                rank.channel += "R" + read_text_file(rank_file(folder.dir, r, "json"));
+            } catch (const std::exception&) {}
+        }
+        rank.result = classify(rank);
+        rank.finished = true;
+        rank.finished_at = steady::now();
+        if (rank.result.status != bench::Status::success && !settle_until && !stopping)
+            settle_until = rank.finished_at + settle_time;
+    };
+    const auto stop_all = [&] {
+        stopping = true;
+        for (auto& rank : ranks) read_files(*rank);  // the step the tasks are in
+        if (!step.empty()) {
+            std::string said;
+            if (run_to_end({"scancel", "--signal=KILL", step}, &said, 10) != 0)
+                log.warn("{}: scancel --signal=KILL {} failed: {}", scenario.config.scenario_id(), step,
+                         one_line(said, 200));
+        } else {
+            kill(srun, SIGTERM);  // no task started yet: srun forwards it, or gives up the step
+        }
+        for (auto& rank : ranks)
+            if (!rank->finished) rank->killed = true;
+        given_up_at = steady::now() + kill_wait;
+    };
+
+    char buffer[65536];
+    while (!srun_ended || output_open) {
+        const auto now = steady::now();
+        if (!stopping && interrupt_requested()) {
+            attempt.interrupted = true;
+            stop_all();
+        }
+        if (!stopping && limited && now >= deadline) {
+            attempt.timed_out = true;
+            for (int r = 0; r < world; ++r)
+                attempt.progress.push_back(first_line(rank_file(folder.dir, r, "progress")));
+            stop_all();
+        }
+        if (!stopping && settle_until && now >= *settle_until) stop_all();
+        if (given_up_at && now >= *given_up_at) {
+            // The step did not end: srun and what it left go, and SLURM is told to cancel it.
+            log.warn("{}: srun did not end {} s after its step was killed: killing srun", scenario.config.scenario_id(),
+                     std::chrono::duration_cast<std::chrono::seconds>(kill_wait).count());
+            if (!step.empty()) run_to_end({"scancel", step}, nullptr, 10);
+            kill(-srun, SIGKILL);
+            given_up_at.reset();
+        }
+        if (output_open) {
+            pollfd poll_fd{output, POLLIN, 0};
+            if (poll(&poll_fd, 1, 100) > 0) {
+                const ssize_t n = read(output, buffer, sizeof buffer);
+                if (n > 0) {
+                    pending.append(buffer, static_cast<std::size_t>(n));
+                    for (std::size_t newline; (newline = pending.find('\n')) != std::string::npos;) {
+                        take_line(std::string_view(pending).substr(0, newline));
+                        pending.erase(0, newline + 1);
+                    }
+                } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                    output_open = false;
+                }
+            }
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (!srun_ended && waitpid(srun, &srun_status, WNOHANG) == srun) srun_ended = true;
+        for (auto& rank : ranks) read_files(*rank);
+        // Every rank has its result, and some are still exiting: the step is ended.
+        if (!stopping && !srun_ended &&
+            std::all_of(ranks.begin(), ranks.end(), [](const auto& rank) { return rank->finished; }))
+            stop_all();
+        if (options.while_waiting && !stopping) options.while_waiting();
+    }
+    if (!pending.empty()) take_line(pending);
+    close(output);
+
+    bool any_started = false;
+    for (auto& rank : ranks) {
+        read_files(*rank);
+        any_started = any_started || !rank->where.empty();
+    }
+    const std::string srun_ended_how = WIFEXITED(srun_status)
+                                           ? "exit status " + std::to_string(WEXITSTATUS(srun_status))
+                                           : describe_signal(WIFSIGNALED(srun_status) ? WTERMSIG(srun_status) : 0);
+    if (!any_started && !stopping) {
+        // srun's words, and what SLURM said in rank 0's output (slurmstepd: execve() ...).
+        std::string said = one_line(srun_says, 400);
+        ranks.front()->collector->finish();
+        if (const std::string tail = ranks.front()->collector->tail(); !tail.empty())
+            said += "; rank 0: " + one_line(tail, 300);
+        return none_started("srun started no rank (" + srun_ended_how + "): " + said);
+    }
+    for (auto& rank : ranks) {
+        if (!rank->finished) {
+            // Its task ended without saying how its scenario ended: srun's words are all there
+            // is (a failure of the step, not a crash of the plugin's to remember).
+            rank->result =
+                ended_with(bench::Status::failed, "its task ended without a result (srun: " + srun_ended_how + "; " +
+                                                      one_line(srun_says, 300) + ")");
+            rank->finished = true;
+            rank->finished_at = steady::now();
+        }
+        rank->collector->finish();
+        rank->log_tail = rank->collector->tail();
+    }
+    return attempt;
+}
+
 /// "rank 1 of 2" for a reason.
 std::string rank_name(int rank, int world) { return "rank " + std::to_string(rank) + " of " + std::to_string(world); }
 
@@ -471,21 +705,28 @@ std::vector<std::vector<int>> rank_cpu_shares(const std::vector<int>& available,
 
 std::vector<std::string> rank_environment(std::vector<std::string> base, int rank, int world_size, int port,
                                           int threads, const std::string& progress_file) {
+    // One machine: the local rank is the rank.
+    return rank_environment(std::move(base), RankPlace{rank, rank, world_size, world_size, 0, "127.0.0.1", port},
+                            threads, progress_file);
+}
+
+std::vector<std::string> rank_environment(std::vector<std::string> base, const RankPlace& place, int threads,
+                                          const std::string& progress_file) {
     const auto set = [&base](const std::string& name, const std::string& value, bool keep_existing = false) {
         const auto same = [&](const std::string& variable) { return variable.starts_with(name + "="); };
         if (keep_existing && std::any_of(base.begin(), base.end(), same)) return;
         std::erase_if(base, same);
         base.push_back(name + "=" + value);
     };
-    set("RANK", std::to_string(rank));
-    set("LOCAL_RANK", std::to_string(rank));  // one machine: the local rank is the rank
-    set("GROUP_RANK", "0");
-    set("ROLE_RANK", std::to_string(rank));
-    set("WORLD_SIZE", std::to_string(world_size));
-    set("LOCAL_WORLD_SIZE", std::to_string(world_size));
-    set("ROLE_WORLD_SIZE", std::to_string(world_size));
-    set("MASTER_ADDR", "127.0.0.1");
-    set("MASTER_PORT", std::to_string(port));
+    set("RANK", std::to_string(place.rank));
+    set("LOCAL_RANK", std::to_string(place.local_rank));
+    set("GROUP_RANK", std::to_string(place.group_rank));
+    set("ROLE_RANK", std::to_string(place.rank));
+    set("WORLD_SIZE", std::to_string(place.world_size));
+    set("LOCAL_WORLD_SIZE", std::to_string(place.local_world_size));
+    set("ROLE_WORLD_SIZE", std::to_string(place.world_size));
+    set("MASTER_ADDR", place.master_addr);
+    set("MASTER_PORT", std::to_string(place.port));
     if (threads > 0) set("OMP_NUM_THREADS", std::to_string(threads), /*keep_existing=*/true);
     if (!progress_file.empty()) set("BENCHHOST_RANK_PROGRESS", progress_file);
     return base;
@@ -572,6 +813,21 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
                                                     : static_cast<int>(std::max<std::size_t>(shares.front().size(), 1));
     const MemoryCgroups& cgroups = MemoryCgroups::system();
     const auto start = steady::now();
+    const bool slurm = options.launcher == Launcher::slurm;
+    std::string address = "127.0.0.1";
+    if (slurm) {
+        if (std::string problem = slurm_allocation_problem(); !problem.empty()) {
+            outcome.result = ended_with(bench::Status::failed, std::move(problem));
+            return;
+        }
+        try {
+            address = slurm_master_address();
+        } catch (const std::exception& e) {
+            outcome.result =
+                ended_with(bench::Status::failed, std::string("--launcher slurm: no address for rank 0: ") + e.what());
+            return;
+        }
+    }
 
     int first_port = 0;
     if (const char* given = std::getenv("BENCHHOST_MASTER_PORT"); given != nullptr && *given != '\0')
@@ -583,11 +839,12 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
         port = free_port(first_port);
         if (port == 0) port = free_port();
         if (port == 0) {
-            outcome.result = ended_with(bench::Status::failed, "no free TCP port to rendezvous on (127.0.0.1)");
+            outcome.result = ended_with(bench::Status::failed, "no free TCP port to rendezvous on (" + address + ")");
             return;
         }
         tried.push_back(port);
-        attempt = run_attempt(scenario, options, log, port, shares, threads, cgroups);
+        attempt = slurm ? run_srun_attempt(scenario, options, log, address, port)
+                        : run_attempt(scenario, options, log, port, shares, threads, cgroups);
         if (attempt.timed_out || attempt.interrupted || number == max_port_attempts) break;
         const bool taken = std::any_of(attempt.ranks.begin(), attempt.ranks.end(), [](const auto& rank) {
             return rank->result.status != bench::Status::success &&
@@ -609,7 +866,9 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
     const Rank* first = first_failure(attempt);
     outcome.log_tail = combined_tail(attempt, first);
 
-    if (attempt.timed_out) {
+    if (attempt.none_started) {
+        outcome.result = ended_with(bench::Status::failed, attempt.launch_error);
+    } else if (attempt.timed_out) {
         std::ostringstream reason;
         reason << "timed out after " << options.timeout_s << " s";
         if (const std::string behind = ranks_behind(attempt.progress); !behind.empty()) reason << ": " << behind;
@@ -646,14 +905,32 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
     // Whatever the status: how the ranks ran.
     outcome.result.info["world_size"] = std::to_string(world);
     outcome.result.info["master_port"] = std::to_string(port);
-    outcome.result.info["rank_cpus"] = join(cpu_texts, " | ");
-    outcome.result.info["threads_per_rank"] = std::to_string(threads);
+    if (slurm) {
+        // Each task said where it ran: "<job>.<step> <node> <threads>".
+        std::vector<std::string> nodes, steps, task_threads;
+        for (const auto& rank : attempt.ranks) {
+            std::istringstream where(rank->where);
+            std::string step, node, count;
+            where >> step >> node >> count;
+            nodes.push_back(node.empty() ? "?" : node);
+            if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
+            task_threads.push_back(count.empty() ? "?" : count);
+        }
+        outcome.result.info["launcher"] = "slurm";
+        outcome.result.info["master_addr"] = address;
+        outcome.result.info["rank_nodes"] = join(nodes, " | ");
+        outcome.result.info["slurm_step"] = join(steps, ", ");
+        outcome.result.info["threads_per_rank"] = join(task_threads, " | ");
+    } else {
+        outcome.result.info["rank_cpus"] = join(cpu_texts, " | ");
+        outcome.result.info["threads_per_rank"] = std::to_string(threads);
+    }
     if (tried.size() > 1) {
         std::vector<std::string> taken;
         for (std::size_t i = 0; i + 1 < tried.size(); ++i) taken.push_back(std::to_string(tried[i]));
         outcome.result.info["master_ports_taken"] = join(taken, ", ");
     }
-    if (static_cast<std::size_t>(world) > cpus.size())
+    if (!slurm && static_cast<std::size_t>(world) > cpus.size())
         outcome.result.warnings.push_back(std::to_string(world) + " ranks ran on " + std::to_string(cpus.size()) +
                                           " CPUs: ranks shared CPUs, and each waited for the others' turns");
     for (const auto& rank : attempt.ranks) {

@@ -39,11 +39,23 @@ std::vector<std::vector<int>> rank_cpu_shares(const std::vector<int>& available,
 /// The CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> available_cpus();
 
+/// Where a rank is among the others, as torchrun's variables say it.
+struct RankPlace {
+    int rank = 0, local_rank = 0;  // RANK, LOCAL_RANK (and ROLE_RANK = RANK)
+    int world_size = 1, local_world_size = 1;  // WORLD_SIZE (and ROLE_WORLD_SIZE), LOCAL_WORLD_SIZE
+    int group_rank = 0;  // GROUP_RANK: the node's number
+    std::string master_addr = "127.0.0.1";
+    int port = 0;  // MASTER_PORT
+};
+
 /// The environment of rank `rank` of `world_size` ranks on this machine: `base` (the
 /// workers' environment) with torchrun's variables set, OMP_NUM_THREADS=`threads` unless
 /// `base` has one, and BENCHHOST_RANK_PROGRESS=`progress_file`.
 std::vector<std::string> rank_environment(std::vector<std::string> base, int rank, int world_size, int port,
                                           int threads, const std::string& progress_file);
+/// The same for a rank at `place` (on any node: --launcher slurm).
+std::vector<std::string> rank_environment(std::vector<std::string> base, const RankPlace& place, int threads,
+                                          const std::string& progress_file);
 
 /// A TCP port nothing listens on, to rendezvous on: with `first` > 0, the first of first,
 /// first + 1, ... (100 tried) that can be bound; else one the kernel picks. 0 when none.

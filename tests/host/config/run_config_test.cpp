@@ -310,6 +310,9 @@ TEST(RunOptionTable, AConfigKeyAndItsOptionSetTheSameField) {
               "test.yaml:1:12: 'log_level' must be trace, debug, info, warn, error, critical or off, got 'loud'");
     EXPECT_EQ(error_of("monitor_interval: -1\n"),
               "test.yaml:1:19: 'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '-1'");
+    EXPECT_EQ(load("launcher: slurm\n").launcher, benchhost::Launcher::slurm);
+    EXPECT_EQ(load("timeout: 5\n").launcher, benchhost::Launcher::local);  // the default
+    EXPECT_EQ(error_of("launcher: mpi\n"), "test.yaml:1:11: 'launcher' must be local or slurm, got 'mpi'");
     EXPECT_EQ(error_of("lock_clocks: fast\n").rfind("test.yaml:1:14: 'lock_clocks': ", 0), 0u)
         << error_of("lock_clocks: fast\n");
 }

@@ -238,9 +238,9 @@ std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, 
 RunLoopOptions run_loop_options(const RunOptions& options) {
     RunLoopOptions loop;
     loop.rounds = options.rounds;
-    loop.execution.launcher = options.launcher;
     loop.retry_failed = options.retry_failed;
     loop.execution.isolation = options.isolation;
+    loop.execution.launcher = options.launcher;
     loop.execution.timeout_s = options.timeout_s;
     loop.execution.memory_limit_mib = options.memory_limit_mib;
     loop.execution.worker_log_level = options.log_level;

@@ -102,9 +102,9 @@ struct RunOptions {
     /// After each scenario's measurement, a profiled pass of one call (docs/profiling.md).
     bool profile = false;
     Isolation isolation = Isolation::process;
+    Launcher launcher = Launcher::local;  // how a distributed scenario's ranks start
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables
-    Launcher launcher = Launcher::local;  // how a distributed scenario's ranks start
     double monitor_interval_ms = 50;  // between samples of the GPU and CPU monitors; 0 disables
     /// Lock the SM clock of the GPUs the plan runs on for the run: "base" or MHz; empty:
     /// leave them be (bench/internal/monitors/gpu_clocks.hpp).
@@ -178,6 +178,6 @@ std::pair<std::string, std::vector<std::string>> param_of(const std::string& opt
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
 
 std::string_view to_string(Isolation isolation);
+std::string_view to_string(Launcher launcher);
 
 }  // namespace benchhost
-std::string_view to_string(Launcher launcher);

@@ -594,17 +594,6 @@ std::vector<RunOption> make_table() {
         };
         add(std::move(isolation).in(in_run).one_of({"process", "none"}).described("isolation"));
     }
-    add(field("--log-level", "log_level", &RunOptions::log_level, "trace, debug, info, warn, error, critical or off")
-            .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
-    return table;
-}
-
-}  // namespace
-
-const std::string& RunOption::help_of(RunMode mode) const {
-    if (mode == RunMode::bisect && !bisect_help.empty()) return bisect_help;
-    if (mode != RunMode::run && !ab_help.empty()) return ab_help;
-    return help;
     {
         RunOption launcher = declared("--launcher", "launcher", T::text,
                                       "How a distributed scenario's ranks start: local (on this machine) or slurm "
@@ -617,6 +606,17 @@ const std::string& RunOption::help_of(RunMode mode) const {
         };
         add(std::move(launcher).in(in_run).one_of({"local", "slurm"}).described("launcher"));
     }
+    add(field("--log-level", "log_level", &RunOptions::log_level, "trace, debug, info, warn, error, critical or off")
+            .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+    return table;
+}
+
+}  // namespace
+
+const std::string& RunOption::help_of(RunMode mode) const {
+    if (mode == RunMode::bisect && !bisect_help.empty()) return bisect_help;
+    if (mode != RunMode::run && !ab_help.empty()) return ab_help;
+    return help;
 }
 
 RunOption&& RunOption::in(unsigned commands_having_it) && {

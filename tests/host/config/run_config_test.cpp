@@ -304,15 +304,15 @@ TEST(RunOptionTable, AConfigKeyAndItsOptionSetTheSameField) {
     EXPECT_DOUBLE_EQ(load("monitor_interval: 0\n").monitor_interval_ms, 0);
     EXPECT_EQ(load("lock_clocks: 1410\n").lock_clocks, "1410");
     EXPECT_EQ(load("timer: host\n").config.timer, "host");
+    EXPECT_EQ(load("launcher: slurm\n").launcher, benchhost::Launcher::slurm);
+    EXPECT_EQ(load("timeout: 5\n").launcher, benchhost::Launcher::local);  // the default
+    EXPECT_EQ(error_of("launcher: mpi\n"), "test.yaml:1:11: 'launcher' must be local or slurm, got 'mpi'");
     EXPECT_EQ(load("plugins:\n  a: {cache: cold}\n").plugin_settings.at("a").cache, "cold");
     EXPECT_EQ(error_of("cache: hot\n"), "test.yaml:1:8: 'cache' must be warm or cold, got 'hot'");
     EXPECT_EQ(error_of("log_level: loud\n"),
               "test.yaml:1:12: 'log_level' must be trace, debug, info, warn, error, critical or off, got 'loud'");
     EXPECT_EQ(error_of("monitor_interval: -1\n"),
               "test.yaml:1:19: 'monitor_interval' must be milliseconds >= 0 (0: no monitoring), got '-1'");
-    EXPECT_EQ(load("launcher: slurm\n").launcher, benchhost::Launcher::slurm);
-    EXPECT_EQ(load("timeout: 5\n").launcher, benchhost::Launcher::local);  // the default
-    EXPECT_EQ(error_of("launcher: mpi\n"), "test.yaml:1:11: 'launcher' must be local or slurm, got 'mpi'");
     EXPECT_EQ(error_of("lock_clocks: fast\n").rfind("test.yaml:1:14: 'lock_clocks': ", 0), 0u)
         << error_of("lock_clocks: fast\n");
 }

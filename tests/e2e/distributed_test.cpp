@@ -413,4 +413,79 @@ TEST_F(DistributedTest, TheCollectivesAreCheckedAndTheirBusBandwidthIsNcclTestsF
     EXPECT_EQ(only["all_reduce[world_size=2]"].reason, "--param collective=broadcast leaves out all_reduce");
 }
 
+#if defined(BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR)
+// The C++ SDK's ranks (<bench/torch/distributed.hpp>): c10d's gloo process group, a barrier
+// before each sample, every rank's samples gathered as the Python side's are.
+TEST_F(DistributedTest, CppRanksMeetInC10dTheirSamplesAreGatheredAndARankThatThrowsIsNamed) {
+    plugins = BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR;
+    auto s =
+        run({"--world-sizes", "2", "--measurement-iterations", "12", "--param", "slow_rank=1", "--timeout", "120"}, 0);
+    const Scenario& reduced = s["all_reduce[world_size=2]"];
+    ASSERT_EQ(reduced.status, "success") << reduced.reason << last.err;
+    EXPECT_EQ(info(reduced, "backend"), "gloo");
+    EXPECT_EQ(info(reduced, "rank_seen"), "0 of 2");
+    const auto merged = samples(reduced, "latency"), zero = samples(reduced, "latency.rank0"),
+               one = samples(reduced, "latency.rank1");
+    ASSERT_EQ(merged.size(), 12u);
+    ASSERT_EQ(zero.size(), 12u);
+    ASSERT_EQ(one.size(), 12u);
+    for (std::size_t i = 0; i < merged.size(); ++i) EXPECT_DOUBLE_EQ(merged[i], std::max(zero[i], one[i])) << i;
+
+    const Scenario& sleep = s["sleep[world_size=2]"];
+    ASSERT_EQ(sleep.status, "success") << sleep.reason << last.err;
+    const std::string text = warnings(sleep);
+    EXPECT_NE(text.find("rank 1 is a straggler in latency: its median "), std::string::npos) << text;
+    EXPECT_EQ(text.find("rank 0 is a straggler"), std::string::npos) << text;
+
+    // Rank 1 throws in its second sample while rank 0 waits for it in the all-reduce.
+    auto failed =
+        run({"--world-sizes", "2", "--include", "all_reduce", "--param", "fail_rank=1", "--timeout", "120"}, 1);
+    const Scenario& thrown = failed["all_reduce[world_size=2]"];
+    EXPECT_EQ(thrown.status, "failed");
+    EXPECT_EQ(thrown.reason.rfind("rank 1 of 2: threw std::runtime_error: rank 1 fails on purpose", 0), 0u)
+        << thrown.reason;
+}
+
+// A Python and a C++ distributed plugin in one run, each at world sizes 1 and 2: the
+// collectives' all_reduce and ddp_training's GPT-2 steps, whose parameters are equal on
+// every rank after them.
+TEST_F(DistributedTest, APythonAndACppDistributedPluginRunInOneRun) {
+    add("performance/collectives.py",
+        read_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/performance/collectives/collectives.py"));
+    const fs::path ddp = BENCH_TEST_DDP_TRAINING_PLUGIN;
+    fs::copy_file(ddp, plugins / "performance" / ddp.filename());
+    auto s = run({"--world-sizes", "1,2", "--include", "ddp_training", "--include", "all_reduce", "--param", "sizes=8",
+                  "--param", "prompt_tokens=8", "--timeout", "120"},
+                 0);
+    ASSERT_EQ(s.size(), 4u) << last.err;
+    for (const char* name : {"all_reduce[world_size=1]", "all_reduce[world_size=2]"})
+        EXPECT_EQ(s[name].status, "success") << name << ": " << s[name].reason;
+    for (const int world : {1, 2}) {
+        // Its other axes are in the name too: ddp_training[world_size=1,batch_size=1,...].
+        const std::string prefix = "ddp_training[world_size=" + std::to_string(world) + ",";
+        const auto found =
+            std::find_if(s.begin(), s.end(), [&](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
+        ASSERT_NE(found, s.end()) << prefix << last.err;
+        const Scenario& ddp_scenario = found->second;
+        ASSERT_EQ(ddp_scenario.status, "success") << world << ": " << ddp_scenario.reason << last.err;
+        const auto& measurements = (*ddp_scenario.report)["measurements"];
+        EXPECT_EQ(measurements["parameter_difference_across_ranks"]["value"].GetDouble(), 0.0);
+        EXPECT_EQ(measurements["samples_per_step"]["value"].GetDouble(), world);
+        const auto step = samples(ddp_scenario, "step"), throughput = samples(ddp_scenario, "throughput");
+        ASSERT_EQ(step.size(), 3u);
+        ASSERT_EQ(throughput.size(), 3u);
+        // The slowest rank's step, and the world's samples over it.
+        for (std::size_t i = 0; i < step.size(); ++i)
+            EXPECT_NEAR(throughput[i], world / (step[i] / 1e3), 1e-6 * throughput[i]);
+        EXPECT_EQ(info(ddp_scenario, "backend"), "gloo");
+        if (world == 2) {
+            const auto zero = samples(ddp_scenario, "step.rank0"), one = samples(ddp_scenario, "step.rank1");
+            ASSERT_EQ(zero.size(), 3u);
+            ASSERT_EQ(one.size(), 3u);
+            for (std::size_t i = 0; i < step.size(); ++i) EXPECT_DOUBLE_EQ(step[i], std::max(zero[i], one[i])) << i;
+        }
+    }
+}
+#endif
+
 }  // namespace

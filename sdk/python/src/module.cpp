@@ -12,6 +12,7 @@
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/internal/environment/cache_dir.hpp>
+#include <bench/ranks.hpp>
 #include <bench/result.hpp>
 #include <bench/serve.hpp>
 #include <bench/timer.hpp>
@@ -98,14 +99,7 @@ std::vector<double> measure_ranks(bench::Context& ctx, std::string_view name, Py
     const py::module_ distributed = py::module_::import("benchhost.distributed");
     distributed.attr("process_group")(py::cast(&ctx, py::return_value_policy::reference));
     const py::object before_sample = distributed.attr("_before_sample");
-    bench::TimingOptions options = ctx.timing_options();
-    if (options.has_time_rule()) {
-        options.min_time_s = options.max_time_s = options.target_ci_width = 0;
-        ctx.add_warning(std::string(name) +
-                        ": a distributed scenario takes --measurement-iterations samples on every rank: "
-                        "--min-time, --max-time and --target-ci-width are not applied (each rank would stop on "
-                        "its own, and the others would wait for it at the next barrier)");
-    }
+    const bench::TimingOptions options = bench::rank_timing_options(ctx, name);
     const std::string& device = ctx.config().device;
     bench::CudaDevice* cuda = device.rfind("cuda", 0) == 0 ? ctx.cuda_device(cuda_index(device)) : nullptr;
     const bool cold = ctx.config().cache == "cold";

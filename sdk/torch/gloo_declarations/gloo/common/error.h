@@ -1,0 +1,4 @@
+// For ProcessGroupGloo.hpp without gloo's headers: gloo/context.h declares what it names.
+#pragma once
+
+#include <gloo/context.h>

@@ -1,0 +1,45 @@
+// Fixture: a distributed C++ plugin on the LibTorch layer's ranks
+// (<bench/torch/distributed.hpp>). `all_reduce`: the ranks meet in a c10d all-reduce in
+// each sample timed by measure_ranks, its result checked; --param fail_rank throws on
+// that rank in its second sample, while the others wait for it in the all-reduce.
+// `sleep`: each rank sleeps (no collective), rank --param slow_rank six times as long.
+#include <bench/plugin.hpp>
+#include <bench/torch/distributed.hpp>
+
+#include <torch/types.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+BENCH_PLUGIN("fixture_torch_ranks", "1.0.0", .axes = "world_size");
+
+namespace lt = bench::libtorch;
+
+BENCH_BENCHMARK(all_reduce, ctx) {
+    const c10::intrusive_ptr<c10d::ProcessGroup> group = lt::process_group(ctx);
+    const int rank = lt::rank(), world = lt::world_size();
+    const int fail_rank = static_cast<int>(ctx.params().get_int("fail_rank", -1));
+    std::vector<torch::Tensor> buffer{torch::ones({256})};
+    int calls = 0;
+    lt::measure_ranks(ctx, "latency", [&] {
+        if (++calls == 3 && rank == fail_rank)  // the warmup call, then the second sample
+            throw std::runtime_error("rank " + std::to_string(rank) + " fails on purpose");
+        buffer[0].fill_(rank + 1);
+        group->allreduce(buffer)->wait();
+    });
+    const double expected = world * (world + 1) / 2.0;
+    if (buffer[0].min().item<double>() != expected || buffer[0].max().item<double>() != expected)
+        throw std::runtime_error("the all-reduce gave " + std::to_string(buffer[0][0].item<double>()) + ", not " +
+                                 std::to_string(expected));
+    ctx.set_info("rank_seen", std::to_string(rank) + " of " + std::to_string(world));
+}
+
+BENCH_BENCHMARK(sleep, ctx) {
+    const bool slow = lt::rank() == ctx.params().get_int("slow_rank", -1);
+    lt::measure_ranks(ctx, "latency",
+                      [slow] { std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 24 : 4)); });
+}

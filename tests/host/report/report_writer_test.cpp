@@ -15,6 +15,7 @@
 
 #include <rapidjson/document.h>
 #include "../../support/builders.hpp"
+#include "../../support/csv.hpp"
 
 #include "../../support/report_schema.hpp"
 #include "model/run_record.hpp"
@@ -26,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using benchhost::RunRecord;
 using benchhost::ScenarioOutcome;
+using benchtest::parse_csv;
 
 // A fresh folder under the system's temporary folder, removed at the end of the test.
 class TempDir {
@@ -64,41 +66,6 @@ rapidjson::Document parse_file(const fs::path& path) {
         ADD_FAILURE() << path << " is not valid JSON at offset " << document.GetErrorOffset();
     }
     return document;
-}
-
-// RFC 4180 reader: rows of fields.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            row.push_back(field);
-            field.clear();
-        } else if (c == '\n') {
-            row.push_back(field);
-            field.clear();
-            rows.push_back(row);
-            row.clear();
-        } else {
-            field += c;
-        }
-    }
-    EXPECT_TRUE(field.empty() && row.empty()) << "the CSV does not end with a newline";
-    return rows;
 }
 
 const rapidjson::Value& member(const rapidjson::Value& object, const char* key) {

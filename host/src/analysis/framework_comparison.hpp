@@ -8,7 +8,7 @@
 // interval), and each one's peak memory and compile time.
 //
 // Computed once, when the run ends, from the statistics already in the record, and
-// handed to report.md and report.html (ReporterSettings::frameworks,
+// handed to report.md and report.html (RunEnd::frameworks,
 // report/reporter_registry.hpp); nothing here formats text. Nothing is guessed from a
 // plugin's name: a scenario that names no model is in no group.
 #pragma once

@@ -130,7 +130,8 @@ AbOutcome run_ab_command(const AbCommand& command) {
             // The page for people is the A/B run's (below), not each side's.
             std::vector<std::string> formats = side->options.extra_formats;
             std::erase(formats, std::string("summary-md"));
-            side->folder.start(side->dir, side->record, make_reporters(file_reporter_names(formats), settings));
+            side->folder.start(side->dir, side->record,
+                               make_reporters(reporter_names({ReporterKind::file}, formats), settings));
         }
         // Both sides run on the same GPUs: locked once, recorded on both.
         clocks = lock_gpu_clocks(command.options, base.plan, base.record, *log);

@@ -136,7 +136,8 @@ int merge_command(const MergeCommand& command) {
     }
     ReporterSettings settings;
     settings.output_dir = out;
-    const std::vector<std::string> errors = report_whole_run(merged, file_reporter_names(formats), settings);
+    const std::vector<std::string> errors =
+        report_whole_run(merged, reporter_names({ReporterKind::file}, formats), settings);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;
     const RunTotals totals = count_totals(merged);

@@ -31,14 +31,15 @@ int report_command(const ReportCommand& command) {
     settings.output_dir = output;
     // A run against a baseline (`run --baseline`) kept its comparison: the reports open
     // with its verdicts again. One that cannot be read costs only the verdicts.
+    RunEnd end;
     if (const fs::path comparison = dir / "comparison.json"; fs::exists(comparison)) {
         try {
-            *settings.comparison = parse_comparison(read_text_file(comparison), comparison.string());
+            end.comparison = parse_comparison(read_text_file(comparison), comparison.string());
         } catch (const std::exception& e) {
             std::cerr << "benchhost: warning: " << e.what() << ": the reports are written without its verdicts\n";
         }
     }
-    const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings);
+    const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings, end);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;
     std::cout << "wrote " << (output / markdown_report_name).string() << " and " << (output / html_report_name).string()

@@ -154,17 +154,15 @@ std::map<std::string, std::string> describe_options(const RunOptions& options) {
     return out;
 }
 
-ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare,
-                                     const fs::path& output_dir, spdlog::logger& log, ProgressSink* progress) {
+RunReporters make_run_reporters(const RunOptions& options, const CompareOptions& compare, const fs::path& output_dir,
+                                spdlog::logger& log, ProgressSink* progress) {
     ReporterSettings settings;
     settings.output_dir = output_dir;
     settings.log = &log;
     settings.progress = progress;
-    std::vector<std::string> names = file_reporter_names(options.extra_formats);
-    names.emplace_back("progress");
-    names.emplace_back("console");
+    std::vector<std::string> names = reporter_names({ReporterKind::file, ReporterKind::console}, options.extra_formats);
     if (options.baseline) {
-        names.emplace_back("comparison");
+        for (std::string& name : reporter_names({ReporterKind::end_of_run})) names.push_back(std::move(name));
         settings.baseline = *options.baseline;
         settings.compare = compare;
         settings.fail_on_regression = options.fail_on_regression;
@@ -255,13 +253,13 @@ CompareOptions comparison_options(const RunOptions& options) {
     return compare;
 }
 
-bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log) {
+bool log_reporter_errors(RunReporters& reporters, spdlog::logger& log) {
     const std::vector<std::string> errors = reporters.take_errors();
     for (const std::string& error : errors) log.error("{}", error);
     return errors.empty();
 }
 
-void RunFolderWriter::start(const std::filesystem::path& dir, const RunRecord& record, ReporterMultiplex made) {
+void RunFolderWriter::start(const std::filesystem::path& dir, const RunRecord& record, RunReporters made) {
     journal = std::make_unique<RunJournal>(
         dir, JournalHeader{record.timestamp, record.started_at, record.commit_id, record.host_version,
                            record.run_config, record.shard, record.run_id});

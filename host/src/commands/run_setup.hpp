@@ -23,6 +23,7 @@
 #include "model/run_record.hpp"
 #include "plan/plan.hpp"
 #include "report/console/progress_reporter.hpp"
+#include "report/reporter_registry.hpp"
 #include "run/journal.hpp"
 #include "run/run_loop.hpp"
 
@@ -58,9 +59,8 @@ std::map<std::string, std::string> describe_options(const RunOptions& options);
 
 /// The reporters of a run folder: its files, the formats asked for, the progress, the
 /// table, and with a baseline the comparison, judged with `compare`.
-ReporterMultiplex make_run_reporters(const RunOptions& options, const CompareOptions& compare,
-                                     const std::filesystem::path& output_dir, spdlog::logger& log,
-                                     ProgressSink* progress);
+RunReporters make_run_reporters(const RunOptions& options, const CompareOptions& compare,
+                                const std::filesystem::path& output_dir, spdlog::logger& log, ProgressSink* progress);
 
 /// Logs what discovery and planning found: files that are not plugins, what the plan
 /// left out, plugin builds that slow them down, the warnings; or, for an empty plan
@@ -89,17 +89,17 @@ RunLoopOptions run_loop_options(const RunOptions& options);
 CompareOptions comparison_options(const RunOptions& options);
 
 /// Logs the reporters' errors, once each; true when there was none.
-bool log_reporter_errors(ReporterMultiplex& reporters, spdlog::logger& log);
+bool log_reporter_errors(RunReporters& reporters, spdlog::logger& log);
 
 /// A run folder being written, as `run` writes one and `ab` one per side: its journal and
 /// its reporters, from the record's start to its end.
 struct RunFolderWriter {
     std::unique_ptr<RunJournal> journal;
-    ReporterMultiplex reporters;
+    RunReporters reporters;
 
     /// Opens the journal of `record` in `dir` and starts `reporters` with the record.
     /// Throws when the journal cannot be created, before anything runs.
-    void start(const std::filesystem::path& dir, const RunRecord& record, ReporterMultiplex reporters);
+    void start(const std::filesystem::path& dir, const RunRecord& record, RunReporters reporters);
     /// The parts the run loop writes through.
     RunLoopParts parts(spdlog::logger& log, PluginRegistry& registry) { return {log, registry, *journal, reporters}; }
     /// Ends the run once `runner` has run what it will: the journal brought up to date,

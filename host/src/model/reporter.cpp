@@ -45,6 +45,8 @@ void ReporterMultiplex::run_finished(const RunRecord& record) {
     each([&](Reporter& r) { r.run_finished(record); });
 }
 
+void ReporterMultiplex::each_reporter(const std::function<void(Reporter&)>& call) { each(call); }
+
 int ReporterMultiplex::exit_status() const {
     int status = failed_ ? 1 : 0;
     for (const std::unique_ptr<Reporter>& reporter : reporters_) status = std::max(status, reporter->exit_status());

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,10 @@ public:
     /// take_errors() empties the list, so that each error is logged once.
     const std::vector<std::string>& errors() const { return errors_; }
     std::vector<std::string> take_errors();
+
+    /// Calls `call` on each reporter in order, as each method above does (an exception is
+    /// kept in errors()): for a call that is not one of Reporter's.
+    void each_reporter(const std::function<void(Reporter&)>& call);
 
 private:
     template <typename Call>

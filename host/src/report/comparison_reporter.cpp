@@ -10,7 +10,6 @@
 #include "json/json_writer.hpp"
 #include "report/comparison_text.hpp"
 #include "report/markdown/markdown_text.hpp"
-#include "report/report_reader.hpp"
 #include "report/reporter_factories.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
@@ -218,35 +217,26 @@ void report_comparison(const Comparison& comparison, std::ostream& out, const fs
 
 namespace {
 
-class ComparisonReporter final : public Reporter {
+class ComparisonReporter final : public RunReporter {
 public:
     explicit ComparisonReporter(const ReporterSettings& settings)
         : settings_(settings), out_(settings.console != nullptr ? settings.console : &std::cout) {}
 
-    void run_finished(const RunRecord& record) override {
+    /// The comparison was made before the reporters ran (conclude_run): this shows and writes it.
+    void run_ended(const RunRecord&, const RunEnd& end) override {
         if (settings_.baseline.empty()) return;
         status_ = 1;  // until the comparison is written
-        const fs::path base_dir = run_folder_of(settings_.baseline);
-        RunRecord base;
-        try {
-            base = read_run(base_dir);
-        } catch (const std::exception& e) {
-            throw std::runtime_error("cannot compare with the baseline " + settings_.baseline.string() + ": " +
-                                     e.what());
-        }
-        Comparison comparison = compare_runs(base, record, settings_.compare);
-        comparison.differences = side_differences(base, record);
-        comparison.base_label = base_dir.string();
-        comparison.new_label = settings_.output_dir.string();
+        if (!end.comparison_error.empty()) throw std::runtime_error(end.comparison_error);
+        if (!end.comparison) return;  // called on its own: nothing was compared
+        const Comparison& comparison = *end.comparison;
         *out_ << "\n";
-        if (settings_.comparison) *settings_.comparison = comparison;
         report_comparison(comparison, *out_, markdown_path(), json_path());
         regressions_ = comparison.regressions();
         slower_ = comparison.count(Verdict::slower);
         faster_ = comparison.count(Verdict::faster);
         status_ = settings_.fail_on_regression && regressions_ > 0 ? 1 : 0;
         if (settings_.log != nullptr) {
-            settings_.log->info("comparison with {}: {} slower, {} faster", base_dir.string(), slower_, faster_);
+            settings_.log->info("comparison with {}: {} slower, {} faster", comparison.base_label, slower_, faster_);
             if (status_ != 0)
                 settings_.log->error("{} regression{} beyond the threshold of {:.3g}%", regressions_,
                                      regressions_ == 1 ? "" : "s", settings_.compare.threshold * 100);
@@ -267,7 +257,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_comparison_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_comparison_reporter(const ReporterSettings& settings) {
     return std::make_unique<ComparisonReporter>(settings);
 }
 

@@ -11,7 +11,7 @@ namespace benchhost {
 
 namespace {
 
-class FileReporter final : public Reporter {
+class FileReporter final : public RunReporter {
 public:
     FileReporter(const ReporterSettings& settings, FileReport report)
         : settings_(settings), report_(std::move(report)) {}
@@ -19,13 +19,11 @@ public:
     void checkpoint(const RunRecord& record) override {
         if (!report_.at_checkpoints) return;
         const std::filesystem::path path = path_of(record);
-        if (path != "-") write(path, report_.render(record, nullptr));
+        if (path != "-") write(path, report_.render(record, RunEnd{}));
     }
 
-    void run_finished(const RunRecord& record) override {
-        const Comparison* comparison =
-            settings_.comparison && *settings_.comparison ? &**settings_.comparison : nullptr;
-        const std::string text = report_.render(record, comparison);
+    void run_ended(const RunRecord& record, const RunEnd& end) override {
+        const std::string text = report_.render(record, end);
         const std::filesystem::path path = path_of(record);
         if (path == "-") {
             std::cout << text << std::flush;
@@ -61,7 +59,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_file_reporter(const ReporterSettings& settings, FileReport report) {
+std::unique_ptr<RunReporter> make_file_reporter(const ReporterSettings& settings, FileReport report) {
     return std::make_unique<FileReporter>(settings, std::move(report));
 }
 

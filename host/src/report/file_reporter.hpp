@@ -7,16 +7,15 @@
 #include <memory>
 #include <string>
 
-#include "analysis/compare.hpp"
 #include "model/reporter.hpp"
 #include "report/reporter_registry.hpp"
 
 namespace benchhost {
 
-/// Makes a file's text from the record and the comparison with the baseline (nullptr
-/// without one, and at checkpoints: ReporterSettings::comparison is made at the end of the
-/// run, so a reporter that reads it comes after "comparison" in the registry).
-using RenderFile = std::function<std::string(const RunRecord& record, const Comparison* comparison)>;
+/// Makes a file's text from the record and what its end concluded (the comparison with
+/// the baseline, the models across frameworks). At a checkpoint the run has not ended:
+/// `end` concludes nothing.
+using RenderFile = std::function<std::string(const RunRecord& record, const RunEnd& end)>;
 
 struct FileReport {
     /// The file's name in the run folder (ReporterSettings::output_dir), or `name_of` when
@@ -33,6 +32,6 @@ struct FileReport {
     std::function<void(const std::string& text)> then;
 };
 
-std::unique_ptr<Reporter> make_file_reporter(const ReporterSettings& settings, FileReport report);
+std::unique_ptr<RunReporter> make_file_reporter(const ReporterSettings& settings, FileReport report);
 
 }  // namespace benchhost

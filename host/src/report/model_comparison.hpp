@@ -88,7 +88,7 @@ struct ModelComparison {
     std::vector<DtypeRow> dtype_rows;
 };
 
-/// `frameworks`: the comparison across frameworks of figures.record (ReporterSettings::frameworks
+/// `frameworks`: the comparison across frameworks of figures.record (RunEnd::frameworks
 /// at the end of a run, else compare_frameworks of the same record), which the result's
 /// framework tables point into: it must outlive them.
 ModelComparison compare_models(const RunFigures& figures, const FrameworkComparison& frameworks);

@@ -15,6 +15,7 @@
 
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
+#include "report/comparison_text.hpp"
 #include "report/files/report_json.hpp"
 #include "report/markdown/summary_md_reporter.hpp"
 
@@ -39,9 +40,12 @@ TEST(ReporterRegistry, KnowsEveryReporterByNameAndRefusesOthers) {
               (std::vector<std::string>{"progress", "plugin-json", "profile-trace", "csv", "gbench-json", "summary",
                                         "console", "comparison", "markdown", "html", "junit", "summary-md"}));
     EXPECT_EQ(optional_format_names(), (std::vector<std::string>{"gbench-json", "junit", "summary-md"}));
-    EXPECT_EQ(file_reporter_names({}),
+    // Chosen by kind: a run folder's files; the formats only when asked for.
+    EXPECT_EQ(reporter_names({ReporterKind::file}),
               (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "summary", "markdown", "html"}));
-    EXPECT_EQ(file_reporter_names({"gbench-json"}),
+    EXPECT_EQ(reporter_names({ReporterKind::console, ReporterKind::end_of_run}, {"junit"}),
+              (std::vector<std::string>{"progress", "console", "comparison"}));
+    EXPECT_EQ(reporter_names({ReporterKind::file}, {"gbench-json"}),
               (std::vector<std::string>{"plugin-json", "profile-trace", "csv", "gbench-json", "summary", "markdown",
                                         "html"}));
     try {
@@ -61,7 +65,8 @@ TEST(ReporterRegistry, EveryFileReporterWritesItsFilesAtTheEnd) {
     ::unsetenv("GITHUB_STEP_SUMMARY");  // summary-md would append to a CI job's summary
     ReporterSettings settings;
     settings.output_dir = dir.path();
-    ReporterMultiplex reporters = make_reporters(file_reporter_names({"gbench-json", "junit", "summary-md"}), settings);
+    RunReporters reporters =
+        make_reporters(reporter_names({ReporterKind::file}, {"gbench-json", "junit", "summary-md"}), settings);
     const RunRecord record = small_run();
     reporters.run_finished(record);
     EXPECT_TRUE(reporters.errors().empty()) << reporters.errors().front();
@@ -77,7 +82,7 @@ TEST(ReporterRegistry, ACheckpointRewritesOnlyThePluginsWithNewScenarios) {
     benchtest::TempDir dir;
     ReporterSettings settings;
     settings.output_dir = dir.path();
-    ReporterMultiplex reporters = make_reporters({"plugin-json", "summary"}, settings);
+    RunReporters reporters = make_reporters({"plugin-json", "summary"}, settings);
     const RunRecord record = small_run();
     reporters.scenario_finished(record, record.outcomes[0]);
     reporters.checkpoint(record);
@@ -120,7 +125,7 @@ TEST(ReporterRegistry, TheConsoleReporterPrintsTheTable) {
     std::ostringstream out;
     ReporterSettings settings;
     settings.console = &out;
-    ReporterMultiplex reporters = make_reporters({"console"}, settings);
+    RunReporters reporters = make_reporters({"console"}, settings);
     reporters.run_finished(small_run());
     EXPECT_NE(out.str().find("unit/alpha/alpha"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("2 scenarios: 2 succeeded"), std::string::npos) << out.str();
@@ -133,7 +138,7 @@ TEST(ReporterRegistry, TheProgressReporterLogsEachExecution) {
     log.set_level(spdlog::level::debug);
     ReporterSettings settings;
     settings.log = &log;
-    ReporterMultiplex reporters = make_reporters({"progress"}, settings);
+    RunReporters reporters = make_reporters({"progress"}, settings);
     const RunRecord record = small_run();
     reporters.execution_skipped({1, 3, "unit/alpha/alpha"}, true);
     reporters.execution_started({2, 3, "unit/beta/beta"});
@@ -144,6 +149,60 @@ TEST(ReporterRegistry, TheProgressReporterLogsEachExecution) {
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta\n"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("[2/3] unit/beta/beta: success, median 2.50 ms"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("2/3 done"), std::string::npos) << text.str();
+}
+
+// The comparison with the baseline is made once, before any reporter is told the run
+// ended, and handed to each: junit.xml and summary.md read it without the comparison
+// reporter among them (which used to make it for the reporters after it).
+TEST(ReporterRegistry, TheComparisonIsHandedToTheReportersWhateverTheirOrder) {
+    ::unsetenv("GITHUB_STEP_SUMMARY");
+    benchtest::TempDir base, alone, compared;
+    ReporterSettings base_settings;
+    base_settings.output_dir = base.path();
+    ASSERT_TRUE(report_whole_run(small_run(), reporter_names({ReporterKind::file}), base_settings).empty());
+
+    ReporterSettings settings;
+    settings.output_dir = alone.path();
+    ASSERT_TRUE(report_whole_run(small_run(), {"junit", "summary-md"}, settings).empty());
+    settings.output_dir = compared.path();
+    settings.baseline = base.path();
+    const RunEnd end = conclude_run(settings, small_run());
+    ASSERT_TRUE(end.comparison) << end.comparison_error;
+    EXPECT_EQ(end.comparison->base_label, base.path().string());
+    EXPECT_EQ(end.comparison->rows.size(), 2u);
+    RunReporters reporters = make_reporters({"summary-md", "junit"}, settings);
+    reporters.run_finished(small_run());
+    ASSERT_TRUE(reporters.errors().empty()) << reporters.errors().front();
+
+    const std::string junit = benchtest::read_file(compared / "junit.xml");
+    EXPECT_NE(junit, benchtest::read_file(alone / "junit.xml"));
+    for (const SeriesComparison& row : end.comparison->rows) {
+        std::string line = evidence_line(row, end.comparison->options.threshold);  // as XML writes it
+        if (const std::size_t arrow = line.find("->"); arrow != std::string::npos) line.replace(arrow, 2, "-&gt;");
+        EXPECT_NE(junit.find(line), std::string::npos) << line << "\n" << junit;
+    }
+    EXPECT_EQ(benchtest::read_file(alone / "summary.md").find("comparison.md"), std::string::npos);
+    EXPECT_NE(benchtest::read_file(compared / "summary.md").find("(comparison.md)"), std::string::npos);
+}
+
+// A baseline that cannot be read fails the comparison reporter, with its folder named;
+// the others still write their files, without a comparison.
+TEST(ReporterRegistry, ABaselineThatCannotBeReadFailsTheComparisonAlone) {
+    benchtest::TempDir dir;
+    std::ostringstream out;
+    ReporterSettings settings;
+    settings.output_dir = dir.path();
+    settings.console = &out;
+    settings.baseline = dir / "no-such-run";
+    RunReporters reporters = make_reporters({"comparison", "markdown"}, settings);
+    reporters.run_finished(small_run());
+    ASSERT_EQ(reporters.errors().size(), 1u);
+    EXPECT_NE(reporters.errors()[0].find("cannot compare with the baseline " + (dir / "no-such-run").string() + ": "),
+              std::string::npos)
+        << reporters.errors()[0];
+    EXPECT_TRUE(fs::exists(dir / "report.md"));
+    EXPECT_FALSE(fs::exists(dir / "comparison.md"));
+    EXPECT_EQ(reporters.exit_status(), 1);
 }
 
 TEST(SummaryPage, AScenarioThatFailedHasNoMedian) {

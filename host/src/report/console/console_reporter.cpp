@@ -292,10 +292,12 @@ std::string format_summary_table(const RunRecord& given) {
 namespace {
 
 /// The table at the end of a run, on the console.
-class ConsoleReporter final : public Reporter {
+class ConsoleReporter final : public RunReporter {
 public:
     explicit ConsoleReporter(std::ostream* out) : out_(out != nullptr ? out : &std::cout) {}
-    void run_finished(const RunRecord& record) override { *out_ << format_summary_table(record) << std::flush; }
+    void run_ended(const RunRecord& record, const RunEnd&) override {
+        *out_ << format_summary_table(record) << std::flush;
+    }
 
 private:
     std::ostream* out_;
@@ -303,7 +305,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_console_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_console_reporter(const ReporterSettings& settings) {
     return std::make_unique<ConsoleReporter>(settings.console);
 }
 

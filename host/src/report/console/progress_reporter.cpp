@@ -132,7 +132,7 @@ namespace {
 
 /// "success, median 3.89 ms" once the scenario has ended (its statistics computed),
 /// "success" for a round with more to come; ": <reason>" when there is one.
-std::string progress_headline(const ScenarioOutcome& outcome) {
+std::string headline(const ScenarioOutcome& outcome) {
     const bench::ScenarioResult& result = outcome.result;
     std::string text(bench::to_string(result.status));
     if (const SeriesStatistics* series = outcome.statistics.find("latency");
@@ -145,7 +145,7 @@ std::string progress_headline(const ScenarioOutcome& outcome) {
 /// The run's progress: a line in the log as each execution starts and ends (at debug
 /// level for the start when the status line shows it), and on a terminal the status
 /// line at the bottom.
-class ProgressReporter final : public Reporter {
+class ProgressReporter final : public RunReporter {
 public:
     ProgressReporter(spdlog::logger* log, ProgressSink* sink) : log_(log), sink_(sink) {}
 
@@ -168,9 +168,9 @@ public:
         const bench::Status status = outcome.result.status;
         const bool ok = status == bench::Status::success || status == bench::Status::skipped;
         log_->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", p.number, p.total,
-                  p.scenario_id, progress_headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
+                  p.scenario_id, headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
     }
-    void run_finished(const RunRecord&) override {
+    void run_ended(const RunRecord&, const RunEnd&) override {
         if (sink_ != nullptr) sink_->finish();
     }
 
@@ -187,7 +187,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_progress_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_progress_reporter(const ReporterSettings& settings) {
     return std::make_unique<ProgressReporter>(settings.log, settings.progress);
 }
 

@@ -136,10 +136,10 @@ std::string csv_report(const RunRecord& record) {
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_csv_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_csv_reporter(const ReporterSettings& settings) {
     return make_file_reporter(
         settings, {.name_of = [](const RunRecord& record) { return csv_report_path(record.timestamp).string(); },
-                   .render = [](const RunRecord& record, const Comparison*) { return csv_report(record); },
+                   .render = [](const RunRecord& record, const RunEnd&) { return csv_report(record); },
                    .at_checkpoints = true});
 }
 

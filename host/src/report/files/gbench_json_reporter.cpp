@@ -216,11 +216,11 @@ std::size_t gbench_iteration_count(const RunRecord& given) {
 
 /// gbench.json in the run folder (`run --format gbench-json`), or the file or standard
 /// output that `export --output` names.
-std::unique_ptr<Reporter> make_gbench_json_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(
-        settings, {.name = "gbench.json",
-                   .render = [](const RunRecord& record, const Comparison*) { return to_gbench_json(record); },
-                   .at_checkpoints = true});
+std::unique_ptr<RunReporter> make_gbench_json_reporter(const ReporterSettings& settings) {
+    return make_file_reporter(settings,
+                              {.name = "gbench.json",
+                               .render = [](const RunRecord& record, const RunEnd&) { return to_gbench_json(record); },
+                               .at_checkpoints = true});
 }
 
 }  // namespace benchhost

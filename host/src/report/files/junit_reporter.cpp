@@ -147,11 +147,11 @@ std::string junit_xml(const std::vector<JUnitCase>& cases, std::string_view name
 
 // junit.xml in the run folder (`run --format junit`): the scenarios, and with --baseline
 // the comparison's verdicts.
-std::unique_ptr<Reporter> make_junit_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(
-        settings, {.name = "junit.xml", .render = [](const RunRecord& record, const Comparison* comparison) {
-                       return junit_xml(junit_cases(record, comparison), "benchhost", record.started_at);
-                   }});
+std::unique_ptr<RunReporter> make_junit_reporter(const ReporterSettings& settings) {
+    return make_file_reporter(settings, {.name = "junit.xml", .render = [](const RunRecord& record, const RunEnd& end) {
+                                             return junit_xml(junit_cases(record, end.baseline_comparison()),
+                                                              "benchhost", record.started_at);
+                                         }});
 }
 
 }  // namespace benchhost

@@ -139,7 +139,7 @@ std::string plugin_report(const std::string& plugin, const std::vector<const Sce
     return out.text();
 }
 
-class PluginJsonReporter final : public Reporter {
+class PluginJsonReporter final : public RunReporter {
 public:
     explicit PluginJsonReporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
@@ -149,7 +149,7 @@ public:
     void checkpoint(const RunRecord& record) override {
         if (!changed_.empty()) write(record, &changed_);
     }
-    void run_finished(const RunRecord& record) override { write(record, nullptr); }
+    void run_ended(const RunRecord& record, const RunEnd&) override { write(record, nullptr); }
     std::vector<std::filesystem::path> files() const override { return {written_.begin(), written_.end()}; }
 
 private:
@@ -180,7 +180,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_plugin_json_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_plugin_json_reporter(const ReporterSettings& settings) {
     return std::make_unique<PluginJsonReporter>(settings.output_dir);
 }
 

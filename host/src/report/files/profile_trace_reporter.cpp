@@ -105,12 +105,12 @@ namespace {
 
 /// Writes each profiled scenario's trace when it ends (and, at the end of a resumed run,
 /// those of the scenarios the journal brought back).
-class ProfileTraceReporter final : public Reporter {
+class ProfileTraceReporter final : public RunReporter {
 public:
     explicit ProfileTraceReporter(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
     void scenario_finished(const RunRecord& record, const ScenarioOutcome& outcome) override { write(record, outcome); }
-    void run_finished(const RunRecord& record) override {
+    void run_ended(const RunRecord& record, const RunEnd&) override {
         for (const ScenarioOutcome& outcome : record.outcomes) write(record, outcome);
     }
     std::vector<std::filesystem::path> files() const override { return {written_.begin(), written_.end()}; }
@@ -130,7 +130,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_profile_trace_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_profile_trace_reporter(const ReporterSettings& settings) {
     return std::make_unique<ProfileTraceReporter>(settings.output_dir);
 }
 

@@ -191,11 +191,11 @@ std::string summary_report(const RunRecord& record) {
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_summary_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(
-        settings, {.name = summary_file_name,
-                   .render = [](const RunRecord& record, const Comparison*) { return summary_report(record); },
-                   .at_checkpoints = true});
+std::unique_ptr<RunReporter> make_summary_reporter(const ReporterSettings& settings) {
+    return make_file_reporter(settings,
+                              {.name = summary_file_name,
+                               .render = [](const RunRecord& record, const RunEnd&) { return summary_report(record); },
+                               .at_checkpoints = true});
 }
 
 }  // namespace benchhost

@@ -1005,13 +1005,12 @@ std::string html_report(const RunRecord& given, const Comparison* comparison) {
 
 /// report.html in the run folder, written once at the end (its tables and charts are over
 /// every scenario of the run), after the comparison with the baseline, whose verdicts it shows;
-/// the comparison across frameworks shared with report.md (ReporterSettings::frameworks).
-std::unique_ptr<Reporter> make_html_reporter(const ReporterSettings& settings) {
+/// the comparison across frameworks shared with report.md (RunEnd::frameworks).
+std::unique_ptr<RunReporter> make_html_reporter(const ReporterSettings& settings) {
     return make_file_reporter(
-        settings,
-        {.name = html_report_name, .render = [settings](const RunRecord& record, const Comparison* comparison) {
-             return html_report(compute_figures(record), framework_comparison(settings, record), comparison);
-         }});
+        settings, {.name = html_report_name, .render = [](const RunRecord& record, const RunEnd& end) {
+                       return html_report(compute_figures(record), end.frameworks(record), end.baseline_comparison());
+                   }});
 }
 
 }  // namespace benchhost

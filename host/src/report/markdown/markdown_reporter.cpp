@@ -296,13 +296,13 @@ std::string markdown_report(const RunRecord& given, const Comparison* comparison
 
 /// report.md in the run folder, written once at the end (its tables are over every
 /// scenario of the run), after the comparison with the baseline, whose verdicts it shows;
-/// the comparison across frameworks shared with report.html (ReporterSettings::frameworks).
-std::unique_ptr<Reporter> make_markdown_reporter(const ReporterSettings& settings) {
-    return make_file_reporter(
-        settings,
-        {.name = markdown_report_name, .render = [settings](const RunRecord& record, const Comparison* comparison) {
-             return markdown_report(compute_figures(record), framework_comparison(settings, record), comparison);
-         }});
+/// the comparison across frameworks shared with report.html (RunEnd::frameworks).
+std::unique_ptr<RunReporter> make_markdown_reporter(const ReporterSettings& settings) {
+    return make_file_reporter(settings,
+                              {.name = markdown_report_name, .render = [](const RunRecord& record, const RunEnd& end) {
+                                   return markdown_report(compute_figures(record), end.frameworks(record),
+                                                          end.baseline_comparison());
+                               }});
 }
 
 }  // namespace benchhost

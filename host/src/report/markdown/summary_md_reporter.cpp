@@ -104,10 +104,11 @@ void append_to_step_summary(const std::string& page) {
 
 // summary.md in the run folder, appended to the job summary; with --baseline, the
 // comparison's verdicts.
-std::unique_ptr<Reporter> make_summary_md_reporter(const ReporterSettings& settings) {
+std::unique_ptr<RunReporter> make_summary_md_reporter(const ReporterSettings& settings) {
     return make_file_reporter(settings, {.name = "summary.md",
                                          .render =
-                                             [](const RunRecord& record, const Comparison* comparison) {
+                                             [](const RunRecord& record, const RunEnd& end) {
+                                                 const Comparison* comparison = end.baseline_comparison();
                                                  std::vector<std::pair<std::string, std::string>> links = {
                                                      {"report", html_report_name}, {"report.md", markdown_report_name}};
                                                  if (comparison != nullptr)

@@ -132,7 +132,7 @@ namespace {
 
 /// "success, median 3.89 ms" once the scenario has ended (its statistics computed),
 /// "success" for a round with more to come; ": <reason>" when there is one.
-std::string headline(const ScenarioOutcome& outcome) {
+std::string progress_headline(const ScenarioOutcome& outcome) {
     const bench::ScenarioResult& result = outcome.result;
     std::string text(bench::to_string(result.status));
     if (const SeriesStatistics* series = outcome.statistics.find("latency");
@@ -168,7 +168,7 @@ public:
         const bench::Status status = outcome.result.status;
         const bool ok = status == bench::Status::success || status == bench::Status::skipped;
         log_->log(ok ? spdlog::level::info : spdlog::level::err, "[{}/{}] {}: {} ({:.2f} s; {})", p.number, p.total,
-                  p.scenario_id, headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
+                  p.scenario_id, progress_headline(outcome), outcome.wall_time_s, progress_text(clock.state()));
     }
     void run_ended(const RunRecord&, const RunEnd&) override {
         if (sink_ != nullptr) sink_->finish();

@@ -112,4 +112,20 @@ RevisionJudgement judge_revision(const Comparison& comparison, const std::vector
     return judgement;
 }
 
+bool run_bisect_steps(
+    BisectSearch& search, const std::vector<SlowSeries>& slow,
+    const std::function<RevisionTrial(std::size_t index, int number)>& try_revision,
+    const std::function<void(std::size_t index, int number, const RevisionJudgement& judgement)>& step_done) {
+    for (int number = 1; const std::optional<std::size_t> next = search.next(); ++number) {
+        const RevisionTrial trial = try_revision(*next, number);
+        if (trial.interrupted) return false;
+        RevisionJudgement judgement;
+        if (trial.comparison) judgement = judge_revision(*trial.comparison, slow);
+        else judgement.reason = trial.problem;
+        search.mark(*next, judgement.state);
+        step_done(*next, number, judgement);
+    }
+    return true;
+}
+
 }  // namespace benchhost

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,5 +67,26 @@ struct RevisionJudgement {
 /// good when all of them are the same or faster; else skipped: a series not compared
 /// (its scenario failed on one side) or still inconclusive after the pairs ran.
 RevisionJudgement judge_revision(const Comparison& comparison, const std::vector<SlowSeries>& slow);
+
+/// What trying one revision of the search gave: run_bisect_steps asks for it.
+struct RevisionTrial {
+    bool interrupted = false;  // the user stopped it: the search ends here
+    /// Its A/B run against --good (the comparison's rows), none when it was not run or
+    /// compared nothing; then `problem` says why ("does not build: ...").
+    std::optional<Comparison> comparison;
+    std::string problem;
+};
+
+/// The steps of `bisect` once both ends are judged: while `search` has a revision to
+/// test (BisectSearch::next), `try_revision(index, number)` builds it and runs it against
+/// --good (the build and the A/B run are the command's), its comparison decides it
+/// (judge_revision, by `slow`: skipped with the trial's problem when there is none), the
+/// search is marked and `step_done(index, number, judgement)` is told, while the trial's
+/// comparison, which the judgement points into, is alive. Steps are numbered from 1.
+/// False when a trial was interrupted: the search stops there, that step not marked.
+bool run_bisect_steps(
+    BisectSearch& search, const std::vector<SlowSeries>& slow,
+    const std::function<RevisionTrial(std::size_t index, int number)>& try_revision,
+    const std::function<void(std::size_t index, int number, const RevisionJudgement& judgement)>& step_done);
 
 }  // namespace benchhost

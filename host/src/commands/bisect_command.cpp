@@ -273,42 +273,44 @@ int bisect_command(const BisectCommand& command) {
         BisectSearch search(b.revisions.size());
         std::map<std::size_t, std::size_t> step_of;  // revision index -> its step in b.steps
         step_of[b.revisions.size() - 1] = b.steps.size() - 1;
-        for (int number = 1; const std::optional<std::size_t> next = search.next(); ++number) {
-            const Revision& revision = b.revisions[*next];
-            Step step{"step " + std::to_string(number), revision, "", "", {}, {}};
-            log->info("step {} ({} left at most): {} of {}, {}", number, search.steps_left(), *next + 1,
+        Step step;  // the step being tried
+        // A revision built, then run against --good.
+        const auto try_revision = [&](std::size_t index, int number) {
+            const Revision& revision = b.revisions[index];
+            step = Step{"step " + std::to_string(number), revision, "", "", {}, {}};
+            log->info("step {} ({} left at most): {} of {}, {}", number, search.steps_left(), index + 1,
                       b.revisions.size(), describe(revision));
+            RevisionTrial trial;
             const std::string problem = build(revision, checkout, step);
-            if (problem == "interrupted") return interrupted();
-            RevisionState state = RevisionState::skipped;
-            if (!problem.empty()) {
-                step.evidence = "does not build: " + problem;
+            if (problem == "interrupted") {
+                trial.interrupted = true;
+            } else if (!problem.empty()) {
+                trial.problem = "does not build: " + problem;
             } else {
                 step.ab_folder = output_dir / "steps" / (std::to_string(number) + "_" + revision.short_sha);
-                const AbOutcome outcome = compare_with_good(command, good_plugins, plugins, step.ab_folder);
+                AbOutcome outcome = compare_with_good(command, good_plugins, plugins, step.ab_folder);
                 if (outcome.exit_status == 130 || interrupt_requested()) {
                     b.steps.push_back(step);
-                    return interrupted();
+                    trial.interrupted = true;
                 }
-                if (!outcome.comparison) {
-                    step.evidence = "the A/B run compared nothing (see its folder)";
-                } else {
-                    const RevisionJudgement judgement = judge_revision(*outcome.comparison, b.slow);
-                    state = judgement.state;
-                    step.evidence = judgement.reason;
-                    if (state != RevisionState::skipped && judgement.evidence != nullptr)
-                        step.evidence =
-                            judgement.evidence->scenario_id + ": " + evidence_line(*judgement.evidence, threshold);
-                }
+                trial.comparison = std::move(outcome.comparison);
+                trial.problem = "the A/B run compared nothing (see its folder)";
             }
-            step.verdict = std::string(to_string(state));
-            search.mark(*next, state);
-            step_of[*next] = b.steps.size();
+            return trial;
+        };
+        // What the step's comparison decided, said and written to bisect.md.
+        const auto step_done = [&](std::size_t index, int number, const RevisionJudgement& judgement) {
+            step.evidence = judgement.reason;
+            if (judgement.state != RevisionState::skipped && judgement.evidence != nullptr)
+                step.evidence = judgement.evidence->scenario_id + ": " + evidence_line(*judgement.evidence, threshold);
+            step.verdict = std::string(to_string(judgement.state));
+            step_of[index] = b.steps.size();
             b.steps.push_back(step);
-            say(fmt::format("step {}: {} {} is {}: {}", number, revision.short_sha, revision.subject, step.verdict,
-                            step.evidence));
+            say(fmt::format("step {}: {} {} is {}: {}", number, step.revision.short_sha, step.revision.subject,
+                            step.verdict, step.evidence));
             write_report();
-        }
+        };
+        if (!run_bisect_steps(search, b.slow, try_revision, step_done)) return interrupted();
 
         const std::vector<std::size_t> candidates = search.candidates();
         if (candidates.size() == 1) {

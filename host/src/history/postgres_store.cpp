@@ -23,7 +23,7 @@
 
 #include "history/history_sql.hpp"
 #include "history/schema_migrations.hpp"
-#include "plan/plan.hpp"  // matches_pattern
+#include "util/id_pattern.hpp"
 
 namespace benchhost {
 

@@ -12,7 +12,7 @@
 #include "history/history_store.hpp"
 #include "history/postgres_store.hpp"
 #include "history/schema_migrations.hpp"
-#include "plan/plan.hpp"  // matches_pattern
+#include "util/id_pattern.hpp"
 
 namespace benchhost {
 

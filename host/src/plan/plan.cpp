@@ -1,7 +1,5 @@
 #include "plan/plan.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,6 +7,7 @@
 
 #include <bench/internal/params/axes.hpp>
 
+#include "util/id_pattern.hpp"
 #include "util/join.hpp"
 
 namespace benchhost {
@@ -147,12 +146,6 @@ void warn_about_unused_settings(const Discovery& discovery, const RunOptions& op
 }
 
 }  // namespace
-
-bool matches_pattern(std::string_view id, std::string_view pattern) {
-    if (id.find(pattern) != std::string_view::npos) return true;  // a scenario's own id, brackets and all
-    return pattern.find_first_of("*?[") != std::string_view::npos &&
-           fnmatch(std::string(pattern).c_str(), std::string(id).c_str(), 0) == 0;
-}
 
 Plan make_plan(const Discovery& discovery, const RunOptions& options) {
     Plan plan;

@@ -63,9 +63,4 @@ std::vector<std::vector<std::size_t>> variant_groups(const Plan& plan);
 /// ...), so that a drift of the machine during the run does not favour one of them.
 std::vector<std::size_t> execution_order(const Plan& plan, int rounds);
 
-/// A pattern matches an id it is a substring of, or, when it has *, ? or [, an id it
-/// matches as a glob over the whole id. (A scenario id such as "b[variant=eager]" then
-/// matches itself, although its brackets would make a glob of it.)
-bool matches_pattern(std::string_view id, std::string_view pattern);
-
 }  // namespace benchhost

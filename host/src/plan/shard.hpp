@@ -1,7 +1,7 @@
 // Sharding: one plan split over several machines (a SLURM job array, a CI matrix,
 // Kubernetes indexed jobs). Every shard computes the same partition from the same
 // plugins and config, so shards need not talk to each other; `benchhost merge` puts
-// their run folders back together (commands/merge_command.hpp).
+// their run folders back together (merge_shards).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/run_record.hpp"
 #include "plan/plan.hpp"
@@ -39,5 +41,14 @@ Plan shard_plan(const Plan& plan, const ShardSpec& spec, const std::map<std::str
 
 /// Scenario id -> wall time in seconds, of the scenarios of an earlier run that ran.
 std::map<std::string, double> scenario_costs(const RunRecord& earlier);
+
+/// One run from its shards, given with the folders they were read from (for messages),
+/// as if it had run on one machine, with each shard's machine kept. Its id follows from
+/// the shards' ids, each `run_id_of` its record (history's run_id_of, which gives a
+/// folder written before runs had ids the id the history stored it under). Throws
+/// std::runtime_error naming what is wrong: a folder that is not a shard, shards of
+/// different plans, missing or duplicated shards, a scenario in two shards.
+RunRecord merge_shards(const std::vector<std::pair<std::filesystem::path, RunRecord>>& shards,
+                       const std::function<std::string(const RunRecord&)>& run_id_of);
 
 }  // namespace benchhost

@@ -3,6 +3,9 @@
 // --good decides a revision.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 #include "bisect/bisect_search.hpp"
 
 namespace {
@@ -110,6 +113,53 @@ TEST(BisectSearchTest, AComparisonDecidesByTheSeriesSlowerAtBad) {
     judged = judge_revision(step, slow);
     EXPECT_EQ(judged.state, RevisionState::skipped);
     EXPECT_EQ(judged.reason, "perf/a/x: failed in new run (ZeroDivisionError)");
+}
+
+// The step loop with the build and the A/B run passed in: each trial's comparison decides
+// its revision, one that does not build is skipped with its problem, the steps are
+// numbered, and an interrupted trial stops the search unmarked.
+TEST(BisectSearchTest, TheStepLoopJudgesEachTrialsComparison) {
+    const std::vector<SlowSeries> slow = {{"perf/a/x", "latency"}};
+    const auto run = [&](std::size_t first_bad, std::size_t unbuildable, std::size_t interrupted_at,
+                         std::vector<std::string>& said) {
+        BisectSearch search(16);
+        const bool done = run_bisect_steps(
+            search, slow,
+            [&](std::size_t index, int) {
+                RevisionTrial trial;
+                trial.interrupted = index == interrupted_at;
+                if (index == unbuildable) {
+                    trial.problem = "does not build: exit status 2";
+                } else {
+                    trial.comparison.emplace();
+                    trial.comparison->rows = {
+                        row("perf/a/x", "latency", index >= first_bad ? Verdict::slower : Verdict::same)};
+                }
+                return trial;
+            },
+            [&](std::size_t index, int number, const RevisionJudgement& judgement) {
+                said.push_back(std::to_string(number) + " " + std::to_string(index) + " " +
+                               std::string(to_string(judgement.state)) + (judgement.evidence ? " row" : "") +
+                               (judgement.reason.empty() ? "" : " " + judgement.reason));
+            });
+        return std::pair{done, search.candidates()};
+    };
+    std::vector<std::string> said;
+    auto [done, candidates] = run(11, 16, 16, said);
+    EXPECT_TRUE(done);
+    EXPECT_EQ(candidates, std::vector<std::size_t>{11});
+    EXPECT_EQ(said, (std::vector<std::string>{"1 7 good row", "2 11 bad row", "3 9 good row", "4 10 good row"}));
+
+    said.clear();
+    std::tie(done, candidates) = run(11, 7, 16, said);
+    ASSERT_FALSE(said.empty());
+    EXPECT_EQ(said[0], "1 7 skipped does not build: exit status 2");
+    EXPECT_EQ(candidates, std::vector<std::size_t>{11});
+
+    said.clear();
+    std::tie(done, candidates) = run(11, 16, 11, said);
+    EXPECT_FALSE(done);
+    EXPECT_EQ(said, std::vector<std::string>{"1 7 good row"});
 }
 
 }  // namespace

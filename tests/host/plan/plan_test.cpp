@@ -1,4 +1,5 @@
 #include "plan/plan.hpp"
+#include "util/id_pattern.hpp"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 // Sharding a plan and merging the shards' runs back.
 #include "plan/shard.hpp"
-#include "commands/merge_command.hpp"
+#include "history/history_store.hpp"  // run_id_of
 
 #include <gtest/gtest.h>
 
@@ -136,7 +136,8 @@ TEST(Merge, JoinsTheShardsOfOnePlan) {
     const Plan plan = sample_plan();
     const std::string fp = plan_fingerprint(plan);
     const RunRecord merged = merge_shards(
-        {{"s2", shard_run(2, 3, plan, fp)}, {"s1", shard_run(1, 3, plan, fp)}, {"s3", shard_run(3, 3, plan, fp)}});
+        {{"s2", shard_run(2, 3, plan, fp)}, {"s1", shard_run(1, 3, plan, fp)}, {"s3", shard_run(3, 3, plan, fp)}},
+        run_id_of);
     EXPECT_EQ(merged.outcomes.size(), plan.scenarios.size());
     std::set<std::string> merged_ids;
     for (const auto& o : merged.outcomes) merged_ids.insert(o.config.scenario_id());
@@ -157,25 +158,27 @@ TEST(Merge, TheMergedRunsIdFollowsFromItsShardsIds) {
     std::vector<RunRecord> shards = {shard_run(1, 2, plan, fp), shard_run(2, 2, plan, fp)};
     shards[0].run_id = "11111111111111111111111111111111";
     shards[1].run_id = "22222222222222222222222222222222";
-    const std::string id = merge_shards({{"s1", shards[0]}, {"s2", shards[1]}}).run_id;
+    const std::string id = merge_shards({{"s1", shards[0]}, {"s2", shards[1]}}, run_id_of).run_id;
     EXPECT_EQ(id.size(), 32u);
     EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
     EXPECT_NE(id, shards[0].run_id);
     // The same shards, in any order: the same run.
-    EXPECT_EQ(merge_shards({{"b", shards[1]}, {"a", shards[0]}}).run_id, id);
+    EXPECT_EQ(merge_shards({{"b", shards[1]}, {"a", shards[0]}}, run_id_of).run_id, id);
     // Another run of one shard: another merged run.
     RunRecord again = shards[1];
     again.run_id = "33333333333333333333333333333333";
-    EXPECT_NE(merge_shards({{"s1", shards[0]}, {"s2", again}}).run_id, id);
+    EXPECT_NE(merge_shards({{"s1", shards[0]}, {"s2", again}}, run_id_of).run_id, id);
     // Shards written before runs had ids: the ids derived for them, the same every time.
-    const std::string old = merge_shards({{"s1", shard_run(1, 2, plan, fp)}, {"s2", shard_run(2, 2, plan, fp)}}).run_id;
+    const std::string old =
+        merge_shards({{"s1", shard_run(1, 2, plan, fp)}, {"s2", shard_run(2, 2, plan, fp)}}, run_id_of).run_id;
     EXPECT_EQ(old.size(), 32u);
-    EXPECT_EQ(merge_shards({{"s1", shard_run(1, 2, plan, fp)}, {"s2", shard_run(2, 2, plan, fp)}}).run_id, old);
+    EXPECT_EQ(merge_shards({{"s1", shard_run(1, 2, plan, fp)}, {"s2", shard_run(2, 2, plan, fp)}}, run_id_of).run_id,
+              old);
 }
 
 std::string merge_error(const std::vector<std::pair<std::filesystem::path, RunRecord>>& shards) {
     try {
-        merge_shards(shards);
+        merge_shards(shards, run_id_of);
     } catch (const std::runtime_error& e) {
         return e.what();
     }

@@ -84,7 +84,10 @@ and is compiled for one set of shapes, so these are not recorded for it):
     graph cache is bypassed and every worker compiles again);
   - after model_variant returns, every further compile (a new input shape, a guard that
     failed: in the timed samples unless the plugin calls the model otherwise) counts in
-    the scalar recompiles and gets a warning naming the guard that failed.
+    the scalar recompiles, gets a warning naming the guard that failed, and is recorded
+    with when it ran (TorchDynamo's compile callbacks, ctx.record_compile): the worker
+    marks the timed samples it fell in (warning, scalar recompiled_samples) and
+    --discard-recompiled drops them.
 """
 
 import copy
@@ -744,17 +747,25 @@ class _CompileWatch:
     @classmethod
     def watch_later_compiles(cls, ctx):
         """From now on every compile of this process counts in ctx's scalar recompiles,
-        with a warning naming the guard that failed."""
-        cls._later = {"ctx": ctx, "count": 0}
+        with a warning naming the guard that failed, and is recorded with when it ran
+        (ctx.record_compile: the worker marks the timed samples it fell in)."""
+        cls._later = {"ctx": ctx, "count": 0, "start": None}
         ctx.record_scalar("recompiles", 0, "count")
         if cls._registered:
             return
         try:
-            from torch._dynamo.callback import on_compile_end
+            from torch._dynamo.callback import on_compile_end, on_compile_start
         except ImportError:  # a torch without compile callbacks: nothing is counted
             return
+        on_compile_start(cls._starting)
         on_compile_end(cls._compiled)
         cls._registered = True
+
+    @classmethod
+    def _starting(cls, args):
+        later = cls._later
+        if later is not None:
+            later["start"] = benchhost._clock_ns()
 
     @classmethod
     def forget(cls):
@@ -776,10 +787,14 @@ class _CompileWatch:
             pass
         ctx = later["ctx"]
         ctx.record_scalar("recompiles", later["count"], "count")
+        what = f"torch.compile compile {args.compile_id}: {reason or 'a new frame (no guard failed)'}"
+        end = benchhost._clock_ns()
+        start = later["start"] if later["start"] is not None else end
+        later["start"] = None
+        ctx.record_compile(start, end, what)
         if later["count"] <= 3:
-            ctx.add_warning(f"torch.compile compiled again after the first call (compile {args.compile_id}): "
-                            f"{reason or 'a new frame (no guard failed)'}; the samples it fell in include the "
-                            f"compile")
+            ctx.add_warning(f"torch.compile compiled again after the first call (compile {args.compile_id}, "
+                            f"{(end - start) / 1e6:.0f} ms): {reason or 'a new frame (no guard failed)'}")
 
 
 class _CacheBypassHandler(logging.Handler):

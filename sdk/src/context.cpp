@@ -3,6 +3,7 @@
 #include <bench/memory_peak.hpp>
 #include <bench/statistics.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "profile_pass.hpp"
@@ -24,6 +25,7 @@ struct Context::Impl {
     bool served = false;  // serve() was called
     std::map<int, std::unique_ptr<CudaDevice>> devices;  // cuda_device's, by the index asked for
     std::map<std::string, std::vector<Clock::time_point>> sample_ends;  // by series
+    std::vector<CompileWindow> compiles{};  // record_compile's
     bool timing_began = false;  // before_timing() was called
     bool peak_restarted = false;  // and restarted the resident peak there
     Clock::time_point created = Clock::now();  // what the samples' times count from
@@ -83,6 +85,12 @@ void Context::record_sample_ends(std::string_view name, std::vector<Clock::time_
 }
 
 const std::map<std::string, std::vector<Clock::time_point>>& Context::sample_ends() const { return impl_->sample_ends; }
+
+void Context::record_compile(Clock::time_point start, Clock::time_point end, std::string_view what) {
+    impl_->compiles.push_back({start, std::max(start, end), std::string(what)});
+}
+
+const std::vector<CompileWindow>& Context::compiles() const { return impl_->compiles; }
 
 CudaDevice* Context::cuda_device(int device) {
     std::unique_ptr<CudaDevice>& slot = impl_->devices[device];

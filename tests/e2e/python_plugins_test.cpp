@@ -967,6 +967,132 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
     EXPECT_NE(info(broken, "compiler").find("dynamic shapes static"), std::string::npos) << info(broken, "compiler");
 }
 
+TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnRequest) {
+    // compile_probe changes its input's width at its 6th timed call (change_at=6) under
+    // static shapes: TorchDynamo's guard on the width fails and the model is compiled
+    // again in the middle of the samples. With --cache cold each sample is one call, so
+    // after 2 warm-up calls the compile falls in sample 5 of 12: the worker marks that
+    // sample, names the guard, and with --discard-recompiled drops exactly it.
+    fs::create_directories(plugins / "unit");
+    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
+                  plugins / "unit/compile_probe.py");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    const std::string name =
+        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
+    const auto warnings = [&](std::map<std::string, Scenario>& s) {
+        std::string text;
+        if (s[name].report->HasMember("warnings"))
+            for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
+        return text;
+    };
+    const std::vector<std::string> plan = {"--variants",
+                                           "compiled",
+                                           "--compile-modes",
+                                           "torch-compile",
+                                           "--param",
+                                           "hidden=32",
+                                           "--param",
+                                           "sizes=16,24",
+                                           "--param",
+                                           "dynamic=static",
+                                           "--param",
+                                           "change_at=6",
+                                           "--cache",
+                                           "cold",
+                                           "--warmup-iterations",
+                                           "2",
+                                           "--measurement-iterations",
+                                           "12"};
+
+    auto kept = run(plan, 0);
+    ASSERT_EQ(kept[name].status, "success") << kept[name].reason << last.err;
+    EXPECT_EQ(scalar(kept[name], "recompiles"), 1);
+    EXPECT_EQ(scalar(kept[name], "recompiled_samples"), 1);
+    EXPECT_TRUE(std::isnan(scalar(kept[name], "discarded_recompiled")));
+    const rapidjson::Value* samples = series(kept[name], "latency");
+    ASSERT_NE(samples, nullptr);
+    ASSERT_EQ(samples->Size(), 12u);
+    // The marked sample holds the compile: the slowest by far.
+    std::vector<double> values;
+    for (const auto& v : samples->GetArray()) values.push_back(v.GetDouble());
+    EXPECT_EQ(std::max_element(values.begin(), values.end()) - values.begin(), 4) << last.err;
+    const std::string said = warnings(kept);
+    EXPECT_NE(said.find("latency: sample 5 of 12 contained a compile (torch.compile compile "), std::string::npos)
+        << said;
+    EXPECT_NE(said.find("size mismatch at index 1. expected 16, actual 24); --discard-recompiled drops them"),
+              std::string::npos)
+        << "the guard that failed is named: " << said;
+
+    std::vector<std::string> args = plan;
+    args.push_back("--discard-recompiled");
+    auto dropped = run(args, 0);
+    ASSERT_EQ(dropped[name].status, "success") << dropped[name].reason << last.err;
+    EXPECT_TRUE((*dropped[name].report)["metadata"]["config"]["discard_recompiled"].GetBool());
+    EXPECT_EQ(scalar(dropped[name], "recompiled_samples"), 1);
+    EXPECT_EQ(scalar(dropped[name], "discarded_recompiled"), 1);
+    ASSERT_NE(series(dropped[name], "latency"), nullptr);
+    EXPECT_EQ(series(dropped[name], "latency")->Size(), 11u);  // 12 taken, the one with the compile dropped
+    const std::string discarded = warnings(dropped);
+    EXPECT_NE(discarded.find("latency: 1 of 12 samples discarded (--discard-recompiled): a compile ran during them "
+                             "(torch.compile compile "),
+              std::string::npos)
+        << discarded;
+    EXPECT_NE(discarded.find("size mismatch at index 1. expected 16, actual 24"), std::string::npos) << discarded;
+}
+
+TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecondRun) {
+    // compile_probe without freezing (whose oneDNN weights Inductor's caches bypass):
+    // the first run fills benchhost's cache folder, the second is served from it; under
+    // --compile-cache cold each scenario gets fresh, empty caches, removed after it, so
+    // each compile misses however warm the cache folder is, and leaves it as it was.
+    fs::create_directories(plugins / "unit");
+    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
+                  plugins / "unit/compile_probe.py");
+    const fs::path cache = work / "cache", temp = work / "tmp";
+    fs::create_directories(temp);
+    env = {"BENCHHOST_CACHE_DIR=" + cache.string(), "TMPDIR=" + temp.string()};
+    const std::string name =
+        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
+    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
+        const auto& i = (*s[name].report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    };
+    const auto files_in = [](const fs::path& dir) {
+        std::size_t n = 0;
+        if (fs::exists(dir))
+            for ([[maybe_unused]] const auto& entry : fs::recursive_directory_iterator(dir)) ++n;
+        return n;
+    };
+    const std::vector<std::string> plan = {"--variants", "compiled",  "--compile-modes", "torch-compile",
+                                           "--param",    "hidden=32", "--param",         "freezing=0"};
+    std::vector<std::string> cold = plan;
+    cold.insert(cold.end(), {"--compile-cache", "cold"});
+
+    auto first = run(plan, 0);
+    ASSERT_EQ(first[name].status, "success") << first[name].reason << last.err;
+    EXPECT_EQ(info(first, "fx_graph_cache"), "miss");
+    EXPECT_EQ(info(first, "compile_caches").rfind("warm: ", 0), 0u) << info(first, "compile_caches");
+    auto second = run(plan, 0);
+    ASSERT_EQ(second[name].status, "success") << second[name].reason << last.err;
+    EXPECT_EQ(info(second, "fx_graph_cache"), "hit");
+
+    const std::size_t warm_files = files_in(cache);
+    for (int i = 0; i < 2; ++i) {
+        auto fresh = run(cold, 0);
+        ASSERT_EQ(fresh[name].status, "success") << fresh[name].reason << last.err;
+        EXPECT_EQ(info(fresh, "fx_graph_cache"), "miss") << "cold run " << i + 1;
+        EXPECT_EQ(info(fresh, "compile_caches").rfind("cold: fresh, empty compile caches", 0), 0u)
+            << info(fresh, "compile_caches");
+        EXPECT_STREQ((*fresh[name].report)["metadata"]["config"]["compile_cache"].GetString(), "cold");
+        EXPECT_EQ(info(fresh, "compile_cache_dir").rfind((temp / "benchhost-compile-cache-").string(), 0), 0u)
+            << info(fresh, "compile_cache_dir");
+    }
+    EXPECT_EQ(files_in(cache), warm_files) << "the cold runs left benchhost's cache folder as it was";
+    for (const auto& entry : fs::directory_iterator(temp))
+        EXPECT_NE(entry.path().filename().string().rfind("benchhost-compile-cache-", 0), 0u)
+            << "the fresh caches are removed after each scenario: " << entry.path();
+}
+
 TEST_F(PythonPluginsTest, TheTorchHelperAppliesAndRecordsTheBackendSettings) {
     // --param deterministic (and the CUDA-only cudnn_benchmark, tf32) as the C++ layer's
     // select_device takes them: applied, recorded, a CUDA setting on the CPU a warning.

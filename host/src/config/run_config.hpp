@@ -76,6 +76,8 @@ struct ScenarioSettings {
     std::optional<std::string> cache;  // warm, or cold: flushed before each sample
     std::optional<bool> discard_throttled;  // drop the samples during which the GPU throttled
     std::optional<double> throttle_cooldown_s;  // wait before a sample while the GPU throttles
+    std::optional<bool> discard_recompiled;  // drop the samples during which a compile ran
+    std::optional<std::string> compile_cache;  // warm, or cold: fresh compile caches per scenario
     /// Axis name ("variant", "batch_size", ... or a parameter) -> values to run.
     std::map<std::string, std::vector<std::string>> axes;
     /// Axis name -> where the user set its values ("configs/x.yaml:3:11", "--variants",

@@ -310,6 +310,17 @@ std::vector<RunOption> make_table() {
                 "never")
             .range(0.0, 86400.0, seconds)
             .described("throttle_cooldown_s"));
+    add(setting("--discard-recompiled", "discard_recompiled", &ScenarioSettings::discard_recompiled,
+                "Drop the samples during which a compile ran (a torch.compile recompile after a guard failed, as "
+                "the framework's compile callbacks say), counted and reported; without it they are kept, counted "
+                "and warned about with the guard that failed")
+            .described("discard_recompiled"));
+    add(setting("--compile-cache", "compile_cache", &ScenarioSettings::compile_cache,
+                "warm (the default: the compile caches as earlier scenarios and runs left them), or cold: each "
+                "scenario's worker gets fresh, empty compile caches (benchhost's cache folder, Inductor's and "
+                "JAX's), removed after it, so that its compile time is a cold compile's")
+            .one_of({"warm", "cold"})
+            .described("compile_cache"));
     {
         RunOption width = setting("--target-ci-width", "target_ci_width", &ScenarioSettings::target_ci_width,
                                   "Measure until the 95% confidence interval of the median is this wide relative to "

@@ -13,12 +13,14 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
 #include <bench/internal/environment/worker_allocator.hpp>
 #include <bench/memory_peak.hpp>
 
+#include "execute/cold_compile_caches.hpp"
 #include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/rank_executor.hpp"
@@ -241,7 +243,7 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     request.log_level = options.worker_log_level;
     request.monitor_interval_ms = options.monitor_interval_ms;
     request.memory_limit_mib = options.memory_limit_mib;
-    request.environment = worker_environment();
+    request.environment = with_variables(worker_environment(), options.environment);
     // The worker's own memory cgroup where the host can make one, removed when it ends.
     const MemoryCgroups& cgroups = MemoryCgroups::system();
     struct WorkerCgroup {
@@ -398,6 +400,15 @@ std::vector<std::string> worker_environment() {
     return kept;
 }
 
+std::vector<std::string> with_variables(std::vector<std::string> environment, const std::vector<std::string>& over) {
+    for (const std::string& variable : over) {
+        const std::string name = variable.substr(0, variable.find('=')) + "=";
+        std::erase_if(environment, [&](const std::string& v) { return v.starts_with(name); });
+        if (variable.find('=') != std::string::npos) environment.push_back(variable);
+    }
+    return environment;
+}
+
 void install_interrupt_handlers() {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
@@ -424,9 +435,27 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
         outcome.result = ended(bench::Status::skipped, scenario.skip_reason);
         return outcome;
     }
+    // --compile-cache cold: fresh compile caches for this scenario's workers, removed
+    // when it ends; the report says which caches it measured with.
+    std::optional<ColdCompileCaches> caches;
+    try {
+        caches.emplace(scenario.config);
+    } catch (const std::exception& e) {
+        outcome.result = ended(bench::Status::failed, e.what());
+        return outcome;
+    }
+    ExecutionOptions own = options;
+    own.environment = with_variables(options.environment, caches->environment());
+    const auto say_caches = [&](const char* unapplied) {
+        bench::ScenarioResult& result = outcome.result;
+        if (!caches->cold() && scenario.config.variant != bench::Variant::compiled) return;
+        result.info["compile_caches"] = unapplied == nullptr ? caches->describe() : unapplied;
+        if (unapplied != nullptr) result.warnings.push_back(std::string("--compile-cache cold: ") + unapplied);
+    };
     // A distributed scenario's ranks are processes whatever the isolation: rank_executor.hpp.
     if (scenario.config.world_size > 0) {
-        run_ranks(scenario, options, log, outcome);
+        run_ranks(scenario, own, log, outcome);
+        say_caches(nullptr);
         return outcome;
     }
     if (options.isolation == Isolation::none) {
@@ -439,9 +468,13 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
             run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
         add_peak_rss(outcome.result);
         outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        say_caches(caches->cold() ? "not applied under --isolation none (the scenario runs in the host's process, "
+                                    "whose compile caches are warm)"
+                                  : nullptr);
         return outcome;
     }
-    run_in_worker(scenario, options, log, outcome);
+    run_in_worker(scenario, own, log, outcome);
+    say_caches(nullptr);
     return outcome;
 }
 

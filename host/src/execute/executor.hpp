@@ -36,6 +36,9 @@ struct ExecutionOptions {
     /// Called about every 100 ms while a worker runs (process isolation), so
     /// that the run can bring its files up to date during a long scenario.
     std::function<void()> while_waiting;
+    /// NAME=VALUE set in every worker over the host's own variables (worker_environment):
+    /// a scenario's fresh compile caches under --compile-cache cold.
+    std::vector<std::string> environment;
 };
 
 /// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun. A
@@ -59,5 +62,9 @@ std::string describe_signal(int signal_number);
 /// TORCH_, PYTORCH_, BENCH_, ASAN_, UBSAN_, LSAN_, MALLOC_, TCMALLOC_), nothing else, plus
 /// BENCHHOST_WORKER=1.
 std::vector<std::string> worker_environment();
+
+/// `environment` with each NAME=VALUE of `over` in place of the variable of that name,
+/// and without NAME where `over` has a NAME alone.
+std::vector<std::string> with_variables(std::vector<std::string> environment, const std::vector<std::string>& over);
 
 }  // namespace benchhost

@@ -222,7 +222,8 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
         // One monitor is enough: rank 0's watches the machine (and its GPU).
         request.monitor_interval_ms = r == 0 ? options.monitor_interval_ms : 0;
         request.memory_limit_mib = options.memory_limit_mib;
-        request.environment = rank_environment(worker_environment(), r, world, port, threads, progress.file(r));
+        request.environment = rank_environment(with_variables(worker_environment(), options.environment), r, world,
+                                               port, threads, progress.file(r));
         request.cpus = rank->cpus;
         if (options.memory_limit_mib > 0 && cgroups.available()) {
             try {

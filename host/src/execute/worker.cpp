@@ -22,6 +22,7 @@
 
 #include "discover/discovery.hpp"
 #include "discover/python_inspector.hpp"
+#include "execute/compiled_samples.hpp"
 #include "json/result_json.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text_file.hpp"
@@ -184,12 +185,18 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
     }
     if (cool_downs) bench::StoppingRule::set_pause_between_samples({});
     if (monitors) monitors->stop();
+    // The samples a compile ran in (a recompile the framework's callbacks reported),
+    // marked and, with --discard-recompiled, dropped before the GPU's state is matched.
+    const SampleEnds sample_ends =
+        result.status == bench::Status::skipped
+            ? context.sample_ends()
+            : mark_compiled_samples(result, context.sample_ends(), context.compiles(), config.discard_recompiled);
     if (result.status != bench::Status::skipped) {
         try {
             if (!monitors) throw std::runtime_error(monitor_error);
             monitors->attach(result, context.measurement_windows());
             if (config.device.rfind("cuda", 0) == 0)
-                monitors->attach_sample_states(result, context.sample_ends(), config.discard_throttled);
+                monitors->attach_sample_states(result, sample_ends, config.discard_throttled);
             if (cool_downs) monitors->attach_cool_downs(result, config.throttle_cooldown_s);
         } catch (const std::exception& e) {
             result.warnings.push_back(std::string("the monitors failed: ") + e.what());

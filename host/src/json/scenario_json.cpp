@@ -98,6 +98,8 @@ void write_config(JsonOut& out, const bench::ScenarioConfig& config) {
     if (config.discard_throttled) out.field("discard_throttled", true);
     if (config.throttle_cooldown_s > 0) out.field("throttle_cooldown_s", config.throttle_cooldown_s);
     if (config.world_size > 0) out.field("world_size", config.world_size);
+    if (config.discard_recompiled) out.field("discard_recompiled", true);
+    if (config.compile_cache != "warm") out.field("compile_cache", config.compile_cache);
     if (config.load.mode != bench::LoadMode::none) {
         const bench::LoadConfig& load = config.load;
         out.key("load");
@@ -152,6 +154,8 @@ bench::ScenarioConfig read_config(const FieldReader& object) {
     if (object.has("discard_throttled")) config.discard_throttled = object["discard_throttled"].as_bool();
     if (object.has("throttle_cooldown_s")) config.throttle_cooldown_s = object.number("throttle_cooldown_s");
     if (object.has("world_size")) config.world_size = object.integer("world_size");
+    if (object.has("discard_recompiled")) config.discard_recompiled = object["discard_recompiled"].as_bool();
+    if (object.has("compile_cache")) config.compile_cache = object.string("compile_cache");
     if (object.has("load")) {
         const FieldReader load = object.object("load");
         config.load.mode = load.enumerated("mode", bench::parse_load_mode);

@@ -81,6 +81,8 @@ bench::ScenarioConfig base_config(const DiscoveredPlugin& plugin, const Discover
     config.cache = settings.cache.value_or(config.cache);
     config.discard_throttled = settings.discard_throttled.value_or(config.discard_throttled);
     config.throttle_cooldown_s = settings.throttle_cooldown_s.value_or(config.throttle_cooldown_s);
+    config.discard_recompiled = settings.discard_recompiled.value_or(config.discard_recompiled);
+    config.compile_cache = settings.compile_cache.value_or(config.compile_cache);
     config.params = settings.params;
     return config;
 }

@@ -15,8 +15,19 @@ Parameters (--param KEY=VALUE):
   sizes         the input widths the timed calls go through in turn, e.g. 64,96
                 (default 64): a width the compile did not see is a new shape, compiled
                 again inside the samples (see --param dynamic)
+  change_at     the call of the timed function (counted from 0: warm-up, calibration
+                and samples alike) that first takes the second width (default 0): the
+                calls before it take the first, those from it on go through the widths
+                in turn. With --cache cold (one call a sample) and W warm-up calls, the
+                new shape's compile falls in sample change_at - W + 1: a recompile
+                inside the timed samples, which the worker marks (--discard-recompiled
+                drops it)
   dynamic       static, dynamic or automatic (default): torch.compile's dynamic=False,
                 True or None (automatic: static first, dynamic from the first new shape)
+  freezing      Inductor's freezing, 1 (the default, as benchhost.torch compiles) or 0:
+                with it on the CPU both of Inductor's caches are bypassed (oneDNN weights
+                cannot be pickled); without it a second compile of the same model is a
+                hit in the FX graph cache
   hidden        the layers' width (default 256)
   seed          weight and input seed (default 0)
 """
@@ -75,6 +86,12 @@ def run_benchmark(ctx):
     if not sizes or min(sizes) < 1:
         raise ValueError(f"--param sizes must be positive widths separated by commas, got '{params.get('sizes')}'")
     seed = int(params.get("seed", "0"))
+    freezing_text = str(params.get("freezing", "1"))
+    if freezing_text not in ("0", "1"):
+        raise ValueError(f"--param freezing must be 1 or 0, got '{freezing_text}'")
+    change_at = int(params.get("change_at", "0"))
+    if change_at < 0:
+        raise ValueError(f"--param change_at must be 0 or more (a call's number), got {change_at}")
     ctx.set_info("framework", f"PyTorch {torch.__version__} (Python)")
     ctx.set_info("model", "compile_probe")
 
@@ -85,11 +102,11 @@ def run_benchmark(ctx):
     generator = torch.Generator().manual_seed(seed + 1)
     inputs = [torch.randn(config.batch_size, size, generator=generator).to(device, dtype) for size in sizes]
     with torch.inference_mode():
-        forward = model_variant(ctx, model, (inputs[0],))
+        forward = model_variant(ctx, model, (inputs[0],), freezing=freezing_text == "1")
         turn = [0]
 
         def call():
-            x = inputs[turn[0] % len(inputs)]
+            x = inputs[0 if turn[0] < change_at else (turn[0] - change_at + 1) % len(inputs)]
             turn[0] += 1
             return forward(x)
 

@@ -85,6 +85,17 @@ struct ScenarioConfig {
     // WORLD_SIZE, MASTER_ADDR, ...; docs/distributed.md). 0: not distributed, one worker.
     int world_size = 0;
 
+    // --discard-recompiled (ABI 2.15): the samples during which a compile ran (the
+    // framework said so through Context::record_compile: a recompile after a guard
+    // failed, a new shape) are dropped, counted and reported; without it they are kept,
+    // counted and warned about (the worker does it).
+    bool discard_recompiled = false;
+    // --compile-cache (ABI 2.15): "warm" (the default: the compile caches as earlier
+    // workers left them), or "cold": the worker's compile caches (benchhost's, PyTorch
+    // Inductor's, JAX's persistent cache) are a fresh empty folder, removed after the
+    // scenario (the host does it, through the worker's environment).
+    std::string compile_cache = "warm";
+
     /// "category/plugin/benchmark": what --include and --exclude match.
     std::string benchmark_id() const { return category + "/" + plugin + "/" + benchmark; }
     /// benchmark_id() plus the scenario's axis values: unique within a run.

@@ -155,6 +155,15 @@ public:
     /// What record_sample_ends recorded, by series.
     const std::map<std::string, std::vector<Clock::time_point>>& sample_ends() const;
 
+    /// A compile ran from `start` to `end` (ABI 2.15): a framework's compile callbacks
+    /// say so (benchhost.torch records each compile of torch.compile after the first
+    /// call), and `what` says what was compiled and why (the guard that failed). The
+    /// worker marks every timed sample that overlaps one, with a warning naming `what`,
+    /// and with --discard-recompiled drops those samples.
+    void record_compile(Clock::time_point start, Clock::time_point end, std::string_view what);
+    /// What record_compile recorded, in order.
+    const std::vector<CompileWindow>& compiles() const;
+
     /// Measurement windows, for benchmarks that time themselves: the monitors count
     /// what they see between begin_measurement() and end_measurement() as "during
     /// measurement". `iterations` is the number of measured calls in the window; -1

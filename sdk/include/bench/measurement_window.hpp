@@ -7,6 +7,8 @@
 // end_measurement, or a bench::MeasurementScope (<bench/context.hpp>).
 #pragma once
 
+#include <string>
+
 #include <bench/clock.hpp>
 
 namespace bench {
@@ -19,6 +21,16 @@ struct MeasurementWindow {
     long long iterations = 0;
 
     friend bool operator==(const MeasurementWindow&, const MeasurementWindow&) = default;
+};
+
+/// A compile that ran while the benchmark did (ABI 2.15, Context::record_compile): the
+/// timed samples it overlaps contain it.
+struct CompileWindow {
+    Clock::time_point start{};
+    Clock::time_point end{};
+    std::string what;  // what was compiled and why: the guard that failed
+
+    friend bool operator==(const CompileWindow&, const CompileWindow&) = default;
 };
 
 }  // namespace bench

@@ -5,6 +5,7 @@
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -136,6 +137,15 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         "benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else $XDG_CACHE_HOME/benchhost, "
         "else ~/.cache/benchhost; not created), or None when none of them is an absolute path.");
 
+    m.def(
+        "_clock_ns",
+        [] {
+            return static_cast<long long>(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(bench::Clock::now().time_since_epoch()).count());
+        },
+        "Now on the clock that times the samples (bench::Clock, steady), in ns: what "
+        "Context.record_compile takes.");
+
     // @benchhost.benchmark(axes=..., variants=...) declares a benchmark function's own axes
     // and variants. The host reads its literal arguments from the file without running it
     // (host/src/discover/inspect_python.py); here it only hands the function back.
@@ -164,6 +174,10 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def_readonly("device", &ScenarioConfig::device)
         .def_readonly("timer", &ScenarioConfig::timer, "--timer: auto, host or cuda-events")
         .def_readonly("cache", &ScenarioConfig::cache, "--cache: warm or cold")
+        .def_readonly("compile_cache", &ScenarioConfig::compile_cache,
+                      "--compile-cache: warm, or cold (the worker's compile caches are fresh, empty folders)")
+        .def_readonly("discard_recompiled", &ScenarioConfig::discard_recompiled,
+                      "--discard-recompiled: the samples a compile ran in are dropped")
         .def_readonly("threads", &ScenarioConfig::threads)
         .def_readonly("world_size", &ScenarioConfig::world_size,
                       "A distributed scenario's ranks (the world_size axis); 0: not distributed")
@@ -249,6 +263,19 @@ PYBIND11_EMBEDDED_MODULE(benchhost, m) {
         .def(
             "_info", [](const Context& ctx) { return ctx.result().info; },
             "The text facts recorded so far (set_info), key -> value.")
+        .def(
+            "record_compile",
+            [](Context& ctx, long long start_ns, long long end_ns, std::string_view what) {
+                const auto at = [](long long ns) {
+                    return bench::Clock::time_point(
+                        std::chrono::duration_cast<bench::Clock::duration>(std::chrono::nanoseconds(ns)));
+                };
+                ctx.record_compile(at(start_ns), at(end_ns), what);
+            },
+            py::arg("start_ns"), py::arg("end_ns"), py::arg("what"),
+            "A compile ran from start_ns to end_ns (benchhost._clock_ns()); what: what was compiled and why. "
+            "The timed samples it overlaps are marked, with a warning naming `what`, and dropped with "
+            "--discard-recompiled.")
         .def("add_sample", &Context::add_sample, py::arg("name"), py::arg("value"), py::arg("unit") = "",
              "Appends one sample to series `name`.")
         .def(

@@ -50,9 +50,9 @@ TEST(CommandLine, WorldSizesAreAnAxis) {
 }
 
 TEST(CommandLine, StoppingRuleRoundsAndBaseline) {
-    const auto parsed =
-        parse({"run", "--min-time", "0.5", "--max-time", "20", "--target-ci-width", "1%", "--rounds", "3", "--baseline",
-               ".", "--threshold", "2.5%", "--fail-on-regression", "--throttle-cooldown", "4"});
+    const auto parsed = parse({"run", "--min-time", "0.5", "--max-time", "20", "--target-ci-width", "1%", "--rounds",
+                               "3", "--baseline", ".", "--threshold", "2.5%", "--fail-on-regression",
+                               "--throttle-cooldown", "4", "--discard-recompiled", "--compile-cache", "cold"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;
     const auto& options = run_options(parsed);
     EXPECT_DOUBLE_EQ(options.command_line.min_time_s.value(), 0.5);
@@ -60,6 +60,9 @@ TEST(CommandLine, StoppingRuleRoundsAndBaseline) {
     EXPECT_DOUBLE_EQ(options.command_line.target_ci_width.value(), 0.01);
     EXPECT_DOUBLE_EQ(options.command_line.throttle_cooldown_s.value(), 4);
     EXPECT_EQ(parse({"run", "--throttle-cooldown", "-1"}).exit_code, 2);
+    EXPECT_TRUE(options.command_line.discard_recompiled.value());
+    EXPECT_EQ(options.command_line.compile_cache.value(), "cold");
+    EXPECT_EQ(parse({"run", "--compile-cache", "lukewarm"}).exit_code, 2);
     EXPECT_EQ(options.rounds, 3);
     EXPECT_EQ(options.baseline.value(), ".");
     EXPECT_DOUBLE_EQ(options.regression_threshold, 0.025);

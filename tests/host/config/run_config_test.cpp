@@ -245,6 +245,8 @@ max_time: 20
 target_ci_width: 1%
 rounds: 3
 throttle_cooldown: 2.5
+discard_recompiled: true
+compile_cache: cold
 plugins:
   mock_benchmark: {target_ci_width: 0.02}
 )");
@@ -254,6 +256,10 @@ plugins:
     EXPECT_DOUBLE_EQ(top.max_time_s.value(), 20);
     EXPECT_DOUBLE_EQ(top.target_ci_width.value(), 0.01);
     EXPECT_DOUBLE_EQ(top.throttle_cooldown_s.value(), 2.5);
+    EXPECT_TRUE(top.discard_recompiled.value());
+    EXPECT_EQ(top.compile_cache.value(), "cold");
+    EXPECT_NE(error_of("compile_cache: lukewarm").find("'compile_cache'"), std::string::npos)
+        << error_of("compile_cache: lukewarm");
     EXPECT_DOUBLE_EQ(options.effective_for("mock_benchmark").target_ci_width.value(), 0.02);
 
     EXPECT_NE(error_of("target_ci_width: 150%").find("test.yaml:1:18: 'target_ci_width' must be a relative width"),

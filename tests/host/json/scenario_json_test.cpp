@@ -140,6 +140,8 @@ TEST(ScenarioJson, ConfigAndShardRoundTrip) {
     config.target_ci_width = 0.05;
     config.throttle_cooldown_s = 2.5;
     config.world_size = 4;  // a distributed scenario's ranks
+    config.discard_recompiled = true;
+    config.compile_cache = "cold";
     config.params.set("sizes", bench::Params::Values{"1", "2"});
     ShardInfo shard;
     shard.index = 2;

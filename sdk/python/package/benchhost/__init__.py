@@ -16,6 +16,6 @@ by scripts/bench and scripts/test (a .pth file naming sdk/python/package):
     Context and prints what they recorded (docs/running.md).
 """
 
-from benchhost._standin import Config, Context, Query, SkipScenario, benchmark, cache_dir
+from benchhost._standin import Config, Context, Query, SkipScenario, _clock_ns, benchmark, cache_dir
 
 __all__ = ["Config", "Context", "Query", "SkipScenario", "benchmark", "cache_dir"]

@@ -31,6 +31,10 @@ class SkipScenario(BaseException):
     """Raised by Context.skip: the scenario ends as skipped, with the reason. A
     BaseException, so that `except Exception` does not swallow it."""
 
+def _clock_ns() -> int:
+    """Now on the clock that times the samples (bench::Clock, steady), in ns: what
+    Context.record_compile takes."""
+
 def cache_dir() -> str | None:
     """benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else
     $XDG_CACHE_HOME/benchhost, else ~/.cache/benchhost; not created), or None when none of
@@ -82,6 +86,12 @@ class Config:
     @property
     def cache(self) -> str:
         """--cache: warm or cold"""
+    @property
+    def compile_cache(self) -> str:
+        """--compile-cache: warm, or cold (the worker's compile caches are fresh, empty folders)"""
+    @property
+    def discard_recompiled(self) -> bool:
+        """--discard-recompiled: the samples a compile ran in are dropped"""
     @property
     def threads(self) -> int:
         """Intra-op threads; 0 keeps the library's default."""
@@ -162,6 +172,10 @@ class Context:
         """Records a text fact shown in the report."""
     def add_warning(self, warning: str) -> None:
         """Adds a warning about the scenario's figures, shown in the report and the log."""
+    def record_compile(self, start_ns: int, end_ns: int, what: str) -> None:
+        """A compile ran from start_ns to end_ns (benchhost._clock_ns()); what: what was
+        compiled and why. The timed samples it overlaps are marked, with a warning naming
+        `what`, and dropped with --discard-recompiled."""
     def skip(self, reason: str) -> NoReturn:
         """Ends the scenario as skipped, with the reason (raises SkipScenario)."""
     def serve(self, handler: Callable[[Query], object]) -> None:

@@ -37,6 +37,12 @@ class SkipScenario(BaseException):
     BaseException, so that `except Exception` does not swallow it."""
 
 
+def _clock_ns() -> int:
+    """Now on the clock that times the samples, in ns (time.monotonic_ns: the steady
+    clock a worker's C++ timer reads too)."""
+    return time.monotonic_ns()
+
+
 def cache_dir() -> str | None:
     """benchhost's cache folder, kept between runs ($BENCHHOST_CACHE_DIR, else
     $XDG_CACHE_HOME/benchhost, else ~/.cache/benchhost; not created), or None when none of
@@ -84,7 +90,8 @@ class Config:
                  batch_size: int = 1, dtype: str = "float32", device: str = "cpu", timer: str = "auto",
                  cache: str = "warm", threads: int = 0, warmup_iterations: int = 1, measurement_iterations: int = 3,
                  num_tokens_to_generate: int = 20, model_id: str = "",
-                 params: dict[str, str | list[str]] | None = None, world_size: int = 0) -> None:
+                 params: dict[str, str | list[str]] | None = None, world_size: int = 0,
+                 compile_cache: str = "warm", discard_recompiled: bool = False) -> None:
         self._category, self._plugin, self._benchmark = category, plugin, benchmark
         self._scenario_name = scenario_name or benchmark
         self._variant, self._compile_mode, self._batch_size = variant, compile_mode, batch_size
@@ -93,6 +100,7 @@ class Config:
         self._tokens, self._model_id = num_tokens_to_generate, model_id
         self._params = dict(params or {})
         self._world_size = world_size
+        self._compile_cache, self._discard_recompiled = compile_cache, discard_recompiled
 
     @property
     def category(self) -> str:
@@ -137,6 +145,14 @@ class Config:
     @property
     def cache(self) -> str:
         return self._cache
+
+    @property
+    def compile_cache(self) -> str:
+        return self._compile_cache
+
+    @property
+    def discard_recompiled(self) -> bool:
+        return self._discard_recompiled
 
     @property
     def threads(self) -> int:
@@ -231,6 +247,7 @@ class Recorded:
         self.info: dict[str, str] = {}
         self.warnings: list[str] = []
         self.notes: list[str] = []  # what the stand-in did not do as a worker would
+        self.compiles: list[tuple[int, int, str]] = []  # record_compile's (start_ns, end_ns, what)
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -353,6 +370,11 @@ class Context:
 
     def add_warning(self, warning: str) -> None:
         self._recorded.warnings.append(str(warning))
+
+    def record_compile(self, start_ns: int, end_ns: int, what: str) -> None:
+        self._recorded.compiles.append((int(start_ns), int(end_ns), str(what)))
+        self._recorded.note("record_compile: a worker marks the timed samples a compile ran in (and drops them "
+                            "with --discard-recompiled); the stand-in only keeps the compiles")
 
     def skip(self, reason: str) -> NoReturn:
         raise SkipScenario(reason)

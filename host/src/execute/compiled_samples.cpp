@@ -1,0 +1,108 @@
+#include "execute/compiled_samples.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <type_traits>
+
+namespace benchhost {
+
+namespace {
+
+/// "samples 3, 9 and 12" (the first five, then how many more), counted from 1.
+std::string sample_list(const std::vector<std::size_t>& marked) {
+    std::string text = marked.size() == 1 ? "sample " : "samples ";
+    const std::size_t shown = std::min<std::size_t>(marked.size(), 5);
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i > 0) text += i + 1 == marked.size() ? " and " : ", ";
+        text += std::to_string(marked[i] + 1);
+    }
+    if (marked.size() > shown) text += " and " + std::to_string(marked.size() - shown) + " more";
+    return text;
+}
+
+/// What the compiles said, each once, in order: the first two whole, then how many more.
+std::string compiled_what(const std::vector<std::string>& whats) {
+    std::string text;
+    for (std::size_t i = 0; i < std::min<std::size_t>(whats.size(), 2); ++i)
+        text += (i > 0 ? "; " : "") + (whats[i].empty() ? std::string("a compile") : whats[i]);
+    if (whats.size() > 2) text += "; and " + std::to_string(whats.size() - 2) + " more";
+    return text;
+}
+
+void set_count(bench::ScenarioResult& result, const std::string& name, double value) {
+    for (bench::Scalar& s : result.scalars)
+        if (s.name == name) {
+            s.value = value;
+            return;
+        }
+    result.scalars.push_back({name, value, "count"});
+}
+
+}  // namespace
+
+SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds& ends,
+                                 const std::vector<bench::CompileWindow>& compiles, bool discard) {
+    SampleEnds kept_ends = ends;
+    if (compiles.empty()) return kept_ends;
+    std::size_t most_marked = 0, most_dropped = 0;
+    bool any_series = false;
+    for (const auto& [name, series_ends] : ends) {
+        auto series = std::find_if(result.series.begin(), result.series.end(),
+                                   [&](const bench::Series& s) { return s.name == name; });
+        if (series == result.series.end() || series->samples.size() != series_ends.size() || series_ends.empty())
+            continue;
+        any_series = true;
+        std::vector<std::size_t> marked;
+        std::vector<std::string> whats;
+        for (std::size_t i = 0; i < series_ends.size(); ++i) {
+            const auto end = series_ends[i];
+            const auto start =
+                end - std::chrono::duration_cast<bench::Clock::duration>(std::chrono::duration<double, std::milli>(
+                          series->samples[i] * static_cast<double>(series->inner_iterations)));
+            bool overlapped = false;
+            for (const bench::CompileWindow& compile : compiles) {
+                if (compile.start >= end || compile.end <= start) continue;
+                overlapped = true;
+                if (std::find(whats.begin(), whats.end(), compile.what) == whats.end()) whats.push_back(compile.what);
+            }
+            if (overlapped) marked.push_back(i);
+        }
+        most_marked = std::max(most_marked, marked.size());
+        if (marked.empty()) continue;
+        const std::string of = " of " + std::to_string(series_ends.size());
+        if (!discard) {
+            result.warnings.push_back(name + ": " + sample_list(marked) + of + " contained a compile (" +
+                                      compiled_what(whats) + "); --discard-recompiled drops them");
+            continue;
+        }
+        if (marked.size() == series_ends.size()) {
+            result.warnings.push_back(name + ": every sample contained a compile (" + compiled_what(whats) +
+                                      "); --discard-recompiled kept them all, as nothing would be left");
+            continue;
+        }
+        std::vector<bool> drop(series_ends.size(), false);
+        for (std::size_t i : marked) drop[i] = true;
+        const auto keep = [&drop](const auto& all) {
+            std::remove_cvref_t<decltype(all)> out;
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (!drop[i]) out.push_back(all[i]);
+            return out;
+        };
+        series->samples = keep(series->samples);
+        if (auto times = result.sample_times.find(name);
+            times != result.sample_times.end() && times->second.size() == drop.size())
+            times->second = keep(times->second);
+        kept_ends[name] = keep(series_ends);
+        most_dropped = std::max(most_dropped, marked.size());
+        result.warnings.push_back(name + ": " + std::to_string(marked.size()) + of +
+                                  " samples discarded (--discard-recompiled): a compile ran during them (" +
+                                  compiled_what(whats) + ")");
+    }
+    if (!any_series) return kept_ends;
+    set_count(result, "recompiled_samples", static_cast<double>(most_marked));
+    if (discard) set_count(result, "discarded_recompiled", static_cast<double>(most_dropped));
+    return kept_ends;
+}
+
+}  // namespace benchhost

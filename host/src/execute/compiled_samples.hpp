@@ -1,0 +1,28 @@
+// Timed samples that a compile ran in: a recompile after a guard failed, a new input
+// shape (Context::record_compile says when each compile ran). The worker marks them
+// after the benchmark ends, before the GPU's state is matched with the samples.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <bench/clock.hpp>
+#include <bench/measurement_window.hpp>
+#include <bench/result.hpp>
+
+namespace benchhost {
+
+using SampleEnds = std::map<std::string, std::vector<bench::Clock::time_point>>;
+
+/// For each series with the ends of its samples (`ends`: a sample started its own length,
+/// all its calls, before it ended), the samples that overlap a compile of `compiles`:
+/// a warning per series naming the samples and what was compiled, and the scalar
+/// recompiled_samples (count: the most of any one series). With `discard` those samples
+/// are dropped from the series and its sample times, counted in the scalar
+/// discarded_recompiled, unless every sample had one (all are kept, with a warning).
+/// Returns `ends` without the dropped samples.
+SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds& ends,
+                                 const std::vector<bench::CompileWindow>& compiles, bool discard);
+
+}  // namespace benchhost

@@ -40,11 +40,17 @@ asynchronously, and a sample must not end before its work.
     inner jax.jit calls included);
   - compiled (compile mode default): jax.jit(fn), lowered and compiled ahead of the
     first sample (jitted.lower(...).compile()): lowering_s and compile_s are recorded
-    apart, and info compile_cache says whether the persistent cache had it (hit, miss:
+    apart, compiles counts XLA's compiles in it (jax.monitoring's backend compile spans;
+    a persistent cache hit counts, an executable the process compiled already not),
+    and info compile_cache says whether the persistent cache had it (hit, miss:
     written, not used). benchhost.torch's other modes (torchscript, reduce-overhead,
     max-autotune, torch-compile...) skip the scenario; another mode fails it, naming the
     known one;
   - kernelized: skipped (benchhost.jax has none).
+After model_variant returns (eager or compiled), every XLA compile of the process (a
+jitted function called with a new shape, an eager operation met for the first time) is
+recorded with when it ran (ctx.record_compile): the worker marks the timed samples it
+fell in, with a warning, and --discard-recompiled drops them.
 It records first_call (ms, the first call of the variant), flops_per_forward (XLA's cost
 analysis: of the compiled executable, or for eager of the lowered program),
 compiled_argument_memory, compiled_output_memory, compiled_temp_memory and, where the
@@ -88,6 +94,8 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import resource  # noqa: E402
 import time  # noqa: E402
+
+import benchhost  # noqa: E402
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -361,6 +369,70 @@ class _CacheEvents:
         return "not used (no jax_compilation_cache_dir, or this backend has no persistent cache)"
 
 
+BACKEND_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+
+class _CompileSpans:
+    """XLA's compiles, from jax.monitoring's time spans of the backend compile (a
+    persistent cache hit included): counted while model_variant compiles, and after it
+    returns each one is recorded with when it ran (ctx.record_compile), so that the
+    worker marks the timed samples it fell in, with a warning. A jitted function the
+    plugin calls with a new shape in its timed loop is such a compile (the compiled
+    variant itself is compiled ahead for its inputs' shapes); compiles outside the
+    samples (eager operations of a check after them) mark nothing."""
+
+    _later = None  # the Context whose later compiles are recorded
+    _counting = None  # while model_variant compiles: {"compiles": n}
+    _registered = False
+
+    @classmethod
+    def _register(cls):
+        if not cls._registered:
+            jax.monitoring.register_event_time_span_listener(cls._span)
+            cls._registered = True
+
+    @classmethod
+    def counting(cls):
+        cls._register()
+        spans = cls
+
+        class Counting:
+            def __enter__(self):
+                spans._counting = {"compiles": 0}
+                return spans._counting
+
+            def __exit__(self, *error):
+                spans._counting = None
+
+        return Counting()
+
+    @classmethod
+    def watch_later_compiles(cls, ctx):
+        cls._register()
+        cls._later = ctx
+
+    @classmethod
+    def forget(cls):
+        """The scenario has ended (benchhost_support.run calls this)."""
+        cls._later = None
+
+    @classmethod
+    def _span(cls, event, start_time, end_time, **kwargs):
+        if event != BACKEND_COMPILE_EVENT:
+            return
+        if cls._counting is not None:
+            cls._counting["compiles"] += 1
+            return
+        ctx = cls._later
+        if ctx is None:
+            return
+        # The span's times are the wall clock's; its end is now.
+        end = benchhost._clock_ns()
+        start = end - max(int((end_time - start_time) * 1e9), 0)
+        ctx.record_compile(start, end, f"XLA compile of {kwargs.get('fun_name', 'a function')} "
+                                       f"({(end_time - start_time) * 1e3:.0f} ms)")
+
+
 def _check_variant(ctx):
     """Skips a variant or compile mode that benchhost.jax does not build (kernelized,
     PyTorch's modes); fails on one nobody knows."""
@@ -403,12 +475,14 @@ def model_variant(ctx, fn, params, inputs):
         if _state["flops"] > 0:
             ctx.record_scalar("flops_per_forward", _state["flops"], "FLOP")
         _record_setup_memory(ctx, device)
+        _CompileSpans.watch_later_compiles(ctx)
         return eager
 
-    with _CacheEvents() as events:
+    with _CacheEvents() as events, _CompileSpans.counting() as spans:
         start = time.perf_counter()
         compiled = lowered.compile()
         compile_s = time.perf_counter() - start
+    ctx.record_scalar("compiles", spans["compiles"], "count")
     ctx.record_scalar("lowering_s", lowering_s, "s")
     ctx.record_scalar("compile_s", compile_s, "s")
     ctx.set_info("compile_cache", events.verdict())
@@ -435,6 +509,7 @@ def model_variant(ctx, fn, params, inputs):
     ctx.record_scalar("first_call", first_ms, "ms")
     check_against_eager(ctx, reference, output)
     _record_setup_memory(ctx, device)
+    _CompileSpans.watch_later_compiles(ctx)
     return forward
 
 

@@ -418,11 +418,13 @@ def run(ctx, path, function):
         if not skipped and "framework" not in ctx._info():
             ctx.set_info("framework", framework_info())
         stop_torch_compile_workers(ctx)
-        # benchhost.torch counts compiles after model_variant into the scenario's Context,
-        # which ends here (under --isolation none the next scenario runs in this process).
-        watch = getattr(sys.modules.get("benchhost.torch"), "_CompileWatch", None)
-        if watch is not None:
-            watch.forget()
+        # benchhost.torch and benchhost.jax record compiles after model_variant into the
+        # scenario's Context, which ends here (under --isolation none the next scenario
+        # runs in this process).
+        for module, watcher in (("benchhost.torch", "_CompileWatch"), ("benchhost.jax", "_CompileSpans")):
+            watch = getattr(sys.modules.get(module), watcher, None)
+            if watch is not None:
+                watch.forget()
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
     if left:
         ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({', '.join(t.name for t in left)}); "

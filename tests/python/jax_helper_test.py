@@ -7,6 +7,9 @@ venv (ctest python_jax_helper):
     compile_s), not in the first call nor the samples; the persistent compilation cache
     is benchhost's (jax/ in BENCHHOST_CACHE_DIR): written by one process, a hit in the
     next;
+  - the compiled variant's XLA compiles are counted (compiles), and after model_variant
+    every compile (a jitted function meeting a new shape in the timed calls) reaches
+    the Context as a compile window on the samples' clock, until the scenario ends;
   - eager and compiled give the same result, and a result beyond the tolerance fails,
     naming the worst element; XLA's cost analysis gives a matmul's FLOPs;
   - select: XLA_PYTHON_CLIENT_PREALLOCATE=false and the thread flags recorded, --threads 1
@@ -99,6 +102,39 @@ class JaxHelperTest(unittest.TestCase):
                 # Within the machine's noise, never the dispatch's fraction of a millisecond.
                 self.assertGreaterEqual(min(samples), 0.7 * work_ms, f"{variant}: samples {samples} ms, work "
                                         f"{work_ms:.1f} ms")
+
+    def test_compiles_are_counted_and_those_after_model_variant_recorded_with_their_times(self):
+        # The compiled variant's own compile counts in compiles; after model_variant
+        # returns, a jitted function called with a shape it has not seen compiles again
+        # inside the timed calls, which the Context gets as a compile window (the worker
+        # marks the samples it overlaps), once per new shape.
+        ctx, _, dtype = scenario(variant="compiled", warmup_iterations=0, measurement_iterations=4)
+        # A batch of 7, which no other test compiles: the process keeps what it compiled,
+        # and an executable it has already is not compiled again (compiles 0).
+        params, x = mlp_params(dtype), jnp.ones((7, 32), dtype)
+        inputs = {w: jnp.ones((w,), dtype) for w in (3, 5)}  # made before: their own compiles are not timed
+        forward = helper().model_variant(ctx, mlp, params, (x,))
+        self.assertEqual(ctx._recorded.scalars["compiles"], (1.0, "count"))
+        self.assertEqual(ctx._recorded.compiles, [], "the checks inside model_variant are not recorded")
+        doubled = jax.jit(lambda y: y * 2.0)
+        widths = iter([3, 3, 5, 5])
+
+        def call():
+            forward(x)
+            return doubled(inputs[next(widths)]).block_until_ready()
+
+        import benchhost
+        before = benchhost._clock_ns()
+        ctx.measure("latency", call)
+        after = benchhost._clock_ns()
+        compiles = ctx._recorded.compiles
+        self.assertEqual(len(compiles), 2, compiles)  # widths 3 and 5, once each
+        for start, end, what in compiles:
+            self.assertTrue(before <= start <= end <= after, (before, start, end, after))
+            self.assertIn("XLA compile of jit(<lambda>)", what)
+        helper()._CompileSpans.forget()
+        doubled(jnp.ones((7,), dtype)).block_until_ready()
+        self.assertEqual(len(ctx._recorded.compiles), 2, "nothing is recorded once the scenario has ended")
 
     def test_compilation_is_recorded_apart_and_cached(self):
         ctx, _, dtype = scenario(variant="compiled", measurement_iterations=5)

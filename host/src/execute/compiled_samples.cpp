@@ -48,8 +48,10 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
     std::size_t most_marked = 0, most_dropped = 0;
     bool any_series = false;
     for (const auto& [name, series_ends] : ends) {
+        // Not captured as the structured binding itself: clang before 16 cannot (the fuzz build).
+        const std::string& series_name = name;
         auto series = std::find_if(result.series.begin(), result.series.end(),
-                                   [&](const bench::Series& s) { return s.name == name; });
+                                   [&](const bench::Series& s) { return s.name == series_name; });
         if (series == result.series.end() || series->samples.size() != series_ends.size() || series_ends.empty())
             continue;
         any_series = true;

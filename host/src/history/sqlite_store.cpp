@@ -58,7 +58,7 @@ CREATE TABLE series (
   samples BLOB,
   PRIMARY KEY (scenario, name));
 )sql",
-                           .migrations = {R"sql(
+                                  .migrations = {R"sql(
 CREATE TABLE series_v2 (
   scenario_id TEXT NOT NULL,
   run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
@@ -77,7 +77,7 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                          history_sql::merged_shards_migration, history_sql::run_id_migration}};
+                                                 history_sql::merged_shards_migration, history_sql::run_id_migration}};
 static_assert(sqlite_schema.complete(), "SQL for every schema version");
 
 class Statement {

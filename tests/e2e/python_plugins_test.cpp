@@ -1093,6 +1093,32 @@ TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecon
             << "the fresh caches are removed after each scenario: " << entry.path();
 }
 
+TEST_F(PythonPluginsTest, TheDynamicAxisShowsWhatEachSettingCostsInCompiles) {
+    // compile_probe over three input widths, one scenario per dynamic setting: static
+    // compiles each new width again (the guard on the width names it), dynamic compiles
+    // once for all, automatic once more, at the first width that changed.
+    fs::create_directories(plugins / "unit");
+    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
+                  plugins / "unit/compile_probe.py");
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
+    auto s = run({"--variants", "compiled", "--compile-modes", "torch-compile", "--axis",
+                  "dynamic=static,dynamic,automatic", "--param", "sizes=16,24,32", "--param", "hidden=64"},
+                 0);
+    const std::string base =
+        "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile,"
+        "dynamic=";
+    for (const auto& [setting, recompiles] :
+         std::vector<std::pair<std::string, double>>{{"static", 2}, {"dynamic", 0}, {"automatic", 1}}) {
+        const Scenario& scenario = s[base + setting + "]"];
+        ASSERT_EQ(scenario.status, "success") << setting << ": " << scenario.reason << last.err;
+        EXPECT_EQ(scalar(scenario, "compiles"), 1) << setting;
+        EXPECT_EQ(scalar(scenario, "recompiles"), recompiles) << setting;
+        EXPECT_NE(std::string((*scenario.report)["info"]["compiler"].GetString()).find("dynamic shapes " + setting),
+                  std::string::npos)
+            << setting;
+    }
+}
+
 TEST_F(PythonPluginsTest, TheTorchHelperAppliesAndRecordsTheBackendSettings) {
     // --param deterministic (and the CUDA-only cudnn_benchmark, tf32) as the C++ layer's
     // select_device takes them: applied, recorded, a CUDA setting on the CPU a warning.

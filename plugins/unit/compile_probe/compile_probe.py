@@ -23,7 +23,9 @@ Parameters (--param KEY=VALUE):
                 inside the timed samples, which the worker marks (--discard-recompiled
                 drops it)
   dynamic       static, dynamic or automatic (default): torch.compile's dynamic=False,
-                True or None (automatic: static first, dynamic from the first new shape)
+                True or None (automatic: static first, dynamic from the first new shape);
+                also an axis: --axis dynamic=static,dynamic,automatic with
+                --param sizes=16,24,32 shows what each setting costs in compiles
   freezing      Inductor's freezing, 1 (the default, as benchhost.torch compiles) or 0:
                 with it on the CPU both of Inductor's caches are bypassed (oneDNN weights
                 cannot be pickled); without it a second compile of the same model is a
@@ -39,7 +41,9 @@ from benchhost.torch import model_variant, select
 BENCHHOST_PLUGIN = {
     "name": "compile_probe",
     "version": "1.0.0",
-    "axes": ["variant", "batch_size", "dtype", "device", "threads", "compile_mode"],
+    # dynamic: an axis when the run gives it values (--axis dynamic=static,dynamic,automatic:
+    # a scenario each), else --param dynamic or its default.
+    "axes": ["variant", "batch_size", "dtype", "device", "threads", "compile_mode", "dynamic"],
     "variants": ["eager", "compiled"],
 }
 

@@ -386,7 +386,8 @@ say "a trivial job array of 3 tasks ran: ok"
 
 # --- 2. ranks: distributed scenarios started by srun, over two nodes ----------------------
 if [[ $part == ranks ]]; then
-  "$benchhost" run --help 2>/dev/null | grep -q -- '--launcher' || fail "$benchhost has no 'run --launcher' option"
+  run_help=$("$benchhost" run --help 2>/dev/null)
+  grep -q -- '--launcher' <<<"$run_help" || fail "$benchhost has no 'run --launcher' option"
   python_plugins=$tmp/rank-plugins/performance
   mkdir -p "$python_plugins" "$tmp/out"
   cp "$source_dir/plugins/performance/collectives/collectives.py" "$python_plugins/"

@@ -36,6 +36,23 @@ protected:
         if (!m.HasMember(name) || !m[name].HasMember("value")) return std::nan("");
         return m[name]["value"].GetDouble();
     }
+    static std::string info_of(const Scenario& s, const char* key) {
+        const auto& i = (*s.report)["info"];
+        return i.HasMember(key) ? i[key].GetString() : "";
+    }
+    /// The scenario's warnings, a line each.
+    static std::string warnings_of(const Scenario& s) {
+        std::string text;
+        if (s.report->HasMember("warnings"))
+            for (const auto& w : (*s.report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
+        return text;
+    }
+    /// The shipped compile_probe plugin, in the test's plugins folder.
+    void add_compile_probe() {
+        fs::create_directories(plugins / "unit");
+        fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
+                      plugins / "unit/compile_probe.py");
+    }
 };
 
 TEST_F(PythonPluginsTest, TheContextMeasuresAndRecordsAsInCpp) {
@@ -883,13 +900,9 @@ def run_benchmark(ctx):
 )");
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     const std::string name = "aot_py[variant=compiled,compile_mode=default]";
-    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
-        const auto& i = (*s[name].report)["info"];
-        return i.HasMember(key) ? i[key].GetString() : "";
-    };
     auto cold = run({"--compile-modes", "default"}, 0);
     ASSERT_EQ(cold[name].status, "success") << cold[name].reason << last.err;
-    const std::string miss = info(cold, "compile_cache");
+    const std::string miss = info_of(cold[name], "compile_cache");
     ASSERT_TRUE(miss.starts_with("miss: " + (work / "cache/aot-inductor/aot_py-default-").string())) << miss;
     const std::string package = miss.substr(6);
     EXPECT_TRUE(fs::is_regular_file(package)) << package;
@@ -899,7 +912,7 @@ def run_benchmark(ctx):
     EXPECT_GT(scalar(cold[name], "package_load_time"), 0);
     EXPECT_LE(scalar(cold[name], "max_abs_diff"), 1e-4);
     EXPECT_NE(series(cold[name], "latency"), nullptr);
-    EXPECT_NE(info(cold, "compiler").find("AOTInductor package (mode 'default')"), std::string::npos);
+    EXPECT_NE(info_of(cold[name], "compiler").find("AOTInductor package (mode 'default')"), std::string::npos);
     EXPECT_NE(
         (last.out + last.err).find("compiling the AOTInductor package of aot_py (mode default, input Float[8, 64]"),
         std::string::npos)
@@ -907,7 +920,7 @@ def run_benchmark(ctx):
 
     auto warm = run({"--compile-modes", "default"}, 0);
     ASSERT_EQ(warm[name].status, "success") << warm[name].reason << last.err;
-    EXPECT_EQ(info(warm, "compile_cache"), "hit: " + package);
+    EXPECT_EQ(info_of(warm[name], "compile_cache"), "hit: " + package);
     EXPECT_TRUE(std::isnan(scalar(warm[name], "compile_time"))) << "compile_time is a miss's";
     EXPECT_GT(scalar(warm[name], "package_load_time"), 0);
     EXPECT_LE(scalar(warm[name], "max_abs_diff"), 1e-4);
@@ -919,22 +932,10 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
     // shape (no break, no recompile), then with a deliberate graph break and a second
     // input width that the timed calls alternate with, under static shapes: a recompile
     // inside the samples, counted and warned about with the guard that failed.
-    fs::create_directories(plugins / "unit");
-    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
-                  plugins / "unit/compile_probe.py");
+    add_compile_probe();
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     const std::string name =
         "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
-    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
-        const auto& i = (*s[name].report)["info"];
-        return i.HasMember(key) ? i[key].GetString() : "";
-    };
-    const auto warnings = [&](std::map<std::string, Scenario>& s) {
-        std::string text;
-        if (s[name].report->HasMember("warnings"))
-            for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
-        return text;
-    };
     const std::vector<std::string> plan = {"--variants",    "compiled", "--compile-modes",
                                            "torch-compile", "--param",  "hidden=32"};
 
@@ -946,10 +947,11 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
     EXPECT_GE(scalar(plain[name], "compiles"), 1);
     EXPECT_EQ(scalar(plain[name], "recompiles"), 0);
     EXPECT_GT(scalar(plain[name], "inductor_compile_time"), 0);
-    EXPECT_EQ(info(plain, "graph_break_reasons"), "");
-    EXPECT_NE(info(plain, "fx_graph_cache"), "") << "the FX graph cache's outcome is recorded";
-    EXPECT_NE(info(plain, "compiler").find("dynamic shapes automatic"), std::string::npos) << info(plain, "compiler");
-    EXPECT_EQ(warnings(plain).find("compiled again"), std::string::npos) << warnings(plain);
+    EXPECT_EQ(info_of(plain[name], "graph_break_reasons"), "");
+    EXPECT_NE(info_of(plain[name], "fx_graph_cache"), "") << "the FX graph cache's outcome is recorded";
+    EXPECT_NE(info_of(plain[name], "compiler").find("dynamic shapes automatic"), std::string::npos)
+        << info_of(plain[name], "compiler");
+    EXPECT_EQ(warnings_of(plain[name]).find("compiled again"), std::string::npos) << warnings_of(plain[name]);
 
     args = plan;
     args.insert(args.end(), {"--param", "graph_breaks=1", "--param", "sizes=16,24", "--param", "dynamic=static"});
@@ -957,14 +959,15 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
     ASSERT_EQ(broken[name].status, "success") << broken[name].reason << last.err;
     EXPECT_EQ(scalar(broken[name], "graph_breaks"), 1);
     EXPECT_EQ(scalar(broken[name], "unique_graphs"), 2);  // before and after the break
-    EXPECT_NE(info(broken, "graph_break_reasons").find("Tensor.item()"), std::string::npos)
-        << info(broken, "graph_break_reasons");
+    EXPECT_NE(info_of(broken[name], "graph_break_reasons").find("Tensor.item()"), std::string::npos)
+        << info_of(broken[name], "graph_break_reasons");
     EXPECT_EQ(scalar(broken[name], "recompiles"), 1);  // the frame before the break, for width 24
-    const std::string said = warnings(broken);
+    const std::string said = warnings_of(broken[name]);
     EXPECT_NE(said.find("torch.compile compiled again after the first call"), std::string::npos) << said;
     EXPECT_NE(said.find("size mismatch at index 1. expected 16, actual 24"), std::string::npos)
         << "the guard that failed is named: " << said;
-    EXPECT_NE(info(broken, "compiler").find("dynamic shapes static"), std::string::npos) << info(broken, "compiler");
+    EXPECT_NE(info_of(broken[name], "compiler").find("dynamic shapes static"), std::string::npos)
+        << info_of(broken[name], "compiler");
 }
 
 TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnRequest) {
@@ -973,18 +976,10 @@ TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnR
     // again in the middle of the samples. With --cache cold each sample is one call, so
     // after 2 warm-up calls the compile falls in sample 5 of 12: the worker marks that
     // sample, names the guard, and with --discard-recompiled drops exactly it.
-    fs::create_directories(plugins / "unit");
-    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
-                  plugins / "unit/compile_probe.py");
+    add_compile_probe();
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     const std::string name =
         "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
-    const auto warnings = [&](std::map<std::string, Scenario>& s) {
-        std::string text;
-        if (s[name].report->HasMember("warnings"))
-            for (const auto& w : (*s[name].report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
-        return text;
-    };
     const std::vector<std::string> plan = {"--variants",
                                            "compiled",
                                            "--compile-modes",
@@ -1016,7 +1011,7 @@ TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnR
     std::vector<double> values;
     for (const auto& v : samples->GetArray()) values.push_back(v.GetDouble());
     EXPECT_EQ(std::max_element(values.begin(), values.end()) - values.begin(), 4) << last.err;
-    const std::string said = warnings(kept);
+    const std::string said = warnings_of(kept[name]);
     EXPECT_NE(said.find("latency: sample 5 of 12 contained a compile (torch.compile compile "), std::string::npos)
         << said;
     EXPECT_NE(said.find("size mismatch at index 1. expected 16, actual 24); --discard-recompiled drops them"),
@@ -1032,7 +1027,7 @@ TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnR
     EXPECT_EQ(scalar(dropped[name], "discarded_recompiled"), 1);
     ASSERT_NE(series(dropped[name], "latency"), nullptr);
     EXPECT_EQ(series(dropped[name], "latency")->Size(), 11u);  // 12 taken, the one with the compile dropped
-    const std::string discarded = warnings(dropped);
+    const std::string discarded = warnings_of(dropped[name]);
     EXPECT_NE(discarded.find("latency: 1 of 12 samples discarded (--discard-recompiled): a compile ran during them "
                              "(torch.compile compile "),
               std::string::npos)
@@ -1045,18 +1040,12 @@ TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecon
     // the first run fills benchhost's cache folder, the second is served from it; under
     // --compile-cache cold each scenario gets fresh, empty caches, removed after it, so
     // each compile misses however warm the cache folder is, and leaves it as it was.
-    fs::create_directories(plugins / "unit");
-    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
-                  plugins / "unit/compile_probe.py");
+    add_compile_probe();
     const fs::path cache = work / "cache", temp = work / "tmp";
     fs::create_directories(temp);
     env = {"BENCHHOST_CACHE_DIR=" + cache.string(), "TMPDIR=" + temp.string()};
     const std::string name =
         "compile_probe[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torch-compile]";
-    const auto info = [&](std::map<std::string, Scenario>& s, const char* key) -> std::string {
-        const auto& i = (*s[name].report)["info"];
-        return i.HasMember(key) ? i[key].GetString() : "";
-    };
     const auto files_in = [](const fs::path& dir) {
         std::size_t n = 0;
         if (fs::exists(dir))
@@ -1070,22 +1059,22 @@ TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecon
 
     auto first = run(plan, 0);
     ASSERT_EQ(first[name].status, "success") << first[name].reason << last.err;
-    EXPECT_EQ(info(first, "fx_graph_cache"), "miss");
-    EXPECT_EQ(info(first, "compile_caches").rfind("warm: ", 0), 0u) << info(first, "compile_caches");
+    EXPECT_EQ(info_of(first[name], "fx_graph_cache"), "miss");
+    EXPECT_EQ(info_of(first[name], "compile_caches").rfind("warm: ", 0), 0u) << info_of(first[name], "compile_caches");
     auto second = run(plan, 0);
     ASSERT_EQ(second[name].status, "success") << second[name].reason << last.err;
-    EXPECT_EQ(info(second, "fx_graph_cache"), "hit");
+    EXPECT_EQ(info_of(second[name], "fx_graph_cache"), "hit");
 
     const std::size_t warm_files = files_in(cache);
     for (int i = 0; i < 2; ++i) {
         auto fresh = run(cold, 0);
         ASSERT_EQ(fresh[name].status, "success") << fresh[name].reason << last.err;
-        EXPECT_EQ(info(fresh, "fx_graph_cache"), "miss") << "cold run " << i + 1;
-        EXPECT_EQ(info(fresh, "compile_caches").rfind("cold: fresh, empty compile caches", 0), 0u)
-            << info(fresh, "compile_caches");
+        EXPECT_EQ(info_of(fresh[name], "fx_graph_cache"), "miss") << "cold run " << i + 1;
+        EXPECT_EQ(info_of(fresh[name], "compile_caches").rfind("cold: fresh, empty compile caches", 0), 0u)
+            << info_of(fresh[name], "compile_caches");
         EXPECT_STREQ((*fresh[name].report)["metadata"]["config"]["compile_cache"].GetString(), "cold");
-        EXPECT_EQ(info(fresh, "compile_cache_dir").rfind((temp / "benchhost-compile-cache-").string(), 0), 0u)
-            << info(fresh, "compile_cache_dir");
+        EXPECT_EQ(info_of(fresh[name], "compile_cache_dir").rfind((temp / "benchhost-compile-cache-").string(), 0), 0u)
+            << info_of(fresh[name], "compile_cache_dir");
     }
     EXPECT_EQ(files_in(cache), warm_files) << "the cold runs left benchhost's cache folder as it was";
     for (const auto& entry : fs::directory_iterator(temp))
@@ -1097,9 +1086,7 @@ TEST_F(PythonPluginsTest, TheDynamicAxisShowsWhatEachSettingCostsInCompiles) {
     // compile_probe over three input widths, one scenario per dynamic setting: static
     // compiles each new width again (the guard on the width names it), dynamic compiles
     // once for all, automatic once more, at the first width that changed.
-    fs::create_directories(plugins / "unit");
-    fs::copy_file(fs::path(BENCH_TEST_SOURCE_DIR) / "plugins/unit/compile_probe/compile_probe.py",
-                  plugins / "unit/compile_probe.py");
+    add_compile_probe();
     env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     auto s = run({"--variants", "compiled", "--compile-modes", "torch-compile", "--axis",
                   "dynamic=static,dynamic,automatic", "--param", "sizes=16,24,32", "--param", "hidden=64"},

@@ -1,6 +1,7 @@
 #include "analysis/stragglers.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <bench/statistics.hpp>
 
@@ -45,6 +46,52 @@ std::string straggler_warning(std::string_view series, std::string_view unit, co
            format_figure(straggler.median, unit) + " is " + format_ratio(straggler.ratio) + " the other ranks' " +
            format_figure(straggler.others_median, unit) + " (95% interval " + format_ratio(straggler.interval.low) +
            " to " + format_ratio(straggler.interval.high) + ")";
+}
+
+namespace {
+
+// The ratio ("5.31x") at the start of `text`, and what follows it; NaN when there is none.
+double ratio_at(std::string_view& text) {
+    const std::string copy(text.substr(0, 32));
+    char* end = nullptr;
+    const double value = std::strtod(copy.c_str(), &end);
+    if (end == copy.c_str() || *end != 'x') return NAN;
+    text.remove_prefix(static_cast<std::size_t>(end - copy.c_str()) + 1);
+    return value;
+}
+
+}  // namespace
+
+std::optional<NamedStraggler> parse_straggler_warning(std::string_view warning) {
+    constexpr std::string_view rank_word = "rank ", in = " is a straggler in ", median = ": its median ", is = " is ",
+                               interval = " (95% interval ", to = " to ";
+    if (!warning.starts_with(rank_word)) return std::nullopt;
+    std::string_view rest = warning.substr(rank_word.size());
+    NamedStraggler named;
+    int rank = 0;
+    std::size_t digits = 0;
+    while (digits < rest.size() && digits < 9 && rest[digits] >= '0' && rest[digits] <= '9')
+        rank = rank * 10 + (rest[digits++] - '0');
+    if (digits == 0 || !rest.substr(digits).starts_with(in)) return std::nullopt;
+    named.straggler.rank = rank;
+    rest.remove_prefix(digits + in.size());
+    const std::size_t series_end = rest.rfind(median);
+    if (series_end == std::string_view::npos || series_end == 0) return std::nullopt;
+    named.series = std::string(rest.substr(0, series_end));
+    rest.remove_prefix(series_end + median.size());
+    if (const std::size_t at = rest.find(is); at != std::string_view::npos) rest.remove_prefix(at + is.size());
+    else return std::nullopt;
+    named.straggler.ratio = ratio_at(rest);
+    if (const std::size_t at = rest.find(interval); at != std::string_view::npos) {
+        rest.remove_prefix(at + interval.size());
+        named.straggler.interval.low = ratio_at(rest);
+        if (rest.starts_with(to)) {
+            rest.remove_prefix(to.size());
+            named.straggler.interval.high = ratio_at(rest);
+        }
+    }
+    if (!std::isfinite(named.straggler.ratio)) return std::nullopt;
+    return named;
 }
 
 }  // namespace benchhost

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,5 +37,17 @@ std::vector<Straggler> find_stragglers(const std::vector<std::vector<double>>& p
 /// The scenario's warning: "rank 1 is a straggler in latency: its median 20.3 ms is
 /// 9.80x the other ranks' 2.07 ms (95% interval 9.52x to 10.1x)".
 std::string straggler_warning(std::string_view series, std::string_view unit, const Straggler& straggler);
+
+/// A straggler as its warning names it, read back from the warning: what the reports
+/// show from a run's record (the rule is applied once, when the ranks' results are
+/// merged). The rank, ratio and interval as the warning gives them (three significant
+/// digits; the medians are left NaN: the reports read them from the ranks' series).
+struct NamedStraggler {
+    std::string series;
+    Straggler straggler;
+};
+
+/// The straggler that `warning`, a straggler_warning, names; nullopt for any other text.
+std::optional<NamedStraggler> parse_straggler_warning(std::string_view warning);
 
 }  // namespace benchhost

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -60,3 +62,34 @@ TEST(Stragglers, TooLittleToSayNamesNone) {
 }
 
 }  // namespace
+
+// The reports read the straggler back from its warning (the rule ran once, at the merge).
+TEST(Stragglers, AWarningReadsBackAsTheStragglerItNames) {
+    const std::vector<Straggler> found = find_stragglers({samples(2.0, 0.05, 30, 1), samples(5.0, 0.05, 30, 2)});
+    ASSERT_EQ(found.size(), 1u);
+    const std::optional<NamedStraggler> named =
+        parse_straggler_warning(straggler_warning("latency.1MiB", "ms", found[0]));
+    ASSERT_TRUE(named.has_value());
+    EXPECT_EQ(named->series, "latency.1MiB");
+    EXPECT_EQ(named->straggler.rank, 1);
+    EXPECT_NEAR(named->straggler.ratio, found[0].ratio, 0.01 * found[0].ratio);  // three digits
+    EXPECT_NEAR(named->straggler.interval.low, found[0].interval.low, 0.01 * found[0].interval.low);
+    EXPECT_NEAR(named->straggler.interval.high, found[0].interval.high, 0.01 * found[0].interval.high);
+    EXPECT_TRUE(std::isnan(named->straggler.median));
+
+    const std::optional<NamedStraggler> twelve = parse_straggler_warning(
+        "rank 12 is a straggler in step: its median 1.50 s is 12.3x the other ranks' 122 ms (95% interval 11.0x to "
+        "13.9x)");
+    ASSERT_TRUE(twelve.has_value());
+    EXPECT_EQ(twelve->straggler.rank, 12);
+    EXPECT_EQ(twelve->series, "step");
+    EXPECT_DOUBLE_EQ(twelve->straggler.ratio, 12.3);
+    EXPECT_DOUBLE_EQ(twelve->straggler.interval.low, 11.0);
+    EXPECT_DOUBLE_EQ(twelve->straggler.interval.high, 13.9);
+
+    // Other warnings, another rank's warning, and a warning cut short are not stragglers.
+    EXPECT_FALSE(parse_straggler_warning("rank 1: load average 3.2 on 2 CPUs").has_value());
+    EXPECT_FALSE(parse_straggler_warning("ranks shared CPUs").has_value());
+    EXPECT_FALSE(parse_straggler_warning("rank 1 is a straggler in latency").has_value());
+    EXPECT_FALSE(parse_straggler_warning("rank x is a straggler in latency: its median 2 ms is 3x").has_value());
+}

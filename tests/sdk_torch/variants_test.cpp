@@ -534,6 +534,23 @@ TEST_F(RunModelBenchmark, CompileModesItCannotDoAreSkippedWithTheReasonUnknownOn
                   "(benchhost.torch); the C++ layer compiles AOTInductor packages (default, max-autotune) and "
                   "TorchScript");
     }
+    // As does a plugin that compiles its packages itself (compile_package), before any compile.
+    try {
+        bench::ScenarioConfig config;
+        config.variant = bench::Variant::compiled;
+        config.compile_mode = "torch-compile";
+        bench::Context ctx(config, quiet_logger());
+        auto net = make_net();
+        const torch::Tensor x = torch::randn({1, 3, 64, 64});
+        compile_package(ctx, *net, PythonModel{"small_conv_net", "def build(): pass\n", {}}, {x}, net->forward(x),
+                        torch::kFloat);
+        ADD_FAILURE() << "torch-compile ran in compile_package";
+    } catch (const bench::SkipScenario& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "small_conv_net: compile mode 'torch-compile' is torch.compile's, which Python plugins run "
+                  "(benchhost.torch); the C++ layer compiles AOTInductor packages (default, max-autotune) and "
+                  "TorchScript");
+    }
     try {
         run(bench::Variant::compiled, 1, "float32", nullptr, "fastest");
         ADD_FAILURE() << "an unknown mode ran";

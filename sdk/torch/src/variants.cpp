@@ -523,6 +523,9 @@ AotModel compile_package(Context& ctx, const torch::nn::Module& module, const Py
                          const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
                          torch::ScalarType dtype) {
     const ScenarioConfig& config = ctx.config();
+    // A plugin that calls its packages itself (gpt2's prefill and decode steps) skips
+    // torch.compile's modes as run_model_benchmark does, rather than failing on them.
+    skip_torch_compile_mode(ctx, python.name, config.compile_mode);
     if (config.compile_mode == "reduce-overhead")
         ctx.skip(reference.is_cuda()
                      ? "compile mode reduce-overhead (CUDA graphs around the AOTInductor package) is built for the "
@@ -553,6 +556,9 @@ void record_packages(Context& ctx, const std::vector<const AotModel*>& packages)
     ctx.record_scalar("package_load_time", load_ms, "ms");
     ctx.set_info("compile_cache", cache);
     ctx.set_info("variant_passes", "torch.export,aot_inductor(" + ctx.config().compile_mode + ",freezing)");
+    // As benchhost.torch says it of its packages.
+    ctx.set_info("compiler", "torch.export + AOTInductor package (mode '" + ctx.config().compile_mode + "') " +
+                                 TORCH_VERSION + ", Inductor freezing on, loaded by AOTIModelPackageLoader");
 }
 
 void run_model_benchmark(Context& ctx, ModelBenchmark& spec) { run_model_benchmark(ctx, spec, PythonModel{}); }

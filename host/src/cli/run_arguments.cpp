@@ -1,6 +1,7 @@
 #include "cli/run_arguments.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -157,6 +158,35 @@ void settle_load(const RunArguments& args, bench::LoadConfig& load) {
     check_load(load);
 }
 
+/// --compile-cache cold gives each scenario's workers fresh caches: under --isolation none
+/// there are no workers, and the host's own process keeps what it compiled (Inductor's and
+/// JAX's caches in memory), so a cold compile could not be promised. Refused wherever the
+/// setting comes from: the command line, the config's top level or a plugin's entry.
+void check_compile_cache(const RunOptions& options) {
+    if (options.isolation != Isolation::none) return;
+    const auto effective = [&](const ScenarioSettings* plugin) {
+        std::optional<std::string> value = options.defaults.compile_cache;
+        if (options.config.compile_cache) value = options.config.compile_cache;
+        if (plugin != nullptr && plugin->compile_cache) value = plugin->compile_cache;
+        if (options.command_line.compile_cache) value = options.command_line.compile_cache;
+        return value.value_or("warm");
+    };
+    const std::string why =
+        " needs --isolation process: under --isolation none every scenario runs in benchhost's own process, whose "
+        "compile caches (Inductor's and JAX's, in memory and on disk) cannot be made fresh for each scenario";
+    if (effective(nullptr) == "cold")
+        throw ConfigError(std::string(options.command_line.compile_cache ? "--compile-cache cold"
+                                                                         : "compile_cache: cold (the config)") +
+                          why);
+    for (const auto& [plugin, settings] : options.plugin_settings) {
+        if (effective(&settings) != "cold") continue;
+        const auto where = options.plugin_settings_where.find(plugin);
+        throw ConfigError("compile_cache: cold for plugin " + plugin +
+                          (where == options.plugin_settings_where.end() ? std::string() : " (" + where->second + ")") +
+                          why);
+    }
+}
+
 }  // namespace
 
 const RunArguments::Given* RunArguments::given(const std::string& name) const {
@@ -204,6 +234,7 @@ void apply_run_arguments(const RunArguments& args, RunOptions& options) {
         std::filesystem::path(args.text("--output-dir")) != std::filesystem::path(args.text("--resume")))
         throw ConfigError("--resume writes into the folder it resumes; leave out --output-dir");
     settle_load(args, options.load);
+    check_compile_cache(options);
 }
 
 }  // namespace benchhost

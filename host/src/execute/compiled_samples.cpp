@@ -30,6 +30,19 @@ std::string compiled_what(const std::vector<std::string>& whats) {
     return text;
 }
 
+/// "4, 9-12": the indices (from 0, ascending), runs of consecutive ones as ranges.
+std::string index_ranges(const std::vector<std::size_t>& indices) {
+    std::string text;
+    for (std::size_t i = 0; i < indices.size();) {
+        std::size_t last = i;
+        while (last + 1 < indices.size() && indices[last + 1] == indices[last] + 1) ++last;
+        text += (text.empty() ? "" : ", ") + std::to_string(indices[i]);
+        if (last > i) text += "-" + std::to_string(indices[last]);
+        i = last + 1;
+    }
+    return text;
+}
+
 void set_count(bench::ScenarioResult& result, const std::string& name, double value) {
     for (bench::Scalar& s : result.scalars)
         if (s.name == name) {
@@ -47,6 +60,10 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
     if (compiles.empty()) return kept_ends;
     std::size_t most_marked = 0, most_dropped = 0;
     bool any_series = false;
+    std::string which;  // info compiled_samples
+    const auto list = [&which](const std::string& series, const std::string& indices) {
+        which += (which.empty() ? "" : "; ") + series + ": " + indices;
+    };
     for (const auto& [name, series_ends] : ends) {
         // Not captured as the structured binding itself: clang before 16 cannot (the fuzz build).
         const std::string& series_name = name;
@@ -74,15 +91,18 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
         if (marked.empty()) continue;
         const std::string of = " of " + std::to_string(series_ends.size());
         if (!discard) {
+            list(name, index_ranges(marked));
             result.warnings.push_back(name + ": " + sample_list(marked) + of + " contained a compile (" +
                                       compiled_what(whats) + "); --discard-recompiled drops them");
             continue;
         }
         if (marked.size() == series_ends.size()) {
+            list(name, index_ranges(marked));
             result.warnings.push_back(name + ": every sample contained a compile (" + compiled_what(whats) +
                                       "); --discard-recompiled kept them all, as nothing would be left");
             continue;
         }
+        list(name, "dropped " + index_ranges(marked) + " (as measured)");
         std::vector<bool> drop(series_ends.size(), false);
         for (std::size_t i : marked) drop[i] = true;
         const auto keep = [&drop](const auto& all) {
@@ -102,6 +122,7 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
                                   compiled_what(whats) + ")");
     }
     if (!any_series) return kept_ends;
+    if (!which.empty()) result.info["compiled_samples"] = which;
     set_count(result, "recompiled_samples", static_cast<double>(most_marked));
     if (discard) set_count(result, "discarded_recompiled", static_cast<double>(most_dropped));
     return kept_ends;

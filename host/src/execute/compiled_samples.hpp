@@ -17,11 +17,14 @@ using SampleEnds = std::map<std::string, std::vector<bench::Clock::time_point>>;
 
 /// For each series with the ends of its samples (`ends`: a sample started its own length,
 /// all its calls, before it ended), the samples that overlap a compile of `compiles`:
-/// a warning per series naming the samples and what was compiled, and the scalar
-/// recompiled_samples (count: the most of any one series). With `discard` those samples
-/// are dropped from the series and its sample times, counted in the scalar
-/// discarded_recompiled, unless every sample had one (all are kept, with a warning).
-/// Returns `ends` without the dropped samples.
+/// a warning per series naming the samples and what was compiled, the scalar
+/// recompiled_samples (count: the most of any one series), and info compiled_samples,
+/// which samples, by series, as indices from 0 into the series' samples, consecutive ones
+/// as a range ("latency: 4, 9-11"). With `discard` those samples are dropped from the
+/// series and its sample times, counted in the scalar discarded_recompiled, and listed as
+/// "latency: dropped 4 (as measured)", their indices among the samples as taken, unless
+/// every sample had one (all are kept, with a warning). Returns `ends` without the
+/// dropped samples.
 SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds& ends,
                                  const std::vector<bench::CompileWindow>& compiles, bool discard);
 

@@ -391,6 +391,35 @@ TEST(CommandLine, TheServingLoadOnTheCommandLineOverridesTheYaml) {
     EXPECT_EQ(rate.exit_code, 2);
 }
 
+TEST(CommandLine, AColdCompileCacheIsRefusedUnderIsolationNoneWhereverItIsSet) {
+    // Without workers there is no fresh process to give fresh compile caches to: refused
+    // before anything runs, naming where the setting came from.
+    namespace fs = std::filesystem;
+    const std::string why =
+        " needs --isolation process: under --isolation none every scenario runs in benchhost's own process, whose "
+        "compile caches (Inductor's and JAX's, in memory and on disk) cannot be made fresh for each scenario\n";
+    EXPECT_EQ(error_of_parse({"run", "--isolation", "none", "--compile-cache", "cold"}),
+              "2 benchhost: error: --compile-cache cold" + why);
+    EXPECT_TRUE(parse({"run", "--isolation", "none", "--compile-cache", "warm"}).command);
+    EXPECT_TRUE(parse({"run", "--compile-cache", "cold"}).command);  // process isolation: each worker fresh
+
+    const fs::path dir = fs::temp_directory_path() / ("cli_test_compile_cache_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path top = dir / "top.yaml", plugin = dir / "plugin.yaml";
+    std::ofstream(top) << "isolation: none\ncompile_cache: cold\n";
+    std::ofstream(plugin) << "isolation: none\nplugins:\n  compile_probe:\n    compile_cache: cold\n";
+    const std::string from_top = error_of_parse({"run", "--config", top.c_str()});
+    const std::string from_plugin = error_of_parse({"run", "--config", plugin.c_str()});
+    const bool overridden = parse({"run", "--config", plugin.c_str(), "--compile-cache", "warm"}).command.has_value();
+    fs::remove_all(dir);
+    EXPECT_EQ(from_top, "2 benchhost: error: compile_cache: cold (the config)" + why);
+    EXPECT_EQ(from_plugin.rfind(
+                  "2 benchhost: error: compile_cache: cold for plugin compile_probe (" + plugin.string() + ":3:", 0),
+              0u)
+        << from_plugin;
+    EXPECT_TRUE(overridden) << "the command line's warm is over the plugin's cold";
+}
+
 TEST(CommandLine, WrongFindPeakOptionsExitTwoNamingTheOption) {
     EXPECT_EQ(error_of_parse({"run", "--load", "server", "--find-peak"}),
               "2 benchhost: error: --find-peak needs --slo METRIC=BOUND (e.g. --slo latency=50ms, or "

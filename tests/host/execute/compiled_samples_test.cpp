@@ -45,6 +45,19 @@ TEST(CompiledSamples, ASampleThatOverlapsACompileIsMarkedAndNamed) {
     EXPECT_EQ(all_warnings(result),
               "latency: samples 2, 3 and 4 of 5 contained a compile (compile 0/1: size mismatch; compile 0/2: "
               "another guard); --discard-recompiled drops them\n");
+    // Which ones, for a reader of the report: indices into the series' samples.
+    EXPECT_EQ(result.info.at("compiled_samples"), "latency: 1-3");
+}
+
+TEST(CompiledSamples, TheListNamesEachSeriesAndItsRunsOfSamples) {
+    SampleEnds ends;
+    bench::ScenarioResult result = five_samples(ends);
+    result.series.push_back({"copy", "ms", {5, 5, 5, 5, 5}, 2});  // timed in the same windows
+    ends["copy"] = ends["latency"];
+    const std::vector<bench::CompileWindow> compiles = {{t0 + milliseconds(2), t0 + milliseconds(3), "in 1"},
+                                                        {t0 + milliseconds(32), t0 + milliseconds(48), "in 4, 5"}};
+    mark_compiled_samples(result, ends, compiles, false);
+    EXPECT_EQ(result.info.at("compiled_samples"), "copy: 0, 3-4; latency: 0, 3-4");
 }
 
 TEST(CompiledSamples, DiscardingDropsExactlyTheMarkedSamplesAndTheirTimes) {
@@ -62,6 +75,7 @@ TEST(CompiledSamples, DiscardingDropsExactlyTheMarkedSamplesAndTheirTimes) {
     EXPECT_EQ(result.find_scalar("discarded_recompiled")->value, 1);
     EXPECT_EQ(all_warnings(result),
               "latency: 1 of 5 samples discarded (--discard-recompiled): a compile ran during them (in 5)\n");
+    EXPECT_EQ(result.info.at("compiled_samples"), "latency: dropped 4 (as measured)");
 }
 
 TEST(CompiledSamples, WhenEverySampleHadACompileAllAreKept) {
@@ -76,6 +90,7 @@ TEST(CompiledSamples, WhenEverySampleHadACompileAllAreKept) {
                                         "kept them all, as nothing would be left"),
               std::string::npos)
         << all_warnings(result);
+    EXPECT_EQ(result.info.at("compiled_samples"), "latency: 0-4");  // kept, so indices into the samples
 }
 
 TEST(CompiledSamples, NoCompileNoMark) {
@@ -88,6 +103,7 @@ TEST(CompiledSamples, NoCompileNoMark) {
     mark_compiled_samples(result, ends, {{t0 + milliseconds(100), t0 + milliseconds(200), "later"}}, false);
     EXPECT_EQ(result.find_scalar("recompiled_samples")->value, 0);
     EXPECT_TRUE(result.warnings.empty());
+    EXPECT_EQ(result.info.count("compiled_samples"), 0u);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "commands/merge_command.hpp"
 
-#include <algorithm>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 
 #include "analysis/scenario_statistics.hpp"
 #include "history/history_store.hpp"  // run_id_of
@@ -11,6 +11,7 @@
 #include "report/report_figures.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
+#include "util/join.hpp"
 
 namespace benchhost {
 
@@ -34,14 +35,9 @@ int merge_command(const MergeCommand& command) {
     analyze_run(merged);
     // The files a run of the shards' options would have written, formats included.
     std::vector<std::string> formats;
-    if (const auto it = merged.run_config.find("formats"); it != merged.run_config.end()) {
-        std::string list = it->second;
-        for (std::size_t start = 0; start < list.size();) {
-            const std::size_t comma = std::min(list.find(',', start), list.size());
-            if (comma > start) formats.push_back(list.substr(start, comma - start));
-            start = comma + 1;
-        }
-    }
+    if (const auto it = merged.run_config.find("formats"); it != merged.run_config.end())
+        for (std::string& format : split(it->second))
+            if (!format.empty()) formats.push_back(std::move(format));
     ReporterSettings settings;
     settings.output_dir = out;
     const std::vector<std::string> errors =

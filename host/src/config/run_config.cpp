@@ -9,6 +9,7 @@
 #include <bench/internal/params/axes.hpp>
 
 #include "config/run_option_table.hpp"
+#include "util/join.hpp"
 #include "util/text_file.hpp"
 
 namespace benchhost {
@@ -209,15 +210,7 @@ std::pair<std::string, std::vector<std::string>> param_of(const std::string& opt
     const auto equals = param.find('=');
     if (equals == std::string::npos || equals == 0)
         throw ConfigError("option " + option + ": '" + param + "' is not KEY=VALUE");
-    std::vector<std::string> values;
-    const std::string value = param.substr(equals + 1);
-    for (std::size_t start = 0;;) {
-        const auto comma = value.find(',', start);
-        values.push_back(value.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return {param.substr(0, equals), values};
+    return {param.substr(0, equals), split(param.substr(equals + 1))};
 }
 
 void ScenarioSettings::overlay(const ScenarioSettings& over) {

@@ -141,13 +141,9 @@ RunOption&& comparing(RunOption&& option) {
 /// the option for an empty one. `text` is the values, `given` what was typed.
 std::vector<std::string> axis_values(const std::string& option, const std::string& text, const std::string& given) {
     std::vector<std::string> values;
-    for (std::size_t start = 0;;) {
-        const auto comma = text.find(',', start);
-        std::string value = text.substr(start, comma - start);
+    for (std::string& value : split(text)) {
         if (value.empty()) throw ConfigError("option " + option + ": an empty value in '" + given + "'");
         if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
     }
     return values;
 }

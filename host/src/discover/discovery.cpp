@@ -103,15 +103,10 @@ void consider_file(const fs::path& path, const fs::path& folder, const std::stri
     plugin.category = category;
     plugin.name = name;
     plugin.info = *elf.plugin_info;
-    const std::string axes(plugin.info.axes);
-    for (std::size_t start = 0; start < axes.size();) {
-        std::size_t end = axes.find(',', start);
-        if (end == std::string::npos) end = axes.size();
-        std::string axis = axes.substr(start, end - start);
+    for (std::string axis : split(plugin.info.axes)) {
         axis.erase(0, axis.find_first_not_of(' '));
         axis.erase(axis.find_last_not_of(' ') + 1);
         if (!axis.empty()) plugin.axes.push_back(axis);
-        start = end + 1;
     }
     for (const std::string& symbol : elf.entry_points) {
         std::string benchmark = symbol == bench::run_benchmark_symbol

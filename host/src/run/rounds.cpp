@@ -9,18 +9,16 @@
 
 #include <bench/stopping_rule.hpp>
 
+#include "util/join.hpp"
+
 namespace benchhost {
 
 namespace {
 
 /// Whether `reason` is one of the comma-separated `reasons`.
 bool listed(const std::string& reasons, const std::string& reason) {
-    for (std::size_t start = 0; start <= reasons.size();) {
-        const std::size_t end = std::min(reasons.find(',', start), reasons.size());
-        if (reasons.compare(start, end - start, reason) == 0) return true;
-        start = end + 1;
-    }
-    return false;
+    const std::vector<std::string> items = split(reasons);
+    return std::find(items.begin(), items.end(), reason) != items.end();
 }
 
 /// Whether the pooled warning `stored` is `warning`: as the first round gave it, or as a

@@ -1,4 +1,5 @@
-// Words joined into one string, for messages and descriptions.
+// Words joined into one string, for messages and descriptions, and a list given as one
+// string split into its items (split), the inverse of join.
 #pragma once
 
 #include <string>
@@ -20,6 +21,18 @@ inline std::string join_nonempty(const std::vector<std::string>& items, const st
     for (const std::string& item : items)
         if (!item.empty()) out += (out.empty() ? "" : separator) + item;
     return out;
+}
+
+/// The items of `text` between each `separator`, empty ones included, in order:
+/// split("eager,,compiled") is {"eager", "", "compiled"}, split("") is {""}.
+inline std::vector<std::string> split(const std::string& text, char separator = ',') {
+    std::vector<std::string> items;
+    for (std::size_t start = 0;;) {
+        const std::size_t end = text.find(separator, start);
+        items.push_back(text.substr(start, end - start));
+        if (end == std::string::npos) return items;
+        start = end + 1;
+    }
 }
 
 }  // namespace benchhost

@@ -84,7 +84,10 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
 /// Declares `option` on `run` for `mode`, its value bound to `given`.
 void declare(CLI::App& run, RunArguments::Given& given, RunMode mode) {
     const RunOption& option = *given.option;
-    const std::string& help = option.help_of(mode);
+    std::string help = option.help_of(mode);
+    const std::string formats = "{formats}";  // in a format_name option's help: the registry's formats
+    if (const auto at = help.find(formats); option.check.kind == OptionCheck::format_name && at != std::string::npos)
+        help.replace(at, formats.size(), optional_formats_help());
     CLI::Option* declared = nullptr;
     switch (option.type) {
         case OptionType::flag:

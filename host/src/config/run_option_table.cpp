@@ -393,12 +393,8 @@ std::vector<RunOption> make_table() {
                            "a change within it is inconclusive"))
             .described_with_baseline("noise_floor"));
     {
-        RunOption format = field(
-            "--format", "", &RunOptions::extra_formats,
-            "Also write the results in this format: gbench-json (gbench.json, Google Benchmark's JSON), junit "
-            "(junit.xml, for CI test reports: a test case per scenario, failed when slower than --baseline or, in "
-            "ab, the base side), summary-md (summary.md, the run on one page for a CI job summary or a "
-            "pull-request comment; appended to $GITHUB_STEP_SUMMARY when set); repeatable");
+        RunOption format = field("--format", "", &RunOptions::extra_formats,
+                                 "Also write the results in this format: {formats}; repeatable");
         format.commas = true;
         add(std::move(format).checked(OptionCheck::format_name).described("formats"));
     }

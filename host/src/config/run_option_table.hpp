@@ -42,7 +42,9 @@ struct OptionCheck {
         range,  // from low to high, both included
         non_negative,
         one_of,  // one of `choices` (each value, for a list)
-        format_name,  // an optional format of the reporters (checked by the command line only)
+        // An optional format of the reporters, checked by the command line only, which puts
+        // them with their descriptions where the help says {formats} (the registry's).
+        format_name,
         existing_file,
         existing_path,
         existing_folder,

@@ -24,8 +24,7 @@ const std::vector<ReporterInfo>& reporter_registry() {
         {"profile-trace", "traces/<plugin>/<scenario>_<timestamp>.json: the trace of a profiled scenario (--profile)",
          file, false, make_profile_trace_reporter},
         {"csv", "benchmark_results_<timestamp>.csv: one row per scenario", file, false, make_csv_reporter},
-        {"gbench-json", "gbench.json: Google Benchmark's JSON (e.g. for its compare.py)", file, true,
-         make_gbench_json_reporter},
+        {"gbench-json", "gbench.json, Google Benchmark's JSON", file, true, make_gbench_json_reporter},
         {"summary", "benchmark_summary.json: the run's metadata, totals and headline figures", file, false,
          make_summary_reporter},
         {"console", "the summary table on standard output", console, false, make_console_reporter},
@@ -34,10 +33,14 @@ const std::vector<ReporterInfo>& reporter_registry() {
         {"markdown", "report.md: the run for people, for a pull request or a terminal", file, false,
          make_markdown_reporter},
         {"html", "report.html: the same with charts, one self-contained file", file, false, make_html_reporter},
-        {"junit", "junit.xml: JUnit XML for CI test reports, a test case per scenario (slower: a failure)", file, true,
-         make_junit_reporter},
-        {"summary-md", "summary.md: the run on one page for a CI job summary or a pull-request comment", file, true,
-         make_summary_md_reporter},
+        {"junit",
+         "junit.xml, for CI test reports: a test case per scenario, failed when slower than --baseline or, in ab, the "
+         "base side",
+         file, true, make_junit_reporter},
+        {"summary-md",
+         "summary.md, the run on one page for a CI job summary or a pull-request comment; appended to "
+         "$GITHUB_STEP_SUMMARY when set",
+         file, true, make_summary_md_reporter},
     };
     return registry;
 }
@@ -56,6 +59,13 @@ std::vector<std::string> optional_format_names() {
     for (const ReporterInfo& info : reporter_registry())
         if (info.optional_format) names.push_back(info.name);
     return names;
+}
+
+std::string optional_formats_help() {
+    std::string help;
+    for (const ReporterInfo& info : reporter_registry())
+        if (info.optional_format) help += (help.empty() ? "" : ", ") + info.name + " (" + info.description + ")";
+    return help;
 }
 
 std::vector<std::string> reporter_names(std::initializer_list<ReporterKind> kinds,

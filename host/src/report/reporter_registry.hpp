@@ -121,7 +121,9 @@ enum class ReporterKind {
 
 struct ReporterInfo {
     std::string name;
-    std::string description;  // for --help and docs
+    /// What it writes; an optional format's, `run --format`'s help says after its name
+    /// (optional_formats_help): "gbench.json, Google Benchmark's JSON".
+    std::string description;
     ReporterKind kind = ReporterKind::file;
     /// Chosen with `run --format NAME` (and kept by merge) rather than written always.
     bool optional_format = false;
@@ -138,6 +140,10 @@ std::unique_ptr<RunReporter> make_reporter(std::string_view name, const Reporter
 /// The names of the optional formats (`run --format`): every reporter marked optional_format,
 /// in registry order ("gbench-json", "junit", "summary-md").
 std::vector<std::string> optional_format_names();
+
+/// The optional formats as `run --format`'s help lists them, each its name and its
+/// description: "gbench-json (gbench.json, Google Benchmark's JSON), junit (...), ...".
+std::string optional_formats_help();
 
 /// The reporters of the kinds `kinds`, in registry order: each that is not an optional
 /// format, and those of `formats` that are.

@@ -12,6 +12,7 @@
 #include <bench/internal/statistics/round_bootstrap.hpp>
 
 #include "../../support/scoped_env.hpp"
+#include "report/reporter_registry.hpp"
 
 namespace {
 
@@ -518,6 +519,27 @@ TEST(CommandLine, EverySubcommandAndHistoryActionHasHelp) {
         EXPECT_EQ(help.substr(0, 2), "0 ") << name;
         EXPECT_NE(help.find("Usage: benchhost"), std::string::npos) << name << ":\n" << help;
     }
+}
+
+TEST(CommandLine, TheHelpOfFormatsListsTheRegistrysOptionalFormats) {
+    // Each optional format by its name and its description in the registry, in run's,
+    // ab's, bisect's and export's help: a format added there is listed without more.
+    std::string listed;
+    for (const ReporterInfo& info : reporter_registry()) {
+        if (!info.optional_format) continue;
+        ASSERT_FALSE(info.description.empty()) << info.name;
+        listed += (listed.empty() ? "" : ", ") + info.name + " (" + info.description + ")";
+    }
+    ASSERT_NE(listed, "");
+    for (const char* command : {"run", "ab", "bisect"}) {
+        const std::string help = output_of_parse({command, "--help"});
+        EXPECT_NE(help.find("Also write the results in this format: " + listed + "; repeatable\n"), std::string::npos)
+            << command << ":\n"
+            << help;
+        EXPECT_EQ(help.find("{formats}"), std::string::npos) << help;
+    }
+    const std::string help = output_of_parse({"export", "--help"});
+    EXPECT_NE(help.find("The format, one of run --format's: " + listed + "\n"), std::string::npos) << help;
 }
 
 TEST(CommandLine, EachSubcommandGivesItsCommand) {

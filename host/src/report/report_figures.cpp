@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -349,7 +350,194 @@ void make_summary(RunFigures& figures) {
     }
 }
 
+// "latency.rank1": the series "latency" and rank 1; {"", -1} for a name of no rank.
+std::pair<std::string, int> rank_series(std::string_view name) {
+    const std::size_t dot = name.rfind(".rank");
+    if (dot == std::string_view::npos || dot == 0 || dot + 5 == name.size() || name.size() - dot > 5 + 6)
+        return {"", -1};
+    int rank = 0;
+    for (const char c : name.substr(dot + 5)) {
+        if (c < '0' || c > '9') return {"", -1};
+        rank = rank * 10 + (c - '0');
+    }
+    return {std::string(name.substr(0, dot)), rank};
+}
+
+void make_rank_tables(RunFigures& figures) {
+    for (const ScenarioFigures& f : figures.scenarios) {
+        if (!f.success() || f.outcome->config.world_size < 2) continue;
+        const ScenarioStatistics& statistics = f.outcome->statistics;
+        RankTable table;
+        table.scenario = &f;
+        for (const SeriesStatistics& series : statistics.series) {
+            // Not structured bindings: clang before 16 cannot capture them in a lambda.
+            const std::pair<std::string, int> parsed = rank_series(series.name);
+            const std::string& base = parsed.first;
+            const int rank = parsed.second;
+            if (rank < 0 || series.analysis.summary.count == 0) continue;
+            auto row = std::find_if(table.rows.begin(), table.rows.end(),
+                                    [&](const RankTable::Row& r) { return r.series == base; });
+            if (row == table.rows.end()) {
+                row = table.rows.insert(table.rows.end(), RankTable::Row{});
+                row->series = base;
+            }
+            if (row->per_rank.size() <= static_cast<std::size_t>(rank)) row->per_rank.resize(rank + 1, nullptr);
+            row->per_rank[rank] = &series;
+            table.ranks = std::max(table.ranks, rank + 1);
+        }
+        if (table.rows.empty()) continue;
+        for (RankTable::Row& row : table.rows) row.per_rank.resize(table.ranks, nullptr);
+        for (const std::string& warning : f.outcome->result.warnings) {
+            std::optional<NamedStraggler> named = parse_straggler_warning(warning);
+            if (!named) continue;
+            for (RankTable::Row& row : table.rows)
+                if (row.series == named->series) row.stragglers.push_back(named->straggler);
+        }
+        figures.rank_tables.push_back(std::move(table));
+    }
+}
+
+void make_bandwidth_curves(RunFigures& figures) {
+    constexpr std::string_view busbw = "busbw.";
+    for (const ScenarioFigures& f : figures.scenarios) {
+        if (!f.success()) continue;
+        const ScenarioOutcome& outcome = *f.outcome;
+        BandwidthCurve curve;
+        curve.scenario = &f;
+        curve.collective = outcome.config.benchmark;
+        curve.world_size = outcome.config.world_size;
+        for (const SeriesStatistics& series : outcome.statistics.series) {
+            if (!series.name.starts_with(busbw) || series.analysis.summary.count == 0) continue;
+            BandwidthCurve::Point point;
+            point.size = series.name.substr(busbw.size());
+            if (point.size.empty() || rank_series(series.name).second >= 0) continue;
+            const bench::Scalar* bytes = outcome.result.find_scalar("bytes." + point.size);
+            point.bytes = bytes != nullptr && bytes->value > 0 ? bytes->value : message_size_bytes(point.size);
+            if (!(point.bytes > 0)) continue;
+            point.busbw = &series;
+            point.algbw = outcome.statistics.find("algbw." + point.size);
+            point.latency = outcome.statistics.find("latency." + point.size);
+            curve.points.push_back(point);
+        }
+        if (curve.points.empty()) continue;
+        std::stable_sort(curve.points.begin(), curve.points.end(),
+                         [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+        figures.bandwidth.push_back(std::move(curve));
+    }
+}
+
+void make_scaling(RunFigures& figures) {
+    for (ScenarioFigures& f : figures.scenarios) {
+        const bench::ScenarioConfig& config = f.outcome->config;
+        if (!f.success() || config.world_size < 1 || !std::isfinite(f.throughput)) continue;
+        const std::string group =
+            config.category + "/" + config.plugin + "/" + scenario_name_without(config.scenario_name, {"world_size"});
+        auto it = std::find_if(figures.scaling.begin(), figures.scaling.end(),
+                               [&](const ScalingGroup& g) { return g.group == group; });
+        if (it == figures.scaling.end()) {
+            it = figures.scaling.insert(figures.scaling.end(), ScalingGroup{});
+            it->group = group;
+            it->unit = f.throughput_unit;
+        }
+        if (f.throughput_unit != it->unit) continue;
+        const bool seen = std::any_of(it->points.begin(), it->points.end(),
+                                      [&](const ScalingGroup::Point& p) { return p.world_size == config.world_size; });
+        if (!seen) it->points.push_back({&f, config.world_size, f.throughput, f.throughput_ci});
+    }
+    std::erase_if(figures.scaling, [](const ScalingGroup& g) { return g.points.size() < 2; });
+    for (ScalingGroup& group : figures.scaling) {
+        std::sort(group.points.begin(), group.points.end(),
+                  [](const auto& a, const auto& b) { return a.world_size < b.world_size; });
+        if (group.points.front().world_size == 1) group.base = group.points.front().throughput;
+        for (ScalingGroup::Point& point : group.points) {
+            point.efficiency = scaling_efficiency(point.throughput, point.world_size, group.base);
+            if (std::isfinite(point.efficiency)) {
+                point.ideal = point.world_size * group.base;
+                // The scenario's own row shows it: it is a figure of the scenario in this run.
+                figures.scenarios[static_cast<std::size_t>(point.scenario - figures.scenarios.data())]
+                    .scaling_efficiency = point.efficiency;
+            }
+        }
+    }
+}
+
 }  // namespace
+
+double scaling_efficiency(double throughput, int world_size, double throughput_at_one) {
+    if (!(throughput > 0) || !std::isfinite(throughput) || world_size < 1 || !(throughput_at_one > 0) ||
+        !std::isfinite(throughput_at_one))
+        return NAN;
+    return throughput / (world_size * throughput_at_one);
+}
+
+std::string scaling_efficiency_text(double efficiency) {
+    if (!std::isfinite(efficiency)) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", efficiency);
+    return text;
+}
+
+std::string rank_median_text(const SeriesStatistics* series) {
+    if (series == nullptr || series->analysis.summary.count == 0) return "-";
+    return figure_with_interval(series->analysis.summary.median, series->analysis.median_ci, series->unit);
+}
+
+std::string stragglers_text(const RankTable::Row& row) {
+    std::string text;
+    for (const Straggler& s : row.stragglers) {
+        text += (text.empty() ? "" : "; ") +
+                ("rank " + std::to_string(s.rank) + ": " + format_ratio(s.ratio) + " the other ranks' median");
+        if (s.interval.valid()) text += " [" + format3(s.interval.low) + ", " + format3(s.interval.high) + "]";
+    }
+    return text;
+}
+
+std::vector<BandwidthTable> bandwidth_tables(const RunFigures& figures) {
+    std::vector<BandwidthTable> tables;
+    for (const BandwidthCurve& curve : figures.bandwidth) {
+        auto table = std::find_if(tables.begin(), tables.end(),
+                                  [&](const BandwidthTable& t) { return t.world_size == curve.world_size; });
+        if (table == tables.end()) {
+            table = tables.insert(tables.end(), BandwidthTable{});
+            table->world_size = curve.world_size;
+            table->title = curve.world_size > 0 ? "world size " + std::to_string(curve.world_size) : "one process";
+        }
+        table->curves.push_back(&curve);
+    }
+    for (BandwidthTable& table : tables) {
+        std::vector<std::pair<double, std::string>> sizes;  // bytes, label
+        for (const BandwidthCurve* curve : table.curves)
+            for (const BandwidthCurve::Point& p : curve->points)
+                if (std::none_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s.second == p.size; }))
+                    sizes.emplace_back(p.bytes, p.size);
+        std::stable_sort(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& size : sizes) {
+            std::vector<std::string> cells;
+            for (const BandwidthCurve* curve : table.curves) {
+                const auto p = std::find_if(curve->points.begin(), curve->points.end(),
+                                            [&](const BandwidthCurve::Point& q) { return q.size == size.second; });
+                cells.push_back(
+                    p == curve->points.end() ? "-" : format_figure(p->busbw->analysis.summary.median, p->busbw->unit));
+            }
+            table.rows.emplace_back(size.second, std::move(cells));
+        }
+    }
+    return tables;
+}
+
+double message_size_bytes(std::string_view label) {
+    std::size_t digits = 0;
+    double value = 0;
+    while (digits < label.size() && digits < 15 && label[digits] >= '0' && label[digits] <= '9')
+        value = value * 10 + (label[digits++] - '0');
+    if (digits == 0) return NAN;
+    const std::string_view unit = label.substr(digits);
+    if (unit == "B") return value;
+    if (unit == "KiB") return value * 1024;
+    if (unit == "MiB") return value * 1024 * 1024;
+    if (unit == "GiB") return value * 1024 * 1024 * 1024;
+    return NAN;
+}
 
 std::pair<std::string, double> time_display_unit(double max_ms) {
     if (!std::isfinite(max_ms)) return {"ms", 1.0};
@@ -466,6 +654,9 @@ RunFigures compute_figures(const RunRecord& record) {
         figures.working_directory = it->second;
     make_tables(figures);
     make_summary(figures);
+    make_rank_tables(figures);
+    make_bandwidth_curves(figures);
+    make_scaling(figures);
     return figures;
 }
 

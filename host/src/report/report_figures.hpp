@@ -16,6 +16,7 @@
 #include <bench/internal/statistics/series_analysis.hpp>
 
 #include "analysis/scenario_statistics.hpp"
+#include "analysis/stragglers.hpp"
 #include "model/run_record.hpp"
 
 namespace benchhost {
@@ -52,6 +53,10 @@ struct ScenarioFigures {
     std::vector<const SeriesStatistics*> other_series;
 
     std::vector<Speedup> speedups;  // over eager, with their 95% CIs
+
+    /// Of a distributed scenario in a ScalingGroup: its throughput over world_size times
+    /// the throughput at world size 1 (scaling_efficiency); NaN otherwise.
+    double scaling_efficiency = NAN;
 
     std::string variant;  // "eager", "compiled", "kernelized" (plus "/<compile mode>" when not default)
     int batch_size = 1;
@@ -116,6 +121,61 @@ struct ScenarioGroup {
     std::vector<const ScenarioOutcome*> scenarios;
 };
 
+/// A distributed scenario's ranks: per time series the ranks recorded alike (each rank's
+/// samples kept as `<series>.rank<N>`: execute/rank_results.hpp), each rank's median with
+/// its 95% CI, and the ranks the host named stragglers in it (read from the scenario's
+/// warnings: the rule ran once, when the ranks' results were merged).
+struct RankTable {
+    const ScenarioFigures* scenario = nullptr;
+    int ranks = 0;  // the columns: ranks 0 to ranks - 1
+    struct Row {
+        std::string series;  // "latency.1MiB"
+        std::vector<const SeriesStatistics*> per_rank;  // rank r's statistics; null where it has none
+        std::vector<Straggler> stragglers;  // slowest first, as the warnings name them
+    };
+    std::vector<Row> rows;  // in the order recorded
+};
+
+/// A collective's bus bandwidth against message size, in one scenario (a collective at one
+/// world size): the series `busbw.<size>` (GB/s) that performance/collectives records for
+/// each message size, the size in bytes from its scalar `bytes.<size>` (else the label:
+/// "8B", "64KiB", "1MiB").
+struct BandwidthCurve {
+    const ScenarioFigures* scenario = nullptr;
+    std::string collective;  // the benchmark
+    int world_size = 0;
+    struct Point {
+        std::string size;  // the label: "1MiB"
+        double bytes = NAN;
+        const SeriesStatistics* busbw = nullptr;
+        const SeriesStatistics* algbw = nullptr;  // null when not recorded
+        const SeriesStatistics* latency = nullptr;  // null when not recorded
+    };
+    std::vector<Point> points;  // by size
+};
+
+/// Scenarios that differ only in world size, with a throughput: how it scales.
+struct ScalingGroup {
+    /// category/plugin/ and the scenario name without world_size:
+    /// "performance/ddp_training/ddp_training[batch_size=8]".
+    std::string group;
+    std::string unit;  // of the throughput
+    double base = NAN;  // the throughput at world size 1; NaN when that did not run
+    struct Point {
+        const ScenarioFigures* scenario = nullptr;
+        int world_size = 0;
+        double throughput = NAN;  // median, with its CI
+        bench::Interval ci;
+        double ideal = NAN;  // world_size x base
+        double efficiency = NAN;  // scaling_efficiency(throughput, world_size, base)
+    };
+    std::vector<Point> points;  // by world size; two world sizes at least
+};
+
+/// Throughput at `world_size` ranks over `world_size` times the throughput at one rank:
+/// 1 is perfect scaling. NaN unless every figure is positive and finite.
+double scaling_efficiency(double throughput, int world_size, double throughput_at_one);
+
 struct RunFigures {
     const RunRecord* record = nullptr;
     RunTotals totals;
@@ -142,6 +202,11 @@ struct RunFigures {
     std::vector<ScenarioGroup> warnings;
     /// The skipped scenarios by reason, in order of first appearance.
     std::vector<ScenarioGroup> skips;
+
+    // Distributed scenarios (docs/distributed.md), in the record's order.
+    std::vector<RankTable> rank_tables;  // each successful scenario with per-rank series
+    std::vector<BandwidthCurve> bandwidth;  // each successful scenario with busbw.<size> series
+    std::vector<ScalingGroup> scaling;  // with throughputs at two world sizes at least
 };
 
 RunFigures compute_figures(const RunRecord& record);
@@ -228,6 +293,36 @@ std::string other_series_text(const ScenarioFigures& figures, std::size_t shown 
 std::string speedup_text(const Speedup& speedup);
 /// A figure in `unit` with its interval, both in the unit that suits the figure.
 std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit);
+
+/// The distributed scenarios in words, the same in report.md and report.html.
+/// "0.94"; "-" when not finite.
+std::string scaling_efficiency_text(double efficiency);
+/// A rank's median of a series with its 95% CI: "4.21 ms [4.10, 4.33]"; "-" for null.
+std::string rank_median_text(const SeriesStatistics* series);
+/// The stragglers of a row: "rank 1: 2.14x the other ranks' median [1.11, 4.41]".
+std::string stragglers_text(const RankTable::Row& row);
+inline constexpr const char* ranks_explanation =
+    "Each rank's median of each series it timed, with its 95% confidence interval; the straggler is a rank whose "
+    "median is slower than the other ranks' samples pooled, the 95% interval of that ratio above 1.05 (the "
+    "scenario's warning names it). The scenario's own series is, sample by sample, the slowest rank's.";
+inline constexpr const char* scaling_explanation =
+    "Scenarios that differ only in world size: the median throughput at each, the ideal (N times the throughput "
+    "at world size 1) and the scaling efficiency (the throughput at N over that ideal; 1 is perfect scaling), from "
+    "the medians of this run.";
+
+/// The bus bandwidths of the collectives at one world size, as a table: a row per message
+/// size (by size), a column per collective, each cell a median ("0.299 GB/s") or "-".
+struct BandwidthTable {
+    std::string title;  // "world size 2"
+    int world_size = 0;
+    std::vector<const BandwidthCurve*> curves;  // the columns
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;  // size label, a cell per curve
+};
+std::vector<BandwidthTable> bandwidth_tables(const RunFigures& figures);
+
+/// A message size in bytes as the collectives name it: "8B", "64KiB", "1MiB", "2GiB"; NaN
+/// for any other text.
+double message_size_bytes(std::string_view label);
 
 /// A time unit for values up to `max_ms`: {"us", 1e3} (factor from ms), {"ms", 1}, {"s", 1e-3}.
 std::pair<std::string, double> time_display_unit(double max_ms);

@@ -75,6 +75,7 @@ table.sortable th{cursor:pointer}table.sortable th[aria-sort=ascending]::after{c
 table.sortable th[aria-sort=descending]::after{content:" \25BC"}
 #filter-box input{font:inherit;padding:4px 8px;width:360px;max-width:100%;margin:4px 10px 4px 0}
 .problems .bad{color:var(--bad)}h3 a.muted{font-size:13px;font-weight:400}
+table.ranks td.bad{color:var(--bad);font-weight:600}
 )css";
 
 // Sorting by a column (click or Enter on its header) for table.sortable, and the filter

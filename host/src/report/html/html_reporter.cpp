@@ -348,11 +348,16 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
         const bool other_series = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
             return !figures.scenarios[row->scenario].other_series.empty();
         });
+        // A column of the scaling efficiency when a scenario of the table has one.
+        const bool scaling = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
+            return std::isfinite(figures.scenarios[row->scenario].scaling_efficiency);
+        });
         out += "</h3>\n<div class=\"scroll\"><table class=\"scenarios sortable filterable\"><thead><tr>";
         for (const std::string& axis : table.axes) out += "<th>" + html_escape(axis) + "</th>";
         out +=
             "<th>Status</th><th>Median (95% CI)</th><th>p95</th><th>CV</th><th>Throughput</th>"
             "<th>Speedup over eager (95% CI)</th>";
+        if (scaling) out += "<th>Scaling efficiency</th>";
         if (other_series) out += "<th>Other series (median)</th>";
         out += "<th>Note</th></tr></thead><tbody>\n";
         for (const BenchmarkTable::Row* row : ran) {
@@ -392,6 +397,9 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
                    html_escape(throughput_text(f)) + "</td><td class=\"num\" data-v=\"" +
                    key(!f.speedups.empty(), f.speedups.empty() ? NAN : f.speedups.front().value) + "\">" +
                    (speedups.empty() ? "-" : speedups) + "</td>";
+            if (scaling)
+                out += "<td class=\"num\" data-v=\"" + key(true, f.scaling_efficiency) + "\">" +
+                       html_escape(scaling_efficiency_text(f.scaling_efficiency)) + "</td>";
             if (other_series) {
                 std::string series;
                 for (const SeriesStatistics* other : f.other_series)
@@ -643,6 +651,154 @@ void peak_section(std::string& out, const RunFigures& figures, Ids& ids) {
             out += "</tr>\n";
         }
         out += "</tbody></table>\n";
+    }
+    out += "</section>\n";
+}
+
+// Distributed scenarios: throughput against world size with the ideal line, each
+// collective's bus bandwidth against message size (a line per world size), and each
+// scenario's ranks with the stragglers.
+void distributed_section(std::string& out, const RunFigures& figures, Ids& ids) {
+    if (figures.rank_tables.empty() && figures.bandwidth.empty() && figures.scaling.empty()) return;
+    out += "<section id=\"distributed\"><h2>Distributed scenarios</h2>\n";
+    if (!figures.scaling.empty()) {
+        out += "<h3 id=\"scaling\">Throughput against world size</h3>\n<p class=\"muted\">" +
+               html_escape(scaling_explanation) + "</p>\n";
+        for (const ScalingGroup& group : figures.scaling) {
+            svg::XYChart chart;
+            chart.id = ids.next("scaling-" + group.group);
+            chart.title = group.group + ": throughput against world size";
+            chart.description = "Median throughput of " + group.group +
+                                " at each world size, with the 95% confidence interval of each median, and the "
+                                "ideal: world size times the throughput at world size 1.";
+            chart.width = 590;
+            chart.height = 340;
+            std::vector<double> sizes;
+            svg::XYSeries measured{"measured", 0, {}, true, true}, ideal{"ideal (N x at 1)", 2, {}, true, false};
+            double high = 0;
+            for (const ScalingGroup::Point& p : group.points) {
+                sizes.push_back(p.world_size);
+                const std::string at = "world size " + std::to_string(p.world_size) + ": ";
+                measured.points.push_back(
+                    {static_cast<double>(p.world_size), p.throughput, p.ci.low, p.ci.high,
+                     at + figure_with_interval(p.throughput, p.ci, group.unit) +
+                         (std::isfinite(p.efficiency) ? ", efficiency " + scaling_efficiency_text(p.efficiency) : "")});
+                high = std::max({high, p.throughput, p.ci.valid() ? p.ci.high : 0.0});
+                if (std::isfinite(p.ideal)) {
+                    ideal.points.push_back({static_cast<double>(p.world_size), p.ideal, NAN, NAN,
+                                            at + "ideal " + format_figure(p.ideal, group.unit)});
+                    high = std::max(high, p.ideal);
+                }
+            }
+            chart.x = {"world size (ranks)", svg::Scale::linear, sizes, false};
+            chart.y = {"median throughput (" + group.unit + ")", svg::Scale::linear, {}, true};
+            chart.series.push_back(std::move(measured));
+            if (!ideal.points.empty()) chart.series.push_back(std::move(ideal));
+            out += "<div class=\"figures\">\n" + figure(svg::xy_chart(chart));
+            out +=
+                "<div class=\"scroll\"><table class=\"scenarios scaling\"><thead><tr><th>World size</th>"
+                "<th>Throughput (95% CI)</th><th>Ideal (N x at 1)</th><th>Scaling "
+                "efficiency</th></tr></thead><tbody>\n";
+            for (const ScalingGroup::Point& p : group.points)
+                out += "<tr><td class=\"num\">" + std::to_string(p.world_size) + "</td><td class=\"num\">" +
+                       figure_cell(figure_with_interval(p.throughput, p.ci, group.unit)) + "</td><td class=\"num\">" +
+                       html_escape(format_figure(p.ideal, group.unit)) + "</td><td class=\"num\">" +
+                       html_escape(scaling_efficiency_text(p.efficiency)) + "</td></tr>\n";
+            out += "</tbody></table></div>\n</div>\n";
+        }
+    }
+    if (!figures.bandwidth.empty()) {
+        out +=
+            "<h3 id=\"bus-bandwidth\">Bus bandwidth against message size</h3>\n<p class=\"muted\">Median bus "
+            "bandwidth (nccl-tests' bus bandwidth: the algorithm bandwidth times its factor) at each message size, "
+            "a chart per collective and a line per world size, with the 95% confidence interval of each "
+            "median.</p>\n<div class=\"figures\">\n";
+        std::vector<std::string> collectives;
+        for (const BandwidthCurve& curve : figures.bandwidth)
+            if (std::find(collectives.begin(), collectives.end(), curve.collective) == collectives.end())
+                collectives.push_back(curve.collective);
+        for (const std::string& collective : collectives) {
+            svg::XYChart chart;
+            chart.id = ids.next("busbw-" + collective);
+            chart.title = collective + ": bus bandwidth against message size";
+            chart.description = "Median bus bandwidth of " + collective +
+                                " at each message size (bytes, log scale), a line per world size, with 95% "
+                                "confidence intervals.";
+            chart.width = 590;
+            chart.height = 340;
+            std::vector<std::pair<double, std::string>> sizes;
+            double y_low = INFINITY, y_high = 0;
+            std::string unit;
+            int color = 0;
+            for (const BandwidthCurve& curve : figures.bandwidth) {
+                if (curve.collective != collective) continue;
+                svg::XYSeries line{curve.world_size > 0 ? "world size " + std::to_string(curve.world_size)
+                                                        : std::string("one process"),
+                                   color++ % 8,
+                                   {},
+                                   true,
+                                   true};
+                for (const BandwidthCurve::Point& p : curve.points) {
+                    const bench::SeriesAnalysis& a = p.busbw->analysis;
+                    unit = p.busbw->unit;
+                    std::string tip = line.name + ", " + p.size + ": busbw " +
+                                      figure_with_interval(a.summary.median, a.median_ci, unit);
+                    if (p.algbw != nullptr)
+                        tip += ", algbw " + format_figure(p.algbw->analysis.summary.median, p.algbw->unit);
+                    if (p.latency != nullptr)
+                        tip += ", latency " + format_figure(p.latency->analysis.summary.median, p.latency->unit);
+                    line.points.push_back({p.bytes, a.summary.median, a.median_ci.low, a.median_ci.high, tip});
+                    if (a.summary.median > 0) {
+                        y_low = std::min(y_low, a.summary.median);
+                        y_high = std::max(y_high, a.summary.median);
+                    }
+                    if (std::none_of(sizes.begin(), sizes.end(), [&](const auto& s) { return s.second == p.size; }))
+                        sizes.emplace_back(p.bytes, p.size);
+                }
+                chart.series.push_back(std::move(line));
+            }
+            std::sort(sizes.begin(), sizes.end());
+            chart.x = {"message size (bytes, log scale)", svg::Scale::log, {}, false};
+            // Each size a tick, named as the plugin names it; every other one past eight.
+            const std::size_t every = sizes.size() > 8 ? 2 : 1;
+            for (std::size_t i = 0; i < sizes.size(); i += every) {
+                chart.x.ticks.push_back(sizes[i].first);
+                chart.x.tick_labels.push_back(sizes[i].second);
+            }
+            const bool log_y =
+                y_high > 0 && std::isfinite(y_low) && svg::scale_for(y_low, y_high, 10) == svg::Scale::log;
+            chart.y = {"median bus bandwidth (" + (unit.empty() ? std::string("GB/s") : unit) + ")",
+                       log_y ? svg::Scale::log : svg::Scale::linear,
+                       {},
+                       !log_y};
+            out += figure(svg::xy_chart(chart));
+        }
+        out += "</div>\n";
+    }
+    if (!figures.rank_tables.empty()) {
+        out += "<h3 id=\"ranks\">Ranks</h3>\n<p class=\"muted\">" + html_escape(ranks_explanation) + "</p>\n";
+        for (const RankTable& table : figures.rank_tables) {
+            const bool straggler = std::any_of(table.rows.begin(), table.rows.end(),
+                                               [](const RankTable::Row& row) { return !row.stragglers.empty(); });
+            out += "<h4>" + scenario_code(figures, *table.scenario->outcome) +
+                   (straggler ? " <span class=\"status bad\">straggler</span>" : "") +
+                   "</h4>\n<div class=\"scroll\"><table class=\"scenarios ranks\"><thead><tr><th>Series</th>";
+            for (int r = 0; r < table.ranks; ++r) out += "<th>rank " + std::to_string(r) + "</th>";
+            out += "<th>Straggler</th></tr></thead><tbody>\n";
+            for (const RankTable::Row& row : table.rows) {
+                out += std::string("<tr") + (row.stragglers.empty() ? "" : " class=\"straggler\"") + "><td><code>" +
+                       html_escape(row.series) + "</code></td>";
+                for (std::size_t r = 0; r < row.per_rank.size(); ++r) {
+                    const bool slow = std::any_of(row.stragglers.begin(), row.stragglers.end(),
+                                                  [&](const Straggler& s) { return s.rank == static_cast<int>(r); });
+                    out += std::string("<td class=\"num") + (slow ? " bad" : "") + "\">" +
+                           figure_cell(rank_median_text(row.per_rank[r])) + "</td>";
+                }
+                out += "<td>" + (row.stragglers.empty() ? std::string("-") : html_escape(stragglers_text(row))) +
+                       "</td></tr>\n";
+            }
+            out += "</tbody></table></div>\n";
+        }
     }
     out += "</section>\n";
 }
@@ -967,6 +1123,7 @@ std::string html_report(const RunFigures& figures, const FrameworkComparison& fr
         render(charts, figures, ids);
         if (charts.size() > before) link(anchor, text);
     };
+    add("distributed", "Distributed", distributed_section);
     add("peak-search", "Peak search", peak_section);
     add("batch-sizes", "Against batch size", batch_size_charts);
     add("speedups", "Speedups", speedup_chart);

@@ -2,6 +2,7 @@
 // from plugins is escaped by markdown_text.hpp.
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -74,13 +75,19 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
         const bool other_series = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
             return !figures.scenarios[row->scenario].other_series.empty();
         });
+        // A column of the scaling efficiency when a scenario of the table has one.
+        const bool scaling = std::any_of(ran.begin(), ran.end(), [&](const BenchmarkTable::Row* row) {
+            return std::isfinite(figures.scenarios[row->scenario].scaling_efficiency);
+        });
         out += "\n\n|";
         for (const std::string& axis : table.axes) out.append(" ").append(md_text(axis)).append(" |");
         out += " Status | Median (95% CI) | p95 | CV | Throughput | Speedup over eager (95% CI) |";
+        if (scaling) out += " Scaling efficiency |";
         if (other_series) out += " Other series (median) |";
         out += " Note |\n|";
         for (std::size_t i = 0; i < table.axes.size(); ++i) out += "---|";
         out += "---|--:|--:|--:|--:|--:|";
+        if (scaling) out += "--:|";
         if (other_series) out += "---|";
         out += "---|\n";
         for (const BenchmarkTable::Row* row : ran) {
@@ -90,6 +97,7 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
             out += ' ';
             out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
                    cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | ";
+            if (scaling) out += scaling_efficiency_text(f.scaling_efficiency) + " | ";
             if (other_series) {
                 const std::string series = other_series_text(f);
                 out += (series.empty() ? "-" : md_text(series)) + " | ";
@@ -97,6 +105,63 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
             out += note_cell(f) + " |\n";
         }
         out += "\n";
+    }
+}
+
+// Distributed scenarios: each one's ranks with the stragglers, each collective's bus
+// bandwidth against message size, and throughput against world size.
+void distributed_section(std::string& out, const RunFigures& figures) {
+    if (figures.rank_tables.empty() && figures.bandwidth.empty() && figures.scaling.empty()) return;
+    out += "## Distributed scenarios\n\n";
+    if (!figures.scaling.empty()) {
+        out += "### Throughput against world size\n\n" + std::string(scaling_explanation) + "\n\n";
+        for (const ScalingGroup& group : figures.scaling) {
+            out +=
+                "#### " + md_code(group.group) +
+                "\n\n| World size | Throughput (95% CI) | Ideal (N x at 1) | Scaling efficiency |\n|--:|--:|--:|--:|\n";
+            for (const ScalingGroup::Point& p : group.points)
+                out += "| " + std::to_string(p.world_size) + " | " +
+                       md_text(figure_with_interval(p.throughput, p.ci, group.unit)) + " | " +
+                       md_text(format_figure(p.ideal, group.unit)) + " | " + scaling_efficiency_text(p.efficiency) +
+                       " |\n";
+            out += "\n";
+        }
+    }
+    if (!figures.bandwidth.empty()) {
+        out +=
+            "### Bus bandwidth against message size\n\nMedian bus bandwidth of each collective at each size "
+            "(nccl-tests' bus bandwidth: the algorithm bandwidth times its factor); the charts are in "
+            "[report.html](report.html).\n\n";
+        for (const BandwidthTable& table : bandwidth_tables(figures)) {
+            out += "#### " + md_text(table.title) + "\n\n| size |";
+            for (const BandwidthCurve* curve : table.curves) out += " " + md_text(curve->collective) + " |";
+            out += "\n|---|";
+            for (std::size_t i = 0; i < table.curves.size(); ++i) out += "--:|";
+            out += "\n";
+            for (const auto& [label, cells] : table.rows) {
+                out += "| " + md_text(label) + " |";
+                for (const std::string& cell : cells) out += " " + md_text(cell) + " |";
+                out += "\n";
+            }
+            out += "\n";
+        }
+    }
+    if (!figures.rank_tables.empty()) {
+        out += "### Ranks\n\n" + std::string(ranks_explanation) + "\n\n";
+        for (const RankTable& table : figures.rank_tables) {
+            out += "#### " + md_code(scenario_label(figures, *table.scenario->outcome)) + "\n\n| Series |";
+            for (int r = 0; r < table.ranks; ++r) out += " rank " + std::to_string(r) + " |";
+            out += " Straggler |\n|---|";
+            for (int r = 0; r < table.ranks; ++r) out += "--:|";
+            out += "---|\n";
+            for (const RankTable::Row& row : table.rows) {
+                out += "| " + md_text(row.series) + " |";
+                for (const SeriesStatistics* rank : row.per_rank) out += " " + md_text(rank_median_text(rank)) + " |";
+                out += " " + (row.stragglers.empty() ? std::string("-") : "**" + md_text(stragglers_text(row)) + "**") +
+                       " |\n";
+            }
+            out += "\n";
+        }
     }
 }
 
@@ -280,6 +345,7 @@ std::string markdown_report(const RunFigures& figures, const FrameworkComparison
            "[report.html](report.html).\n\n";
     summary_section(out, figures, comparison);
     for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
+    distributed_section(out, figures);
     peak_section(out, figures);
     out += model_comparison_markdown(compare_models(figures, frameworks), md_text);
     out += profile_markdown_section(figures, md_text, md_code);

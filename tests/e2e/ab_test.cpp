@@ -4,52 +4,30 @@
 #include <gtest/gtest.h>
 
 #include "../support/chromium.hpp"
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 const fs::path ab_fixtures = BENCH_TEST_AB_FIXTURE_DIR;
 
-class AbTest : public ::testing::Test {
+/// The mock's eager scenario, about 1 ms a call, judged at a 5% threshold.
+class AbTest : public MockPassTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
+    AbTest()
+        : MockPassTest({.warmup = 3, .measured = 15, .base_units = 1000000},
+                       {"--threshold", "5%", "--fail-on-regression"}) {}
 
-    ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
-
-    /// The mock's eager scenario, about 1 ms a call, both sides from `plugins`.
-    ProcessResult ab_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"ab",
-                                         "--base",
-                                         plugins.string(),
-                                         "--new",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--include",
-                                         "mock_benchmark/mock_benchmark",
-                                         "--variants",
-                                         "eager",
-                                         "--warmup-iterations",
-                                         "3",
-                                         "--measurement-iterations",
-                                         "15",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "base_units=1000000",
-                                         "--threshold",
-                                         "5%",
-                                         "--fail-on-regression"};
+    /// An A/B run of it, both sides from `plugins`.
+    ProcessResult ab_mock(const fs::path& output, const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> args = {"ab",           "--base",       plugins.string(), "--new", plugins.string(),
+                                         "--output-dir", output.string()};
+        const std::vector<std::string> options = mock_options();
+        args.insert(args.end(), options.begin(), options.end());
         args.insert(args.end(), extra.begin(), extra.end());
         return host(args);
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 };
 
 TEST_F(AbTest, TheSameBuildIsNeverSlower) {

@@ -13,46 +13,19 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 const fs::path schema = fs::path(BENCH_TEST_SOURCE_DIR) / "docs/schema/junit.xsd";
 const fs::path xmllint = "/usr/bin/xmllint";  // Debian's libxml2-utils
 
-class CiOutputTest : public ::testing::Test {
+/// The mock's eager forward pass, 15 samples in 5 rounds, quiet.
+class CiOutputTest : public MockPassTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-
-    ProcessResult host(std::vector<std::string> args) { return run_host(args, work.path()); }
-
-    /// A run of the mock's eager forward pass into `name`, with `extra` options.
-    ProcessResult run_mock(const std::string& name, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         (work / name).string(),
-                                         "--enable-mock",
-                                         "--include",
-                                         "mock_benchmark/mock_benchmark",
-                                         "--variants",
-                                         "eager",
-                                         "--measurement-iterations",
-                                         "15",
-                                         "--rounds",
-                                         "5",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "base_units=400000",
-                                         "--quiet"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return host(args);
-    }
+    CiOutputTest() : MockPassTest({.measured = 15, .rounds = 5, .base_units = 400000}, {"--quiet"}) {}
 
     /// Empty when `file` validates against the schema, else xmllint's complaint.
     static std::string invalid(const fs::path& file) {
@@ -61,18 +34,15 @@ protected:
         return check.exit_code == 0 ? "" : check.out + check.err;
     }
     static bool have_xmllint() { return fs::exists(xmllint); }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 };
 
 TEST_F(CiOutputTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsAFailure) {
     // The tests here check the files, not the statistics: the slowdowns are 20x, which no
     // load of the 2-core machine hides (at 3x, under the load of concurrent builds, one
     // round of the baseline the load caught widened the interval to [0.95, 11.5]).
-    ASSERT_EQ(run_mock("base").exit_code, 0);
-    const ProcessResult run = run_mock("new", {"--baseline", (work / "base").string(), "--param", "slowdown=20",
-                                               "--format", "junit", "--noise-floor", "5%"});
+    ASSERT_EQ(run_mock(work / "base").exit_code, 0);
+    const ProcessResult run = run_mock(work / "new", {"--baseline", (work / "base").string(), "--param", "slowdown=20",
+                                                      "--format", "junit", "--noise-floor", "5%"});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const std::string xml = read_file(work / "new/junit.xml");
     EXPECT_NE(xml.find("<testsuites name=\"benchhost\" tests=\"1\" failures=\"1\" errors=\"0\" time=\""),
@@ -104,8 +74,8 @@ TEST_F(CiOutputTest, ARunAgainstItsBaselineIsATestReportWithTheSlowerScenarioAsA
 
 TEST_F(CiOutputTest, CompareAbAndHistoryCheckWriteItToo) {
     if (!have_xmllint()) GTEST_SKIP() << "xmllint is not installed (libxml2-utils)";
-    ASSERT_EQ(run_mock("base").exit_code, 0);
-    ASSERT_EQ(run_mock("slow", {"--param", "slowdown=20"}).exit_code, 0);
+    ASSERT_EQ(run_mock(work / "base").exit_code, 0);
+    ASSERT_EQ(run_mock(work / "slow", {"--param", "slowdown=20"}).exit_code, 0);
 
     // compare: the same test cases, the new run's.
     const ProcessResult compare = host({"compare", (work / "base").string(), (work / "slow").string(), "--junit",
@@ -194,36 +164,12 @@ TEST_F(CiOutputTest, AFailedScenarioIsAnErrorAndControlCharactersAreDropped) {
 }
 
 TEST_F(CiOutputTest, ASummaryPageGoesToTheRunFolderAndTheJobSummary) {
-    ASSERT_EQ(run_mock("base").exit_code, 0);
+    ASSERT_EQ(run_mock(work / "base").exit_code, 0);
     const fs::path step_summary = work / "step_summary.md";
     write_file(step_summary, "earlier steps\n");
-    const ProcessResult run = run_process({benchhost_binary().string(),
-                                           "run",
-                                           "--plugins-dir",
-                                           plugins.string(),
-                                           "--output-dir",
-                                           (work / "new").string(),
-                                           "--enable-mock",
-                                           "--include",
-                                           "mock_benchmark/mock_benchmark",
-                                           "--variants",
-                                           "eager",
-                                           "--measurement-iterations",
-                                           "15",
-                                           "--rounds",
-                                           "5",
-                                           "--monitor-interval",
-                                           "0",
-                                           "--param",
-                                           "base_units=400000",
-                                           "--param",
-                                           "slowdown=20",
-                                           "--baseline",
-                                           (work / "base").string(),
-                                           "--format",
-                                           "summary-md",
-                                           "--quiet"},
-                                          work.path(), {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
+    const ProcessResult run = run_mock(
+        work / "new", {"--param", "slowdown=20", "--baseline", (work / "base").string(), "--format", "summary-md"},
+        {"GITHUB_STEP_SUMMARY=" + step_summary.string()});
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     const std::string page = read_file(work / "new/summary.md");
     EXPECT_TRUE(page.starts_with("## benchhost run ")) << page;

@@ -11,43 +11,18 @@
 #include <thread>
 
 #include "../support/chromium.hpp"
+#include "../support/mock_run.hpp"
 #include "../support/postgres.hpp"
-#include "../support/test_support.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-class HistoryTest : public ::testing::Test {
+/// The mock's eager scenario, 8 samples.
+class HistoryTest : public MockPassTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-    ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
+    HistoryTest() : MockPassTest({.measured = 8, .base_units = 300000}) {}
 
-    ProcessResult run_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--include",
-                                         "mock_benchmark/mock_benchmark",
-                                         "--variants",
-                                         "eager",
-                                         "--measurement-iterations",
-                                         "8",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "base_units=300000"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return host(args);
-    }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path history = work / "history.db";
 };
 

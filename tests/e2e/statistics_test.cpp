@@ -4,52 +4,22 @@
 
 #include <cmath>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-class StatisticsTest : public ::testing::Test {
+/// One eager scenario of about 1 ms a call, 40 samples.
+class StatisticsTest : public MockPassTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-
-    ProcessResult host(const std::vector<std::string>& args) { return run_host(args, work.path()); }
-
-    /// One eager scenario of about 1 ms a call, 40 samples.
-    ProcessResult run_mock(const fs::path& output, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args = {"run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--include",
-                                         "mock_benchmark/mock_benchmark",
-                                         "--variants",
-                                         "eager",
-                                         "--warmup-iterations",
-                                         "3",
-                                         "--measurement-iterations",
-                                         "40",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "base_units=1000000"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return host(args);
-    }
+    StatisticsTest() : MockPassTest({.warmup = 3, .measured = 40, .base_units = 1000000}) {}
 
     rapidjson::Document scenario_report(const fs::path& output) {
         const auto reports = files_matching(output / "mock_benchmark", "mock_benchmark_", ".json");
         if (reports.size() != 1) throw std::runtime_error("expected one mock report in " + output.string());
         return read_json(reports[0]);
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 };
 
 TEST_F(StatisticsTest, RunsInRoundsAreComparedByTheirRounds) {

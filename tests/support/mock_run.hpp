@@ -1,14 +1,18 @@
 // A short run of the host binary over a plugins folder of the test's own, read back: the
 // set-up the end-to-end tests of plugins share. A temporary folder, plugins written or
 // copied into it, `benchhost run` with one warm-up and three measured iterations, and the
-// scenarios of its reports (by name) or of its summary (by id).
+// scenarios of its reports (by name) or of its summary (by id). And the runs of the mock's
+// eager forward pass alone, sized by each test, that the tests of statistics, A/B runs,
+// histories and CI outputs make (MockPassTest).
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -102,6 +106,77 @@ protected:
     std::vector<std::string> env;  // more variables for the host, "KEY=VALUE"
     ProcessResult last;
     std::vector<rapidjson::Document> reports;
+};
+
+/// The build's mock plugin: work of a known cost a call (--param base_units), and a
+/// `slowdown` parameter that injects a regression.
+inline fs::path mock_plugin() { return built_plugin("performance/libmock_benchmark.so"); }
+
+/// How a run of the mock's eager forward pass alone is sized.
+struct MockPass {
+    std::optional<int> warmup = std::nullopt;  // --warmup-iterations; none: the host's default
+    int measured = 3;  // --measurement-iterations
+    std::optional<int> rounds = std::nullopt;  // --rounds; none: the host's default
+    long long base_units = 0;  // --param base_units: the work of one call
+};
+
+/// The options that choose the mock's eager forward pass alone and size it: --enable-mock
+/// --include mock_benchmark/mock_benchmark --variants eager, then [--warmup-iterations W]
+/// --measurement-iterations N [--rounds R] --monitor-interval 0 --param base_units=U.
+inline std::vector<std::string> mock_pass_options(const MockPass& pass) {
+    std::vector<std::string> options = {"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+                                        "eager"};
+    if (pass.warmup) options.insert(options.end(), {"--warmup-iterations", std::to_string(*pass.warmup)});
+    options.insert(options.end(), {"--measurement-iterations", std::to_string(pass.measured)});
+    if (pass.rounds) options.insert(options.end(), {"--rounds", std::to_string(*pass.rounds)});
+    options.insert(options.end(),
+                   {"--monitor-interval", "0", "--param", "base_units=" + std::to_string(pass.base_units)});
+    return options;
+}
+
+/// A fixture of runs of the mock: a temporary folder `work`, the mock installed in its
+/// plugins folder `plugins`; host() runs benchhost in `work`, run_mock() the mock's eager
+/// forward pass as the fixture sizes it.
+class MockPassTest : public ::testing::Test {
+protected:
+    /// `pass` sizes every run of the mock; `options` follow its options in each (--quiet).
+    explicit MockPassTest(MockPass pass, std::vector<std::string> options = {})
+        : pass_(pass), options_(std::move(options)) {}
+
+    void SetUp() override { install_plugin(mock_plugin(), plugins, "performance"); }
+
+    /// benchhost with `args`, in `work`, with `env` ("KEY=VALUE") added to its environment.
+    ProcessResult host(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) const {
+        std::vector<std::string> argv = {benchhost_binary().string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_process(argv, work.path(), env);
+    }
+
+    /// The options of the fixture's runs of the mock (mock_pass_options, then its own),
+    /// for a command of the test's own (ab's sides).
+    std::vector<std::string> mock_options() const {
+        std::vector<std::string> options = mock_pass_options(pass_);
+        options.insert(options.end(), options_.begin(), options_.end());
+        return options;
+    }
+
+    /// `benchhost run --plugins-dir PLUGINS --output-dir OUTPUT`, mock_options(), then
+    /// `extra`, with `env` as host() has it.
+    ProcessResult run_mock(const fs::path& output, const std::vector<std::string>& extra = {},
+                           const std::vector<std::string>& env = {}) const {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string()};
+        const std::vector<std::string> options = mock_options();
+        args.insert(args.end(), options.begin(), options.end());
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args, env);
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+
+private:
+    MockPass pass_;
+    std::vector<std::string> options_;
 };
 
 }  // namespace benchtest

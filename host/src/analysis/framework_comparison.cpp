@@ -31,15 +31,6 @@ double device_peak_mib(const ScenarioOutcome& outcome) {
     return NAN;
 }
 
-double compile_ms(const ScenarioOutcome& outcome) {
-    const double compile_time = scalar_in(outcome, "compile_time", to_ms_factor);
-    if (std::isfinite(compile_time)) return compile_time;
-    // JAX (benchhost.jax): lowering to XLA's program, then XLA's compile, recorded apart.
-    const double compile = scalar_in(outcome, "compile_s", to_ms_factor);
-    const double lowering = scalar_in(outcome, "lowering_s", to_ms_factor);
-    return std::isfinite(compile) ? compile + (std::isfinite(lowering) ? lowering : 0) : NAN;
-}
-
 double median_of(const FrameworkEntry& entry) { return entry.series->analysis.summary.median; }
 
 /// Orders the entries by framework (in order of first appearance, each framework's in the
@@ -78,6 +69,34 @@ void complete(ModelGroup& group) {
 
 }  // namespace
 
+double compile_time_ms(const ScenarioOutcome& outcome) {
+    const double compile_time = scalar_in(outcome, "compile_time", to_ms_factor);
+    if (std::isfinite(compile_time)) return compile_time;
+    // JAX (benchhost.jax): lowering to XLA's program, then XLA's compile, recorded apart.
+    const double compile = scalar_in(outcome, "compile_s", to_ms_factor);
+    const double lowering = scalar_in(outcome, "lowering_s", to_ms_factor);
+    return std::isfinite(compile) ? compile + (std::isfinite(lowering) ? lowering : 0) : NAN;
+}
+
+std::string compile_cache_outcome(const ScenarioOutcome& outcome) {
+    // A package's or JAX's cache: "hit: PATH; miss: PATH", "miss: written", "not used (why)":
+    // each entry's words before its ':' or its reason.
+    if (const std::string packages = info_of(outcome, "compile_cache"); !packages.empty()) {
+        std::string words;
+        for (std::size_t start = 0; start < packages.size();) {
+            const std::size_t end = std::min(packages.find("; ", start), packages.size());
+            std::string entry = packages.substr(start, end - start);
+            entry = entry.substr(0, entry.find(':'));
+            words += (words.empty() ? "" : "; ") + entry.substr(0, entry.find(" ("));
+            start = end + 2;
+        }
+        return words;
+    }
+    // torch.compile's FX graph cache: "hit", "miss", "bypass (why)", "hit x2, miss".
+    const std::string fx = info_of(outcome, "fx_graph_cache");
+    return fx.substr(0, fx.find(" ("));
+}
+
 std::string framework_of(const ScenarioOutcome& outcome) {
     std::string framework = info_of(outcome, "framework");
     return framework.empty() ? unreported_framework : framework;
@@ -115,7 +134,7 @@ FrameworkComparison compare_frameworks(const RunRecord& record) {
         entry.series = series;
         entry.peak_rss_mib = scalar_in(outcome, "peak_rss", to_mib_factor);
         entry.device_peak_mib = device_peak_mib(outcome);
-        entry.compile_ms = compile_ms(outcome);
+        entry.compile_ms = compile_time_ms(outcome);
         entry.compile_cached = !std::isfinite(entry.compile_ms) && info_of(outcome, "compile_cache").starts_with("hit");
         groups[it->second].entries.push_back(std::move(entry));
     }

@@ -80,6 +80,19 @@ struct FrameworkComparison {
 /// series (headline_series) is a time with samples: lower is faster.
 FrameworkComparison compare_frameworks(const RunRecord& record);
 
+/// Compiling the scenario's variant before its first timed sample, in ms: scalar
+/// compile_time (torch.compile's first call, an AOTInductor or TorchScript compile), else
+/// JAX's lowering_s + compile_s; NaN without one (nothing compiled, or a package loaded
+/// from the cache).
+double compile_time_ms(const ScenarioOutcome& outcome);
+
+/// What the compiler's cache did for the scenario, in a word: info compile_cache's
+/// outcome without its path (an AOTInductor package's "hit" or "miss", one per package
+/// joined by "; "; JAX's persistent cache "hit", "miss", "not used"), else torch.compile's FX graph
+/// cache (info fx_graph_cache without the bypass's reason: "bypass", "hit x2, miss");
+/// empty where neither was recorded.
+std::string compile_cache_outcome(const ScenarioOutcome& outcome);
+
 /// The framework a scenario reported (info "framework"), else unreported_framework.
 std::string framework_of(const ScenarioOutcome& outcome);
 

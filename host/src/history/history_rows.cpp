@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/compare.hpp"  // compiler_counts
+#include "analysis/framework_comparison.hpp"  // compile_time_ms
 #include "history/history_store.hpp"
 #include "util/fingerprint.hpp"
 
@@ -180,6 +181,19 @@ std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool 
             series.summary = bench::summarize(value);
             series.ci_low = series.ci_high = count->value;
             if (samples) series.samples = {count->value};
+            scenario.series.push_back(std::move(series));
+        }
+        // A cold compile's time (--compile-cache cold: every run compiles from nothing), as a
+        // one-value series in ms, which `history check` judges by the spread between runs as
+        // any other; a warm compile's hangs on what the caches held, and is left out.
+        if (const double compile_ms = compile_time_ms(outcome);
+            outcome.config.compile_cache == "cold" && std::isfinite(compile_ms)) {
+            HistorySeries series;
+            series.name = "compile_time";
+            series.unit = "ms";
+            series.summary = bench::summarize(std::vector<double>{compile_ms});
+            series.ci_low = series.ci_high = compile_ms;
+            if (samples) series.samples = {compile_ms};
             scenario.series.push_back(std::move(series));
         }
         scenarios.push_back(std::move(scenario));

@@ -367,6 +367,55 @@ TEST_F(ReportWriterTest, SummaryRecordsAnInterruptedRun) {
     EXPECT_TRUE(member(member(summary, "run_metadata"), "interrupted").GetBool());
 }
 
+TEST_F(ReportWriterTest, WhatTheCompilerDidReachesTheCsvAndTheSummary) {
+    // alpha/inference compiled with torch.compile: a graph break, a recompile in sample 3,
+    // under fresh caches; beta/generate a package loaded from the cache (no compile time).
+    ScenarioOutcome& compiled = record.outcomes[0];
+    for (const auto& [name, value] : {std::pair{"graph_breaks", 1.0}, std::pair{"recompiles", 1.0},
+                                      std::pair{"unique_graphs", 2.0}, std::pair{"recompiled_samples", 1.0}})
+        compiled.result.scalars.push_back({name, value, "count"});
+    compiled.result.scalars.push_back({"compile_time", 2.5, "s"});
+    compiled.result.info["fx_graph_cache"] = "bypass (mkldnn tensors unpickleable)";
+    compiled.result.info["compile_caches"] = "cold: fresh, empty compile caches for this scenario";
+    compiled.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call";
+    compiled.result.info["compiled_samples"] = "latency: 2";
+    record.outcomes[4].result.info["compile_cache"] = "hit: /cache/aot-inductor/a/model.pt2; miss: /cache/b/model.pt2";
+
+    const auto written = benchhost::write_reports(record, dir.path());
+    const auto rows = parse_csv(read_file(written.csv));
+    ASSERT_EQ(rows.size(), 6u);
+    const std::vector<std::string> last_columns = {"compile_time_ms", "compile_cache", "graph_breaks",
+                                                   "recompiles",      "unique_graphs", "recompiled_samples"};
+    ASSERT_GE(rows[0].size(), last_columns.size());
+    EXPECT_EQ(std::vector<std::string>(rows[0].end() - 6, rows[0].end()), last_columns);
+    for (const auto& row : rows) ASSERT_EQ(row.size(), rows[0].size());
+    EXPECT_EQ(std::vector<std::string>(rows[1].end() - 6, rows[1].end()),
+              (std::vector<std::string>{"2500", "bypass", "1", "1", "2", "1"}));
+    EXPECT_EQ(std::vector<std::string>(rows[5].end() - 6, rows[5].end()),
+              (std::vector<std::string>{"", "hit; miss", "", "", "", ""}));
+    EXPECT_EQ(std::vector<std::string>(rows[2].end() - 6, rows[2].end()), std::vector<std::string>(6, ""));
+
+    const auto summary = parse_file(written.summary);
+    const auto& results = member(summary, "results");
+    const auto& compiler = member(results[0], "compiler");
+    EXPECT_DOUBLE_EQ(num(member(compiler, "compile_time_ms")), 2500);
+    EXPECT_EQ(str(member(compiler, "compile_cache")), "bypass");
+    EXPECT_EQ(str(member(compiler, "compile_caches")), "cold");
+    EXPECT_DOUBLE_EQ(num(member(compiler, "graph_breaks")), 1);
+    EXPECT_DOUBLE_EQ(num(member(compiler, "recompiles")), 1);
+    EXPECT_DOUBLE_EQ(num(member(compiler, "unique_graphs")), 2);
+    EXPECT_DOUBLE_EQ(num(member(compiler, "recompiled_samples")), 1);
+    EXPECT_EQ(str(member(compiler, "graph_break_reasons")), "Unsupported Tensor.item() call");
+    EXPECT_EQ(str(member(compiler, "compiled_samples")), "latency: 2");
+    EXPECT_EQ(str(member(member(results[4], "compiler"), "compile_cache")), "hit; miss");
+    EXPECT_FALSE(results[1].HasMember("compiler"));  // nothing compiled: no entry
+}
+
+TEST_F(ReportWriterTest, ARunWithoutACompilerHasNoCompilerColumns) {
+    const auto written = benchhost::write_reports(record, dir.path());
+    EXPECT_EQ(read_file(written.csv).find("compile_time_ms"), std::string::npos);
+}
+
 TEST_F(ReportWriterTest, CsvHasHeaderOneQuotedRowPerScenario) {
     const auto written = benchhost::write_reports(record, dir.path());
     const std::string text = read_file(written.csv);

@@ -218,4 +218,26 @@ TEST(SummaryPage, AScenarioThatFailedHasNoMedian) {
     EXPECT_NE(page.find("| `unit/half/half` | failed | - | - |"), std::string::npos) << page;
 }
 
+TEST(SummaryPage, ScenariosWhoseCompilerBrokeTheGraphOrCompiledAgainAreListed) {
+    RunRecord record = benchtest::record_of();
+    record.outcomes.push_back(benchtest::Outcome("unit", "clean", "clean").series("latency", "ms", {1, 2}));
+    record.outcomes.back().result.scalars.push_back({"graph_breaks", 0, "count"});
+    record.outcomes.back().result.scalars.push_back({"recompiles", 0, "count"});
+    record.outcomes.push_back(benchtest::Outcome("unit", "probe", "probe").series("latency", "ms", {1, 2}));
+    ScenarioOutcome& probe = record.outcomes.back();
+    probe.result.scalars.push_back({"graph_breaks", 1, "count"});
+    probe.result.scalars.push_back({"recompiles", 2, "count"});
+    probe.result.scalars.push_back({"recompiled_samples", 1, "count"});
+    probe.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call";
+    analyze_run(record);
+    const std::string page = summary_markdown(record, nullptr, "run", {});
+    EXPECT_NE(page.find("### What the compiler did\n\n- `unit/probe/probe`: graph_breaks 1 (Unsupported "
+                        "Tensor.item() call), recompiles 2, recompiled_samples 1\n\n"),
+              std::string::npos)
+        << page;
+    EXPECT_EQ(page.find("`unit/clean/clean`:"), std::string::npos) << "counts of zero are not listed: " << page;
+    record.outcomes.pop_back();
+    EXPECT_EQ(summary_markdown(record, nullptr, "run", {}).find("What the compiler did"), std::string::npos);
+}
+
 }  // namespace

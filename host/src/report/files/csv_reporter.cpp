@@ -3,14 +3,20 @@
 // timestamp, git commit), then two columns for each other series of the run,
 // <series>_median and <series>_unit, in the order the series first appear (a Python
 // function's returned figures, the time to first token, ...): empty where the scenario
-// lacks it. RFC 4180 quoting, numbers in their shortest exact form.
+// lacks it. Last, where a scenario of the run recorded what a compiler did, its columns:
+// compile_time_ms, compile_cache (hit, miss, bypass), graph_breaks, recompiles,
+// unique_graphs and recompiled_samples. RFC 4180 quoting, numbers in their shortest
+// exact form.
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
+#include "analysis/compare.hpp"  // compiler_counts
+#include "analysis/framework_comparison.hpp"  // compile_time_ms, compile_cache_outcome
 #include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
 #include "report/reporter_factories.hpp"
@@ -66,11 +72,35 @@ std::vector<std::string> other_series_columns(const RunRecord& record) {
     return names;
 }
 
+// What a compiler did, after the compile time and the cache's outcome: the counts compare
+// gates (compiler_counts), then the timed samples a compile ran in.
+std::vector<std::string> compiler_count_columns() {
+    std::vector<std::string> names(std::begin(compiler_counts), std::end(compiler_counts));
+    names.emplace_back("recompiled_samples");
+    return names;
+}
+
+// Whether a scenario of the run recorded what a compiler did: then the CSV has its columns.
+bool has_compiler_columns(const RunRecord& record) {
+    for (const auto& outcome : record.outcomes) {
+        if (!outcome.statistics.computed) continue;
+        if (std::isfinite(compile_time_ms(outcome)) || !compile_cache_outcome(outcome).empty()) return true;
+        for (const std::string& name : compiler_count_columns())
+            if (outcome.result.find_scalar(name) != nullptr) return true;
+    }
+    return false;
+}
+
 std::string csv_report(const RunRecord& record) {
     const std::vector<std::string> other_series = other_series_columns(record);
+    const bool compiler = has_compiler_columns(record);
     std::string csv = csv_header;
     for (const std::string& name : other_series)
         csv += ',' + csv_field(name + "_median") + ',' + csv_field(name + "_unit");
+    if (compiler) {
+        csv += ",compile_time_ms,compile_cache";
+        for (const std::string& name : compiler_count_columns()) csv += ',' + name;
+    }
     csv += '\n';
     for (const auto& outcome : record.outcomes) {
         if (!outcome.statistics.computed) continue;  // still running (rounds to come)
@@ -122,6 +152,14 @@ std::string csv_report(const RunRecord& record) {
                 row.push_back(series->unit);
             } else {
                 row.insert(row.end(), 2, std::string());
+            }
+        }
+        if (compiler) {
+            row.push_back(csv_number(compile_time_ms(outcome)));
+            row.push_back(compile_cache_outcome(outcome));
+            for (const std::string& name : compiler_count_columns()) {
+                const bench::Scalar* count = result.find_scalar(name);
+                row.push_back(count != nullptr ? csv_number(count->value) : std::string());
             }
         }
 

@@ -1,7 +1,7 @@
 // benchmark_summary.json: the run's metadata and totals, the machine, the shards of a
 // merged run, and one entry per scenario with the headline figures of every series it
-// recorded (read from the statistics computed when it ended), its speedups, the
-// monitors' headline figures and the path of its plugin report.
+// recorded (read from the statistics computed when it ended), its speedups, what a
+// compiler did for it, the monitors' headline figures and the path of its plugin report.
 // docs/schema/summary.schema.json describes it. Written after the plugin reports (the
 // registry's order), so that a summary on disk never points at a report that does not
 // exist.
@@ -10,6 +10,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "analysis/compare.hpp"  // compiler_counts
+#include "analysis/framework_comparison.hpp"  // compile_time_ms, compile_cache_outcome
 #include "analysis/scenario_statistics.hpp"
 #include "json/result_json.hpp"
 #include "json/scenario_json.hpp"
@@ -66,6 +68,49 @@ void write_monitor_headline(JsonOut& out, const bench::MonitorReport& report) {
     }
     for (const auto& [name, flag] : report.flags) out.field(name, flag);
     out.end_object();
+}
+
+/// "compiler": what a compiler did for the scenario, where it recorded any of it: the
+/// compile time (ms), the cache's outcome and which caches it measured with (info
+/// compile_caches' first word: warm or cold), the counts compare gates, the timed
+/// samples a compile ran in, the graph breaks' reasons. Nothing where none was recorded.
+void write_compiler(JsonOut& out, const ScenarioOutcome& outcome) {
+    const bench::ScenarioResult& result = outcome.result;
+    bool started = false;
+    const auto start = [&] {
+        if (started) return;
+        out.key("compiler");
+        out.start_object();
+        started = true;
+    };
+    if (const double ms = compile_time_ms(outcome); std::isfinite(ms)) {
+        start();
+        out.field("compile_time_ms", ms);
+    }
+    if (const std::string cache = compile_cache_outcome(outcome); !cache.empty()) {
+        start();
+        out.field("compile_cache", cache);
+    }
+    if (const auto caches = result.info.find("compile_caches"); caches != result.info.end()) {
+        const std::string which = caches->second.substr(0, caches->second.find(':'));
+        if (which == "warm" || which == "cold") {
+            start();
+            out.field("compile_caches", which);
+        }
+    }
+    std::vector<std::string> counts(std::begin(compiler_counts), std::end(compiler_counts));
+    counts.insert(counts.end(), {"recompiled_samples", "discarded_recompiled"});
+    for (const std::string& name : counts)
+        if (const bench::Scalar* count = result.find_scalar(name); count != nullptr && std::isfinite(count->value)) {
+            start();
+            out.field(name, count->value);
+        }
+    for (const char* key : {"graph_break_reasons", "compiled_samples"})
+        if (const auto text = result.info.find(key); text != result.info.end()) {
+            start();
+            out.field(key, text->second);
+        }
+    if (started) out.end_object();
 }
 
 /// "plugins": each plugin of the run, with how it was compiled.
@@ -169,6 +214,7 @@ std::string summary_report(const RunRecord& record) {
         }
         out.end_object();
         write_speedups(out, outcome.statistics.speedups);
+        write_compiler(out, outcome);
         if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
         if (!result.monitors.empty()) {
             out.key("monitors");

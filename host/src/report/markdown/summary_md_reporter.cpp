@@ -1,6 +1,8 @@
 // summary.md (`run --format summary-md`, `ab --format summary-md`): one Markdown page
 // sized for a CI job summary or a pull-request comment. The verdicts first (slower,
-// faster, inconclusive, with their evidence), then what did not run, then a compact
+// faster, inconclusive, with their evidence), then what did not run, then the scenarios
+// whose compiler broke graphs or compiled again (graph breaks, recompiles, samples a
+// compile ran in), then a compact
 // table of every scenario, then links to the full reports. Where GITHUB_STEP_SUMMARY
 // names a file (a GitHub Actions step), the page is appended to it too, as GitHub
 // documents.
@@ -61,6 +63,25 @@ std::string summary_markdown(const RunRecord& record, const Comparison* comparis
                     md_text(one_line(outcome.result.reason, 300)) + "\n";
     }
     if (!problems.empty()) out += "### Did not run to the end\n\n" + problems + "\n";
+
+    // What a compiler did that costs time in the samples or sends work back to eager:
+    // each scenario whose graph breaks, recompiles or samples with a compile are not zero.
+    std::string compiled;
+    for (const ScenarioOutcome& outcome : record.outcomes) {
+        std::string counts;
+        for (const std::string_view name : {std::string_view("graph_breaks"), std::string_view("recompiles"),
+                                            std::string_view("recompiled_samples")}) {
+            const bench::Scalar* count = outcome.result.find_scalar(name);
+            if (count == nullptr || !(count->value > 0)) continue;
+            counts +=
+                (counts.empty() ? "" : ", ") + std::string(name) + " " + format_figure_or_count(count->value, "count");
+            if (const auto reasons = outcome.result.info.find("graph_break_reasons");
+                name == "graph_breaks" && reasons != outcome.result.info.end())
+                counts += " (" + one_line(reasons->second, 200) + ")";
+        }
+        if (!counts.empty()) compiled += "- " + md_code(outcome.config.scenario_id()) + ": " + md_text(counts) + "\n";
+    }
+    if (!compiled.empty()) out += "### What the compiler did\n\n" + compiled + "\n";
 
     // A job summary has room for a page, not a suite of thousands: the first rows, and
     // the full reports for the rest.

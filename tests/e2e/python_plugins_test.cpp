@@ -925,6 +925,26 @@ def run_benchmark(ctx):
     EXPECT_GT(scalar(warm[name], "package_load_time"), 0);
     EXPECT_LE(scalar(warm[name], "max_abs_diff"), 1e-4);
     EXPECT_EQ((last.out + last.err).find("compiling the AOTInductor package"), std::string::npos);
+
+    // --compile-cache cold: a package compiled from nothing into the scenario's fresh
+    // cache folder, every time, however warm benchhost's cache is; that one is left as it
+    // was, and serves the next warm run.
+    const fs::path temp = work / "tmp";
+    fs::create_directories(temp);
+    env.push_back("TMPDIR=" + temp.string());
+    for (int i = 0; i < 2; ++i) {
+        auto fresh = run({"--compile-modes", "default", "--compile-cache", "cold"}, 0);
+        ASSERT_EQ(fresh[name].status, "success") << fresh[name].reason << last.err;
+        const std::string cold_miss = info_of(fresh[name], "compile_cache");
+        EXPECT_TRUE(cold_miss.starts_with("miss: " + (temp / "benchhost-compile-cache-").string()))
+            << "cold run " << i + 1 << ": " << cold_miss;
+        EXPECT_GT(scalar(fresh[name], "compile_time"), 0);
+        EXPECT_EQ(info_of(fresh[name], "compile_caches").rfind("cold: ", 0), 0u);
+    }
+    EXPECT_TRUE(fs::is_regular_file(package)) << package;
+    auto again = run({"--compile-modes", "default"}, 0);
+    ASSERT_EQ(again[name].status, "success") << again[name].reason << last.err;
+    EXPECT_EQ(info_of(again[name], "compile_cache"), "hit: " + package);
 }
 
 TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesIsNamed) {
@@ -1011,6 +1031,7 @@ TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnR
     std::vector<double> values;
     for (const auto& v : samples->GetArray()) values.push_back(v.GetDouble());
     EXPECT_EQ(std::max_element(values.begin(), values.end()) - values.begin(), 4) << last.err;
+    EXPECT_EQ(info_of(kept[name], "compiled_samples"), "latency: 4");  // its index in the report's samples
     const std::string said = warnings_of(kept[name]);
     EXPECT_NE(said.find("latency: sample 5 of 12 contained a compile (torch.compile compile "), std::string::npos)
         << said;
@@ -1027,6 +1048,7 @@ TEST_F(PythonPluginsTest, ARecompileInsideTheTimedSamplesIsMarkedAndDiscardedOnR
     EXPECT_EQ(scalar(dropped[name], "discarded_recompiled"), 1);
     ASSERT_NE(series(dropped[name], "latency"), nullptr);
     EXPECT_EQ(series(dropped[name], "latency")->Size(), 11u);  // 12 taken, the one with the compile dropped
+    EXPECT_EQ(info_of(dropped[name], "compiled_samples"), "latency: dropped 4 (as measured)");
     const std::string discarded = warnings_of(dropped[name]);
     EXPECT_NE(discarded.find("latency: 1 of 12 samples discarded (--discard-recompiled): a compile ran during them "
                              "(torch.compile compile "),
@@ -1080,6 +1102,48 @@ TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecon
     for (const auto& entry : fs::directory_iterator(temp))
         EXPECT_NE(entry.path().filename().string().rfind("benchhost-compile-cache-", 0), 0u)
             << "the fresh caches are removed after each scenario: " << entry.path();
+}
+
+TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoFoldersFailsAbNamingItsReason) {
+    // The same plugin before and after a change that adds a graph break, as its counts
+    // say (benchhost.torch's scalars, here recorded without torch so that the test is
+    // fast): ab fails --fail-on-regression on the count at its first look, naming the
+    // break's reason, whatever the latency beside it says.
+    const std::string plugin = R"(BENCHHOST_PLUGIN = {"name": "breaks_py", "version": "1.0.0"}
+BREAKS = 0
+
+
+def run_benchmark(ctx):
+    ctx.record_scalar("graph_breaks", BREAKS, "count")
+    ctx.record_scalar("unique_graphs", BREAKS + 1, "count")
+    if BREAKS:
+        ctx.set_info("graph_break_reasons", "Unsupported Tensor.item() call with capture_scalar_outputs=False")
+    ctx.measure("latency", lambda: sum(range(1000)))
+)";
+    std::string broken = plugin;
+    broken.replace(broken.find("BREAKS = 0"), 10, "BREAKS = 1");
+    write_file(work / "base/performance/breaks_py.py", plugin);
+    write_file(work / "new/performance/breaks_py.py", broken);
+    const fs::path out = work / "ab";
+    const ProcessResult ab = run_host({"ab", "--base", (work / "base").string(), "--new", (work / "new").string(),
+                                       "--output-dir", out.string(), "--warmup-iterations", "1",
+                                       "--measurement-iterations", "5", "--monitor-interval", "0", "--max-rounds", "6",
+                                       "--fail-on-regression"},
+                                      work.path());
+    EXPECT_EQ(ab.exit_code, 1) << ab.out << ab.err;
+    const auto json = read_json(out / "comparison.json");
+    std::map<std::string, const rapidjson::Value*> rows;
+    for (const auto& row : json["rows"].GetArray()) rows[row["series"].GetString()] = &row;
+    ASSERT_EQ(rows.count("graph_breaks"), 1u) << read_file(out / "comparison.json");
+    const rapidjson::Value& breaks = *rows["graph_breaks"];
+    EXPECT_STREQ(breaks["evidence"].GetString(), "count");
+    EXPECT_STREQ(breaks["verdict"].GetString(), "slower");
+    EXPECT_NE(std::string(breaks["note"].GetString()).find("graph_breaks 0 -> 1: Unsupported Tensor.item() call"),
+              std::string::npos)
+        << breaks["note"].GetString();
+    EXPECT_STREQ((*rows["unique_graphs"])["verdict"].GetString(), "slower");
+    EXPECT_STREQ(json["rows"][0]["series"].GetString(), "graph_breaks") << "a changed count leads the comparison";
+    EXPECT_NE(read_file(out / "comparison.md").find("Unsupported Tensor.item() call"), std::string::npos);
 }
 
 TEST_F(PythonPluginsTest, TheDynamicAxisShowsWhatEachSettingCostsInCompiles) {

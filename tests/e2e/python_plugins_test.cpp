@@ -1125,11 +1125,11 @@ def run_benchmark(ctx):
     write_file(work / "base/performance/breaks_py.py", plugin);
     write_file(work / "new/performance/breaks_py.py", broken);
     const fs::path out = work / "ab";
-    const ProcessResult ab = run_host({"ab", "--base", (work / "base").string(), "--new", (work / "new").string(),
-                                       "--output-dir", out.string(), "--warmup-iterations", "1",
-                                       "--measurement-iterations", "5", "--monitor-interval", "0", "--max-rounds", "6",
-                                       "--fail-on-regression"},
-                                      work.path());
+    const ProcessResult ab =
+        run_host({"ab", "--base", (work / "base").string(), "--new", (work / "new").string(), "--output-dir",
+                  out.string(), "--warmup-iterations", "1", "--measurement-iterations", "5", "--monitor-interval", "0",
+                  "--max-rounds", "6", "--fail-on-regression"},
+                 work.path());
     EXPECT_EQ(ab.exit_code, 1) << ab.out << ab.err;
     const auto json = read_json(out / "comparison.json");
     std::map<std::string, const rapidjson::Value*> rows;

@@ -177,6 +177,22 @@ TEST_F(TorchPluginsTest, ResNet50CompiledAsAnAotInductorPackageThenLoadedFromThe
     std::string warnings;
     for (const auto& w : (*recompiled.report)["warnings"].GetArray()) warnings += std::string(w.GetString()) + "\n";
     EXPECT_NE(warnings.find("cache entry deleted and compiled again: " + package), std::string::npos) << warnings;
+
+    // --compile-cache cold: compiled from nothing in the scenario's fresh cache folder (in
+    // the temporary folder), however warm the cache is, which is left as it was.
+    auto fresh = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--batch-sizes", "1", "--param",
+                      "image_size=64", "--compile-modes", "default", "--compile-cache", "cold"});
+    const Scenario& cold_again = fresh[base + "default]"];
+    ASSERT_EQ(cold_again.status, "success") << cold_again.reason;
+    const auto& cold_info = (*cold_again.report)["info"];
+    const std::string cold_miss = cold_info["compile_cache"].GetString();
+    EXPECT_EQ(cold_miss.rfind("miss: " + (fs::temp_directory_path() / "benchhost-compile-cache-").string(), 0), 0u)
+        << cold_miss;
+    EXPECT_GT(scalar(cold_again, "compile_time"), scalar(cold_again, "export_time"));
+    EXPECT_EQ(std::string(cold_info["compile_caches"].GetString()).rfind("cold: ", 0), 0u);
+    EXPECT_NE(std::string(cold_info["compiler"].GetString()).find("AOTInductor package (mode 'default')"),
+              std::string::npos);
+    EXPECT_TRUE(fs::exists(package)) << "the warm cache is left as it was: " << package;
 }
 
 TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {

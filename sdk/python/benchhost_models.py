@@ -3,18 +3,11 @@ seeded weights and inputs, so that a plugin of another framework (resnet50_jax,
 vit_b_16_jax) converts the very function a PyTorch plugin times, and a test can hold the
 two to the same logits.
 
-    resnet50(seed, ctx=None)     torchvision's resnet50 as resnet50_py builds it: its own
+    resnet50(seed)               torchvision's resnet50 as resnet50_py builds it: its own
                                  initialization after torch.manual_seed(seed), batch
                                  norm scales uniform in [0.5, 1.5) and shifts normal (0,
                                  0.1), running statistics calibrated on a random batch
-                                 (so that folding batch norm is really exercised); eval.
-                                 Made once per seed, then loaded from benchhost's cache
-                                 (weights/<name>-seed<seed>-<key>.pt in
-                                 benchhost.cache_dir(); the key covers the seed, the
-                                 code that makes them and torch's and torchvision's
-                                 versions), the weights' digest and the module's repr
-                                 checked at every load, the global generator left as
-                                 making them leaves it; info weights_cache on ctx
+                                 (so that folding batch norm is really exercised); eval
     resnet50_input(seed, batch, size)
                                  resnet50_py's input: NCHW float32, normal, from a
                                  generator seeded seed + 1
@@ -39,7 +32,6 @@ leaves seeded; resnet50 seeds it as resnet50_py always has.
 
 import math
 import os
-import sys
 import time
 from typing import Any
 
@@ -50,139 +42,22 @@ VIT_B_16_INPUT_SEED = 224  # and kInputSeed
 VIT_B_16_IMAGE_SIZE = 224
 
 
-def _resnet50_module():
-    """torchvision's resnet50 as resnet50_py holds it, its weights as initialized (on
-    the meta device: none): batch norm keeping a cumulative average (momentum None)."""
+def resnet50(seed):
+    """torchvision's resnet50 with resnet50_py's seeded weights, in eval mode."""
     import torch
     import torchvision
-    model = torchvision.models.resnet50(weights=None)
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.momentum = None  # a cumulative average over the calibration batch
-    return model
-
-
-def _seeded_resnet50(seed):
-    """resnet50_py's weights made anew: torchvision's initialization after
-    torch.manual_seed(seed), batch norm scales and shifts drawn, running statistics
-    calibrated on a random batch."""
-    import torch
     torch.manual_seed(seed)
-    model = _resnet50_module()
+    model = torchvision.models.resnet50(weights=None)
     with torch.no_grad():
         for module in model.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
                 module.weight.uniform_(0.5, 1.5)
                 module.bias.normal_(0.0, 0.1)
                 module.reset_running_stats()
+                module.momentum = None  # a cumulative average over the calibration batch
         model.train()
         model(torch.randn(4, 3, 64, 64))
-    return model
-
-
-def _state_digest(state):
-    """A digest of a state dict: each tensor's name, dtype, shape and bytes, in order."""
-    import hashlib
-    import torch
-    digest = hashlib.blake2b(digest_size=16)
-    for name, tensor in state.items():
-        t = tensor.detach().to("cpu").contiguous().reshape(-1)
-        digest.update(f"{name} {t.dtype} {tuple(tensor.shape)}\n".encode())
-        digest.update(memoryview(t.view(torch.uint8).numpy()))
-    return digest.hexdigest()
-
-
-def _weights_entry(name, seed, module, recipe):
-    """The file of a model's cached weights, <cache>/weights/<name>-seed<seed>-<key>.pt, or
-    None without a cache folder. The key (16 hex digits) covers the seed, the code that
-    builds the module and makes the weights (`module`'s and `recipe`'s bytecode and
-    constants), and torch's and torchvision's versions (their modules, initializations
-    and random streams)."""
-    import hashlib
-    import marshal
-    import torch
-    import torchvision
-    root = _cache_dir()
-    if root is None:
-        return None
-    key = hashlib.blake2b(digest_size=8)
-    key.update(f"{name} seed {seed} torch {torch.__version__} torchvision {torchvision.__version__}\n".encode())
-    key.update(marshal.dumps(module.__code__))
-    key.update(marshal.dumps(recipe.__code__))
-    return os.path.join(root, "weights", f"{name}-seed{seed}-{key.hexdigest()}.pt")
-
-
-def _cache_dir():
-    import benchhost
-    return benchhost.cache_dir()
-
-
-def _cached_weights(name, seed, module, recipe, ctx=None):
-    """`recipe(seed)`, a module with the weights it makes, kept in benchhost's cache
-    (_weights_entry) after the first call and loaded from there afterwards: `module()`
-    built on the meta device and the weights assigned to it, strictly by name. The
-    entry holds the weights' digest (_state_digest) and the module's repr, both checked
-    at every load: an entry that does not read back the same is deleted, with a warning,
-    and made again. Records info weights_cache ("hit: PATH", "miss: PATH", or "off"
-    without a cache folder) on ctx."""
-    import torch
-    entry = _weights_entry(name, seed, module, recipe)
-    if entry is not None and os.path.exists(entry):
-        try:
-            saved = torch.load(entry, map_location="cpu", weights_only=True)
-            state = saved["state"]
-            if _state_digest(state) != saved["digest"]:
-                raise ValueError("its weights do not match the digest stored with them")
-            with torch.device("meta"):
-                model = module()
-            if repr(model) != saved["module"]:
-                raise ValueError("the module it was made for is not the one built now")
-            model.load_state_dict(state, strict=True, assign=True)
-            torch.set_rng_state(saved["rng_state"])  # the global generator, as the recipe left it
-            if ctx is not None:
-                ctx.set_info("weights_cache", f"hit: {entry}")
-            return model
-        except Exception as error:  # a damaged or foreign entry: made again
-            message = f"cached weights {entry} do not load ({error}): deleted, made again"
-            if ctx is not None:
-                ctx.add_warning(message)
-            else:
-                print(message, file=sys.stderr)
-            try:
-                os.remove(entry)
-            except OSError:
-                pass
-    model = recipe(seed)
-    if entry is None:
-        if ctx is not None:
-            ctx.set_info("weights_cache", "off")
-        return model
-    state = model.state_dict()
-    rng_state = torch.get_rng_state()
-    os.makedirs(os.path.dirname(entry), exist_ok=True)
-    staged = f"{entry}.tmp-{os.getpid()}"
-    try:
-        torch.save({"state": state, "digest": _state_digest(state), "module": repr(model),
-                    "rng_state": rng_state}, staged)
-        os.replace(staged, entry)  # whole, or not at all
-    except OSError as error:
-        message = f"cannot keep the weights in {entry}: {error}"
-        if ctx is not None:
-            ctx.add_warning(message)
-        else:
-            print(message, file=sys.stderr)
-        if os.path.exists(staged):
-            os.remove(staged)
-    if ctx is not None:
-        ctx.set_info("weights_cache", f"miss: {entry}")
-    return model
-
-
-def resnet50(seed, ctx=None):
-    """torchvision's resnet50 with resnet50_py's seeded weights, in eval mode: made once
-    per seed, then loaded from benchhost's cache (_cached_weights; info weights_cache on
-    ctx when given)."""
-    return _cached_weights("resnet50", seed, _resnet50_module, _seeded_resnet50, ctx).eval()
+    return model.eval()
 
 
 def resnet50_input(seed, batch, size):

@@ -8,10 +8,7 @@
     deviation; dataset_images, preprocess_time, preprocess_per_image and info dataset
     recorded;
   - preprocess_image: the shorter side to 256, the centre crop, a flat colour kept flat;
-  - a folder that cannot be used fails with the C++ layer's words;
-  - resnet50(seed)'s weights cache: made on a miss, loaded on a hit, the same weights,
-    module and global generator state as made anew, one entry per seed, a damaged or
-    altered entry deleted with a warning and made again, "off" without a cache folder.
+  - a folder that cannot be used fails with the C++ layer's words.
 
 Exit 77 (ctest's skip) where torch or PIL cannot be imported.
 """
@@ -106,103 +103,6 @@ class ImageInputTest(unittest.TestCase):
         with open(f"{self.root}/cat/a.jpg", "wb") as f:
             f.write(b"\xff\xd8\xff\xe0 and then nothing")
         self.assertTrue(reason(self.root).startswith(f"{self.root}/cat/a.jpg: cannot decode the JPEG: "))
-
-
-class ResNet50WeightsCacheTest(unittest.TestCase):
-    """One model made without the cache is the reference every case compares with."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.reference = models._seeded_resnet50(0).eval()
-        cls.reference_rng = torch.get_rng_state()
-
-    def setUp(self):
-        self.cache = tempfile.mkdtemp(prefix="benchhost-weights-test-")
-        self.saved_env = os.environ.get("BENCHHOST_CACHE_DIR")
-        os.environ["BENCHHOST_CACHE_DIR"] = self.cache
-
-    def tearDown(self):
-        if self.saved_env is None:
-            del os.environ["BENCHHOST_CACHE_DIR"]
-        else:
-            os.environ["BENCHHOST_CACHE_DIR"] = self.saved_env
-
-    def build(self, seed=0):
-        ctx = Context(Config())
-        torch.manual_seed(12345)  # whatever the generator was, the build leaves it as the recipe does
-        model = models.resnet50(seed, ctx)
-        return model, ctx._recorded, torch.get_rng_state()
-
-    def assert_reference(self, model, rng):
-        ours, theirs = model.state_dict(), self.reference.state_dict()
-        self.assertEqual(list(ours), list(theirs))
-        for name in theirs:
-            self.assertTrue(torch.equal(ours[name], theirs[name]), name)
-            self.assertEqual(ours[name].device.type, "cpu", name)
-        self.assertEqual(repr(model), repr(self.reference))
-        self.assertFalse(model.training)
-        self.assertTrue(torch.equal(rng, self.reference_rng))
-        x = torch.randn(1, 3, 64, 64)
-        with torch.inference_mode():
-            self.assertTrue(torch.equal(model(x), self.reference(x)))
-
-    def entries(self):
-        folder = os.path.join(self.cache, "weights")
-        return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-
-    def test_made_on_a_miss_then_loaded(self):
-        model, recorded, rng = self.build()
-        entry = os.path.join(self.cache, "weights", self.entries()[0])
-        self.assertEqual(recorded.info["weights_cache"], f"miss: {entry}")
-        self.assertRegex(os.path.basename(entry), r"^resnet50-seed0-[0-9a-f]{16}\.pt$")
-        self.assert_reference(model, rng)
-        model, recorded, rng = self.build()
-        self.assertEqual(recorded.info["weights_cache"], f"hit: {entry}")
-        self.assertEqual(recorded.warnings, [])
-        self.assert_reference(model, rng)
-        self.build(1)
-        self.assertEqual(len(self.entries()), 2)  # one entry per seed
-
-    def test_a_damaged_entry_is_made_again(self):
-        self.build()
-        entry = os.path.join(self.cache, "weights", self.entries()[0])
-        with open(entry, "r+b") as f:
-            f.truncate(os.path.getsize(entry) // 2)
-        model, recorded, rng = self.build()
-        self.assertEqual(recorded.info["weights_cache"], f"miss: {entry}")
-        self.assertEqual(len(recorded.warnings), 1)
-        self.assertTrue(recorded.warnings[0].startswith(f"cached weights {entry} do not load ("), recorded.warnings)
-        self.assert_reference(model, rng)
-        self.assertEqual(self.build()[1].info["weights_cache"], f"hit: {entry}")
-
-    def test_altered_weights_or_module_are_made_again(self):
-        self.build()
-        entry = os.path.join(self.cache, "weights", self.entries()[0])
-        saved = torch.load(entry, weights_only=True)
-        saved["state"]["fc.bias"][0] += 1.0
-        torch.save(saved, entry)
-        model, recorded, rng = self.build()
-        self.assertIn("its weights do not match the digest stored with them", recorded.warnings[0])
-        self.assert_reference(model, rng)
-        saved = torch.load(entry, weights_only=True)
-        saved["module"] = saved["module"].replace("momentum=None", "momentum=0.1")
-        torch.save(saved, entry)
-        model, recorded, rng = self.build()
-        self.assertIn("the module it was made for is not the one built now", recorded.warnings[0])
-        self.assert_reference(model, rng)
-
-    def test_off_without_a_cache_folder(self):
-        os.environ["BENCHHOST_CACHE_DIR"] = "relative"
-        saved = {name: os.environ.pop(name, None) for name in ("XDG_CACHE_HOME", "HOME")}
-        try:
-            model, recorded, rng = self.build()
-        finally:
-            for name, value in saved.items():
-                if value is not None:
-                    os.environ[name] = value
-        self.assertEqual(recorded.info["weights_cache"], "off")
-        self.assert_reference(model, rng)
-        self.assertEqual(self.entries(), [])
 
 
 if __name__ == "__main__":

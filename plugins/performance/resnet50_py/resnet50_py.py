@@ -5,9 +5,7 @@ The model is torchvision.models.resnet50 (25,557,032 parameters, checked) with s
 random weights: torchvision's initialization, random batch norm scales and shifts, and
 running statistics calibrated on a random batch (so that folding batch norm into the
 convolutions is really exercised). The input is a seeded random batch. Both come from
-benchhost.models (resnet50, resnet50_input), which resnet50_jax converts too. The weights
-are made once per seed and kept in benchhost's cache (weights/ in it; info weights_cache
-says hit or miss); model_load is the time to make or load them.
+benchhost.models (resnet50, resnet50_input), which resnet50_jax converts too.
 
 Variants (benchhost.torch.model_variant, each checked against eager):
   eager       the module
@@ -46,11 +44,9 @@ BENCHHOST_PLUGIN = {
 PARAMETERS = 25_557_032
 
 
-def build(seed, ctx=None):
-    """The seeded model (benchhost.models.resnet50, whose weights resnet50_jax converts),
-    its weights made once per seed and loaded from benchhost's cache afterwards (info
-    weights_cache on ctx when given)."""
-    return benchhost.models.resnet50(seed, ctx)
+def build(seed):
+    """The seeded model (benchhost.models.resnet50, whose weights resnet50_jax converts)."""
+    return benchhost.models.resnet50(seed)
 
 
 def kernelize(model):
@@ -72,7 +68,7 @@ def run_benchmark(ctx):
     ctx.set_info("model", "resnet50")
 
     start = time.perf_counter()
-    model = build(seed, ctx).to(device, dtype)
+    model = build(seed).to(device, dtype)
     ctx.record_scalar("model_load", (time.perf_counter() - start) * 1e3, "ms")
     parameters = sum(p.numel() for p in model.parameters())
     ctx.record_scalar("parameters", parameters, "count")

@@ -40,11 +40,6 @@ std::string difference_text(double value) {
     return buffer;
 }
 
-std::string latency_text(const SeriesStatistics* latency) {
-    if (latency == nullptr || latency->analysis.summary.count == 0) return "-";
-    return figure_with_interval(latency->analysis.summary.median, latency->analysis.median_ci, latency->unit);
-}
-
 bool is_float32(const std::string& dtype) { return dtype == "float32" || dtype == "float" || dtype == "fp32"; }
 
 /// The axes of a scenario but the dtype: "variant=eager, batch_size=1, device=cpu".
@@ -70,7 +65,7 @@ ComparisonTable accuracy_table(const std::vector<MeasuredModel>& models) {
         const bench::Accuracy& a = *model.accuracy;
         table.rows.push_back({benchmark_label(config), model.scenario->variant, config.dtype,
                               std::to_string(config.batch_size), model.label, percent(a.top1_correct, a.inputs),
-                              percent(a.top5_correct, a.inputs), a.dataset, latency_text(model.latency)});
+                              percent(a.top5_correct, a.inputs), a.dataset, median_text(model.latency)});
     }
     return table;
 }
@@ -102,7 +97,7 @@ std::vector<DtypeRow> dtype_rows(const std::vector<MeasuredModel>& models) {
             DtypeRow row;
             row.model = *m;
             row.dtype = outcome.config.dtype;
-            row.latency = latency_text(m->latency);
+            row.latency = median_text(m->latency);
             row.speedup = "-";
             if (m == baseline) {
                 row.speedup = "1.00x (baseline)";

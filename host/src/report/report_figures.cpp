@@ -477,7 +477,7 @@ std::string scaling_efficiency_text(double efficiency) {
     return text;
 }
 
-std::string rank_median_text(const SeriesStatistics* series) {
+std::string median_text(const SeriesStatistics* series) {
     if (series == nullptr || series->analysis.summary.count == 0) return "-";
     return figure_with_interval(series->analysis.summary.median, series->analysis.median_ci, series->unit);
 }

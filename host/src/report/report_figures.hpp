@@ -297,8 +297,9 @@ std::string figure_with_interval(double value, const bench::Interval& interval, 
 /// The distributed scenarios in words, the same in report.md and report.html.
 /// "0.94"; "-" when not finite.
 std::string scaling_efficiency_text(double efficiency);
-/// A rank's median of a series with its 95% CI: "4.21 ms [4.10, 4.33]"; "-" for null.
-std::string rank_median_text(const SeriesStatistics* series);
+/// A series' median with its 95% CI: "4.21 ms [4.10, 4.33]"; "-" for null or no samples
+/// (a rank's cell, a model's latency).
+std::string median_text(const SeriesStatistics* series);
 /// The stragglers of a row: "rank 1: 2.14x the other ranks' median [1.11, 4.41]".
 std::string stragglers_text(const RankTable::Row& row);
 inline constexpr const char* ranks_explanation =

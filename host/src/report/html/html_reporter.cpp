@@ -792,7 +792,7 @@ void distributed_section(std::string& out, const RunFigures& figures, Ids& ids) 
                     const bool slow = std::any_of(row.stragglers.begin(), row.stragglers.end(),
                                                   [&](const Straggler& s) { return s.rank == static_cast<int>(r); });
                     out += std::string("<td class=\"num") + (slow ? " bad" : "") + "\">" +
-                           figure_cell(rank_median_text(row.per_rank[r])) + "</td>";
+                           figure_cell(median_text(row.per_rank[r])) + "</td>";
                 }
                 out += "<td>" + (row.stragglers.empty() ? std::string("-") : html_escape(stragglers_text(row))) +
                        "</td></tr>\n";

@@ -156,7 +156,7 @@ void distributed_section(std::string& out, const RunFigures& figures) {
             out += "---|\n";
             for (const RankTable::Row& row : table.rows) {
                 out += "| " + md_text(row.series) + " |";
-                for (const SeriesStatistics* rank : row.per_rank) out += " " + md_text(rank_median_text(rank)) + " |";
+                for (const SeriesStatistics* rank : row.per_rank) out += " " + md_text(median_text(rank)) + " |";
                 out += " " + (row.stragglers.empty() ? std::string("-") : "**" + md_text(stragglers_text(row)) + "**") +
                        " |\n";
             }

@@ -31,7 +31,7 @@ double device_peak_mib(const ScenarioOutcome& outcome) {
     return NAN;
 }
 
-double median_of(const FrameworkEntry& entry) { return entry.series->analysis.summary.median; }
+double entry_median(const FrameworkEntry& entry) { return entry.series->analysis.summary.median; }
 
 /// Orders the entries by framework (in order of first appearance, each framework's in the
 /// run's order), then finds the fastest, each framework's fastest and, for a group of
@@ -48,12 +48,13 @@ void complete(ModelGroup& group) {
     });
     group.fastest_of_framework.assign(group.frameworks.size(), group.entries.size());
     for (std::size_t i = 0; i < group.entries.size(); ++i) {
-        if (median_of(group.entries[i]) < median_of(group.entries[group.fastest])) group.fastest = i;
+        if (entry_median(group.entries[i]) < entry_median(group.entries[group.fastest])) group.fastest = i;
         const auto f = static_cast<std::size_t>(
             std::find(group.frameworks.begin(), group.frameworks.end(), group.entries[i].framework) -
             group.frameworks.begin());
         std::size_t& best = group.fastest_of_framework[f];
-        if (best == group.entries.size() || median_of(group.entries[i]) < median_of(group.entries[best])) best = i;
+        if (best == group.entries.size() || entry_median(group.entries[i]) < entry_median(group.entries[best]))
+            best = i;
     }
     if (group.frameworks.size() < 2) return;  // not compared: no bootstrap spent on it
     const FrameworkEntry& fastest = group.entries[group.fastest];

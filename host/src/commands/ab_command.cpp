@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// One side of the A/B run: its options, plugins, plan, record and files.
-struct Side {
+struct AbRunSide {
     std::string name;  // "base" or "new"
     RunOptions options;
     Discovery discovery;
@@ -48,7 +48,7 @@ RunOptions side_options(const AbCommand& command, const PluginFolders& plugins_d
     return options;
 }
 
-void prepare_side(Side& side, PluginRegistry& registry) {
+void prepare_side(AbRunSide& side, PluginRegistry& registry) {
     side.discovery = discover_plugins(side.options.plugins_dirs, DiscoveryOptions{side.options.allow_untrusted});
     if (!side.options.retry_failed) apply_crash_registry(side.discovery, registry);
     side.plan = make_plan(side.discovery, side.options);
@@ -78,7 +78,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
     const std::time_t start_time = std::time(nullptr);
     const std::string timestamp = format_time(start_time, "%Y%m%d_%H%M%S", false);
     PluginRegistry registry(PluginRegistry::default_path());
-    Side base, next;
+    AbRunSide base, next;
     base.name = "base";
     base.options = side_options(command, command.base_dirs, command.base_params);
     next.name = "new";
@@ -88,7 +88,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
     try {
         prepare_side(base, registry);
         prepare_side(next, registry);
-        for (Side* side : {&base, &next}) {
+        for (AbRunSide* side : {&base, &next}) {
             if (side->empty_plan.empty()) continue;
             std::cerr << "--" << side->name << " " << side->options.plugins_dirs.text() << ":\n";
             print_empty_plan(side->empty_plan, command.options.allow_empty, std::cerr);
@@ -101,7 +101,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
         }
         output_dir = prepare_output_dir(command.options.output_dir, "ab_" + timestamp);
         outcome.output_dir = output_dir;
-        for (Side* side : {&base, &next}) side->dir = prepare_output_dir(output_dir / side->name, timestamp);
+        for (AbRunSide* side : {&base, &next}) side->dir = prepare_output_dir(output_dir / side->name, timestamp);
     } catch (const std::exception& e) {
         std::cerr << "benchhost: error: " << e.what() << "\n";
         return done(2);
@@ -116,7 +116,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
               BENCHHOST_VERSION, pairs.size(), command.base_dirs.text(), command.new_dirs.text(),
               command.options.rounds, command.max_rounds, output_dir.string());
     try {
-        for (Side* side : {&base, &next}) {
+        for (AbRunSide* side : {&base, &next}) {
             side->log = make_logger(
                 {console, ab_file, make_log_file_sink(side->dir / ("benchmark_run_" + timestamp + ".log"), false)});
             log_plan(*side->log, side->discovery, side->plan, side->empty_plan);
@@ -214,7 +214,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
 
     if (interrupted) return done(130);
     // A --load that no selected benchmark served was wrong for the selection, as in `run`.
-    for (const Side* side : {&base, &next}) {
+    for (const AbRunSide* side : {&base, &next}) {
         if (const std::string problem = load_problem(side->options, side->record); !problem.empty()) {
             log->error("{} side: {}", side->name, problem);
             return done(2);

@@ -1,24 +1,14 @@
 #include "config/load_options.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 #include <bench/params.hpp>
 
 #include "config/run_config.hpp"
+#include "util/text_table.hpp"
 
 namespace benchhost {
-
-namespace {
-
-std::string number_text(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-
-}  // namespace
 
 bench::LoadMode load_mode_value(const std::string& where, const std::string& text) {
     const auto mode = bench::parse_load_mode(text);

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdint>
 #include <filesystem>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 
@@ -14,6 +13,7 @@
 #include "config/load_options.hpp"
 #include "config/plugin_folders.hpp"
 #include "util/join.hpp"
+#include "util/text_table.hpp"
 
 namespace benchhost {
 
@@ -36,15 +36,9 @@ Field field_value(const OptionValue& value) {
     else return std::get<Field>(value);
 }
 
-std::string number_text(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
-}
-
 /// A field's value as the run's record holds it.
 template <typename Field>
-std::string text_of(const Field& value) {
+std::string recorded_text(const Field& value) {
     if constexpr (std::is_same_v<Field, bool>) return value ? "true" : "false";
     else if constexpr (type_of<Field>() == OptionType::integer) return std::to_string(value);
     else if constexpr (std::is_same_v<Field, double>) return number_text(value);
@@ -65,7 +59,7 @@ RunOption field(std::string name, std::string key, Field RunOptions::*member, st
         options.*member = field_value<Field>(value);
     };
     option.describe = [member](const RunOptions& options) -> std::optional<std::string> {
-        return text_of(options.*member);
+        return recorded_text(options.*member);
     };
     return option;
 }
@@ -87,7 +81,7 @@ RunOption setting(std::string name, std::string key, std::optional<T> ScenarioSe
     };
     option.describe_scenario = [member](const ScenarioSettings& settings) -> std::optional<std::string> {
         if (!(settings.*member)) return std::nullopt;
-        return text_of(*(settings.*member));
+        return recorded_text(*(settings.*member));
     };
     return option;
 }

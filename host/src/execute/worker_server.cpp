@@ -30,6 +30,7 @@
 #include "execute/memory_cgroup.hpp"
 #include "execute/worker.hpp"
 #include "json/result_json.hpp"
+#include "util/atomic_file.hpp"
 
 namespace benchhost {
 
@@ -49,9 +50,9 @@ void put_field(std::string& out, std::string_view field) {
     out.append(field);
 }
 
-class FieldReader {
+class RequestFieldReader {
 public:
-    explicit FieldReader(std::string_view bytes) : bytes_(bytes) {}
+    explicit RequestFieldReader(std::string_view bytes) : bytes_(bytes) {}
     std::string next() {
         std::uint32_t size = 0;
         if (bytes_.size() < sizeof size) throw std::runtime_error("truncated request");
@@ -87,7 +88,7 @@ std::string encode(const WorkerRequest& request) {
 }
 
 WorkerRequest decode(std::string_view payload) {
-    FieldReader fields(payload);
+    RequestFieldReader fields(payload);
     WorkerRequest request;
     request.plugin = fields.next();
     request.symbol = fields.next();
@@ -106,17 +107,6 @@ WorkerRequest decode(std::string_view payload) {
         start = comma + 1;
     }
     return request;
-}
-
-/// Writes all of `bytes`; false on an error (EPIPE when the reader is gone).
-bool write_all(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-        const ssize_t n = write(fd, bytes.data(), bytes.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
 }
 
 void write_record(int fd, WorkerStatusRecord::Kind kind, int value) {

@@ -132,7 +132,7 @@ std::vector<double> doubles_of(const pqxx::field& field) {
 }
 
 /// libpq's message on one line, without the trailing newline.
-std::string one_line(std::string message) {
+std::string libpq_message(std::string message) {
     for (std::size_t at; (at = message.find("\n\t")) != std::string::npos;) message.replace(at, 2, " ");
     for (char& c : message)
         if (c == '\n' || c == '\t') c = ' ';
@@ -147,7 +147,7 @@ public:
         try {
             connection_ = std::make_unique<pqxx::connection>(url);
         } catch (const std::exception& e) {
-            throw HistoryError(where_ + ": could not connect: " + one_line(e.what()));
+            throw HistoryError(where_ + ": could not connect: " + libpq_message(e.what()));
         }
         guarded([&] {
             pqxx::nontransaction quiet(*connection_);
@@ -335,9 +335,9 @@ private:
         } catch (const HistoryError&) {
             throw;
         } catch (const pqxx::broken_connection& e) {
-            throw HistoryError(where_ + ": lost the connection: " + one_line(e.what()));
+            throw HistoryError(where_ + ": lost the connection: " + libpq_message(e.what()));
         } catch (const std::exception& e) {
-            throw HistoryError(where_ + ": " + one_line(e.what()));
+            throw HistoryError(where_ + ": " + libpq_message(e.what()));
         }
     }
 

@@ -24,7 +24,7 @@ bool contains(const std::vector<std::string>& items, std::string_view item) {
 
 /// Whether --include and --exclude select `id`; marks the include patterns it matched,
 /// and counts the id in the plan's selection figures.
-bool selected(const std::string& id, const RunOptions& options, std::vector<bool>& include_used, Plan& plan) {
+bool benchmark_selected(const std::string& id, const RunOptions& options, std::vector<bool>& include_used, Plan& plan) {
     ++plan.benchmarks_in_categories;
     bool included = options.include.empty();
     for (std::size_t i = 0; i < options.include.size(); ++i)
@@ -163,7 +163,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
         for (const DiscoveredBenchmark& benchmark : plugin.benchmarks) {
             const std::string id = plugin.id(benchmark);
             all_ids.push_back(id);
-            if (!selected(id, options, include_used, plan)) continue;
+            if (!benchmark_selected(id, options, include_used, plan)) continue;
 
             // A benchmark with axes of its own (a Python function's @benchhost.benchmark) is
             // expanded over those, with the values it declares where the run leaves an
@@ -258,7 +258,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
         config.plugin = config.benchmark = config.scenario_name = file.plugin_name;
         const std::string id = config.benchmark_id();
         all_ids.push_back(id);
-        if (!selected(id, options, include_used, plan)) continue;
+        if (!benchmark_selected(id, options, include_used, plan)) continue;
         PlannedScenario planned{config, file.path, "", "", "", {}};
         planned.reject_reason = file.path.string() + ": " + file.reason;
         plan.scenarios.push_back(std::move(planned));

@@ -69,7 +69,7 @@ std::string verdict_counts(const Comparison& c) {
 
 namespace {
 
-std::string load_text(const SideLoad& load) {
+std::string side_load_text(const SideLoad& load) {
     if (load.scenarios == 0) return "not monitored";
     std::string text = fmt::format("machine {:.0f}% busy, {:.2f} CPUs used by other processes",
                                    load.machine_busy_percent, load.other_cpus);
@@ -84,7 +84,7 @@ std::string loads_line(const Comparison& c) {
     if (c.base_load.scenarios == 0 && c.new_load.scenarios == 0)
         return "Load while measuring: not monitored (no scenario measured with the CPU monitor on; --monitor-interval "
                "0 turns it off)";
-    return "Load while measuring: base: " + load_text(c.base_load) + "; new: " + load_text(c.new_load);
+    return "Load while measuring: base: " + side_load_text(c.base_load) + "; new: " + side_load_text(c.new_load);
 }
 
 std::vector<std::string> difference_lines(const Comparison& c) {

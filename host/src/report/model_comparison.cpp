@@ -27,7 +27,7 @@ std::string benchmark_label(const bench::ScenarioConfig& config) {
     return config.benchmark == config.plugin ? config.plugin : config.plugin + "/" + config.benchmark;
 }
 
-std::string percent(long long part, long long whole) {
+std::string share_text(long long part, long long whole) {
     if (whole <= 0) return "-";
     return format_share(static_cast<double>(part) / static_cast<double>(whole)) + " (" + std::to_string(part) + "/" +
            std::to_string(whole) + ")";
@@ -64,8 +64,8 @@ ComparisonTable accuracy_table(const std::vector<MeasuredModel>& models) {
         const bench::ScenarioConfig& config = model.scenario->outcome->config;
         const bench::Accuracy& a = *model.accuracy;
         table.rows.push_back({benchmark_label(config), model.scenario->variant, config.dtype,
-                              std::to_string(config.batch_size), model.label, percent(a.top1_correct, a.inputs),
-                              percent(a.top5_correct, a.inputs), a.dataset, median_text(model.latency)});
+                              std::to_string(config.batch_size), model.label, share_text(a.top1_correct, a.inputs),
+                              share_text(a.top5_correct, a.inputs), a.dataset, median_text(model.latency)});
     }
     return table;
 }
@@ -197,7 +197,7 @@ std::string entry_text(const FrameworkEntry& entry, const ScenarioFigures& f) {
 }
 
 /// Above a group's table: the fastest, those not told apart from it, each framework at its fastest.
-std::string verdict_text(const RunFigures& figures, const ModelGroup& group) {
+std::string group_verdict_text(const RunFigures& figures, const ModelGroup& group) {
     const FrameworkEntry& fastest = group.entries[group.fastest];
     const ScenarioFigures& f = figures_of(figures, fastest.outcome);
     std::string text = "Fastest: " + entry_text(fastest, f) + ", " + median_with_ci(f) + ".";
@@ -226,7 +226,7 @@ FrameworkTable framework_table(const RunFigures& figures, const ModelGroup& grou
     ComparisonTable& table = out.table;
     table.id = "frameworks-" + std::to_string(number);
     table.title = group_title(group);
-    table.intro = verdict_text(figures, group);
+    table.intro = group_verdict_text(figures, group);
     table.header = {"Framework",
                     "Plugin",
                     "Variant",

@@ -20,6 +20,7 @@
 #include <bench/version.hpp>
 
 #include "util/join.hpp"
+#include "util/text_table.hpp"
 
 #ifndef BENCHHOST_VERSION
 #define BENCHHOST_VERSION "unknown"
@@ -264,14 +265,7 @@ void collect_host(HardwareInfo& info) {
     }
 }
 
-std::string number_text(double value) {
-    std::ostringstream out;
-    out.precision(4);
-    out << value;
-    return out.str();
-}
-
-double parse_number(const std::string& text) {
+double leading_number_or_zero(const std::string& text) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
     return end != text.c_str() ? value : 0.0;
@@ -295,7 +289,7 @@ std::map<std::string, std::string> read_calibration(const fs::path& file) {
         std::string details = entry.method;
         if (!entry.torch_version.empty())
             details += (details.empty() ? "" : ", ") + std::string("LibTorch ") + entry.torch_version;
-        out["peak " + key] = number_text(entry.gflops) + " GFLOP/s" + (details.empty() ? "" : " (" + details + ")");
+        out["peak " + key] = number_text(entry.gflops, 4) + " GFLOP/s" + (details.empty() ? "" : " (" + details + ")");
     }
     if (!cache.ignored.empty()) out["ignored"] = join(cache.ignored, "; ");
     return out;
@@ -334,7 +328,7 @@ std::vector<std::string> hardware_warnings(const HardwareInfo& info) {
     if (fact("cpu", "turbo") == "on")
         warnings.push_back("CPU turbo is on: the clock varies with temperature and load, so figures may too");
     const std::string load = fact("load", "load_average_1m"), cpus = fact("load", "cpus_available");
-    if (!load.empty() && !cpus.empty() && parse_number(load) > parse_number(cpus))
+    if (!load.empty() && !cpus.empty() && leading_number_or_zero(load) > leading_number_or_zero(cpus))
         warnings.push_back("the machine is loaded: load average " + load + " over the " + cpus +
                            " CPUs this process may use, before the run; other processes compete for them, so the "
                            "figures may be slow and noisy");

@@ -11,4 +11,8 @@ namespace benchhost {
 /// std::runtime_error naming the path and the system error on failure.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+/// Writes all of `bytes` to the file descriptor `fd`, again after an interruption (EINTR);
+/// false on an error, errno saying which (EPIPE when a pipe's reader is gone).
+bool write_all(int fd, std::string_view bytes);
+
 }  // namespace benchhost

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "util/units.hpp"
 
@@ -35,6 +36,13 @@ std::string format_figure_or_count(double value, std::string_view unit) {
     char buffer[32];
     std::snprintf(buffer, sizeof(buffer), "%g", value);
     return buffer;
+}
+
+std::string number_text(double value, int precision) {
+    std::ostringstream text;
+    text.precision(precision);
+    text << value;
+    return text.str();
 }
 
 std::string format_ratio(double value) { return std::isfinite(value) ? format3(value) + "x" : "-"; }

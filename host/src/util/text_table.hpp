@@ -41,6 +41,10 @@ std::string format_figure(double value, std::string_view unit);
 /// format_figure, except that a compiler count (unit "count") is the number alone: "1".
 std::string format_figure_or_count(double value, std::string_view unit);
 
+/// A number as a stream writes it with `precision` significant digits: 0.05, 1e+06, 2.5,
+/// 12.35 (precision 4). How a record gives the numbers of the options and of a machine.
+std::string number_text(double value, int precision = 6);
+
 /// A ratio as "1.23x"; "-" when not finite.
 std::string format_ratio(double value);
 

@@ -7,27 +7,27 @@
 namespace benchhost {
 namespace {
 
-struct Step {
+struct UnitStep {
     const char* name;
     double size;  // in the family's base unit
 };
 
 // The largest of `steps` (ascending) that keeps `base_value` at 1 or more after rounding;
 // the first for smaller values.
-const Step& step_for(double base_value, const Step* steps, std::size_t count) {
-    const Step* chosen = steps;
+const UnitStep& step_for(double base_value, const UnitStep* steps, std::size_t count) {
+    const UnitStep* chosen = steps;
     for (std::size_t i = 1; i < count && std::fabs(round3(base_value / steps[i].size)) >= 1; ++i) chosen = &steps[i];
     return *chosen;
 }
 
-constexpr Step time_steps[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
-constexpr Step binary_steps[] = {{"B", 1},
-                                 {"KiB", 1024.0},
-                                 {"MiB", 1024.0 * 1024},
-                                 {"GiB", 1024.0 * 1024 * 1024},
-                                 {"TiB", 1024.0 * 1024 * 1024 * 1024}};
-constexpr Step decimal_steps[] = {{"B", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
-constexpr Step si_steps[] = {{"", 1}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
+constexpr UnitStep time_steps[] = {{"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1e3}};
+constexpr UnitStep binary_steps[] = {{"B", 1},
+                                     {"KiB", 1024.0},
+                                     {"MiB", 1024.0 * 1024},
+                                     {"GiB", 1024.0 * 1024 * 1024},
+                                     {"TiB", 1024.0 * 1024 * 1024 * 1024}};
+constexpr UnitStep decimal_steps[] = {{"B", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
+constexpr UnitStep si_steps[] = {{"", 1}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
 
 // " unit", or nothing without a unit.
 std::string spaced(std::string_view unit) {
@@ -54,9 +54,9 @@ double si_prefix(char c) {
 }
 
 template <std::size_t N>
-DisplayScale scaled(double value, double to_base, const Step (&steps)[N], std::string_view before_name,
+DisplayScale scaled(double value, double to_base, const UnitStep (&steps)[N], std::string_view before_name,
                     std::string_view after_name) {
-    const Step& step = step_for(value * to_base, steps, N);
+    const UnitStep& step = step_for(value * to_base, steps, N);
     DisplayScale scale;
     scale.factor = to_base / step.size;
     scale.suffix = std::string(before_name) + step.name + std::string(after_name);
@@ -90,10 +90,10 @@ double to_mib_factor(std::string_view unit) {
 DisplayScale display_scale(double value, std::string_view unit) {
     if (!std::isfinite(value) || value == 0) return {1, spaced(unit)};
     if (const double ms = to_ms_factor(unit); !std::isnan(ms)) return scaled(value, ms, time_steps, " ", "");
-    for (const Step& step : binary_steps)
+    for (const UnitStep& step : binary_steps)
         if (unit == step.name || (unit == "bytes" && step.size == 1))
             return scaled(value, step.size, binary_steps, " ", "");
-    for (const Step& step : decimal_steps)
+    for (const UnitStep& step : decimal_steps)
         if (unit == step.name || (unit == "KB" && step.size == 1e3))
             return scaled(value, step.size, decimal_steps, " ", "");
     if (unit == "%" || unit == "x") return {1, spaced(unit)};
@@ -101,7 +101,7 @@ DisplayScale display_scale(double value, std::string_view unit) {
     if (unit.size() >= 2 && si_prefix(unit[0]) > 0 && std::isupper(static_cast<unsigned char>(unit[1])))
         return scaled(value, si_prefix(unit[0]), si_steps, " ", unit.substr(1));
     // Rates and counts: the prefix on the number, from k up.
-    const Step& step = step_for(value, si_steps, std::size(si_steps));
+    const UnitStep& step = step_for(value, si_steps, std::size(si_steps));
     DisplayScale scale;
     scale.factor = 1 / step.size;
     scale.suffix = step.name;

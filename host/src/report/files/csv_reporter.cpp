@@ -52,7 +52,7 @@ constexpr const char* csv_header =
     "git_commit,world_size";
 
 // The series whose median is the throughput column: "throughput", else "tokens_per_second".
-const SeriesStatistics* throughput_series(const ScenarioOutcome& outcome) {
+const SeriesStatistics* throughput_statistics(const ScenarioOutcome& outcome) {
     const SeriesStatistics* throughput = outcome.statistics.find("throughput");
     return throughput != nullptr ? throughput : outcome.statistics.find("tokens_per_second");
 }
@@ -63,7 +63,7 @@ std::vector<std::string> other_series_columns(const RunRecord& record) {
     std::vector<std::string> names;
     for (const auto& outcome : record.outcomes) {
         if (!outcome.statistics.computed) continue;
-        const SeriesStatistics* throughput = throughput_series(outcome);
+        const SeriesStatistics* throughput = throughput_statistics(outcome);
         for (const SeriesStatistics& series : outcome.statistics.series) {
             if (series.analysis.summary.count == 0 || series.name == "latency" || &series == throughput) continue;
             if (std::find(names.begin(), names.end(), series.name) == names.end()) names.push_back(series.name);
@@ -131,7 +131,7 @@ std::string csv_report(const RunRecord& record) {
             row.insert(row.end(), 5, std::string());
         }
 
-        if (const SeriesStatistics* throughput = throughput_series(outcome)) {
+        if (const SeriesStatistics* throughput = throughput_statistics(outcome)) {
             row.push_back(csv_number(throughput->analysis.summary.median));
             row.push_back(throughput->unit);
         } else {

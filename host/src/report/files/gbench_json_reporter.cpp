@@ -152,7 +152,7 @@ void write_times(Writer& out, double value, const char* unit) {
     string_field(out, "time_unit", unit);
 }
 
-void write_series(Writer& out, const Exported& e) {
+void write_exported_series(Writer& out, const Exported& e) {
     const auto n = static_cast<long long>(e.samples.size());
     for (long long i = 0; i < n; ++i) {
         out.start_object();
@@ -200,7 +200,7 @@ std::string to_gbench_json(const RunRecord& given) {
     write_context(out, record);
     key(out, "benchmarks");
     out.start_array();
-    for (const Exported& e : exported_series(record)) write_series(out, e);
+    for (const Exported& e : exported_series(record)) write_exported_series(out, e);
     out.end_array();
     out.end_object();
     return out.text();

@@ -21,7 +21,7 @@ const auto xml_text = html_escape;  // XML's character data escapes as HTML's
 namespace {
 
 /// The first line of `text`, for a message attribute.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line_of(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 /// "latency: median 3.36 ms, 95% CI [3.35, 3.37] ms, 30 samples"
 std::string headline(const ScenarioOutcome& outcome) {
@@ -65,7 +65,7 @@ std::vector<JUnitCase> junit_cases(const RunRecord& record, const Comparison* co
         } else if (status != bench::Status::success) {
             test.result = JUnitCase::Result::error;
             test.type = std::string(bench::to_string(status));
-            test.message = first_line(outcome.result.reason);
+            test.message = first_line_of(outcome.result.reason);
             test.text = outcome.result.reason;
             if (!outcome.log_tail.empty()) test.text += "\n\nThe worker's last lines:\n" + outcome.log_tail;
         }
@@ -79,7 +79,7 @@ std::vector<JUnitCase> junit_cases(const RunRecord& record, const Comparison* co
             if (!slower.empty() && test.result == JUnitCase::Result::passed) {
                 test.result = JUnitCase::Result::failure;
                 test.type = "slower";
-                test.message = first_line(slower);
+                test.message = first_line_of(slower);
                 test.text = slower;
             }
         }

@@ -919,8 +919,8 @@ void distribution_charts(std::string& out, const RunFigures& figures, Ids& ids) 
 }
 
 // At most `limit` points: the mean of each run of consecutive values (NaN left out).
-std::vector<std::pair<double, double>> reduce(const std::vector<double>& x, const std::vector<double>& y,
-                                              std::size_t limit) {
+std::vector<std::pair<double, double>> averaged_points(const std::vector<double>& x, const std::vector<double>& y,
+                                                       std::size_t limit) {
     std::vector<std::pair<double, double>> points;
     const std::size_t n = std::min(x.size(), y.size());
     const std::size_t per = n <= limit ? 1 : (n + limit - 1) / limit;
@@ -1050,7 +1050,7 @@ void monitor_charts(std::string& out, const RunFigures& figures, Ids& ids) {
                         continue;  // not the unit this chart is in
                     svg::XYSeries line{metric.label, static_cast<int>(k), {}, true, false};
                     std::size_t finite = 0;
-                    for (const auto& [t, v] : reduce(report->second.timeline.time_s, series->second, 150)) {
+                    for (const auto& [t, v] : averaged_points(report->second.timeline.time_s, series->second, 150)) {
                         line.points.push_back({t, v, NAN, NAN, {}});
                         finite += std::isfinite(t) && std::isfinite(v);
                     }

@@ -21,7 +21,7 @@ namespace benchhost {
 namespace {
 
 /// The table; the row `marked` (when one of them) has the class "fastest".
-std::string table_html(const ComparisonTable& table, std::size_t marked = SIZE_MAX) {
+std::string comparison_table_html(const ComparisonTable& table, std::size_t marked = SIZE_MAX) {
     std::string out = "<table class=\"scenarios\"><thead><tr>";
     for (const std::string& column : table.header) out += "<th>" + html_escape(column) + "</th>";
     out += "</tr></thead><tbody>\n";
@@ -42,7 +42,7 @@ std::string point_name(const MeasuredModel& model) {
     return model.scenario->variant + ", " + config.dtype + ", batch " + std::to_string(config.batch_size);
 }
 
-double median_of(const SeriesStatistics* series) {
+double median_or_nan(const SeriesStatistics* series) {
     return series != nullptr && series->analysis.summary.count > 0 ? series->analysis.summary.median : NAN;
 }
 
@@ -52,7 +52,8 @@ std::string accuracy_charts(const ModelComparison& comparison,
     std::vector<std::string> benchmarks;
     std::map<std::string, std::vector<const MeasuredModel*>> by_benchmark;
     for (const MeasuredModel& model : comparison.models) {
-        if (model.accuracy == nullptr || !std::isfinite(median_of(model.latency)) || !is_time_unit(model.latency->unit))
+        if (model.accuracy == nullptr || !std::isfinite(median_or_nan(model.latency)) ||
+            !is_time_unit(model.latency->unit))
             continue;
         const std::string benchmark = model.scenario->outcome->config.benchmark_id();
         if (by_benchmark[benchmark].empty()) benchmarks.push_back(benchmark);
@@ -63,7 +64,7 @@ std::string accuracy_charts(const ModelComparison& comparison,
         const std::vector<const MeasuredModel*>& members = by_benchmark[benchmark];
         double max_ms = 0, low = INFINITY, high = 0;
         for (const MeasuredModel* m : members)
-            max_ms = std::max(max_ms, median_of(m->latency) * to_ms_factor(m->latency->unit));
+            max_ms = std::max(max_ms, median_or_nan(m->latency) * to_ms_factor(m->latency->unit));
         const auto [unit, factor] = time_display_unit(max_ms);
         svg::XYChart chart;
         chart.id = next_id("accuracy-" + benchmark);
@@ -78,12 +79,12 @@ std::string accuracy_charts(const ModelComparison& comparison,
             svg::XYSeries series{labels[i], static_cast<int>(i % 8), {}, false, true};
             for (const MeasuredModel* m : members) {
                 if (m->label != labels[i]) continue;
-                const double x = median_of(m->latency) * to_ms_factor(m->latency->unit) * factor;
+                const double x = median_or_nan(m->latency) * to_ms_factor(m->latency->unit) * factor;
                 const bench::Accuracy& a = *m->accuracy;
                 char tip[256];
                 std::snprintf(tip, sizeof tip, "%s, %s: top-1 %.1f%%, top-5 %.1f%% of %lld, median %s",
                               m->label.c_str(), point_name(*m).c_str(), 100 * a.top1(), 100 * a.top5(), a.inputs,
-                              format_figure(median_of(m->latency), m->latency->unit).c_str());
+                              format_figure(median_or_nan(m->latency), m->latency->unit).c_str());
                 series.points.push_back({x, 100 * a.top1(), NAN, NAN, tip});
                 low = std::min(low, x);
                 high = std::max(high, x);
@@ -138,7 +139,7 @@ std::string framework_chart(const FrameworkTable& table, const std::function<std
 }
 
 bool has_size_and_throughput(const MeasuredModel& model) {
-    return std::isfinite(model.parameters) && model.parameters > 0 && std::isfinite(median_of(model.throughput));
+    return std::isfinite(model.parameters) && model.parameters > 0 && std::isfinite(median_or_nan(model.throughput));
 }
 
 /// The throughput units in which models of two sizes or more have a throughput: a
@@ -171,8 +172,8 @@ std::string scaling_charts(const ModelComparison& comparison,
             by_name[name].push_back(&model);
             x_low = std::min(x_low, model.parameters);
             x_high = std::max(x_high, model.parameters);
-            y_low = std::min(y_low, median_of(model.throughput));
-            y_high = std::max(y_high, median_of(model.throughput));
+            y_low = std::min(y_low, median_or_nan(model.throughput));
+            y_high = std::max(y_high, median_or_nan(model.throughput));
         }
         svg::XYChart chart;
         chart.id = next_id("scaling-" + unit);
@@ -183,7 +184,7 @@ std::string scaling_charts(const ModelComparison& comparison,
         for (std::size_t i = 0; i < names.size(); ++i) {
             svg::XYSeries series{names[i], static_cast<int>(i % 8), {}, false, true};
             for (const MeasuredModel* m : by_name[names[i]]) {
-                const double y = median_of(m->throughput);
+                const double y = median_or_nan(m->throughput);
                 series.points.push_back(
                     {m->parameters, y, m->throughput->analysis.median_ci.low, m->throughput->analysis.median_ci.high,
                      names[i] + ", " + point_name(*m) + ": " + format_figure(m->parameters, "parameters") + ", " +
@@ -220,7 +221,7 @@ std::string model_comparison_html(const ModelComparison& comparison,
         for (const FrameworkTable& table : comparison.frameworks)
             out += "<h3 id=\"" + table.table.id + "\">" + html_escape(table.table.title) + "</h3>\n<p>" +
                    html_escape(table.table.intro) + "</p>\n<div class=\"scroll\">" +
-                   table_html(table.table, table.fastest_row) + "</div>\n<div class=\"figures\">\n" +
+                   comparison_table_html(table.table, table.fastest_row) + "</div>\n<div class=\"figures\">\n" +
                    framework_chart(table, next_id) + "</div>\n";
         if (!comparison.one_framework.empty())
             out += "<p class=\"muted\">" + html_escape(comparison.one_framework) + "</p>\n";
@@ -229,13 +230,13 @@ std::string model_comparison_html(const ModelComparison& comparison,
     if (!comparison.accuracy.rows.empty()) {
         const ComparisonTable& table = comparison.accuracy;
         out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" +
-               html_escape(table.intro) + "</p>\n" + table_html(table) + "<div class=\"figures\">\n" +
+               html_escape(table.intro) + "</p>\n" + comparison_table_html(table) + "<div class=\"figures\">\n" +
                accuracy_charts(comparison, next_id) + "</div>\n</section>\n";
     }
     if (!comparison.precision.rows.empty()) {
         const ComparisonTable& table = comparison.precision;
         out += "<section id=\"" + table.id + "\"><h2>" + html_escape(table.title) + "</h2>\n<p>" +
-               html_escape(table.intro) + "</p>\n" + table_html(table) + "</section>\n";
+               html_escape(table.intro) + "</p>\n" + comparison_table_html(table) + "</section>\n";
     }
     if (has_scaling(comparison)) {
         out +=

@@ -60,7 +60,7 @@ std::string note_cell(const ScenarioFigures& f) {
 
 // A category's tables: a row per scenario that ran (the skipped ones are listed once,
 // under "Skipped").
-void category_section(std::string& out, const RunFigures& figures, const CategoryTables& category) {
+void md_category_section(std::string& out, const RunFigures& figures, const CategoryTables& category) {
     if (category.totals.ran() == 0) return;
     out += "## " + md_text(category.category) + "\n\n" + totals_text(category.totals) + ".\n\n";
     for (const BenchmarkTable& table : category.tables) {
@@ -110,7 +110,7 @@ void category_section(std::string& out, const RunFigures& figures, const Categor
 
 // Distributed scenarios: each one's ranks with the stragglers, each collective's bus
 // bandwidth against message size, and throughput against world size.
-void distributed_section(std::string& out, const RunFigures& figures) {
+void md_distributed_section(std::string& out, const RunFigures& figures) {
     if (figures.rank_tables.empty() && figures.bandwidth.empty() && figures.scaling.empty()) return;
     out += "## Distributed scenarios\n\n";
     if (!figures.scaling.empty()) {
@@ -166,8 +166,8 @@ void distributed_section(std::string& out, const RunFigures& figures) {
 }
 
 // Scenarios as a list of code spans, the first `shown` of them, then how many more.
-std::string scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
-                          std::size_t shown = 6) {
+std::string md_scenario_list(const RunFigures& figures, const std::vector<const ScenarioOutcome*>& scenarios,
+                             std::size_t shown = 6) {
     std::string out;
     for (std::size_t i = 0; i < scenarios.size() && i < shown; ++i)
         out += (i == 0 ? "" : ", ") + md_code(scenario_label(figures, *scenarios[i]));
@@ -176,7 +176,7 @@ std::string scenario_list(const RunFigures& figures, const std::vector<const Sce
 }
 
 // With --baseline: the verdicts, and each scenario that changed in a line.
-void baseline_block(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+void md_baseline_block(std::string& out, const RunFigures& figures, const Comparison* comparison) {
     const auto baseline = figures.record->run_config.find("baseline");
     if (comparison == nullptr) {
         if (baseline != figures.record->run_config.end() && !baseline->second.empty())
@@ -201,7 +201,7 @@ void baseline_block(std::string& out, const RunFigures& figures, const Compariso
 
 // What a reader came for: the totals, what went wrong, the verdicts against the
 // baseline, and a row per benchmark.
-void summary_section(std::string& out, const RunFigures& figures, const Comparison* comparison) {
+void md_summary_section(std::string& out, const RunFigures& figures, const Comparison* comparison) {
     const RunRecord& record = *figures.record;
     out += "## Summary\n\n" + totals_text(figures.totals) + ".";
     if (record.interrupted) out += " **The run was interrupted**: the scenarios that did not run are not counted.";
@@ -218,9 +218,9 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
         out += "- warning: " + md_text(group.text) + " (" +
                (group.scenarios.size() == 1 ? std::string("in ")
                                             : "alike in " + std::to_string(group.scenarios.size()) + " scenarios: ") +
-               scenario_list(figures, group.scenarios, 3) + ")\n";
+               md_scenario_list(figures, group.scenarios, 3) + ")\n";
     if (!figures.failures.empty() || !figures.warnings.empty() || !record.hardware_warnings.empty()) out += "\n";
-    baseline_block(out, figures, comparison);
+    md_baseline_block(out, figures, comparison);
 
     bool any = false;
     for (const BenchmarkOverview& row : figures.overview) {
@@ -250,13 +250,13 @@ void summary_section(std::string& out, const RunFigures& figures, const Comparis
 }
 
 // Below the results: the skipped scenarios, once, by reason.
-void skipped_section(std::string& out, const RunFigures& figures) {
+void md_skipped_section(std::string& out, const RunFigures& figures) {
     if (figures.skips.empty()) return;
     out += "## Skipped\n\n";
     for (const ScenarioGroup& group : figures.skips)
         out += "- " + md_text(group.text.empty() ? "no reason given" : group.text) + " (" +
                std::to_string(group.scenarios.size()) + (group.scenarios.size() == 1 ? " scenario: " : " scenarios: ") +
-               scenario_list(figures, group.scenarios) + ")\n";
+               md_scenario_list(figures, group.scenarios) + ")\n";
     out += "\n";
 }
 
@@ -284,7 +284,7 @@ std::string md_code_block(std::string_view text, std::string_view language) {
 }
 
 // --find-peak: the rates each search tried, and the peak it found.
-void peak_section(std::string& out, const RunFigures& figures) {
+void md_peak_section(std::string& out, const RunFigures& figures) {
     const std::vector<PeakTable> tables = peak_tables(figures);
     if (tables.empty()) return;
     out += "## Peak search\n\n";
@@ -305,7 +305,7 @@ void peak_section(std::string& out, const RunFigures& figures) {
 }
 
 // The end: the command line that runs it again, the machine, the settings, the plugins.
-void run_section(std::string& out, const RunFigures& figures) {
+void md_run_section(std::string& out, const RunFigures& figures) {
     const RunRecord& record = *figures.record;
     out += "## How it ran\n\n";
     if (figures.command_line.empty()) {
@@ -343,14 +343,14 @@ std::string markdown_report(const RunFigures& figures, const FrameworkComparison
     out += md_text(record.host_name) + ", " + md_text(record.started_at) +
            ". The charts of this run are in "
            "[report.html](report.html).\n\n";
-    summary_section(out, figures, comparison);
-    for (const CategoryTables& category : figures.categories) category_section(out, figures, category);
-    distributed_section(out, figures);
-    peak_section(out, figures);
+    md_summary_section(out, figures, comparison);
+    for (const CategoryTables& category : figures.categories) md_category_section(out, figures, category);
+    md_distributed_section(out, figures);
+    md_peak_section(out, figures);
     out += model_comparison_markdown(compare_models(figures, frameworks), md_text);
     out += profile_markdown_section(figures, md_text, md_code);
-    skipped_section(out, figures);
-    run_section(out, figures);
+    md_skipped_section(out, figures);
+    md_run_section(out, figures);
     return out;
 }
 

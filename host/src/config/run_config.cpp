@@ -350,7 +350,4 @@ std::string nearest_word(std::string_view word, const std::vector<std::string>& 
     return best;
 }
 
-std::string_view to_string(Isolation isolation) { return isolation == Isolation::process ? "process" : "none"; }
-std::string_view to_string(Launcher launcher) { return launcher == Launcher::slurm ? "slurm" : "local"; }
-
 }  // namespace benchhost

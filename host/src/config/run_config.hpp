@@ -179,7 +179,4 @@ std::pair<std::string, std::vector<std::string>> param_of(const std::string& opt
 /// The closest of `candidates` to `word` when it is a likely typo, else empty.
 std::string nearest_word(std::string_view word, const std::vector<std::string>& candidates);
 
-std::string_view to_string(Isolation isolation);
-std::string_view to_string(Launcher launcher);
-
 }  // namespace benchhost

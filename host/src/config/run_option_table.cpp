@@ -64,6 +64,33 @@ RunOption field(std::string name, std::string key, Field RunOptions::*member, st
     return option;
 }
 
+/// An option whose field is an enum: `words` name its values, in the order `--help` lists
+/// them; the command line and YAML take a word (refusing others), the record gives one.
+template <typename Enum>
+RunOption enum_field(std::string name, std::string key, Enum RunOptions::*member,
+                     std::vector<std::pair<std::string, Enum>> words, std::string help) {
+    std::vector<std::string> choices;
+    for (const auto& word : words) choices.push_back(word.first);
+    RunOption option;
+    option.name = std::move(name);
+    option.key = std::move(key);
+    option.type = OptionType::text;
+    option.help = std::move(help);
+    option.set = [member, words, choices](RunOptions& options, const OptionValue& value, const OptionSource& source) {
+        const std::string& text = std::get<std::string>(value);
+        const auto it = std::find_if(words.begin(), words.end(), [&](const auto& word) { return word.first == text; });
+        if (it == words.end())
+            throw ConfigError(source.where() + ": '" + text + "' is not one of " + join(choices, ", "));
+        options.*member = it->second;
+    };
+    option.describe = [member, words](const RunOptions& options) -> std::optional<std::string> {
+        const auto it =
+            std::find_if(words.begin(), words.end(), [&](const auto& word) { return word.second == options.*member; });
+        return it == words.end() ? std::nullopt : std::optional<std::string>(it->first);
+    };
+    return std::move(option).one_of(std::move(choices));
+}
+
 /// An option that sets the scenario setting `member` (the YAML's top level or a plugin's
 /// section, or the command line's layer) to its value.
 template <typename T>
@@ -580,29 +607,17 @@ std::vector<RunOption> make_table() {
               "A plan with no scenarios (filters that match nothing, no plugins) is a success, not exit 1"));
     add(field("--quiet,-q", "", &RunOptions::quiet,
               "Print only warnings, errors and the summary: no progress, no informational lines"));
-    {
-        RunOption isolation = declared("--isolation", "isolation", T::text,
-                                       "process: each scenario in a worker process; none: in the host (for gdb)");
-        isolation.set = [](RunOptions& options, const OptionValue& value, const OptionSource&) {
-            options.isolation = std::get<std::string>(value) == "none" ? Isolation::none : Isolation::process;
-        };
-        isolation.describe = [](const RunOptions& options) -> std::optional<std::string> {
-            return std::string(to_string(options.isolation));
-        };
-        add(std::move(isolation).in(in_run).one_of({"process", "none"}).described("isolation"));
-    }
-    {
-        RunOption launcher = declared("--launcher", "launcher", T::text,
-                                      "How a distributed scenario's ranks start: local (on this machine) or slurm "
-                                      "(srun, one task per rank, inside the current SLURM allocation)");
-        launcher.set = [](RunOptions& options, const OptionValue& value, const OptionSource&) {
-            options.launcher = std::get<std::string>(value) == "slurm" ? Launcher::slurm : Launcher::local;
-        };
-        launcher.describe = [](const RunOptions& options) -> std::optional<std::string> {
-            return std::string(to_string(options.launcher));
-        };
-        add(std::move(launcher).in(in_run).one_of({"local", "slurm"}).described("launcher"));
-    }
+    add(enum_field("--isolation", "isolation", &RunOptions::isolation,
+                   {{"process", Isolation::process}, {"none", Isolation::none}},
+                   "process: each scenario in a worker process; none: in the host (for gdb)")
+            .in(in_run)
+            .described("isolation"));
+    add(enum_field("--launcher", "launcher", &RunOptions::launcher,
+                   {{"local", Launcher::local}, {"slurm", Launcher::slurm}},
+                   "How a distributed scenario's ranks start: local (on this machine) or slurm "
+                   "(srun, one task per rank, inside the current SLURM allocation)")
+            .in(in_run)
+            .described("launcher"));
     add(field("--log-level", "log_level", &RunOptions::log_level, "trace, debug, info, warn, error, critical or off")
             .one_of({"trace", "debug", "info", "warn", "error", "critical", "off"}));
     return table;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "config/run_option_table.hpp"
@@ -301,6 +302,26 @@ TEST(RunOptionTable, DeclaresEachOptionOfACommandAndEachKeyOnce) {
     }
     EXPECT_EQ(benchhost::config_keys().size(), keys.size());
     for (const std::string& key : benchhost::scenario_config_keys()) EXPECT_EQ(keys.count(key), 1u) << key;
+}
+
+TEST(RunOptionTable, AnEnumOptionSetsAndDescribesEachOfItsWords) {
+    // --isolation and --launcher (enum_field): each word --help lists sets a value that the
+    // record describes by that word again.
+    for (const std::string name : {"--isolation", "--launcher"}) {
+        const auto& table = benchhost::run_option_table();
+        const auto option =
+            std::find_if(table.begin(), table.end(), [&](const benchhost::RunOption& o) { return o.name == name; });
+        ASSERT_NE(option, table.end()) << name;
+        ASSERT_EQ(option->check.kind, benchhost::OptionCheck::one_of) << name;
+        ASSERT_EQ(option->check.choices.size(), 2u) << name;
+        for (const std::string& word : option->check.choices) {
+            RunOptions options;
+            option->set(options, word, benchhost::OptionSource{name, "", ""});
+            EXPECT_EQ(option->describe(options), word) << name;
+        }
+    }
+    EXPECT_EQ(load("isolation: none\n").isolation, benchhost::Isolation::none);
+    EXPECT_EQ(load("isolation: process\n").isolation, benchhost::Isolation::process);
 }
 
 TEST(RunOptionTable, AConfigKeyAndItsOptionSetTheSameField) {

@@ -12,6 +12,7 @@
 
 #include "config/load_options.hpp"
 #include "config/plugin_folders.hpp"
+#include "util/append_unique.hpp"
 #include "util/join.hpp"
 #include "util/text_table.hpp"
 
@@ -164,7 +165,7 @@ std::vector<std::string> axis_values(const std::string& option, const std::strin
     std::vector<std::string> values;
     for (std::string& value : split(text)) {
         if (value.empty()) throw ConfigError("option " + option + ": an empty value in '" + given + "'");
-        if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
+        append_unique(values, std::move(value));
     }
     return values;
 }

@@ -56,6 +56,7 @@
 #include "analysis/scenario_statistics.hpp"
 #include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
+#include "util/append_unique.hpp"
 #include "util/text_table.hpp"
 
 namespace benchhost {
@@ -142,7 +143,7 @@ void benchmark_tables(std::string& out, const RunFigures& figures, const Benchma
         std::vector<std::string> values;
         for (const BenchmarkTable::Row& row : table.rows) {
             width = std::max(width, display_width(row.values[a]));
-            if (std::find(values.begin(), values.end(), row.values[a]) == values.end()) values.push_back(row.values[a]);
+            append_unique(values, row.values[a]);
         }
         axis_widths.push_back(width);
         axis_value_counts.push_back(values.size());

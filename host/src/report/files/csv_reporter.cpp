@@ -20,6 +20,7 @@
 #include "report/file_reporter.hpp"
 #include "report/files/report_json.hpp"
 #include "report/reporter_factories.hpp"
+#include "util/append_unique.hpp"
 #include "util/units.hpp"
 
 namespace benchhost {
@@ -66,7 +67,7 @@ std::vector<std::string> other_series_columns(const RunRecord& record) {
         const SeriesStatistics* throughput = throughput_statistics(outcome);
         for (const SeriesStatistics& series : outcome.statistics.series) {
             if (series.analysis.summary.count == 0 || series.name == "latency" || &series == throughput) continue;
-            if (std::find(names.begin(), names.end(), series.name) == names.end()) names.push_back(series.name);
+            append_unique(names, series.name);
         }
     }
     return names;

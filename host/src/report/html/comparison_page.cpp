@@ -9,6 +9,7 @@
 #include "report/comparison_text.hpp"
 #include "report/html/html_page.hpp"
 #include "report/html/svg_chart.hpp"
+#include "util/append_unique.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -131,7 +132,7 @@ std::string comparison_html(const Comparison& c, const std::string& title, const
                                        interval_text(row.ratio_ci) + ", " + verdict_text(row)});
         low = std::min({low, row.ratio, row.ratio_ci.valid() ? row.ratio_ci.low : row.ratio});
         high = std::max({high, row.ratio, row.ratio_ci.valid() ? row.ratio_ci.high : row.ratio});
-        if (std::find(seen.begin(), seen.end(), row.verdict) == seen.end()) seen.push_back(row.verdict);
+        append_unique(seen, row.verdict);
         chart.rows.push_back(std::move(chart_row));
     }
     for (const Verdict verdict : seen)

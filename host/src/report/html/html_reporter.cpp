@@ -34,6 +34,7 @@
 #include "report/report_figures.hpp"
 #include "report/reporter_factories.hpp"
 #include "report/reporter_registry.hpp"
+#include "util/append_unique.hpp"
 #include "util/atomic_file.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
@@ -481,9 +482,7 @@ void batch_size_charts(std::string& out, const RunFigures& figures, Ids& ids) {
         const auto [unit, factor] = time_display_unit(max_ms);
 
         std::vector<std::string> variants;
-        for (const ScenarioFigures* f : members)
-            if (std::find(variants.begin(), variants.end(), f->variant) == variants.end())
-                variants.push_back(f->variant);
+        for (const ScenarioFigures* f : members) append_unique(variants, f->variant);
 
         const double batch_low = *batches.begin(), batch_high = *batches.rbegin();
         svg::Axis x{"batch size", svg::scale_for(batch_low, batch_high), {}, false};
@@ -714,9 +713,7 @@ void distributed_section(std::string& out, const RunFigures& figures, Ids& ids) 
             "a chart per collective and a line per world size, with the 95% confidence interval of each "
             "median.</p>\n<div class=\"figures\">\n";
         std::vector<std::string> collectives;
-        for (const BandwidthCurve& curve : figures.bandwidth)
-            if (std::find(collectives.begin(), collectives.end(), curve.collective) == collectives.end())
-                collectives.push_back(curve.collective);
+        for (const BandwidthCurve& curve : figures.bandwidth) append_unique(collectives, curve.collective);
         for (const std::string& collective : collectives) {
             svg::XYChart chart;
             chart.id = ids.next("busbw-" + collective);
@@ -826,9 +823,7 @@ void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
     for (const auto& [group, members] : groups) {
         std::vector<std::string> series_names;
         for (const ScenarioFigures* f : members)
-            for (const Speedup& s : f->speedups)
-                if (std::find(series_names.begin(), series_names.end(), s.series) == series_names.end())
-                    series_names.push_back(s.series);
+            for (const Speedup& s : f->speedups) append_unique(series_names, s.series);
         for (const std::string& series : series_names) {
             svg::IntervalRow row;
             row.label = short_label(*members.front()->outcome, group) + (series == "latency" ? "" : " " + series);
@@ -839,8 +834,7 @@ void speedup_chart(std::string& out, const RunFigures& figures, Ids& ids) {
                                          f->variant + ", " + row.label + ": " + speedup_text(s)});
                     low = std::min({low, s.value, s.ci.valid() ? s.ci.low : s.value});
                     high = std::max({high, s.value, s.ci.valid() ? s.ci.high : s.value});
-                    if (std::find(legend_variants.begin(), legend_variants.end(), f->variant) == legend_variants.end())
-                        legend_variants.push_back(f->variant);
+                    append_unique(legend_variants, f->variant);
                 }
             }
             chart.rows.push_back(std::move(row));

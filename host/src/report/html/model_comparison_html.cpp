@@ -14,6 +14,7 @@
 #include "report/html/html_page.hpp"
 #include "report/html/svg_chart.hpp"
 #include "report/model_comparison.hpp"
+#include "util/append_unique.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -73,8 +74,7 @@ std::string accuracy_charts(const ModelComparison& comparison,
                             ", its top-1 accuracy over the data set against the median latency of a batch, one colour "
                             "per model; the tooltips give the top-5 accuracy and the scenario.";
         std::vector<std::string> labels;
-        for (const MeasuredModel* m : members)
-            if (std::find(labels.begin(), labels.end(), m->label) == labels.end()) labels.push_back(m->label);
+        for (const MeasuredModel* m : members) append_unique(labels, m->label);
         for (std::size_t i = 0; i < labels.size(); ++i) {
             svg::XYSeries series{labels[i], static_cast<int>(i % 8), {}, false, true};
             for (const MeasuredModel* m : members) {

@@ -87,10 +87,12 @@ bench_fuzz() {
     echo "fuzz: BENCH_FUZZ_SECONDS must be a whole number of seconds > 0, got '$seconds'" >&2
     return 2
   fi
+  local start=$SECONDS
   if ! bench_fuzz_build "$fuzz_build"; then
     echo "fuzz: building the fuzz targets in $fuzz_build failed" >&2
     return 1
   fi
+  echo "fuzz: targets up to date in $((SECONDS - start)) s"
   local target passed=0 failed=0
   for target in "${bench_fuzz_targets[@]}"; do
     if bench_fuzz_run "$fuzz_build" "$target" "$seconds"; then

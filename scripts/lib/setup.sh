@@ -53,8 +53,10 @@ bench_install_packages() {
   echo "benchhost: installing ${missing[*]}"
   local sudo=()
   if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+  local start=$SECONDS
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  echo "benchhost: Debian packages installed in $((SECONDS - start)) s"
 }
 
 # Whether this machine has an NVIDIA driver to run JAX's CUDA plugin: nvidia-smi works.

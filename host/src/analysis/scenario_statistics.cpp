@@ -13,6 +13,7 @@
 #include <bench/internal/statistics/series_analysis.hpp>
 #include <bench/statistics.hpp>
 
+#include "analysis/stragglers.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -85,6 +86,7 @@ void compute_statistics(ScenarioOutcome& outcome, bool force) {
         s.bootstrap_resamples = bench::bootstrap_resamples(finite.size());
         statistics.series.push_back(std::move(s));
     }
+    statistics.stragglers = scenario_stragglers(outcome.result, outcome.config.world_size);
     statistics.computed = true;
     statistics.speedups_computed = false;
     statistics.speedups.clear();
@@ -164,6 +166,10 @@ std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome) {
         if (series.analysis.summary.count < 4 || !is_time_unit(series.unit)) continue;
         if (!series.analysis.stable) warnings.push_back(series.name + " is unstable: " + series.analysis.instability);
         if (series.analysis.states.distinct()) warnings.push_back(speed_states_warning(series));
+    }
+    for (const Straggler& straggler : outcome.statistics.stragglers) {
+        const SeriesStatistics* series = outcome.statistics.find(straggler.series);
+        warnings.push_back(straggler_warning(series != nullptr ? series->unit : std::string(), straggler));
     }
     for (const auto& [name, sampling] : outcome.result.sampling) {
         if (sampling.stop_reason != "max_time" || !(sampling.target_ci_width > 0)) continue;

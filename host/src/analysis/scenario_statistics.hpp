@@ -30,8 +30,9 @@ inline constexpr const char* cold_start_scalars[] = {"plugin_load",       "model
 /// The finite samples of `samples`, in order.
 std::vector<double> finite_samples(const std::vector<double>& samples);
 
-/// Fills outcome.statistics.series from outcome.result (once: a second call does nothing
-/// unless `force`, which a pooled round needs). Leaves speedups to complete_speedups().
+/// Fills outcome.statistics.series and, for a distributed scenario, its stragglers
+/// (analysis/stragglers.hpp) from outcome.result (once: a second call does nothing unless
+/// `force`, which a pooled round needs). Leaves speedups to complete_speedups().
 void compute_statistics(ScenarioOutcome& outcome, bool force = false);
 
 /// Fills the speedups of every outcome of `record` whose eager counterpart (the
@@ -58,7 +59,8 @@ const RunRecord& with_statistics(const RunRecord& record, std::optional<RunRecor
 const SeriesStatistics* headline_series(const ScenarioOutcome& outcome);
 
 /// Warnings about the figures of a finished scenario: a time series that is unstable, a
-/// confidence-interval target that the time budget did not reach. Reads the statistics.
+/// rank that is a straggler (straggler_warning), a confidence-interval target that the
+/// time budget did not reach. Reads the statistics.
 std::vector<std::string> statistical_warnings(const ScenarioOutcome& outcome);
 
 /// The warning of a series whose samples fall into distinct speed states

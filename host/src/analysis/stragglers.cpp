@@ -1,11 +1,12 @@
 #include "analysis/stragglers.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+#include <cmath>
 
 #include <bench/statistics.hpp>
 
 #include "util/text_table.hpp"
+#include "util/units.hpp"
 
 namespace benchhost {
 
@@ -41,57 +42,50 @@ std::vector<Straggler> find_stragglers(const std::vector<std::vector<double>>& p
     return found;
 }
 
-std::string straggler_warning(std::string_view series, std::string_view unit, const Straggler& straggler) {
-    return "rank " + std::to_string(straggler.rank) + " is a straggler in " + std::string(series) + ": its median " +
+std::string rank_series_name(std::string_view series, std::size_t rank) {
+    return std::string(series) + ".rank" + std::to_string(rank);
+}
+
+std::pair<std::string, int> parse_rank_series_name(std::string_view name) {
+    const std::size_t dot = name.rfind(".rank");
+    if (dot == std::string_view::npos || dot == 0 || dot + 5 == name.size() || name.size() - dot > 5 + 6)
+        return {"", -1};
+    int rank = 0;
+    for (const char c : name.substr(dot + 5)) {
+        if (c < '0' || c > '9') return {"", -1};
+        rank = rank * 10 + (c - '0');
+    }
+    return {std::string(name.substr(0, dot)), rank};
+}
+
+std::vector<Straggler> scenario_stragglers(const bench::ScenarioResult& result, int world_size) {
+    std::vector<Straggler> stragglers;
+    if (world_size < 2) return stragglers;
+    for (const bench::Series& series : result.series) {
+        if (parse_rank_series_name(series.name).second >= 0 || !is_time_unit(series.unit)) continue;
+        std::vector<std::vector<double>> per_rank;
+        for (int rank = 0; rank < world_size; ++rank) {
+            const bench::Series* own = result.find_series(rank_series_name(series.name, rank));
+            if (own == nullptr || own->unit != series.unit) break;
+            std::vector<double> finite;
+            for (const double sample : own->samples)
+                if (std::isfinite(sample)) finite.push_back(sample);
+            per_rank.push_back(std::move(finite));
+        }
+        if (per_rank.size() != static_cast<std::size_t>(world_size)) continue;
+        for (Straggler& straggler : find_stragglers(per_rank)) {
+            straggler.series = series.name;
+            stragglers.push_back(std::move(straggler));
+        }
+    }
+    return stragglers;
+}
+
+std::string straggler_warning(std::string_view unit, const Straggler& straggler) {
+    return "rank " + std::to_string(straggler.rank) + " is a straggler in " + straggler.series + ": its median " +
            format_figure(straggler.median, unit) + " is " + format_ratio(straggler.ratio) + " the other ranks' " +
            format_figure(straggler.others_median, unit) + " (95% interval " + format_ratio(straggler.interval.low) +
            " to " + format_ratio(straggler.interval.high) + ")";
-}
-
-namespace {
-
-// The ratio ("5.31x") at the start of `text`, and what follows it; NaN when there is none.
-double ratio_at(std::string_view& text) {
-    const std::string copy(text.substr(0, 32));
-    char* end = nullptr;
-    const double value = std::strtod(copy.c_str(), &end);
-    if (end == copy.c_str() || *end != 'x') return NAN;
-    text.remove_prefix(static_cast<std::size_t>(end - copy.c_str()) + 1);
-    return value;
-}
-
-}  // namespace
-
-std::optional<NamedStraggler> parse_straggler_warning(std::string_view warning) {
-    constexpr std::string_view rank_word = "rank ", in = " is a straggler in ", median = ": its median ", is = " is ",
-                               interval = " (95% interval ", to = " to ";
-    if (!warning.starts_with(rank_word)) return std::nullopt;
-    std::string_view rest = warning.substr(rank_word.size());
-    NamedStraggler named;
-    int rank = 0;
-    std::size_t digits = 0;
-    while (digits < rest.size() && digits < 9 && rest[digits] >= '0' && rest[digits] <= '9')
-        rank = rank * 10 + (rest[digits++] - '0');
-    if (digits == 0 || !rest.substr(digits).starts_with(in)) return std::nullopt;
-    named.straggler.rank = rank;
-    rest.remove_prefix(digits + in.size());
-    const std::size_t series_end = rest.rfind(median);
-    if (series_end == std::string_view::npos || series_end == 0) return std::nullopt;
-    named.series = std::string(rest.substr(0, series_end));
-    rest.remove_prefix(series_end + median.size());
-    if (const std::size_t at = rest.find(is); at != std::string_view::npos) rest.remove_prefix(at + is.size());
-    else return std::nullopt;
-    named.straggler.ratio = ratio_at(rest);
-    if (const std::size_t at = rest.find(interval); at != std::string_view::npos) {
-        rest.remove_prefix(at + interval.size());
-        named.straggler.interval.low = ratio_at(rest);
-        if (rest.starts_with(to)) {
-            rest.remove_prefix(to.size());
-            named.straggler.interval.high = ratio_at(rest);
-        }
-    }
-    if (!std::isfinite(named.straggler.ratio)) return std::nullopt;
-    return named;
 }
 
 }  // namespace benchhost

@@ -12,10 +12,6 @@ namespace {
 
 bool is_rate_unit(const std::string& unit) { return unit.size() > 2 && unit.ends_with("/s"); }
 
-std::string rank_series_name(const std::string& name, std::size_t rank) {
-    return name + ".rank" + std::to_string(rank);
-}
-
 }  // namespace
 
 bench::ScenarioResult merge_rank_results(const std::vector<bench::ScenarioResult>& ranks) {
@@ -23,7 +19,6 @@ bench::ScenarioResult merge_rank_results(const std::vector<bench::ScenarioResult
     bench::ScenarioResult merged = ranks.front();
     if (ranks.size() == 1) return merged;
     std::vector<bench::Series> per_rank_series;
-    std::vector<std::string> straggler_warnings;
     for (bench::Series& series : merged.series) {
         if (series.samples.empty()) continue;
         const bool is_time = is_time_unit(series.unit), rate = is_rate_unit(series.unit);
@@ -58,8 +53,6 @@ bench::ScenarioResult merge_rank_results(const std::vector<bench::ScenarioResult
             if (times != ranks[r].sample_times.end())
                 merged.sample_times[rank_series_name(series.name, r)] = times->second;
         }
-        for (const Straggler& straggler : find_stragglers(samples_of))
-            straggler_warnings.push_back(straggler_warning(series.name, series.unit, straggler));
     }
     // What only another rank recorded.
     for (std::size_t r = 1; r < ranks.size(); ++r)
@@ -81,7 +74,6 @@ bench::ScenarioResult merge_rank_results(const std::vector<bench::ScenarioResult
             if (std::find(ranks.front().warnings.begin(), ranks.front().warnings.end(), warning) ==
                 ranks.front().warnings.end())
                 merged.warnings.push_back("rank " + std::to_string(r) + ": " + warning);
-    merged.warnings.insert(merged.warnings.end(), straggler_warnings.begin(), straggler_warnings.end());
     return merged;
 }
 

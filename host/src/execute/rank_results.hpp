@@ -4,8 +4,8 @@
 //   - a series in a unit of time that every rank recorded with as many samples becomes,
 //     sample by sample, the largest of the ranks' (the slowest rank); a rate (a unit in
 //     "/s") the smallest; each rank's own samples of a time series are kept beside it as
-//     the series "<name>.rank<N>", and a rank whose median is slower than the others'
-//     beyond the interval is named in a warning (analysis/stragglers.hpp);
+//     the series "<name>.rank<N>" (from which the scenario's statistics name the ranks
+//     whose median is slower than the others' beyond the interval: analysis/stragglers.hpp);
 //   - any other series, the scalars, the info, the monitors and the sampling are rank
 //     0's, but for memory peaks (scalars named *peak_rss*), the largest of the ranks';
 //     a series only another rank recorded is kept as "<name>.rank<N>";

@@ -24,8 +24,9 @@ namespace benchhost {
 /// (sample_times_s), the block bootstrap's block, speed states and the speed reference;
 /// 13 every series of a scenario in the summary's headline; 14 a distributed scenario's
 /// world_size (its config's, the summary entry's) and per-rank series; 15 what a compiler
-/// did (the summary entry's compiler, a scenario's info compiled_samples).
-inline constexpr int report_schema_version = 15;
+/// did (the summary entry's compiler, a scenario's info compiled_samples); 16 a
+/// distributed scenario's stragglers.
+inline constexpr int report_schema_version = 16;
 
 /// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).
 enum class ReportSchema { report, summary, comparison };

@@ -2,6 +2,7 @@
 // RunRecord, and every reporter (JSON, CSV, console) only reads it.
 #pragma once
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -46,9 +47,23 @@ struct Speedup {
     std::string baseline_scenario_id;
 };
 
+/// A rank of a distributed scenario that held the others up in a time series: its median
+/// slower than the other ranks' samples pooled, beyond the interval (analysis/stragglers.hpp).
+struct Straggler {
+    std::string series;  // the scenario's series ("latency.1MiB"); the rank's own is "<series>.rank<N>"
+    int rank = 0;
+    double median = NAN;  // the rank's median
+    double others_median = NAN;  // the median of the other ranks' samples, pooled
+    double ratio = NAN;  // median / others_median
+    bench::Interval interval;  // the 95% bootstrap interval of the ratio
+};
+
 struct ScenarioStatistics {
     bool computed = false;
     std::vector<SeriesStatistics> series;  // the result's series, the first of each name
+    /// A distributed scenario's stragglers: by series in the order recorded, the slowest
+    /// rank first (analysis/stragglers.hpp, from the ranks' series "<series>.rank<N>").
+    std::vector<Straggler> stragglers;
     bool speedups_computed = false;  // the eager counterpart was found and compared
     std::vector<Speedup> speedups;  // over eager, with their 95% CIs
 

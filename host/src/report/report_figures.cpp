@@ -350,19 +350,6 @@ void make_summary(RunFigures& figures) {
     }
 }
 
-// "latency.rank1": the series "latency" and rank 1; {"", -1} for a name of no rank.
-std::pair<std::string, int> rank_series(std::string_view name) {
-    const std::size_t dot = name.rfind(".rank");
-    if (dot == std::string_view::npos || dot == 0 || dot + 5 == name.size() || name.size() - dot > 5 + 6)
-        return {"", -1};
-    int rank = 0;
-    for (const char c : name.substr(dot + 5)) {
-        if (c < '0' || c > '9') return {"", -1};
-        rank = rank * 10 + (c - '0');
-    }
-    return {std::string(name.substr(0, dot)), rank};
-}
-
 void make_rank_tables(RunFigures& figures) {
     for (const ScenarioFigures& f : figures.scenarios) {
         if (!f.success() || f.outcome->config.world_size < 2) continue;
@@ -371,7 +358,7 @@ void make_rank_tables(RunFigures& figures) {
         table.scenario = &f;
         for (const SeriesStatistics& series : statistics.series) {
             // Not structured bindings: clang before 16 cannot capture them in a lambda.
-            const std::pair<std::string, int> parsed = rank_series(series.name);
+            const std::pair<std::string, int> parsed = parse_rank_series_name(series.name);
             const std::string& base = parsed.first;
             const int rank = parsed.second;
             if (rank < 0 || series.analysis.summary.count == 0) continue;
@@ -387,12 +374,9 @@ void make_rank_tables(RunFigures& figures) {
         }
         if (table.rows.empty()) continue;
         for (RankTable::Row& row : table.rows) row.per_rank.resize(table.ranks, nullptr);
-        for (const std::string& warning : f.outcome->result.warnings) {
-            std::optional<NamedStraggler> named = parse_straggler_warning(warning);
-            if (!named) continue;
+        for (const Straggler& straggler : statistics.stragglers)
             for (RankTable::Row& row : table.rows)
-                if (row.series == named->series) row.stragglers.push_back(named->straggler);
-        }
+                if (row.series == straggler.series) row.stragglers.push_back(straggler);
         figures.rank_tables.push_back(std::move(table));
     }
 }
@@ -410,7 +394,7 @@ void make_bandwidth_curves(RunFigures& figures) {
             if (!series.name.starts_with(busbw) || series.analysis.summary.count == 0) continue;
             BandwidthCurve::Point point;
             point.size = series.name.substr(busbw.size());
-            if (point.size.empty() || rank_series(series.name).second >= 0) continue;
+            if (point.size.empty() || parse_rank_series_name(series.name).second >= 0) continue;
             const bench::Scalar* bytes = outcome.result.find_scalar("bytes." + point.size);
             point.bytes = bytes != nullptr && bytes->value > 0 ? bytes->value : message_size_bytes(point.size);
             if (!(point.bytes > 0)) continue;

@@ -123,15 +123,15 @@ struct ScenarioGroup {
 
 /// A distributed scenario's ranks: per time series the ranks recorded alike (each rank's
 /// samples kept as `<series>.rank<N>`: execute/rank_results.hpp), each rank's median with
-/// its 95% CI, and the ranks the host named stragglers in it (read from the scenario's
-/// warnings: the rule ran once, when the ranks' results were merged).
+/// its 95% CI, and the ranks the host named stragglers in it (the scenario's statistics:
+/// ScenarioStatistics::stragglers, computed once when it ended).
 struct RankTable {
     const ScenarioFigures* scenario = nullptr;
     int ranks = 0;  // the columns: ranks 0 to ranks - 1
     struct Row {
         std::string series;  // "latency.1MiB"
         std::vector<const SeriesStatistics*> per_rank;  // rank r's statistics; null where it has none
-        std::vector<Straggler> stragglers;  // slowest first, as the warnings name them
+        std::vector<Straggler> stragglers;  // slowest first
     };
     std::vector<Row> rows;  // in the order recorded
 };

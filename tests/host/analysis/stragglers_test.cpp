@@ -33,7 +33,9 @@ TEST(Stragglers, ARankSlowedOnPurposeIsNamedWithByHowMuch) {
     EXPECT_NEAR(found[0].ratio, 1.5, 0.1);
     EXPECT_GT(found[0].interval.low, 1.3);
     EXPECT_LT(found[0].interval.high, 1.7);
-    const std::string warning = straggler_warning("latency", "ms", found[0]);
+    Straggler named = found[0];
+    named.series = "latency";
+    const std::string warning = straggler_warning("ms", named);
     EXPECT_EQ(warning, "rank 2 is a straggler in latency: its median " + format_figure(found[0].median, "ms") + " is " +
                            format_ratio(found[0].ratio) + " the other ranks' " +
                            format_figure(found[0].others_median, "ms") + " (95% interval " +
@@ -63,33 +65,43 @@ TEST(Stragglers, TooLittleToSayNamesNone) {
 
 }  // namespace
 
-// The reports read the straggler back from its warning (the rule ran once, at the merge).
-TEST(Stragglers, AWarningReadsBackAsTheStragglerItNames) {
-    const std::vector<Straggler> found = find_stragglers({samples(2.0, 0.05, 30, 1), samples(5.0, 0.05, 30, 2)});
+// A scenario's stragglers, from each rank's series "<series>.rank<N>" that the merge of
+// the ranks' results kept: what its statistics hold and every output reads.
+TEST(Stragglers, AScenariosStragglersComeFromItsRanksSeries) {
+    EXPECT_EQ(rank_series_name("latency.1MiB", 12), "latency.1MiB.rank12");
+    EXPECT_EQ(parse_rank_series_name("latency.1MiB.rank12"), (std::pair<std::string, int>{"latency.1MiB", 12}));
+    EXPECT_EQ(parse_rank_series_name("latency").second, -1);
+    EXPECT_EQ(parse_rank_series_name("latency.rankx").second, -1);
+    EXPECT_EQ(parse_rank_series_name(".rank1").second, -1);
+
+    bench::ScenarioResult result;
+    std::vector<double> fast = samples(2.0, 0.05, 30, 1), slow = samples(5.0, 0.05, 30, 2);
+    slow[3] = NAN;  // left out, as the statistics leave it out
+    result.series.push_back({"latency", "ms", slow, 1});
+    result.series.push_back({"latency.rank0", "ms", fast, 1});
+    result.series.push_back({"latency.rank1", "ms", slow, 1});
+    result.series.push_back({"step", "ms", samples(3.0, 0.05, 30, 3), 1});
+    result.series.push_back({"step.rank0", "ms", samples(3.0, 0.05, 30, 3), 1});
+    result.series.push_back({"step.rank1", "ms", samples(3.0, 0.05, 30, 4), 1});
+    result.series.push_back({"busbw", "GB/s", samples(1.0, 0.05, 30, 5), 1});  // a rate: no rank series
+    result.series.push_back({"bytes.rank1", "B", samples(8.0, 0.05, 30, 6), 1});  // only rank 1's, not a time
+
+    const std::vector<Straggler> found = scenario_stragglers(result, 2);
     ASSERT_EQ(found.size(), 1u);
-    const std::optional<NamedStraggler> named =
-        parse_straggler_warning(straggler_warning("latency.1MiB", "ms", found[0]));
-    ASSERT_TRUE(named.has_value());
-    EXPECT_EQ(named->series, "latency.1MiB");
-    EXPECT_EQ(named->straggler.rank, 1);
-    EXPECT_NEAR(named->straggler.ratio, found[0].ratio, 0.01 * found[0].ratio);  // three digits
-    EXPECT_NEAR(named->straggler.interval.low, found[0].interval.low, 0.01 * found[0].interval.low);
-    EXPECT_NEAR(named->straggler.interval.high, found[0].interval.high, 0.01 * found[0].interval.high);
-    EXPECT_TRUE(std::isnan(named->straggler.median));
+    EXPECT_EQ(found[0].series, "latency");
+    EXPECT_EQ(found[0].rank, 1);
+    EXPECT_NEAR(found[0].ratio, 2.5, 0.2);
+    EXPECT_GT(found[0].interval.low, 2.0);
+    EXPECT_NE(straggler_warning("ms", found[0]).find("rank 1 is a straggler in latency: its median 5."),
+              std::string::npos)
+        << straggler_warning("ms", found[0]);
+    // The same samples, the same interval: the bootstrap is seeded.
+    const std::vector<Straggler> again = scenario_stragglers(result, 2);
+    ASSERT_EQ(again.size(), 1u);
+    EXPECT_EQ(again[0].interval.low, found[0].interval.low);
+    EXPECT_EQ(again[0].interval.high, found[0].interval.high);
 
-    const std::optional<NamedStraggler> twelve = parse_straggler_warning(
-        "rank 12 is a straggler in step: its median 1.50 s is 12.3x the other ranks' 122 ms (95% interval 11.0x to "
-        "13.9x)");
-    ASSERT_TRUE(twelve.has_value());
-    EXPECT_EQ(twelve->straggler.rank, 12);
-    EXPECT_EQ(twelve->series, "step");
-    EXPECT_DOUBLE_EQ(twelve->straggler.ratio, 12.3);
-    EXPECT_DOUBLE_EQ(twelve->straggler.interval.low, 11.0);
-    EXPECT_DOUBLE_EQ(twelve->straggler.interval.high, 13.9);
-
-    // Other warnings, another rank's warning, and a warning cut short are not stragglers.
-    EXPECT_FALSE(parse_straggler_warning("rank 1: load average 3.2 on 2 CPUs").has_value());
-    EXPECT_FALSE(parse_straggler_warning("ranks shared CPUs").has_value());
-    EXPECT_FALSE(parse_straggler_warning("rank 1 is a straggler in latency").has_value());
-    EXPECT_FALSE(parse_straggler_warning("rank x is a straggler in latency: its median 2 ms is 3x").has_value());
+    // Not distributed, or a rank's series missing: none.
+    EXPECT_TRUE(scenario_stragglers(result, 0).empty());
+    EXPECT_TRUE(scenario_stragglers(result, 3).empty());  // no latency.rank2
 }

@@ -1,6 +1,9 @@
 // A distributed scenario's result from its ranks' (execute/rank_results.hpp): the slowest
-// rank's samples, each rank's kept, stragglers named, the rest rank 0's.
+// rank's samples, each rank's kept, the rest rank 0's; the stragglers the statistics then
+// name from each rank's samples.
 #include "execute/rank_results.hpp"
+
+#include "analysis/scenario_statistics.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +45,7 @@ TEST(RankResults, EachSampleIsTheSlowestRanksAndEveryRanksSamplesAreKept) {
     EXPECT_EQ(merged.warnings, (std::vector<std::string>{"shared warning", "rank 1: rank one's own"}));
 }
 
-TEST(RankResults, AStragglerIsNamedAndUnalignedSeriesAreSaidSo) {
+TEST(RankResults, TheStatisticsNameAStragglerAndUnalignedSeriesAreSaidSo) {
     std::vector<double> fast, slow;
     for (int i = 0; i < 20; ++i) {
         fast.push_back(2.0 + 0.01 * (i % 5));
@@ -54,15 +57,30 @@ TEST(RankResults, AStragglerIsNamedAndUnalignedSeriesAreSaidSo) {
     zero.series.push_back({"step", "ms", {1, 2, 3}, 1});
     one.series.push_back({"step", "ms", {1, 2}, 1});
     const bench::ScenarioResult merged = merge_rank_results({zero, one});
-    ASSERT_EQ(merged.warnings.size(), 2u);
-    EXPECT_EQ(merged.warnings[0],
-              "step: the ranks did not record it alike (each rank the same number of samples, in the same unit): it "
-              "is rank 0's");
-    EXPECT_EQ(merged.warnings[1].rfind("rank 1 is a straggler in latency: its median 4.", 0), 0u) << merged.warnings[1];
+    EXPECT_EQ(merged.warnings, (std::vector<std::string>{
+                                   "step: the ranks did not record it alike (each rank the same number of samples, in "
+                                   "the same unit): it is rank 0's"}));
     EXPECT_EQ(merged.find_series("step")->samples, (std::vector<double>{1, 2, 3}));
 
+    // The scenario's statistics name the straggler, once, from each rank's samples.
+    ScenarioOutcome outcome;
+    outcome.config.world_size = 2;
+    outcome.result = merged;
+    compute_statistics(outcome);
+    ASSERT_EQ(outcome.statistics.stragglers.size(), 1u);
+    EXPECT_EQ(outcome.statistics.stragglers[0].series, "latency");
+    EXPECT_EQ(outcome.statistics.stragglers[0].rank, 1);
+    EXPECT_NEAR(outcome.statistics.stragglers[0].ratio, 2.0, 0.05);
+    const std::vector<std::string> warnings = statistical_warnings(outcome);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind("rank 1 is a straggler in latency: its median 4.", 0), 0u) << warnings[0];
+
     // Equal ranks: no straggler, nothing to say.
-    EXPECT_TRUE(merge_rank_results({zero, zero}).warnings.empty());
+    outcome.result = merge_rank_results({zero, zero});
+    EXPECT_TRUE(outcome.result.warnings.empty());
+    compute_statistics(outcome, true);
+    EXPECT_TRUE(outcome.statistics.stragglers.empty());
+    EXPECT_TRUE(statistical_warnings(outcome).empty());
 }
 
 }  // namespace

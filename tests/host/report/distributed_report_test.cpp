@@ -1,10 +1,12 @@
 // Distributed scenarios in the reports (docs/distributed.md): the figures computed once
-// (report_figures.hpp: each rank's medians with the straggler its warning names, each
+// (report_figures.hpp: each rank's medians with the straggler the statistics name, each
 // collective's bus bandwidth against message size, throughput against world size with
 // the ideal line and the scaling efficiency), report.md's tables and report.html's charts
 // (read in headless Chromium, skipped without it), and nothing of it for a run that has no
 // distributed scenario.
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <cmath>
 #include <string>
@@ -16,9 +18,10 @@
 #include "../../support/chromium.hpp"
 #include "../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
-#include "analysis/stragglers.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_figures.hpp"
+#include "report/report_reader.hpp"
+#include "report/report_writer.hpp"
 
 namespace {
 
@@ -35,7 +38,7 @@ Outcome distributed(const std::string& plugin, const std::string& benchmark, int
 
 /// A collective at world size 2 as performance/collectives records it: per size its
 /// latency (the slowest rank's, and each rank's), algbw, busbw and bytes. Rank 1 is 3x
-/// slower at 1 MiB, and the warning the merge wrote names it.
+/// slower at 1 MiB: the statistics name it.
 Outcome collective(const std::string& name, int world_size, double busbw_1k, double busbw_1m, unsigned seed) {
     Outcome o = distributed("collectives", name, world_size);
     struct Size {
@@ -55,13 +58,6 @@ Outcome collective(const std::string& name, int world_size, double busbw_1k, dou
         o.series("algbw." + label, "GB/s", bw).series("busbw." + label, "GB/s", bw);
         o.series("latency." + label + ".rank0", "ms", r0).series("latency." + label + ".rank1", "ms", r1);
         o.edit([&](benchhost::ScenarioOutcome& s) { s.result.scalars.push_back({"bytes." + label, bytes, "B"}); });
-        if (rank1 > 1) {
-            const auto found = benchhost::find_stragglers({r0, r1});
-            o.edit([&](benchhost::ScenarioOutcome& s) {
-                for (const benchhost::Straggler& straggler : found)
-                    s.result.warnings.push_back(benchhost::straggler_warning("latency." + label, "ms", straggler));
-            });
-        }
     }
     return o;
 }
@@ -142,7 +138,7 @@ TEST(DistributedReport, WithoutWorldSizeOneThereIsNoIdealLine) {
     EXPECT_TRUE(benchhost::compute_figures(one).scaling.empty());
 }
 
-TEST(DistributedReport, RankTablesNameTheStragglerTheWarningNamed) {
+TEST(DistributedReport, RankTablesNameTheStragglerTheStatisticsNamed) {
     const RunRecord record = distributed_run();
     const benchhost::RunFigures figures = benchhost::compute_figures(record);
     // The two collectives and ddp_training at 2 and 4 ranks; world size 1 has no ranks.
@@ -179,6 +175,50 @@ TEST(DistributedReport, RankTablesNameTheStragglerTheWarningNamed) {
     EXPECT_DOUBLE_EQ(benchhost::message_size_bytes("64KiB"), 65536);
     EXPECT_DOUBLE_EQ(benchhost::message_size_bytes("8B"), 8);
     EXPECT_TRUE(std::isnan(benchhost::message_size_bytes("big")));
+}
+
+// The stragglers are a field of the plugin report (schema_version 16), and a run folder read
+// back has them; one written before (its warnings alone named them) has them too, from
+// each rank's series.
+TEST(DistributedReport, TheStragglersAreInThePluginReportAndReadBackFromOlderOnes) {
+    const RunRecord record = distributed_run();
+    benchtest::TempDir dir;
+    const benchhost::WrittenReports written = benchhost::write_reports(record, dir.path());
+    const std::filesystem::path report = written.plugin_reports.at("collectives");
+    rapidjson::Document json = benchtest::read_json(report);
+    const auto& scenarios = json["benchmark_scenarios"];
+    ASSERT_EQ(scenarios.Size(), 2u);
+    ASSERT_TRUE(scenarios[0].HasMember("stragglers"));
+    const auto& stragglers = scenarios[0]["stragglers"];
+    ASSERT_EQ(stragglers.Size(), 1u);
+    const benchhost::Straggler& computed = record.outcomes[0].statistics.stragglers.at(0);
+    EXPECT_EQ(std::string(stragglers[0]["series"].GetString()), "latency.1MiB");
+    EXPECT_EQ(stragglers[0]["rank"].GetInt(), 1);
+    EXPECT_EQ(std::string(stragglers[0]["unit"].GetString()), "ms");
+    EXPECT_DOUBLE_EQ(stragglers[0]["ratio"].GetDouble(), computed.ratio);
+    EXPECT_DOUBLE_EQ(stragglers[0]["median"].GetDouble(), computed.median);
+    EXPECT_DOUBLE_EQ(stragglers[0]["ci95"][0].GetDouble(), computed.interval.low);
+    EXPECT_DOUBLE_EQ(stragglers[0]["ci95"][1].GetDouble(), computed.interval.high);
+    const RunRecord read = benchhost::read_run(dir.path());
+    ASSERT_EQ(read.outcomes[0].config.benchmark, "all_reduce");
+    ASSERT_EQ(read.outcomes[0].statistics.stragglers.size(), 1u);
+    EXPECT_EQ(read.outcomes[0].statistics.stragglers[0].series, "latency.1MiB");
+    EXPECT_DOUBLE_EQ(read.outcomes[0].statistics.stragglers[0].interval.low, computed.interval.low);
+
+    // As a host before schema_version 16 wrote it: no stragglers field.
+    for (auto& scenario : json["benchmark_scenarios"].GetArray()) scenario.RemoveMember("stragglers");
+    json["schema_version"] = 15;
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    json.Accept(writer);
+    benchtest::write_file(report, buffer.GetString());
+    const RunRecord old = benchhost::read_run(dir.path());
+    ASSERT_EQ(old.outcomes[0].config.benchmark, "all_reduce");
+    ASSERT_EQ(old.outcomes[0].statistics.stragglers.size(), 1u);
+    EXPECT_EQ(old.outcomes[0].statistics.stragglers[0].rank, 1);
+    EXPECT_DOUBLE_EQ(old.outcomes[0].statistics.stragglers[0].ratio, computed.ratio);
+    EXPECT_DOUBLE_EQ(old.outcomes[0].statistics.stragglers[0].interval.high, computed.interval.high);
+    EXPECT_EQ(old.outcomes[1].statistics.stragglers.size(), record.outcomes[1].statistics.stragglers.size());
 }
 
 TEST(DistributedReport, ReportMdHasTheTables) {

@@ -1,9 +1,10 @@
 // The plugin reports: <plugin>/<plugin>_<timestamp>.json, every scenario of one plugin
 // with its metadata, each series with its statistics (as computed when the scenario
 // ended) and raw samples, the sampling, the accuracy of classifiers, the cold start, the
-// speedups over eager, the peak search (--find-peak), the monitors' reports, warnings and
-// info. docs/schema/report.schema.json describes it;
-// json/report_reader.cpp reads it back.
+// speedups over eager, a distributed scenario's stragglers, the peak search (--find-peak),
+// the monitors' reports, warnings and info. docs/schema/report.schema.json describes it;
+// json/report_reader.cpp reads it back (the statistics, the speedups and the stragglers
+// among them, are computed again from the samples read, as they were when written).
 //
 // At a checkpoint the reports of the plugins that have new scenarios are written again;
 // at the end, every plugin's.
@@ -103,6 +104,23 @@ void write_scenario(JsonOut& out, const ScenarioOutcome& outcome, const RunRecor
     if (any_cold_start) out.end_object();
 
     write_speedups(out, outcome.statistics.speedups);
+    if (!outcome.statistics.stragglers.empty()) {
+        out.key("stragglers");
+        out.start_array();
+        for (const Straggler& straggler : outcome.statistics.stragglers) {
+            const SeriesStatistics* series = outcome.statistics.find(straggler.series);
+            out.start_object();
+            out.field("series", straggler.series);
+            out.field("rank", straggler.rank);
+            out.field("median", straggler.median);
+            out.field("others_median", straggler.others_median);
+            out.field("unit", series != nullptr ? series->unit : std::string());
+            out.field("ratio", straggler.ratio);
+            out.field("ci95", straggler.interval);
+            out.end_object();
+        }
+        out.end_array();
+    }
     if (result.peak_search) {
         out.key("peak_search");
         write_peak_search(out, *result.peak_search);

@@ -1104,13 +1104,13 @@ TEST_F(PythonPluginsTest, ColdCompileCachesMissEveryTimeAndWarmOnesHitOnTheSecon
             << "the fresh caches are removed after each scenario: " << entry.path();
 }
 
-TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoFoldersFailsAbNamingItsReason) {
-    // The same plugin before and after a change that adds a graph break, as its counts
-    // say (benchhost.torch's scalars, here recorded without torch so that the test is
-    // fast): ab fails --fail-on-regression on the count at its first look, naming the
-    // break's reason, whatever the latency beside it says.
-    const std::string plugin = R"(BENCHHOST_PLUGIN = {"name": "breaks_py", "version": "1.0.0"}
-BREAKS = 0
+/// A plugin that records the counts benchhost.torch records (here without torch, so that
+/// a test of it is fast): `breaks` graph breaks, with their reason where there is one.
+std::string plugin_with_graph_breaks(int breaks) {
+    return R"(BENCHHOST_PLUGIN = {"name": "breaks_py", "version": "1.0.0"}
+BREAKS = )" +
+           std::to_string(breaks) +
+           R"(
 
 
 def run_benchmark(ctx):
@@ -1120,10 +1120,14 @@ def run_benchmark(ctx):
         ctx.set_info("graph_break_reasons", "Unsupported Tensor.item() call with capture_scalar_outputs=False")
     ctx.measure("latency", lambda: sum(range(1000)))
 )";
-    std::string broken = plugin;
-    broken.replace(broken.find("BREAKS = 0"), 10, "BREAKS = 1");
-    write_file(work / "base/performance/breaks_py.py", plugin);
-    write_file(work / "new/performance/breaks_py.py", broken);
+}
+
+TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoFoldersFailsAbNamingItsReason) {
+    // The same plugin before and after a change that adds a graph break, as its counts
+    // say: ab fails --fail-on-regression on the count at its first look, naming the
+    // break's reason, whatever the latency beside it says.
+    write_file(work / "base/performance/breaks_py.py", plugin_with_graph_breaks(0));
+    write_file(work / "new/performance/breaks_py.py", plugin_with_graph_breaks(1));
     const fs::path out = work / "ab";
     const ProcessResult ab =
         run_host({"ab", "--base", (work / "base").string(), "--new", (work / "new").string(), "--output-dir",
@@ -1144,6 +1148,30 @@ def run_benchmark(ctx):
     EXPECT_STREQ((*rows["unique_graphs"])["verdict"].GetString(), "slower");
     EXPECT_STREQ(json["rows"][0]["series"].GetString(), "graph_breaks") << "a changed count leads the comparison";
     EXPECT_NE(read_file(out / "comparison.md").find("Unsupported Tensor.item() call"), std::string::npos);
+}
+
+TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoRunsFailsHistoryCheckNamingItsReason) {
+    // Two runs into one history, the plugin changed between them to add a graph break:
+    // history check fails on the count against the run before, and its line, the table
+    // and the JUnit failure name the break's reason, as the history kept it.
+    const fs::path history = work / "history.db";
+    for (const int breaks : {0, 1}) {
+        write_file(work / "plugins_now/performance/breaks_py.py", plugin_with_graph_breaks(breaks));
+        const ProcessResult run = run_host(
+            {"run", "--plugins-dir", (work / "plugins_now").string(), "--output-dir",
+             (work / ("run" + std::to_string(breaks))).string(), "--warmup-iterations", "1", "--measurement-iterations",
+             "5", "--monitor-interval", "0", "--history", history.string(), "--quiet"},
+            work.path());
+        ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    }
+    const ProcessResult check = run_host(
+        {"history", "check", "--history", history.string(), "--junit", (work / "check.xml").string()}, work.path());
+    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+    const std::string reason = "graph_breaks 0 -> 1 since the run before: Unsupported Tensor.item() call";
+    EXPECT_NE(check.out.find("slower (" + reason), std::string::npos) << check.out;
+    EXPECT_NE(read_file(work / "check.xml").find("since the run before: Unsupported Tensor.item() call"),
+              std::string::npos)
+        << read_file(work / "check.xml");
 }
 
 TEST_F(PythonPluginsTest, TheDynamicAxisShowsWhatEachSettingCostsInCompiles) {

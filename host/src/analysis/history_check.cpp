@@ -67,7 +67,8 @@ HistoryCheck check_against_history(std::span<const double> earlier, double lates
     return check;
 }
 
-HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name) {
+HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name,
+                                         const std::string& reasons) {
     HistoryCheck check;
     if (!std::isfinite(latest)) {
         check.note = "no count in the checked run";
@@ -86,6 +87,7 @@ HistoryCheck check_count_against_history(std::span<const double> earlier, double
                                               : Verdict::same;
     if (check.verdict != Verdict::same)
         check.note = fmt::format("{} {:g} -> {:g} since the run before", name, check.baseline, latest);
+    if (check.verdict == Verdict::slower && !reasons.empty()) check.note += ": " + reasons;
     return check;
 }
 

@@ -63,7 +63,10 @@ HistoryCheck check_against_history(std::span<const double> earlier, double lates
 /// against the run before it of the same configuration (`earlier`, oldest first: its
 /// last): a count is the same on every run of one build, so any increase is slower and
 /// any decrease faster, with no noise to learn (check.runs is 1, noise NaN; ratio NaN
-/// when the earlier count was 0). The note says what changed: "graph_breaks 0 -> 1".
-HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name);
+/// when the earlier count was 0). The note says what changed: "graph_breaks 0 -> 1 since
+/// the run before", and for an increase what the checked run said of its count
+/// (`reasons`: a graph_breaks count's reasons, HistorySeries::note) after a colon.
+HistoryCheck check_count_against_history(std::span<const double> earlier, double latest, const std::string& name,
+                                         const std::string& reasons = "");
 
 }  // namespace benchhost

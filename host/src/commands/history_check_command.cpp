@@ -30,6 +30,7 @@ struct Series {
     std::vector<double> earlier;  // medians, oldest first
     std::vector<std::string> commits;  // of the earlier runs
     double latest = NAN;
+    std::string note;  // what the run checked said of it (a graph_breaks count's reasons)
     bool checked = false;  // the run checked has it
 };
 
@@ -63,6 +64,7 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
         if (point.run->id == run->id) {
             series.latest = point.series.summary.median;
             series.unit = point.series.unit;
+            series.note = point.series.note;
             series.checked = true;
         } else if (!series.checked && point.run->machine == run->machine) {  // runs started before it
             if (point.run->config_hash != run->config_hash) {
@@ -99,9 +101,9 @@ int history_check_command(HistoryStore& store, const HistoryCommand& command) {
     std::string case_scenario;  // the scenario id of cases.back()
     for (const auto& [key, series] : by_series) {
         // A compiler count against the run before; a time series against the runs' noise.
-        const HistoryCheck check = series.unit == "count"
-                                       ? check_count_against_history(series.earlier, series.latest, key.second)
-                                       : check_against_history(series.earlier, series.latest, options);
+        const HistoryCheck check =
+            series.unit == "count" ? check_count_against_history(series.earlier, series.latest, key.second, series.note)
+                                   : check_against_history(series.earlier, series.latest, options);
         ++counts[check.verdict];
         if (cases.empty() || case_scenario != key.first) {
             cases.push_back(junit_case(key.first));

@@ -28,7 +28,7 @@ inline constexpr const char* insert_scenario_columns =
     "scenarios (run_id, scenario_id, plugin, benchmark, status, reason, rounds)";
 inline constexpr const char* insert_series_columns =
     "series (scenario_id, run_id, name, unit, count, mean, median, std, min, max, p25, p75, p90, p95, p99, ci_low, "
-    "ci_high, samples)";
+    "ci_high, samples, note)";
 
 /// Schema 3, the same text in both dialects: the shards a merged run was merged from
 /// (`benchhost merge`), so that adding one of them later is known to count twice. A
@@ -50,12 +50,16 @@ inline constexpr const char* insert_merged_shard_columns =
 /// it, and runs that were apart stay apart.
 inline constexpr const char* run_id_migration =
     "UPDATE runs SET run_key = '0000000000000000' || run_key WHERE length(run_key) = 16;";
+/// Schema 5, the same text in both dialects: what the run said of a series beside its
+/// figures (HistorySeries::note: a graph_breaks count's reasons), so that `history check`
+/// names the reason of a break it finds. A series stored before has none (NULL).
+inline constexpr const char* series_note_migration = "ALTER TABLE series ADD COLUMN note TEXT;";
 
 /// A point's columns after run_columns: the scenario, then its series (samples last,
 /// added by the backend).
 inline constexpr const char* point_columns =
     "s.scenario_id, s.status, v.name, v.unit, v.count, v.mean, v.median, v.std, v.min, v.max, "
-    "v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high";
+    "v.p25, v.p75, v.p90, v.p95, v.p99, v.ci_low, v.ci_high, v.note";
 /// FROM and ORDER BY of points(), around the WHERE clause.
 inline constexpr const char* point_from =
     " FROM scenarios s JOIN runs r ON r.id = s.run_id LEFT JOIN series v ON v.scenario_id = s.scenario_id AND "

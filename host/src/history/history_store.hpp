@@ -34,7 +34,7 @@
 namespace benchhost {
 
 /// The version of the history's tables this benchhost writes.
-inline constexpr int history_schema_version = 4;
+inline constexpr int history_schema_version = 5;
 
 /// A run as the history keeps it.
 struct HistoryRun {
@@ -59,6 +59,9 @@ struct HistorySeries {
     bench::Summary summary;  // over the finite samples, as the run computed it
     double ci_low = NAN, ci_high = NAN;  // of the median, 95%
     std::vector<double> samples;  // only with --history-samples
+    /// What the run said of the series beside its figures: a graph_breaks count's reasons
+    /// (info graph_break_reasons). Empty in a history of schema 4 and older.
+    std::string note;
 };
 
 struct HistoryScenario {

@@ -82,7 +82,8 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                          history_sql::merged_shards_migration, history_sql::run_id_migration}};
+                                          history_sql::merged_shards_migration, history_sql::run_id_migration,
+                                          history_sql::series_note_migration}};
 static_assert(schema.complete(), "SQL for every schema version");
 
 /// The advisory lock held while the tables are made or migrated ("benchhst").
@@ -205,7 +206,7 @@ public:
                 std::string("INSERT INTO ") + history_sql::insert_scenario_columns + " VALUES ($1,$2,$3,$4,$5,$6,$7)";
             const std::string insert_series =
                 std::string("INSERT INTO ") + history_sql::insert_series_columns +
-                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)";
+                " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)";
             for (const HistoryRun& shard : merged_shards_of(record))
                 exec(
                     transaction,
@@ -223,7 +224,7 @@ public:
                          {text(scenario.scenario_id), integer(result.run_id), text(s.name), text(s.unit),
                           integer(static_cast<long long>(m.count)), real(m.mean), real(m.median), real(m.std),
                           real(m.min), real(m.max), real(m.p25), real(m.p75), real(m.p90), real(m.p95), real(m.p99),
-                          real(s.ci_low), real(s.ci_high), bytes(s.samples)});
+                          real(s.ci_low), real(s.ci_high), bytes(s.samples), text(s.note)});
                 }
                 ++result.scenarios;
             }
@@ -284,6 +285,7 @@ public:
                     for (double* field : {&m.mean, &m.median, &m.std, &m.min, &m.max, &m.p25, &m.p75, &m.p90, &m.p95,
                                           &m.p99, &s.ci_low, &s.ci_high})
                         *field = real_of(row[i++]);
+                    s.note = text_of(row[i++]);
                     if (with_samples) s.samples = doubles_of(row[i]);
                     out.push_back(std::move(point));
                 }

@@ -32,6 +32,8 @@ namespace {
 /// 3: the shards of each merged run (history_sql::merged_shards_migration).
 ///
 /// 4: runs are known by their id (history_sql::run_id_migration).
+///
+/// 5: a series' note (history_sql::series_note_migration).
 constexpr SchemaSql sqlite_schema{.tables_v1 = R"sql(
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (
@@ -77,7 +79,8 @@ DROP INDEX scenarios_by_id;
 CREATE INDEX scenarios_by_id ON scenarios (scenario_id, run_id, status);
 CREATE INDEX runs_by_start ON runs (started_at, id);
 )sql",
-                                                 history_sql::merged_shards_migration, history_sql::run_id_migration}};
+                                                 history_sql::merged_shards_migration, history_sql::run_id_migration,
+                                                 history_sql::series_note_migration}};
 static_assert(sqlite_schema.complete(), "SQL for every schema version");
 
 class Statement {
@@ -231,7 +234,7 @@ public:
             path_);
         Statement insert_series(db_,
                                 (std::string("INSERT INTO ") + history_sql::insert_series_columns +
-                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+                                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
                                     .c_str(),
                                 path_);
         Statement insert_shard(
@@ -259,7 +262,8 @@ public:
                 for (const double value :
                      {m.mean, m.median, m.std, m.min, m.max, m.p25, m.p75, m.p90, m.p95, m.p99, s.ci_low, s.ci_high})
                     insert_series.bind(i++, value);
-                insert_series.bind_blob(i, s.samples);
+                insert_series.bind_blob(i++, s.samples);
+                insert_series.bind(i, s.note);
                 insert_series.step();
             }
             ++result.scenarios;
@@ -318,7 +322,8 @@ public:
                                     &m.p75,  &m.p90,    &m.p95, &m.p99, &s.ci_low, &s.ci_high};
                 int i = 21;
                 for (double* field : fields) *field = select.number(i++);
-                if (with_samples) s.samples = select.doubles(33);
+                s.note = select.text(i++);
+                if (with_samples) s.samples = select.doubles(i);
                 out.push_back(std::move(point));
             }
         }

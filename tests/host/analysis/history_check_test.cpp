@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "analysis/history_check.hpp"
 
 namespace {
 
 using benchhost::check_against_history;
+using benchhost::check_count_against_history;
+using benchhost::HistoryCheck;
 using benchhost::HistoryCheckOptions;
 using benchhost::Verdict;
 
@@ -69,6 +73,25 @@ TEST(HistoryCheck, OnlyTheRunsSinceTheLastStepAreTheBaseline) {
     EXPECT_NEAR(level.baseline, 11.0, 0.1);
     EXPECT_EQ(level.verdict, Verdict::same);
     EXPECT_EQ(check_against_history(earlier, 12.1).verdict, Verdict::slower);
+}
+
+TEST(HistoryCheck, AGrownCountIsSlowerAndNamesWhatTheCheckedRunSaidOfIt) {
+    const std::vector<double> earlier = {0, 0};
+    const std::string reason = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    const HistoryCheck grown = check_count_against_history(earlier, 1, "graph_breaks", reason);
+    EXPECT_EQ(grown.verdict, Verdict::slower);
+    EXPECT_EQ(grown.runs, 1u);
+    EXPECT_EQ(grown.note, "graph_breaks 0 -> 1 since the run before: " + reason);
+    // Without reasons stored (a history of schema 4), the count alone.
+    EXPECT_EQ(check_count_against_history(earlier, 1, "graph_breaks").note, "graph_breaks 0 -> 1 since the run before");
+    // A count that fell or stayed: no reasons named, whatever the run said.
+    const std::vector<double> two = {2};
+    const HistoryCheck fell = check_count_against_history(two, 1, "graph_breaks", reason);
+    EXPECT_EQ(fell.verdict, Verdict::faster);
+    EXPECT_EQ(fell.note, "graph_breaks 2 -> 1 since the run before");
+    const HistoryCheck same = check_count_against_history(two, 2, "graph_breaks", reason);
+    EXPECT_EQ(same.verdict, Verdict::same);
+    EXPECT_EQ(same.note, "");
 }
 
 TEST(HistoryCheck, TooFewRunsDecideNothing) {

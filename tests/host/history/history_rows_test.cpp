@@ -59,4 +59,23 @@ TEST(HistoryRows, AColdCompilesTimeIsAOneValueSeriesAndAWarmOnesIsLeftOut) {
     }
 }
 
+TEST(HistoryRows, AGraphBreakCountKeepsItsReasonsAsItsNote) {
+    ScenarioOutcome broken = compiled("broken", "warm");
+    broken.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    broken.result.scalars.push_back({"recompiles", 2, "count"});
+    ScenarioOutcome whole = compiled("whole", "warm");  // a count without reasons recorded
+    RunRecord record = benchtest::record_of({broken, whole});
+    analyze_run(record);
+
+    const std::vector<HistoryScenario> scenarios = history_scenarios_of(record, false);
+    ASSERT_EQ(scenarios.size(), 2u);
+    ASSERT_NE(find(scenarios[0], "graph_breaks"), nullptr);
+    EXPECT_EQ(find(scenarios[0], "graph_breaks")->note,
+              "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+    ASSERT_NE(find(scenarios[0], "recompiles"), nullptr);
+    EXPECT_EQ(find(scenarios[0], "recompiles")->note, "") << "the reasons are the breaks' alone";
+    EXPECT_EQ(find(scenarios[0], "latency")->note, "");
+    EXPECT_EQ(find(scenarios[1], "graph_breaks")->note, "");
+}
+
 }  // namespace

@@ -170,14 +170,16 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionOneIsMigratedAndKeepsEverything) {
 
 TEST_P(HistoryStoreTest, AHistoryOfVersionTwoIsMigratedFromThere) {
     // Version 2 is version 3 without the merged runs' shards: a history made now, with
-    // that table dropped and version 2 recorded, is what a benchhost of version 2 wrote.
-    // Opened, it gets only the migrations from version 2 up, and keeps its runs.
+    // that table (and version 5's series notes) dropped and version 2 recorded, is what a
+    // benchhost of version 2 wrote. Opened, it gets only the migrations from version 2 up,
+    // and keeps its runs.
     {
         auto store = open();
         ASSERT_TRUE(store->add_run(a_run("2026-11-24T10:00:00Z", 10, 1), "/runs/one", true).added);
     }
     const ProcessResult downgrade =
-        sql("DROP TABLE merged_shards; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+        sql("DROP TABLE merged_shards; ALTER TABLE series DROP COLUMN note; "
+            "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
     ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
     {
         auto store = open(false);  // migrated when opened
@@ -346,7 +348,8 @@ TEST_P(HistoryStoreTest, ARunFolderWithoutAnIdIsKnownByTheIdDerivedFromItAsBefor
 TEST_P(HistoryStoreTest, AHistoryOfVersionThreeIsMigratedAndFindsItsRunsByTheirFolders) {
     // Version 3 knew a run by 16 hex digits, what run_id_of now puts behind sixteen zeros
     // for a folder without an id: a history made now of runs without ids, their keys cut
-    // back to those digits and version 3 recorded, is what a benchhost of version 3 wrote.
+    // back to those digits, version 5's series notes dropped and version 3 recorded, is
+    // what a benchhost of version 3 wrote.
     const RunRecord one = a_run("2026-11-24T10:00:00Z", 10, 1);
     const RunRecord two = a_run("2026-11-24T10:00:00Z", 10, 7);  // the same second, other samples
     {
@@ -355,7 +358,8 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionThreeIsMigratedAndFindsItsRunsByTheirF
         ASSERT_TRUE(store->add_run(two, "/runs/two", true).added);
     }
     const ProcessResult downgrade =
-        sql("UPDATE runs SET run_key = substr(run_key, 17); UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+        sql("UPDATE runs SET run_key = substr(run_key, 17); ALTER TABLE series DROP COLUMN note; "
+            "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
     ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
     const ProcessResult keys = sql("SELECT run_key FROM runs ORDER BY id");
     ASSERT_EQ(keys.exit_code, 0) << keys.err;
@@ -378,6 +382,43 @@ TEST_P(HistoryStoreTest, AHistoryOfVersionThreeIsMigratedAndFindsItsRunsByTheirF
         EXPECT_EQ(store->points("mock/a", {}, true)[0].series.samples.size(), 20u);  // the figures kept
     }
     EXPECT_EQ(open(false)->runs({}).size(), 3u);
+}
+
+TEST_P(HistoryStoreTest, AHistoryOfVersionFourIsMigratedAndKeepsTheReasonsOfGraphBreaksFromThen) {
+    // Version 4 is version 5 without the series' notes: a history made now, that column
+    // dropped and version 4 recorded, is what a benchhost of version 4 wrote. Opened, its
+    // runs are read as before, with no note; a run added then keeps its breaks' reasons.
+    const auto with_breaks = [](RunRecord record, const std::string& reasons) {
+        ScenarioOutcome& outcome = record.outcomes[0];
+        outcome.result.scalars.push_back({"graph_breaks", 1, "count"});
+        outcome.result.info["graph_break_reasons"] = reasons;
+        return record;
+    };
+    const RunRecord before = with_breaks(a_run("2026-11-24T10:00:00Z", 10, 1), "stored by version 4");
+    {
+        auto store = open();
+        ASSERT_TRUE(store->add_run(before, "/runs/one", false).added);
+    }
+    const ProcessResult downgrade =
+        sql("ALTER TABLE series DROP COLUMN note; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+    ASSERT_EQ(downgrade.exit_code, 0) << downgrade.err;
+    auto store = open(false);  // migrated when opened
+    EXPECT_EQ(store->schema_version(), history_schema_version);
+    const auto breaks_of = [&](const std::string& started_at) {
+        for (const HistoryPoint& point : store->points("mock/a", {}))
+            if (point.run->started_at == started_at && point.series.name == "graph_breaks") return point.series;
+        ADD_FAILURE() << "no graph_breaks of the run started at " << started_at;
+        return HistorySeries{};
+    };
+    const HistorySeries old_breaks = breaks_of("2026-11-24T10:00:00Z");
+    EXPECT_EQ(old_breaks.summary.median, 1);
+    EXPECT_EQ(old_breaks.note, "") << "version 4 did not keep it";
+    const RunRecord after = with_breaks(a_run("2026-11-24T11:00:00Z", 10, 2),
+                                        "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+    ASSERT_TRUE(store->add_run(after, "/runs/two", false).added);
+    EXPECT_EQ(breaks_of("2026-11-24T11:00:00Z").note,
+              "Unsupported Tensor.item() call with capture_scalar_outputs=False");
+    EXPECT_EQ(breaks_of("2026-11-24T10:00:00Z").note, "");
 }
 
 TEST_P(HistoryStoreTest, RunsAreSelectedByMachineBranchAndTime) {

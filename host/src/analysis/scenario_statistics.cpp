@@ -90,6 +90,39 @@ void compute_statistics(ScenarioOutcome& outcome, bool force) {
     statistics.computed = true;
     statistics.speedups_computed = false;
     statistics.speedups.clear();
+    statistics.scaling_computed = false;
+    statistics.scaling.reset();
+}
+
+double scaling_efficiency(double throughput, int world_size, double throughput_at_one) {
+    if (!(throughput > 0) || !std::isfinite(throughput) || world_size < 1 || !(throughput_at_one > 0) ||
+        !std::isfinite(throughput_at_one))
+        return NAN;
+    return throughput / (world_size * throughput_at_one);
+}
+
+std::optional<ScalingEfficiency> scaling_over(const ScenarioOutcome& at_one, const ScenarioOutcome& outcome) {
+    const int world_size = outcome.config.world_size;
+    for (const char* name : scaling_series) {
+        const SeriesStatistics* mine = outcome.statistics.find(name);
+        const SeriesStatistics* base = at_one.statistics.find(name);
+        if (mine == nullptr || base == nullptr || mine->unit != base->unit) continue;
+        if (mine->analysis.summary.count == 0 || base->analysis.summary.count == 0) continue;
+        ScalingEfficiency scaling;
+        scaling.series = name;
+        scaling.world_size = world_size;
+        scaling.value = scaling_efficiency(mine->analysis.summary.median, world_size, base->analysis.summary.median);
+        scaling.baseline_scenario_id = at_one.config.scenario_id();
+        if (!std::isfinite(scaling.value)) return std::nullopt;
+        if (&at_one == &outcome) return scaling;  // 1 by definition
+        // series_speedup's ratio is its baseline's median over its outcome's: with the
+        // scenario at N as the baseline, the throughput at N over that at 1, with the
+        // block bootstrap interval of that ratio.
+        if (const std::optional<Speedup> ratio = series_speedup(outcome, at_one, name); ratio && ratio->ci.valid())
+            scaling.ci = {ratio->ci.low / world_size, ratio->ci.high / world_size};
+        return scaling;
+    }
+    return std::nullopt;
 }
 
 void complete_speedups(RunRecord& record) {
@@ -108,6 +141,24 @@ void complete_speedups(RunRecord& record) {
         if (eager == eager_of_group.end()) continue;  // its eager scenario may come later
         statistics.speedups = speedups_between(*eager->second, outcome);
         statistics.speedups_computed = true;
+    }
+
+    std::unordered_map<std::string, const ScenarioOutcome*> at_one_of_group;
+    for (const ScenarioOutcome& outcome : record.outcomes)
+        if (outcome.config.world_size == 1 && outcome.result.status == bench::Status::success &&
+            outcome.statistics.computed)
+            at_one_of_group.try_emplace(world_size_group_key(outcome.config), &outcome);
+    for (ScenarioOutcome& outcome : record.outcomes) {
+        ScenarioStatistics& statistics = outcome.statistics;
+        if (statistics.scaling_computed || !statistics.computed) continue;
+        if (outcome.result.status != bench::Status::success || outcome.config.world_size < 1) {
+            statistics.scaling_computed = true;  // nothing to compare
+            continue;
+        }
+        const auto at_one = at_one_of_group.find(world_size_group_key(outcome.config));
+        if (at_one == at_one_of_group.end()) continue;  // it may come later
+        statistics.scaling = scaling_over(*at_one->second, outcome);
+        statistics.scaling_computed = true;
     }
 }
 

@@ -37,9 +37,25 @@ void compute_statistics(ScenarioOutcome& outcome, bool force = false);
 
 /// Fills the speedups of every outcome of `record` whose eager counterpart (the
 /// successful eager scenario that differs only in the variant) is in the record and has
-/// its statistics; outcomes already done are left alone. Linear in the number of
-/// outcomes, so that it can run at every checkpoint of a long run.
+/// its statistics, and the scaling efficiency of every distributed outcome whose
+/// scenario at world size 1 (the successful one that differs only in the world size) is;
+/// outcomes already done are left alone. Linear in the number of outcomes, so that it can
+/// run at every checkpoint of a long run.
 void complete_speedups(RunRecord& record);
+
+/// The series a scaling efficiency compares, the first that both scenarios have.
+inline constexpr const char* scaling_series[] = {"throughput", "tokens_per_second"};
+
+/// Throughput at `world_size` ranks over `world_size` times the throughput at one rank:
+/// 1 is perfect scaling. NaN unless every figure is positive and finite.
+double scaling_efficiency(double throughput, int world_size, double throughput_at_one);
+
+/// The scaling efficiency of `outcome` (world size N) over `at_one`, the scenario at world
+/// size 1 that differs from it only in the world size, both with their statistics: of
+/// the first of scaling_series both have, the median at N over N times the median at 1,
+/// with the bootstrap interval of the ratio of the medians over N (none at world size
+/// 1). None without such a series, or when a median is not positive.
+std::optional<ScalingEfficiency> scaling_over(const ScenarioOutcome& at_one, const ScenarioOutcome& outcome);
 
 /// compute_statistics for every outcome, then complete_speedups: what a record read back
 /// from files, merged from shards or built in a test needs before it is reported.

@@ -25,7 +25,7 @@ namespace benchhost {
 /// 13 every series of a scenario in the summary's headline; 14 a distributed scenario's
 /// world_size (its config's, the summary entry's) and per-rank series; 15 what a compiler
 /// did (the summary entry's compiler, a scenario's info compiled_samples); 16 a
-/// distributed scenario's stragglers.
+/// distributed scenario's stragglers and its scaling efficiency (the summary entry's).
 inline constexpr int report_schema_version = 16;
 
 /// comparison.json has a schema_version of its own (report/comparison_reporter.hpp).

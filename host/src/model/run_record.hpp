@@ -47,6 +47,19 @@ struct Speedup {
     std::string baseline_scenario_id;
 };
 
+/// A distributed scenario's scaling efficiency: its throughput over world_size times the
+/// throughput of the scenario at world size 1 that differs from it only in world size
+/// (world_size_group_key), in the same run.
+struct ScalingEfficiency {
+    std::string series;  // the throughput series compared: "throughput", else "tokens_per_second"
+    int world_size = 0;
+    double value = NAN;  // median at N / (N x median at 1); 1 is perfect scaling
+    /// 95%: the bootstrap interval of the ratio of the medians (as a speedup's), over N;
+    /// none at world size 1, whose efficiency is 1 by definition.
+    bench::Interval ci;
+    std::string baseline_scenario_id;  // the scenario at world size 1
+};
+
 /// A rank of a distributed scenario that held the others up in a time series: its median
 /// slower than the other ranks' samples pooled, beyond the interval (analysis/stragglers.hpp).
 struct Straggler {
@@ -66,6 +79,8 @@ struct ScenarioStatistics {
     std::vector<Straggler> stragglers;
     bool speedups_computed = false;  // the eager counterpart was found and compared
     std::vector<Speedup> speedups;  // over eager, with their 95% CIs
+    bool scaling_computed = false;  // the scenario at world size 1 was found and compared
+    std::optional<ScalingEfficiency> scaling;  // a distributed scenario's, when that scenario ran
 
     const SeriesStatistics* find(std::string_view name) const {
         for (const SeriesStatistics& s : series)

@@ -11,9 +11,12 @@ bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::Scenari
            a.model_id == b.model_id && a.params == b.params;
 }
 
-std::string variant_group_key(const bench::ScenarioConfig& c) {
-    // Fields joined with a separator that no field contains ('\x1f', the unit separator),
-    // and each param's values after its name; Params keeps its names in order.
+namespace {
+
+/// The fields of `c` that make a group, but its world size, joined with a separator that
+/// no field contains ('\x1f', the unit separator), and each param's values after its
+/// name; Params keeps its names in order.
+std::string key_without_world_size(const bench::ScenarioConfig& c) {
     std::string key;
     const auto add = [&key](std::string_view field) {
         key += field;
@@ -26,7 +29,6 @@ std::string variant_group_key(const bench::ScenarioConfig& c) {
     add(c.dtype);
     add(c.device);
     add(std::to_string(c.threads));
-    add(std::to_string(c.world_size));
     add(std::to_string(c.num_tokens_to_generate));
     add(c.model_id);
     for (const auto& [name, values] : c.params.all()) {
@@ -35,6 +37,16 @@ std::string variant_group_key(const bench::ScenarioConfig& c) {
         key += '\x1e';
     }
     return key;
+}
+
+}  // namespace
+
+std::string variant_group_key(const bench::ScenarioConfig& c) {
+    return key_without_world_size(c) + std::to_string(c.world_size);
+}
+
+std::string world_size_group_key(const bench::ScenarioConfig& c) {
+    return key_without_world_size(c) + '\x1d' + std::string(bench::to_string(c.variant)) + '\x1f' + c.compile_mode;
 }
 
 }  // namespace benchhost

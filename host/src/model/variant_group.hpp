@@ -18,4 +18,9 @@ bool differ_only_in_variant(const bench::ScenarioConfig& a, const bench::Scenari
 /// that grouping N scenarios is a hash lookup each, not a scan.
 std::string variant_group_key(const bench::ScenarioConfig& config);
 
+/// A key that two configs share exactly when they differ in nothing but the world size
+/// (their variant and compile mode alike): a distributed benchmark's scenarios at each
+/// world size, whose throughputs its scaling efficiency compares.
+std::string world_size_group_key(const bench::ScenarioConfig& config);
+
 }  // namespace benchhost

@@ -434,7 +434,12 @@ void make_scaling(RunFigures& figures) {
                   [](const auto& a, const auto& b) { return a.world_size < b.world_size; });
         if (group.points.front().world_size == 1) group.base = group.points.front().throughput;
         for (ScalingGroup::Point& point : group.points) {
-            point.efficiency = scaling_efficiency(point.throughput, point.world_size, group.base);
+            // The efficiency the statistics computed (complete_speedups), over the same
+            // scenario at world size 1.
+            const std::optional<ScalingEfficiency>& scaling = point.scenario->outcome->statistics.scaling;
+            if (!std::isfinite(group.base) || !scaling) continue;
+            point.efficiency = scaling->value;
+            point.efficiency_ci = scaling->ci;
             if (std::isfinite(point.efficiency)) {
                 point.ideal = point.world_size * group.base;
                 // The scenario's own row shows it: it is a figure of the scenario in this run.
@@ -446,13 +451,6 @@ void make_scaling(RunFigures& figures) {
 }
 
 }  // namespace
-
-double scaling_efficiency(double throughput, int world_size, double throughput_at_one) {
-    if (!(throughput > 0) || !std::isfinite(throughput) || world_size < 1 || !(throughput_at_one > 0) ||
-        !std::isfinite(throughput_at_one))
-        return NAN;
-    return throughput / (world_size * throughput_at_one);
-}
 
 std::string scaling_efficiency_text(double efficiency) {
     if (!std::isfinite(efficiency)) return "-";

@@ -55,7 +55,7 @@ struct ScenarioFigures {
     std::vector<Speedup> speedups;  // over eager, with their 95% CIs
 
     /// Of a distributed scenario in a ScalingGroup: its throughput over world_size times
-    /// the throughput at world size 1 (scaling_efficiency); NaN otherwise.
+    /// the throughput at world size 1 (its statistics' scaling); NaN otherwise.
     double scaling_efficiency = NAN;
 
     std::string variant;  // "eager", "compiled", "kernelized" (plus "/<compile mode>" when not default)
@@ -167,14 +167,13 @@ struct ScalingGroup {
         double throughput = NAN;  // median, with its CI
         bench::Interval ci;
         double ideal = NAN;  // world_size x base
-        double efficiency = NAN;  // scaling_efficiency(throughput, world_size, base)
+        /// The scenario's ScenarioStatistics::scaling (scaling_efficiency(throughput,
+        /// world_size, base)), with its 95% interval; NaN without world size 1.
+        double efficiency = NAN;
+        bench::Interval efficiency_ci{};
     };
     std::vector<Point> points;  // by world size; two world sizes at least
 };
-
-/// Throughput at `world_size` ranks over `world_size` times the throughput at one rank:
-/// 1 is perfect scaling. NaN unless every figure is positive and finite.
-double scaling_efficiency(double throughput, int world_size, double throughput_at_one);
 
 struct RunFigures {
     const RunRecord* record = nullptr;

@@ -35,4 +35,21 @@ TEST(VariantGroup, TheKeyIsSharedExactlyByVariantsOfOneAnother) {
     EXPECT_NE(variant_group_key(a), variant_group_key(b));
 }
 
+TEST(VariantGroup, TheWorldSizeKeyIsSharedExactlyByWorldSizesOfOneScenario) {
+    bench::ScenarioConfig a = config_of("p", "b");
+    a.world_size = 1;
+    bench::ScenarioConfig b = a;
+    b.world_size = 4;
+    EXPECT_EQ(world_size_group_key(a), world_size_group_key(b));
+    EXPECT_NE(variant_group_key(a), variant_group_key(b));
+    b.variant = bench::Variant::compiled;  // another variant's throughput is another figure
+    EXPECT_NE(world_size_group_key(a), world_size_group_key(b));
+    b = a;
+    b.compile_mode = "max-autotune";
+    EXPECT_NE(world_size_group_key(a), world_size_group_key(b));
+    b = a;
+    b.batch_size = 8;
+    EXPECT_NE(world_size_group_key(a), world_size_group_key(b));
+}
+
 }  // namespace

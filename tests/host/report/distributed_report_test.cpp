@@ -122,6 +122,75 @@ TEST(DistributedReport, ScalingEfficiencyIsTheThroughputOverNTimesTheThroughputA
         }
 }
 
+// The statistics compute the scaling efficiency once (complete_speedups), with the
+// interval of the ratio of the medians; the CSV and the summary write it, as the reports
+// show it.
+TEST(DistributedReport, TheScalingEfficiencyIsComputedOnceAndWrittenToTheCsvAndTheSummary) {
+    RunRecord record = record_of({training(1, 40), training(2, 72), collective("all_reduce", 2, 0.02, 0.3, 1)});
+    // A throughput that varies: its interval is not a point.
+    record.outcomes[1].result.series[1].samples = jittered_samples(72, 10, 5);
+    benchhost::analyze_run(record);
+    const auto& one = record.outcomes[0].statistics.scaling;
+    const auto& two = record.outcomes[1].statistics.scaling;
+    ASSERT_TRUE(one.has_value());
+    EXPECT_DOUBLE_EQ(one->value, 1.0);  // by definition, without an interval
+    EXPECT_FALSE(one->ci.valid());
+    ASSERT_TRUE(two.has_value());
+    EXPECT_EQ(two->series, "throughput");
+    EXPECT_EQ(two->world_size, 2);
+    EXPECT_EQ(two->baseline_scenario_id, record.outcomes[0].config.scenario_id());
+    const double median = record.outcomes[1].statistics.find("throughput")->analysis.summary.median;
+    EXPECT_DOUBLE_EQ(two->value, median / (2 * 40));
+    ASSERT_TRUE(two->ci.valid());
+    EXPECT_LT(two->ci.low, two->value);
+    EXPECT_GT(two->ci.high, two->value);
+    EXPECT_FALSE(record.outcomes[2].statistics.scaling.has_value());  // no throughput
+    // The reports show the same figure.
+    const benchhost::RunFigures figures = benchhost::compute_figures(record);
+    ASSERT_EQ(figures.scaling.size(), 1u);
+    EXPECT_DOUBLE_EQ(figures.scaling[0].points[1].efficiency, two->value);
+    EXPECT_DOUBLE_EQ(figures.scaling[0].points[1].efficiency_ci.low, two->ci.low);
+
+    benchtest::TempDir dir;
+    const benchhost::WrittenReports written = benchhost::write_reports(record, dir.path());
+    const rapidjson::Document summary = benchtest::read_json(written.summary);
+    const auto& entries = summary["results"];
+    ASSERT_EQ(entries.Size(), 3u);
+    ASSERT_TRUE(entries[1].HasMember("scaling_efficiency"));
+    const auto& written_two = entries[1]["scaling_efficiency"];
+    EXPECT_EQ(std::string(written_two["series"].GetString()), "throughput");
+    EXPECT_EQ(written_two["world_size"].GetInt(), 2);
+    EXPECT_DOUBLE_EQ(written_two["value"].GetDouble(), two->value);
+    EXPECT_DOUBLE_EQ(written_two["ci95"][0].GetDouble(), two->ci.low);
+    EXPECT_DOUBLE_EQ(written_two["ci95"][1].GetDouble(), two->ci.high);
+    EXPECT_TRUE(entries[0]["scaling_efficiency"]["ci95"].IsNull());
+    EXPECT_FALSE(entries[2].HasMember("scaling_efficiency"));
+
+    const std::string csv = benchtest::read_file(written.csv);
+    const std::string header = csv.substr(0, csv.find('\n'));
+    EXPECT_TRUE(header.ends_with(",scaling_efficiency,scaling_efficiency_ci_low,scaling_efficiency_ci_high")) << header;
+    std::vector<std::string> lines;
+    for (std::size_t at = 0, end; (end = csv.find('\n', at)) != std::string::npos; at = end + 1)
+        lines.push_back(csv.substr(at, end - at));
+    ASSERT_EQ(lines.size(), 4u);
+    const auto last_fields = [](const std::string& line) {
+        std::vector<std::string> fields;
+        std::size_t at = line.size();
+        for (int i = 0; i < 3; ++i) {
+            const std::size_t comma = line.rfind(',', at - 1);
+            fields.insert(fields.begin(), line.substr(comma + 1, at - comma - 1));
+            at = comma;
+        }
+        return fields;
+    };
+    EXPECT_EQ(last_fields(lines[1]), (std::vector<std::string>{"1", "", ""}));
+    const std::vector<std::string> fields = last_fields(lines[2]);
+    EXPECT_DOUBLE_EQ(std::stod(fields[0]), two->value);
+    EXPECT_DOUBLE_EQ(std::stod(fields[1]), two->ci.low);
+    EXPECT_DOUBLE_EQ(std::stod(fields[2]), two->ci.high);
+    EXPECT_EQ(last_fields(lines[3]), (std::vector<std::string>{"", "", ""}));
+}
+
 TEST(DistributedReport, WithoutWorldSizeOneThereIsNoIdealLine) {
     RunRecord record = record_of({training(2, 72), training(4, 120)});
     benchhost::analyze_run(record);

@@ -5,13 +5,16 @@
 // function's returned figures, the time to first token, ...): empty where the scenario
 // lacks it. Last, where a scenario of the run recorded what a compiler did, its columns:
 // compile_time_ms, compile_cache (hit, miss, bypass), graph_breaks, recompiles,
-// unique_graphs and recompiled_samples. RFC 4180 quoting, numbers in their shortest
-// exact form.
+// unique_graphs and recompiled_samples. Then, where a distributed scenario of the run has
+// a scaling efficiency (its throughput over N times that at world size 1: the
+// statistics'), scaling_efficiency, scaling_efficiency_ci_low and
+// scaling_efficiency_ci_high. RFC 4180 quoting, numbers in their shortest exact form.
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -95,6 +98,9 @@ bool has_compiler_columns(const RunRecord& record) {
 std::string csv_report(const RunRecord& record) {
     const std::vector<std::string> other_series = other_series_columns(record);
     const bool compiler = has_compiler_columns(record);
+    const bool scaling = std::any_of(record.outcomes.begin(), record.outcomes.end(), [](const ScenarioOutcome& o) {
+        return o.statistics.computed && o.statistics.scaling.has_value();
+    });
     std::string csv = csv_header;
     for (const std::string& name : other_series)
         csv += ',' + csv_field(name + "_median") + ',' + csv_field(name + "_unit");
@@ -102,6 +108,7 @@ std::string csv_report(const RunRecord& record) {
         csv += ",compile_time_ms,compile_cache";
         for (const std::string& name : compiler_count_columns()) csv += ',' + name;
     }
+    if (scaling) csv += ",scaling_efficiency,scaling_efficiency_ci_low,scaling_efficiency_ci_high";
     csv += '\n';
     for (const auto& outcome : record.outcomes) {
         if (!outcome.statistics.computed) continue;  // still running (rounds to come)
@@ -162,6 +169,12 @@ std::string csv_report(const RunRecord& record) {
                 const bench::Scalar* count = result.find_scalar(name);
                 row.push_back(count != nullptr ? csv_number(count->value) : std::string());
             }
+        }
+        if (scaling) {
+            const std::optional<ScalingEfficiency>& efficiency = outcome.statistics.scaling;
+            row.push_back(efficiency ? csv_number(efficiency->value) : std::string());
+            row.push_back(efficiency ? csv_number(efficiency->ci.low) : std::string());
+            row.push_back(efficiency ? csv_number(efficiency->ci.high) : std::string());
         }
 
         for (std::size_t i = 0; i < row.size(); ++i) {

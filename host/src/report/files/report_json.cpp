@@ -35,4 +35,16 @@ void write_speedups(JsonOut& out, const std::vector<Speedup>& speedups) {
     out.end_object();
 }
 
+void write_scaling(JsonOut& out, const std::optional<ScalingEfficiency>& scaling) {
+    if (!scaling) return;
+    out.key("scaling_efficiency");
+    out.start_object();
+    out.field("series", scaling->series);
+    out.field("world_size", scaling->world_size);
+    out.field("value", scaling->value);
+    out.field("ci95", scaling->ci);
+    out.field("baseline_scenario_id", scaling->baseline_scenario_id);
+    out.end_object();
+}
+
 }  // namespace benchhost

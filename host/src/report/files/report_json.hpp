@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,8 @@ std::filesystem::path csv_report_path(const std::string& timestamp);
 void write_hardware(JsonOut& out, const HardwareInfo& hardware, const std::vector<std::string>& warnings);
 /// "speedup_over_eager": {series: {value, ci95, baseline_scenario_id}}; nothing when empty.
 void write_speedups(JsonOut& out, const std::vector<Speedup>& speedups);
+/// "scaling_efficiency": {series, world_size, value, ci95, baseline_scenario_id}; nothing
+/// without one.
+void write_scaling(JsonOut& out, const std::optional<ScalingEfficiency>& scaling);
 
 }  // namespace benchhost

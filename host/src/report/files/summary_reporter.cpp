@@ -1,10 +1,10 @@
 // benchmark_summary.json: the run's metadata and totals, the machine, the shards of a
 // merged run, and one entry per scenario with the headline figures of every series it
-// recorded (read from the statistics computed when it ended), its speedups, what a
-// compiler did for it, the monitors' headline figures and the path of its plugin report.
-// docs/schema/summary.schema.json describes it. Written after the plugin reports (the
-// registry's order), so that a summary on disk never points at a report that does not
-// exist.
+// recorded (read from the statistics computed when it ended), its speedups, a
+// distributed scenario's scaling efficiency, what a compiler did for it, the monitors'
+// headline figures and the path of its plugin report. docs/schema/summary.schema.json
+// describes it. Written after the plugin reports (the registry's order), so that a
+// summary on disk never points at a report that does not exist.
 
 #include <algorithm>
 #include <cmath>
@@ -214,6 +214,7 @@ std::string summary_report(const RunRecord& record) {
         }
         out.end_object();
         write_speedups(out, outcome.statistics.speedups);
+        write_scaling(out, outcome.statistics.scaling);
         write_compiler(out, outcome);
         if (outcome.rounds > 1) out.field("rounds", outcome.rounds);
         if (!result.monitors.empty()) {

@@ -1,9 +1,10 @@
 // Distributed scenarios, run by the real host: a benchmark declared distributed runs as
 // world_size rank processes with torchrun's environment, each pinned to its share of the
 // cores; every rank's samples are gathered; a rank that raises, crashes, exits or hangs
-// ends its scenario, named, with no rank left running, and the run goes on; a taken
-// rendezvous port is passed over. The plugins are written here into a folder of the
-// test's own; those that meet in collectives use the venv's PyTorch (gloo).
+// ends its scenario, named, with no rank left running, and the run goes on (a Python
+// rank's hang and a C++ one's alike); a taken rendezvous port is passed over. The plugins
+// are written here into a folder of the test's own; those that meet in collectives use
+// the venv's PyTorch (gloo).
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -73,6 +74,21 @@ protected:
         std::size_t count = 0;
         for (const auto& file : fs::directory_iterator(out)) count += file.path().extension() == ".pid";
         return count;
+    }
+
+    /// `hangs` (2 ranks) timed out after `timeout_s`, naming rank 1, which hung in its
+    /// second sample while rank 0 waited at the next barrier; both wrote a pid file, and
+    /// neither survived.
+    void expect_rank_1_hung(const Scenario& hangs, int timeout_s) const {
+        EXPECT_EQ(hangs.status, "timed_out") << hangs.reason;
+        EXPECT_NE(hangs.reason.find("timed out after " + std::to_string(timeout_s) +
+                                    " s: rank 1 was behind the others, timing sample 2"),
+                  std::string::npos)
+            << hangs.reason;
+        EXPECT_NE(hangs.reason.find("rank 0 was waiting at sample 3's barrier"), std::string::npos) << hangs.reason;
+        EXPECT_NE(hangs.reason.find("every rank was killed"), std::string::npos) << hangs.reason;
+        EXPECT_EQ(pid_files(), 2u);
+        EXPECT_TRUE(survivors().empty());
     }
 
     fs::path out = work / "out";  // what the ranks write
@@ -359,16 +375,8 @@ def benchmark_after(ctx):
     ctx.add_sample("step", 1.0, "ms")
 )");
     auto s = run({"--timeout", "45"}, 1);
-    const Scenario& hangs = s["hangs[world_size=2]"];
-    EXPECT_EQ(hangs.status, "timed_out") << hangs.reason;
-    EXPECT_NE(hangs.reason.find("timed out after 45 s: rank 1 was behind the others, timing sample 2"),
-              std::string::npos)
-        << hangs.reason;
-    EXPECT_NE(hangs.reason.find("rank 0 was waiting at sample 3's barrier"), std::string::npos) << hangs.reason;
-    EXPECT_NE(hangs.reason.find("every rank was killed"), std::string::npos) << hangs.reason;
+    expect_rank_1_hung(s["hangs[world_size=2]"], 45);
     EXPECT_EQ(s["after"].status, "success") << s["after"].reason;
-    EXPECT_EQ(pid_files(), 2u);
-    EXPECT_TRUE(survivors().empty());
 }
 
 TEST_F(DistributedTest, TheCollectivesAreCheckedAndTheirBusBandwidthIsNcclTestsFactorOfTheAlgorithms) {
@@ -444,6 +452,16 @@ TEST_F(DistributedTest, CppRanksMeetInC10dTheirSamplesAreGatheredAndARankThatThr
     EXPECT_EQ(thrown.status, "failed");
     EXPECT_EQ(thrown.reason.rfind("rank 1 of 2: threw std::runtime_error: rank 1 fails on purpose", 0), 0u)
         << thrown.reason;
+}
+
+// A C++ rank that hangs in its second sample while the other goes on to the next barrier:
+// at the scenario's timeout every rank is killed, and the reason names the rank behind
+// from the progress files measure_ranks writes.
+TEST_F(DistributedTest, ACppRankThatHangsTimesOutNamedAndNoRankSurvives) {
+    plugins = BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR;
+    auto s = run({"--world-sizes", "2", "--param", "hang_rank=1", "--timeout", "20"}, 1);
+    expect_rank_1_hung(s["sleep[world_size=2]"], 20);
+    EXPECT_EQ(s["all_reduce[world_size=2]"].status, "success") << s["all_reduce[world_size=2]"].reason;
 }
 
 // A Python and a C++ distributed plugin in one run, each at world sizes 1 and 2: the

@@ -2,14 +2,20 @@
 // (<bench/torch/distributed.hpp>). `all_reduce`: the ranks meet in a c10d all-reduce in
 // each sample timed by measure_ranks, its result checked; --param fail_rank throws on
 // that rank in its second sample, while the others wait for it in the all-reduce.
-// `sleep`: each rank sleeps (no collective), rank --param slow_rank six times as long.
+// `sleep`: each rank sleeps (no collective), rank --param slow_rank six times as long;
+// rank --param hang_rank hangs in its second sample while the others go on to the next
+// barrier (each rank then writes its pid into <--param out>/sleep_rank<N>.pid, for the
+// test to see that none survives).
 #include <bench/plugin.hpp>
 #include <bench/torch/distributed.hpp>
 
 #include <torch/types.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -39,7 +45,15 @@ BENCH_BENCHMARK(all_reduce, ctx) {
 }
 
 BENCH_BENCHMARK(sleep, ctx) {
-    const bool slow = lt::rank() == ctx.params().get_int("slow_rank", -1);
-    lt::measure_ranks(ctx, "latency",
-                      [slow] { std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 24 : 4)); });
+    const int rank = lt::rank();
+    const bool slow = rank == ctx.params().get_int("slow_rank", -1);
+    const bool hangs = rank == ctx.params().get_int("hang_rank", -1);
+    if (ctx.params().get_int("hang_rank", -1) >= 0)
+        std::ofstream(ctx.params().get_string("out", ".") + "/sleep_rank" + std::to_string(rank) + ".pid")
+            << ::getpid();
+    int calls = 0;
+    lt::measure_ranks(ctx, "latency", [&] {
+        if (++calls == 3 && hangs) std::this_thread::sleep_for(std::chrono::hours(1));  // its second sample
+        std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 24 : 4));
+    });
 }

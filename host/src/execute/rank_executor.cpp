@@ -192,6 +192,78 @@ struct Attempt {
     bool none_started = false;  // srun started no rank: launch_error is the scenario's reason
 };
 
+/// When an attempt's ranks are stopped, the same for both launchers' wait loops (each
+/// reads its ranks its own way: the worker server's pipes, the files of srun's tasks):
+/// on interrupt, at the deadline (each rank's progress read first), settle_time after
+/// the first rank that ended without success, and once every rank has its result; and
+/// how long the stopped ranks are waited for (kill_wait).
+class StopRule {
+public:
+    StopRule(Attempt& attempt, const ExecutionOptions& options)
+        : attempt_(attempt),
+          limited_(options.timeout_s > 0),
+          deadline_(steady::now() +
+                    std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(options.timeout_s))) {}
+
+    bool stopping() const { return stopping_; }
+
+    /// Whether the ranks are to be stopped now, at the start of a turn: on interrupt, at
+    /// the deadline (`progress_of(rank)` read for each rank), or when the settle time is over.
+    template <class ProgressOf>
+    bool due(steady::time_point now, ProgressOf&& progress_of) {
+        if (stopping_) return false;
+        if (interrupt_requested()) {
+            attempt_.interrupted = true;
+            return true;
+        }
+        if (limited_ && now >= deadline_) {
+            attempt_.timed_out = true;
+            for (std::size_t r = 0; r < attempt_.ranks.size(); ++r)
+                attempt_.progress.push_back(progress_of(static_cast<int>(r)));
+            return true;
+        }
+        return settle_until_ && now >= *settle_until_;
+    }
+    /// After a turn: whether every rank has its result while some may still be exiting.
+    bool all_finished() const {
+        return !stopping_ && std::all_of(attempt_.ranks.begin(), attempt_.ranks.end(),
+                                         [](const auto& rank) { return rank->finished; });
+    }
+    /// The ranks were just told to stop: they are waited for kill_wait.
+    void stopped() {
+        stopping_ = true;
+        given_up_at_ = steady::now() + kill_wait;
+    }
+    /// Whether the stopped ranks have been waited for long enough; once only.
+    bool waited_too_long(steady::time_point now) {
+        if (!given_up_at_ || now < *given_up_at_) return false;
+        given_up_at_.reset();
+        return true;
+    }
+    /// `rank` has just finished: one that did not succeed starts the settle time.
+    void finished(const Rank& rank) {
+        if (rank.result.status != bench::Status::success && !settle_until_ && !stopping_)
+            settle_until_ = rank.finished_at + settle_time;
+    }
+    /// How long a turn may wait for the ranks, at most `most`: until the deadline or the
+    /// end of the settle time, whichever comes first.
+    std::chrono::milliseconds wait_at_most(steady::time_point now, std::chrono::milliseconds most) const {
+        if (stopping_) return most;
+        auto until = settle_until_ ? *settle_until_ : steady::time_point::max();
+        if (limited_) until = std::min(until, deadline_);
+        if (until == steady::time_point::max()) return most;
+        return std::clamp(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0),
+                          most);
+    }
+
+private:
+    Attempt& attempt_;
+    bool limited_;
+    steady::time_point deadline_;
+    bool stopping_ = false;
+    std::optional<steady::time_point> settle_until_, given_up_at_;
+};
+
 /// Starts the ranks on `port` and waits until every one has ended; stops them all once
 /// one ended without success (after settle_time), at the deadline, or on interrupt.
 Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log, int port,
@@ -199,10 +271,7 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
     Attempt attempt;
     const int world = scenario.config.world_size;
     ProgressFolder progress;
-    const auto start = steady::now();
-    const bool limited = options.timeout_s > 0;
-    const auto deadline =
-        start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(options.timeout_s));
+    StopRule rule(attempt, options);
     static std::atomic<long> cgroup_count{0};
 
     for (int r = 0; r < world; ++r) {
@@ -252,21 +321,17 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
         ranks.back()->result = ended_with(bench::Status::failed, attempt.launch_error);
     }
 
-    bool stopping = !attempt.launch_error.empty();
-    std::optional<steady::time_point> settle_until;
-    std::optional<steady::time_point> given_up_at;
     char buffer[65536];
     const auto stop_all = [&] {
-        stopping = true;
         for (auto& rank : ranks) {
             if (rank->pid > 0 && rank->running()) {
                 kill(-rank->pid, SIGKILL);
                 rank->killed = !rank->finished;  // one that reported its result was only exiting
             }
         }
-        given_up_at = steady::now() + kill_wait;
+        rule.stopped();
     };
-    if (stopping) stop_all();
+    if (!attempt.launch_error.empty()) stop_all();
 
     const auto any_running = [&] {
         return std::any_of(ranks.begin(), ranks.end(),
@@ -274,32 +339,15 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
     };
     while (any_running()) {
         const auto now = steady::now();
-        if (!stopping && interrupt_requested()) {
-            attempt.interrupted = true;
-            stop_all();
-        }
-        if (!stopping && limited && now >= deadline) {
-            attempt.timed_out = true;
-            for (int r = 0; r < world; ++r) attempt.progress.push_back(first_line(progress.file(r)));
-            stop_all();
-        }
-        if (!stopping && settle_until && now >= *settle_until) stop_all();
-        if (stopping && given_up_at && now >= *given_up_at) {
+        if (rule.due(now, [&](int r) { return first_line(progress.file(r)); })) stop_all();
+        if (rule.waited_too_long(now)) {
             // The server does not say that the killed ranks ended: it is replaced.
             for (auto& rank : ranks)
                 if (rank->launch.status >= 0 && rank->running()) rank->server_lost = true;
             if (const pid_t server = worker_server_pid(); server > 0) kill(server, SIGKILL);
             break;
         }
-        int timeout_ms = 100;
-        if (!stopping) {
-            auto until = settle_until ? *settle_until : steady::time_point::max();
-            if (limited) until = std::min(until, deadline);
-            if (until != steady::time_point::max()) {
-                const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
-                timeout_ms = static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left, 0, 100));
-            }
-        }
+        const int timeout_ms = static_cast<int>(rule.wait_at_most(now, std::chrono::milliseconds(100)).count());
         std::vector<pollfd> fds;
         std::vector<std::pair<Rank*, int>> owners;  // the rank and which pipe: 0 status, 1 output, 2 result
         for (auto& rank : ranks) {
@@ -320,7 +368,7 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
             const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
             const bool closed = n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN);
             if (n > 0) {
-                if (owners[i].second == 0) consume_status(rank, buffer, static_cast<std::size_t>(n), stopping);
+                if (owners[i].second == 0) consume_status(rank, buffer, static_cast<std::size_t>(n), rule.stopping());
                 else if (owners[i].second == 1) rank.collector->append(buffer, static_cast<std::size_t>(n));
                 else rank.channel.append(buffer, static_cast<std::size_t>(n));
             }
@@ -366,13 +414,11 @@ Attempt run_attempt(const PlannedScenario& scenario, const ExecutionOptions& opt
             rank->result = classify(*rank);
             rank->finished = true;
             rank->finished_at = seen;
-            if (rank->result.status != bench::Status::success && !settle_until && !stopping)
-                settle_until = seen + settle_time;
+            rule.finished(*rank);
         }
         // Every rank has its result, and some are still exiting: they are stopped.
-        if (!stopping && std::all_of(ranks.begin(), ranks.end(), [](const auto& rank) { return rank->finished; }))
-            stop_all();
-        if (options.while_waiting && !stopping) options.while_waiting();
+        if (rule.all_finished()) stop_all();
+        if (options.while_waiting && !rule.stopping()) options.while_waiting();
     }
     for (auto& rank : ranks) {
         if (rank->pid > 0) {
@@ -474,15 +520,11 @@ Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions
     }
     log.debug("{}: {}", scenario.config.scenario_id(), join(argv, " "));
 
-    const auto start = steady::now();
-    const bool limited = options.timeout_s > 0;
-    const auto deadline =
-        start + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(options.timeout_s));
+    StopRule rule(attempt, options);
     std::string pending, srun_says;  // a line not yet whole; srun's own lines
-    bool output_open = true, srun_ended = false, stopping = false;
+    bool output_open = true, srun_ended = false;
     int srun_status = 0;
     std::string step;  // "<job>.<step>", once a task wrote it
-    std::optional<steady::time_point> settle_until, given_up_at;
 
     const auto take_line = [&](std::string_view line) {
         // "1: text" from rank 1 (srun pads the number with spaces to the widest one).
@@ -525,11 +567,9 @@ Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions
         rank.result = classify(rank);
         rank.finished = true;
         rank.finished_at = steady::now();
-        if (rank.result.status != bench::Status::success && !settle_until && !stopping)
-            settle_until = rank.finished_at + settle_time;
+        rule.finished(rank);
     };
     const auto stop_all = [&] {
-        stopping = true;
         for (auto& rank : ranks) read_files(*rank);  // the step the tasks are in
         if (!step.empty()) {
             std::string said;
@@ -541,30 +581,19 @@ Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions
         }
         for (auto& rank : ranks)
             if (!rank->finished) rank->killed = true;
-        given_up_at = steady::now() + kill_wait;
+        rule.stopped();
     };
 
     char buffer[65536];
     while (!srun_ended || output_open) {
         const auto now = steady::now();
-        if (!stopping && interrupt_requested()) {
-            attempt.interrupted = true;
-            stop_all();
-        }
-        if (!stopping && limited && now >= deadline) {
-            attempt.timed_out = true;
-            for (int r = 0; r < world; ++r)
-                attempt.progress.push_back(first_line(rank_file(folder.dir, r, "progress")));
-            stop_all();
-        }
-        if (!stopping && settle_until && now >= *settle_until) stop_all();
-        if (given_up_at && now >= *given_up_at) {
+        if (rule.due(now, [&](int r) { return first_line(rank_file(folder.dir, r, "progress")); })) stop_all();
+        if (rule.waited_too_long(now)) {
             // The step did not end: srun and what it left go, and SLURM is told to cancel it.
             log.warn("{}: srun did not end {} s after its step was killed: killing srun", scenario.config.scenario_id(),
                      std::chrono::duration_cast<std::chrono::seconds>(kill_wait).count());
             if (!step.empty()) run_to_end({"scancel", step}, nullptr, 10);
             kill(-srun, SIGKILL);
-            given_up_at.reset();
         }
         if (output_open) {
             pollfd poll_fd{output, POLLIN, 0};
@@ -586,10 +615,8 @@ Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions
         if (!srun_ended && waitpid(srun, &srun_status, WNOHANG) == srun) srun_ended = true;
         for (auto& rank : ranks) read_files(*rank);
         // Every rank has its result, and some are still exiting: the step is ended.
-        if (!stopping && !srun_ended &&
-            std::all_of(ranks.begin(), ranks.end(), [](const auto& rank) { return rank->finished; }))
-            stop_all();
-        if (options.while_waiting && !stopping) options.while_waiting();
+        if (!srun_ended && rule.all_finished()) stop_all();
+        if (options.while_waiting && !rule.stopping()) options.while_waiting();
     }
     if (!pending.empty()) take_line(pending);
     close(output);
@@ -602,7 +629,7 @@ Attempt run_srun_attempt(const PlannedScenario& scenario, const ExecutionOptions
     const std::string srun_ended_how = WIFEXITED(srun_status)
                                            ? "exit status " + std::to_string(WEXITSTATUS(srun_status))
                                            : describe_signal(WIFSIGNALED(srun_status) ? WTERMSIG(srun_status) : 0);
-    if (!any_started && !stopping) {
+    if (!any_started && !rule.stopping()) {
         // srun's words, and what SLURM said in rank 0's output (slurmstepd: execve() ...).
         std::string said = one_line(srun_says, 400);
         ranks.front()->collector->finish();

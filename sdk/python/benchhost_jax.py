@@ -50,7 +50,12 @@ asynchronously, and a sample must not end before its work.
 After model_variant returns (eager or compiled), every XLA compile of the process (a
 jitted function called with a new shape, an eager operation met for the first time) is
 recorded with when it ran (ctx.record_compile): the worker marks the timed samples it
-fell in, with a warning, and --discard-recompiled drops them.
+fell in, with a warning, and --discard-recompiled drops them. In the compiled variant
+each such compile also counts in the scalar recompiles (as benchhost.torch's for
+torch.compile: a count compare and history check gate) and the first three get a
+warning naming the function and what changed, in JAX's words (jax_explain_cache_misses,
+switched on from then until the scenario ends: "different input types: at x, now
+f32[8,32] and before f32[7,32]").
 It records first_call (ms, the first call of the variant), flops_per_forward (XLA's cost
 analysis: of the compiled executable, or for eager of the lowered program),
 compiled_argument_memory, compiled_output_memory, compiled_temp_memory and, where the
@@ -88,6 +93,7 @@ peak_bytes_in_use as device_peak_memory (MiB); model_variant records the device'
 the first sample as device_setup_peak_memory (JAX cannot restart the peak).
 """
 
+import logging
 import os
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -382,8 +388,10 @@ class _CompileSpans:
     samples (eager operations of a check after them) mark nothing."""
 
     _later = None  # the Context whose later compiles are recorded
+    _recompiles = None  # the compiled variant's: {"count": n}, counted in its scalar recompiles
     _counting = None  # while model_variant compiles: {"compiles": n}
     _registered = False
+    _misses = None  # _CacheMissLog while recompiles are counted
 
     @classmethod
     def _register(cls):
@@ -407,14 +415,26 @@ class _CompileSpans:
         return Counting()
 
     @classmethod
-    def watch_later_compiles(cls, ctx):
+    def watch_later_compiles(cls, ctx, count=False):
+        """From now on every XLA compile is recorded into ctx (ctx.record_compile); with
+        `count` (the compiled variant), it counts in ctx's scalar recompiles too, the
+        first three with a warning saying what changed."""
         cls._register()
         cls._later = ctx
+        if count:
+            cls._recompiles = {"count": 0}
+            ctx.record_scalar("recompiles", 0, "count")
+            if cls._misses is None:
+                cls._misses = _CacheMissLog()
 
     @classmethod
     def forget(cls):
         """The scenario has ended (benchhost_support.run calls this)."""
         cls._later = None
+        cls._recompiles = None
+        if cls._misses is not None:
+            cls._misses.close()
+            cls._misses = None
 
     @classmethod
     def _span(cls, event, start_time, end_time, **kwargs):
@@ -429,8 +449,67 @@ class _CompileSpans:
         # The span's times are the wall clock's; its end is now.
         end = benchhost._clock_ns()
         start = end - max(int((end_time - start_time) * 1e9), 0)
-        ctx.record_compile(start, end, f"XLA compile of {kwargs.get('fun_name', 'a function')} "
-                                       f"({(end_time - start_time) * 1e3:.0f} ms)")
+        what = f"XLA compile of {kwargs.get('fun_name', 'a function')} ({(end_time - start_time) * 1e3:.0f} ms)"
+        ctx.record_compile(start, end, what)
+        recompiles = cls._recompiles
+        if recompiles is None:
+            return
+        recompiles["count"] += 1
+        ctx.record_scalar("recompiles", recompiles["count"], "count")
+        why = cls._misses.take() if cls._misses is not None else ""
+        if recompiles["count"] <= 3:
+            ctx.add_warning(f"an XLA compile after model_variant returned ({what}): "
+                            f"{why or 'JAX did not say why (an operation or a function met for the first time)'}")
+
+
+class _CacheMissLog(logging.Filter):
+    """JAX's explanations of its tracing cache misses (jax_explain_cache_misses, on while
+    it is open), kept for the compile that follows instead of logged: the latest is what
+    changed ("for f defined at plugin.py:12: different input types: at x, now f32[8]
+    and before f32[7]"). What the option raises to warnings besides (the persistent
+    cache's misses and writes: compile_cache says what that cache did) is left out of
+    the log too; JAX's other warnings pass."""
+
+    LOGGERS = ("jax._src.interpreters.partial_eval", "jax._src.pjit", "jax._src.compiler",
+               "jax._src.compilation_cache")
+    RAISED = ("TRACING CACHE MISS", "PERSISTENT COMPILATION CACHE MISS", "Writing ", "Not writing persistent cache",
+              "_get_cache: Unsupported runtime")
+
+    def __init__(self):
+        super().__init__()
+        self._latest = ""
+        try:
+            self._explained = jax.config.jax_explain_cache_misses
+            jax.config.update("jax_explain_cache_misses", True)
+        except AttributeError:  # a JAX without the option: the warnings say less
+            self._explained = None
+        for name in self.LOGGERS:
+            logging.getLogger(name).addFilter(self)
+
+    def filter(self, record):
+        text = record.getMessage()
+        if text.startswith("TRACING CACHE MISS"):
+            said = ""
+            for line in text.split("\n")[1:]:
+                line = line.strip()
+                if not line or line.startswith("all previously seen cache keys differ"):
+                    continue
+                if line.startswith("* "):  # one difference of several
+                    said += ("; " if said.endswith(("]", ")")) else ": ") + line[2:]
+                else:
+                    said += (": " if said else "") + line.rstrip(":")
+            self._latest = said
+        return not (record.levelno == logging.WARNING and text.startswith(self.RAISED))
+
+    def take(self):
+        latest, self._latest = self._latest, ""
+        return latest
+
+    def close(self):
+        for name in self.LOGGERS:
+            logging.getLogger(name).removeFilter(self)
+        if self._explained is not None:
+            jax.config.update("jax_explain_cache_misses", self._explained)
 
 
 def _check_variant(ctx):
@@ -509,7 +588,7 @@ def model_variant(ctx, fn, params, inputs):
     ctx.record_scalar("first_call", first_ms, "ms")
     check_against_eager(ctx, reference, output)
     _record_setup_memory(ctx, device)
-    _CompileSpans.watch_later_compiles(ctx)
+    _CompileSpans.watch_later_compiles(ctx, count=True)
     return forward
 
 

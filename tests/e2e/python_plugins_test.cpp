@@ -1285,6 +1285,10 @@ def run_benchmark(ctx):
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-4);
     EXPECT_EQ(info("tiny_jax[variant=compiled]", "compile_cache"), "miss: written");
     EXPECT_TRUE(std::isnan(scalar(s["tiny_jax[variant=eager]"], "compile_s")));
+    // Nothing compiled again in the timed calls: recompiles 0, the compiled variant's alone.
+    EXPECT_EQ(scalar(compiled, "recompiles"), 0);
+    EXPECT_EQ(unit(compiled, "recompiles"), "count");
+    EXPECT_TRUE(std::isnan(scalar(s["tiny_jax[variant=eager]"], "recompiles")));
 
     // The next worker loads it from the cache (with the same XLA flags: they are in the
     // cache's key); the user's XLA_PYTHON_CLIENT_PREALLOCATE stands.

@@ -9,7 +9,8 @@ venv (ctest python_jax_helper):
     next;
   - the compiled variant's XLA compiles are counted (compiles), and after model_variant
     every compile (a jitted function meeting a new shape in the timed calls) reaches
-    the Context as a compile window on the samples' clock, until the scenario ends;
+    the Context as a compile window on the samples' clock, until the scenario ends, and
+    in the compiled variant counts in recompiles with a warning naming the new shape;
   - eager and compiled give the same result, and a result beyond the tolerance fails,
     naming the worst element; XLA's cost analysis gives a matmul's FLOPs;
   - select: XLA_PYTHON_CLIENT_PREALLOCATE=false and the thread flags recorded, --threads 1
@@ -132,9 +133,27 @@ class JaxHelperTest(unittest.TestCase):
         for start, end, what in compiles:
             self.assertTrue(before <= start <= end <= after, (before, start, end, after))
             self.assertIn("XLA compile of jit(<lambda>)", what)
+        # Each counts in recompiles, as torch.compile's do, with a warning saying what
+        # changed in JAX's words: the lambda's first compile, then its input's new shape.
+        self.assertEqual(ctx._recorded.scalars["recompiles"], (2.0, "count"))
+        warnings = [w for w in ctx._recorded.warnings if w.startswith("an XLA compile after model_variant")]
+        self.assertEqual(len(warnings), 2, ctx._recorded.warnings)
+        self.assertIn("(XLA compile of jit(<lambda>) (", warnings[0])
+        self.assertIn("never seen function: <lambda>", warnings[0])
+        self.assertIn("different input types: at y, now f32[5] and before f32[3]", warnings[1])
+        self.assertTrue(jax.config.jax_explain_cache_misses, "on while the scenario's compiles are counted")
         helper()._CompileSpans.forget()
         doubled(jnp.ones((7,), dtype)).block_until_ready()
         self.assertEqual(len(ctx._recorded.compiles), 2, "nothing is recorded once the scenario has ended")
+        self.assertEqual(ctx._recorded.scalars["recompiles"], (2.0, "count"))
+        self.assertFalse(jax.config.jax_explain_cache_misses, "as it was before the scenario")
+        # The eager variant compiles each operation it meets first: recorded, not counted.
+        eager, _, _ = scenario(variant="eager", warmup_iterations=0, measurement_iterations=1)
+        helper().model_variant(eager, mlp, params, (x,))
+        eager.measure("latency", lambda: doubled(jnp.ones((9,), dtype)).block_until_ready())
+        helper()._CompileSpans.forget()
+        self.assertNotIn("recompiles", eager._recorded.scalars)
+        self.assertGreater(len(eager._recorded.compiles), 0)
 
     def test_compilation_is_recorded_apart_and_cached(self):
         ctx, _, dtype = scenario(variant="compiled", measurement_iterations=5)

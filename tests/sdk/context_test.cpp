@@ -5,15 +5,13 @@
 
 #include <cstring>
 
-#include <spdlog/sinks/null_sink.h>
+#include "../support/quiet_logger.hpp"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-std::shared_ptr<spdlog::logger> quiet_logger() {
-    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-}
+using benchtest::quiet_logger;
 
 TEST(Context, MeasureRecordsOneSampleInMsPerIteration) {
     bench::ScenarioConfig config;

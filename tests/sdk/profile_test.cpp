@@ -7,15 +7,13 @@
 #include <stdexcept>
 #include <string>
 
-#include <spdlog/sinks/null_sink.h>
+#include "../support/quiet_logger.hpp"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-std::shared_ptr<spdlog::logger> quiet_logger() {
-    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-}
+using benchtest::quiet_logger;
 
 /// No perf for these tests: the pass notes why and goes on (the perf sampler's own test
 /// runs perf where it can).

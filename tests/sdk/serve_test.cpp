@@ -3,7 +3,7 @@
 // the mock server (tests/e2e/serving_test.cpp).
 #include <bench/context.hpp>
 
-#include <spdlog/sinks/null_sink.h>
+#include "../support/quiet_logger.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,9 +15,7 @@
 
 namespace {
 
-std::shared_ptr<spdlog::logger> quiet_logger() {
-    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-}
+using benchtest::quiet_logger;
 
 bench::ScenarioConfig config_with(bench::LoadConfig load) {
     bench::ScenarioConfig config;

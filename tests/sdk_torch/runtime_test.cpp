@@ -21,7 +21,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
-#include <spdlog/sinks/null_sink.h>
+#include "../support/quiet_logger.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,9 +29,7 @@ namespace {
 
 using namespace bench::libtorch;
 
-std::shared_ptr<spdlog::logger> quiet_logger() {
-    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-}
+using benchtest::quiet_logger;
 
 bench::Context make_context(std::string device = "cpu", std::string dtype = "float32", int threads = 0) {
     bench::ScenarioConfig config;

@@ -22,7 +22,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/version.h>
 
-#include <spdlog/sinks/null_sink.h>
+#include "../support/quiet_logger.hpp"
 
 #include <gtest/gtest.h>
 
@@ -30,9 +30,7 @@ namespace {
 
 using namespace bench::libtorch;
 
-std::shared_ptr<spdlog::logger> quiet_logger() {
-    return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-}
+using benchtest::quiet_logger;
 
 /// conv(3->32) bn relu, conv(32->64, stride 2) bn relu, conv(64->64) bn relu, global
 /// average pool, linear(64->10).

@@ -18,7 +18,7 @@ namespace {
 
 using namespace benchhost;
 
-std::vector<double> samples(double median_ms, int n, unsigned seed, double jitter = 0.01) {
+std::vector<double> latencies(double median_ms, int n, unsigned seed, double jitter = 0.01) {
     return benchtest::jittered_samples(median_ms, n, seed, jitter);
 }
 
@@ -39,10 +39,10 @@ RunRecord run(std::vector<ScenarioOutcome> outcomes, const std::string& cpu = "X
 }
 
 TEST(Compare, VerdictsFromSamples) {
-    const RunRecord base = run({outcome("same", samples(10, 30, 1)), outcome("slower", samples(10, 30, 2)),
-                                outcome("faster", samples(10, 30, 3)), outcome("small", samples(10, 30, 4))});
-    const RunRecord next = run({outcome("same", samples(10, 30, 5)), outcome("slower", samples(11, 30, 6)),
-                                outcome("faster", samples(8, 30, 7)), outcome("small", samples(10.2, 30, 8))});
+    const RunRecord base = run({outcome("same", latencies(10, 30, 1)), outcome("slower", latencies(10, 30, 2)),
+                                outcome("faster", latencies(10, 30, 3)), outcome("small", latencies(10, 30, 4))});
+    const RunRecord next = run({outcome("same", latencies(10, 30, 5)), outcome("slower", latencies(11, 30, 6)),
+                                outcome("faster", latencies(8, 30, 7)), outcome("small", latencies(10.2, 30, 8))});
     // No noise floor: the U test and the interval of the samples alone decide.
     const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0});
     ASSERT_EQ(c.rows.size(), 4u);  // latency only: throughput is not a time
@@ -65,9 +65,9 @@ TEST(Compare, ListsScenariosOnOneSideAndFailures) {
     ScenarioOutcome failed = outcome("broken", {});
     failed.result.status = bench::Status::crashed;
     failed.result.reason = "crashed with SIGSEGV";
-    const RunRecord base = run({outcome("kept", samples(1, 10, 1)), outcome("removed", samples(1, 10, 2)),
-                                outcome("broken", samples(1, 10, 3))});
-    const RunRecord next = run({outcome("kept", samples(1, 10, 4)), outcome("added", samples(1, 10, 5)), failed});
+    const RunRecord base = run({outcome("kept", latencies(1, 10, 1)), outcome("removed", latencies(1, 10, 2)),
+                                outcome("broken", latencies(1, 10, 3))});
+    const RunRecord next = run({outcome("kept", latencies(1, 10, 4)), outcome("added", latencies(1, 10, 5)), failed});
     const Comparison c = compare_runs(base, next);
     ASSERT_EQ(c.rows.size(), 1u);
     ASSERT_EQ(c.only_in_base.size(), 1u);
@@ -90,8 +90,8 @@ TEST(Compare, TooFewSamplesAreNotCalledSame) {
 TEST(Compare, SameOnlyWhenTheIntervalLiesWithinTheThreshold) {
     // Noisy samples (30% jitter), 8% apart: the U test cannot tell (P well above 0.05),
     // and the ratio's interval reaches far past 5% on both sides: not "same".
-    const RunRecord base = run({outcome("noisy", samples(10, 12, 1, 0.3)), outcome("quiet", samples(10, 40, 2))});
-    const RunRecord next = run({outcome("noisy", samples(10.8, 12, 3, 0.3)), outcome("quiet", samples(10, 40, 4))});
+    const RunRecord base = run({outcome("noisy", latencies(10, 12, 1, 0.3)), outcome("quiet", latencies(10, 40, 2))});
+    const RunRecord next = run({outcome("noisy", latencies(10.8, 12, 3, 0.3)), outcome("quiet", latencies(10, 40, 4))});
     const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.10});
     ASSERT_EQ(c.rows.size(), 2u);
     EXPECT_GT(c.rows[0].p_value, 0.05);
@@ -115,8 +115,8 @@ TEST(Compare, RunsThatCaughtTheMachineAtAnotherSpeedAreInconclusive) {
     // different kinds (a C++ loop, a Python one) are not compared.
     const auto pair = [](const std::string& name, double base_start, double base_end, double new_start, double new_end,
                          const std::string& new_kind = "python") {
-        ScenarioOutcome a = with_speed_reference(outcome(name, samples(10, 30, 1)), base_start, base_end);
-        ScenarioOutcome b = with_speed_reference(outcome(name, samples(15, 30, 2)), new_start, new_end);
+        ScenarioOutcome a = with_speed_reference(outcome(name, latencies(10, 30, 1)), base_start, base_end);
+        ScenarioOutcome b = with_speed_reference(outcome(name, latencies(15, 30, 2)), new_start, new_end);
         a.result.info["speed_reference"] = "python";
         b.result.info["speed_reference"] = new_kind;
         return std::pair{a, b};
@@ -145,8 +145,8 @@ TEST(Compare, AChangeFarPastTheMachinesSpeedChangeKeepsItsVerdict) {
     // 4x change, so the verdict stands, saying what it allowed for; 1.5x slower with the
     // same references is within what x1.23 and the 5% threshold could make of it.
     const auto pair = [](const std::string& name, double new_ms) {
-        ScenarioOutcome a = with_speed_reference(outcome(name, samples(10, 30, 1)), 450, 365);
-        ScenarioOutcome b = with_speed_reference(outcome(name, samples(new_ms, 30, 2)), 370, 372);
+        ScenarioOutcome a = with_speed_reference(outcome(name, latencies(10, 30, 1)), 450, 365);
+        ScenarioOutcome b = with_speed_reference(outcome(name, latencies(new_ms, 30, 2)), 370, 372);
         a.result.info["speed_reference"] = "c++";
         b.result.info["speed_reference"] = "c++";
         return std::pair{a, b};
@@ -163,8 +163,8 @@ TEST(Compare, AChangeFarPastTheMachinesSpeedChangeKeepsItsVerdict) {
 }
 
 TEST(Compare, DifferentMachinesAreFlagged) {
-    const RunRecord base = run({outcome("b", samples(1, 10, 1))}, "Xeon");
-    const RunRecord next = run({outcome("b", samples(1, 10, 2))}, "EPYC");
+    const RunRecord base = run({outcome("b", latencies(1, 10, 1))}, "Xeon");
+    const RunRecord next = run({outcome("b", latencies(1, 10, 2))}, "EPYC");
     const Comparison c = compare_runs(base, next);
     ASSERT_EQ(c.incomparable.size(), 1u);
     EXPECT_EQ(c.incomparable[0], "cpu.model: 'Xeon' (base) vs 'EPYC' (new)");
@@ -173,8 +173,8 @@ TEST(Compare, DifferentMachinesAreFlagged) {
 }
 
 TEST(Compare, WhatDiffersBetweenTheSidesComesFromTheirRecords) {
-    RunRecord base = run({outcome("b", samples(1, 10, 1))}, "Xeon");
-    RunRecord next = run({outcome("b", samples(1, 10, 2))}, "EPYC");
+    RunRecord base = run({outcome("b", latencies(1, 10, 1))}, "Xeon");
+    RunRecord next = run({outcome("b", latencies(1, 10, 2))}, "EPYC");
     for (RunRecord* side : {&base, &next}) {
         side->run_config = {{"plugins_dir", "build/plugins"},
                             {"measurement_iterations", "20"},
@@ -218,8 +218,8 @@ TEST(Compare, WhatDiffersBetweenTheSidesComesFromTheirRecords) {
 }
 
 TEST(Compare, EveryFormatSaysWhatDiffersOnce) {
-    Comparison c =
-        compare_runs(run({outcome("b", samples(10, 30, 1))}, "Xeon"), run({outcome("b", samples(10, 30, 2))}, "EPYC"));
+    Comparison c = compare_runs(run({outcome("b", latencies(10, 30, 1))}, "Xeon"),
+                                run({outcome("b", latencies(10, 30, 2))}, "EPYC"));
     c.differences = std::vector<SideDifference>{{"param slowdown", "(none)", "1.05"}, {"cpu.model", "Xeon", "EPYC"}};
     const std::string table = comparison_table(c), markdown = comparison_markdown(c),
                       page = comparison_html(c, "A/B", {});
@@ -263,8 +263,8 @@ TEST(Compare, EveryFormatSaysWhatDiffersOnce) {
 }
 
 TEST(Compare, OutputFormats) {
-    const RunRecord base = run({outcome("b", samples(10, 30, 1))});
-    const RunRecord next = run({outcome("b", samples(12, 30, 2))});
+    const RunRecord base = run({outcome("b", latencies(10, 30, 1))});
+    const RunRecord next = run({outcome("b", latencies(12, 30, 2))});
     Comparison c = compare_runs(base, next);
     c.base_label = "runs/base";
     c.new_label = "runs/new";
@@ -302,11 +302,11 @@ ScenarioOutcome with_counts(ScenarioOutcome o, double graph_breaks, double recom
 TEST(Compare, AGrownCompilerCountIsSlowerWithoutStatistics) {
     // The same latency on both sides; the new side has a graph break (and so one graph
     // more): slower on the first run, whatever the samples say, with the break's reason.
-    const RunRecord base = run({with_counts(outcome("model", samples(10, 30, 1)), 0, 0, 1),
-                                with_counts(outcome("fixed", samples(10, 30, 3)), 2, 1, 3)});
-    ScenarioOutcome broken = with_counts(outcome("model", samples(10, 30, 2)), 1, 0, 2);
+    const RunRecord base = run({with_counts(outcome("model", latencies(10, 30, 1)), 0, 0, 1),
+                                with_counts(outcome("fixed", latencies(10, 30, 3)), 2, 1, 3)});
+    ScenarioOutcome broken = with_counts(outcome("model", latencies(10, 30, 2)), 1, 0, 2);
     broken.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
-    const RunRecord next = run({broken, with_counts(outcome("fixed", samples(10, 30, 4)), 0, 1, 1)});
+    const RunRecord next = run({broken, with_counts(outcome("fixed", latencies(10, 30, 4)), 0, 1, 1)});
     Comparison c = compare_runs(base, next);
     ASSERT_EQ(c.rows.size(), 8u);  // latency and three counts, per scenario
     const auto row = [&](const std::string& benchmark, const std::string& series) -> const SeriesComparison& {
@@ -375,7 +375,7 @@ TEST(Compare, AGrownCompilerCountIsSlowerWithoutStatistics) {
 
 TEST(Analysis, SpeedupOverEagerWithItsInterval) {
     RunRecord record =
-        run({outcome("m", samples(10, 30, 1)), outcome("m", samples(5, 30, 2), bench::Variant::compiled)});
+        run({outcome("m", latencies(10, 30, 1)), outcome("m", latencies(5, 30, 2), bench::Variant::compiled)});
     const auto speedups = speedups_over_eager(record, record.outcomes[1]);
     ASSERT_EQ(speedups.size(), 1u);
     EXPECT_EQ(speedups[0].series, "latency");
@@ -396,7 +396,7 @@ ScenarioOutcome analyzed(bench::ScenarioResult result) {
 
 TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
     bench::ScenarioResult result;
-    result.series.push_back({"latency", "ms", samples(10, 50, 1, 0.5), 1});
+    result.series.push_back({"latency", "ms", latencies(10, 50, 1, 0.5), 1});
     result.sampling["latency"] = {"max_time", 10.0, 50, 0.01, 0.08, 20, 20};
     const auto warnings = statistical_warnings(analyzed(result));
     ASSERT_EQ(warnings.size(), 2u);
@@ -405,7 +405,7 @@ TEST(Analysis, WarnsAboutUnstableSeriesAndMissedTargets) {
               std::string::npos)
         << warnings[1];
     bench::ScenarioResult steady;
-    steady.series.push_back({"latency", "ms", samples(10, 50, 1, 0.01), 1});
+    steady.series.push_back({"latency", "ms", latencies(10, 50, 1, 0.01), 1});
     EXPECT_TRUE(statistical_warnings(analyzed(steady)).empty());
 }
 
@@ -419,7 +419,7 @@ ScenarioOutcome in_rounds(const std::string& benchmark, double median_ms, const 
                           int per_round, unsigned seed) {
     std::vector<double> all;
     for (std::size_t i = 0; i < moments.size(); ++i) {
-        const auto round = samples(median_ms * moments[i], per_round, seed + static_cast<unsigned>(i), 0.005);
+        const auto round = latencies(median_ms * moments[i], per_round, seed + static_cast<unsigned>(i), 0.005);
         all.insert(all.end(), round.begin(), round.end());
     }
     ScenarioOutcome o = outcome(benchmark, std::move(all));
@@ -462,7 +462,7 @@ TEST(Compare, WithRoundsTheSpreadBetweenRoundsDecides) {
 
 TEST(Compare, RoundsOnOneSideOnlyFallBackToTheSamples) {
     const RunRecord base = run({in_rounds("x", 10, {1.0, 1.0}, 20, 1)});
-    const RunRecord next = run({outcome("x", samples(10, 40, 9))});
+    const RunRecord next = run({outcome("x", latencies(10, 40, 9))});
     const Comparison c = compare_runs(base, next);
     ASSERT_EQ(c.rows.size(), 1u);
     EXPECT_EQ(c.rows[0].evidence, "samples");
@@ -472,10 +472,10 @@ TEST(Compare, RoundsOnOneSideOnlyFallBackToTheSamples) {
 TEST(Compare, OneRunASideIsInconclusiveWithinTheNoiseFloor) {
     // One run a side cannot see the noise between runs: a 10% change, however
     // significant its samples, is inconclusive within a 15% floor; 40% is beyond it.
-    const RunRecord base = run({outcome("ten", samples(10, 30, 1)), outcome("forty", samples(10, 30, 2)),
-                                outcome("faster", samples(10, 30, 3))});
-    const RunRecord next = run({outcome("ten", samples(11, 30, 4)), outcome("forty", samples(14, 30, 5)),
-                                outcome("faster", samples(9, 30, 6))});
+    const RunRecord base = run({outcome("ten", latencies(10, 30, 1)), outcome("forty", latencies(10, 30, 2)),
+                                outcome("faster", latencies(10, 30, 3))});
+    const RunRecord next = run({outcome("ten", latencies(11, 30, 4)), outcome("forty", latencies(14, 30, 5)),
+                                outcome("faster", latencies(9, 30, 6))});
     const Comparison c = compare_runs(base, next, {.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.15});
     ASSERT_EQ(c.rows.size(), 3u);
     EXPECT_LT(c.rows[0].p_value, 1e-6);
@@ -491,10 +491,10 @@ TEST(Compare, OneRunASideIsInconclusiveWithinTheNoiseFloor) {
 TEST(Compare, OneRunASideIsJudgedByTheHistorysNoiseWhenThereIsOne) {
     // The same runs as above, with the spread between runs learned from a history:
     // 1% between runs makes 10% slower (and faster) clear; 8% between runs does not.
-    const RunRecord base = run({outcome("ten", samples(10, 30, 1)), outcome("forty", samples(10, 30, 2)),
-                                outcome("faster", samples(10, 30, 3))});
-    const RunRecord next = run({outcome("ten", samples(11, 30, 4)), outcome("forty", samples(14, 30, 5)),
-                                outcome("faster", samples(9, 30, 6))});
+    const RunRecord base = run({outcome("ten", latencies(10, 30, 1)), outcome("forty", latencies(10, 30, 2)),
+                                outcome("faster", latencies(10, 30, 3))});
+    const RunRecord next = run({outcome("ten", latencies(11, 30, 4)), outcome("forty", latencies(14, 30, 5)),
+                                outcome("faster", latencies(9, 30, 6))});
     CompareOptions options{.threshold = 0.05, .alpha = 0.05, .noise_floor = 0.15};
     const std::string ten = next.outcomes[0].config.scenario_id(), forty = next.outcomes[1].config.scenario_id(),
                       faster = next.outcomes[2].config.scenario_id();
@@ -746,7 +746,7 @@ TEST(Compare, AConfirmedRowKeepsItsFirstFigures) {
 
 TEST(Compare, TheLoadOfEachSideFromItsCpuMonitor) {
     const auto monitored = [](double machine_percent, double own_percent) {
-        ScenarioOutcome o = outcome("x", samples(10, 30, 1));
+        ScenarioOutcome o = outcome("x", latencies(10, 30, 1));
         bench::MonitorReport& cpu = o.result.monitors["cpu_metrics"];
         cpu.available = true;
         cpu.metrics["system_cpu_utilization"].mean = machine_percent;
@@ -755,7 +755,7 @@ TEST(Compare, TheLoadOfEachSideFromItsCpuMonitor) {
         cpu.values["cpus_available"] = {4, "CPUs"};
         return o;
     };
-    const Comparison c = compare_runs(run({monitored(50, 100)}), run({outcome("x", samples(10, 30, 2))}));
+    const Comparison c = compare_runs(run({monitored(50, 100)}), run({outcome("x", latencies(10, 30, 2))}));
     EXPECT_EQ(c.base_load.scenarios, 1u);
     EXPECT_DOUBLE_EQ(c.base_load.machine_busy_percent, 50);
     EXPECT_DOUBLE_EQ(c.base_load.other_cpus, 1.0);  // 2 of 4 CPUs busy, 1 of them the benchmark
@@ -767,7 +767,8 @@ TEST(Compare, TheLoadOfEachSideFromItsCpuMonitor) {
 }
 
 TEST(Compare, ThePageHasTheTableAndAChartOfTheRatios) {
-    const Comparison c = compare_runs(run({outcome("a", samples(10, 30, 1))}), run({outcome("a", samples(14, 30, 2))}));
+    const Comparison c =
+        compare_runs(run({outcome("a", latencies(10, 30, 1))}), run({outcome("a", latencies(14, 30, 2))}));
     const std::string page = comparison_html(c, "A/B <test>", {{"base side", "base/report.html"}});
     EXPECT_NE(page.find("<title>A/B &lt;test&gt;</title>"), std::string::npos);
     EXPECT_NE(page.find("<svg"), std::string::npos);

@@ -24,7 +24,7 @@ using benchtest::jax_flax;
 using benchtest::model_scenario;
 using benchtest::torch_python;
 
-RunRecord analyzed(std::vector<benchhost::ScenarioOutcome> outcomes) {
+RunRecord analyzed_run(std::vector<benchhost::ScenarioOutcome> outcomes) {
     RunRecord record = benchtest::record_of(std::move(outcomes));
     benchhost::analyze_run(record);
     return record;
@@ -33,7 +33,7 @@ RunRecord analyzed(std::vector<benchhost::ScenarioOutcome> outcomes) {
 std::string plugin_of(const FrameworkEntry& entry) { return entry.outcome->config.plugin; }
 
 TEST(FrameworkComparison, GroupsOneModelAcrossFrameworksAndFindsTheFastest) {
-    const RunRecord record = analyzed(benchtest::resnet50_in_three_frameworks());
+    const RunRecord record = analyzed_run(benchtest::resnet50_in_three_frameworks());
     const FrameworkComparison comparison = benchhost::compare_frameworks(record);
     ASSERT_EQ(comparison.groups.size(), 1u);
     EXPECT_TRUE(comparison.one_framework.empty());
@@ -85,7 +85,7 @@ TEST(FrameworkComparison, ACompileTheCacheHadIsSaidSo) {
     // LibTorch's package from an earlier worker: loaded, not compiled (no compile_time).
     outcomes[1].result.scalars.pop_back();
     outcomes[1].result.info["compile_cache"] = "hit: /cache/aot-inductor/resnet50-default-1234/model.pt2";
-    const RunRecord record = analyzed(outcomes);
+    const RunRecord record = analyzed_run(outcomes);
     const FrameworkComparison comparison = benchhost::compare_frameworks(record);
     ASSERT_EQ(comparison.groups.size(), 1u);
     const ModelGroup& group = comparison.groups.front();
@@ -101,7 +101,7 @@ TEST(FrameworkComparison, AModelOfOneFrameworkIsNotCompared) {
     outcomes.push_back(model_scenario("vit_b_16", "vit_b_16", "libtorch", Variant::eager, 180, 7));
     outcomes.push_back(model_scenario("vit_b_16", "vit_b_16", "libtorch", Variant::compiled, 120, 8));
     outcomes.push_back(model_scenario("resnet50", "resnet50", "libtorch", Variant::eager, 200, 9, 8));
-    const RunRecord record = analyzed(outcomes);
+    const RunRecord record = analyzed_run(outcomes);
     const FrameworkComparison comparison = benchhost::compare_frameworks(record);
     ASSERT_EQ(comparison.groups.size(), 1u);
     EXPECT_EQ(comparison.groups.front().entries.size(), 7u);
@@ -145,7 +145,7 @@ TEST(FrameworkComparison, OnlyWhatMatchesIsCompared) {
                            }));
     // A framework the plugin did not name is a framework of its own, said so.
     outcomes.push_back(model_scenario("resnet50_other", "resnet50", "", Variant::eager, 40, 6));
-    const RunRecord record = analyzed(outcomes);
+    const RunRecord record = analyzed_run(outcomes);
     const FrameworkComparison comparison = benchhost::compare_frameworks(record);
     ASSERT_EQ(comparison.groups.size(), 1u);
     const ModelGroup& group = comparison.groups.front();
@@ -156,7 +156,7 @@ TEST(FrameworkComparison, OnlyWhatMatchesIsCompared) {
 }
 
 TEST(FrameworkComparison, ARunOfOneFrameworkHasNoGroup) {
-    const RunRecord record = analyzed({
+    const RunRecord record = analyzed_run({
         model_scenario("resnet50", "resnet50", "libtorch", Variant::eager, 30, 1),
         model_scenario("resnet50", "resnet50", "libtorch", Variant::compiled, 20, 2),
     });

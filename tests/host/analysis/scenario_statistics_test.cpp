@@ -12,8 +12,8 @@ namespace {
 
 using namespace benchhost;
 
-ScenarioOutcome outcome(const std::string& benchmark, std::vector<double> samples,
-                        bench::Variant variant = bench::Variant::eager, int batch_size = 1) {
+ScenarioOutcome statistics_outcome(const std::string& benchmark, std::vector<double> samples,
+                                   bench::Variant variant = bench::Variant::eager, int batch_size = 1) {
     return benchtest::Outcome("performance", "mock", benchmark)
         .variant(variant)
         .batch_size(batch_size)
@@ -23,7 +23,7 @@ ScenarioOutcome outcome(const std::string& benchmark, std::vector<double> sample
 TEST(ScenarioStatistics, NonFiniteSamplesAreLeftOutAndCounted) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
-    ScenarioOutcome o = outcome("m", {3, nan, 1, inf, 2, -inf});
+    ScenarioOutcome o = statistics_outcome("m", {3, nan, 1, inf, 2, -inf});
     compute_statistics(o);
     ASSERT_TRUE(o.statistics.computed);
     const SeriesStatistics* latency = o.statistics.find("latency");
@@ -37,7 +37,7 @@ TEST(ScenarioStatistics, NonFiniteSamplesAreLeftOutAndCounted) {
 }
 
 TEST(ScenarioStatistics, ComputedOnceUnlessForced) {
-    ScenarioOutcome o = outcome("m", {1, 2, 3});
+    ScenarioOutcome o = statistics_outcome("m", {1, 2, 3});
     compute_statistics(o);
     o.result.series[0].samples = {10, 20, 30};
     compute_statistics(o);  // already computed: left alone
@@ -47,7 +47,7 @@ TEST(ScenarioStatistics, ComputedOnceUnlessForced) {
 }
 
 TEST(ScenarioStatistics, TheFirstSeriesOfANameIsTheOneReported) {
-    ScenarioOutcome o = outcome("m", {1, 2, 3});
+    ScenarioOutcome o = statistics_outcome("m", {1, 2, 3});
     o.result.series.push_back({"latency", "ms", {7, 8, 9}, 1});
     compute_statistics(o);
     ASSERT_EQ(o.statistics.series.size(), 1u);
@@ -55,7 +55,7 @@ TEST(ScenarioStatistics, TheFirstSeriesOfANameIsTheOneReported) {
 }
 
 TEST(ScenarioStatistics, HeadlineFallsBackFromLatencyToOtherTimes) {
-    ScenarioOutcome o = outcome("m", {1, 2});
+    ScenarioOutcome o = statistics_outcome("m", {1, 2});
     o.result.series.clear();
     o.result.series.push_back({"tokens_per_second", "tokens/s", {5, 6}, 1});
     o.result.series.push_back({"decode", "us", {5, 6}, 1});
@@ -72,14 +72,14 @@ TEST(ScenarioStatistics, HeadlineFallsBackFromLatencyToOtherTimes) {
 
 TEST(ScenarioStatistics, SpeedupsAreCompletedWhenTheEagerScenarioArrives) {
     RunRecord record;
-    record.outcomes.push_back(outcome("m", {5, 5.1, 4.9, 5.05}, bench::Variant::compiled));
+    record.outcomes.push_back(statistics_outcome("m", {5, 5.1, 4.9, 5.05}, bench::Variant::compiled));
     compute_statistics(record.outcomes[0]);
     complete_speedups(record);  // no eager yet: left for later
     EXPECT_FALSE(record.outcomes[0].statistics.speedups_computed);
     EXPECT_TRUE(record.outcomes[0].statistics.speedups.empty());
 
-    record.outcomes.push_back(outcome("m", {10, 10.2, 9.8, 10.1}));
-    record.outcomes.push_back(outcome("m", {1, 1, 1}, bench::Variant::compiled, 8));  // no eager at batch 8
+    record.outcomes.push_back(statistics_outcome("m", {10, 10.2, 9.8, 10.1}));
+    record.outcomes.push_back(statistics_outcome("m", {1, 1, 1}, bench::Variant::compiled, 8));  // no eager at batch 8
     analyze_run(record);
     ASSERT_EQ(record.outcomes[0].statistics.speedups.size(), 1u);
     const Speedup& speedup = record.outcomes[0].statistics.speedups[0];
@@ -94,7 +94,7 @@ TEST(ScenarioStatistics, SpeedupsAreCompletedWhenTheEagerScenarioArrives) {
 
 TEST(ScenarioStatistics, WithStatisticsCopiesOnlyARecordThatLacksThem) {
     RunRecord record;
-    record.outcomes.push_back(outcome("m", {1, 2, 3}));
+    record.outcomes.push_back(statistics_outcome("m", {1, 2, 3}));
     std::optional<RunRecord> storage;
     const RunRecord& analyzed = with_statistics(record, storage);
     EXPECT_NE(&analyzed, &record);

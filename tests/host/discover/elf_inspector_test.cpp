@@ -57,21 +57,21 @@ void put(Bytes& bytes, std::size_t offset, const T& value) {
 }
 
 /// A fresh folder under the system's temporary folder, removed with everything in it.
-class TempDir {
+class ElfTempDir {
 public:
-    TempDir() {
+    ElfTempDir() {
         static std::atomic<int> counter{0};
         path_ = fs::temp_directory_path() /
                 ("elf_inspector_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
         fs::remove_all(path_);
         fs::create_directories(path_);
     }
-    ~TempDir() {
+    ~ElfTempDir() {
         std::error_code ec;
         fs::remove_all(path_, ec);
     }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
+    ElfTempDir(const ElfTempDir&) = delete;
+    ElfTempDir& operator=(const ElfTempDir&) = delete;
 
     const fs::path& path() const { return path_; }
 
@@ -142,7 +142,7 @@ protected:
         return inspect_elf(dir_.write(name, bytes));
     }
 
-    TempDir dir_;
+    ElfTempDir dir_;
     Bytes single_;
 };
 

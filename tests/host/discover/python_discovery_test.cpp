@@ -15,7 +15,7 @@ namespace {
 using namespace benchhost;
 using namespace benchtest;
 
-const DiscoveredPlugin* find_plugin(const Discovery& d, const std::string& name) {
+const DiscoveredPlugin* find_python_plugin(const Discovery& d, const std::string& name) {
     for (const auto& p : d.plugins)
         if (p.name == name) return &p;
     return nullptr;
@@ -65,7 +65,7 @@ class Suite:
         pass
 )");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "resnet_py");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "resnet_py");
     ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
     EXPECT_TRUE(plugin->python());
     EXPECT_EQ(plugin->category, "performance");
@@ -88,7 +88,7 @@ TEST_F(PythonDiscovery, ReadsWithoutImporting) {
                                     "raise SystemExit('imported')\n"
                                     "def benchmark_one():\n    return {}\n");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "side_effects");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "side_effects");
     ASSERT_NE(plugin, nullptr);
     EXPECT_EQ(ids(*plugin), (std::vector<std::string>{"unit/side_effects/one=benchmark_one"}));
     EXPECT_FALSE(fs::exists(marker));
@@ -97,7 +97,7 @@ TEST_F(PythonDiscovery, ReadsWithoutImporting) {
 TEST_F(PythonDiscovery, ASyntaxErrorRejectsTheFileWithWhereAndPythonsMessage) {
     add("unit/broken.py", "def benchmark_ok():\n    return {}\n\ndef benchmark_bad(:\n    pass\n");
     const Discovery d = discover_plugins(plugins);
-    EXPECT_EQ(find_plugin(d, "broken"), nullptr);
+    EXPECT_EQ(find_python_plugin(d, "broken"), nullptr);
     const RejectedFile* rejected = find_rejected(d, "broken.py");
     ASSERT_NE(rejected, nullptr);
     EXPECT_EQ(rejected->reason, (plugins / "unit/broken.py").string() + ":4:19: invalid syntax");
@@ -120,7 +120,7 @@ TEST_F(PythonDiscovery, APackageFolderIsOnePlugin) {
     add("integration/suite/cases.py", "def benchmark_imported():\n    return {}\n");
     fs::create_directories(plugins / "integration/__pycache__");  // Python's cache: ignored
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "suite");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "suite");
     ASSERT_NE(plugin, nullptr);
     EXPECT_EQ(plugin->path, plugins / "integration/suite");
     EXPECT_EQ(ids(*plugin), (std::vector<std::string>{"integration/suite/imported=benchmark_imported",
@@ -157,7 +157,7 @@ def benchmark_train(ctx):
     add("unit/wrong.py",
         "BENCHHOST_PLUGIN = {'benchmark_variants': {'a': ['fast']}}\ndef benchmark_a():\n    return {}\n");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "model_py");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "model_py");
     ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
     ASSERT_EQ(plugin->benchmarks.size(), 2u);
     EXPECT_EQ(plugin->benchmarks[0].variants, 0);  // run_benchmark: its plugin's
@@ -200,7 +200,7 @@ def run_benchmark(ctx):
     pass
 )");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "two_py");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "two_py");
     ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
     ASSERT_EQ(plugin->benchmarks.size(), 5u);
     EXPECT_TRUE(plugin->has_own_declarations());
@@ -231,7 +231,7 @@ def run_benchmark(ctx):
 
     // A file without declarations has none.
     add("unit/plain.py", "def benchmark_a():\n    return {}\n");
-    const DiscoveredPlugin* plain = find_plugin(discover_plugins(plugins), "plain");
+    const DiscoveredPlugin* plain = find_python_plugin(discover_plugins(plugins), "plain");
     ASSERT_NE(plain, nullptr);
     EXPECT_FALSE(plain->has_own_declarations());
 }
@@ -258,7 +258,7 @@ def benchmark_plain(ctx):
     pass
 )");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "ranks_py");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "ranks_py");
     ASSERT_NE(plugin, nullptr) << (d.rejected.empty() ? "" : d.rejected[0].reason);
     ASSERT_EQ(plugin->benchmarks.size(), 4u);
     const auto& b = plugin->benchmarks;
@@ -343,7 +343,7 @@ TEST_F(PythonDiscovery, AMockSaysSoAndAnAsyncBenchmarkIsAWarning) {
         "BENCHHOST_PLUGIN = {'mock': True}\n\ndef run_benchmark(ctx):\n    pass\n\nasync def benchmark_later():\n    "
         "pass\n");
     const Discovery d = discover_plugins(plugins);
-    const DiscoveredPlugin* plugin = find_plugin(d, "mock_py");
+    const DiscoveredPlugin* plugin = find_python_plugin(d, "mock_py");
     ASSERT_NE(plugin, nullptr);
     EXPECT_TRUE(plugin->mock());
     EXPECT_STREQ(plugin->info.version, "unversioned");
@@ -389,8 +389,8 @@ TEST_F(PythonDiscovery, SeveralFoldersAreReadAsOneByCategoryThenFolder) {
     std::vector<std::string> found;
     for (const DiscoveredPlugin& plugin : d.plugins) found.push_back(plugin.category + "/" + plugin.name);
     EXPECT_EQ(found, (std::vector<std::string>{"unit/z_py", "unit/x_py", "performance/b_py", "performance/a_py"}));
-    EXPECT_EQ(find_plugin(d, "a_py")->folder, mine);
-    EXPECT_EQ(find_plugin(d, "b_py")->folder, plugins);
+    EXPECT_EQ(find_python_plugin(d, "a_py")->folder, mine);
+    EXPECT_EQ(find_python_plugin(d, "b_py")->folder, plugins);
     ASSERT_NE(find_rejected(d, "z_py.py.txt"), nullptr);
     EXPECT_EQ(folders_text(d), plugins.string() + " and " + mine.string());
 }

@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -31,12 +30,14 @@
 #include "execute/worker_server.hpp"
 
 #include "../../support/processes.hpp"
+#include "../../support/test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace benchhost;
 using namespace std::chrono_literals;
+using benchtest::TempDir;
 
 const fs::path fixtures = BENCH_TEST_FIXTURE_PLUGIN_DIR;
 const fs::path broken_fixtures = BENCH_TEST_BROKEN_PLUGIN_DIR;
@@ -119,24 +120,6 @@ pid_t read_pid_file(const fs::path& file) {
     std::ifstream(file) >> pid;
     return pid;
 }
-
-class TempDir {
-public:
-    TempDir() {
-        std::random_device random;
-        path_ = fs::temp_directory_path() /
-                ("benchhost-execute-" + std::to_string(getpid()) + "-" + std::to_string(random()));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    fs::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
 
 class WorkerServer : public ::testing::Test {
 protected:

@@ -101,8 +101,8 @@ RunRecord next_run(const std::string& cpu, const std::string& rounds) {
 }
 
 /// A point of `scenario`'s series `series` with median `median`, in `run`.
-HistoryPoint point(const std::shared_ptr<const HistoryRun>& run, const std::string& scenario, const std::string& series,
-                   double median) {
+HistoryPoint noise_point(const std::shared_ptr<const HistoryRun>& run, const std::string& scenario,
+                         const std::string& series, double median) {
     HistoryPoint p;
     p.run = run;
     p.scenario_id = scenario;
@@ -135,8 +135,8 @@ TEST(HistoryNoise, LearnedOnlyFromEarlierRunsOfTheSameMachineAndConfiguration) {
     for (std::size_t i = 0; i < medians.size(); ++i) {
         auto earlier = std::make_shared<HistoryRun>(me);
         earlier->key = "earlier-" + std::to_string(i);
-        store.point_rows.push_back(point(earlier, "performance/mock/a", "latency", medians[i]));
-        store.point_rows.push_back(point(earlier, "performance/mock/a", "", 99));  // a point without a series
+        store.point_rows.push_back(noise_point(earlier, "performance/mock/a", "latency", medians[i]));
+        store.point_rows.push_back(noise_point(earlier, "performance/mock/a", "", 99));  // a point without a series
     }
     // Far off, each would widen the noise: another machine (were the store to return it),
     // another configuration, and the run itself, stored already.
@@ -144,9 +144,9 @@ TEST(HistoryNoise, LearnedOnlyFromEarlierRunsOfTheSameMachineAndConfiguration) {
     machine->key = "elsewhere";
     auto config = std::make_shared<HistoryRun>(other_config);
     config->key = "other-config";
-    store.point_rows.push_back(point(machine, "performance/mock/a", "latency", 30));
-    store.point_rows.push_back(point(config, "performance/mock/a", "latency", 30));
-    store.point_rows.push_back(point(std::make_shared<HistoryRun>(me), "performance/mock/a", "latency", 30));
+    store.point_rows.push_back(noise_point(machine, "performance/mock/a", "latency", 30));
+    store.point_rows.push_back(noise_point(config, "performance/mock/a", "latency", 30));
+    store.point_rows.push_back(noise_point(std::make_shared<HistoryRun>(me), "performance/mock/a", "latency", 30));
 
     const std::map<std::string, HistoryNoise> noise = history_noise_for(store, next);
     ASSERT_EQ(noise.size(), 1u);
@@ -168,8 +168,8 @@ TEST(HistoryNoise, ASeriesWithFewerThanFiveEarlierRunsHasNoNoise) {
     for (std::size_t i = 0; i < medians.size(); ++i) {
         auto earlier = std::make_shared<HistoryRun>(me);
         earlier->key = "earlier-" + std::to_string(i);
-        store.point_rows.push_back(point(earlier, "performance/mock/a", "latency", medians[i]));
-        if (i < 4) store.point_rows.push_back(point(earlier, "performance/mock/a", "ttft", medians[i] / 5));
+        store.point_rows.push_back(noise_point(earlier, "performance/mock/a", "latency", medians[i]));
+        if (i < 4) store.point_rows.push_back(noise_point(earlier, "performance/mock/a", "ttft", medians[i] / 5));
     }
     const std::map<std::string, HistoryNoise> noise = history_noise_for(store, next);
     EXPECT_EQ(noise.count(history_noise_key("performance/mock/a", "latency")), 1u);
@@ -178,7 +178,7 @@ TEST(HistoryNoise, ASeriesWithFewerThanFiveEarlierRunsHasNoNoise) {
 
 /// A run of one scenario with latency median about `ms`, with its statistics, started
 /// at `started_at` on a machine with `cpu`.
-RunRecord a_run(const std::string& started_at, double ms, unsigned seed, const std::string& cpu = "Xeon") {
+RunRecord noise_run(const std::string& started_at, double ms, unsigned seed, const std::string& cpu = "Xeon") {
     RunRecord record =
         record_of({Outcome("performance", "mock", "a").series("latency", "ms", jittered_samples(ms, 20, seed))});
     record.started_at = started_at;
@@ -201,13 +201,13 @@ TEST(HistoryNoise, AnSQLiteHistoryGivesTheSpreadOfItsEarlierRunsMedians) {
     const std::vector<double> levels = {10.0, 10.4, 9.7, 10.2, 9.9, 10.1};
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const RunRecord earlier =
-            a_run("2026-11-22T10:0" + std::to_string(i) + ":00Z", levels[i], static_cast<unsigned>(10 + i));
+            noise_run("2026-11-22T10:0" + std::to_string(i) + ":00Z", levels[i], static_cast<unsigned>(10 + i));
         store->add_run(earlier, "/runs/" + std::to_string(i), false);
         medians.push_back(median_of(earlier));
     }
-    store->add_run(a_run("2026-11-22T10:30:00Z", 20, 1, "Epyc"), "/runs/epyc", false);  // another machine
-    store->add_run(a_run("2026-11-22T13:00:00Z", 20, 2), "/runs/later", false);  // after the run
-    const RunRecord next = a_run("2026-11-22T12:00:00Z", 30, 3);
+    store->add_run(noise_run("2026-11-22T10:30:00Z", 20, 1, "Epyc"), "/runs/epyc", false);  // another machine
+    store->add_run(noise_run("2026-11-22T13:00:00Z", 20, 2), "/runs/later", false);  // after the run
+    const RunRecord next = noise_run("2026-11-22T12:00:00Z", 30, 3);
     store->add_run(next, "/runs/next", false);  // the run itself
 
     const std::map<std::string, HistoryNoise> noise = history_noise_for(*store, next);

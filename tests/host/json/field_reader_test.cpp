@@ -24,12 +24,12 @@ std::string read_error(const std::string& json, Style style, const std::function
     });
 }
 
-const char* const sample = R"({"name": "x", "count": 3, "big": 5000000000, "ratio": null, "flag": true,
+const char* const sample_json = R"({"name": "x", "count": 3, "big": 5000000000, "ratio": null, "flag": true,
                                "items": [{"unit": "ms"}, {"unit": 2}], "map": {"b": "1", "a": "2", "b": "3"},
                                "list": ["a", 1], "status": "great"})";
 
 TEST(FieldReader, ReadsWhatIsThere) {
-    const rapidjson::Document document = FieldReader::parse(sample, "origin");
+    const rapidjson::Document document = FieldReader::parse(sample_json, "origin");
     const FieldReader top(document, "origin");
     EXPECT_EQ(top.string("name"), "x");
     EXPECT_EQ(top.integer("count"), 3);
@@ -54,7 +54,7 @@ TEST(FieldReader, ReadsWhatIsThere) {
 
 TEST(FieldReader, QuotedErrorsNameTheFieldPath) {
     const auto error = [](const std::function<void(const FieldReader&)>& read) {
-        return read_error(sample, Style::quoted, read);
+        return read_error(sample_json, Style::quoted, read);
     };
     EXPECT_EQ(error([](const FieldReader& r) { r.string("missing"); }), "origin: field 'missing' is missing");
     EXPECT_EQ(error([](const FieldReader& r) { r.integer("name"); }), "origin: field 'name' must be an integer");
@@ -83,7 +83,7 @@ TEST(FieldReader, QuotedErrorsNameTheFieldPath) {
 
 TEST(FieldReader, DottedErrorsNameTheFileAndPath) {
     const auto error = [](const std::function<void(const FieldReader&)>& read) {
-        return read_error(sample, Style::dotted, read);
+        return read_error(sample_json, Style::dotted, read);
     };
     EXPECT_EQ(error([](const FieldReader& r) { r.string("missing"); }), "origin.missing: is missing");
     EXPECT_EQ(error([](const FieldReader& r) { r.array("items").at(1).string("unit"); }),

@@ -17,7 +17,7 @@ namespace {
 using benchhost::JsonFormat;
 using benchhost::JsonOut;
 
-constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double infinite = std::numeric_limits<double>::infinity();
 
 // One document with every kind of value, written in `format`.
 std::string sample(JsonFormat format) {
@@ -28,7 +28,7 @@ std::string sample(JsonFormat format) {
     out.field("size", std::size_t{18446744073709551615ULL});
     out.field("half", 0.5);
     out.key("odd");
-    out.numbers({std::nan(""), inf, -inf, 1.0});
+    out.numbers({std::nan(""), infinite, -infinite, 1.0});
     out.field("flag", true);
     out.key("map");
     out.string_map({{"b", "2"}, {"a", "1"}});
@@ -72,7 +72,7 @@ TEST(JsonWriter, ProtocolFormatIsCompactAndExact) {
 }
 
 TEST(JsonWriter, ExactValuesRoundTripThroughParseJson) {
-    const double values[] = {std::nan(""), inf, -inf, 0.1, 1e-300, 123456789.123456789, -0.0, 5e-324};
+    const double values[] = {std::nan(""), infinite, -infinite, 0.1, 1e-300, 123456789.123456789, -0.0, 5e-324};
     JsonOut out(benchhost::protocol_json);
     out.start_array();
     for (const double v : values) out.number(v);
@@ -95,13 +95,13 @@ TEST(JsonWriter, LayoutAndValuesAreIndependent) {
     JsonOut pretty_exact(JsonFormat{JsonFormat::Layout::pretty, JsonFormat::Values::exact});
     pretty_exact.start_object();
     pretty_exact.field("x", std::nan(""));
-    pretty_exact.field("y", -inf);
+    pretty_exact.field("y", -infinite);
     pretty_exact.end_object();
     EXPECT_EQ(pretty_exact.json(), "{\n  \"x\": NaN,\n  \"y\": -Infinity\n}");
 
     JsonOut compact_strict(JsonFormat{JsonFormat::Layout::compact, JsonFormat::Values::strict});
     compact_strict.start_array();
-    compact_strict.number(inf);
+    compact_strict.number(infinite);
     compact_strict.string("\xC0\xAF");  // an overlong '/'
     compact_strict.end_array();
     EXPECT_EQ(compact_strict.json(), "[null,\"\xEF\xBF\xBD\xEF\xBF\xBD\"]");
@@ -128,7 +128,7 @@ TEST(JsonWriter, FieldsOfListsMapsAndIntervalsAreWrittenAsTheirValues) {
     // Each field() of a list, map or interval writes what key() and the value's own call
     // write: the same bytes, in both formats.
     const std::vector<std::string> strings = {"a", "b\xFF"};
-    const std::vector<double> numbers = {1.5, std::nan(""), -inf};
+    const std::vector<double> numbers = {1.5, std::nan(""), -infinite};
     const std::vector<std::size_t> sizes = {0, 18446744073709551615ULL};
     const std::vector<long long> ids = {-1, 7};
     const std::map<std::string, std::string> facts = {{"b", "2"}, {"a", "1"}};

@@ -21,7 +21,7 @@ namespace {
 using namespace benchhost;
 using benchtest::error_of;
 
-constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double infinity = std::numeric_limits<double>::infinity();
 
 bench::MonitorReport sample_monitor() {
     bench::MonitorReport report;
@@ -94,7 +94,7 @@ TEST(ScenarioJson, SamplingWithoutATargetIsNullInReports) {
                   reports);
     }
     // The worker protocol keeps whatever it was given.
-    const std::map<std::string, bench::SamplingReport> odd = {{"x", sampling(-inf)}};
+    const std::map<std::string, bench::SamplingReport> odd = {{"x", sampling(-infinity)}};
     EXPECT_EQ(through(
                   protocol_json, [&](JsonOut& out) { write_sampling(out, odd); }, read_sampling),
               odd);

@@ -12,7 +12,7 @@ namespace {
 
 using namespace benchhost;
 
-PlannedScenario scenario(const std::string& benchmark, const std::string& variant, int batch) {
+PlannedScenario planned(const std::string& benchmark, const std::string& variant, int batch) {
     PlannedScenario s;
     s.config.category = "performance";
     s.config.plugin = "model";
@@ -28,11 +28,11 @@ Plan sample_plan() {
     for (const char* benchmark : {"a", "b", "c", "d", "e"})
         for (int batch : {1, 8})
             for (const char* variant : {"eager", "compiled"})
-                plan.scenarios.push_back(scenario(benchmark, variant, batch));
+                plan.scenarios.push_back(planned(benchmark, variant, batch));
     return plan;  // 20 scenarios in 10 groups of two variants
 }
 
-std::set<std::string> ids(const Plan& plan) {
+std::set<std::string> shard_ids(const Plan& plan) {
     std::set<std::string> out;
     for (const auto& s : plan.scenarios) out.insert(s.config.scenario_id());
     return out;
@@ -73,7 +73,7 @@ TEST(Shard, EveryScenarioInExactlyOneShardAndVariantsTogether) {
         EXPECT_GE(part.scenarios.size(), 6u);  // 10 groups of 2 over 3 shards: 4, 3, 3 groups
         EXPECT_LE(part.scenarios.size(), 8u);
         total += part.scenarios.size();
-        for (const auto& id : ids(part)) EXPECT_TRUE(all.insert(id).second) << id << " in two shards";
+        for (const auto& id : shard_ids(part)) EXPECT_TRUE(all.insert(id).second) << id << " in two shards";
         // Both variants of a benchmark and batch size are in the same shard.
         for (const auto& s : part.scenarios) {
             const int partners =
@@ -84,7 +84,7 @@ TEST(Shard, EveryScenarioInExactlyOneShardAndVariantsTogether) {
         }
     }
     EXPECT_EQ(total, plan.scenarios.size());
-    EXPECT_EQ(all, ids(plan));
+    EXPECT_EQ(all, shard_ids(plan));
 }
 
 TEST(Shard, DeterministicAndIndependentOfPlanOrder) {
@@ -92,7 +92,8 @@ TEST(Shard, DeterministicAndIndependentOfPlanOrder) {
     Plan reversed = plan;
     std::reverse(reversed.scenarios.begin(), reversed.scenarios.end());
     EXPECT_EQ(plan_fingerprint(plan), plan_fingerprint(reversed));
-    for (int k = 1; k <= 3; ++k) EXPECT_EQ(ids(shard_plan(plan, {k, 3})), ids(shard_plan(reversed, {k, 3}))) << k;
+    for (int k = 1; k <= 3; ++k)
+        EXPECT_EQ(shard_ids(shard_plan(plan, {k, 3})), shard_ids(shard_plan(reversed, {k, 3}))) << k;
     Plan other = plan;
     other.scenarios.pop_back();
     EXPECT_NE(plan_fingerprint(plan), plan_fingerprint(other));
@@ -141,7 +142,7 @@ TEST(Merge, JoinsTheShardsOfOnePlan) {
     EXPECT_EQ(merged.outcomes.size(), plan.scenarios.size());
     std::set<std::string> merged_ids;
     for (const auto& o : merged.outcomes) merged_ids.insert(o.config.scenario_id());
-    EXPECT_EQ(merged_ids, ids(plan));
+    EXPECT_EQ(merged_ids, shard_ids(plan));
     ASSERT_EQ(merged.shards.size(), 3u);
     EXPECT_EQ(merged.shards[0].index, 1);
     EXPECT_EQ(merged.shards[0].host_name, "node1");

@@ -156,7 +156,7 @@ TEST(FrameworkReport, TheRunFolderCarriesTheComparison) {
 }
 
 // Appended to a copy of the page: what the section shows, as JSON that --dump-dom prints.
-const char* probe = R"js(<script>
+const char* frameworks_probe = R"js(<script>
 (function(){
 var r={},s=document.getElementById('frameworks');r.section=!!s;
 r.link=!!document.querySelector('nav a[href="#frameworks"]');
@@ -177,7 +177,7 @@ TEST(FrameworkReport, ChromiumShowsTheSectionWithTheFastestMarked) {
     const fs::path binary = find_chromium();
     if (binary.empty()) GTEST_SKIP() << "chromium is not installed (scripts/lib/setup.sh installs Debian's chromium)";
     TempDir work;
-    const Probed probed = probe_page(binary, work.path(), benchhost::html_report(three_frameworks()), probe);
+    const Probed probed = probe_page(binary, work.path(), benchhost::html_report(three_frameworks()), frameworks_probe);
     ASSERT_TRUE(probed.problem.empty()) << probed.problem;
     const std::string& json = probed.json;
     rapidjson::Document r;

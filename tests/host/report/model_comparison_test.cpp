@@ -7,19 +7,15 @@
 #include <gtest/gtest.h>
 
 #include "../../support/builders.hpp"
+#include "../../support/chromium.hpp"  // count
 #include "report/rendered_reports.hpp"
 
 namespace {
 
 using benchhost::RunRecord;
 using benchhost::ScenarioOutcome;
+using benchtest::count;
 using benchtest::Outcome;
-
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
 
 /// torchscript_model with two models ("original" and "pruned") at batch 4, eager, in
 /// `dtype`: latency medians `original_ms` and half that for pruned.

@@ -15,7 +15,7 @@ namespace {
 using namespace benchhost;
 using benchtest::error_of;
 
-ScenarioOutcome outcome(const std::string& plugin, const std::string& name, bench::Status status) {
+ScenarioOutcome stored_outcome(const std::string& plugin, const std::string& name, bench::Status status) {
     ScenarioOutcome o;
     o.config.category = "performance";
     o.config.plugin = plugin;
@@ -46,9 +46,9 @@ TEST(ReportReader, ReadsBackWhatTheWriterWrote) {
     record.commit_id = "abc123";
     record.hardware["cpu"]["model"] = "Test CPU";
     record.run_config["isolation"] = "process";
-    record.outcomes = {outcome("alpha", "alpha[batch_size=8]", bench::Status::success),
-                       outcome("beta", "beta", bench::Status::crashed),
-                       outcome("alpha", "alpha[batch_size=16]", bench::Status::failed)};
+    record.outcomes = {stored_outcome("alpha", "alpha[batch_size=8]", bench::Status::success),
+                       stored_outcome("beta", "beta", bench::Status::crashed),
+                       stored_outcome("alpha", "alpha[batch_size=16]", bench::Status::failed)};
     record.outcomes[0].rounds = 2;
     record.outcomes[0].round_sizes["latency"] = {2, 1};
     write_reports(record, dir.path());
@@ -77,7 +77,7 @@ TEST(ReportReader, NonFiniteSamplesComeBackAsNaN) {
     benchtest::TempDir dir;
     RunRecord record;
     record.timestamp = "20261122_120000";
-    record.outcomes = {outcome("alpha", "alpha", bench::Status::success)};
+    record.outcomes = {stored_outcome("alpha", "alpha", bench::Status::success)};
     record.outcomes[0].result.series[0].samples = {1.0, std::nan(""), 3.0};
     write_reports(record, dir.path());
     const RunRecord read = read_run(dir.path());
@@ -123,7 +123,7 @@ struct WrittenRun {
         RunRecord record;
         record.timestamp = "20261122_120000";
         record.started_at = "2026-11-22T12:00:00Z";
-        record.outcomes = {outcome("alpha", "alpha", bench::Status::success)};
+        record.outcomes = {stored_outcome("alpha", "alpha", bench::Status::success)};
         const WrittenReports written = write_reports(record, dir.path());
         summary = written.summary;
         report = written.plugin_reports.at("alpha");
@@ -203,7 +203,7 @@ TEST(ReportReader, ASummaryWithoutARunIdIsReadAsBeforeWithAnEmptyOne) {
     record.run_id = "00112233445566778899aabbccddeeff";
     record.timestamp = "20261122_120000";
     record.started_at = "2026-11-22T12:00:00Z";
-    record.outcomes = {outcome("alpha", "alpha", bench::Status::success)};
+    record.outcomes = {stored_outcome("alpha", "alpha", bench::Status::success)};
     write_reports(record, run.dir.path());
     const std::string id_field = "\"run_id\": \"" + record.run_id + "\",";
     ASSERT_NE(benchtest::read_file(run.summary).find(id_field), std::string::npos);

@@ -11,6 +11,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
 
+#include "../../support/mock_run.hpp"
 #include "../../support/report_schema.hpp"
 #include "../../support/test_support.hpp"
 
@@ -21,7 +22,6 @@ using rapidjson::Document;
 using rapidjson::Value;
 
 const fs::path schema_dir = BENCH_SCHEMA_DIR;
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 
 Document parse(const std::string& json) {
     Document document;
@@ -173,7 +173,7 @@ TEST(ReportSchema, BothFilesAreDocumentedDraft04Schemas) {
 TEST(ReportSchema, PythonJsonschemaAcceptsTheSchemasAndARealRun) {
     const fs::path script = fs::path(BENCH_TEST_SOURCE_DIR) / "scripts/validate_reports";
     TempDir work;
-    install_plugin(mock_plugin, work / "plugins", "performance");
+    install_plugin(mock_plugin(), work / "plugins", "performance");
     const fs::path output = work / "out";
     const ProcessResult run =
         run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "plugins").string(), "--output-dir",
@@ -408,7 +408,7 @@ TEST(ReportSchema, OptionalStatisticsFieldsMatchWhenPresent) {
 
 TEST(ReportSchema, ARealMockRunMatches) {
     TempDir work;
-    install_plugin(mock_plugin, work / "plugins", "performance");
+    install_plugin(mock_plugin(), work / "plugins", "performance");
     install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", work / "plugins",
                    "integration");
     const fs::path output = work / "out";

@@ -102,7 +102,7 @@ ScenarioOutcome make_outcome(const std::string& category, const std::string& plu
         });
 }
 
-RunRecord make_record() {
+RunRecord written_record() {
     RunRecord record = benchtest::record_of();
     record.finished_at = "2026-11-22T11:51:00Z";
     record.hardware["cpu"]["model"] = "Test CPU";
@@ -155,7 +155,7 @@ protected:
     }
 
     TempDir dir;
-    RunRecord record = make_record();
+    RunRecord record = written_record();
 };
 
 TEST_F(ReportWriterTest, WritesOneReportPerPluginAndTheSummaryAndTheCsv) {

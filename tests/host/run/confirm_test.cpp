@@ -23,7 +23,7 @@ namespace {
 using namespace benchhost;
 namespace fs = std::filesystem;
 
-constexpr const char* skip_reason = "the test runs no confirmation round";
+constexpr const char* no_round_reason = "the test runs no confirmation round";
 
 PlannedScenario planned(const std::string& benchmark) {
     PlannedScenario s;
@@ -32,11 +32,11 @@ PlannedScenario planned(const std::string& benchmark) {
     s.config.benchmark = benchmark;
     s.config.scenario_name = benchmark;
     s.plugin_path = "/nonexistent/performance/libp.so";
-    s.skip_reason = skip_reason;
+    s.skip_reason = no_round_reason;
     return s;
 }
 
-std::string id_of(const std::string& benchmark) { return "performance/p/" + benchmark; }
+std::string confirm_id(const std::string& benchmark) { return "performance/p/" + benchmark; }
 
 /// One round of 30 samples about `median_ms`.
 ScenarioOutcome measured(const std::string& benchmark, double median_ms, unsigned seed) {
@@ -46,7 +46,7 @@ ScenarioOutcome measured(const std::string& benchmark, double median_ms, unsigne
 
 /// Each execution the runner starts or skips, as "<number>/<total> <scenario>"; calls
 /// `on_execution` (when set) after noting one.
-class Executions final : public Reporter {
+class ConfirmExecutions final : public Reporter {
 public:
     void execution_started(const ExecutionProgress& progress) override { note(progress); }
     void execution_skipped(const ExecutionProgress& progress, bool) override { note(progress); }
@@ -75,7 +75,7 @@ RunLoopOptions in_process() {
     return options;
 }
 
-JournalHeader journal_header() {
+JournalHeader confirm_journal_header() {
     JournalHeader header;
     header.timestamp = "20261122_115000";
     header.started_at = "2026-11-22T11:50:00Z";
@@ -92,7 +92,7 @@ struct Confirmation {
           record(benchtest::record_of(std::move(first_rounds))),
           log("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text)),
           registry(dir / "plugin_registry.json"),
-          journal(dir.path(), journal_header()),
+          journal(dir.path(), confirm_journal_header()),
           runner(plan, options, record, RunLoopParts{log, registry, journal, executions}) {
         log.set_level(spdlog::level::debug);
     }
@@ -117,7 +117,7 @@ struct Confirmation {
     spdlog::logger log;
     PluginRegistry registry;
     RunJournal journal;
-    Executions executions;
+    ConfirmExecutions executions;
     ScenarioRunner runner;
 };
 
@@ -154,7 +154,7 @@ TEST(Confirm, OnlyScenariosSlowerThanTheirBaselineRunAgainInterleavedAfterTheirR
     ASSERT_EQ(scenario_verdict(compare_outcomes(base.outcomes[3], c.record.outcomes[3], {})), Verdict::slower);
 
     const std::vector<std::string> flagged = c.confirm(base, 2);
-    EXPECT_EQ(flagged, (std::vector<std::string>{id_of("slow_a"), id_of("slow_c")}));
+    EXPECT_EQ(flagged, (std::vector<std::string>{confirm_id("slow_a"), confirm_id("slow_c")}));
     // Round k of every flagged scenario before round k + 1 of any; a scenario whose
     // confirmation round failed has its later ones skipped, and they still count.
     EXPECT_EQ(
@@ -162,19 +162,20 @@ TEST(Confirm, OnlyScenariosSlowerThanTheirBaselineRunAgainInterleavedAfterTheirR
         (std::vector<std::string>{"1/4 performance/p/slow_a (confirming)", "2/4 performance/p/slow_c (confirming)",
                                   "3/4 performance/p/slow_a (confirming)", "4/4 performance/p/slow_c (confirming)"}));
     // The confirmation's rounds are numbered after the rounds each scenario had.
-    EXPECT_EQ(c.journaled(), (std::vector<std::string>{id_of("slow_a") + " round 2", id_of("slow_c") + " round 4"}));
+    EXPECT_EQ(c.journaled(),
+              (std::vector<std::string>{confirm_id("slow_a") + " round 2", confirm_id("slow_c") + " round 4"}));
 
-    const ScenarioOutcome* slow_a = c.runner.outcome(id_of("slow_a"));
+    const ScenarioOutcome* slow_a = c.runner.outcome(confirm_id("slow_a"));
     ASSERT_NE(slow_a, nullptr);
     EXPECT_EQ(slow_a->first_rounds, 1);
     EXPECT_EQ(slow_a->rounds, 2);
-    EXPECT_EQ(slow_a->result.reason, std::string("round 2: ") + skip_reason);
-    EXPECT_EQ(c.runner.outcome(id_of("slow_c"))->first_rounds, 3);
+    EXPECT_EQ(slow_a->result.reason, std::string("round 2: ") + no_round_reason);
+    EXPECT_EQ(c.runner.outcome(confirm_id("slow_c"))->first_rounds, 3);
     for (const char* untouched : {"same_b", "not_in_base"}) {
-        EXPECT_EQ(c.runner.outcome(id_of(untouched))->rounds, 1) << untouched;
-        EXPECT_EQ(c.runner.outcome(id_of(untouched))->first_rounds, 0) << untouched;
+        EXPECT_EQ(c.runner.outcome(confirm_id(untouched))->rounds, 1) << untouched;
+        EXPECT_EQ(c.runner.outcome(confirm_id(untouched))->first_rounds, 0) << untouched;
     }
-    EXPECT_EQ(c.runner.outcome(id_of("not_run")), nullptr);
+    EXPECT_EQ(c.runner.outcome(confirm_id("not_run")), nullptr);
 
     const std::string log = c.log_text.str();
     EXPECT_NE(log.find("2 scenarios slower than the baseline: 2 more rounds each to confirm"), std::string::npos)
@@ -198,12 +199,12 @@ TEST(Confirm, NothingSlowerThanTheBaselineRunsNothing) {
     EXPECT_TRUE(flagged.empty());
     EXPECT_TRUE(c.executions.seen.empty());
     EXPECT_EQ(c.log_text.str().find("to confirm"), std::string::npos) << c.log_text.str();
-    EXPECT_EQ(c.runner.outcome(id_of("same_a"))->first_rounds, 0);
+    EXPECT_EQ(c.runner.outcome(confirm_id("same_a"))->first_rounds, 0);
 }
 
 TEST(Confirm, OneScenarioOneRoundIsSaidInTheSingular) {
     Confirmation c({"slow_a"}, {measured("slow_a", 14, 1)});
-    EXPECT_EQ(c.confirm(baseline({"slow_a"}), 1), (std::vector<std::string>{id_of("slow_a")}));
+    EXPECT_EQ(c.confirm(baseline({"slow_a"}), 1), (std::vector<std::string>{confirm_id("slow_a")}));
     EXPECT_EQ(c.executions.seen, (std::vector<std::string>{"1/1 performance/p/slow_a (confirming)"}));
     EXPECT_NE(c.log_text.str().find("1 scenario slower than the baseline: 1 more round each to confirm"),
               std::string::npos)
@@ -214,9 +215,9 @@ TEST(Confirm, AnInterruptionStopsTheConfirmationAfterTheRoundRunning) {
     Confirmation c({"slow_a", "slow_c"}, {measured("slow_a", 14, 1), slow_in_three_rounds()});
     c.executions.on_execution = [&c] { c.record.interrupted = true; };
     const std::vector<std::string> flagged = c.confirm(baseline({"slow_a", "slow_c"}), 3);
-    EXPECT_EQ(flagged, (std::vector<std::string>{id_of("slow_a"), id_of("slow_c")}));
+    EXPECT_EQ(flagged, (std::vector<std::string>{confirm_id("slow_a"), confirm_id("slow_c")}));
     EXPECT_EQ(c.executions.seen, (std::vector<std::string>{"1/6 performance/p/slow_a (confirming)"}));
-    EXPECT_EQ(c.runner.outcome(id_of("slow_c"))->rounds, 3);
+    EXPECT_EQ(c.runner.outcome(confirm_id("slow_c"))->rounds, 3);
 }
 
 }  // namespace

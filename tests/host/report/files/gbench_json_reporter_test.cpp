@@ -13,6 +13,7 @@
 
 #include <rapidjson/document.h>
 
+#include "../../../support/mock_run.hpp"
 #include "../../../support/test_support.hpp"
 #include "report/report_reader.hpp"
 
@@ -23,13 +24,11 @@ using benchhost::RunRecord;
 using benchhost::ScenarioOutcome;
 using rapidjson::Value;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-ScenarioOutcome outcome(const std::string& benchmark, bench::Variant variant, bench::Status status) {
+ScenarioOutcome gbench_outcome(const std::string& benchmark, bench::Variant variant, bench::Status status) {
     return benchtest::Outcome("performance", "alpha", benchmark).variant(variant).status(status);
 }
 
-RunRecord make_record() {
+RunRecord gbench_record() {
     RunRecord record = benchtest::record_of();
     record.hardware["cpu"]["logical_cores"] = "2";
     record.hardware["cpu"]["current_mhz"] = "2794.748";
@@ -39,28 +38,28 @@ RunRecord make_record() {
     record.hardware["load"]["load_average_15m"] = "0.125";
     record.hardware["build"]["optimized"] = "yes";
 
-    auto eager = outcome("infer", bench::Variant::eager, bench::Status::success);
+    auto eager = gbench_outcome("infer", bench::Variant::eager, bench::Status::success);
     eager.result.series.push_back({"latency", "ms", {5, 1, 4, 2, 3}, 1});
     eager.result.series.push_back({"throughput", "samples/s", {100, 200}, 1});  // not a time
     eager.result.series.push_back({"step", "us", {10, 20, 30, 40}, 100});
     eager.result.series.push_back({"latency", "ms", {99}, 1});  // a second of the name: the report drops it
     record.outcomes.push_back(eager);
 
-    auto compiled = outcome("infer", bench::Variant::compiled, bench::Status::success);
+    auto compiled = gbench_outcome("infer", bench::Variant::compiled, bench::Status::success);
     compiled.result.series.push_back({"latency", "s", {0.002, std::nan(""), 0.001}, 1});
     record.outcomes.push_back(compiled);
 
-    auto failed = outcome("broken", bench::Variant::eager, bench::Status::failed);
+    auto failed = gbench_outcome("broken", bench::Variant::eager, bench::Status::failed);
     failed.result.series.push_back({"latency", "ms", {1, 2}, 1});
     record.outcomes.push_back(failed);
 
-    auto single = outcome("once", bench::Variant::eager, bench::Status::success);
+    auto single = gbench_outcome("once", bench::Variant::eager, bench::Status::success);
     single.result.series.push_back({"latency", "ns", {750}, 1});
     record.outcomes.push_back(single);
     return record;
 }
 
-rapidjson::Document parse(const std::string& json) {
+rapidjson::Document gbench_document(const std::string& json) {
     rapidjson::Document document;
     document.Parse(json.c_str());
     EXPECT_FALSE(document.HasParseError()) << "offset " << document.GetErrorOffset() << " in\n" << json;
@@ -92,7 +91,7 @@ std::map<std::string, GbenchRun> runs(const Value& document) {
 }
 
 TEST(GbenchExport, OneIterationEntryPerSampleThenTheAggregates) {
-    const auto document = parse(benchhost::to_gbench_json(make_record()));
+    const auto document = gbench_document(benchhost::to_gbench_json(gbench_record()));
     const auto by_run = runs(document);
     // Successful scenarios' time series only: not throughput, not the failed scenario.
     std::vector<std::string> names;
@@ -154,11 +153,11 @@ TEST(GbenchExport, OneIterationEntryPerSampleThenTheAggregates) {
     EXPECT_TRUE(once.aggregates.empty());
     EXPECT_STREQ((*once.iterations[0])["time_unit"].GetString(), "ns");
 
-    EXPECT_EQ(benchhost::gbench_iteration_count(make_record()), 5u + 4u + 2u + 1u);
+    EXPECT_EQ(benchhost::gbench_iteration_count(gbench_record()), 5u + 4u + 2u + 1u);
 }
 
 TEST(GbenchExport, FamiliesAreBenchmarkAndSeriesInstancesTheScenarios) {
-    const auto document = parse(benchhost::to_gbench_json(make_record()));
+    const auto document = gbench_document(benchhost::to_gbench_json(gbench_record()));
     std::map<std::string, std::pair<int, int>> indices;  // run_name -> family, instance
     for (const auto& entry : document["benchmarks"].GetArray()) {
         const std::pair<int, int> index{entry["family_index"].GetInt(), entry["per_family_instance_index"].GetInt()};
@@ -175,7 +174,7 @@ TEST(GbenchExport, FamiliesAreBenchmarkAndSeriesInstancesTheScenarios) {
 // Field names and their order as Google Benchmark 1.7.1's JSONReporter writes them
 // (src/json_reporter.cc; checked against the output of Debian's libbenchmark 1.7.1).
 TEST(GbenchExport, FieldsAreGoogleBenchmarks) {
-    const auto document = parse(benchhost::to_gbench_json(make_record()));
+    const auto document = gbench_document(benchhost::to_gbench_json(gbench_record()));
     ASSERT_TRUE(document.IsObject());
     EXPECT_EQ(keys(document), (std::vector<std::string>{"context", "benchmarks"}));
 
@@ -216,7 +215,7 @@ TEST(GbenchExport, FieldsAreGoogleBenchmarks) {
 
 TEST(GbenchExport, AnEmptyRunHasNoBenchmarks) {
     RunRecord record;
-    const auto document = parse(benchhost::to_gbench_json(record));
+    const auto document = gbench_document(benchhost::to_gbench_json(record));
     EXPECT_TRUE(document["benchmarks"].IsArray());
     EXPECT_EQ(document["benchmarks"].Size(), 0u);
     EXPECT_EQ(document["context"]["num_cpus"].GetInt(), 0);
@@ -228,7 +227,7 @@ TEST(GbenchExport, AnEmptyRunHasNoBenchmarks) {
 class ExportCommandTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        install_plugin(mock_plugin, work / "plugins", "performance");
+        install_plugin(mock_plugin(), work / "plugins", "performance");
         const ProcessResult run =
             run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "plugins").string(),
                          "--output-dir", output.string(), "--enable-mock", "--variants", "eager,compiled",
@@ -250,7 +249,7 @@ TEST_F(ExportCommandTest, ARunFolderExportsEverySampleOfItsReports) {
     const ProcessResult result = export_run({output.string(), "--format", "gbench-json"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.err, "");
-    const auto document = parse(result.out);
+    const auto document = gbench_document(result.out);
     const auto by_run = runs(document);
 
     // Every time series of every scenario, sample for sample, as the reports hold them.

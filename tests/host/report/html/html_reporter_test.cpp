@@ -16,6 +16,7 @@
 
 #include <bench/internal/statistics/series_analysis.hpp>
 
+#include "../../../support/chromium.hpp"  // count
 #include "../../../support/test_support.hpp"
 #include "analysis/scenario_statistics.hpp"
 #include "report/html/svg_chart.hpp"
@@ -114,12 +115,6 @@ RunRecord make_record() {
     skipped.result.reason = "float16 is not supported on CPU";
     record.outcomes.push_back(skipped);
     return record;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
 }
 
 // Every element closed in order, void elements aside; <style> content skipped. Returns

@@ -1174,6 +1174,45 @@ TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoRunsFailsHistoryCheckNamingI
         << read_file(work / "check.xml");
 }
 
+TEST_F(PythonPluginsTest, WithRoundsTheSamplesACompileRanInAreThoseOfEveryRound) {
+    // A compile (recorded as benchhost.torch records one, here without torch) in the
+    // second timed call of every round: each round is a worker of its own, and the pooled
+    // scenario lists both rounds' samples, as indices into its pooled measurements.
+    add("performance/compiles_py.py", R"(import time
+
+import benchhost
+
+BENCHHOST_PLUGIN = {"name": "compiles_py", "version": "1.0.0"}
+calls = 0
+
+
+def run_benchmark(ctx):
+    def call():
+        global calls
+        calls += 1
+        start = benchhost._clock_ns()
+        time.sleep(0.02)  # long enough for a sample of one call
+        if calls == 3:  # after the warm-up call, the second timed one
+            ctx.record_compile(start, benchhost._clock_ns(), "a compile in the call")
+    ctx.measure("latency", call)
+)");
+    for (const bool discard : {false, true}) {
+        std::vector<std::string> args = {"--warmup-iterations", "1", "--measurement-iterations", "4", "--rounds", "2"};
+        if (discard) args.push_back("--discard-recompiled");
+        auto s = run(args, 0);
+        ASSERT_EQ(s.size(), 1u) << last.out << last.err;
+        const Scenario& scenario = s.begin()->second;
+        ASSERT_EQ(scenario.status, "success") << scenario.reason;
+        ASSERT_NE(series(scenario, "latency"), nullptr);
+        EXPECT_EQ(series(scenario, "latency")->Size(), discard ? 6u : 8u);
+        EXPECT_EQ(info_of(scenario, "compiled_samples"),
+                  discard ? "latency: dropped 1, 5 (as measured)" : "latency: 1, 5")
+            << warnings_of(scenario);
+        EXPECT_EQ(scalar(scenario, "recompiled_samples"), 2);
+        if (discard) EXPECT_EQ(scalar(scenario, "discarded_recompiled"), 2);
+    }
+}
+
 TEST_F(PythonPluginsTest, TheDynamicAxisShowsWhatEachSettingCostsInCompiles) {
     // compile_probe over three input widths, one scenario per dynamic setting: static
     // compiles each new width again (the guard on the width names it), dynamic compiles

@@ -1,8 +1,10 @@
 #include "execute/compiled_samples.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
+#include <string_view>
 #include <type_traits>
 
 namespace benchhost {
@@ -40,6 +42,59 @@ std::string index_ranges(const std::vector<std::size_t>& indices) {
         if (last > i) text += "-" + std::to_string(indices[last]);
         i = last + 1;
     }
+    return text;
+}
+
+/// One series' entry of info compiled_samples: its samples, or its dropped ones.
+struct CompiledSamplesEntry {
+    std::string series;
+    bool dropped = false;  // "dropped ... (as measured)"
+    std::vector<std::size_t> indices;
+};
+
+/// Reads info compiled_samples back ("latency: 4, 9-11; throughput: dropped 2 (as
+/// measured)"); an entry it cannot read is left out.
+std::vector<CompiledSamplesEntry> parse_compiled_samples(const std::string& text) {
+    std::vector<CompiledSamplesEntry> out;
+    for (std::string_view rest = text; !rest.empty();) {
+        const std::size_t end = rest.find("; ");
+        std::string_view entry = rest.substr(0, end);
+        rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 2);
+        const std::size_t colon = entry.rfind(": ");
+        if (colon == std::string_view::npos) continue;
+        CompiledSamplesEntry marked{std::string(entry.substr(0, colon)), false, {}};
+        std::string_view list = entry.substr(colon + 2);
+        constexpr std::string_view dropped = "dropped ", as_measured = " (as measured)";
+        if (list.starts_with(dropped) && list.ends_with(as_measured)) {
+            marked.dropped = true;
+            list = list.substr(dropped.size(), list.size() - dropped.size() - as_measured.size());
+        }
+        bool read = true;
+        for (std::string_view items = list; !items.empty() && read;) {
+            const std::size_t comma = items.find(", ");
+            const std::string_view item = items.substr(0, comma);
+            items = comma == std::string_view::npos ? std::string_view() : items.substr(comma + 2);
+            const std::size_t dash = item.find('-');
+            std::size_t first = 0, last = 0;
+            const auto number = [](std::string_view digits, std::size_t& value) {
+                const auto [ptr, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+                return error == std::errc() && ptr == digits.data() + digits.size() && !digits.empty();
+            };
+            read = number(item.substr(0, dash), first) &&
+                   (dash == std::string_view::npos ? (last = first, true) : number(item.substr(dash + 1), last)) &&
+                   last >= first;
+            for (std::size_t i = first; read && i <= last; ++i) marked.indices.push_back(i);
+        }
+        if (read && !marked.indices.empty()) out.push_back(std::move(marked));
+    }
+    return out;
+}
+
+std::string compiled_samples_text(const std::vector<CompiledSamplesEntry>& entries) {
+    std::string text;
+    for (const CompiledSamplesEntry& m : entries)
+        text += (text.empty() ? "" : "; ") + m.series + ": " +
+                (m.dropped ? "dropped " + index_ranges(m.indices) + " (as measured)" : index_ranges(m.indices));
     return text;
 }
 
@@ -126,6 +181,44 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
     set_count(result, "recompiled_samples", static_cast<double>(most_marked));
     if (discard) set_count(result, "discarded_recompiled", static_cast<double>(most_dropped));
     return kept_ends;
+}
+
+void pool_compiled_samples(bench::ScenarioResult& pooled, const bench::ScenarioResult& round,
+                           const std::map<std::string, std::size_t>& kept_before) {
+    const auto added = round.info.find("compiled_samples");
+    if (added == round.info.end()) return;
+    const auto stored = pooled.info.find("compiled_samples");
+    std::vector<CompiledSamplesEntry> entries =
+        stored == pooled.info.end() ? std::vector<CompiledSamplesEntry>{} : parse_compiled_samples(stored->second);
+    for (CompiledSamplesEntry& next : parse_compiled_samples(added->second)) {
+        const auto kept = kept_before.find(next.series);
+        if (kept == kept_before.end()) continue;  // a series the pooled rounds do not have
+        std::size_t offset = kept->second;
+        if (next.dropped)  // among the samples as taken: the earlier rounds' dropped ones too
+            for (const CompiledSamplesEntry& m : entries)
+                if (m.series == next.series && m.dropped) offset += m.indices.size();
+        for (std::size_t& i : next.indices) i += offset;
+        const auto same = std::find_if(entries.begin(), entries.end(), [&](const CompiledSamplesEntry& m) {
+            return m.series == next.series && m.dropped == next.dropped;
+        });
+        if (same == entries.end()) entries.push_back(std::move(next));
+        else same->indices.insert(same->indices.end(), next.indices.begin(), next.indices.end());
+    }
+    if (entries.empty()) return;
+    pooled.info["compiled_samples"] = compiled_samples_text(entries);
+    std::map<std::string, std::size_t> marked, dropped;
+    for (const CompiledSamplesEntry& m : entries) {
+        marked[m.series] += m.indices.size();
+        if (m.dropped) dropped[m.series] += m.indices.size();
+    }
+    const auto most = [](const std::map<std::string, std::size_t>& counts) {
+        std::size_t n = 0;
+        for (const auto& [series, count] : counts) n = std::max(n, count);
+        return static_cast<double>(n);
+    };
+    set_count(pooled, "recompiled_samples", most(marked));
+    if (round.find_scalar("discarded_recompiled") != nullptr || pooled.find_scalar("discarded_recompiled") != nullptr)
+        set_count(pooled, "discarded_recompiled", most(dropped));
 }
 
 }  // namespace benchhost

@@ -28,4 +28,14 @@ using SampleEnds = std::map<std::string, std::vector<bench::Clock::time_point>>;
 SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds& ends,
                                  const std::vector<bench::CompileWindow>& compiles, bool discard);
 
+/// Adds what mark_compiled_samples marked in a later round (`round`, run --rounds) to the
+/// rounds pooled before it (`pooled`), whose series held `kept_before` samples each before
+/// this round's were added: info compiled_samples lists the round's samples as indices
+/// into the pooled series (after `kept_before`), a dropped one among the samples as taken
+/// in all the rounds (after the earlier rounds' kept and dropped ones); the scalars
+/// recompiled_samples and discarded_recompiled count the rounds together (the most of
+/// any one series). Nothing when the round marked nothing.
+void pool_compiled_samples(bench::ScenarioResult& pooled, const bench::ScenarioResult& round,
+                           const std::map<std::string, std::size_t>& kept_before);
+
 }  // namespace benchhost

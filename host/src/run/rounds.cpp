@@ -9,6 +9,7 @@
 
 #include <bench/stopping_rule.hpp>
 
+#include "execute/compiled_samples.hpp"
 #include "util/join.hpp"
 
 namespace benchhost {
@@ -72,6 +73,7 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
     // Each series of the first round takes this round's samples of it, in its unit; a
     // series only a later round measured is not pooled.
     const std::string round_name = "round " + std::to_string(pooled.rounds) + ": ";
+    std::map<std::string, std::size_t> kept_before;  // each series' samples before this round's
     for (bench::Series& existing : into.series) {
         const bench::Series* measured = nullptr;
         for (const bench::Series& s : round.result.series)
@@ -85,8 +87,11 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         while (sizes.size() + 1 < static_cast<std::size_t>(pooled.rounds)) sizes.push_back(0);  // rounds without it
         sizes.push_back(measured->samples.size());
         pool_times(into.sample_times, existing, round.result.sample_times, *measured);
+        kept_before[existing.name] = existing.samples.size();
         existing.samples.insert(existing.samples.end(), measured->samples.begin(), measured->samples.end());
     }
+    // The samples a compile ran in, as indices into the pooled series.
+    pool_compiled_samples(into, round.result, kept_before);
     for (auto& [name, sampling] : round.result.sampling) {
         auto it = into.sampling.find(name);
         if (it == into.sampling.end()) continue;

@@ -8,7 +8,9 @@ namespace benchhost {
 
 /// Pools the samples of one more round into the outcome of the earlier ones. A round
 /// that did not succeed makes the scenario fail with its reason; the cold start, the
-/// scalars and the monitors stay those of the first round. The series pooled are those
+/// scalars and the monitors stay those of the first round, but for the samples a
+/// compile ran in (info compiled_samples, recompiled_samples, discarded_recompiled),
+/// which cover every round (execute/compiled_samples.hpp, pool_compiled_samples). The series pooled are those
 /// of the first round (a later round's series of another name or unit is left out).
 /// Each stop reason is listed once, in the order the rounds first gave it; a warning is
 /// kept once, as of the first round that gave it ("round N: " before it after round 1).

@@ -108,6 +108,54 @@ TEST(Rounds, TheFirstRoundKeepsItsScalarsAndInfo) {
     EXPECT_EQ(pooled.result.info.at("framework"), "first");
 }
 
+/// A round whose samples `marked` (indices, as mark_compiled_samples lists them) contained
+/// a compile; with `dropped`, --discard-recompiled dropped them.
+ScenarioOutcome compiled_round(std::vector<double> samples, const std::string& marked, double most,
+                               double dropped = NAN) {
+    ScenarioOutcome round = latency_round(std::move(samples));
+    if (!marked.empty()) round.result.info["compiled_samples"] = marked;
+    round.result.scalars.push_back({"recompiled_samples", most, "count"});
+    if (!std::isnan(dropped)) round.result.scalars.push_back({"discarded_recompiled", dropped, "count"});
+    return round;
+}
+
+double scalar(const ScenarioOutcome& outcome, const char* name) {
+    const bench::Scalar* found = outcome.result.find_scalar(name);
+    return found == nullptr ? NAN : found->value;
+}
+
+TEST(Rounds, TheSamplesACompileRanInAreThoseOfEveryRoundAsIndicesIntoThePooledSeries) {
+    ScenarioOutcome pooled = compiled_round({1, 2, 3, 4}, "latency: 1", 1);
+    pool_round(pooled, compiled_round({5, 6, 7}, "latency: 0, 2", 2));
+    pool_round(pooled, compiled_round({8, 9}, "", 0));  // a round without one
+    pool_round(pooled, compiled_round({10, 11}, "latency: 0-1", 2));
+    EXPECT_EQ(pooled.result.info.at("compiled_samples"), "latency: 1, 4, 6, 9-10");
+    EXPECT_EQ(scalar(pooled, "recompiled_samples"), 5);
+    EXPECT_TRUE(std::isnan(scalar(pooled, "discarded_recompiled")));
+    // The indices name the very samples the rounds marked: round 1's second (2), round
+    // 2's first and third (5, 7), round 4's both (10, 11).
+    std::vector<double> named;
+    for (const std::size_t i : {1u, 4u, 6u, 9u, 10u}) named.push_back(pooled.result.series[0].samples.at(i));
+    EXPECT_EQ(named, (std::vector<double>{2, 5, 7, 10, 11}));
+
+    // The first round had none: a later round's are listed all the same.
+    ScenarioOutcome later = compiled_round({1, 2}, "", 0);
+    pool_round(later, compiled_round({3, 4, 5}, "latency: 2", 1));
+    EXPECT_EQ(later.result.info.at("compiled_samples"), "latency: 4");
+    EXPECT_EQ(scalar(later, "recompiled_samples"), 1);
+}
+
+TEST(Rounds, DroppedSamplesAreCountedAmongTheSamplesAsTakenInEveryRound) {
+    // --discard-recompiled: round 1 took 4 and dropped its third, round 2 took 3 and
+    // dropped its first; as taken, that is samples 2 and 4 of the 7.
+    ScenarioOutcome pooled = compiled_round({1, 2, 4}, "latency: dropped 2 (as measured)", 1, 1);
+    pool_round(pooled, compiled_round({6, 7}, "latency: dropped 0 (as measured)", 1, 1));
+    EXPECT_EQ(pooled.result.info.at("compiled_samples"), "latency: dropped 2, 4 (as measured)");
+    EXPECT_EQ(scalar(pooled, "recompiled_samples"), 2);
+    EXPECT_EQ(scalar(pooled, "discarded_recompiled"), 2);
+    EXPECT_EQ(pooled.result.series[0].samples, (std::vector<double>{1, 2, 4, 6, 7}));
+}
+
 TEST(Rounds, SamplingFiguresAddUpAndADifferentStopReasonIsJoined) {
     ScenarioOutcome pooled = latency_round({1, 2});
     pooled.result.sampling["latency"] = {.stop_reason = "ci_width", .elapsed_s = 1.0, .samples = 2};

@@ -278,7 +278,8 @@ def run_benchmark(ctx):
 TEST_F(HistoryTest, AGraphBreakMoreThanTheRunBeforeFailsTheGateWithoutNoiseToLearn) {
     // A compiler count is the same on every run of one build: the run after a change that
     // added a graph break fails `history check` against the one run before it, where a
-    // time series would need five to learn its noise; the same count passes.
+    // time series would need five to learn its noise, naming the break's reason as the
+    // history kept it; the same count passes.
     const fs::path py = work / "py";
     const std::string plugin = R"(BENCHHOST_PLUGIN = {"name": "counts_py", "version": "1.0.0"}
 GRAPH_BREAKS = 0
@@ -287,6 +288,8 @@ GRAPH_BREAKS = 0
 def run_benchmark(ctx):
     ctx.record_scalar("graph_breaks", GRAPH_BREAKS, "count")
     ctx.record_scalar("unique_graphs", GRAPH_BREAKS + 1, "count")
+    if GRAPH_BREAKS:
+        ctx.set_info("graph_break_reasons", "Unsupported Tensor.item() call with capture_scalar_outputs=False")
     ctx.measure("latency", lambda: sum(range(1000)))
 )";
     write_file(py / "performance/counts_py.py", plugin);
@@ -304,9 +307,12 @@ def run_benchmark(ctx):
     changed.replace(changed.find("GRAPH_BREAKS = 0"), 16, "GRAPH_BREAKS = 1");
     write_file(py / "performance/counts_py.py", changed);
     ASSERT_EQ(run_py("break").exit_code, 0);
-    const ProcessResult check = host({"history", "check", "--history", history.string()});
+    const ProcessResult check =
+        host({"history", "check", "--history", history.string(), "--junit", (work / "check.xml").string()});
     EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
-    EXPECT_NE(check.out.find("slower (graph_breaks 0 -> 1 since the run before)"), std::string::npos) << check.out;
+    const std::string reason = "since the run before: Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    EXPECT_NE(check.out.find("slower (graph_breaks 0 -> 1 " + reason + ")"), std::string::npos) << check.out;
+    EXPECT_NE(read_file(work / "check.xml").find(reason), std::string::npos) << read_file(work / "check.xml");
     EXPECT_NE(check.out.find("slower (unique_graphs 1 -> 2 since the run before)"), std::string::npos) << check.out;
     // The latency beside them has two earlier runs: too few to judge, not a failure.
     EXPECT_TRUE(std::regex_search(check.out, std::regex("latency .*inconclusive"))) << check.out;

@@ -1150,30 +1150,6 @@ TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoFoldersFailsAbNamingItsReaso
     EXPECT_NE(read_file(out / "comparison.md").find("Unsupported Tensor.item() call"), std::string::npos);
 }
 
-TEST_F(PythonPluginsTest, AGraphBreakAddedBetweenTwoRunsFailsHistoryCheckNamingItsReason) {
-    // Two runs into one history, the plugin changed between them to add a graph break:
-    // history check fails on the count against the run before, and its line, the table
-    // and the JUnit failure name the break's reason, as the history kept it.
-    const fs::path history = work / "history.db";
-    for (const int breaks : {0, 1}) {
-        write_file(work / "plugins_now/performance/breaks_py.py", plugin_with_graph_breaks(breaks));
-        const ProcessResult run = run_host(
-            {"run", "--plugins-dir", (work / "plugins_now").string(), "--output-dir",
-             (work / ("run" + std::to_string(breaks))).string(), "--warmup-iterations", "1", "--measurement-iterations",
-             "5", "--monitor-interval", "0", "--history", history.string(), "--quiet"},
-            work.path());
-        ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
-    }
-    const ProcessResult check = run_host(
-        {"history", "check", "--history", history.string(), "--junit", (work / "check.xml").string()}, work.path());
-    EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
-    const std::string reason = "graph_breaks 0 -> 1 since the run before: Unsupported Tensor.item() call";
-    EXPECT_NE(check.out.find("slower (" + reason), std::string::npos) << check.out;
-    EXPECT_NE(read_file(work / "check.xml").find("since the run before: Unsupported Tensor.item() call"),
-              std::string::npos)
-        << read_file(work / "check.xml");
-}
-
 TEST_F(PythonPluginsTest, WithRoundsTheSamplesACompileRanInAreThoseOfEveryRound) {
     // A compile (recorded as benchhost.torch records one, here without torch) in the
     // second timed call of every round: each round is a worker of its own, and the pooled

@@ -14,6 +14,7 @@
 #include <bench/internal/statistics/round_bootstrap.hpp>
 #include <bench/statistics.hpp>
 
+#include "util/append_unique.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
 
@@ -466,8 +467,7 @@ std::vector<SideDifference> side_differences(const RunRecord& base, const RunRec
 
     std::vector<std::string> keys;
     for (const auto* config : {&base.run_config, &next.run_config})
-        for (const auto& [key, value] : *config)
-            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        for (const auto& [key, value] : *config) append_unique(keys, key);
     std::sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
         return std::pair(setting_rank(a), a) < std::pair(setting_rank(b), b);
     });

@@ -22,6 +22,7 @@
 #include "execute/worker.hpp"
 #include "report/reporter_registry.hpp"
 #include "run/hardware_info.hpp"
+#include "util/append_unique.hpp"
 #include "util/join.hpp"
 #include "util/run_id.hpp"
 #include "util/shell_word.hpp"
@@ -216,7 +217,7 @@ std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, 
         std::string name;
         if (device.rfind("cuda:", 0) == 0) name = device;
         else if (device == "cuda" || ((device.empty() || device == "auto") && gpu)) name = "cuda:0";
-        if (!name.empty() && std::find(devices.begin(), devices.end(), name) == devices.end()) devices.push_back(name);
+        if (!name.empty()) append_unique(devices, name);
     }
     if (devices.empty()) {
         log.warn("--lock-clocks {}: no scenario runs on a GPU{}, so no clock was locked", options.lock_clocks,

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "util/append_unique.hpp"
+
 namespace benchhost {
 
 namespace {
@@ -138,7 +140,7 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
             for (const bench::CompileWindow& compile : compiles) {
                 if (compile.start >= end || compile.end <= start) continue;
                 overlapped = true;
-                if (std::find(whats.begin(), whats.end(), compile.what) == whats.end()) whats.push_back(compile.what);
+                append_unique(whats, compile.what);
             }
             if (overlapped) marked.push_back(i);
         }

@@ -33,6 +33,7 @@
 #include "execute/worker_io.hpp"
 #include "execute/worker_server.hpp"
 #include "json/result_json.hpp"
+#include "util/append_unique.hpp"
 #include "util/atomic_file.hpp"
 #include "util/join.hpp"
 #include "util/text_file.hpp"
@@ -940,7 +941,7 @@ void run_ranks(const PlannedScenario& scenario, const ExecutionOptions& options,
             std::string step, node, count;
             where >> step >> node >> count;
             nodes.push_back(node.empty() ? "?" : node);
-            if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
+            if (!step.empty()) append_unique(steps, step);
             task_threads.push_back(count.empty() ? "?" : count);
         }
         outcome.result.info["launcher"] = "slurm";

@@ -13,6 +13,7 @@
 
 #include "analysis/scenario_statistics.hpp"
 
+#include "util/append_unique.hpp"
 #include "util/join.hpp"
 #include "util/text_table.hpp"
 #include "util/units.hpp"
@@ -107,7 +108,7 @@ std::string sampling_summary(const RunRecord& record) {
         auto way = std::find_if(ways.begin(), ways.end(), [&](const auto& w) { return w.first == text; });
         if (way == ways.end()) way = ways.insert(ways.end(), {text, {}});
         const std::string id = outcome.config.benchmark_id();
-        if (std::find(way->second.begin(), way->second.end(), id) == way->second.end()) way->second.push_back(id);
+        append_unique(way->second, id);
     }
     if (ways.size() == 1) return ways.front().first;
     std::string out;
@@ -215,7 +216,7 @@ void make_tables(RunFigures& figures) {
             auto it =
                 std::find_if(run_values.begin(), run_values.end(), [&](const auto& a) { return a.first == axis; });
             if (it == run_values.end()) it = run_values.insert(run_values.end(), {axis, {}});
-            if (std::find(it->second.begin(), it->second.end(), value) == it->second.end()) it->second.push_back(value);
+            append_unique(it->second, value);
         }
     }
     const auto fixed_in_run = [&](const std::string& axis) {
@@ -644,9 +645,7 @@ RunFigures compute_figures(const RunRecord& record) {
 
 std::vector<std::string> category_order(const RunFigures& figures) {
     std::vector<std::string> order = {"unit", "integration", "performance"};
-    for (const ScenarioFigures& f : figures.scenarios)
-        if (std::find(order.begin(), order.end(), f.outcome->config.category) == order.end())
-            order.push_back(f.outcome->config.category);
+    for (const ScenarioFigures& f : figures.scenarios) append_unique(order, f.outcome->config.category);
     return order;
 }
 

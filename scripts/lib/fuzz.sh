@@ -2,7 +2,7 @@
 # build-fuzz/ and runs each for a bounded time. `bench_fuzz` returns non-zero when a
 # target finds a crash, a sanitizer report, a leak, a timeout or runs out of memory.
 #
-#   BENCH_FUZZ_SECONDS=N   seconds per target (default 15)
+#   BENCH_FUZZ_SECONDS=N   seconds per target (default 30)
 #
 # Each target runs on a working corpus, build-fuzz/fuzz/<target>/corpus: the committed
 # seeds (tests/fuzz/corpus/<name>/, and configs/*.yaml for fuzz_config) are copied into
@@ -82,7 +82,7 @@ bench_fuzz_run() {
 
 bench_fuzz() {
   local fuzz_build=${BENCH_FUZZ_BUILD_DIR:-$bench_fuzz_root/build-fuzz}
-  local seconds=${BENCH_FUZZ_SECONDS:-15}
+  local seconds=${BENCH_FUZZ_SECONDS:-30}
   if [[ ! $seconds =~ ^[1-9][0-9]*$ ]]; then
     echo "fuzz: BENCH_FUZZ_SECONDS must be a whole number of seconds > 0, got '$seconds'" >&2
     return 2

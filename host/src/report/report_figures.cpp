@@ -444,8 +444,10 @@ void make_scaling(RunFigures& figures) {
             if (std::isfinite(point.efficiency)) {
                 point.ideal = point.world_size * group.base;
                 // The scenario's own row shows it: it is a figure of the scenario in this run.
-                figures.scenarios[static_cast<std::size_t>(point.scenario - figures.scenarios.data())]
-                    .scaling_efficiency = point.efficiency;
+                ScenarioFigures& row =
+                    figures.scenarios[static_cast<std::size_t>(point.scenario - figures.scenarios.data())];
+                row.scaling_efficiency = point.efficiency;
+                row.scaling_efficiency_ci = point.efficiency_ci;
             }
         }
     }
@@ -453,10 +455,11 @@ void make_scaling(RunFigures& figures) {
 
 }  // namespace
 
-std::string scaling_efficiency_text(double efficiency) {
+std::string scaling_efficiency_text(double efficiency, const bench::Interval& ci) {
     if (!std::isfinite(efficiency)) return "-";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", efficiency);
+    char text[80];
+    if (ci.valid()) std::snprintf(text, sizeof text, "%.2f [%.2f, %.2f]", efficiency, ci.low, ci.high);
+    else std::snprintf(text, sizeof text, "%.2f", efficiency);
     return text;
 }
 

@@ -57,6 +57,7 @@ struct ScenarioFigures {
     /// Of a distributed scenario in a ScalingGroup: its throughput over world_size times
     /// the throughput at world size 1 (its statistics' scaling); NaN otherwise.
     double scaling_efficiency = NAN;
+    bench::Interval scaling_efficiency_ci{};
 
     std::string variant;  // "eager", "compiled", "kernelized" (plus "/<compile mode>" when not default)
     int batch_size = 1;
@@ -294,8 +295,8 @@ std::string speedup_text(const Speedup& speedup);
 std::string figure_with_interval(double value, const bench::Interval& interval, std::string_view unit);
 
 /// The distributed scenarios in words, the same in report.md and report.html.
-/// "0.94"; "-" when not finite.
-std::string scaling_efficiency_text(double efficiency);
+/// "0.94 [0.90, 0.97]", with the 95% CI when there is one; "-" when not finite.
+std::string scaling_efficiency_text(double efficiency, const bench::Interval& ci = {});
 /// A series' median with its 95% CI: "4.21 ms [4.10, 4.33]"; "-" for null or no samples
 /// (a rank's cell, a model's latency).
 std::string median_text(const SeriesStatistics* series);

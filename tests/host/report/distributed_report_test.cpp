@@ -150,6 +150,13 @@ TEST(DistributedReport, TheScalingEfficiencyIsComputedOnceAndWrittenToTheCsvAndT
     ASSERT_EQ(figures.scaling.size(), 1u);
     EXPECT_DOUBLE_EQ(figures.scaling[0].points[1].efficiency, two->value);
     EXPECT_DOUBLE_EQ(figures.scaling[0].points[1].efficiency_ci.low, two->ci.low);
+    // report.md gives it with its interval, in the benchmark's table and the scaling table.
+    const std::string efficiency = benchhost::scaling_efficiency_text(two->value, two->ci);
+    EXPECT_NE(efficiency.find(" ["), std::string::npos) << efficiency;
+    const std::string md = benchhost::markdown_report(record);
+    const std::size_t first = md.find(" " + efficiency + " |");
+    ASSERT_NE(first, std::string::npos) << efficiency << "\n" << md;
+    EXPECT_NE(md.find(" " + efficiency + " |", first + 1), std::string::npos) << md;
 
     benchtest::TempDir dir;
     const benchhost::WrittenReports written = benchhost::write_reports(record, dir.path());
@@ -297,8 +304,10 @@ TEST(DistributedReport, ReportMdHasTheTables) {
     EXPECT_NE(md.find("| World size | Throughput (95% CI) | Ideal (N x at 1) | Scaling efficiency |\n"),
               std::string::npos)
         << md;
-    EXPECT_NE(md.find("| 2 | 72.0 samples/s [72.0, 72.0] | 80.0 samples/s | 0.90 |\n"), std::string::npos) << md;
-    EXPECT_NE(md.find("| 4 | 120 samples/s [120, 120] | 160 samples/s | 0.75 |\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 2 | 72.0 samples/s [72.0, 72.0] | 80.0 samples/s | 0.90 [0.90, 0.90] |\n"), std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| 4 | 120 samples/s [120, 120] | 160 samples/s | 0.75 [0.75, 0.75] |\n"), std::string::npos)
+        << md;
     EXPECT_NE(md.find(" Speedup over eager (95% CI) | Scaling efficiency |"), std::string::npos) << md;
     // Bus bandwidth: a row per size, a column per collective.
     EXPECT_NE(md.find("#### world size 2\n\n| size | all_reduce | broadcast |\n"), std::string::npos) << md;

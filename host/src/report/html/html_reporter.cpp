@@ -400,7 +400,7 @@ std::string category_section(const RunFigures& figures, const CategoryTables& ca
                    (speedups.empty() ? "-" : speedups) + "</td>";
             if (scaling)
                 out += "<td class=\"num\" data-v=\"" + key(true, f.scaling_efficiency) + "\">" +
-                       html_escape(scaling_efficiency_text(f.scaling_efficiency)) + "</td>";
+                       html_escape(scaling_efficiency_text(f.scaling_efficiency, f.scaling_efficiency_ci)) + "</td>";
             if (other_series) {
                 std::string series;
                 for (const SeriesStatistics* other : f.other_series)
@@ -681,7 +681,9 @@ void distributed_section(std::string& out, const RunFigures& figures, Ids& ids) 
                 measured.points.push_back(
                     {static_cast<double>(p.world_size), p.throughput, p.ci.low, p.ci.high,
                      at + figure_with_interval(p.throughput, p.ci, group.unit) +
-                         (std::isfinite(p.efficiency) ? ", efficiency " + scaling_efficiency_text(p.efficiency) : "")});
+                         (std::isfinite(p.efficiency)
+                              ? ", efficiency " + scaling_efficiency_text(p.efficiency, p.efficiency_ci)
+                              : "")});
                 high = std::max({high, p.throughput, p.ci.valid() ? p.ci.high : 0.0});
                 if (std::isfinite(p.ideal)) {
                     ideal.points.push_back({static_cast<double>(p.world_size), p.ideal, NAN, NAN,
@@ -702,7 +704,7 @@ void distributed_section(std::string& out, const RunFigures& figures, Ids& ids) 
                 out += "<tr><td class=\"num\">" + std::to_string(p.world_size) + "</td><td class=\"num\">" +
                        figure_cell(figure_with_interval(p.throughput, p.ci, group.unit)) + "</td><td class=\"num\">" +
                        html_escape(format_figure(p.ideal, group.unit)) + "</td><td class=\"num\">" +
-                       html_escape(scaling_efficiency_text(p.efficiency)) + "</td></tr>\n";
+                       html_escape(scaling_efficiency_text(p.efficiency, p.efficiency_ci)) + "</td></tr>\n";
             out += "</tbody></table></div>\n</div>\n";
         }
     }

@@ -97,7 +97,7 @@ void md_category_section(std::string& out, const RunFigures& figures, const Cate
             out += ' ';
             out += status_cell(f) + " | " + md_text(headline_cell(f)) + " | " + md_text(p95_text(f)) + " | " +
                    cv_text(f) + " | " + md_text(throughput_text(f)) + " | " + speedups_cell(f) + " | ";
-            if (scaling) out += scaling_efficiency_text(f.scaling_efficiency) + " | ";
+            if (scaling) out += scaling_efficiency_text(f.scaling_efficiency, f.scaling_efficiency_ci) + " | ";
             if (other_series) {
                 const std::string series = other_series_text(f);
                 out += (series.empty() ? "-" : md_text(series)) + " | ";
@@ -122,8 +122,8 @@ void md_distributed_section(std::string& out, const RunFigures& figures) {
             for (const ScalingGroup::Point& p : group.points)
                 out += "| " + std::to_string(p.world_size) + " | " +
                        md_text(figure_with_interval(p.throughput, p.ci, group.unit)) + " | " +
-                       md_text(format_figure(p.ideal, group.unit)) + " | " + scaling_efficiency_text(p.efficiency) +
-                       " |\n";
+                       md_text(format_figure(p.ideal, group.unit)) + " | " +
+                       scaling_efficiency_text(p.efficiency, p.efficiency_ci) + " |\n";
             out += "\n";
         }
     }

@@ -92,8 +92,8 @@ class JaxHelperTest(unittest.TestCase):
             jax.block_until_ready(out)
             work.append(time.perf_counter() - start)
         work_ms = min(work) * 1e3
-        # The test means something: a plain call returns before its work is done.
-        self.assertLess(min(dispatch) * 1e3, 0.5 * work_ms, f"dispatch {dispatch}, work {work}")
+        # The test means something: a plain call returns long before its work is done.
+        self.assertLess(min(dispatch) * 1e3, 0.1 * work_ms, f"dispatch {dispatch}, work {work}")
         for variant in ("compiled", "eager"):
             with self.subTest(variant=variant):
                 ctx, _, _ = scenario(variant=variant, measurement_iterations=3)
@@ -101,7 +101,11 @@ class JaxHelperTest(unittest.TestCase):
                 samples = ctx.measure("latency", lambda: forward(x))
                 self.assertEqual(len(samples), 3)
                 # Within the machine's noise, never the dispatch's fraction of a millisecond.
-                self.assertGreaterEqual(min(samples), 0.7 * work_ms, f"{variant}: samples {samples} ms, work "
+                # The bound leaves room for the machine's speed states (the same code ran up
+                # to 2.2x slower from one second to the next: docs/statistics.md, "The
+                # machine's speed states"): under load a sample read 116 ms where the work
+                # alone had read 175 ms just before.
+                self.assertGreaterEqual(min(samples), 0.4 * work_ms, f"{variant}: samples {samples} ms, work "
                                         f"{work_ms:.1f} ms")
 
     def test_compiles_are_counted_and_those_after_model_variant_recorded_with_their_times(self):

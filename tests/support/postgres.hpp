@@ -1,7 +1,10 @@
 // A throw-away PostgreSQL cluster for a test: initdb in a temporary folder, a server on
 // a free port of 127.0.0.1 (and a socket in that folder), trust authentication, one
 // database; stopped (pg_ctl stop -m immediate) and removed when the object goes, whatever
-// the test did. As root, the server runs as the `postgres` user (initdb refuses root).
+// the test did. A test process killed outright (SIGKILL) runs no destructor: a watchdog
+// started with the server, in a session of its own, stops the server and removes its
+// folder within a second of the test process's end. As root, the server runs as the
+// `postgres` user (initdb refuses root).
 //
 //     PostgresCluster cluster;
 //     if (!cluster.running()) GTEST_SKIP() << cluster.why_not();
@@ -12,10 +15,14 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cstdlib>
 #include <fstream>
@@ -64,6 +71,7 @@ public:
                      " -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
                  "-w", "-t", "30", "start"});
         started_ = true;  // even when pg_ctl says it failed: the destructor stops whatever runs
+        start_watchdog();
         if (start.exit_code != 0) {
             why_not_ = "the PostgreSQL server did not start: " + start.err + start.out + server_log();
             return;
@@ -122,6 +130,11 @@ public:
         if (!started_) return;
         started_ = running_ = false;
         run({(bin_ / "pg_ctl").string(), "-D", (dir_ / "data").string(), "-m", "immediate", "-w", "stop"});
+        if (watchdog_ > 0) {
+            kill(watchdog_, SIGKILL);
+            waitpid(watchdog_, nullptr, 0);
+            watchdog_ = -1;
+        }
     }
     std::string server_log() const {
         std::error_code ec;
@@ -145,6 +158,35 @@ public:
     }
 
 private:
+    /// A shell in a session of its own, its output to /dev/null (so that ctest does not
+    /// wait for it), that waits for this process to end, then stops the server and removes
+    /// the folder. stop() kills it first when the test ends normally.
+    void start_watchdog() {
+        std::string as_user;
+        for (const std::string& word : as_user_) as_user += quoted(word) + " ";
+        const std::string script = "while kill -0 " + std::to_string(getpid()) + " 2>/dev/null; do sleep 0.5; done; " +
+                                   as_user + quoted((bin_ / "pg_ctl").string()) + " -D " +
+                                   quoted((dir_ / "data").string()) + " -m immediate -w stop; rm -rf " +
+                                   quoted(dir_.path().string());
+        const char* argv[] = {"/bin/sh", "-c", script.c_str(), nullptr};
+        const pid_t child = fork();
+        if (child == 0) {
+            setsid();
+            const int null = open("/dev/null", O_RDWR);
+            for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+            execv(argv[0], const_cast<char* const*>(argv));
+            _exit(127);
+        }
+        watchdog_ = child;
+    }
+
+    /// `word` in single quotes for /bin/sh (history_e2e_tests do not see the host's util/shell_word.hpp).
+    static std::string quoted(const std::string& word) {
+        std::string out = "'";
+        for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return out + "'";
+    }
+
     static fs::path find_bin() {
         if (const char* bin = std::getenv("BENCH_POSTGRES_BIN"); bin != nullptr && *bin != '\0')
             return fs::exists(fs::path(bin) / "initdb") ? fs::path(bin) : fs::path();
@@ -184,6 +226,7 @@ private:
     std::string superuser_;
     int port_ = 0;
     bool started_ = false, running_ = false;
+    pid_t watchdog_ = -1;  // start_watchdog()'s shell
     std::string why_not_;
 };
 

@@ -14,6 +14,7 @@ Exit 77 (ctest's skip) where torch or PIL cannot be imported.
 """
 
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -39,6 +40,7 @@ class ImageInputTest(unittest.TestCase):
 
     def setUp(self):
         self.root = tempfile.mkdtemp(prefix="benchhost-models-test-")
+        self.addCleanup(shutil.rmtree, self.root, ignore_errors=True)
 
     def ctx(self, **params):
         return Context(Config(params=params))

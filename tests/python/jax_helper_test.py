@@ -24,6 +24,7 @@ the thread settings applied and the persistent cache hit.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,6 +77,7 @@ class JaxHelperTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.cache = tempfile.mkdtemp(prefix="benchhost-jax-test-")
+        cls.addClassCleanup(shutil.rmtree, cls.cache, ignore_errors=True)
         os.environ["BENCHHOST_CACHE_DIR"] = cls.cache
 
     def test_a_sample_lasts_as_long_as_its_work(self):
@@ -184,6 +186,7 @@ class JaxHelperTest(unittest.TestCase):
 
         # A process of its own compiles a function, the next loads it from the cache.
         cache = tempfile.mkdtemp(prefix="benchhost-jax-cache-")
+        self.addCleanup(shutil.rmtree, cache, ignore_errors=True)
         first, second = self.probe("cache", cache), self.probe("cache", cache)
         self.assertEqual(first["info"]["compile_cache"], "miss: written", first)
         self.assertEqual(second["info"]["compile_cache"], "hit", second)

@@ -21,6 +21,7 @@ is the child process the cache tests start: a fresh process is what a later work
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,7 @@ class TorchAotTest(unittest.TestCase):
 
     def setUp(self):
         self.cache = tempfile.mkdtemp(prefix="benchhost-torch-aot-test-")
+        self.addCleanup(shutil.rmtree, self.cache, ignore_errors=True)
         os.environ["BENCHHOST_CACHE_DIR"] = self.cache
 
     def probe(self):

@@ -117,10 +117,7 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
     if (compiles.empty()) return kept_ends;
     std::size_t most_marked = 0, most_dropped = 0;
     bool any_series = false;
-    std::string which;  // info compiled_samples
-    const auto list = [&which](const std::string& series, const std::string& indices) {
-        which += (which.empty() ? "" : "; ") + series + ": " + indices;
-    };
+    std::vector<CompiledSamplesEntry> which;  // info compiled_samples
     for (const auto& [name, series_ends] : ends) {
         // Not captured as the structured binding itself: clang before 16 cannot (the fuzz build).
         const std::string& series_name = name;
@@ -148,18 +145,18 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
         if (marked.empty()) continue;
         const std::string of = " of " + std::to_string(series_ends.size());
         if (!discard) {
-            list(name, index_ranges(marked));
+            which.push_back({name, false, marked});
             result.warnings.push_back(name + ": " + sample_list(marked) + of + " contained a compile (" +
                                       compiled_what(whats) + "); --discard-recompiled drops them");
             continue;
         }
         if (marked.size() == series_ends.size()) {
-            list(name, index_ranges(marked));
+            which.push_back({name, false, marked});
             result.warnings.push_back(name + ": every sample contained a compile (" + compiled_what(whats) +
                                       "); --discard-recompiled kept them all, as nothing would be left");
             continue;
         }
-        list(name, "dropped " + index_ranges(marked) + " (as measured)");
+        which.push_back({name, true, marked});
         std::vector<bool> drop(series_ends.size(), false);
         for (std::size_t i : marked) drop[i] = true;
         const auto keep = [&drop](const auto& all) {
@@ -179,7 +176,7 @@ SampleEnds mark_compiled_samples(bench::ScenarioResult& result, const SampleEnds
                                   compiled_what(whats) + ")");
     }
     if (!any_series) return kept_ends;
-    if (!which.empty()) result.info["compiled_samples"] = which;
+    if (!which.empty()) result.info["compiled_samples"] = compiled_samples_text(which);
     set_count(result, "recompiled_samples", static_cast<double>(most_marked));
     if (discard) set_count(result, "discarded_recompiled", static_cast<double>(most_dropped));
     return kept_ends;

@@ -55,7 +55,8 @@ each such compile also counts in the scalar recompiles (as benchhost.torch's for
 torch.compile: a count compare and history check gate) and the first three get a
 warning naming the function and what changed, in JAX's words (jax_explain_cache_misses,
 switched on from then until the scenario ends: "different input types: at x, now
-f32[8,32] and before f32[7,32]").
+f32[8,32] and before f32[7,32]"); info recompile_reasons keeps those words (the first
+three whole, then how many more).
 It records first_call (ms, the first call of the variant), flops_per_forward (XLA's cost
 analysis: of the compiled executable, or for eager of the lowered program),
 compiled_argument_memory, compiled_output_memory, compiled_temp_memory and, where the
@@ -422,7 +423,7 @@ class _CompileSpans:
         cls._register()
         cls._later = ctx
         if count:
-            cls._recompiles = {"count": 0}
+            cls._recompiles = {"count": 0, "reasons": []}
             ctx.record_scalar("recompiles", 0, "count")
             if cls._misses is None:
                 cls._misses = _CacheMissLog()
@@ -457,9 +458,14 @@ class _CompileSpans:
         recompiles["count"] += 1
         ctx.record_scalar("recompiles", recompiles["count"], "count")
         why = cls._misses.take() if cls._misses is not None else ""
+        why = why or "JAX did not say why (an operation or a function met for the first time)"
+        reasons = recompiles["reasons"]
+        reasons.append(why)
+        # As benchhost.torch names the guards: the first three whole, then how many more.
+        ctx.set_info("recompile_reasons",
+                     "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else ""))
         if recompiles["count"] <= 3:
-            ctx.add_warning(f"an XLA compile after model_variant returned ({what}): "
-                            f"{why or 'JAX did not say why (an operation or a function met for the first time)'}")
+            ctx.add_warning(f"an XLA compile after model_variant returned ({what}): {why}")
 
 
 class _CacheMissLog(logging.Filter):

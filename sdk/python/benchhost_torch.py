@@ -87,7 +87,8 @@ and is compiled for one set of shapes, so these are not recorded for it):
     the scalar recompiles, gets a warning naming the guard that failed, and is recorded
     with when it ran (TorchDynamo's compile callbacks, ctx.record_compile): the worker
     marks the timed samples it fell in (warning, scalar recompiled_samples) and
-    --discard-recompiled drops them.
+    --discard-recompiled drops them; info recompile_reasons names the guards (the first
+    three whole, then how many more).
 """
 
 import copy
@@ -655,6 +656,12 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True, name=Non
 _GRAPH_BREAK_LOG = "torch._dynamo.symbolic_convert.__graph_breaks"
 
 
+def _first_reasons(reasons):
+    """The first three reasons whole, then how many more: info graph_break_reasons and
+    recompile_reasons."""
+    return "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+
+
 class _CompileWatch:
     """What TorchDynamo and Inductor did from its creation to record_compile: the
     counters and compilation metrics of torch._dynamo.utils (one process: a worker runs
@@ -723,9 +730,7 @@ class _CompileWatch:
         ctx.record_scalar("graph_breaks", self._handler.breaks if self._handler.breaks else sum(breaks.values()),
                           "count")
         if breaks:
-            reasons = [reason.split("\n")[0].strip() for reason in breaks]
-            text = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
-            ctx.set_info("graph_break_reasons", text)
+            ctx.set_info("graph_break_reasons", _first_reasons([reason.split("\n")[0].strip() for reason in breaks]))
         metrics = [m for m in self._metrics() if m.compile_id not in self._seen]
         ctx.record_scalar("compiles", len(metrics), "count")
         for scalar, field in (("dynamo_compile_time", "dynamo_cumulative_compile_time_us"),
@@ -749,7 +754,7 @@ class _CompileWatch:
         """From now on every compile of this process counts in ctx's scalar recompiles,
         with a warning naming the guard that failed, and is recorded with when it ran
         (ctx.record_compile: the worker marks the timed samples it fell in)."""
-        cls._later = {"ctx": ctx, "count": 0, "start": None}
+        cls._later = {"ctx": ctx, "count": 0, "start": None, "guards": []}
         ctx.record_scalar("recompiles", 0, "count")
         if cls._registered:
             return
@@ -787,14 +792,17 @@ class _CompileWatch:
             pass
         ctx = later["ctx"]
         ctx.record_scalar("recompiles", later["count"], "count")
-        what = f"torch.compile compile {args.compile_id}: {reason or 'a new frame (no guard failed)'}"
+        guard = reason or "a new frame (no guard failed)"
+        later["guards"].append(guard)
+        ctx.set_info("recompile_reasons", _first_reasons(later["guards"]))
+        what = f"torch.compile compile {args.compile_id}: {guard}"
         end = benchhost._clock_ns()
         start = later["start"] if later["start"] is not None else end
         later["start"] = None
         ctx.record_compile(start, end, what)
         if later["count"] <= 3:
             ctx.add_warning(f"torch.compile compiled again after the first call (compile {args.compile_id}, "
-                            f"{(end - start) / 1e6:.0f} ms): {reason or 'a new frame (no guard failed)'}")
+                            f"{(end - start) / 1e6:.0f} ms): {guard}")
 
 
 class _CacheBypassHandler(logging.Handler):

@@ -986,6 +986,10 @@ TEST_F(PythonPluginsTest, WhatTorchCompileDidIsCountedAndARecompileInTheSamplesI
     EXPECT_NE(said.find("torch.compile compiled again after the first call"), std::string::npos) << said;
     EXPECT_NE(said.find("size mismatch at index 1. expected 16, actual 24"), std::string::npos)
         << "the guard that failed is named: " << said;
+    EXPECT_NE(info_of(broken[name], "recompile_reasons").find("size mismatch at index 1. expected 16, actual 24"),
+              std::string::npos)
+        << "and kept for compare and history check: " << info_of(broken[name], "recompile_reasons");
+    EXPECT_EQ(info_of(plain[name], "recompile_reasons"), "");
     EXPECT_NE(info_of(broken[name], "compiler").find("dynamic shapes static"), std::string::npos)
         << info_of(broken[name], "compiler");
 }

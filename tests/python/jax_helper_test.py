@@ -147,6 +147,10 @@ class JaxHelperTest(unittest.TestCase):
         self.assertIn("(XLA compile of jit(<lambda>) (", warnings[0])
         self.assertIn("never seen function: <lambda>", warnings[0])
         self.assertIn("different input types: at y, now f32[5] and before f32[3]", warnings[1])
+        # The same words in info recompile_reasons, which compare and history check name.
+        reasons = ctx._recorded.info["recompile_reasons"]
+        self.assertIn("never seen function: <lambda>", reasons.split("; ")[0])
+        self.assertIn("different input types: at y, now f32[5] and before f32[3]", reasons)
         self.assertTrue(jax.config.jax_explain_cache_misses, "on while the scenario's compiles are counted")
         helper()._CompileSpans.forget()
         doubled(jnp.ones((7,), dtype)).block_until_ready()

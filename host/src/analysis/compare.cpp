@@ -336,15 +336,23 @@ SeriesComparison compare_count(const std::string& id, const std::string& name, d
     row.verdict = next > base ? Verdict::slower : next < base ? Verdict::faster : Verdict::same;
     if (row.verdict == Verdict::slower) {
         row.note = fmt::format("{} {:g} -> {:g}", name, base, next);
-        const auto& info = next_outcome.result.info;
-        if (const auto reasons = info.find("graph_break_reasons"); name == "graph_breaks" && reasons != info.end())
-            row.note += ": " + reasons->second;
+        if (const std::string reasons = compiler_count_reasons(next_outcome.result, name); !reasons.empty())
+            row.note += ": " + reasons;
         else if (name == "recompiles") row.note += " (the scenario's warnings name the guard that failed)";
     }
     return row;
 }
 
 }  // namespace
+
+std::string compiler_count_reasons(const bench::ScenarioResult& result, std::string_view count) {
+    const char* key = count == "graph_breaks" ? "graph_break_reasons"
+                      : count == "recompiles" ? "recompile_reasons"
+                                              : nullptr;
+    if (key == nullptr) return {};
+    const auto reasons = result.info.find(key);
+    return reasons == result.info.end() ? std::string() : reasons->second;
+}
 
 Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold) {
     if (!ci.valid()) return Verdict::inconclusive;

@@ -180,6 +180,12 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
 /// of the model back to eager; a recompile lands in the timed samples).
 inline constexpr std::string_view compiler_counts[] = {"graph_breaks", "recompiles", "unique_graphs"};
 
+/// What a scenario said its compiler count `count` counted: the reasons of its graph
+/// breaks (info graph_break_reasons) or the guards its recompiles failed (info
+/// recompile_reasons), each the first three whole, then how many more; empty for another
+/// count or where the scenario said nothing.
+std::string compiler_count_reasons(const bench::ScenarioResult& result, std::string_view count);
+
 /// The rows of one scenario that both sides ran successfully: one per time series both
 /// measured, then one per compiler count both recorded, slower when it grew and faster
 /// when it fell (compare_runs calls it for every scenario; an A/B run after every pair).

@@ -181,10 +181,9 @@ std::vector<HistoryScenario> history_scenarios_of(const RunRecord& record, bool 
             series.summary = bench::summarize(value);
             series.ci_low = series.ci_high = count->value;
             if (samples) series.samples = {count->value};
-            // The breaks' reasons, so that `history check` names them where the count grew.
-            if (const auto reasons = outcome.result.info.find("graph_break_reasons");
-                name == "graph_breaks" && reasons != outcome.result.info.end())
-                series.note = reasons->second;
+            // The breaks' reasons and the recompiles' guards, so that `history check` names
+            // them where the count grew.
+            series.note = compiler_count_reasons(outcome.result, name);
             scenario.series.push_back(std::move(series));
         }
         // A cold compile's time (--compile-cache cold: every run compiles from nothing), as a

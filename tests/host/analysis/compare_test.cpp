@@ -299,6 +299,26 @@ ScenarioOutcome with_counts(ScenarioOutcome o, double graph_breaks, double recom
     return o;
 }
 
+TEST(Compare, AGrownRecompileCountNamesTheGuardsThatFailed) {
+    const RunRecord base = run({with_counts(outcome("model", latencies(10, 30, 1)), 0, 0, 1),
+                                with_counts(outcome("fixed", latencies(10, 30, 3)), 0, 0, 1)});
+    ScenarioOutcome guarded = with_counts(outcome("model", latencies(10, 30, 2)), 0, 2, 1);
+    guarded.result.info["recompile_reasons"] = "tensor 'x' size mismatch at index 0. expected 8, actual 16";
+    const RunRecord next = run({guarded, with_counts(outcome("fixed", latencies(10, 30, 4)), 0, 1, 1)});
+    const Comparison c = compare_runs(base, next);
+    const auto note = [&](const std::string& benchmark) {
+        for (const SeriesComparison& r : c.rows)
+            if (r.scenario_id == "performance/mock/" + benchmark + "[variant=eager]" && r.series == "recompiles") {
+                EXPECT_EQ(r.verdict, Verdict::slower) << benchmark;
+                return r.note;
+            }
+        throw std::runtime_error("no recompiles row for " + benchmark);
+    };
+    EXPECT_EQ(note("model"), "recompiles 0 -> 2: tensor 'x' size mismatch at index 0. expected 8, actual 16");
+    // A plugin that counted its recompiles without naming them: the warnings do.
+    EXPECT_EQ(note("fixed"), "recompiles 0 -> 1 (the scenario's warnings name the guard that failed)");
+}
+
 TEST(Compare, AGrownCompilerCountIsSlowerWithoutStatistics) {
     // The same latency on both sides; the new side has a graph break (and so one graph
     // more): slower on the first run, whatever the samples say, with the break's reason.

@@ -59,11 +59,14 @@ TEST(HistoryRows, AColdCompilesTimeIsAOneValueSeriesAndAWarmOnesIsLeftOut) {
     }
 }
 
-TEST(HistoryRows, AGraphBreakCountKeepsItsReasonsAsItsNote) {
+TEST(HistoryRows, ACompilerCountKeepsItsReasonsAsItsNote) {
     ScenarioOutcome broken = compiled("broken", "warm");
     broken.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
     broken.result.scalars.push_back({"recompiles", 2, "count"});
+    broken.result.info["recompile_reasons"] = "tensor 'x' size mismatch at index 0. expected 8, actual 16";
+    broken.result.scalars.push_back({"unique_graphs", 2, "count"});
     ScenarioOutcome whole = compiled("whole", "warm");  // a count without reasons recorded
+    whole.result.scalars.push_back({"recompiles", 1, "count"});
     RunRecord record = benchtest::record_of({broken, whole});
     analyze_run(record);
 
@@ -73,9 +76,13 @@ TEST(HistoryRows, AGraphBreakCountKeepsItsReasonsAsItsNote) {
     EXPECT_EQ(find(scenarios[0], "graph_breaks")->note,
               "Unsupported Tensor.item() call with capture_scalar_outputs=False");
     ASSERT_NE(find(scenarios[0], "recompiles"), nullptr);
-    EXPECT_EQ(find(scenarios[0], "recompiles")->note, "") << "the reasons are the breaks' alone";
+    EXPECT_EQ(find(scenarios[0], "recompiles")->note, "tensor 'x' size mismatch at index 0. expected 8, actual 16");
+    ASSERT_NE(find(scenarios[0], "unique_graphs"), nullptr);
+    EXPECT_EQ(find(scenarios[0], "unique_graphs")->note, "") << "a count with no reasons of its own";
     EXPECT_EQ(find(scenarios[0], "latency")->note, "");
     EXPECT_EQ(find(scenarios[1], "graph_breaks")->note, "");
+    ASSERT_NE(find(scenarios[1], "recompiles"), nullptr);
+    EXPECT_EQ(find(scenarios[1], "recompiles")->note, "");
 }
 
 }  // namespace

@@ -378,6 +378,7 @@ TEST_F(ReportWriterTest, WhatTheCompilerDidReachesTheCsvAndTheSummary) {
     compiled.result.info["fx_graph_cache"] = "bypass (mkldnn tensors unpickleable)";
     compiled.result.info["compile_caches"] = "cold: fresh, empty compile caches for this scenario";
     compiled.result.info["graph_break_reasons"] = "Unsupported Tensor.item() call";
+    compiled.result.info["recompile_reasons"] = "tensor 'x' size mismatch at index 0. expected 1, actual 2";
     compiled.result.info["compiled_samples"] = "latency: 2";
     record.outcomes[4].result.info["compile_cache"] = "hit: /cache/aot-inductor/a/model.pt2; miss: /cache/b/model.pt2";
 
@@ -406,6 +407,7 @@ TEST_F(ReportWriterTest, WhatTheCompilerDidReachesTheCsvAndTheSummary) {
     EXPECT_DOUBLE_EQ(num(member(compiler, "unique_graphs")), 2);
     EXPECT_DOUBLE_EQ(num(member(compiler, "recompiled_samples")), 1);
     EXPECT_EQ(str(member(compiler, "graph_break_reasons")), "Unsupported Tensor.item() call");
+    EXPECT_EQ(str(member(compiler, "recompile_reasons")), "tensor 'x' size mismatch at index 0. expected 1, actual 2");
     EXPECT_EQ(str(member(compiler, "compiled_samples")), "latency: 2");
     EXPECT_EQ(str(member(member(results[4], "compiler"), "compile_cache")), "hit; miss");
     EXPECT_FALSE(results[1].HasMember("compiler"));  // nothing compiled: no entry

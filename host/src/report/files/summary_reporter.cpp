@@ -105,7 +105,7 @@ void write_compiler(JsonOut& out, const ScenarioOutcome& outcome) {
             start();
             out.field(name, count->value);
         }
-    for (const char* key : {"graph_break_reasons", "compiled_samples"})
+    for (const char* key : {"graph_break_reasons", "recompile_reasons", "compiled_samples"})
         if (const auto text = result.info.find(key); text != result.info.end()) {
             start();
             out.field(key, text->second);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 
+#include "analysis/compare.hpp"  // compiler_count_reasons
 #include "analysis/scenario_statistics.hpp"
 #include "report/comparison_reporter.hpp"
 #include "report/file_reporter.hpp"
@@ -75,9 +76,8 @@ std::string summary_markdown(const RunRecord& record, const Comparison* comparis
             if (count == nullptr || !(count->value > 0)) continue;
             counts +=
                 (counts.empty() ? "" : ", ") + std::string(name) + " " + format_figure_or_count(count->value, "count");
-            if (const auto reasons = outcome.result.info.find("graph_break_reasons");
-                name == "graph_breaks" && reasons != outcome.result.info.end())
-                counts += " (" + one_line(reasons->second, 200) + ")";
+            if (const std::string reasons = compiler_count_reasons(outcome.result, name); !reasons.empty())
+                counts += " (" + one_line(reasons, 200) + ")";
         }
         if (!counts.empty()) compiled += "- " + md_code(outcome.config.scenario_id()) + ": " + md_text(counts) + "\n";
     }

@@ -285,10 +285,16 @@ TEST(RunOptionTable, DeclaresEachOptionOfACommandAndEachKeyOnce) {
     using benchhost::RunMode;
     std::set<std::string> keys, described;
     for (const benchhost::RunOption& option : benchhost::run_option_table()) {
-        if (!option.key.empty()) EXPECT_TRUE(keys.insert(option.key).second) << option.key;
-        if (!option.describe_key.empty())
+        // Braced: EXPECT_* ends in an if-else of its own (-Wdangling-else).
+        if (!option.key.empty()) {
+            EXPECT_TRUE(keys.insert(option.key).second) << option.key;
+        }
+        if (!option.describe_key.empty()) {
             EXPECT_TRUE(described.insert(option.describe_key).second) << option.describe_key;
-        if (!option.name.empty()) EXPECT_FALSE(option.help.empty()) << option.name;
+        }
+        if (!option.name.empty()) {
+            EXPECT_FALSE(option.help.empty()) << option.name;
+        }
         // What a config or the command line gives, something sets (--config, plugins:, axes: and
         // params: are read by code of their own).
         const bool own = option.name == "--config" || option.key == "plugins" || option.scenario();
@@ -297,8 +303,9 @@ TEST(RunOptionTable, DeclaresEachOptionOfACommandAndEachKeyOnce) {
     for (const RunMode mode : {RunMode::run, RunMode::ab, RunMode::bisect}) {
         std::set<std::string> names;
         for (const benchhost::RunOption& option : benchhost::run_option_table())
-            if (!option.name.empty() && (option.commands & benchhost::mode_bit(mode)) != 0)
+            if (!option.name.empty() && (option.commands & benchhost::mode_bit(mode)) != 0) {
                 EXPECT_TRUE(names.insert(option.name).second) << option.name;
+            }
     }
     EXPECT_EQ(benchhost::config_keys().size(), keys.size());
     for (const std::string& key : benchhost::scenario_config_keys()) EXPECT_EQ(keys.count(key), 1u) << key;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string_view>
@@ -612,6 +613,33 @@ std::string loadability_problem(const ElfInfo& info) {
                " (" + std::to_string(host_bits()) + "-bit)";
     }
     return "";
+}
+
+std::vector<std::string> linked_torch_libraries(const ElfInfo& info, const std::filesystem::path& plugin_dir) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> libraries;
+    for (const std::string& name : info.needed) {
+        if (!(name.starts_with("libtorch") || name.starts_with("libc10")) || name.find(".so") == std::string::npos ||
+            name.find('/') != std::string::npos)
+            continue;
+        std::string found;
+        for (std::string folder : info.run_paths) {
+            for (const std::string_view origin : {"${ORIGIN}", "$ORIGIN"})
+                for (std::size_t at; (at = folder.find(origin)) != std::string::npos;)
+                    folder.replace(at, origin.size(), plugin_dir.string());
+            std::error_code ec;
+            const fs::path candidate = fs::path(folder) / name;
+            if (candidate.is_absolute() && fs::is_regular_file(candidate, ec)) {
+                found = candidate.lexically_normal().string();
+                break;
+            }
+        }
+        if (found.empty()) return {};
+        libraries.push_back(found);
+    }
+    std::sort(libraries.begin(), libraries.end());
+    libraries.erase(std::unique(libraries.begin(), libraries.end()), libraries.end());
+    return libraries;
 }
 
 }  // namespace benchhost

@@ -53,4 +53,13 @@ int host_bits();
 /// "built for aarch64 (64-bit), host is x86_64 (64-bit)" or "not a shared object".
 std::string loadability_problem(const ElfInfo& info);
 
+/// The LibTorch libraries a plugin links, for a worker's parent to load ahead
+/// (execute/worker_server.hpp): its DT_NEEDED entries named libtorch*.so* or libc10*.so*,
+/// each found through the plugin's own run paths (DT_RUNPATH, DT_RPATH; $ORIGIN and
+/// ${ORIGIN} as `plugin_dir`), as absolute paths, sorted (so that every plugin of one
+/// LibTorch asks for the same list). Empty when it links none, or when any of them is
+/// not in its run paths: the plugin then loads them itself, the way it would anyway,
+/// and is never handed another LibTorch than its own.
+std::vector<std::string> linked_torch_libraries(const ElfInfo& info, const std::filesystem::path& plugin_dir);
+
 }  // namespace benchhost

@@ -19,7 +19,13 @@ with an ENTRY per argument, in order:
    "handshake": {...} or null,                                BENCHHOST_PLUGIN, checked
    "handshake_error": "file:line: message" or "",
    "declarations": [DECLARATION, ...],                        @benchhost.benchmark(...)
-   "declaration_error": "file:line: message" or ""}
+   "declaration_error": "file:line: message" or "",
+   "imports": [MODULE, ...]}                                  what the module imports when
+                                                              it is imported: the modules of
+                                                              its module-level import
+                                                              statements (also inside a
+                                                              module-level if, try or with),
+                                                              absolute ones, as written
 
 The handshake is an optional module-level assignment of a literal dict, read with
 ast.literal_eval (a literal only: no names, no calls):
@@ -266,6 +272,25 @@ def torch_version():
     return ""
 
 
+def module_imports(body):
+    """The modules the statements of `body` import when they run: import and absolute
+    from-imports, and those inside if, try and with blocks; not those in functions or
+    classes."""
+    found = []
+    for node in body:
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and node.module:
+                found.append(node.module)
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                found.extend(module_imports(getattr(node, block, [])))
+            for handler in getattr(node, "handlers", []):
+                found.extend(module_imports(handler.body))
+    return list(dict.fromkeys(found))
+
+
 def inspect(path):
     try:
         with open(path, "rb") as f:
@@ -312,7 +337,8 @@ def inspect(path):
             if "world_size" not in axes:
                 axes.append("world_size")
     return {"path": path, "functions": functions, "async_functions": async_functions, "handshake": handshake,
-            "handshake_error": handshake_error, "declarations": declarations, "declaration_error": declaration_error}
+            "handshake_error": handshake_error, "declarations": declarations, "declaration_error": declaration_error,
+            "imports": module_imports(tree.body)}
 
 
 def main():

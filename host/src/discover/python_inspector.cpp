@@ -1,5 +1,6 @@
 #include "discover/python_inspector.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <system_error>
@@ -80,6 +81,7 @@ PythonFileInfo read_file_entry(const FieldReader& entry) {
         file.declarations.push_back(std::move(d));
     }
     file.declaration_error = entry.string("declaration_error");
+    if (entry.has("imports")) file.imports = entry["imports"].as_strings();
     return file;
 }
 
@@ -99,6 +101,29 @@ std::string plugin_python() {
     throw std::runtime_error(
         "this build knows no Python: set BENCHHOST_PYTHON to a Python 3 to run Python plugins with");
 #endif
+}
+
+std::vector<std::string> fork_safe_preloads(const std::vector<std::string>& imports) {
+    // What a top-level import of each brings in, of the modules known to start no thread
+    // when imported (a worker forked from a process with threads would have lost them).
+    // benchhost.models imports torchvision in its model builders, which its plugins call.
+    // Not jax: importing it starts threads.
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+        {"torch", {"torch"}},
+        {"torchvision", {"torch", "torchvision"}},
+        {"benchhost.torch", {"torch"}},
+        {"benchhost.models", {"torch", "torchvision"}},
+    };
+    std::vector<std::string> modules;
+    for (const std::string& module : imports)
+        for (const auto& [name, preloads] : table)
+            if (module == name || module.starts_with(name + "."))
+                for (const std::string& preload : preloads)
+                    if (std::find(modules.begin(), modules.end(), preload) == modules.end()) modules.push_back(preload);
+    // torch before torchvision, whatever order the plugin wrote them in.
+    std::stable_sort(modules.begin(), modules.end(),
+                     [](const std::string& a, const std::string& b) { return a == "torch" && b != "torch"; });
+    return modules;
 }
 
 PythonInspection inspect_python_files(const std::string& python, const std::vector<fs::path>& files, double timeout_s) {

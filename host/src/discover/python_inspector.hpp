@@ -48,6 +48,9 @@ struct PythonFileInfo {
     std::string handshake_error;  // "file:line: BENCHHOST_PLUGIN ..." when it is there but wrong
     std::vector<PythonBenchmarkDeclaration> declarations;  // in file order
     std::string declaration_error;  // "file:line: @benchhost.benchmark ..." when one is wrong
+    /// The modules it imports when imported: its module-level import statements (also in
+    /// a module-level if, try or with), absolute ones, in file order ("torch", "os.path").
+    std::vector<std::string> imports;
 };
 
 struct PythonInspection {
@@ -61,6 +64,13 @@ struct PythonInspection {
 /// the build was configured with (BENCH_PYTHON, the project's virtual environment).
 /// Throws std::runtime_error saying which was tried when it is not an executable file.
 std::string plugin_python();
+
+/// Of the modules a plugin imports at top level (PythonFileInfo::imports), those that a
+/// worker's parent may import ahead (execute/worker_server.hpp): torch and torchvision,
+/// which start no thread when imported, for an import of torch, torchvision,
+/// benchhost.torch or benchhost.models (whose model builders import torchvision); torch
+/// first. Empty when it imports none of them.
+std::vector<std::string> fork_safe_preloads(const std::vector<std::string>& imports);
 
 /// Reads `files` in one child process of `python` (-I: no environment variables, no
 /// user site). Throws std::runtime_error when the child cannot start, fails, runs more

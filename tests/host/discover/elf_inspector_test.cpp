@@ -191,6 +191,38 @@ TEST(ElfInspectorFixtures, SinglePlugin) {
     EXPECT_EQ(loadability_problem(info), "");
 }
 
+TEST(LinkedTorchLibraries, AreFoundThroughThePluginsOwnRunPathsWithOriginExpanded) {
+    const fs::path dir = fs::temp_directory_path() / ("benchhost-torch-libs-" + std::to_string(getpid()));
+    fs::create_directories(dir / "plugins" / "torch" / "lib");
+    fs::create_directories(dir / "other");
+    for (const char* name : {"libtorch.so", "libc10.so", "libtorch_cpu.so"})
+        std::ofstream(dir / "plugins" / "torch" / "lib" / name) << "";
+    std::ofstream(dir / "other" / "libc10.so") << "";
+    ElfInfo info;
+    info.needed = {"libbench_sdk.so.2", "libtorch.so", "libtorch_cpu.so", "libc10.so", "libstdc++.so.6"};
+    info.run_paths = {(dir / "nothing").string(), "$ORIGIN/torch/lib", (dir / "other").string()};
+    const fs::path plugins = dir / "plugins";
+    const fs::path lib = plugins / "torch" / "lib";
+    // Sorted, each from the first run path that holds it; none of the other libraries.
+    EXPECT_EQ(benchhost::linked_torch_libraries(info, plugins),
+              (std::vector<std::string>{(lib / "libc10.so").string(), (lib / "libtorch.so").string(),
+                                        (lib / "libtorch_cpu.so").string()}));
+    info.run_paths = {"${ORIGIN}/torch/lib"};
+    EXPECT_EQ(benchhost::linked_torch_libraries(info, plugins).size(), 3u);
+    // One that its run paths do not hold: none at all, the plugin loads them itself.
+    info.needed.push_back("libtorch_cuda.so");
+    EXPECT_TRUE(benchhost::linked_torch_libraries(info, plugins).empty());
+    // A relative run path is not resolved against whatever the current folder is.
+    info.needed = {"libc10.so"};
+    info.run_paths = {"torch/lib"};
+    EXPECT_TRUE(benchhost::linked_torch_libraries(info, plugins).empty());
+    // No LibTorch linked: nothing.
+    info.needed = {"libbench_sdk.so.2"};
+    info.run_paths = {lib.string()};
+    EXPECT_TRUE(benchhost::linked_torch_libraries(info, plugins).empty());
+    fs::remove_all(dir);
+}
+
 TEST(ElfInspectorFixtures, BuildFlagsAsCompiled) {
     const fs::path handshake_dir = BENCH_TEST_HANDSHAKE_PLUGIN_DIR;
     const ElfInfo unoptimized = inspect_ok(handshake_dir / "unit/libfixture_unoptimized.so");

@@ -94,6 +94,33 @@ TEST_F(PythonDiscovery, ReadsWithoutImporting) {
     EXPECT_FALSE(fs::exists(marker));
 }
 
+TEST_F(PythonDiscovery, ReadsTheModulesAFileImportsWhenImported) {
+    add("unit/imports_py.py",
+        "import os, torch.nn as nn\n"
+        "from benchhost.models import resnet50\n"
+        "from . import sibling\n"
+        "try:\n    import jax\nexcept ImportError:\n    jax = None\n"
+        "if True:\n    import numpy\n"
+        "def benchmark_one():\n    import torchvision\n    return {}\n"
+        "class Later:\n    import json\n");
+    const PythonInspection inspection = inspect_python_files(plugin_python(), {plugins / "unit/imports_py.py"});
+    ASSERT_EQ(inspection.files.size(), 1u);
+    // Module-level and in if/try blocks, absolute ones; not in a function or a class.
+    EXPECT_EQ(inspection.files[0].imports,
+              (std::vector<std::string>{"os", "torch.nn", "benchhost.models", "jax", "numpy"}));
+}
+
+TEST(PythonPreloads, OnlyTorchAndTorchvisionAreLoadedAheadTorchFirst) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(fork_safe_preloads({"os", "torch.nn"}), V{"torch"});
+    EXPECT_EQ(fork_safe_preloads({"torchvision.models", "torch"}), (V{"torch", "torchvision"}));
+    // benchhost.models' model builders import torchvision; benchhost.torch imports torch.
+    EXPECT_EQ(fork_safe_preloads({"benchhost.models"}), (V{"torch", "torchvision"}));
+    EXPECT_EQ(fork_safe_preloads({"benchhost.torch", "time"}), V{"torch"});
+    // JAX starts threads when imported: a worker forked after it would lack them.
+    EXPECT_EQ(fork_safe_preloads({"jax", "flax", "benchhost.jax", "torchaudio"}), V{});
+}
+
 TEST_F(PythonDiscovery, ASyntaxErrorRejectsTheFileWithWhereAndPythonsMessage) {
     add("unit/broken.py", "def benchmark_ok():\n    return {}\n\ndef benchmark_bad(:\n    pass\n");
     const Discovery d = discover_plugins(plugins);

@@ -3,47 +3,35 @@
 
 #include <set>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-class ShardTest : public ::testing::Test {
+class ShardTest : public MockHostTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-
-    ProcessResult host(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
-        std::vector<std::string> argv = {benchhost_binary().string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path(), env);
-    }
-    ProcessResult run(const fs::path& output, std::vector<std::string> extra,
+    /// A run of the mock's two benchmarks, eager and compiled, at batch sizes 1 and 2 (8
+    /// scenarios), then `extra`.
+    ProcessResult run(const fs::path& output, const std::vector<std::string>& extra,
                       const std::vector<std::string>& env = {}) {
-        std::vector<std::string> args = {"run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--variants",
-                                         "eager,compiled",
-                                         "--batch-sizes",
-                                         "1,2",
-                                         "--measurement-iterations",
-                                         "2",
-                                         "--warmup-iterations",
-                                         "0",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--param",
-                                         "base_units=20000",
-                                         "--num-tokens-to-generate",
-                                         "2"};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return host(args, env);
+        std::vector<std::string> options = {"--enable-mock",
+                                            "--variants",
+                                            "eager,compiled",
+                                            "--batch-sizes",
+                                            "1,2",
+                                            "--measurement-iterations",
+                                            "2",
+                                            "--warmup-iterations",
+                                            "0",
+                                            "--monitor-interval",
+                                            "0",
+                                            "--param",
+                                            "base_units=20000",
+                                            "--num-tokens-to-generate",
+                                            "2"};
+        options.insert(options.end(), extra.begin(), extra.end());
+        return run_into(output, options, env);
     }
     static std::set<std::string> scenario_ids(const fs::path& run_dir) {
         std::set<std::string> ids;
@@ -51,9 +39,6 @@ protected:
         for (const auto& entry : summary["results"].GetArray()) ids.insert(entry["scenario_id"].GetString());
         return ids;
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 };
 
 TEST_F(ShardTest, ShardsMergeIntoThePlanOfAnUnshardedRun) {

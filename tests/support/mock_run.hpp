@@ -1,9 +1,11 @@
-// A short run of the host binary over a plugins folder of the test's own, read back: the
-// set-up the end-to-end tests of plugins share. A temporary folder, plugins written or
-// copied into it, `benchhost run` with one warm-up and three measured iterations, and the
-// scenarios of its reports (by name) or of its summary (by id). And the runs of the mock's
-// eager forward pass alone, sized by each test, that the tests of statistics, A/B runs,
-// histories and CI outputs make (MockPassTest).
+// Runs of the host binary over a plugins folder of the test's own: the set-up the
+// end-to-end tests share. A temporary folder with a plugins folder in it, the host run in
+// it with the test's own options (HostRunTest), the build's mock installed there
+// (MockHostTest: shards, serving, monitors, the run command's files, reports). A short
+// run, one warm-up and three measured iterations, over plugins written or copied into it,
+// read back: the scenarios of its reports (by name) or of its summary (by id)
+// (MockRunTest). And the runs of the mock's eager forward pass alone, sized by each test,
+// that the tests of statistics, A/B runs, histories and CI outputs make (MockPassTest).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -74,10 +76,46 @@ inline std::map<std::string, std::string> summary_statuses(const rapidjson::Docu
     return statuses;
 }
 
+/// The build's mock plugin: work of a known cost a call (--param base_units), and a
+/// `slowdown` parameter that injects a regression.
+inline fs::path mock_plugin() { return built_plugin("performance/libmock_benchmark.so"); }
+
+/// A fixture of runs of the host binary: a temporary folder `work` and the plugins folder
+/// `plugins` in it, which the test fills (install_plugin); host() runs benchhost in `work`
+/// with any arguments, run_into() a run over `plugins` with the test's options alone (no
+/// short-run defaults: short_run_arguments and MockRunTest add those).
+class HostRunTest : public ::testing::Test {
+protected:
+    /// benchhost with `args`, in `work`, with `env` ("KEY=VALUE") added to its environment.
+    ProcessResult host(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) const {
+        std::vector<std::string> argv = {benchhost_binary().string()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return run_process(argv, work.path(), env);
+    }
+
+    /// `benchhost run --plugins-dir PLUGINS --output-dir OUTPUT`, then `options`, with
+    /// `env` as host() has it.
+    ProcessResult run_into(const fs::path& output, const std::vector<std::string>& options,
+                           const std::vector<std::string>& env = {}) const {
+        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string()};
+        args.insert(args.end(), options.begin(), options.end());
+        return host(args, env);
+    }
+
+    TempDir work;
+    fs::path plugins = work / "plugins";
+};
+
+/// HostRunTest with the build's mock installed in `plugins` (performance/).
+class MockHostTest : public HostRunTest {
+protected:
+    void SetUp() override { install_plugin(mock_plugin(), plugins, "performance"); }
+};
+
 /// A fixture of short runs: a temporary folder `work`, the plugins folder `plugins` in it
 /// that the test fills (add, install_plugin), and run(), which runs the host over it into
 /// `output` and reads the scenarios back.
-class MockRunTest : public ::testing::Test {
+class MockRunTest : public HostRunTest {
 protected:
     using Scenario = ReportedScenario;
 
@@ -93,24 +131,16 @@ protected:
         fs::remove_all(output);
         std::vector<std::string> options = {"--plugins-dir", plugins.string()};
         options.insert(options.end(), args.begin(), args.end());
-        std::vector<std::string> argv = short_run_arguments(output, options);
-        argv.insert(argv.begin(), benchhost_binary().string());
-        last = run_process(argv, work.path(), env);
+        last = host(short_run_arguments(output, options), env);
         EXPECT_EQ(last.exit_code, expected_exit) << last.out << last.err;
         return read_scenarios(output, reports);
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path output = work / "out";
     std::vector<std::string> env;  // more variables for the host, "KEY=VALUE"
     ProcessResult last;
     std::vector<rapidjson::Document> reports;
 };
-
-/// The build's mock plugin: work of a known cost a call (--param base_units), and a
-/// `slowdown` parameter that injects a regression.
-inline fs::path mock_plugin() { return built_plugin("performance/libmock_benchmark.so"); }
 
 /// How a run of the mock's eager forward pass alone is sized.
 struct MockPass {
@@ -135,22 +165,13 @@ inline std::vector<std::string> mock_pass_options(const MockPass& pass) {
 }
 
 /// A fixture of runs of the mock: a temporary folder `work`, the mock installed in its
-/// plugins folder `plugins`; host() runs benchhost in `work`, run_mock() the mock's eager
-/// forward pass as the fixture sizes it.
-class MockPassTest : public ::testing::Test {
+/// plugins folder `plugins` (MockHostTest); host() runs benchhost in `work`, run_mock() the
+/// mock's eager forward pass as the fixture sizes it.
+class MockPassTest : public MockHostTest {
 protected:
     /// `pass` sizes every run of the mock; `options` follow its options in each (--quiet).
     explicit MockPassTest(MockPass pass, std::vector<std::string> options = {})
         : pass_(pass), options_(std::move(options)) {}
-
-    void SetUp() override { install_plugin(mock_plugin(), plugins, "performance"); }
-
-    /// benchhost with `args`, in `work`, with `env` ("KEY=VALUE") added to its environment.
-    ProcessResult host(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) const {
-        std::vector<std::string> argv = {benchhost_binary().string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path(), env);
-    }
 
     /// The options of the fixture's runs of the mock (mock_pass_options, then its own),
     /// for a command of the test's own (ab's sides).
@@ -164,15 +185,10 @@ protected:
     /// `extra`, with `env` as host() has it.
     ProcessResult run_mock(const fs::path& output, const std::vector<std::string>& extra = {},
                            const std::vector<std::string>& env = {}) const {
-        std::vector<std::string> args = {"run", "--plugins-dir", plugins.string(), "--output-dir", output.string()};
-        const std::vector<std::string> options = mock_options();
-        args.insert(args.end(), options.begin(), options.end());
-        args.insert(args.end(), extra.begin(), extra.end());
-        return host(args, env);
+        std::vector<std::string> options = mock_options();
+        options.insert(options.end(), extra.begin(), extra.end());
+        return run_into(output, options, env);
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 
 private:
     MockPass pass_;

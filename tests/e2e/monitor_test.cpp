@@ -12,13 +12,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 const std::string fake_nvml_dir = BENCH_TEST_FAKE_NVML_DIR;
 
 // The script's samples; past the last, the last repeats (throttled from sample 4 on).
@@ -45,36 +44,24 @@ constexpr const char* script_text =
     "sample util=95 power_mw=300000 temp=80 sm_mhz=1700 throttle=0x44   # sw_power_cap, hw_thermal_slowdown\n"
     "energy_counter_mw 300000\n";
 
-class MonitorRun : public ::testing::Test {
+class MonitorRun : public MockHostTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-
     /// Runs the host with the fake NVML (when `script` is not empty) in its library path.
-    ProcessResult run(std::vector<std::string> args, const std::string& script) {
-        std::vector<std::string> argv = {benchhost_binary().string(),
-                                         "run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--variants",
-                                         "eager"};
-        argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult run(const std::vector<std::string>& args, const std::string& script) {
+        std::vector<std::string> options = {"--enable-mock", "--variants", "eager"};
+        options.insert(options.end(), args.begin(), args.end());
         std::vector<std::string> env = {"LD_LIBRARY_PATH="};
         if (!script.empty()) {
             write_file(work / "nvml_script.txt", script);
             env = {"LD_LIBRARY_PATH=" + fake_nvml_dir, "BENCH_FAKE_NVML_SCRIPT=" + (work / "nvml_script.txt").string()};
         }
-        return run_process(argv, work.path(), env);
+        return run_into(output, options, env);
     }
 
     rapidjson::Document report() {
         return read_json(files_matching(output / "mock_benchmark", "mock_benchmark_", ".json").at(0));
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path output = work / "out";
 };
 

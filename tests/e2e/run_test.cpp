@@ -7,24 +7,15 @@
 
 #include <bench/version.hpp>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-class RunTest : public ::testing::Test {
+class RunTest : public MockHostTest {
 protected:
-    void SetUp() override { install_plugin(mock_plugin, plugins, "performance"); }
-
-    ProcessResult run(std::vector<std::string> args) {
-        std::vector<std::string> argv = {
-            benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string()};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path());
-    }
+    ProcessResult run(const std::vector<std::string>& args) { return run_into(output, args); }
 
     /// Median latency of each scenario in the summary, by scenario name.
     std::map<std::string, double> medians() {
@@ -35,8 +26,6 @@ protected:
         return out;
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path output = work / "out";
 };
 
@@ -177,10 +166,8 @@ TEST_F(RunTest, InProcessIsolationGivesTheSameResults) {
 }
 
 TEST_F(RunTest, DefaultOutputFolderIsTimestampedWithALatestLink) {
-    const ProcessResult result =
-        run_process({benchhost_binary().string(), "--plugins-dir", plugins.string(), "--enable-mock", "--variants",
-                     "eager", "--measurement-iterations", "2", "--include", "mock_benchmark/mock_benchmark"},
-                    work.path());
+    const ProcessResult result = host({"--plugins-dir", plugins.string(), "--enable-mock", "--variants", "eager",
+                                       "--measurement-iterations", "2", "--include", "mock_benchmark/mock_benchmark"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const fs::path latest = work / "benchmark_results/latest";
     ASSERT_TRUE(fs::is_symlink(latest));
@@ -207,16 +194,14 @@ TEST_F(RunTest, BadConfigurationExitsWithTwoAndRunsNothing) {
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("--no-such-option"), std::string::npos) << result.err;
 
-    result =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "missing").string()}, work.path());
+    result = host({"run", "--plugins-dir", (work / "missing").string()});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("does not exist"), std::string::npos) << result.err;
 }
 
 TEST_F(RunTest, ListShowsPluginsAndBenchmarkIds) {
     write_file(plugins / "unit/notes.txt", "not a plugin");
-    const ProcessResult result =
-        run_process({benchhost_binary().string(), "list", "--plugins-dir", plugins.string()}, work.path());
+    const ProcessResult result = host({"list", "--plugins-dir", plugins.string()});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find("performance/mock_benchmark/mock_benchmark"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("performance/mock_benchmark/generate"), std::string::npos);
@@ -272,19 +257,16 @@ TEST_F(RunTest, QuietPrintsOnlyTheSummary) {
 
 namespace {
 
+class Isolation : public MockHostTest {};
+
 // Each way a scenario can end, as the user sees it in the summary.
-TEST(Isolation, EveryEndOfAWorkerIsClassified) {
-    TempDir work;
-    const fs::path plugins = work / "plugins";
+TEST_F(Isolation, EveryEndOfAWorkerIsClassified) {
     const fs::path output = work / "out";
     install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins,
                    "integration");
-    install_plugin(mock_plugin, plugins, "performance");
     const ProcessResult result =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                     output.string(), "--timeout", "2", "--enable-mock", "--variants", "eager",
-                     "--measurement-iterations", "3", "--exclude", "generate", "--exclude", "environment"},
-                    work.path());
+        run_into(output, {"--timeout", "2", "--enable-mock", "--variants", "eager", "--measurement-iterations", "3",
+                          "--exclude", "generate", "--exclude", "environment"});
     EXPECT_EQ(result.exit_code, 1) << result.err;  // some failed
 
     std::map<std::string, std::pair<std::string, std::string>> outcomes;  // benchmark -> status, reason

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../support/chromium.hpp"
+#include "../support/mock_run.hpp"
 #include "../support/test_support.hpp"
 #include "report/rendered_reports.hpp"
 #include "report/report_reader.hpp"
@@ -19,26 +20,37 @@ namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-
-class ReportCommandTest : public ::testing::Test {
+class ReportCommandTest : public MockHostTest {
 protected:
     void SetUp() override {
-        install_plugin(mock_plugin, work / "plugins", "performance");
-        const ProcessResult run = run_process(
-            {benchhost_binary().string(), "run", "--plugins-dir", (work / "plugins").string(), "--output-dir",
-             output.string(), "--enable-mock", "--variants", "eager,compiled,kernelized", "--batch-sizes", "1,2",
-             "--warmup-iterations", "1", "--measurement-iterations", "6", "--num-tokens-to-generate", "2", "--quiet"},
-            work.path());
+        MockHostTest::SetUp();
+        const ProcessResult run = run_mock(output);
         ASSERT_EQ(run.exit_code, 0) << run.err;
     }
+    /// A quiet run of the mock's two benchmarks, every variant at batch sizes 1 and 2 (12
+    /// scenarios), into `folder`, then `extra`.
+    ProcessResult run_mock(const fs::path& folder, const std::vector<std::string>& extra = {}) {
+        std::vector<std::string> options = {"--enable-mock",
+                                            "--variants",
+                                            "eager,compiled,kernelized",
+                                            "--batch-sizes",
+                                            "1,2",
+                                            "--warmup-iterations",
+                                            "1",
+                                            "--measurement-iterations",
+                                            "6",
+                                            "--num-tokens-to-generate",
+                                            "2",
+                                            "--quiet"};
+        options.insert(options.end(), extra.begin(), extra.end());
+        return run_into(folder, options);
+    }
     ProcessResult report(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {benchhost_binary().string(), "report"};
+        std::vector<std::string> argv = {"report"};
         argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path());
+        return host(argv);
     }
 
-    TempDir work;
     fs::path output = work / "run";
 };
 
@@ -86,27 +98,7 @@ std::string baseline_block(const std::string& md) {
 
 TEST_F(ReportCommandTest, ARunAgainstABaselineGetsItsVerdictsBack) {
     const fs::path against = work / "against";
-    const ProcessResult run = run_process({benchhost_binary().string(),
-                                           "run",
-                                           "--plugins-dir",
-                                           (work / "plugins").string(),
-                                           "--output-dir",
-                                           against.string(),
-                                           "--enable-mock",
-                                           "--variants",
-                                           "eager,compiled,kernelized",
-                                           "--batch-sizes",
-                                           "1,2",
-                                           "--warmup-iterations",
-                                           "1",
-                                           "--measurement-iterations",
-                                           "6",
-                                           "--num-tokens-to-generate",
-                                           "2",
-                                           "--quiet",
-                                           "--baseline",
-                                           output.string()},
-                                          work.path());
+    const ProcessResult run = run_mock(against, {"--baseline", output.string()});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const std::string first = baseline_block(read_file(against / "report.md"));
     ASSERT_NE(first, "");

@@ -10,15 +10,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path server_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_server.so";
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
-const fs::path python_server_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/mock_server_py.py";
+const fs::path server_plugin = built_plugin("performance/libmock_server.so");
+const fs::path python_server_plugin = built_plugin("performance/mock_server_py.py");
 
 /// The mock's service time. Short enough that the M/D/1 runs below fit in about 17 s,
 /// long enough that what the load generator adds to each wait (handing a query from the
@@ -40,28 +39,24 @@ double lindley_mean_wait(const std::vector<double>& arrivals, double service) {
     return total / static_cast<double>(arrivals.size());
 }
 
-class ServingTest : public ::testing::Test {
+/// The mock server beside the mock.
+class ServingTest : public MockHostTest {
 protected:
     void SetUp() override {
+        MockHostTest::SetUp();
         install_plugin(server_plugin, plugins, "performance");
-        install_plugin(mock_plugin, plugins, "performance");
     }
 
-    ProcessResult serve(const fs::path& output, std::vector<std::string> extra, double service = service_ms) {
-        std::vector<std::string> args = {"run",
-                                         "--plugins-dir",
-                                         plugins.string(),
-                                         "--output-dir",
-                                         output.string(),
-                                         "--enable-mock",
-                                         "--monitor-interval",
-                                         "0",
-                                         "--warmup-iterations",
-                                         "50",
-                                         "--param",
-                                         "service_time_ms=" + std::to_string(service)};
-        args.insert(args.end(), extra.begin(), extra.end());
-        return run_host(args, work.path());
+    ProcessResult serve(const fs::path& output, const std::vector<std::string>& extra, double service = service_ms) {
+        std::vector<std::string> options = {"--enable-mock",
+                                            "--monitor-interval",
+                                            "0",
+                                            "--warmup-iterations",
+                                            "50",
+                                            "--param",
+                                            "service_time_ms=" + std::to_string(service)};
+        options.insert(options.end(), extra.begin(), extra.end());
+        return run_into(output, options);
     }
 
     /// The scenario of `plugin` in the run folder `output`.
@@ -157,9 +152,6 @@ protected:
         }
         return not_md1;
     }
-
-    TempDir work;
-    fs::path plugins = work / "plugins";
 };
 
 TEST_F(ServingTest, TheMockUnderPoissonArrivalsWaitsAsAnMD1Queue) {

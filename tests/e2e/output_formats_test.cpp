@@ -90,7 +90,7 @@ class OutputFormatsTest : public MockRunTest {
 protected:
     void SetUp() override {
         MockRunTest::SetUp();
-        install_plugin(built_plugin("performance/libmock_benchmark.so"), plugins, "performance");
+        install_plugin(mock_plugin(), plugins, "performance");
         install_plugin(fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "integration/libfixture_faults.so", plugins,
                        "integration");
     }

@@ -6,24 +6,22 @@
 
 #include <map>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
 using namespace benchtest;
 
-const fs::path mock_plugin = fs::path(BENCH_TEST_BUILD_DIR) / "plugins/performance/libmock_benchmark.so";
 const fs::path multi_plugin = fs::path(BENCH_TEST_FIXTURE_PLUGIN_DIR) / "unit/libfixture_multi.so";
 const fs::path two_variants_plugin = fs::path(BENCH_TEST_PLAN_FIXTURE_DIR) / "performance/libfixture_two_variants.so";
 
-class PlanTest : public ::testing::Test {
+/// Each test installs the plugins it plans.
+class PlanTest : public HostRunTest {
 protected:
-    ProcessResult run(std::vector<std::string> args) {
-        std::vector<std::string> argv = {
-            benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-            "--monitor-interval",        "0"};
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path());
+    ProcessResult run(const std::vector<std::string>& args) {
+        std::vector<std::string> options = {"--monitor-interval", "0"};
+        options.insert(options.end(), args.begin(), args.end());
+        return run_into(output, options);
     }
 
     static std::string describe(const ProcessResult& result) {
@@ -42,13 +40,11 @@ protected:
         return out;
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path output = work / "out";
 };
 
 TEST_F(PlanTest, AnIncludeMatchingNothingExitsOneAndSaysWhatWasFound) {
-    install_plugin(mock_plugin, plugins, "performance");
+    install_plugin(mock_plugin(), plugins, "performance");
     install_plugin(multi_plugin, plugins, "unit");
     const ProcessResult result = run({"--include", "trivial"});
     EXPECT_EQ(result.exit_code, 1) << describe(result);
@@ -78,7 +74,7 @@ TEST_F(PlanTest, AnIncludeMatchingNothingExitsOneAndSaysWhatWasFound) {
 
 TEST_F(PlanTest, APluginOutsideTheCategoryFoldersIsNamedWhenNothingIsPlanned) {
     fs::create_directories(plugins);
-    fs::copy_file(mock_plugin, plugins / "libmock_benchmark.so");
+    fs::copy_file(mock_plugin(), plugins / "libmock_benchmark.so");
     const ProcessResult result = run({"--enable-mock"});
     EXPECT_EQ(result.exit_code, 1) << describe(result);
     EXPECT_NE(result.err.find("unit: none; integration: none; performance: none"), std::string::npos) << result.err;
@@ -91,7 +87,7 @@ TEST_F(PlanTest, APluginOutsideTheCategoryFoldersIsNamedWhenNothingIsPlanned) {
 }
 
 TEST_F(PlanTest, ADryRunOfAnEmptyPlanExitsAsTheRunWould) {
-    install_plugin(mock_plugin, plugins, "performance");
+    install_plugin(mock_plugin(), plugins, "performance");
     const ProcessResult dry = run({"--dry-run", "--category", "unit"});
     EXPECT_EQ(dry.exit_code, 1) << describe(dry);
     EXPECT_NE(dry.out.find("Plan: 0 scenarios from 1 plugin"), std::string::npos) << dry.out;
@@ -104,7 +100,7 @@ TEST_F(PlanTest, ADryRunOfAnEmptyPlanExitsAsTheRunWould) {
 }
 
 TEST_F(PlanTest, AnEmptyShardOfAPlanIsNotAnError) {
-    install_plugin(mock_plugin, plugins, "performance");
+    install_plugin(mock_plugin(), plugins, "performance");
     // One benchmark at one point of the axes: one group of variants, so shard 2/2 gets nothing.
     const ProcessResult result = run({"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
                                       "eager", "--measurement-iterations", "2", "--shard", "2/2"});
@@ -115,7 +111,7 @@ TEST_F(PlanTest, AnEmptyShardOfAPlanIsNotAnError) {
 }
 
 TEST_F(PlanTest, APluginsSectionNamingNoPluginIsWarnedAboutWithTheNearestName) {
-    install_plugin(mock_plugin, plugins, "performance");
+    install_plugin(mock_plugin(), plugins, "performance");
     write_file(work / "typo.yaml", "enable_mock: true\nplugins:\n  mock_benchmrk:\n    batch_sizes: [2]\n");
     const ProcessResult result = run({"--dry-run", "--config", (work / "typo.yaml").string()});
     EXPECT_EQ(result.exit_code, 0) << describe(result);

@@ -4,6 +4,7 @@
 #include <bench/statistics.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <map>
 
 #include "profile_pass.hpp"
@@ -29,6 +30,7 @@ struct Context::Impl {
     bool timing_began = false;  // before_timing() was called
     bool peak_restarted = false;  // and restarted the resident peak there
     Clock::time_point created = Clock::now();  // what the samples' times count from
+    bool rank_ended = false;  // a distributed scenario's rank hooks were told it ended
 
     /// After timed samples: the resident peak since before_timing() restarted it.
     void after_timing() {
@@ -62,6 +64,9 @@ struct Context::Impl {
 Context::Context(ScenarioConfig config, std::shared_ptr<spdlog::logger> logger)
     : impl_(std::make_unique<Impl>(Impl{std::move(config), std::move(logger), {}, {}, false, {}, false, {}, {}})) {
     if (!impl_->logger) throw std::invalid_argument("bench::Context needs a logger");
+    // One rank of a distributed scenario starts its benchmark (its progress file says so).
+    if (impl_->config.world_size > 0)
+        if (const RankHooks* ranks = rank_hooks(); ranks != nullptr && ranks->started != nullptr) ranks->started(*this);
 }
 
 Context::~Context() = default;
@@ -275,6 +280,13 @@ void Context::skip(std::string_view reason) { throw SkipScenario(std::string(rea
 
 const ScenarioResult& Context::result() const { return impl_->result; }
 ScenarioResult Context::take_result() {
+    // A rank's benchmark ended. The worker takes the result inside its handler of what the
+    // benchmark threw, when it threw (a failure, or a skip), and after it returned else.
+    if (impl_->config.world_size > 0 && !impl_->rank_ended)
+        if (const RankHooks* ranks = rank_hooks(); ranks != nullptr && ranks->ended != nullptr) {
+            impl_->rank_ended = true;
+            ranks->ended(*this, std::current_exception() == nullptr);
+        }
     // And as it ends, when anything was timed.
     if (impl_->timing_began && impl_->result.find_scalar("speed_reference_end") == nullptr)
         impl_->result.scalars.push_back({"speed_reference_end", detail::read_speed_reference().first, "ns"});

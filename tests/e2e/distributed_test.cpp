@@ -2,7 +2,8 @@
 // world_size rank processes with torchrun's environment, each pinned to its share of the
 // cores; every rank's samples are gathered; a rank that raises, crashes, exits or hangs
 // ends its scenario, named, with no rank left running, and the run goes on (a Python
-// rank's hang and a C++ one's alike); a taken rendezvous port is passed over. The plugins
+// rank's hang and a C++ one's alike, and a C++ rank's progress from its start to its end); a
+// taken rendezvous port is passed over. The plugins
 // are written here into a folder of the test's own; those that meet in collectives use
 // the venv's PyTorch (gloo).
 #include <gtest/gtest.h>
@@ -58,6 +59,17 @@ protected:
         std::string text;
         for (const auto& w : (*s.report)["warnings"].GetArray()) text += std::string(w.GetString()) + "\n";
         return text;
+    }
+
+    /// Both ranks of `s` recorded `count` samples of series `name` (`name`.rank0, .rank1),
+    /// and the scenario's `name` is, sample by sample, the slower rank's.
+    static void expect_two_ranks_gathered(const Scenario& s, const std::string& name, std::size_t count) {
+        const auto merged = samples(s, name.c_str()), zero = samples(s, (name + ".rank0").c_str()),
+                   one = samples(s, (name + ".rank1").c_str());
+        ASSERT_EQ(merged.size(), count);
+        ASSERT_EQ(zero.size(), count);
+        ASSERT_EQ(one.size(), count);
+        for (std::size_t i = 0; i < count; ++i) EXPECT_DOUBLE_EQ(merged[i], std::max(zero[i], one[i])) << i;
     }
 
     /// The pids the ranks wrote into `out` (<name>.pid files), and those of them still running.
@@ -222,6 +234,18 @@ TEST_F(DistributedTest, ACppPluginDeclaresTheWorldSizeAxisAndItsRanksRunAsWorker
     const Scenario& one = failed["fixture_ranks[world_size=2]"];
     EXPECT_EQ(one.status, "failed");
     EXPECT_EQ(one.reason.rfind("rank 1 of 2: threw std::runtime_error: rank 1 fails on purpose", 0), 0u) << one.reason;
+
+    // Its ctx.measure cannot meet the other ranks: the plugin does not link the LibTorch
+    // layer, which gives their process group. Every rank fails before a sample, saying so.
+    auto unlinked = run({"--world-sizes", "2", "--param", "measure=1"}, 1);
+    const Scenario& measured = unlinked["fixture_ranks[world_size=2]"];
+    EXPECT_EQ(measured.status, "failed");
+    EXPECT_NE(measured.reason.find(": threw std::runtime_error: series 'timed': in a distributed scenario (world_size "
+                                   "2) every rank times its samples alike, after a barrier of the ranks' process "
+                                   "group, and this process has none: link the plugin with the SDK's LibTorch layer "
+                                   "(CMake: target_link_libraries(<plugin> PRIVATE bench::sdk_torch)"),
+              std::string::npos)
+        << measured.reason;
 }
 
 // Ranks that meet in gloo collectives (PyTorch): equal ranks, a rank slowed on purpose,
@@ -423,27 +447,43 @@ TEST_F(DistributedTest, TheCollectivesAreCheckedAndTheirBusBandwidthIsNcclTestsF
 
 #if defined(BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR)
 // The C++ SDK's ranks (<bench/torch/distributed.hpp>): c10d's gloo process group, a barrier
-// before each sample, every rank's samples gathered as the Python side's are.
+// before each sample, every rank's samples gathered as the Python side's are, whether timed
+// by measure_ranks or by a plain ctx.measure. --max-time would end rank 1's sampling (24 ms
+// a sample) after about 4 samples: it is not applied in a distributed scenario.
 TEST_F(DistributedTest, CppRanksMeetInC10dTheirSamplesAreGatheredAndARankThatThrowsIsNamed) {
     plugins = BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR;
-    auto s =
-        run({"--world-sizes", "2", "--measurement-iterations", "12", "--param", "slow_rank=1", "--timeout", "120"}, 0);
+    auto s = run({"--world-sizes", "2", "--measurement-iterations", "12", "--max-time", "0.1", "--param", "slow_rank=1",
+                  "--timeout", "120"},
+                 0);
     const Scenario& reduced = s["all_reduce[world_size=2]"];
     ASSERT_EQ(reduced.status, "success") << reduced.reason << last.err;
     EXPECT_EQ(info(reduced, "backend"), "gloo");
     EXPECT_EQ(info(reduced, "rank_seen"), "0 of 2");
-    const auto merged = samples(reduced, "latency"), zero = samples(reduced, "latency.rank0"),
-               one = samples(reduced, "latency.rank1");
-    ASSERT_EQ(merged.size(), 12u);
-    ASSERT_EQ(zero.size(), 12u);
-    ASSERT_EQ(one.size(), 12u);
-    for (std::size_t i = 0; i < merged.size(); ++i) EXPECT_DOUBLE_EQ(merged[i], std::max(zero[i], one[i])) << i;
+    expect_two_ranks_gathered(reduced, "latency", 12);
 
     const Scenario& sleep = s["sleep[world_size=2]"];
     ASSERT_EQ(sleep.status, "success") << sleep.reason << last.err;
     const std::string text = warnings(sleep);
     EXPECT_NE(text.find("rank 1 is a straggler in latency: its median "), std::string::npos) << text;
     EXPECT_EQ(text.find("rank 0 is a straggler"), std::string::npos) << text;
+
+    // A plain ctx.measure meets the other ranks as measure_ranks does: every rank takes
+    // --measurement-iterations samples, rank 1's slow ones are the scenario's and it is the
+    // straggler, and rank 0, 4 ms a sample, waited for rank 1's 24 ms at each sample's
+    // barrier: from its first call on its ctx.measure took 11 x 24 ms at least (unaligned,
+    // about 15 x 4 ms with the warmup).
+    const Scenario& plain = s["plain[world_size=2]"];
+    ASSERT_EQ(plain.status, "success") << plain.reason << last.err;
+    EXPECT_EQ(info(plain, "backend"), "gloo");
+    expect_two_ranks_gathered(plain, "latency", 12);
+    for (const double ms : samples(plain, "latency.rank1")) EXPECT_GE(ms, 24.0);
+    const std::string plain_text = warnings(plain);
+    EXPECT_NE(plain_text.find("rank 1 is a straggler in latency: its median "), std::string::npos) << plain_text;
+    EXPECT_NE(plain_text.find("latency: a distributed scenario takes --measurement-iterations samples on every rank"),
+              std::string::npos)
+        << plain_text;
+    const double rank0_ms = std::stod(read_file(out / "plain_rank0.ms"));
+    EXPECT_GE(rank0_ms, 11 * 24.0) << "rank 0's ctx.measure did not wait for rank 1's samples";
 
     // Rank 1 throws in its second sample while rank 0 waits for it in the all-reduce.
     auto failed =
@@ -462,6 +502,48 @@ TEST_F(DistributedTest, ACppRankThatHangsTimesOutNamedAndNoRankSurvives) {
     auto s = run({"--world-sizes", "2", "--param", "hang_rank=1", "--timeout", "20"}, 1);
     expect_rank_1_hung(s["sleep[world_size=2]"], 20);
     EXPECT_EQ(s["all_reduce[world_size=2]"].status, "success") << s["all_reduce[world_size=2]"].reason;
+}
+
+// A C++ rank's progress file says that it started its benchmark and that it finished it,
+// as a Python rank's does: rank 1 hangs before its ctx.measure while rank 0 waits for it in
+// the rendezvous, then after its samples while rank 0 has finished.
+TEST_F(DistributedTest, ACppRanksProgressSaysItStartedAndFinishedItsBenchmark) {
+    plugins = BENCH_TEST_DISTRIBUTED_TORCH_FIXTURE_DIR;
+    const std::vector<std::string> args{"--world-sizes",
+                                        "2",
+                                        "--include",
+                                        "plain",
+                                        "--timeout",
+                                        "20",
+                                        "--param",
+                                        "plain_hang_rank=1",
+                                        "--measurement-iterations",
+                                        "3",
+                                        "--warmup-iterations",
+                                        "1"};
+    auto at_start = args;
+    at_start.insert(at_start.end(), {"--param", "plain_hang_at=start"});
+    auto started = run(at_start, 1);
+    const Scenario& before = started["plain[world_size=2]"];
+    EXPECT_EQ(before.status, "timed_out") << before.reason;
+    EXPECT_NE(before.reason.find("timed out after 20 s: rank 1 was behind the others, running the benchmark (before "
+                                 "its process group's rendezvous), while rank 0 was in the process group's "
+                                 "rendezvous (c10d::TCPStore); every rank was killed"),
+              std::string::npos)
+        << before.reason;
+    EXPECT_EQ(pid_files(), 2u);
+    EXPECT_TRUE(survivors().empty());
+
+    auto at_end = args;
+    at_end.insert(at_end.end(), {"--param", "plain_hang_at=end"});
+    auto finished = run(at_end, 1);
+    const Scenario& after = finished["plain[world_size=2]"];
+    EXPECT_EQ(after.status, "timed_out") << after.reason;
+    EXPECT_NE(after.reason.find("timed out after 20 s: rank 1 was behind the others, timing sample 3 (past its "
+                                "barrier), while rank 0 was finished the benchmark; every rank was killed"),
+              std::string::npos)
+        << after.reason;
+    EXPECT_TRUE(survivors().empty());
 }
 
 // A Python and a C++ distributed plugin in one run, each at world sizes 1 and 2: the

@@ -5,7 +5,12 @@
 // `sleep`: each rank sleeps (no collective), rank --param slow_rank six times as long;
 // rank --param hang_rank hangs in its second sample while the others go on to the next
 // barrier (each rank then writes its pid into <--param out>/sleep_rank<N>.pid, for the
-// test to see that none survives).
+// test to see that none survives). `plain`: the same sleeps timed with a plain ctx.measure,
+// which in a distributed scenario meets the other ranks as measure_ranks does; each rank
+// writes how long its ctx.measure took from its first call (after the process group's
+// rendezvous) into <--param out>/plain_rank<N>.ms; rank
+// --param plain_hang_rank hangs before its ctx.measure (--param plain_hang_at=start) or
+// after it (end).
 #include <bench/plugin.hpp>
 #include <bench/torch/distributed.hpp>
 
@@ -16,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -56,4 +62,23 @@ BENCH_BENCHMARK(sleep, ctx) {
         if (++calls == 3 && hangs) std::this_thread::sleep_for(std::chrono::hours(1));  // its second sample
         std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 24 : 4));
     });
+}
+
+BENCH_BENCHMARK(plain, ctx) {
+    const int rank = lt::rank();
+    const bool slow = rank == ctx.params().get_int("slow_rank", -1);
+    const bool hangs = rank == ctx.params().get_int("plain_hang_rank", -1);
+    const std::string hang_at = ctx.params().get_string("plain_hang_at", "");
+    const std::string out = ctx.params().get_string("out", ".");
+    if (ctx.params().get_int("plain_hang_rank", -1) >= 0)
+        std::ofstream(out + "/plain_rank" + std::to_string(rank) + ".pid") << ::getpid();
+    if (hangs && hang_at == "start") std::this_thread::sleep_for(std::chrono::hours(1));
+    std::optional<std::chrono::steady_clock::time_point> first_call;  // after the rendezvous
+    ctx.measure("latency", [&] {
+        if (!first_call) first_call = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 24 : 4));
+    });
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - *first_call;
+    std::ofstream(out + "/plain_rank" + std::to_string(rank) + ".ms") << took.count();
+    if (hangs && hang_at == "end") std::this_thread::sleep_for(std::chrono::hours(1));
 }

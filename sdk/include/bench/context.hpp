@@ -16,6 +16,7 @@
 #include <bench/export.hpp>
 #include <bench/measurement_window.hpp>
 #include <bench/profile.hpp>
+#include <bench/ranks.hpp>
 #include <bench/result.hpp>
 #include <bench/serve.hpp>
 #include <bench/timer.hpp>
@@ -48,6 +49,9 @@ public:
     TimingOptions timing_options() const;
 
     /// Times `fn` (see time_callable) and records the samples, in ms, as series `name`.
+    /// In a distributed scenario (config.world_size > 0) every rank times it alike
+    /// (measure_on_ranks): a barrier of the ranks before each sample, outside the timed
+    /// region, one call a sample, --measurement-iterations samples on every rank.
     template <class Fn>
     Series measure(std::string_view name, Fn&& fn) {
         return measure(name, std::forward<Fn>(fn), timing_options());
@@ -56,6 +60,7 @@ public:
     /// sample; bench::flush_cpu_cache), outside the timed region.
     template <class Fn>
     Series measure(std::string_view name, Fn&& fn, const TimingOptions& options) {
+        if (config().world_size > 0) return measure_on_ranks(name, fn, options);
         before_timing();
         if (config().cache == "cold") return record_timed(name, time_callable(fn, options, [] { flush_cpu_cache(); }));
         return record_timed(name, time_callable(fn, options));
@@ -70,9 +75,12 @@ public:
     /// events when the CUDA runtime has a device, else the host's clock; --timer
     /// cuda-events without a device fails the scenario, saying why. With --cache cold
     /// the device's L2 is flushed before each sample (without a device, the CPU's
-    /// caches). Records info "timer": what timed it, and why when it fell back.
+    /// caches). Records info "timer": what timed it, and why when it fell back. In a
+    /// distributed scenario (config.world_size > 0) every rank times it alike, by the host's
+    /// clock with a synchronization of the device after each call (measure_on_ranks).
     template <class Fn>
     Series measure_device(std::string_view name, Fn&& fn, int device = -1, void* stream = nullptr) {
+        if (config().world_size > 0) return measure_on_ranks(name, fn, timing_options(), cuda_device(device), stream);
         before_timing();
         const TimingOptions options = timing_options();
         const bool cold = config().cache == "cold";
@@ -114,6 +122,71 @@ public:
     }
     /// measure_graph's capture: the device with `launch` captured (ABI 2.11).
     CudaDevice* captured_graph(int device, const std::function<void(void*)>& launch);
+
+    /// What measure and measure_device do in a distributed scenario (ABI 2.16;
+    /// docs/distributed.md): every rank times `fn` alike, with the rank hooks registered
+    /// in the process (bench::RankHooks: the LibTorch layer's, <bench/torch/distributed.hpp>):
+    /// the ranks' process group made ready, then --warmup-iterations calls, then
+    /// --measurement-iterations samples of one call each on every rank (the time rule is
+    /// not applied: rank_timing_options), each after the hooks' before_sample (the
+    /// progress file and a barrier) outside the timed region, so that sample i of every
+    /// rank times the same step. Each call is followed by a synchronization: of `cuda`
+    /// when given (measure_device's device), else the hooks' after_call (the rank's
+    /// device; nothing on the CPU). With --cache cold, `cuda`'s L2 is flushed before each
+    /// sample, else the CPU's caches. Without rank hooks (a plugin that does not link the
+    /// LibTorch layer) std::runtime_error saying what to link: the scenario fails.
+    template <class Fn>
+    Series measure_on_ranks(std::string_view name, Fn&& fn, const TimingOptions& options, CudaDevice* cuda = nullptr,
+                            void* stream = nullptr) {
+        const RankHooks& ranks = rank_hooks_for(name);
+        ranks.ready(*this);
+        return time_on_ranks(
+            name, fn, options,
+            [&] {
+                if (cuda != nullptr) cuda->synchronize();
+                else if (ranks.after_call != nullptr) ranks.after_call(*this);
+            },
+            [&] { ranks.before_sample(*this); },
+            [&] {
+                if (cuda == nullptr) {
+                    flush_cpu_cache();
+                    return;
+                }
+                cuda->flush_l2(stream);
+                cuda->synchronize();
+            });
+    }
+    /// The timing of every rank alike (ABI 2.16), which measure_on_ranks and Python's
+    /// ctx.measure share, with the ranks' part given: `after_call()` follows each call of
+    /// `fn` inside the timed region (the device's synchronization), `before_sample()`
+    /// precedes each sample outside it (the barrier), and with --cache cold `flush()`
+    /// follows that. The options are `options` less the time rule (rank_timing_options);
+    /// each sample is one call. The samples are recorded as series `name` (record_timed).
+    template <class Fn, class AfterCall, class BeforeSample, class Flush>
+    Series time_on_ranks(std::string_view name, Fn&& fn, const TimingOptions& options, AfterCall&& after_call,
+                         BeforeSample&& before_sample, Flush&& flush) {
+        const TimingOptions aligned = rank_timing_options(name, options);
+        const bool cold = config().cache == "cold";
+        before_timing();
+        return record_timed(name, time_callable(
+                                      [&] {
+                                          fn();
+                                          after_call();
+                                      },
+                                      aligned,
+                                      [&] {
+                                          before_sample();
+                                          if (cold) flush();
+                                      }));
+    }
+    /// `options` less the time rule (--min-time, --max-time, --target-ci-width would end
+    /// each rank's sampling on its own, and the others would wait for it at the next
+    /// barrier), with a warning naming series `name` when they had one (ABI 2.16).
+    TimingOptions rank_timing_options(std::string_view name, TimingOptions options);
+    /// The rank hooks registered in the process (ABI 2.16), whose `ready` and
+    /// `before_sample` are set; else std::runtime_error naming series `name` and what to
+    /// link.
+    const RankHooks& rank_hooks_for(std::string_view name);
 
     /// Right before a scenario's first timed sample (ABI 2.11; measure, measure_device,
     /// begin_measurement and serve call it; once a scenario): the process's resident peak

@@ -13,7 +13,6 @@
 #include <bench/clock.hpp>
 #include <bench/context.hpp>
 #include <bench/internal/environment/cache_dir.hpp>
-#include <bench/ranks.hpp>
 #include <bench/result.hpp>
 #include <bench/serve.hpp>
 #include <bench/timer.hpp>
@@ -96,27 +95,23 @@ int cuda_index(const std::string& device) {
 /// calls that never come), and every rank takes --measurement-iterations samples: a time
 /// rule would end each rank's sampling on its own, so it is not applied, with a warning.
 /// On CUDA each call is followed by a synchronization (the host's clock: --timer host).
+/// The timing is the C++ SDK's (Context::time_on_ranks), with benchhost.distributed's
+/// group and barrier.
 std::vector<double> measure_ranks(bench::Context& ctx, std::string_view name, PyObject* callable) {
     const py::module_ distributed = py::module_::import("benchhost.distributed");
     distributed.attr("process_group")(py::cast(&ctx, py::return_value_policy::reference));
     const py::object before_sample = distributed.attr("_before_sample");
-    const bench::TimingOptions options = bench::rank_timing_options(ctx, name);
     const std::string& device = ctx.config().device;
     bench::CudaDevice* cuda = device.rfind("cuda", 0) == 0 ? ctx.cuda_device(cuda_index(device)) : nullptr;
-    const bool cold = ctx.config().cache == "cold";
     PyObject* align = before_sample.ptr();
-    ctx.before_timing();
-    bench::TimedSamples timed = bench::time_callable(
-        [callable, cuda] {
-            call(callable);
-            if (cuda != nullptr) cuda->synchronize();
-        },
-        options,
-        [align, cold] {
-            call(align);
-            if (cold) bench::flush_cpu_cache();
-        });
-    return ctx.record_timed(name, std::move(timed)).samples;
+    return ctx
+        .time_on_ranks(
+            name, [callable] { call(callable); }, ctx.timing_options(),
+            [cuda] {
+                if (cuda != nullptr) cuda->synchronize();
+            },
+            [align] { call(align); }, [] { bench::flush_cpu_cache(); })
+        .samples;
 }
 
 }  // namespace

@@ -50,12 +50,14 @@ int environment_int(const char* name, int fallback) {
 
 // How far a rank got, numbered as benchhost.distributed numbers it (the host compares
 // the numbers of the ranks and says the text of the one behind).
-constexpr long long progress_rendezvous = 2, progress_ready = 3;
+constexpr long long progress_started = 1, progress_rendezvous = 2, progress_ready = 3,
+                    progress_finished = 1'000'000'000;
 
 struct RankState {
     std::mutex mutex;
     c10::intrusive_ptr<c10d::ProcessGroup> group;
     std::string backend;
+    torch::Device device{torch::kCPU};  // the group's: what each timed call waits for
     int progress_fd = -1;
     long long samples = 0;
 };
@@ -144,6 +146,7 @@ c10::intrusive_ptr<c10d::ProcessGroup> process_group(Context& ctx) {
     group->setGroupName("0");  // the default group's name, as torch.distributed gives it
     s.group = group;
     s.backend = backend;
+    s.device = device;
     write_progress(s, progress_ready, "the process group (" + backend + ") was ready");
     ctx.set_info("backend", backend);
     ctx.set_info("world_size", std::to_string(size));
@@ -164,5 +167,45 @@ void before_rank_sample(Context& ctx) {
     barrier(ctx);
     write_progress(s, progress_ready + 2 * sample, "timing sample " + std::to_string(sample) + " (past its barrier)");
 }
+
+namespace {
+
+// What Context::measure does in a distributed scenario, through these hooks, registered
+// when the layer is loaded (and unregistered when it is unloaded): the group made ready,
+// the barrier before each sample, a synchronization of the group's device after each
+// call; and the progress file says when the benchmark started and ended, as
+// benchhost.distributed's does.
+const RankHooks libtorch_rank_hooks{
+    .ready = [](Context& ctx) { process_group(ctx); },
+    .before_sample = before_rank_sample,
+    .after_call =
+        [](Context&) {
+            const torch::Device& device = state().device;
+            if (!device.is_cpu()) synchronize(device);
+        },
+    .started =
+        [](Context&) {
+            RankState& s = state();
+            s.samples = 0;
+            write_progress(s, progress_started, "running the benchmark (before its process group's rendezvous)");
+        },
+    .ended =
+        [](Context&, bool succeeded) {
+            write_progress(state(), progress_finished,
+                           succeeded ? "finished the benchmark" : "ended the benchmark with an error");
+        },
+};
+
+struct RankHooksRegistration {
+    RankHooksRegistration() { set_rank_hooks(&libtorch_rank_hooks); }
+    ~RankHooksRegistration() {
+        if (rank_hooks() == &libtorch_rank_hooks) set_rank_hooks(nullptr);
+    }
+};
+const RankHooksRegistration registration;
+
+}  // namespace
+
+bool rank_hooks_registered() { return rank_hooks() == &libtorch_rank_hooks; }
 
 }  // namespace bench::libtorch

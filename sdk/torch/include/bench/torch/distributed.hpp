@@ -4,8 +4,10 @@
 //
 // A C++ plugin declares a distributed benchmark with the axis world_size among
 // BENCH_PLUGIN's axes; the host then runs each of its scenarios as world_size worker
-// processes, one a rank. What this header gives is what benchhost.distributed gives a
-// Python plugin, and the host reads both alike: the slowest rank's samples make the
+// processes, one a rank. This layer registers the rank hooks (bench::RankHooks) through
+// which a plain ctx.measure of such a scenario meets the other ranks, as Python's does.
+// What this header gives is what benchhost.distributed gives a Python plugin, and the
+// host reads both alike: the slowest rank's samples make the
 // scenario's series, each rank's its series `<name>.rank<N>`, and a rank slower than the
 // others beyond the interval is named as a straggler.
 #pragma once
@@ -55,40 +57,39 @@ BENCH_EXPORT c10::intrusive_ptr<c10d::ProcessGroup> process_group(Context& ctx);
 /// GPU).
 BENCH_EXPORT void barrier(Context& ctx);
 
-/// What measure_ranks does before each sample, outside the timed region: writes how far
-/// the rank got into the progress file the host names (BENCHHOST_RANK_PROGRESS: at a
-/// timeout, the host names the rank behind the others), and meets the other ranks at a
-/// barrier.
+/// What measure_ranks (and a plain ctx.measure of a distributed scenario) does before each
+/// sample, outside the timed region: writes how far the rank got into the progress file
+/// the host names (BENCHHOST_RANK_PROGRESS: at a timeout, the host names the rank behind
+/// the others), and meets the other ranks at a barrier.
 BENCH_EXPORT void before_rank_sample(Context& ctx);
 
-/// Times `fn` on every rank alike and records the samples, in ms, as series `name`: the
-/// process group made ready first (process_group), then --warmup-iterations calls, then
-/// --measurement-iterations samples of one call each on every rank (the time rule is not
-/// applied: bench::rank_timing_options), each after a barrier outside the timed region
-/// (before_rank_sample), so that sample i of every rank times the same step;
-/// on CUDA each call is followed by a synchronization (the host's clock). With --cache
-/// cold the CPU's caches are flushed before each sample. The host gathers every rank's
-/// series: the scenario's `name` is, sample by sample, the slowest rank's, and each rank's
-/// own is `name.rank<N>`. Outside a distributed scenario (config.world_size 0) it is
-/// measure_synchronized on select_device's device.
+/// Whether this layer's bench::RankHooks are the process's (ABI 2.16): it registers them
+/// when it is loaded, so that Context::measure in a distributed scenario times every rank
+/// alike (Context::measure_on_ranks) with its process group, barrier and synchronization,
+/// and its progress file says when the rank's benchmark started and ended. Each file that
+/// includes this header calls it as the plugin loads, which keeps the layer linked into a
+/// plugin that times with plain ctx.measure alone.
+BENCH_EXPORT bool rank_hooks_registered();
+namespace detail {
+inline const bool rank_hooks_linked = rank_hooks_registered();
+}  // namespace detail
+
+/// Times `fn` on every rank alike and records the samples, in ms, as series `name`: in a
+/// distributed scenario it is ctx.measure, which there (Context::measure_on_ranks, with
+/// this layer's hooks) makes the process group ready first (process_group), then makes
+/// --warmup-iterations calls, then --measurement-iterations samples of one call each on
+/// every rank (the time rule is not applied: bench::rank_timing_options), each after a
+/// barrier outside the timed region (before_rank_sample), so that sample i of every rank
+/// times the same step; on CUDA each call is followed by a synchronization (the host's
+/// clock). With --cache cold the CPU's caches are flushed before each sample. The host
+/// gathers every rank's series: the scenario's `name` is, sample by sample, the slowest
+/// rank's, and each rank's own is `name.rank<N>`. Outside a distributed scenario
+/// (config.world_size 0) it is measure_synchronized on select_device's device.
 template <class Fn>
 Series measure_ranks(Context& ctx, std::string_view name, Fn&& fn) {
     const torch::Device device = select_device(ctx);
     if (ctx.config().world_size <= 0) return measure_synchronized(ctx, name, device, std::forward<Fn>(fn));
-    process_group(ctx);
-    const TimingOptions options = bench::rank_timing_options(ctx, name);
-    const bool cold = ctx.config().cache == "cold";
-    ctx.before_timing();
-    return ctx.record_timed(name, time_callable(
-                                      [&] {
-                                          fn();
-                                          synchronize(device);
-                                      },
-                                      options,
-                                      [&] {
-                                          before_rank_sample(ctx);
-                                          if (cold) flush_cpu_cache();
-                                      }));
+    return ctx.measure(name, std::forward<Fn>(fn));
 }
 
 }  // namespace bench::libtorch

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-#include "../support/test_support.hpp"
+#include "../support/mock_run.hpp"
 
 namespace {
 
@@ -114,7 +114,7 @@ bool process_gone(pid_t pid, std::chrono::milliseconds limit = 3s) {
     return false;
 }
 
-class LifecycleTest : public ::testing::Test {
+class LifecycleTest : public HostRunTest {
 protected:
     void SetUp() override {
         install_plugin(fixtures / "unit/libfixture_multi.so", plugins, "unit");
@@ -127,25 +127,32 @@ protected:
         args.insert(args.end(), extra.begin(), extra.end());
         return args;
     }
+    /// Resumes the run in `output` (fixture_multi and hangs, which now times out after
+    /// 1 s), then `extra`.
+    ProcessResult resume(const std::vector<std::string>& extra = {}) const {
+        std::vector<std::string> args = {"run",       "--plugins-dir", plugins.string(), "--resume", output.string(),
+                                         "--include", "fixture_multi", "--include",      "hangs",    "--timeout",
+                                         "1"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return host(args);
+    }
     fs::path log_file() {
         const auto logs = files_matching(output, "benchmark_run_", ".log");
         return logs.empty() ? output / "missing.log" : logs[0];
     }
 
-    TempDir work;
-    fs::path plugins = work / "plugins";
     fs::path output = work / "out";
 };
 
 TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishesTheRun) {
     const std::string history = (work / "history.db").string();
-    BackgroundHost host(run_args({"--history", history}), work.path());
+    BackgroundHost background(run_args({"--history", history}), work.path());
     ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // three finished
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
     std::this_thread::sleep_for(200ms);  // the worker is hanging now
-    const std::vector<pid_t> workers = children_of(host.pid());
-    kill(host.pid(), SIGINT);
-    EXPECT_EQ(host.wait(10s), 130);
+    const std::vector<pid_t> workers = children_of(background.pid());
+    kill(background.pid(), SIGINT);
+    EXPECT_EQ(background.wait(10s), 130);
     for (pid_t worker : workers) EXPECT_TRUE(process_gone(worker)) << "worker " << worker << " outlived the run";
 
     auto summary = read_json(output / "benchmark_summary.json");
@@ -159,10 +166,7 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     expect_reports_match_schema(output);  // an interrupted run's files match docs/schema
 
     // Resuming runs only what is missing, into the same folder and files.
-    const ProcessResult resumed =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
-                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1", "--history", history},
-                    work.path());
+    const ProcessResult resumed = resume({"--history", history});
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang now times out
     EXPECT_NE(resumed.err.find("unit/fixture_multi/alpha: already reported"), std::string::npos) << resumed.err;
     summary = read_json(output / "benchmark_summary.json");
@@ -172,7 +176,7 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
     EXPECT_EQ(summary["run_metadata"]["run_id"].GetString(), run_id);  // the same run
     // Recorded when interrupted and again when resumed: one run in the history, as it ended.
     EXPECT_NE(resumed.err.find("history: updated"), std::string::npos) << resumed.err;
-    const ProcessResult listed = run_process({benchhost_binary().string(), "history", "list", "--history", history});
+    const ProcessResult listed = host({"history", "list", "--history", history});
     EXPECT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_NE(listed.out.find("\n1 run in "), std::string::npos) << listed.out;
     EXPECT_NE(listed.out.find(" 4  complete "), std::string::npos) << listed.out;  // its four scenarios
@@ -186,24 +190,24 @@ TEST_F(LifecycleTest, CtrlCStopsTheWorkerKeepsFinishedScenariosAndResumeFinishes
 }
 
 TEST_F(LifecycleTest, SecondCtrlCExitsAtOnce) {
-    BackgroundHost host(run_args({}), work.path());
+    BackgroundHost background(run_args({}), work.path());
     ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // the log exists from here on
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
-    kill(host.pid(), SIGINT);
-    kill(host.pid(), SIGINT);
-    const int code = host.wait(5s);
+    kill(background.pid(), SIGINT);
+    kill(background.pid(), SIGINT);
+    const int code = background.wait(5s);
     EXPECT_TRUE(code == 130) << code;
 }
 
 TEST_F(LifecycleTest, KillMinusNineLeavesCompleteFilesAndNoWorker) {
-    BackgroundHost host(run_args({}), work.path());
+    BackgroundHost background(run_args({}), work.path());
     ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
     std::this_thread::sleep_for(200ms);
-    const std::vector<pid_t> workers = children_of(host.pid());
+    const std::vector<pid_t> workers = children_of(background.pid());
     ASSERT_FALSE(workers.empty());
-    kill(host.pid(), SIGKILL);
-    EXPECT_EQ(host.wait(5s), -SIGKILL);
+    kill(background.pid(), SIGKILL);
+    EXPECT_EQ(background.wait(5s), -SIGKILL);
     for (pid_t worker : workers) EXPECT_TRUE(process_gone(worker)) << "worker " << worker << " outlived the host";
 
     // What was written is whole: every JSON file parses, no temporary file is left.
@@ -221,21 +225,18 @@ TEST_F(LifecycleTest, KillMinusNineLeavesCompleteFilesAndNoWorker) {
 }
 
 TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
-    BackgroundHost host(run_args({}), work.path());
+    BackgroundHost background(run_args({}), work.path());
     // The journal has every scenario that ended the moment it ended.
     ASSERT_TRUE(wait_for_text(output / "journal.jsonl", "\"benchmark\":\"gamma\""));
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
-    kill(host.pid(), SIGKILL);
-    EXPECT_EQ(host.wait(5s), -SIGKILL);
+    kill(background.pid(), SIGKILL);
+    EXPECT_EQ(background.wait(5s), -SIGKILL);
     const std::string journal = read_file(output / "journal.jsonl");
     EXPECT_EQ(journal.back(), '\n');  // whole lines only
     for (const char* benchmark : {"alpha", "beta", "gamma"})
         EXPECT_NE(journal.find(std::string("\"benchmark\":\"") + benchmark + "\""), std::string::npos) << benchmark;
 
-    const ProcessResult resumed =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--resume", output.string(),
-                     "--include", "fixture_multi", "--include", "hangs", "--timeout", "1"},
-                    work.path());
+    const ProcessResult resumed = resume();
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang times out
     for (const char* benchmark : {"alpha", "beta", "gamma"})
         EXPECT_NE(resumed.err.find(std::string("unit/fixture_multi/") + benchmark + ": already reported"),
@@ -255,17 +256,13 @@ TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
 TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
     // A folder anyone can write: nothing runs.
     fs::permissions(plugins, fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);
-    ProcessResult result = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string()},
-        work.path());
+    ProcessResult result = run_into(output, {});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("is writable by everyone (mode 0757)"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("--allow-untrusted-plugins"), std::string::npos) << result.err;
 
-    result = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir", output.string(),
-         "--allow-untrusted-plugins", "--include", "fixture_multi", "--measurement-iterations", "2"},
-        work.path());
+    result =
+        run_into(output, {"--allow-untrusted-plugins", "--include", "fixture_multi", "--measurement-iterations", "2"});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     fs::permissions(plugins, fs::perms::others_write, fs::perm_options::remove);
 
@@ -274,9 +271,7 @@ TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
     const fs::path plugin = plugins / "unit/libfixture_multi.so";
     fs::permissions(plugin, fs::perms::others_write, fs::perm_options::add);
     install_plugin(fixtures / "performance/libfixture_single.so", plugins, "performance");
-    result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                          output.string(), "--exclude", "fixture_faults", "--measurement-iterations", "2"},
-                         work.path());
+    result = run_into(output, {"--exclude", "fixture_faults", "--measurement-iterations", "2"});
     EXPECT_EQ(result.exit_code, 1) << result.err;
     const auto summary = read_json(output / "benchmark_summary.json");
     std::map<std::string, std::pair<std::string, std::string>> by_plugin;
@@ -289,11 +284,8 @@ TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {
 }
 
 TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
-    const ProcessResult result =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                     output.string(), "--include", "fixture_multi/alpha", "--measurement-iterations", "2", "--param",
-                     "sizes=1,2,3", "--param", "label=x=y"},
-                    work.path());
+    const ProcessResult result = run_into(output, {"--include", "fixture_multi/alpha", "--measurement-iterations", "2",
+                                                   "--param", "sizes=1,2,3", "--param", "label=x=y"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto report = read_json(files_matching(output / "fixture_multi", "fixture_multi_", ".json").at(0));
     const auto& params = report["benchmark_scenarios"][0]["metadata"]["config"]["params"];
@@ -301,19 +293,16 @@ TEST_F(LifecycleTest, ParamsFromTheCommandLineReachThePlugin) {
     EXPECT_EQ(params["sizes"].Size(), 3u);
     EXPECT_STREQ(params["label"][0].GetString(), "x=y");
 
-    const ProcessResult bad = run_process(
-        {benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--param", "novalue"}, work.path());
+    const ProcessResult bad = host({"run", "--plugins-dir", plugins.string(), "--param", "novalue"});
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("option --param: 'novalue' is not KEY=VALUE"), std::string::npos) << bad.err;
 }
 
 TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
     const ProcessResult result =
-        run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                     output.string(), "--include", "environment"},
-                    work.path(),
-                    {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3",
-                     "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824", "MALLOC_ARENA_MAX=2"});
+        run_into(output, {"--include", "environment"},
+                 {"SECRET_TOKEN=hunter2", "OMP_NUM_THREADS=3", "GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824",
+                  "MALLOC_ARENA_MAX=2"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto report = read_json(files_matching(output / "fixture_faults", "fixture_faults_", ".json").at(0));
     const auto& info = report["benchmark_scenarios"][0]["info"];
@@ -332,11 +321,7 @@ TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
 
     // Without them, the workers keep what they free, however large.
     const fs::path kept = work / "kept";
-    ASSERT_EQ(run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(), "--output-dir",
-                           kept.string(), "--include", "environment"},
-                          work.path())
-                  .exit_code,
-              0);
+    ASSERT_EQ(run_into(kept, {"--include", "environment"}).exit_code, 0);
     const auto kept_report = read_json(files_matching(kept / "fixture_faults", "fixture_faults_", ".json").at(0));
     const auto& kept_info = kept_report["benchmark_scenarios"][0]["info"];
     EXPECT_STREQ(kept_info["MALLOC_MMAP_THRESHOLD_"].GetString(), "4294967296");
@@ -347,9 +332,7 @@ TEST_F(LifecycleTest, WorkersGetOnlyTheDocumentedEnvironment) {
 
 TEST_F(LifecycleTest, OutputFolderThatCannotBeCreatedStopsTheRunBeforeItStarts) {
     write_file(work / "a_file", "x");
-    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                              "--output-dir", (work / "a_file/out").string()},
-                                             work.path());
+    const ProcessResult result = run_into(work / "a_file/out", {});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("cannot create output folder " + (work / "a_file/out").string()), std::string::npos)
         << result.err;
@@ -398,9 +381,7 @@ TEST_F(LifecycleTest, PluginNamesCannotEscapeTheOutputFolder) {
     const std::string bytes = read_file(fixtures / "performance/libfixture_single.so");
     write_file(plugins / "performance/lib..so", bytes);
     write_file(plugins / "performance/lib\x01evil.so", bytes);
-    const ProcessResult result = run_process({benchhost_binary().string(), "run", "--plugins-dir", plugins.string(),
-                                              "--output-dir", output.string(), "--category", "performance"},
-                                             work.path());
+    const ProcessResult result = run_into(output, {"--category", "performance"});
     EXPECT_EQ(result.exit_code, 1) << result.err;
     const auto summary = read_json(output / "benchmark_summary.json");
     ASSERT_EQ(summary["results"].Size(), 2u);
@@ -451,12 +432,12 @@ private:
 
 TEST_F(LifecycleTest, GpuClocksLockedForTheRunAreUnlockedWhenCtrlCStopsIt) {
     FakeNvml nvml("name Fake H100\n");
-    BackgroundHost host(run_args({"--lock-clocks", "base", "--devices", "cuda"}), work.path());
+    BackgroundHost background(run_args({"--lock-clocks", "base", "--devices", "cuda"}), work.path());
     ASSERT_TRUE(wait_for_text(output / "benchmark_summary.json", "gamma"));  // the log exists from here on
     ASSERT_TRUE(wait_for_text(log_file(), "[4/4] integration/fixture_faults/hangs"));
     EXPECT_EQ(nvml.calls(), "lock 0 0xffffff01 0xffffff01\n");  // locked while it runs
-    kill(host.pid(), SIGINT);
-    EXPECT_EQ(host.wait(10s), 130);
+    kill(background.pid(), SIGINT);
+    EXPECT_EQ(background.wait(10s), 130);
     EXPECT_EQ(nvml.calls(), "lock 0 0xffffff01 0xffffff01\nreset 0\n");
     const std::string log = read_file(log_file());
     EXPECT_NE(log.find("GPU clocks locked for the run: base clock on GPU 0 (Fake H100)"), std::string::npos) << log;
@@ -467,7 +448,7 @@ TEST_F(LifecycleTest, GpuClocksLockedForTheRunAreUnlockedWhenCtrlCStopsIt) {
 
 TEST_F(LifecycleTest, GpuClocksThatCannotBeLockedStopTheRunBeforeItsFirstScenario) {
     FakeNvml nvml("lock_error 4\n");
-    const ProcessResult denied = run_host(run_args({"--lock-clocks", "1410", "--devices", "cuda:0"}), work.path());
+    const ProcessResult denied = host(run_args({"--lock-clocks", "1410", "--devices", "cuda:0"}));
     EXPECT_EQ(denied.exit_code, 2) << denied.err;
     EXPECT_NE(
         denied.err.find("--lock-clocks: cannot lock the clocks of GPU 0 (Fake NVML GPU) at 1410 MHz: "
@@ -478,15 +459,13 @@ TEST_F(LifecycleTest, GpuClocksThatCannotBeLockedStopTheRunBeforeItsFirstScenari
     EXPECT_EQ(nvml.calls(), "");
 
     // A CPU-only plan locks nothing, and says so.
-    const ProcessResult cpu =
-        run_host({"run", "--plugins-dir", plugins.string(), "--output-dir", (work / "cpu").string(), "--include",
-                  "fixture_multi", "--measurement-iterations", "3", "--lock-clocks", "base", "--devices", "cpu"},
-                 work.path());
+    const ProcessResult cpu = run_into(work / "cpu", {"--include", "fixture_multi", "--measurement-iterations", "3",
+                                                      "--lock-clocks", "base", "--devices", "cpu"});
     EXPECT_EQ(cpu.exit_code, 0) << cpu.err;
     EXPECT_NE(cpu.err.find("--lock-clocks base: no scenario runs on a GPU, so no clock was locked"), std::string::npos)
         << cpu.err;
 
-    const ProcessResult bad = run_host(run_args({"--lock-clocks", "fast"}), work.path());
+    const ProcessResult bad = host(run_args({"--lock-clocks", "fast"}));
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("'fast' is not a clock: 'base' (the GPU's base clock) or MHz, e.g. 1410"), std::string::npos)
         << bad.err;

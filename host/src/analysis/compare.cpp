@@ -618,6 +618,16 @@ Verdict scenario_verdict(const std::vector<SeriesComparison>& rows) {
     return Verdict::same;
 }
 
+bool slower_by_counts_alone(const std::vector<SeriesComparison>& rows) {
+    bool count_slower = false;
+    for (const SeriesComparison& row : rows) {
+        if (row.verdict != Verdict::slower) continue;
+        if (row.evidence != "count") return false;
+        count_slower = true;
+    }
+    return count_slower;
+}
+
 SideLoad side_load(const RunRecord& record) {
     SideLoad load;
     double busy = 0, others = 0, average = 0;

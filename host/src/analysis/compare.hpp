@@ -205,6 +205,11 @@ Verdict verdict_of(double ratio, const bench::Interval& ci, double threshold);
 /// one is, else faster when one is, else same.
 Verdict scenario_verdict(const std::vector<SeriesComparison>& rows);
 
+/// True when the rows of one scenario are slower by compiler counts alone (a count row
+/// slower, no time series slower): a count is the same on every run of one build, so
+/// more rounds (--confirm) cannot change the verdict, and none are run for it.
+bool slower_by_counts_alone(const std::vector<SeriesComparison>& rows);
+
 /// The load of one side (see SideLoad).
 SideLoad side_load(const RunRecord& record);
 

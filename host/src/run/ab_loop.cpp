@@ -18,6 +18,7 @@ struct PairState {
     bool out_of_time = false;
     bool failed = false;  // a side did not succeed (or was skipped): nothing to compare
     bool confirmed = false;  // found slower, and still slower after its confirmation pairs
+    bool by_counts = false;  // slower by compiler counts alone: no pairs can change it
     int confirmations = 0;  // how many times its verdict was confirmed (--confirm)
     Verdict verdict = Verdict::inconclusive;
     double last_pair_s = 0;  // wall time of its last pair
@@ -102,6 +103,12 @@ private:
         if (state.rounds < options_.min_rounds) return;
         const std::vector<SeriesComparison> rows = compare_outcomes(*a, *b, compare_options());
         state.verdict = scenario_verdict(rows);
+        state.by_counts = slower_by_counts_alone(rows);
+        if (state.by_counts && options_.confirm > 0)
+            log_.info(
+                "{}: slower by its compiler counts alone, which are the same on every run of a build: no "
+                "pairs to confirm",
+                state.pair->scenario_id);
         if (state.verdict != Verdict::inconclusive || state.rounds >= options_.max_rounds) state.ended = true;
         if (!rows.empty()) {
             std::string series;  // every series, the one that decided among them
@@ -123,6 +130,7 @@ private:
         std::vector<PairState*> flagged;
         for (PairState& state : states_) {
             if (state.verdict != Verdict::slower || state.confirmed || state.failed) continue;
+            if (state.by_counts) continue;  // the same on every run of a build (said when decided)
             if (state.confirmations > 0 && state.rounds >= options_.max_rounds) continue;
             if (!base_.runner.reopen_for_confirmation(state.pair->scenario_id) ||
                 !next_.runner.reopen_for_confirmation(state.pair->scenario_id))

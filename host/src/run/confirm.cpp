@@ -16,7 +16,15 @@ std::vector<std::string> confirm_regressions(ScenarioRunner& runner, const Plan&
         const ScenarioOutcome* outcome = runner.outcome(id);
         const auto base_outcome = base_by_id.find(id);
         if (outcome == nullptr || base_outcome == base_by_id.end()) continue;
-        if (scenario_verdict(compare_outcomes(*base_outcome->second, *outcome, options)) != Verdict::slower) continue;
+        const std::vector<SeriesComparison> rows = compare_outcomes(*base_outcome->second, *outcome, options);
+        if (scenario_verdict(rows) != Verdict::slower) continue;
+        if (slower_by_counts_alone(rows)) {
+            log.info(
+                "{}: slower by its compiler counts alone, which are the same on every run of a build: no "
+                "rounds to confirm",
+                id);
+            continue;
+        }
         const int first = outcome->rounds;
         if (!runner.reopen_for_confirmation(id)) continue;
         flagged.emplace_back(index, first);

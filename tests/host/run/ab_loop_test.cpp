@@ -278,6 +278,27 @@ TEST(AbLoop, ASlowerScenarioRunsItsConfirmationPairsOnBothSidesEvenPastMaxRounds
         << ab.log_text.str();
 }
 
+TEST(AbLoop, AScenarioSlowerByAGraphBreakAloneRunsNoConfirmationPairs) {
+    // The same latency on both sides, a graph break more on the new one: the count is the
+    // same on every run of a build, so no pair could change the verdict.
+    AbRun::Scenario broken = scenario("broken", Shape::same);
+    broken.base.result.scalars.push_back({"graph_breaks", 0, "count"});
+    broken.next.result.scalars.push_back({"graph_breaks", 1, "count"});
+    AbRun ab({broken, scenario("slower", Shape::slower)});
+    AbLoopOptions options = loop_options(3, 3);
+    options.confirm = 2;
+    const std::vector<std::string> notes = ab.run(options);
+    EXPECT_EQ(ab.executions.pairs_of("broken"), 3u);
+    EXPECT_EQ(ab.executions.pairs_of("slower"), 5u);  // its latency is confirmed as before
+    EXPECT_EQ(ab.next.runner->outcome(id_of("broken"))->first_rounds, 0);
+    EXPECT_EQ(notes,
+              (std::vector<std::string>{"1 of 1 scenario found slower stayed slower over 2 more pairs (--confirm)"}));
+    EXPECT_NE(ab.log_text.str().find("performance/ab/broken: slower by its compiler counts alone, which are the same "
+                                     "on every run of a build: no pairs to confirm"),
+              std::string::npos)
+        << ab.log_text.str();
+}
+
 TEST(AbLoop, AConfirmationPairThatFailsLeavesTheScenarioNotConfirmedAndSaysItFailed) {
     AbRun ab({scenario("slower", Shape::slower)});
     // The new side crashes in the confirmation's pair (the scenario's fourth: executions 7 and 8).

@@ -202,6 +202,22 @@ TEST(Confirm, NothingSlowerThanTheBaselineRunsNothing) {
     EXPECT_EQ(c.runner.outcome(confirm_id("same_a"))->first_rounds, 0);
 }
 
+TEST(Confirm, AScenarioSlowerByACompilerCountAloneIsNotRunAgain) {
+    // The latency of the baseline, a recompile more: more rounds cannot change a count.
+    ScenarioOutcome recompiling = measured("same_a", 10, 1);
+    recompiling.result.scalars.push_back({"recompiles", 1, "count"});
+    RunRecord base = baseline({"same_a", "slow_b"});
+    base.outcomes[0].result.scalars.push_back({"recompiles", 0, "count"});
+    Confirmation c({"same_a", "slow_b"}, {recompiling, measured("slow_b", 14, 2)});
+    EXPECT_EQ(c.confirm(base, 1), (std::vector<std::string>{confirm_id("slow_b")}));
+    EXPECT_EQ(c.executions.seen, (std::vector<std::string>{"1/1 performance/p/slow_b (confirming)"}));
+    EXPECT_EQ(c.runner.outcome(confirm_id("same_a"))->first_rounds, 0);
+    EXPECT_NE(c.log_text.str().find("performance/p/same_a: slower by its compiler counts alone, which are the same on "
+                                    "every run of a build: no rounds to confirm"),
+              std::string::npos)
+        << c.log_text.str();
+}
+
 TEST(Confirm, OneScenarioOneRoundIsSaidInTheSingular) {
     Confirmation c({"slow_a"}, {measured("slow_a", 14, 1)});
     EXPECT_EQ(c.confirm(baseline({"slow_a"}), 1), (std::vector<std::string>{confirm_id("slow_a")}));

@@ -1,11 +1,12 @@
 // Runs of the host binary over a plugins folder of the test's own: the set-up the
 // end-to-end tests share. A temporary folder with a plugins folder in it, the host run in
-// it with the test's own options (HostRunTest), the build's mock installed there
-// (MockHostTest: shards, serving, monitors, the run command's files, reports). A short
-// run, one warm-up and three measured iterations, over plugins written or copied into it,
-// read back: the scenarios of its reports (by name) or of its summary (by id)
-// (MockRunTest). And the runs of the mock's eager forward pass alone, sized by each test,
-// that the tests of statistics, A/B runs, histories and CI outputs make (MockPassTest).
+// it with the test's own options (HostRunTest: plans, a run's life cycle), or with the
+// build's mock installed there (MockHostTest: shards, serving, monitors, the run, report
+// and export commands). A short run, one warm-up and three measured iterations, over
+// plugins written or copied into it, read back: the scenarios of its reports (by name) or
+// of its summary (by id) (MockRunTest). And the runs of the mock's eager forward pass
+// alone, sized by each test, that the tests of statistics, A/B runs, histories and CI
+// outputs make (MockPassTest).
 #pragma once
 
 #include <gtest/gtest.h>

@@ -224,24 +224,21 @@ TEST(GbenchExport, AnEmptyRunHasNoBenchmarks) {
 
 // ---- benchhost export on a real run ---------------------------------------------
 
-class ExportCommandTest : public ::testing::Test {
+class ExportCommandTest : public MockHostTest {
 protected:
     void SetUp() override {
-        install_plugin(mock_plugin(), work / "plugins", "performance");
+        MockHostTest::SetUp();
         const ProcessResult run =
-            run_process({benchhost_binary().string(), "run", "--plugins-dir", (work / "plugins").string(),
-                         "--output-dir", output.string(), "--enable-mock", "--variants", "eager,compiled",
-                         "--warmup-iterations", "1", "--measurement-iterations", "4", "--num-tokens-to-generate", "2"},
-                        work.path());
+            run_into(output, {"--enable-mock", "--variants", "eager,compiled", "--warmup-iterations", "1",
+                              "--measurement-iterations", "4", "--num-tokens-to-generate", "2"});
         ASSERT_EQ(run.exit_code, 0) << run.err;
     }
     ProcessResult export_run(const std::vector<std::string>& args) {
-        std::vector<std::string> argv = {benchhost_binary().string(), "export"};
+        std::vector<std::string> argv = {"export"};
         argv.insert(argv.end(), args.begin(), args.end());
-        return run_process(argv, work.path());
+        return host(argv);
     }
 
-    TempDir work;
     fs::path output = work / "out";
 };
 

@@ -13,6 +13,8 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -20,6 +22,8 @@
 #include <bench/internal/environment/worker_allocator.hpp>
 #include <bench/memory_peak.hpp>
 
+#include "discover/elf_inspector.hpp"
+#include "discover/python_inspector.hpp"
 #include "execute/cold_compile_caches.hpp"
 #include "execute/leftover_processes.hpp"
 #include "execute/memory_cgroup.hpp"
@@ -232,6 +236,42 @@ WorkerEnd wait_for_worker(const WorkerLaunch& launch, const ExecutionOptions& op
     return end;
 }
 
+/// What the worker of `plugin` can be forked with loaded (worker_server.hpp): the
+/// LibTorch libraries a C++ plugin links, the fork-safe modules a Python plugin imports.
+/// Read from the files, never by loading them; once a file (as long as it is unchanged).
+/// Empty when there is nothing to load ahead, or the files cannot be read.
+WorkerPreload preload_of(const fs::path& plugin) {
+    static std::mutex mutex;
+    static std::map<std::string, std::pair<fs::file_time_type, WorkerPreload>> known;
+    std::error_code ec;
+    const bool package = fs::is_directory(plugin, ec);
+    const fs::path file = package ? plugin / "__init__.py" : plugin;
+    const fs::file_time_type modified = fs::last_write_time(file, ec);
+    if (ec) return {};
+    std::lock_guard lock(mutex);
+    if (const auto found = known.find(file.string()); found != known.end() && found->second.first == modified)
+        return found->second.second;
+    WorkerPreload preload;
+    try {
+        if (is_python_plugin(plugin)) {
+            const std::string python = plugin_python();
+            const PythonInspection inspection = inspect_python_files(python, {file}, 30);
+            if (inspection.files.size() == 1 && inspection.files[0].error.empty())
+                preload.modules = fork_safe_preloads(inspection.files[0].imports);
+            if (!preload.modules.empty()) {
+                preload.python = python;
+                preload.loader = python_loader_path().string();
+            }
+        } else if (const ElfInspection inspection = inspect_elf(plugin); inspection.info) {
+            preload.libraries = linked_torch_libraries(*inspection.info, plugin.parent_path());
+        }
+    } catch (const std::exception&) {
+        preload = {};  // loaded the plain way
+    }
+    known[file.string()] = {modified, preload};
+    return preload;
+}
+
 /// Runs the scenario in a worker process, started by the worker server; fills the
 /// outcome's result and log tail.
 void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& options, spdlog::logger& log,
@@ -244,6 +284,7 @@ void run_in_worker(const PlannedScenario& scenario, const ExecutionOptions& opti
     request.monitor_interval_ms = options.monitor_interval_ms;
     request.memory_limit_mib = options.memory_limit_mib;
     request.environment = with_variables(worker_environment(), options.environment);
+    if (options.worker_preload) request.preload = preload_of(scenario.plugin_path);
     // The worker's own memory cgroup where the host can make one, removed when it ends.
     const MemoryCgroups& cgroups = MemoryCgroups::system();
     struct WorkerCgroup {
@@ -446,6 +487,9 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     }
     ExecutionOptions own = options;
     own.environment = with_variables(options.environment, caches->environment());
+    // Fresh caches are a new environment each scenario: a parent loaded for one would
+    // serve no other.
+    if (caches->cold()) own.worker_preload = false;
     const auto say_caches = [&](const char* unapplied) {
         bench::ScenarioResult& result = outcome.result;
         if (!caches->cold() && scenario.config.variant != bench::Variant::compiled) return;

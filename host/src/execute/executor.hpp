@@ -39,6 +39,9 @@ struct ExecutionOptions {
     /// NAME=VALUE set in every worker over the host's own variables (worker_environment):
     /// a scenario's fresh compile caches under --compile-cache cold.
     std::vector<std::string> environment;
+    /// --worker-preload: a worker of a plugin that links LibTorch, or a Python plugin
+    /// that imports torch, is forked from a parent that loaded them (worker_server.hpp).
+    bool worker_preload = true;
 };
 
 /// Runs `scenario`. A scenario planned as skipped or rejected is returned so, unrun. A

@@ -74,18 +74,6 @@ std::string loader_message(const std::string& what, const std::filesystem::path&
     return message;
 }
 
-/// The Python loader: beside the SDK's library, <bin>/../<libdir> of this executable
-/// (installed) or <bin>/../lib (the build tree).
-std::filesystem::path python_loader_path() {
-    std::error_code ec;
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    const std::filesystem::path prefix = exe.parent_path().parent_path();
-    for (const std::filesystem::path& dir : {prefix / BENCHHOST_INSTALL_LIBDIR, prefix / "lib"})
-        if (std::filesystem::is_regular_file(dir / bench::python_loader_library, ec))
-            return dir / bench::python_loader_library;
-    return prefix / "lib" / bench::python_loader_library;
-}
-
 LoadedEntryPoint load_python_entry_point(const std::filesystem::path& plugin, const std::string& function) {
     std::string python;
     try {
@@ -115,6 +103,16 @@ LoadedEntryPoint load_python_entry_point(const std::filesystem::path& plugin, co
 std::string not_serving_reason(const bench::ScenarioConfig& config) {
     return "--load " + std::string(bench::to_string(config.load.mode)) + ": plugin " + config.plugin + ", benchmark " +
            config.benchmark_id() + " does not serve (it never calls ctx.serve with a request handler)";
+}
+
+std::filesystem::path python_loader_path() {
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path prefix = exe.parent_path().parent_path();
+    for (const std::filesystem::path& dir : {prefix / BENCHHOST_INSTALL_LIBDIR, prefix / "lib"})
+        if (std::filesystem::is_regular_file(dir / bench::python_loader_library, ec))
+            return dir / bench::python_loader_library;
+    return prefix / "lib" / bench::python_loader_library;
 }
 
 bool is_python_plugin(const std::filesystem::path& plugin) {

@@ -37,6 +37,10 @@ struct EntryFailure : std::runtime_error {
 /// Whether the worker runs `plugin` as Python: a .py file, or a package's folder.
 bool is_python_plugin(const std::filesystem::path& plugin);
 
+/// The Python loader, libbench_python.so: beside the SDK's library, <bin>/../<libdir>
+/// of this executable (installed) or <bin>/../lib (the build tree).
+std::filesystem::path python_loader_path();
+
 /// Why a scenario run with --load was skipped when its benchmark never served
 /// (Context::serve): the same text in the worker, which skips it, and in the run, which
 /// exits 2 when no scenario served.

@@ -1,5 +1,7 @@
 #include "execute/worker_server.hpp"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -17,13 +19,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include <bench/python_plugin.hpp>
 
 #include "execute/executor.hpp"
 #include "execute/leftover_processes.hpp"
@@ -82,9 +88,27 @@ std::string encode(const WorkerRequest& request) {
     put_field(payload, std::to_string(request.environment.size()));
     for (const std::string& variable : request.environment) put_field(payload, variable);
     std::string cpus;
-    for (const int cpu : request.cpus) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+    for (const int cpu : request.cpus) {
+        if (!cpus.empty()) cpus += ',';
+        cpus += std::to_string(cpu);
+    }
     put_field(payload, cpus);
+    put_field(payload, std::to_string(request.preload.libraries.size()));
+    for (const std::string& library : request.preload.libraries) put_field(payload, library);
+    put_field(payload, request.preload.python);
+    put_field(payload, request.preload.loader);
+    put_field(payload, std::to_string(request.preload.modules.size()));
+    for (const std::string& module : request.preload.modules) put_field(payload, module);
     return payload;
+}
+
+/// What tells preloaded parents apart: the preload and the environment the parent
+/// loaded it with (libgomp, LibTorch and Inductor read theirs as they load).
+std::string preload_key(const WorkerRequest& request) {
+    WorkerRequest key;
+    key.preload = request.preload;
+    key.environment = request.environment;
+    return encode(key);
 }
 
 WorkerRequest decode(std::string_view payload) {
@@ -106,6 +130,12 @@ WorkerRequest decode(std::string_view payload) {
         request.cpus.push_back(std::atoi(cpus.substr(start, comma - start).c_str()));
         start = comma + 1;
     }
+    const std::size_t libraries = std::strtoull(fields.next().c_str(), nullptr, 10);
+    for (std::size_t i = 0; i < libraries; ++i) request.preload.libraries.push_back(fields.next());
+    request.preload.python = fields.next();
+    request.preload.loader = fields.next();
+    const std::size_t modules = std::strtoull(fields.next().c_str(), nullptr, 10);
+    for (std::size_t i = 0; i < modules; ++i) request.preload.modules.push_back(fields.next());
     return request;
 }
 
@@ -313,6 +343,122 @@ void prepare_worker_process(pid_t server, std::initializer_list<int> keep) {
     run_request(request, frame.fds[0], frame.fds[1]);
 }
 
+// ---------------------------------------------------------------- preloaded parents
+
+/// The threads of this process.
+int thread_count() {
+    int count = 0;
+    if (DIR* dir = opendir("/proc/self/task")) {
+        for (dirent* entry; (entry = readdir(dir)) != nullptr;) count += entry->d_name[0] != '.';
+        closedir(dir);
+    }
+    return count;
+}
+
+/// A preloaded parent: sets the request's environment, loads its preload, says so (a
+/// 0 on `socket`), then forks a worker for each frame the server sends (the request
+/// and its output and result pipes), whose pid it writes back (a negative errno when
+/// the fork failed). Exits at once when anything fails to load: the server then runs
+/// the request the plain way.
+[[noreturn]] void run_preload_parent(pid_t server, int socket, const WorkerRequest& first) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server, which dies with the host
+    if (getppid() != server) _exit(125);
+    setpgid(0, 0);  // a group of its own: the server kills it and what it may leave with -pid
+    // Nothing of the server's but the socket; what the loading prints goes nowhere (a
+    // failure shows in the worker that then loads it the plain way).
+    if (const int null = open("/dev/null", O_RDWR); null >= 0) {
+        for (const int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(null, fd);
+        if (null > STDERR_FILENO) close(null);
+    }
+    if (socket > 3) close_range(3, static_cast<unsigned>(socket) - 1, 0);
+    close_range(static_cast<unsigned>(socket) + 1, ~0U, 0);
+    // The workers' environment before anything loads: libgomp, LibTorch and Inductor
+    // read OMP_*, TORCH* and TORCHINDUCTOR_* when they load.
+    clearenv();
+    for (const std::string& variable : first.environment) putenv(strdup(variable.c_str()));
+
+    const WorkerPreload& preload = first.preload;
+    for (const std::string& library : preload.libraries)
+        if (dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) _exit(1);
+    bench::PythonForkFunction* python_fork = nullptr;
+    if (!preload.modules.empty()) {
+        // As the worker loads it (worker.cpp): RTLD_LOCAL; its dlopen then finds this one.
+        void* loader = dlopen(preload.loader.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (loader == nullptr) _exit(1);
+        auto* python_preload =
+            reinterpret_cast<bench::PythonPreloadFunction*>(dlsym(loader, bench::python_preload_symbol));
+        python_fork = reinterpret_cast<bench::PythonForkFunction*>(dlsym(loader, bench::python_fork_symbol));
+        if (python_preload == nullptr || python_fork == nullptr) _exit(1);
+        std::string modules;
+        for (const std::string& module : preload.modules) {
+            if (!modules.empty()) modules += ',';
+            modules += module;
+        }
+        char error[1024] = {};
+        if (python_preload(preload.python.c_str(), modules.c_str(), error, sizeof error) != 0) _exit(1);
+    }
+    // A fork keeps only the thread that forks. What started threads must stop them
+    // before a fork (pthread_atfork: OpenBLAS, which numpy loads, does, and starts them
+    // again when next used): after a trial fork none but this one may be left.
+    if (thread_count() != 1) {
+        if (python_fork != nullptr) python_fork(0);
+        const pid_t trial = fork();
+        if (trial == 0) _exit(0);
+        if (python_fork != nullptr) python_fork(1);
+        if (trial > 0) waitpid(trial, nullptr, 0);
+        if (thread_count() != 1) _exit(1);
+    }
+    const std::int32_t ready = 0;
+    if (!write_all(socket, std::string_view(reinterpret_cast<const char*>(&ready), sizeof ready))) _exit(0);
+
+    for (;;) {
+        Frame frame;
+        if (!read_frame(socket, frame)) _exit(0);  // the server closed it, or is gone
+        WorkerRequest request;
+        bool valid = frame.fds.size() == 2 && !frame.truncated;
+        try {
+            if (valid) request = decode(frame.payload);
+        } catch (const std::exception&) {
+            valid = false;
+        }
+        std::int32_t reply = -EINVAL;
+        if (valid) {
+            // Twice: the middle process exits at once, and the worker, an orphan, becomes
+            // the server's child (its subreaper), reaped by it as every worker is.
+            if (python_fork != nullptr) python_fork(0);
+            const pid_t middle = fork();
+            if (middle == 0) {
+                const pid_t middle_pid = getpid();
+                const pid_t worker = fork();
+                if (worker == 0) {
+                    if (python_fork != nullptr) python_fork(2);
+                    setpgid(0, 0);
+                    // Until the middle process has exited: then the server is the parent.
+                    for (int waited = 0; getppid() == middle_pid && waited < 10'000; ++waited) usleep(500);
+                    prepare_worker_process(server, {frame.fds[0], frame.fds[1]});
+                    run_request(request, frame.fds[0], frame.fds[1]);
+                }
+                if (worker > 0) setpgid(worker, worker);  // the group exists before the host may kill it
+                const std::int32_t pid = worker > 0 ? worker : -errno;
+                write_all(socket, std::string_view(reinterpret_cast<const char*>(&pid), sizeof pid));
+                _exit(0);
+            }
+            const int fork_error = errno;
+            if (python_fork != nullptr) python_fork(1);
+            if (middle > 0) {
+                int status = 0;
+                while (waitpid(middle, &status, 0) < 0 && errno == EINTR) {}
+                reply = 0;  // the middle process wrote the pid
+            } else {
+                reply = -fork_error;
+            }
+        }
+        close_all(frame.fds);
+        if (reply != 0 && !write_all(socket, std::string_view(reinterpret_cast<const char*>(&reply), sizeof reply)))
+            _exit(0);
+    }
+}
+
 // ---------------------------------------------------------------- the server
 
 class WorkerServerProcess {
@@ -341,8 +487,9 @@ public:
         make_spare();
 
         for (;;) {
-            pollfd fds[2] = {{socket_, POLLIN, 0}, {children_, POLLIN, 0}};
-            if (poll(fds, 2, -1) < 0) {
+            std::vector<pollfd> fds = {{socket_, POLLIN, 0}, {children_, POLLIN, 0}};
+            for (const PreloadParent& parent : parents_) fds.push_back({parent.socket, POLLIN, 0});
+            if (poll(fds.data(), fds.size(), -1) < 0) {
                 if (errno == EINTR) continue;
                 break;
             }
@@ -350,6 +497,8 @@ public:
                 for (signalfd_siginfo info; read(children_, &info, sizeof info) > 0;) {}
                 reap();
             }
+            for (std::size_t i = 2; i < fds.size(); ++i)
+                if (fds[i].revents != 0) hear_from_parent(fds[i].fd);
             if (fds[0].revents == 0) continue;
             Frame frame;
             if (!read_frame(socket_, frame)) break;  // the host closed the socket, or is gone
@@ -374,10 +523,16 @@ private:
             return;
         }
         const int status = frame.fds[0], output = frame.fds[1], result = frame.fds[2];
+        if (!request.preload.empty() && start_preloaded(request, frame.payload, status, output, result)) return;
+        start_plain(frame.payload, request, status, output, result);
+    }
+
+    /// Starts the worker of a request the server forks itself: the spare, or a new fork.
+    void start_plain(const std::string& payload, const WorkerRequest& request, int status, int output, int result) {
         pid_t pid = 0;
         if (spare_pid_ > 0) {
             const int pipes[2] = {output, result};
-            if (send_frame(spare_socket_, frame.payload, pipes, 2)) pid = spare_pid_;
+            if (send_frame(spare_socket_, payload, pipes, 2)) pid = spare_pid_;
             else kill(spare_pid_, SIGKILL);  // reaped as any child
             close(spare_socket_);
             spare_pid_ = 0;
@@ -402,10 +557,176 @@ private:
         running_[pid] = status;
     }
 
+    /// A request waiting for its worker's pid from a preloaded parent.
+    struct Pending {
+        std::string payload;
+        int status = -1, output = -1, result = -1;
+        bool sent = false;
+    };
+
+    /// A process that loaded a preload, with the environment of its key, and forks
+    /// workers from it (run_preload_parent).
+    struct PreloadParent {
+        std::string key;
+        pid_t pid = 0;
+        int socket = -1;
+        bool ready = false;  // it said it has loaded everything
+        std::string replies;  // bytes read, not yet a whole reply
+        std::deque<Pending> pending;  // in the order sent, which is the order of the replies
+        std::uint64_t last_used = 0;
+    };
+
+    /// Gives the request to the preloaded parent of its preload and environment,
+    /// forking one first where none runs; false when there is none to give it to (the
+    /// parent of that key failed before, or cannot be forked).
+    bool start_preloaded(const WorkerRequest& request, const std::string& payload, int status, int output, int result) {
+        const std::string key = preload_key(request);
+        if (failed_keys_.contains(key)) return false;
+        auto parent =
+            std::find_if(parents_.begin(), parents_.end(), [&](const PreloadParent& p) { return p.key == key; });
+        if (parent == parents_.end()) {
+            // At most two: the one used least recently goes (one that waits for nothing).
+            while (parents_.size() >= max_parents) {
+                auto oldest = parents_.end();
+                for (auto p = parents_.begin(); p != parents_.end(); ++p)
+                    if (p->pending.empty() && (oldest == parents_.end() || p->last_used < oldest->last_used))
+                        oldest = p;
+                if (oldest == parents_.end()) return false;
+                end_parent(oldest);
+            }
+            int ends[2];
+            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+            const pid_t pid = fork();
+            if (pid == 0) run_preload_parent(self_, ends[1], request);
+            close(ends[1]);
+            if (pid < 0) {
+                close(ends[0]);
+                return false;
+            }
+            setpgid(pid, pid);
+            PreloadParent made;
+            made.key = key;
+            made.pid = pid;
+            made.socket = ends[0];
+            parents_.push_back(std::move(made));
+            parent = parents_.end() - 1;
+        }
+        parent->last_used = ++uses_;
+        parent->pending.push_back({payload, status, output, result, false});
+        if (parent->ready) send_pending(*parent);
+        return true;
+    }
+
+    /// Sends the parent the requests it has not been sent yet; one it cannot take ends it.
+    void send_pending(PreloadParent& parent) {
+        for (Pending& pending : parent.pending) {
+            if (pending.sent) continue;
+            const int pipes[2] = {pending.output, pending.result};
+            if (!send_frame(parent.socket, pending.payload, pipes, 2)) {
+                parent_failed(parent.socket);
+                return;
+            }
+            pending.sent = true;  // its pipes are kept until the worker's pid comes
+        }
+    }
+
+    /// Reads what a parent wrote: that it is ready, a worker's pid, or the end of its
+    /// socket (it failed to load, or died).
+    void hear_from_parent(int socket) {
+        const auto parent =
+            std::find_if(parents_.begin(), parents_.end(), [&](const PreloadParent& p) { return p.socket == socket; });
+        if (parent == parents_.end()) return;
+        char bytes[256];
+        const ssize_t n = recv(socket, bytes, sizeof bytes, MSG_DONTWAIT);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+        if (n <= 0) {
+            parent_failed(socket);
+            return;
+        }
+        parent->replies.append(bytes, static_cast<std::size_t>(n));
+        while (parent->replies.size() >= sizeof(std::int32_t)) {
+            std::int32_t value = 0;
+            std::memcpy(&value, parent->replies.data(), sizeof value);
+            parent->replies.erase(0, sizeof value);
+            if (!parent->ready) {
+                parent->ready = true;
+                send_pending(*parent);  // may end it
+                if (std::find_if(parents_.begin(), parents_.end(),
+                                 [&](const PreloadParent& p) { return p.socket == socket; }) == parents_.end())
+                    return;
+                continue;
+            }
+            if (parent->pending.empty() || !parent->pending.front().sent) continue;  // not from this build
+            const Pending pending = parent->pending.front();
+            parent->pending.pop_front();
+            if (value <= 0) {  // the parent could not fork: the server tries
+                start_plain(pending.payload, decode(pending.payload), pending.status, pending.output, pending.result);
+                continue;
+            }
+            claim(value, pending);
+        }
+    }
+
+    /// A worker a parent forked: the host hears of it, and it is tracked as the server's
+    /// own; it may have ended already (reaped before its pid came).
+    void claim(pid_t pid, const Pending& pending) {
+        close(pending.output);
+        close(pending.result);
+        const int status_pipe = pending.status;
+        write_record(status_pipe, WorkerStatusRecord::started, pid);
+        if (const auto ended = unclaimed_.find(pid); ended != unclaimed_.end()) {
+            const int wait_status = ended->second;
+            unclaimed_.erase(ended);
+            worker_ended(status_pipe, wait_status);
+            make_spare();
+            return;
+        }
+        running_[pid] = status_pipe;
+        if (!awaiting_pids()) unclaimed_.clear();
+    }
+
+    /// A parent that failed to load or died: its requests run the plain way, and its key
+    /// is not tried again.
+    void parent_failed(int socket) {
+        const auto parent =
+            std::find_if(parents_.begin(), parents_.end(), [&](const PreloadParent& p) { return p.socket == socket; });
+        if (parent == parents_.end()) return;
+        failed_keys_.insert(parent->key);
+        std::deque<Pending> pending = std::move(parent->pending);
+        parent->pending.clear();
+        end_parent(parent);
+        for (const Pending& request : pending)
+            start_plain(request.payload, decode(request.payload), request.status, request.output, request.result);
+    }
+
+    /// Kills a parent (reaped as any child) and forgets it.
+    void end_parent(std::vector<PreloadParent>::iterator parent) {
+        kill(-parent->pid, SIGKILL);
+        kill(parent->pid, SIGKILL);
+        close(parent->socket);
+        for (const Pending& pending : parent->pending)
+            for (const int fd : {pending.status, pending.output, pending.result})
+                if (fd >= 0) close(fd);
+        parents_.erase(parent);
+    }
+
+    /// Whether a worker a parent forks may be running without the server knowing its pid.
+    bool awaiting_pids() const {
+        for (const PreloadParent& parent : parents_)
+            for (const Pending& pending : parent.pending)
+                if (pending.sent) return true;
+        return false;
+    }
+
+    bool any_pending() const {
+        return std::any_of(parents_.begin(), parents_.end(),
+                           [](const PreloadParent& parent) { return !parent.pending.empty(); });
+    }
+
     /// Forks a spare worker, when none waits and no worker runs: the fork never competes
     /// with a scenario for the CPU.
     void make_spare() {
-        if (spare_pid_ > 0 || !running_.empty()) return;
+        if (spare_pid_ > 0 || !running_.empty() || any_pending()) return;
         int ends[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return;
         const pid_t pid = fork();
@@ -430,28 +751,40 @@ private:
                 continue;
             }
             const auto worker = running_.find(pid);
-            if (worker == running_.end()) continue;  // something a worker left behind
+            if (worker == running_.end()) {
+                // Something a worker left behind, a parent, or a worker a parent forked
+                // whose pid has not come yet: kept until it does.
+                if (awaiting_pids()) unclaimed_[pid] = status;
+                continue;
+            }
             const int status_pipe = worker->second;
             running_.erase(worker);
-            // What the worker left running is stopped before the host hears that it
-            // ended, so that the next scenario never runs beside it. Beside another
-            // worker (the ranks of a distributed scenario run together) what each left
-            // cannot be told apart: it waits for the last one.
-            if (running_.empty()) {
-                const std::vector<StoppedProcess> stopped = stop_leftover_processes(own_processes());
-                if (!stopped.empty()) write_stopped(status_pipe, stopped);
-            }
-            write_record(status_pipe, WorkerStatusRecord::ended, status);
-            close(status_pipe);
+            worker_ended(status_pipe, status);
         }
         make_spare();
     }
 
-    /// The server's own children: its workers and its spare.
+    /// Tells the host that a worker ended, once what it left running is stopped.
+    void worker_ended(int status_pipe, int wait_status) {
+        // What the worker left running is stopped before the host hears that it
+        // ended, so that the next scenario never runs beside it. Beside another
+        // worker (the ranks of a distributed scenario run together) what each left
+        // cannot be told apart: it waits for the last one (and for a worker whose
+        // pid a parent has not sent yet).
+        if (running_.empty() && !awaiting_pids()) {
+            const std::vector<StoppedProcess> stopped = stop_leftover_processes(own_processes());
+            if (!stopped.empty()) write_stopped(status_pipe, stopped);
+        }
+        write_record(status_pipe, WorkerStatusRecord::ended, wait_status);
+        close(status_pipe);
+    }
+
+    /// The server's own children: its workers, its spare and its preloaded parents.
     std::vector<pid_t> own_processes() const {
         std::vector<pid_t> own;
         for (const auto& [pid, status] : running_) own.push_back(pid);
         if (spare_pid_ > 0) own.push_back(spare_pid_);
+        for (const PreloadParent& parent : parents_) own.push_back(parent.pid);
         return own;
     }
 
@@ -460,6 +793,10 @@ private:
         if (spare_pid_ > 0) {
             kill(spare_pid_, SIGKILL);
             running_[spare_pid_] = -1;
+        }
+        while (!parents_.empty()) {
+            running_[parents_.back().pid] = -1;
+            end_parent(parents_.end() - 1);
         }
         for (const auto& [pid, status] : running_) kill(-pid, SIGKILL);
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -479,6 +816,11 @@ private:
     std::map<pid_t, int> running_;  // worker -> its status pipe
     pid_t spare_pid_ = 0;
     int spare_socket_ = -1;
+    static constexpr std::size_t max_parents = 2;
+    std::vector<PreloadParent> parents_;
+    std::uint64_t uses_ = 0;
+    std::set<std::string> failed_keys_;  // preloads whose parent failed: not tried again
+    std::map<pid_t, int> unclaimed_;  // wait statuses reaped while a parent's worker's pid was awaited
 };
 
 int worker_server_main(int socket) {

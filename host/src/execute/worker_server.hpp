@@ -25,10 +25,45 @@
 //
 // The first three steps need no request: the server forks a worker ahead, a spare,
 // whenever no worker runs (so that the fork never competes with a scenario for the
-// CPU), and the spare waits on a socket of its own for the request the server passes
-// on. A request that finds no spare (the first, or one beside a running worker) gets a
-// worker forked for it. Either way the worker is a fresh process that ran no plugin
-// code before: the server never loads a plugin, nor does a spare before its request.
+// CPU, nor with a parent's worker whose pid has not come yet), and the spare waits on a
+// socket of its own for the request the server passes on. A request that finds no spare
+// (the first, or one beside a running worker) gets a worker forked for it; one with a
+// preload goes to its parent (below), and the spare waits on. Either way the worker is a
+// fresh process that ran no plugin code before: the server never loads a plugin, nor
+// does a spare before its request, nor a preloaded parent ever.
+//
+// Preloaded parents. Loading LibTorch takes a C++ plugin's worker 0.6 s, and `import
+// torch, torchvision` a Python one's 6.5 s (2-core VM), every scenario again. So a request
+// may name what to load ahead (WorkerPreload, which the host reads off the plugin's files
+// without loading them: the libtorch*/libc10* libraries a C++ plugin links, found through
+// its own run paths, or torch and torchvision where a Python plugin imports them at top
+// level), and its worker is then forked from a process that has loaded it: a preloaded
+// parent, one for each preload and environment (the request's), forked by the server on
+// the first request that needs it. The parent dies with the server (PR_SET_PDEATHSIG),
+// sets the request's environment before it loads anything (libgomp, LibTorch and
+// Inductor read theirs as they load), loads the libraries (RTLD_NOW | RTLD_GLOBAL) or
+// starts the interpreter through the Python loader and imports the modules, checks that
+// no thread of its own is left that a fork would lose (a trial fork first: OpenBLAS stops
+// its threads before a fork), says it is ready, and then forks a worker for each request
+// the server passes on. It forks twice: the middle process exits at once, so the worker
+// becomes the server's child (its subreaper) and is reaped, watched and stopped exactly as
+// the workers the server forks; the worker waits until its parent is the server, then
+// becomes a worker as above, runs no plugin code before its request, and loads its plugin,
+// which finds LibTorch (or torch in sys.modules) loaded already. Python is told of the
+// fork (PyOS_BeforeFork, PyOS_AfterFork_Parent and _Child), and sys.argv is the plugin's
+// in each worker. The middle process sends the worker's pid to the server, which writes
+// the 'P' record then (a worker that ended before its pid came is kept, its wait status
+// waiting for it). At most two parents run; the one used least recently goes. A parent
+// that cannot load its preload (a missing library, a crash while loading, an import
+// error, a thread it cannot fork without) or dies: its requests run the plain way, in a
+// worker the server forks, which loads everything itself and fails as it always would,
+// and its preload is not tried again by this server. What differs in a preloaded worker:
+// the plugin_load scalar no longer counts loading what the parent loaded; the parent's
+// output while loading (an import's warning) goes nowhere rather than into the scenario's
+// log; and what the worker inherits from the parent is not charged to the worker's memory
+// cgroup (pages it copies on write are). Distributed ranks (each its own environment),
+// --compile-cache cold (a fresh environment each scenario), --isolation none and
+// --worker-preload off send no preload.
 //
 // The server writes to the status pipe of each request a record with the worker's pid
 // as soon as the worker has the request (from then on the host can kill its group), and
@@ -39,7 +74,7 @@
 // leftover_processes.hpp), and names them in a record before the wait status. A server
 // that ends closes these pipes: the host sees end of file without a wait status, reports the scenario,
 // and starts a new server for the next one. When the host closes the socket, the server
-// kills its workers' groups and its spare, and exits.
+// kills its workers' groups, its spare and its parents, and exits.
 #pragma once
 
 #include <sys/types.h>
@@ -51,6 +86,21 @@
 #include <vector>
 
 namespace benchhost {
+
+/// What a worker's parent loads before it forks the worker (see "Preloaded parents"
+/// above): empty, the server forks the worker itself and the worker loads everything.
+struct WorkerPreload {
+    /// A C++ plugin's LibTorch libraries (discover/elf_inspector.hpp,
+    /// linked_torch_libraries): absolute paths, loaded in this order, RTLD_NOW | RTLD_GLOBAL.
+    std::vector<std::string> libraries;
+    /// A Python plugin's: the interpreter's environment (plugin_python()), the Python
+    /// loader (bench/python_plugin.hpp), and the modules to import (fork_safe_preloads).
+    std::string python;
+    std::string loader;
+    std::vector<std::string> modules;
+
+    bool empty() const { return libraries.empty() && modules.empty(); }
+};
 
 /// A scenario to run in a new worker process.
 struct WorkerRequest {
@@ -65,6 +115,7 @@ struct WorkerRequest {
     /// The CPUs the worker runs on (sched_setaffinity, before the plugin loads): a rank's
     /// share of the cores in a distributed scenario; empty: the server's own.
     std::vector<int> cpus;
+    WorkerPreload preload;  // what the worker's parent has loaded; empty: nothing
 };
 
 /// What the server writes into a request's status pipe: fixed-size records, 'P', then

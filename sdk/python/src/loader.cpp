@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include <pybind11/embed.h>
 
@@ -86,6 +87,14 @@ void start_interpreter(const char* python, const char* plugin) {
     py::initialize_interpreter(&config, 1, argv, /*add_program_dir_to_path=*/false);
 }
 
+/// sys.argv as a plugin's: [plugin], also in a worker forked from a parent that started
+/// the interpreter for another (bench_python_preload). The GIL is held.
+void set_argv(const char* plugin) {
+    py::list argv;
+    argv.append(plugin);
+    py::module_::import("sys").attr("argv") = argv;
+}
+
 /// benchhost_support.py as a module of its own, made once. Never released: the
 /// interpreter is never finalized (a plugin's threads would keep the worker waiting).
 py::object support_module() {
@@ -114,6 +123,7 @@ extern "C" BENCH_EXPORT void bench_python_run(bench::Context& ctx, const char* p
     try {
         start_interpreter(python, plugin);
         py::gil_scoped_acquire gil;
+        set_argv(plugin);
         py::object support = support_module();
         // The machine's speed is read off Python code in a Python worker: the states slow
         // the interpreter far more than the SDK's C++ loop (bench/speed_reference.hpp).
@@ -154,4 +164,45 @@ extern "C" BENCH_EXPORT void bench_python_run(bench::Context& ctx, const char* p
     } catch (const std::exception& e) {
         set_reason(*outcome, bench::PythonOutcome::failed, std::string("the Python loader: ") + e.what());
     }
+}
+
+extern "C" BENCH_EXPORT int bench_python_preload(const char* python, const char* modules, char* error,
+                                                 std::size_t error_size) {
+    auto fail = [&](const std::string& why) {
+        if (error_size > 0) {
+            const std::size_t n = std::min(why.size(), error_size - 1);
+            std::memcpy(error, why.data(), n);
+            error[n] = '\0';
+        }
+        return 1;
+    };
+    try {
+        start_interpreter(python, "");
+        py::gil_scoped_acquire gil;
+        for (std::string_view rest = modules; !rest.empty();) {
+            const std::size_t comma = std::min(rest.find(','), rest.size());
+            const std::string module(rest.substr(0, comma));
+            rest.remove_prefix(std::min(comma + 1, rest.size()));
+            if (module.empty()) continue;
+            try {
+                py::module_::import(module.c_str());
+            } catch (py::error_already_set& e) {
+                return fail("import " + module + ": " + e.what());
+            }
+        }
+        // Nothing buffered is left for every forked worker to write again.
+        const py::module_ sys = py::module_::import("sys");
+        for (const char* stream : {"stdout", "stderr"})
+            if (!sys.attr(stream).is_none()) sys.attr(stream).attr("flush")();
+        return 0;
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}
+
+extern "C" BENCH_EXPORT void bench_python_fork(int when) {
+    if (Py_IsInitialized() == 0) return;
+    if (when == 0) PyOS_BeforeFork();
+    else if (when == 1) PyOS_AfterFork_Parent();
+    else PyOS_AfterFork_Child();
 }

@@ -1,9 +1,11 @@
 // integration/fixture_worker: benchmarks for the tests of the worker server
 // (worker_server_test.cpp): one that reports how its worker process was set up, one
-// that prints, two that hang (one leaving a child behind), one with a large result.
+// that prints, two that hang (one leaving a child behind), one with a large result, one
+// that says whether a library a preloaded parent loaded is loaded in its process.
 #include <bench/plugin.hpp>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -131,4 +133,23 @@ BENCH_BENCHMARK(large_result, ctx) {
     for (std::size_t i = 0; i < payload.size(); i += 1000) payload[i] = static_cast<char>('a' + (i / 1000) % 26);
     ctx.set_info("payload", payload);
     ctx.record_scalar("bytes", static_cast<double>(bytes), "B");
+}
+
+// Reports whether the library named by the parameter "library" (libfixture_preload.so)
+// is loaded in its process, without loading it: how many times it was loaded, by which
+// process, with which FIXTURE_PRELOAD_TAG; and its own pid and parent.
+BENCH_BENCHMARK(reports_preload, ctx) {
+    ctx.set_info("pid", std::to_string(getpid()));
+    ctx.set_info("parent", std::to_string(getppid()));
+    void* library = dlopen(ctx.params().get_string("library").c_str(), RTLD_NOW | RTLD_NOLOAD);
+    ctx.set_info("loaded", library != nullptr ? "yes" : "no");
+    if (library == nullptr) return;
+    const auto loads = reinterpret_cast<int (*)()>(dlsym(library, "fixture_preload_loads"));
+    const auto loader = reinterpret_cast<int (*)()>(dlsym(library, "fixture_preload_loader"));
+    const auto tag = reinterpret_cast<const char* (*)()>(dlsym(library, "fixture_preload_tag"));
+    if (loads == nullptr || loader == nullptr || tag == nullptr) throw std::runtime_error("not libfixture_preload.so");
+    ctx.set_info("loads", std::to_string(loads()));
+    ctx.set_info("loader", std::to_string(loader()));
+    ctx.set_info("tag", tag());
+    dlclose(library);
 }

@@ -6,6 +6,7 @@
 // process or zombie is left behind.
 #include <gtest/gtest.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,6 +30,7 @@
 #include "execute/executor.hpp"
 #include "execute/memory_cgroup.hpp"
 #include "execute/worker_server.hpp"
+#include "json/result_json.hpp"
 
 #include "../../support/processes.hpp"
 #include "../../support/test_support.hpp"
@@ -436,6 +439,212 @@ TEST_F(WorkerServer, StoppingTheServerLeavesNoProcess) {
     EXPECT_TRUE(reaped(server));
     EXPECT_TRUE(children_of(getpid()).empty());
     for (const pid_t spare : spares) EXPECT_TRUE(eventually([&] { return dead(spare); })) << spare;
+}
+
+// ---------------------------------------------------------------- preloaded parents
+
+const fs::path preload_fixture = fs::path(BENCH_TEST_EXECUTE_FIXTURE_DIR) / "libfixture_preload.so";
+
+/// How a request sent straight to the server ended.
+struct DirectRun {
+    pid_t pid = 0;
+    bool ended = false;
+    int wait_status = 0;
+    std::string result;  // what the worker sent after 'R'
+    std::string output;
+};
+
+/// Sends `request` to the worker server and reads its pipes to their end.
+DirectRun run_request(const WorkerRequest& request) {
+    const WorkerLaunch launch = launch_worker(request);
+    DirectRun run;
+    std::string status, channel;
+    bool open[3] = {true, true, true};
+    const int fds[3] = {launch.status, launch.output, launch.result};
+    std::string* into[3] = {&status, &run.output, &channel};
+    char buffer[65536];
+    while (open[0] || open[1] || open[2]) {
+        pollfd polled[3];
+        nfds_t count = 0;
+        for (int i = 0; i < 3; ++i)
+            if (open[i]) polled[count++] = {fds[i], POLLIN, 0};
+        if (poll(polled, count, 60'000) <= 0) break;
+        for (nfds_t k = 0; k < count; ++k) {
+            if (polled[k].revents == 0) continue;
+            const int i = static_cast<int>(std::find(fds, fds + 3, polled[k].fd) - fds);
+            const ssize_t n = read(fds[i], buffer, sizeof buffer);
+            if (n > 0) into[i]->append(buffer, static_cast<std::size_t>(n));
+            else open[i] = false;
+        }
+    }
+    for (const int fd : fds) close(fd);
+    for (std::size_t at = 0; at + sizeof(WorkerStatusRecord) <= status.size(); at += sizeof(WorkerStatusRecord)) {
+        WorkerStatusRecord record;
+        std::memcpy(&record, status.data() + at, sizeof record);
+        if (record.kind == WorkerStatusRecord::started) run.pid = record.value;
+        if (record.kind == WorkerStatusRecord::ended) run.ended = true, run.wait_status = record.value;
+        if (record.kind == WorkerStatusRecord::stopped) at += static_cast<std::size_t>(record.value);
+    }
+    if (const std::size_t r = channel.find('R'); r != std::string::npos) run.result = channel.substr(r + 1);
+    return run;
+}
+
+class WorkerPreloads : public WorkerServer {
+protected:
+    /// reports_preload, with libfixture_preload.so loaded ahead by its parent, whose
+    /// environment has FIXTURE_PRELOAD_LOG (the library's loads) and `variables`.
+    WorkerRequest request(const std::vector<std::string>& variables = {},
+                          const std::string& benchmark = "reports_preload") {
+        PlannedScenario scenario = planned(worker_fixture, benchmark);
+        scenario.config.params.set("library", preload_fixture.string());
+        scenario.config.params.set("pid_file", (scratch_ / "worker.pid").string());
+        WorkerRequest made;
+        made.plugin = worker_fixture.string();
+        made.symbol = scenario.symbol;
+        made.config_json = config_to_json(scenario.config);
+        made.monitor_interval_ms = 0;
+        made.environment = with_variables(worker_environment(), variables);
+        made.environment.push_back("FIXTURE_PRELOAD_LOG=" + loads_.string());
+        made.preload.libraries = {preload_fixture.string()};
+        return made;
+    }
+
+    /// The result's info, after checking that the worker ran and succeeded.
+    static std::map<std::string, std::string> info_of(const DirectRun& run) {
+        EXPECT_GT(run.pid, 0) << run.output;
+        EXPECT_TRUE(run.ended && WIFEXITED(run.wait_status) && WEXITSTATUS(run.wait_status) == 0) << run.output;
+        if (run.result.empty()) return {};
+        const bench::ScenarioResult result = result_from_json(run.result);
+        EXPECT_EQ(result.status, bench::Status::success) << result.reason << "\n" << run.output;
+        return result.info;
+    }
+
+    /// The lines of FIXTURE_PRELOAD_LOG: "<pid> <tag>", one a load.
+    std::vector<std::string> loads() const {
+        std::vector<std::string> lines;
+        std::ifstream in(loads_);
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+        return lines;
+    }
+
+    fs::path loads_ = scratch_ / "loads.txt";
+};
+
+TEST_F(WorkerPreloads, AParentLoadsOnceWhatEveryWorkerItForksHasLoaded) {
+    stop_worker_server();
+    const DirectRun first = run_request(request());
+    const DirectRun second = run_request(request());
+    const auto a = info_of(first), b = info_of(second);
+    const pid_t server = worker_server_pid();
+    ASSERT_EQ(loads().size(), 1u) << "the library was loaded more than once, or never";
+    const std::string loader = loads().front().substr(0, loads().front().find(' '));
+    for (const auto* info : {&a, &b}) {
+        EXPECT_EQ(info->at("loaded"), "yes");
+        EXPECT_EQ(info->at("loads"), "1");
+        EXPECT_EQ(info->at("loader"), loader) << "loaded by another process than the parent";
+        EXPECT_NE(info->at("pid"), loader) << "the worker is the parent itself";
+        // The worker is the server's child, as every worker: it reaps it.
+        EXPECT_EQ(info->at("parent"), std::to_string(server));
+    }
+    EXPECT_NE(a.at("pid"), b.at("pid")) << "a worker ran two scenarios";
+    EXPECT_EQ(a.at("pid"), std::to_string(first.pid));
+    EXPECT_EQ(b.at("pid"), std::to_string(second.pid));
+    // The parent stays, a child of the server; the workers are gone, reaped.
+    const pid_t parent = std::stoi(loader);
+    EXPECT_EQ(parent_and_state(parent).first, server);
+    EXPECT_TRUE(eventually([&] { return reaped(first.pid) && reaped(second.pid); }));
+}
+
+TEST_F(WorkerPreloads, AnotherEnvironmentGetsAnotherParentLoadedWithIt) {
+    const auto a = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=a"})));
+    const auto b = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=b"})));
+    const auto a_again = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=a"})));
+    // The environment was set before the library loaded: its initializer read it.
+    EXPECT_EQ(a.at("tag"), "a");
+    EXPECT_EQ(b.at("tag"), "b");
+    EXPECT_NE(a.at("loader"), b.at("loader"));
+    EXPECT_EQ(a_again.at("loader"), a.at("loader"));
+    EXPECT_EQ(loads().size(), 2u);
+}
+
+TEST_F(WorkerPreloads, AtMostTwoParentsRunTheOneUsedLeastRecentlyGoes) {
+    const auto a = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=a"})));
+    const auto b = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=b"})));
+    const auto c = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=c"})));
+    const pid_t first = std::stoi(a.at("loader"));
+    EXPECT_TRUE(eventually([&] { return reaped(first); })) << "the parent used least recently still runs";
+    EXPECT_FALSE(dead(std::stoi(b.at("loader"))));
+    EXPECT_FALSE(dead(std::stoi(c.at("loader"))));
+    const auto a_again = info_of(run_request(request({"FIXTURE_PRELOAD_TAG=a"})));
+    EXPECT_NE(a_again.at("loader"), a.at("loader"));
+    EXPECT_EQ(a_again.at("tag"), "a");
+    EXPECT_EQ(loads().size(), 4u);
+}
+
+TEST_F(WorkerPreloads, APreloadThatCannotLoadRunsTheRequestThePlainWay) {
+    WorkerRequest missing = request();
+    missing.preload.libraries = {(scratch_ / "libmissing.so").string()};
+    const auto info = info_of(run_request(missing));
+    EXPECT_EQ(info.at("loaded"), "no");
+    EXPECT_EQ(info.at("parent"), std::to_string(worker_server_pid()));
+}
+
+TEST_F(WorkerPreloads, AParentThatCrashesWhileLoadingIsNotTriedAgain) {
+    const auto first = info_of(run_request(request({"FIXTURE_PRELOAD_CRASH=1"})));
+    const auto second = info_of(run_request(request({"FIXTURE_PRELOAD_CRASH=1"})));
+    EXPECT_EQ(first.at("loaded"), "no");
+    EXPECT_EQ(second.at("loaded"), "no");
+    EXPECT_EQ(loads().size(), 1u) << "a parent was forked again for a preload that crashed";
+    // Another environment is another parent, which loads.
+    EXPECT_EQ(info_of(run_request(request())).at("loaded"), "yes");
+}
+
+TEST_F(WorkerPreloads, APreloadedWorkerIsSetUpAsEveryWorker) {
+    WorkerRequest inspects = request({"OMP_NUM_THREADS=3"}, "inspects_its_process");
+    const auto info = info_of(run_request(inspects));
+    EXPECT_EQ(info.at("group_leader"), "yes");
+    EXPECT_EQ(info.at("death_signal"), std::to_string(SIGKILL));
+    EXPECT_EQ(info.at("descriptors"), "0,1,2,3");
+    EXPECT_EQ(info.at("SIGINT"), "default");
+    EXPECT_EQ(info.at("SIGCHLD"), "default");
+    EXPECT_EQ(info.at("blocked_signals"), "0");
+    EXPECT_EQ(info.at("OMP_NUM_THREADS"), "3");
+    EXPECT_EQ(info.at("parent"), std::to_string(worker_server_pid()));
+}
+
+TEST_F(WorkerPreloads, StoppingTheServerEndsItsParents) {
+    const pid_t parent = std::stoi(info_of(run_request(request())).at("loader"));
+    ASSERT_FALSE(dead(parent));
+    stop_worker_server();
+    EXPECT_TRUE(eventually([&] { return dead(parent); })) << "the parent " << parent << " outlived its server";
+    EXPECT_TRUE(children_of(getpid()).empty());
+}
+
+TEST_F(WorkerPreloads, KillingTheHostKillsTheServerItsParentAndItsWorker) {
+    stop_worker_server();
+    const fs::path pid_file = scratch_ / "worker.pid";
+    const WorkerRequest hangs = request({}, "writes_its_pid_and_hangs");
+    const pid_t host = fork();
+    ASSERT_GE(host, 0);
+    if (host == 0) {
+        run_request(hangs);
+        _exit(0);
+    }
+    const bool started = eventually([&] { return fs::exists(pid_file); });
+    const std::vector<pid_t> servers = children_of(host);
+    const pid_t worker = read_pid_file(pid_file), worker_parent = parent_and_state(worker).first;
+    kill(host, SIGKILL);
+    waitpid(host, nullptr, 0);
+    ASSERT_TRUE(started) << "the host's worker never ran";
+    ASSERT_EQ(servers.size(), 1u) << "the host has one child: its worker server";
+    ASSERT_EQ(loads().size(), 1u);
+    const pid_t server = servers.front();
+    const pid_t parent = std::stoi(loads().front().substr(0, loads().front().find(' ')));
+    EXPECT_EQ(worker_parent, server) << "the worker is not the server's child";
+    for (const pid_t pid : {server, parent, worker})
+        EXPECT_TRUE(eventually([&] { return dead(pid); })) << pid << " outlived the host";
+    for (const pid_t pid : {worker, parent, server})
+        if (!dead(pid)) kill(pid, SIGKILL);
 }
 
 }  // namespace

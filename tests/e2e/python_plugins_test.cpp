@@ -177,6 +177,44 @@ def benchmark_needs_arguments(a, b):
                   (plugins / "unit/plain_py.py").string() + ":10)");
 }
 
+TEST_F(PythonPluginsTest, AWorkerIsForkedWithTorchImportedUnlessPreloadIsOff) {
+    // What the module saw before its own `import torch`, in each of two workers.
+    add("unit/preloaded_py.py", R"(import os
+import sys
+
+IMPORTED_BEFORE = "torch" in sys.modules
+ARGV = list(sys.argv)
+
+import torch
+
+def seen(ctx):
+    ctx.set_info("torch_before", "yes" if IMPORTED_BEFORE else "no")
+    ctx.set_info("argv", ",".join(ARGV))
+    ctx.set_info("pid", str(os.getpid()))
+    ctx.set_info("sum", str(int(torch.ones(3).sum())))
+    ctx.measure("latency", lambda: None)
+
+def benchmark_one(ctx):
+    seen(ctx)
+
+def benchmark_two(ctx):
+    seen(ctx)
+)");
+    const std::string plugin = (plugins / "unit/preloaded_py.py").string();
+    for (const std::string preload : {"on", "off"}) {
+        auto s = run({"--worker-preload", preload}, 0);
+        const Scenario &one = s["one"], &two = s["two"];
+        ASSERT_EQ(one.status, "success") << one.reason << last.err;
+        ASSERT_EQ(two.status, "success") << two.reason << last.err;
+        for (const Scenario* scenario : {&one, &two}) {
+            EXPECT_EQ(info_of(*scenario, "torch_before"), preload == "on" ? "yes" : "no") << preload;
+            EXPECT_EQ(info_of(*scenario, "argv"), plugin) << preload;  // the plugin's, not the parent's
+            EXPECT_EQ(info_of(*scenario, "sum"), "3");
+        }
+        EXPECT_NE(info_of(one, "pid"), info_of(two, "pid")) << "one worker ran both";
+    }
+}
+
 TEST_F(PythonPluginsTest, EachFunctionRunsOverItsOwnAxesAndGetsItsParametersByName) {
     // Two functions with axes of their own beside one with the module's: tokenize runs
     // once, matmul over its batch sizes and variants; their parameters get the axes'

@@ -239,6 +239,7 @@ RunLoopOptions run_loop_options(const RunOptions& options) {
     loop.rounds = options.rounds;
     loop.retry_failed = options.retry_failed;
     loop.execution.isolation = options.isolation;
+    loop.execution.worker_preload = options.worker_preload;
     loop.execution.launcher = options.launcher;
     loop.execution.timeout_s = options.timeout_s;
     loop.execution.memory_limit_mib = options.memory_limit_mib;

@@ -104,6 +104,9 @@ struct RunOptions {
     /// After each scenario's measurement, a profiled pass of one call (docs/profiling.md).
     bool profile = false;
     Isolation isolation = Isolation::process;
+    /// --worker-preload: workers of plugins that link LibTorch or import torch are forked
+    /// from a parent that loaded it (execute/worker_server.hpp); off: each loads its own.
+    bool worker_preload = true;
     Launcher launcher = Launcher::local;  // how a distributed scenario's ranks start
     double timeout_s = 600;  // per scenario; 0 disables
     std::size_t memory_limit_mib = 0;  // what each worker may use (a memory cgroup, else RLIMIT_DATA); 0 disables

@@ -613,6 +613,11 @@ std::vector<RunOption> make_table() {
                    "process: each scenario in a worker process; none: in the host (for gdb)")
             .in(in_run)
             .described("isolation"));
+    add(enum_field("--worker-preload", "worker_preload", &RunOptions::worker_preload, {{"on", true}, {"off", false}},
+                   "on: a worker of a plugin that links LibTorch, or imports torch or torchvision, is forked from a "
+                   "process that loaded them (once a run), instead of loading them itself; off: every worker "
+                   "loads its own")
+            .described("worker_preload"));
     add(enum_field("--launcher", "launcher", &RunOptions::launcher,
                    {{"local", Launcher::local}, {"slurm", Launcher::slurm}},
                    "How a distributed scenario's ranks start: local (on this machine) or slurm "

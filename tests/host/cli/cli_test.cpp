@@ -41,6 +41,13 @@ TEST(CommandLine, AxisValuesTakeTheLastOptionAndPatternsCollect) {
     EXPECT_EQ(parse({"run", "--batch-sizes", "1,,8"}).exit_code, 2);
 }
 
+TEST(CommandLine, WorkerPreloadIsOnUnlessTurnedOff) {
+    EXPECT_TRUE(run_options(parse({"run"})).worker_preload);
+    EXPECT_FALSE(run_options(parse({"run", "--worker-preload", "off"})).worker_preload);
+    EXPECT_TRUE(run_options(parse({"run", "--worker-preload", "off", "--worker-preload", "on"})).worker_preload);
+    EXPECT_EQ(parse({"run", "--worker-preload", "maybe"}).exit_code, 2);
+}
+
 TEST(CommandLine, WorldSizesAreAnAxis) {
     const auto parsed = parse({"run", "--world-sizes", "1,2,4"});
     ASSERT_TRUE(parsed.command) << parsed.exit_code;

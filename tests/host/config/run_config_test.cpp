@@ -312,9 +312,9 @@ TEST(RunOptionTable, DeclaresEachOptionOfACommandAndEachKeyOnce) {
 }
 
 TEST(RunOptionTable, AnEnumOptionSetsAndDescribesEachOfItsWords) {
-    // --isolation and --launcher (enum_field): each word --help lists sets a value that the
-    // record describes by that word again.
-    for (const std::string name : {"--isolation", "--launcher"}) {
+    // --isolation, --launcher and --worker-preload (enum_field): each word --help lists sets
+    // a value that the record describes by that word again.
+    for (const std::string name : {"--isolation", "--launcher", "--worker-preload"}) {
         const auto& table = benchhost::run_option_table();
         const auto option =
             std::find_if(table.begin(), table.end(), [&](const benchhost::RunOption& o) { return o.name == name; });
@@ -329,6 +329,10 @@ TEST(RunOptionTable, AnEnumOptionSetsAndDescribesEachOfItsWords) {
     }
     EXPECT_EQ(load("isolation: none\n").isolation, benchhost::Isolation::none);
     EXPECT_EQ(load("isolation: process\n").isolation, benchhost::Isolation::process);
+    EXPECT_TRUE(load("timeout: 5\n").worker_preload);  // the default
+    EXPECT_FALSE(load("worker_preload: off\n").worker_preload);
+    EXPECT_TRUE(load("worker_preload: on\n").worker_preload);
+    EXPECT_EQ(error_of("worker_preload: yes\n"), "test.yaml:1:17: 'worker_preload' must be on or off, got 'yes'");
 }
 
 TEST(RunOptionTable, AConfigKeyAndItsOptionSetTheSameField) {

@@ -60,8 +60,10 @@
 // and its preload is not tried again by this server. What differs in a preloaded worker:
 // the plugin_load scalar no longer counts loading what the parent loaded; the parent's
 // output while loading (an import's warning) goes nowhere rather than into the scenario's
-// log; and what the worker inherits from the parent is not charged to the worker's memory
-// cgroup (pages it copies on write are). Distributed ranks (each its own environment),
+// log; what the worker inherits from the parent is not charged to the worker's memory
+// cgroup (pages it copies on write are); and its resident set (peak_rss) holds the
+// anonymous pages it inherited but only the pages of the loaded libraries it touches
+// itself, hundreds of MiB less than a worker that loaded LibTorch (docs/running.md). Distributed ranks (each its own environment),
 // --compile-cache cold (a fresh environment each scenario), --isolation none and
 // --worker-preload off send no preload.
 //

@@ -32,8 +32,9 @@
 // fresh process that ran no plugin code before: the server never loads a plugin, nor
 // does a spare before its request, nor a preloaded parent ever.
 //
-// Preloaded parents. Loading LibTorch takes a C++ plugin's worker 0.6 s, and `import
-// torch, torchvision` a Python one's 6.5 s (2-core VM), every scenario again. So a request
+// Preloaded parents. Loading LibTorch takes a C++ plugin's worker about half a second,
+// and importing torch and torchvision a Python one seconds, every scenario again
+// (docs/install.md has the figures). So a request
 // may name what to load ahead (WorkerPreload, which the host reads off the plugin's files
 // without loading them: the libtorch*/libc10* libraries a C++ plugin links, found through
 // its own run paths, or torch and torchvision where a Python plugin imports them at top
@@ -52,8 +53,8 @@
 // which finds LibTorch (or torch in sys.modules) loaded already. Python is told of the
 // fork (PyOS_BeforeFork, PyOS_AfterFork_Parent and _Child), and sys.argv is the plugin's
 // in each worker. The middle process sends the worker's pid to the server, which writes
-// the 'P' record then (a worker that ended before its pid came is kept, its wait status
-// waiting for it). At most two parents run; the one used least recently goes. A parent
+// the 'P' record then (the wait status of a worker that ended before its pid came is kept
+// until it comes). At most two parents run; the one used least recently goes. A parent
 // that cannot load its preload (a missing library, a crash while loading, an import
 // error, a thread it cannot fork without) or dies: its requests run the plain way, in a
 // worker the server forks, which loads everything itself and fails as it always would,
@@ -63,9 +64,9 @@
 // log; what the worker inherits from the parent is not charged to the worker's memory
 // cgroup (pages it copies on write are); and its resident set (peak_rss) holds the
 // anonymous pages it inherited but only the pages of the loaded libraries it touches
-// itself, hundreds of MiB less than a worker that loaded LibTorch (docs/running.md). Distributed ranks (each its own environment),
-// --compile-cache cold (a fresh environment each scenario), --isolation none and
-// --worker-preload off send no preload.
+// itself, hundreds of MiB less than a worker that loaded LibTorch (docs/running.md).
+// Distributed ranks (each its own environment), --compile-cache cold (a fresh environment
+// each scenario), --isolation none and --worker-preload off send no preload.
 //
 // The server writes to the status pipe of each request a record with the worker's pid
 // as soon as the worker has the request (from then on the host can kill its group), and

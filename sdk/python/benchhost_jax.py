@@ -390,6 +390,7 @@ class _CompileSpans:
 
     _later = None  # the Context whose later compiles are recorded
     _recompiles = None  # the compiled variant's: {"count": n}, counted in its scalar recompiles
+    _recompile_reasons: list[str] = []  # what changed at each of them (info recompile_reasons)
     _counting = None  # while model_variant compiles: {"compiles": n}
     _registered = False
     _misses = None  # _CacheMissLog while recompiles are counted
@@ -423,7 +424,8 @@ class _CompileSpans:
         cls._register()
         cls._later = ctx
         if count:
-            cls._recompiles = {"count": 0, "reasons": []}
+            cls._recompiles = {"count": 0}
+            cls._recompile_reasons = []
             ctx.record_scalar("recompiles", 0, "count")
             if cls._misses is None:
                 cls._misses = _CacheMissLog()
@@ -459,7 +461,7 @@ class _CompileSpans:
         ctx.record_scalar("recompiles", recompiles["count"], "count")
         why = cls._misses.take() if cls._misses is not None else ""
         why = why or "JAX did not say why (an operation or a function met for the first time)"
-        reasons = recompiles["reasons"]
+        reasons = cls._recompile_reasons
         reasons.append(why)
         # As benchhost.torch names the guards: the first three whole, then how many more.
         ctx.set_info("recompile_reasons",

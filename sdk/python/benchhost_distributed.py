@@ -166,7 +166,7 @@ def _finished(succeeded: bool) -> None:
     succeeded, takes down the process group this module made (a rank that failed leaves
     it to the process's end, so that the others learn of it from the host)."""
     global _initialized_here
-    _progress(_FINISHED, "finished the benchmark" if succeeded else "ended the benchmark with an error")
+    _progress(_FINISHED, "done with the benchmark" if succeeded else "done with the benchmark, which raised an error")
     if not succeeded or not _initialized_here:
         return
     import sys

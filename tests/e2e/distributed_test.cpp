@@ -540,7 +540,7 @@ TEST_F(DistributedTest, ACppRanksProgressSaysItStartedAndFinishedItsBenchmark) {
     const Scenario& after = finished["plain[world_size=2]"];
     EXPECT_EQ(after.status, "timed_out") << after.reason;
     EXPECT_NE(after.reason.find("timed out after 20 s: rank 1 was behind the others, timing sample 3 (past its "
-                                "barrier), while rank 0 was finished the benchmark; every rank was killed"),
+                                "barrier), while rank 0 was done with the benchmark; every rank was killed"),
               std::string::npos)
         << after.reason;
     EXPECT_TRUE(survivors().empty());

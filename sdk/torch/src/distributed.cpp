@@ -192,7 +192,7 @@ const RankHooks libtorch_rank_hooks{
     .ended =
         [](Context&, bool succeeded) {
             write_progress(state(), progress_finished,
-                           succeeded ? "finished the benchmark" : "ended the benchmark with an error");
+                           succeeded ? "done with the benchmark" : "done with the benchmark, which raised an error");
         },
 };
 

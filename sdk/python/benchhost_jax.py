@@ -116,7 +116,9 @@ TORCH_COMPILE_MODES = ("reduce-overhead", "max-autotune", "max-autotune-no-cudag
 
 DTYPES = {"float32": jnp.float32, "float16": jnp.float16, "bfloat16": jnp.bfloat16, "float64": jnp.float64}
 
-# (absolute, relative) per dtype: benchhost.torch's (the C++ layer's tolerance_for).
+# (absolute, relative) per dtype: benchhost.torch's (the C++ layer's tolerance_for), and
+# its rule: |c - r| <= absolute + relative * max(|r|, RMS of the reference's finite
+# elements).
 TOLERANCE = {
     "float64": (1e-8, 1e-7),
     "float32": (1e-4, 1e-3),
@@ -298,8 +300,9 @@ def _dtype_name(array):
 def check_against_eager(ctx, reference, candidate, *, against="eager", prefix=""):
     """Records max_abs_diff and max_rel_diff (each after `prefix`) of `candidate` against
     `reference` (pytrees of arrays, numpy's too); raises AssertionError beyond the
-    reference dtype's tolerance, naming the worst element and what the reference is
-    (`against`: eager, or another framework's output)."""
+    reference dtype's tolerance (TOLERANCE's rule, each array's RMS its own), naming the
+    worst element and what the reference is (`against`: eager, or another framework's
+    output)."""
     refs, cands = jax.tree_util.tree_leaves(reference), jax.tree_util.tree_leaves(candidate)
     if len(refs) != len(cands):
         raise AssertionError(f"the variant returned {len(cands)} array(s), {against} {len(refs)}")
@@ -322,14 +325,17 @@ def check_against_eager(ctx, reference, candidate, *, against="eager", prefix=""
         magnitude = np.nan_to_num(np.abs(r), nan=0.0, posinf=0.0, neginf=0.0)
         max_abs = max(max_abs, float(diff.max()))
         max_rel = max(max_rel, float((diff / np.maximum(magnitude, max(atol, 1e-300))).max()))
-        excess = diff - (atol + rtol * magnitude)
+        finite = r[np.isfinite(r)]
+        scale = float(np.sqrt(np.mean(np.square(finite)))) if finite.size else 0.0
+        excess = diff - (atol + rtol * np.maximum(magnitude, scale))
         bad = int((excess > 0).sum())
         if bad and failure is None:
             worst = int(np.argmax(excess))
             index = [int(k) for k in np.unravel_index(worst, r.shape)] if r.ndim else []
             failure = (f"output {i} differs from {against} beyond the {dtype} tolerance (absolute {atol:g} "
-                       f"+ relative {rtol:g} * |reference|) at {bad} of {diff.size} elements; worst at index "
-                       f"{index}: candidate {c.flat[worst]:.9g}, reference {r.flat[worst]:.9g}")
+                       f"+ relative {rtol:g} * max(|reference|, the reference's RMS {scale:.3g})) at {bad} of "
+                       f"{diff.size} elements; worst at index {index}: candidate {c.flat[worst]:.9g}, reference "
+                       f"{r.flat[worst]:.9g}")
     ctx.record_scalar(prefix + "max_abs_diff", max_abs, "abs")
     ctx.record_scalar(prefix + "max_rel_diff", max_rel, "ratio")
     if failure:

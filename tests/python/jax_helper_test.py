@@ -13,6 +13,9 @@ venv (ctest python_jax_helper):
     in the compiled variant counts in recompiles with a warning naming the new shape;
   - eager and compiled give the same result, and a result beyond the tolerance fails,
     naming the worst element; XLA's cost analysis gives a matmul's FLOPs;
+  - the tolerance holds an element near zero to its tensor's scale (its RMS), as
+    benchhost.torch's does: within it where the element's own magnitude alone was too
+    strict, a real error still beyond it, NaN as before;
   - select: XLA_PYTHON_CLIENT_PREALLOCATE=false and the thread flags recorded, --threads 1
     applied before the backend starts, a GPU that JAX has not skipped with the reason,
     an unknown dtype skipped.
@@ -259,6 +262,44 @@ class JaxHelperTest(unittest.TestCase):
                                          prefix="torch_")
         self.assertIn("output 0 differs from torch beyond the float32 tolerance", str(raised.exception))
         self.assertAlmostEqual(ctx._recorded.scalars["torch_max_abs_diff"][0], 1.0)
+
+    def test_the_check_holds_elements_near_zero_to_the_tensors_scale(self):
+        # benchhost.torch's rule (tests/python/torch_check_test.py has the same cases):
+        # |c - r| <= 1e-4 + 1e-3 * max(|r|, RMS of the reference) in float32.
+        def check(reference, candidate):
+            ctx = Context(Config())
+            try:
+                helper().check_against_eager(ctx, reference, candidate)
+            except AssertionError as error:
+                return str(error)
+            return None
+
+        r = (np.random.default_rng(0).standard_normal((32, 1000)) * 3).astype(np.float32)
+        r[5, 7] = 0.0128
+        # 2e-4 off on a logit of 0.0128 among logits of RMS 3: within 1e-4 + 1e-3 * 3,
+        # beyond 1e-4 + 1e-3 * 0.0128.
+        c = r.copy()
+        c[5, 7] += np.float32(2e-4)
+        self.assertIsNone(check(r, c))
+        # A real error: one element 0.05 off.
+        c = r.copy()
+        c[3, 4] += np.float32(0.05)
+        text = check(r, c)
+        self.assertIn("beyond the float32 tolerance (absolute 0.0001 + relative 0.001 * max(|reference|, the "
+                      "reference's RMS 2.99)) at 1 of 32000 elements", text)
+        self.assertIn("at 1 of 32000 elements; worst at index [3, 4]", text)
+        # A tensor of small scale keeps the absolute floor.
+        small = np.full(8, 1e-3, np.float32)
+        self.assertIn("the reference's RMS 0.001", check(small, small + np.float32(2e-4)))
+        # NaN: in both equal, in one only out of tolerance; the RMS is the finite
+        # elements' (1.58), NaN and infinity left out.
+        nan, inf = np.nan, np.inf
+        r = np.array([nan, 1.0, 2.0, inf], np.float32)
+        self.assertIsNone(check(r, np.array([nan, 1.0015, 2.0, inf], np.float32)))
+        self.assertIn("the reference's RMS 1.58)) at 1 of 4 elements; worst at index [1]",
+                      check(r, np.array([nan, 1.0018, 2.0, inf], np.float32)))
+        self.assertIn("worst at index [0]: candidate nan, reference 1",
+                      check(np.array([1.0, 100.0], np.float32), np.array([nan, 100.0], np.float32)))
 
     def test_select(self):
         ctx, device, dtype = scenario()

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -230,13 +231,66 @@ TEST(Accuracy, BeyondToleranceThrowsSayingWhereAndByHowMuch) {
     candidate[0][1] = 1e-3f;
     const std::string message =
         error_message([&] { check_against_reference(ctx, reference, candidate, torch::kFloat); });
-    EXPECT_NE(message.find("float32 tolerance (absolute 0.0001 + relative 0.001"), std::string::npos) << message;
+    EXPECT_NE(message.find("float32 tolerance (absolute 0.0001 + relative 0.001 * max(|reference|, the reference's "
+                           "RMS 0))"),
+              std::string::npos)
+        << message;
     EXPECT_NE(message.find("at 2 of 6 elements"), std::string::npos) << message;
     EXPECT_NE(message.find("worst at index [1, 2]"), std::string::npos) << message;
     EXPECT_NE(message.find("candidate 0.5"), std::string::npos) << message;
     EXPECT_NE(message.find("max_abs_diff 0.5"), std::string::npos) << message;
     // Recorded before throwing: the failed scenario's report shows them.
     EXPECT_DOUBLE_EQ(ctx.result().find_scalar("max_abs_diff")->value, 0.5);
+}
+
+/// [32, 1000] logits of RMS about 3, as ResNet-50's at batch 32, one of them near zero
+/// (0.0128 at [5, 7]).
+torch::Tensor large_scale_logits() {
+    torch::manual_seed(0);
+    torch::Tensor r = torch::randn({32, 1000}) * 3;
+    r[5][7] = 0.0128f;
+    return r;
+}
+
+TEST(Accuracy, ElementsNearZeroAreHeldToTheTensorsScale) {
+    // The same cases as benchhost.torch's and benchhost.jax's checks
+    // (tests/python/torch_check_test.py, jax_helper_test.py).
+    const torch::Tensor r = large_scale_logits();
+    const double rms = r.square().mean().sqrt().item<double>();
+    EXPECT_NEAR(rms, 3.0, 0.05);
+    torch::Tensor c = r.clone();
+    c[5][7] += 2e-4f;
+    // Beyond 1e-4 + 1e-3 * |element| (1.13e-4), within 1e-4 + 1e-3 * max(|element|, RMS).
+    EXPECT_GT((c - r).abs()[5][7].item<double>(), 1e-4 + 1e-3 * 0.0128);
+    auto ctx = make_context();
+    EXPECT_NO_THROW(check_against_reference(ctx, r, c, torch::kFloat));
+    EXPECT_NEAR(ctx.result().find_scalar("max_abs_diff")->value, 2e-4, 1e-6);
+    // max_rel_diff as before: |c - r| / max(|r|, 1e-4).
+    EXPECT_NEAR(ctx.result().find_scalar("max_rel_diff")->value, 2e-4 / 0.0128, 1e-3);
+}
+
+TEST(Accuracy, ARealErrorStillFails) {
+    const torch::Tensor r = large_scale_logits();
+    // One element 0.05 off (1.7% of the RMS).
+    torch::Tensor c = r.clone();
+    c[3][4] += 0.05f;
+    auto ctx = make_context();
+    std::string message = error_message([&] { check_against_reference(ctx, r, c, torch::kFloat); });
+    EXPECT_NE(message.find("the reference's RMS 3"), std::string::npos) << message;
+    EXPECT_NE(message.find("at 1 of 32000 elements; worst at index [3, 4]"), std::string::npos) << message;
+    // A product with one weight 10% off: its column moves.
+    torch::manual_seed(1);
+    const torch::Tensor x = torch::randn({32, 64});
+    const torch::Tensor w = torch::randn({64, 10}) / 8;
+    torch::Tensor wrong = w.clone();
+    wrong[0][0] *= 1.1f;
+    message = error_message([&] { check_against_reference(ctx, x.matmul(w), x.matmul(wrong), torch::kFloat); });
+    EXPECT_NE(message.find("output differs from eager beyond the float32 tolerance"), std::string::npos) << message;
+    EXPECT_NE(message.find(", 0]: candidate"), std::string::npos) << message;
+    // A tensor of small scale keeps the absolute floor: 2e-4 off on values of 1e-3.
+    const torch::Tensor small = torch::full({8}, 1e-3f);
+    message = error_message([&] { check_against_reference(ctx, small, small + 2e-4f, torch::kFloat); });
+    EXPECT_NE(message.find("the reference's RMS 0.001"), std::string::npos) << message;
 }
 
 TEST(Accuracy, NanShapeAndDtypeLooseness) {
@@ -251,6 +305,16 @@ TEST(Accuracy, NanShapeAndDtypeLooseness) {
                   check_against_reference(ctx, reference, torch::ones({4}), torch::kFloat);
               }).find("shape [4] differs from eager's [3]"),
               std::string::npos);
+    // The RMS is the reference's finite elements' (1.58 here): 1.5e-3 off on 1.0 is
+    // within 1e-4 + 1e-3 * 1.58, 1.8e-3 beyond it; NaN in both and one infinity equal.
+    const float inf = std::numeric_limits<float>::infinity();
+    const torch::Tensor mixed = torch::tensor({std::nanf(""), 1.0f, 2.0f, inf});
+    EXPECT_NO_THROW(
+        check_against_reference(ctx, mixed, torch::tensor({std::nanf(""), 1.0015f, 2.0f, inf}), torch::kFloat));
+    const std::string beyond = error_message([&] {
+        check_against_reference(ctx, mixed, torch::tensor({std::nanf(""), 1.0018f, 2.0f, inf}), torch::kFloat);
+    });
+    EXPECT_NE(beyond.find("RMS 1.58)) at 1 of 4 elements; worst at index [1]"), std::string::npos) << beyond;
     // 1% off: out of float32's tolerance, within bfloat16's.
     const torch::Tensor off = reference * 1.01;
     EXPECT_THROW(check_against_reference(ctx, reference, off, torch::kFloat), std::runtime_error);

@@ -418,6 +418,13 @@ Difference difference(const torch::Tensor& reference, const torch::Tensor& candi
 /// |reference| with NaN as 0, and the largest |c - r| / max(|r|, floor).
 torch::Tensor reference_magnitude(const Difference& d) { return d.reference.abs().nan_to_num(0.0, 0.0, 0.0); }
 
+/// The reference's scale: the root mean square of its finite elements (0 when it has
+/// none).
+double reference_scale(const Difference& d) {
+    const torch::Tensor finite = d.reference.masked_select(d.reference.isfinite());
+    return finite.numel() ? finite.square().mean().sqrt().item<double>() : 0.0;
+}
+
 double max_relative(const Difference& d, double floor) {
     if (d.diff.numel() == 0) return 0.0;
     return (d.diff / reference_magnitude(d).clamp_min(std::max(floor, 1e-300))).max().item<double>();
@@ -446,8 +453,13 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
                       (tf32_allowed(true) || tf32_allowed(false));
     const Tolerance tol = tolerance_for(tf32 ? torch::kHalf : dtype);
 
+    // Each element is allowed the relative tolerance of the larger of its own magnitude
+    // and the tensor's scale (its RMS): summation-order error grows with the magnitude of
+    // the terms summed, and an element that sums to near zero carries the error of its
+    // terms, which are of the tensor's scale.
     const torch::Tensor& diff = outputs.diff;
-    const torch::Tensor allowed = tol.absolute + tol.relative * reference_magnitude(outputs);
+    const double scale = reference_scale(outputs);
+    const torch::Tensor allowed = tol.absolute + tol.relative * reference_magnitude(outputs).clamp_min(scale);
     const int64_t n = diff.numel();
     const double max_abs = n ? diff.max().item<double>() : 0.0;
     const double max_rel = max_relative(outputs, tol.absolute);
@@ -474,11 +486,12 @@ void check_against_reference(Context& ctx, const torch::Tensor& reference, const
     const double a = allowed.flatten()[flat].item<double>();
     throw std::runtime_error("output differs from eager beyond the " + dtype_name(dtype) + (tf32 ? " (TF32)" : "") +
                              " tolerance (absolute " + format_double(tol.absolute) + " + relative " +
-                             format_double(tol.relative) + " * |reference|) at " + std::to_string(n_bad) + " of " +
-                             std::to_string(n) + " elements; worst at index " + format_sizes(index) + ": candidate " +
-                             format_double(c, 9) + ", reference " + format_double(r, 9) + ", |difference| " +
-                             format_double(d) + " > allowed " + format_double(a) + " (max_abs_diff " +
-                             format_double(max_abs) + ", max_rel_diff " + format_double(max_rel) + ")");
+                             format_double(tol.relative) + " * max(|reference|, the reference's RMS " +
+                             format_double(scale, 3) + ")) at " + std::to_string(n_bad) + " of " + std::to_string(n) +
+                             " elements; worst at index " + format_sizes(index) + ": candidate " + format_double(c, 9) +
+                             ", reference " + format_double(r, 9) + ", |difference| " + format_double(d) +
+                             " > allowed " + format_double(a) + " (max_abs_diff " + format_double(max_abs) +
+                             ", max_rel_diff " + format_double(max_rel) + ")");
 }
 
 // ---------------------------------------------------------------------------------

@@ -1398,7 +1398,9 @@ def run_benchmark(ctx):
     ctx.measure("latency", lambda: forward(x))
     time_work()  # before and after: the least of six, less at the mercy of other load
     ctx.record_scalar("work", min(work) * 1e3, "ms")
-    ctx.record_scalar("dispatch", max(dispatch) * 1e3, "ms")
+    # The least too: one call preempted under load (a 10 ms time slice) proves nothing,
+    # one that returned early proves the dispatch is asynchronous.
+    ctx.record_scalar("dispatch", min(dispatch) * 1e3, "ms")
 )");
     auto s = run({"--variants", "eager,compiled"}, 0);
     if (s["slow_jax[variant=eager]"].status == "skipped") GTEST_SKIP() << s["slow_jax[variant=eager]"].reason;

@@ -3,6 +3,7 @@
 # target finds a crash, a sanitizer report, a leak, a timeout or runs out of memory.
 #
 #   BENCH_FUZZ_SECONDS=N   seconds per target (default 30)
+#   BENCH_FUZZ_JOBS=N      targets run at a time (default: the number of cores)
 #
 # Each target runs on a working corpus, build-fuzz/fuzz/<target>/corpus: the committed
 # seeds (tests/fuzz/corpus/<name>/, and configs/*.yaml for fuzz_config) are copied into
@@ -93,14 +94,40 @@ bench_fuzz() {
     return 1
   fi
   echo "fuzz: targets up to date in $((SECONDS - start)) s"
-  local target passed=0 failed=0
+  # The targets run side by side, as many at a time as there are cores (each libFuzzer
+  # process uses one), so each still gets its seconds of a core; their lines are printed
+  # in the targets' order once all have run.
+  local jobs=${BENCH_FUZZ_JOBS:-$(nproc)}
+  if [[ ! $jobs =~ ^[1-9][0-9]*$ ]]; then
+    echo "fuzz: BENCH_FUZZ_JOBS must be a whole number > 0, got '$jobs'" >&2
+    return 2
+  fi
+  local results
+  results=$(mktemp -d) || return 1
+  local target running=0 passed=0 failed=0
+  start=$SECONDS
   for target in "${bench_fuzz_targets[@]}"; do
-    if bench_fuzz_run "$fuzz_build" "$target" "$seconds"; then
+    if ((running >= jobs)); then
+      wait -n
+      running=$((running - 1))
+    fi
+    (
+      rc=0
+      bench_fuzz_run "$fuzz_build" "$target" "$seconds" || rc=$?
+      echo "$rc" >"$results/$target.rc"
+    ) >"$results/$target.out" 2>&1 &
+    running=$((running + 1))
+  done
+  wait
+  for target in "${bench_fuzz_targets[@]}"; do
+    cat "$results/$target.out"
+    if [[ $(cat "$results/$target.rc" 2>/dev/null) == 0 ]]; then
       passed=$((passed + 1))
     else
       failed=$((failed + 1))
     fi
   done
-  echo "fuzz: $passed passed, $failed failed"
+  rm -rf "$results"
+  echo "fuzz: $passed passed, $failed failed ($jobs at a time, $((SECONDS - start)) s)"
   ((failed == 0))
 }

@@ -37,6 +37,13 @@ TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
     EXPECT_NE(list.out.find("2 runs in " + history.string()), std::string::npos) << list.out;
     EXPECT_NE(list.out.find((work / "two").string()), std::string::npos) << list.out;
     EXPECT_LT(list.out.find((work / "two").string()), list.out.find((work / "one").string())) << "the newest first";
+    // Each run's id, as its summary has it (the first 12 hex digits).
+    for (const char* folder : {"one", "two"}) {
+        const rapidjson::Document summary = read_json(work / folder / "benchmark_summary.json");
+        const std::string id = summary["run_metadata"]["run_id"].GetString();
+        ASSERT_EQ(id.size(), 32u) << folder;
+        EXPECT_NE(list.out.find(" " + id.substr(0, 12) + " "), std::string::npos) << folder << "\n" << list.out;
+    }
 
     const ProcessResult show =
         host({"history", "show", "mock_benchmark", "--series", "latency", "--history", history.string()});

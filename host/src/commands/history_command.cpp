@@ -113,14 +113,22 @@ int add(HistoryStore& store, const HistoryCommand& command) {
     return status;
 }
 
+/// The start of a run's id (its summary's run_metadata.run_id), as a commit's short hash;
+/// "-" for a run written before runs had ids, whose id was derived (sixteen zeros first).
+std::string short_run_id(const std::string& key) {
+    if (key.size() > 16 && key.compare(0, 16, std::string(16, '0')) == 0) return "-";
+    return key.substr(0, 12);
+}
+
 int list(HistoryStore& store, const HistoryCommand& command) {
     const std::vector<HistoryRun> runs = store.runs(filter_of(command));
     std::vector<std::vector<std::string>> rows;
     for (const HistoryRun& run : runs)
-        rows.push_back({std::to_string(run.id), run.started_at, run.host_name, run.machine, short_commit(run.commit_id),
-                        run.branch.empty() ? "-" : run.branch, shard_text(run), std::to_string(run.scenarios),
-                        run.complete ? "complete" : "incomplete", run.source});
+        rows.push_back({std::to_string(run.id), short_run_id(run.key), run.started_at, run.host_name, run.machine,
+                        short_commit(run.commit_id), run.branch.empty() ? "-" : run.branch, shard_text(run),
+                        std::to_string(run.scenarios), run.complete ? "complete" : "incomplete", run.source});
     std::cout << render_table({{"RUN", Align::right},
+                               {"ID", Align::left},
                                {"STARTED", Align::left},
                                {"HOST", Align::left},
                                {"MACHINE", Align::left},

@@ -323,6 +323,27 @@ std::string aot_python() {
 #endif
 }
 
+namespace {
+
+/// Inductor's own cache folder for the compiling child: the user's TORCHINDUCTOR_CACHE_DIR,
+/// else `inductor/` of benchhost's cache folder (where benchhost.torch keeps
+/// torch.compile's, so the C++ and the Python packages share it) when the packages go to
+/// the default cache, else a folder in the compile's own work folder, removed with it.
+/// Kept across compiles, it saves what every compile would repeat: Inductor's probes of
+/// the CPU's vector instruction sets (a small program compiled per set) and the kernels of
+/// graphs it compiled before; on the 2-core VM a small model's package took 7 s with it
+/// and 17 s without (docs/models.md, "The package cache"). Under --compile-cache cold the
+/// host unsets TORCHINDUCTOR_CACHE_DIR and gives the worker a fresh benchhost cache
+/// folder, so the child's Inductor cache is fresh too.
+fs::path inductor_cache_for(const AotCompileOptions& options, const fs::path& work) {
+    if (const char* env = std::getenv("TORCHINDUCTOR_CACHE_DIR"); env != nullptr && *env != '\0') return env;
+    if (options.cache_dir.empty())
+        if (const auto dir = benchhost_cache_dir()) return *dir / "inductor";
+    return work / "inductor";
+}
+
+}  // namespace
+
 AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
                      const std::vector<torch::Tensor>& inputs, const torch::Tensor& reference,
                      const AotCompileOptions& options) {
@@ -437,7 +458,8 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     const auto start = Clock::now();
     const ChildResult child =
         run_child({python_exe, (work / "aoti_compile.py").string(), (work / "request.json").string()},
-                  {"TORCHINDUCTOR_CACHE_DIR=" + (work / "inductor").string(), "TORCHINDUCTOR_COMPILE_THREADS=1",
+                  {"TORCHINDUCTOR_CACHE_DIR=" + inductor_cache_for(options, work).string(),
+                   "TORCHINDUCTOR_COMPILE_THREADS=1",
                    "PYTHONDONTWRITEBYTECODE=1"},
                   work / "stdout.txt", work / "stderr.txt", options.timeout_s);
     const double wall_ms = elapsed_ns(start, Clock::now()) / 1e6;

@@ -183,6 +183,40 @@ TEST_F(InstallTest, InstallsHostSdkPackageAndPlugins) {
     expect_reports_match_schema(out, "the installed host");
 }
 
+// The benchhost package for Python outside a worker is installed whole (its links to the
+// embedded files as copies, with the two files benchhost.check reads beside them): with
+// PYTHONPATH at it, `python -m benchhost.check` runs an installed Python plugin, reading
+// nothing from the source tree.
+TEST_F(InstallTest, ThePythonPackageChecksAnInstalledPluginOutsideAWorker) {
+#ifndef BENCH_TEST_PYTHON
+    GTEST_SKIP() << "built without Python plugins (BENCH_WITH_PYTHON_PLUGINS=OFF)";
+#else
+    const fs::path python_dir = prefix / "share/benchhost/python";
+    for (const char* file : {"__init__.py", "__init__.pyi", "py.typed", "check.py", "torch.py", "jax.py", "models.py",
+                             "distributed.py", "_inspect_python.py", "_worker_support.py"}) {
+        const fs::path path = python_dir / "benchhost" / file;
+        EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(path))) << path << ": a file, not a link";
+    }
+    const std::string env = "PYTHONPATH=" + python_dir.string();
+    const ProcessResult where =
+        run_process({BENCH_TEST_PYTHON, "-c",
+                     "import benchhost, benchhost.check as c; print(benchhost.__file__); "
+                     "print(c.source_inspector().__file__); print(c._companion('_worker_support.py'))"},
+                    work.path(), {env});
+    ASSERT_EQ(where.exit_code, 0) << describe(where);
+    std::istringstream lines(where.out);
+    for (std::string line; std::getline(lines, line);)
+        EXPECT_EQ(line.rfind(python_dir.string() + "/benchhost/", 0), 0u) << line << "\n" << where.out;
+
+    const ProcessResult check =
+        run_process({BENCH_TEST_PYTHON, "-m", "benchhost.check",
+                     (prefix / "plugins/performance/mock_benchmark_py.py").string()},
+                    work.path(), {env});
+    EXPECT_EQ(check.exit_code, 0) << describe(check);
+    EXPECT_NE(check.out.find("2 scenarios: 2 succeeded, 0 failed, 0 skipped"), std::string::npos) << describe(check);
+#endif
+}
+
 TEST_F(InstallTest, InstallsAndExportsOnlyThePluginApi) {
     // The host's internals (sdk/internal: axes, bootstrap, monitors, ...) are neither
     // installed nor exported from libbench_sdk.so: they are no part of the plugin ABI.

@@ -68,11 +68,19 @@ class Benchmark(NamedTuple):
     variants: list[str]  # those it implements; empty when it has no variant axis
 
 
+def _companion(installed: str, *in_tree: str) -> str:
+    """A file this module reads: `installed` beside it in an installed package
+    (<prefix>/share/benchhost/python/benchhost/), else its place in the source tree,
+    `in_tree` from sdk/python/package/benchhost/."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    beside = os.path.join(here, installed)
+    return beside if os.path.isfile(beside) else os.path.normpath(os.path.join(here, *in_tree))
+
+
 def source_inspector() -> types.ModuleType:
     """host/src/discover/inspect_python.py, with which the host reads a plugin file (ast,
-    without importing it), loaded from the source tree."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    path = os.path.normpath(os.path.join(here, "..", "..", "..", "..", "host", "src", "discover", "inspect_python.py"))
+    without importing it), loaded from the source tree or the installed package."""
+    path = _companion("_inspect_python.py", "..", "..", "..", "..", "host", "src", "discover", "inspect_python.py")
     with open(path) as f:
         source = f.read()
     module = types.ModuleType("benchhost_inspect_python")
@@ -199,7 +207,7 @@ def worker_support() -> types.ModuleType:
     module as it loads (a package of embedded submodules only) is undone."""
     import benchhost
     here = os.path.dirname(os.path.realpath(__file__))
-    path = os.path.normpath(os.path.join(here, "..", "..", "benchhost_support.py"))
+    path = _companion("_worker_support.py", "..", "..", "benchhost_support.py")
     with open(path) as f:
         source = f.read()
     module = types.ModuleType("benchhost_support")

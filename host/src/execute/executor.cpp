@@ -490,16 +490,16 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
     // Fresh caches are a new environment each scenario: a parent loaded for one would
     // serve no other.
     if (caches->cold()) own.worker_preload = false;
-    const auto say_caches = [&](const char* unapplied) {
-        bench::ScenarioResult& result = outcome.result;
+    // (Cold caches under --isolation none never get here: the run refuses them before
+    // its first scenario, wherever they were asked for.)
+    const auto say_caches = [&] {
         if (!caches->cold() && scenario.config.variant != bench::Variant::compiled) return;
-        result.info["compile_caches"] = unapplied == nullptr ? caches->describe() : unapplied;
-        if (unapplied != nullptr) result.warnings.push_back(std::string("--compile-cache cold: ") + unapplied);
+        outcome.result.info["compile_caches"] = caches->describe();
     };
     // A distributed scenario's ranks are processes whatever the isolation: rank_executor.hpp.
     if (scenario.config.world_size > 0) {
         run_ranks(scenario, own, log, outcome);
-        say_caches(nullptr);
+        say_caches();
         return outcome;
     }
     if (options.isolation == Isolation::none) {
@@ -512,13 +512,11 @@ ScenarioOutcome execute_scenario(const PlannedScenario& scenario, const Executio
             run_entry_point(scenario.plugin_path, scenario.symbol, scenario.config, plugin_log, monitoring);
         add_peak_rss(outcome.result);
         outcome.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        say_caches(caches->cold() ? "not applied under --isolation none (the scenario runs in the host's process, "
-                                    "whose compile caches are warm)"
-                                  : nullptr);
+        say_caches();
         return outcome;
     }
     run_in_worker(scenario, own, log, outcome);
-    say_caches(nullptr);
+    say_caches();
     return outcome;
 }
 

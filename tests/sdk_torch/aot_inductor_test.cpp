@@ -17,6 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/inductor_cache.hpp"
+#include "../support/scoped_env.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -87,6 +90,9 @@ protected:
     }
 
     fs::path cache_;
+    // The package cache is the test's own (cache_); Inductor's, whose probes every
+    // compile from an empty one repeats, is shared (inductor_cache.hpp).
+    benchtest::ScopedEnv inductor_cache_{"TORCHINDUCTOR_CACHE_DIR", benchtest::shared_inductor_cache().string()};
     std::shared_ptr<Mlp> model_;
     torch::Tensor input_, reference_;
 };

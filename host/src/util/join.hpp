@@ -7,10 +7,11 @@
 
 namespace benchhost {
 
-/// `items` with `separator` between them: join({"eager", "compiled"}) is "eager,compiled".
+/// `items` with `separator` between each two, empty items included:
+/// join({"eager", "compiled"}) is "eager,compiled", join({"", "x"}) is ",x".
 inline std::string join(const std::vector<std::string>& items, const std::string& separator = ",") {
     std::string out;
-    for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : separator) + items[i];
     return out;
 }
 

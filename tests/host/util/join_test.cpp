@@ -20,10 +20,12 @@ TEST(Split, GivesEveryItemInOrderEmptyOnesIncluded) {
 }
 
 TEST(Split, IsTheInverseOfJoin) {
-    // But where the first item is empty: join writes no separator after it.
-    for (const Items& items : {Items{"gbench-json", "junit", "summary-md"}, Items{"1", "", "2", ""}, Items{""}})
+    for (const Items& items : {Items{"gbench-json", "junit", "summary-md"}, Items{"1", "", "2", ""}, Items{""},
+                               Items{"", "x"}, Items{"", "", "y"}})
         EXPECT_EQ(split(join(items)), items);
-    for (const std::string text : {"a,b", "x,,y,", ""}) EXPECT_EQ(join(split(text)), text);
+    for (const std::string text : {"a,b", "x,,y,", "", ",x", ",,"}) EXPECT_EQ(join(split(text)), text);
+    EXPECT_EQ(join({"", "x"}, ", "), ", x");
+    EXPECT_EQ(join({}), "");
 }
 
 }  // namespace

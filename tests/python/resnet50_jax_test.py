@@ -34,9 +34,12 @@ class ResNet50JaxTest(unittest.TestCase):
     def setUpClass(cls):
         cls.jax_plugin, cls.torch_plugin = plugin("resnet50_jax"), plugin("resnet50_py")
         cls.module, cls.variables, cls.converted_from = cls.jax_plugin.build(0)
+        # resnet50_py's model, built once: the weights compared and the logits' reference
+        # (a ResNet-50 built and initialised is seconds of the test).
+        cls.torch_model = cls.torch_plugin.build(0)
 
     def test_the_weights_are_resnet50_pys(self):
-        ours, theirs = self.converted_from.state_dict(), self.torch_plugin.build(0).state_dict()
+        ours, theirs = self.converted_from.state_dict(), self.torch_model.state_dict()
         self.assertEqual(list(ours), list(theirs))
         for name, tensor in theirs.items():
             self.assertTrue(torch.equal(ours[name], tensor), name)
@@ -57,7 +60,7 @@ class ResNet50JaxTest(unittest.TestCase):
         from benchhost.torch import TOLERANCE, check_against_eager
         x = self.jax_plugin.torch_input(0, 2, 224)
         with torch.inference_mode():
-            reference = self.torch_plugin.build(0)(x)
+            reference = self.torch_model(x)
         variables = jax.tree_util.tree_map(jnp.asarray, self.variables)
         nhwc = jnp.asarray(x.numpy().transpose(0, 2, 3, 1))
         outputs = {"jit": jax.jit(self.module.apply)(variables, nhwc)}

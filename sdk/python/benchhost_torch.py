@@ -103,6 +103,7 @@ import sys
 import tempfile
 import time
 import traceback
+import zipfile
 from typing import Any, Callable
 
 import torch
@@ -445,7 +446,42 @@ def _export_and_package(model, inputs, package, options, metadata):
         torch._inductor.aoti_compile_and_package(
             exported, package_path=package, inductor_configs=dict(options, **{"aot_inductor.metadata": metadata}))
         compile_ms = (time.perf_counter() - start) * 1e3
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    _drop_model_libraries(cache_dir(), package)
     return export_ms, compile_ms
+
+
+# The same as the C++ layer's exporter's (sdk/torch/python/aoti_compile.py), which compiles
+# its packages in a child process: each file runs where the other cannot be imported.
+def _drop_model_libraries(root, package):
+    """Removes from Inductor's cache folder `root` what it built the package file `package`
+    from: Inductor builds a package's model library, weights and all (100 MB for
+    ResNet-50), in a folder of its cache and keeps it after packaging, though the package
+    holds all of it and no later compile reads it. The package names those files
+    (data/aotinductor/<model>/<hash>.wrapper.so, ...): every file and folder of the cache
+    whose name begins with one of those hashes goes, nothing another compile wrote.
+    Left: Inductor's probes of the CPU's vector instruction sets and its kernels, which
+    later compiles reuse. Never raises: what cannot be read or removed stays."""
+    try:
+        with zipfile.ZipFile(package) as archive:
+            names = archive.namelist()
+        walk = list(os.walk(root))
+    except (OSError, zipfile.BadZipFile):
+        return
+    hashes = tuple({os.path.basename(name).split(".")[0] for name in names
+                    if "/data/aotinductor/" in name and not name.endswith("/")} - {""})
+    if not hashes:
+        return
+    for folder, subfolders, files in walk:
+        for name in files:
+            if name.startswith(hashes):
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
+        for name in subfolders:
+            if name.startswith(hashes):
+                shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
 
 
 class _Package:

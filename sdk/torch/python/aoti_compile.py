@@ -37,8 +37,11 @@ stderr).
 
 import importlib.util
 import json
+import os
+import shutil
 import sys
 import time
+import zipfile
 
 
 def load_definition(path):
@@ -49,6 +52,38 @@ def load_definition(path):
         raise SystemExit(f"{path}: defines no build(**arguments)")
     return module
 
+
+# The same as benchhost.torch's (sdk/python/benchhost_torch.py), which compiles its packages
+# in the worker: each file runs where the other cannot be imported.
+def _drop_model_libraries(root, package):
+    """Removes from Inductor's cache folder `root` what it built the package file `package`
+    from: Inductor builds a package's model library, weights and all (100 MB for
+    ResNet-50), in a folder of its cache and keeps it after packaging, though the package
+    holds all of it and no later compile reads it. The package names those files
+    (data/aotinductor/<model>/<hash>.wrapper.so, ...): every file and folder of the cache
+    whose name begins with one of those hashes goes, nothing another compile wrote.
+    Left: Inductor's probes of the CPU's vector instruction sets and its kernels, which
+    later compiles reuse. Never raises: what cannot be read or removed stays."""
+    try:
+        with zipfile.ZipFile(package) as archive:
+            names = archive.namelist()
+        walk = list(os.walk(root))
+    except (OSError, zipfile.BadZipFile):
+        return
+    hashes = tuple({os.path.basename(name).split(".")[0] for name in names
+                    if "/data/aotinductor/" in name and not name.endswith("/")} - {""})
+    if not hashes:
+        return
+    for folder, subfolders, files in walk:
+        for name in files:
+            if name.startswith(hashes):
+                try:
+                    os.remove(os.path.join(folder, name))
+                except OSError:
+                    pass
+        for name in subfolders:
+            if name.startswith(hashes):
+                shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
 
 def main():
     if len(sys.argv) != 2:
@@ -111,6 +146,8 @@ def main():
     with torch.no_grad():
         torch._inductor.aoti_compile_and_package(exported, package_path=request["package"], inductor_configs=options)
     compile_ms = (time.perf_counter() - start) * 1e3
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+    _drop_model_libraries(cache_dir(), request["package"])
     print(json.dumps({"export_ms": export_ms, "compile_ms": compile_ms, "torch_version": torch.__version__,
                       "max_abs_diff": max_abs}))
 

@@ -208,10 +208,9 @@ TEST_F(InstallTest, ThePythonPackageChecksAnInstalledPluginOutsideAWorker) {
     for (std::string line; std::getline(lines, line);)
         EXPECT_EQ(line.rfind(python_dir.string() + "/benchhost/", 0), 0u) << line << "\n" << where.out;
 
-    const ProcessResult check =
-        run_process({BENCH_TEST_PYTHON, "-m", "benchhost.check",
-                     (prefix / "plugins/performance/mock_benchmark_py.py").string()},
-                    work.path(), {env});
+    const ProcessResult check = run_process(
+        {BENCH_TEST_PYTHON, "-m", "benchhost.check", (prefix / "plugins/performance/mock_benchmark_py.py").string()},
+        work.path(), {env});
     EXPECT_EQ(check.exit_code, 0) << describe(check);
     EXPECT_NE(check.out.find("2 scenarios: 2 succeeded, 0 failed, 0 skipped"), std::string::npos) << describe(check);
 #endif

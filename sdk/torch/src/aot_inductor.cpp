@@ -459,8 +459,7 @@ AotModel aot_compile(const torch::nn::Module& module, const PythonModel& python,
     const ChildResult child =
         run_child({python_exe, (work / "aoti_compile.py").string(), (work / "request.json").string()},
                   {"TORCHINDUCTOR_CACHE_DIR=" + inductor_cache_for(options, work).string(),
-                   "TORCHINDUCTOR_COMPILE_THREADS=1",
-                   "PYTHONDONTWRITEBYTECODE=1"},
+                   "TORCHINDUCTOR_COMPILE_THREADS=1", "PYTHONDONTWRITEBYTECODE=1"},
                   work / "stdout.txt", work / "stderr.txt", options.timeout_s);
     const double wall_ms = elapsed_ns(start, Clock::now()) / 1e6;
     const std::string what = "AOTInductor compile of " + python.name + " (mode " + options.mode + ")";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../support/image_files.hpp"
+#include "../support/inductor_cache.hpp"
 #include "../support/test_support.hpp"
 
 namespace {
@@ -47,7 +48,10 @@ protected:
         if (std::find(args.begin(), args.end(), "--compile-modes") == args.end())
             args.insert(args.end(), {"--compile-modes", "torchscript"});
         argv.insert(argv.end(), args.begin(), args.end());
-        const ProcessResult result = run_process(argv, work.path(), {"XDG_CACHE_HOME=" + (work / "cache").string()});
+        // Benchhost's cache is the test's own; Inductor's is shared (inductor_cache.hpp).
+        const ProcessResult result = run_process(argv, work.path(),
+                                                 {"XDG_CACHE_HOME=" + (work / "cache").string(),
+                                                  "TORCHINDUCTOR_CACHE_DIR=" + shared_inductor_cache().string()});
         EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
         reports.clear();
         std::map<std::string, Scenario> scenarios;
@@ -207,7 +211,7 @@ TEST_F(TorchPluginsTest, APackageBuiltElsewhereIsTimedAsGiven) {
         "    ep = torch.export.export(m, (torch.randn(2, 3, 16, 16),))\n"
         "    torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[1])\n";
     const ProcessResult made = run_process({BENCH_TEST_PYTHON, "-c", script, package.string()}, work.path(),
-                                           {"TORCHINDUCTOR_CACHE_DIR=" + (work / "inductor").string()});
+                                           {"TORCHINDUCTOR_CACHE_DIR=" + shared_inductor_cache().string()});
     ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
 
     auto s = run({"--include", "torchscript_model", "--model-path", package.string(), "--variants",

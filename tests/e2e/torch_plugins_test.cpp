@@ -170,6 +170,26 @@ TEST_F(TorchPluginsTest, ResNet50CompiledAsAnAotInductorPackageThenLoadedFromThe
     EXPECT_GT(scalar(warm, "package_load_time"), 0);
     EXPECT_LE(scalar(warm, "max_abs_diff"), 1e-2);
 
+    // Served with a package per batch size: batch 1's is the one above, from the cache;
+    // batch 2's is compiled for serving. Offline: a batch of 2, then 2, then 1. (Here
+    // rather than in a test of its own, which compiled batch 1's package again.)
+    auto serving = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--compile-modes", "default",
+                        "--param", "image_size=64", "--load", "offline", "--queries", "5", "--max-batch", "2"});
+    ASSERT_EQ(serving.size(), 1u);
+    const Scenario& served = serving.begin()->second;
+    ASSERT_EQ(served.status, "success") << served.reason;
+    const auto& batches = (*served.report)["measurements"]["queries_per_batch"]["measurements"];
+    ASSERT_EQ(batches.Size(), 3u);
+    EXPECT_EQ(batches[0].GetDouble(), 2);
+    EXPECT_EQ(batches[2].GetDouble(), 1);
+    EXPECT_GT(scalar(served, "serving_compile_time"), 0);
+    EXPECT_LE(scalar(served, "max_abs_diff"), 1e-2);
+    const auto& serving_info = (*served.report)["info"];
+    EXPECT_STREQ(serving_info["serving_compile_cache"].GetString(), "1 of 2 packages from the cache");
+    EXPECT_NE(std::string(serving_info["serving"].GetString()).find("a package compiled per batch size, 1 to 2"),
+              std::string::npos)
+        << serving_info["serving"].GetString();
+
     // A package the cache holds but cannot load (cut short): compiled again, with a
     // warning naming it, and never loaded twice.
     fs::resize_file(package, 1000);
@@ -542,27 +562,6 @@ TEST_F(TorchPluginsTest, ResNet50ServesWithDynamicBatchingInEveryVariant) {
         s["resnet50[variant=compiled,batch_size=1,dtype=float32,device=cpu,threads=0,compile_mode=torchscript]"];
     EXPECT_GT(scalar(compiled, "serving_compile_time"), 0);
     EXPECT_LE(scalar(compiled, "max_abs_diff"), 1e-2);
-}
-
-TEST_F(TorchPluginsTest, ResNet50ServesWithAPackagePerBatchSize) {
-    // Batch 1's package is the one the scenario compiles first; batch 2's is compiled
-    // for serving. Offline: a batch of 2, then 2, then 1.
-    auto s = run({"--include", "resnet50/resnet50", "--variants", "compiled", "--compile-modes", "default", "--param",
-                  "image_size=64", "--load", "offline", "--queries", "5", "--max-batch", "2"});
-    ASSERT_EQ(s.size(), 1u);
-    const Scenario& served = s.begin()->second;
-    ASSERT_EQ(served.status, "success") << served.reason;
-    const auto& batches = (*served.report)["measurements"]["queries_per_batch"]["measurements"];
-    ASSERT_EQ(batches.Size(), 3u);
-    EXPECT_EQ(batches[0].GetDouble(), 2);
-    EXPECT_EQ(batches[2].GetDouble(), 1);
-    EXPECT_GT(scalar(served, "serving_compile_time"), 0);
-    EXPECT_LE(scalar(served, "max_abs_diff"), 1e-2);
-    const auto& info = (*served.report)["info"];
-    EXPECT_STREQ(info["serving_compile_cache"].GetString(), "1 of 2 packages from the cache");
-    EXPECT_NE(std::string(info["serving"].GetString()).find("a package compiled per batch size, 1 to 2"),
-              std::string::npos)
-        << info["serving"].GetString();
 }
 
 TEST_F(TorchPluginsTest, VitB16ServesWithDynamicBatching) {

@@ -344,13 +344,20 @@ def framework_info():
     return ", ".join(frameworks) or "Python {}.{}.{}".format(*sys.version_info[:3])
 
 
+# Whether torch.compile's compile workers outlive a benchmark: in the host (--isolation
+# none) they serve the next scenario; a worker stops them, and so does benchhost.check,
+# which sets this False.
+KEEP_COMPILE_WORKERS = os.environ.get("BENCHHOST_WORKER") != "1"
+
+
 def stop_torch_compile_workers(ctx):
     """Shuts down torch.compile's compile workers (processes it starts, and shuts down at
-    exit, from atexit), where torch.compile ran: a worker's interpreter never exits, and
-    the worker server would stop them with a warning the plugin could do nothing about.
-    In the host (--isolation none) they serve the next scenario."""
+    exit, from atexit, with the threads that wait on them), where torch.compile ran: a
+    worker's interpreter never exits, and the worker server would stop them with a warning
+    the plugin could do nothing about; benchhost.check would warn of their threads as
+    left running. In the host (--isolation none) they serve the next scenario."""
     async_compile = sys.modules.get("torch._inductor.async_compile")
-    if async_compile is None or os.environ.get("BENCHHOST_WORKER") != "1":
+    if async_compile is None or KEEP_COMPILE_WORKERS:
         return
     shutdown = getattr(async_compile, "shutdown_compile_workers", None)
     if not callable(shutdown):

@@ -221,6 +221,9 @@ def worker_support() -> types.ModuleType:
     finally:
         benchhost.__path__ = package_path
         sys.meta_path[:] = meta_path
+    # As in a worker: torch.compile's compile workers stopped after each benchmark, not
+    # left (with their threads) for the next as in the host.
+    module.KEEP_COMPILE_WORKERS = False  # type: ignore[attr-defined]
     support_where_raised: Callable[[BaseException], str] = module.where_raised
 
     def where_raised(error: BaseException) -> str:

@@ -345,12 +345,16 @@ SeriesComparison compare_count(const std::string& id, const std::string& name, d
 
 }  // namespace
 
+std::string_view compiler_count_reasons_key(std::string_view count) {
+    if (count == "graph_breaks") return "graph_break_reasons";
+    if (count == "recompiles") return "recompile_reasons";
+    return {};
+}
+
 std::string compiler_count_reasons(const bench::ScenarioResult& result, std::string_view count) {
-    const char* key = count == "graph_breaks" ? "graph_break_reasons"
-                      : count == "recompiles" ? "recompile_reasons"
-                                              : nullptr;
-    if (key == nullptr) return {};
-    const auto reasons = result.info.find(key);
+    const std::string_view key = compiler_count_reasons_key(count);
+    if (key.empty()) return {};
+    const auto reasons = result.info.find(std::string(key));
     return reasons == result.info.end() ? std::string() : reasons->second;
 }
 

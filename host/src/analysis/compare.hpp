@@ -180,6 +180,11 @@ Comparison compare_runs(const RunRecord& base, const RunRecord& next, const Comp
 /// of the model back to eager; a recompile lands in the timed samples).
 inline constexpr std::string_view compiler_counts[] = {"graph_breaks", "recompiles", "unique_graphs"};
 
+/// The info key where a scenario says what its compiler count `count` counted:
+/// graph_break_reasons for graph_breaks, recompile_reasons for recompiles; empty for
+/// another count.
+std::string_view compiler_count_reasons_key(std::string_view count);
+
 /// What a scenario said its compiler count `count` counted: the reasons of its graph
 /// breaks (info graph_break_reasons) or the guards its recompiles failed (info
 /// recompile_reasons), each the first three whole, then how many more; empty for another

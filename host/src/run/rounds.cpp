@@ -9,6 +9,7 @@
 
 #include <bench/stopping_rule.hpp>
 
+#include "analysis/compare.hpp"
 #include "execute/compiled_samples.hpp"
 #include "util/join.hpp"
 
@@ -100,6 +101,24 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         std::string& reasons = it->second.stop_reason;
         if (!sampling.stop_reason.empty() && !listed(reasons, sampling.stop_reason))
             reasons += (reasons.empty() ? "" : ",") + sampling.stop_reason;
+    }
+    // Each round compiles anew in its own worker, so a compiler count is each round's
+    // own: the pooled one is the largest a round counted (of the counts the first round
+    // recorded), with that round's reasons, so that a graph break or a recompile of any
+    // round is what a comparison and the gate see.
+    for (const bench::Scalar& scalar : round.result.scalars) {
+        if (std::find(std::begin(compiler_counts), std::end(compiler_counts), scalar.name) == std::end(compiler_counts))
+            continue;
+        const auto pooled_count = std::find_if(into.scalars.begin(), into.scalars.end(),
+                                               [&](const bench::Scalar& s) { return s.name == scalar.name; });
+        if (pooled_count == into.scalars.end() || !(scalar.value > pooled_count->value)) continue;
+        pooled_count->value = scalar.value;
+        const std::string key(compiler_count_reasons_key(scalar.name));
+        if (key.empty()) continue;
+        if (const auto reasons = round.result.info.find(key); reasons != round.result.info.end())
+            into.info[key] = round_name + reasons->second;
+        else
+            into.info.erase(key);
     }
     for (const std::string& warning : round.result.warnings)
         if (std::none_of(into.warnings.begin(), into.warnings.end(),

@@ -124,6 +124,29 @@ double scalar(const ScenarioOutcome& outcome, const char* name) {
     return found == nullptr ? NAN : found->value;
 }
 
+TEST(Rounds, ACompilerCountIsTheLargestAnyRoundCountedWithThatRoundsReasons) {
+    // Each round compiles in a worker of its own: a recompile only the third round had is
+    // the pooled run's, so that a comparison or the gate sees it; the first round's other
+    // scalars stay as they were.
+    const auto round = [](double breaks, double recompiles, const char* guard) {
+        ScenarioOutcome r = latency_round({1, 2});
+        r.result.scalars.push_back({"graph_breaks", breaks, "count"});
+        r.result.scalars.push_back({"recompiles", recompiles, "count"});
+        r.result.scalars.push_back({"compile_time", 100 * (recompiles + 1), "ms"});
+        r.result.info["graph_break_reasons"] = "print() in forward";
+        if (guard != nullptr) r.result.info["recompile_reasons"] = guard;
+        return r;
+    };
+    ScenarioOutcome pooled = round(1, 0, nullptr);
+    pool_round(pooled, round(1, 0, nullptr));
+    pool_round(pooled, round(0, 2, "tensor 'x' size mismatch at index 0"));
+    EXPECT_EQ(scalar(pooled, "graph_breaks"), 1);  // not lowered by a round that counted fewer
+    EXPECT_EQ(scalar(pooled, "recompiles"), 2);
+    EXPECT_EQ(scalar(pooled, "compile_time"), 100);  // not a count: the first round's
+    EXPECT_EQ(pooled.result.info.at("graph_break_reasons"), "print() in forward");
+    EXPECT_EQ(pooled.result.info.at("recompile_reasons"), "round 3: tensor 'x' size mismatch at index 0");
+}
+
 TEST(Rounds, TheSamplesACompileRanInAreThoseOfEveryRoundAsIndicesIntoThePooledSeries) {
     ScenarioOutcome pooled = compiled_round({1, 2, 3, 4}, "latency: 1", 1);
     pool_round(pooled, compiled_round({5, 6, 7}, "latency: 0, 2", 2));

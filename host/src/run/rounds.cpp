@@ -117,8 +117,7 @@ void pool_round(ScenarioOutcome& pooled, ScenarioOutcome&& round) {
         if (key.empty()) continue;
         if (const auto reasons = round.result.info.find(key); reasons != round.result.info.end())
             into.info[key] = round_name + reasons->second;
-        else
-            into.info.erase(key);
+        else into.info.erase(key);
     }
     for (const std::string& warning : round.result.warnings)
         if (std::none_of(into.warnings.begin(), into.warnings.end(),

@@ -58,7 +58,11 @@ bench_fuzz_run() {
   local rc=0 start=$SECONDS
   # libFuzzer stops itself after max_total_time; timeout only guards against a fuzzer
   # that hangs outside its own watchdog.
-  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+  # The target's own temporary folder (fuzz_elf writes each input to a file there): what
+  # a target leaves when libFuzzer ends it at its time limit stays out of /tmp, and goes
+  # at the next run.
+  rm -rf "$work/tmp" && mkdir -p "$work/tmp" || return 1
+  TMPDIR=$work/tmp UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     timeout --kill-after=10 $((seconds + 60)) "$fuzz_build/bin/$target" "${args[@]}" "$corpus" >"$log" 2>&1 || rc=$?
   local elapsed=$((SECONDS - start))
 

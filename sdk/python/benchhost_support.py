@@ -368,14 +368,21 @@ def stop_torch_compile_workers(ctx):
         ctx.log("warning", f"torch.compile's compile workers did not shut down: {type(error).__name__}: {error}")
 
 
-def run(ctx, path, function):
-    # torch.compile's cache in benchhost's cache folder, set before the plugin imports
-    # torch (which settles Inductor's folder); a TORCHINDUCTOR_CACHE_DIR of the user's stands.
+def prepare_environment():
+    """What the frameworks read from the environment, set before a plugin, or the parent
+    a worker is forked from, imports them: torch.compile's and AOTInductor's cache in
+    benchhost's cache folder (importing torch sets TORCHINDUCTOR_CACHE_DIR to Inductor's
+    default, /tmp/torchinductor_<user>, when it is unset); a TORCHINDUCTOR_CACHE_DIR of the
+    user's stands. JAX on a GPU would reserve 75% of its memory at its first computation
+    (benchhost.jax)."""
     cache = benchhost.cache_dir()
     if cache is not None:
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(cache, "inductor"))
-    # JAX on a GPU would reserve 75% of its memory at its first computation (benchhost.jax).
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+
+def run(ctx, path, function):
+    prepare_environment()
     threads_before = set(threading.enumerate())
     context_parameter = None  # the name of the parameter that was given the Context
     skipped = False

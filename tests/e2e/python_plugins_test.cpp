@@ -187,7 +187,9 @@ def benchmark_needs_arguments(a, b):
 }
 
 TEST_F(PythonPluginsTest, AWorkerIsForkedWithTorchImportedUnlessPreloadIsOff) {
-    // What the module saw before its own `import torch`, in each of two workers.
+    // What the module saw before its own `import torch` (and torchvision's, which sets
+    // Inductor's cache folder to its default when none is set), in each of two workers:
+    // the same Inductor cache folder, benchhost's, whether the parent imported them or not.
     add("unit/preloaded_py.py", R"(import os
 import sys
 
@@ -195,9 +197,11 @@ IMPORTED_BEFORE = "torch" in sys.modules
 ARGV = list(sys.argv)
 
 import torch
+import torchvision
 
 def seen(ctx):
     ctx.set_info("torch_before", "yes" if IMPORTED_BEFORE else "no")
+    ctx.set_info("inductor_cache", os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""))
     ctx.set_info("argv", ",".join(ARGV))
     ctx.set_info("pid", str(os.getpid()))
     ctx.set_info("sum", str(int(torch.ones(3).sum())))
@@ -210,6 +214,7 @@ def benchmark_two(ctx):
     seen(ctx)
 )");
     const std::string plugin = (plugins / "unit/preloaded_py.py").string();
+    env = {"BENCHHOST_CACHE_DIR=" + (work / "cache").string()};
     for (const std::string preload : {"on", "off"}) {
         auto s = run({"--worker-preload", preload}, 0);
         const Scenario &one = s["one"], &two = s["two"];
@@ -218,6 +223,7 @@ def benchmark_two(ctx):
         for (const Scenario* scenario : {&one, &two}) {
             EXPECT_EQ(info_of(*scenario, "torch_before"), preload == "on" ? "yes" : "no") << preload;
             EXPECT_EQ(info_of(*scenario, "argv"), plugin) << preload;  // the plugin's, not the parent's
+            EXPECT_EQ(info_of(*scenario, "inductor_cache"), (work / "cache/inductor").string()) << preload;
             EXPECT_EQ(info_of(*scenario, "sum"), "3");
         }
         EXPECT_NE(info_of(one, "pid"), info_of(two, "pid")) << "one worker ran both";

@@ -179,6 +179,8 @@ extern "C" BENCH_EXPORT int bench_python_preload(const char* python, const char*
     try {
         start_interpreter(python, "");
         py::gil_scoped_acquire gil;
+        // Before the imports: importing torch settles Inductor's cache folder.
+        support_module().attr("prepare_environment")();
         for (std::string_view rest = modules; !rest.empty();) {
             const std::size_t comma = std::min(rest.find(','), rest.size());
             const std::string module(rest.substr(0, comma));

@@ -364,6 +364,14 @@ def stop_torch_compile_workers(ctx):
         return
     try:
         shutdown()
+        # The thread pool that submits kernels to them (AsyncCompile.pool, made at the
+        # first compile that misses the cache) is not in what shutdown_compile_workers
+        # stops: its threads would outlive the benchmark.
+        pool = getattr(getattr(async_compile, "AsyncCompile", None), "pool", None)
+        cache_info = getattr(pool, "cache_info", None)
+        if callable(cache_info) and cache_info().currsize:
+            pool().shutdown(wait=True)
+            pool.cache_clear()
     except Exception as error:  # what is left is stopped all the same, with a warning
         ctx.log("warning", f"torch.compile's compile workers did not shut down: {type(error).__name__}: {error}")
 

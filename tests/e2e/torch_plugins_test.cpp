@@ -643,6 +643,18 @@ TEST_F(TorchPluginsTest, ResNet50TrainsWithAMeasuredMemoryBreakdown) {
         for (const auto& warning : (*train.report)["warnings"].GetArray())
             EXPECT_EQ(std::string(warning.GetString()).find("memory"), std::string::npos) << warning.GetString();
     }
+
+    // At 32x32 the last stage's maps are 1x1: batch norm cannot train on batch 1 there,
+    // and the plugin says what to change rather than passing on LibTorch's error.
+    auto tiny = run({"--include", "resnet50/train", "--batch-sizes", "1", "--param", "image_size=32"}, 1);
+    ASSERT_EQ(tiny.size(), 1u);
+    const Scenario& refused = tiny.begin()->second;
+    EXPECT_EQ(refused.status, "failed");
+    EXPECT_NE(refused.reason.find("train: batch_size 1 at image_size 32 leaves the last stage's batch norm one value "
+                                  "per channel, and it cannot train on one: use batch_size 2 or more, or image_size "
+                                  "33 or more"),
+              std::string::npos)
+        << refused.reason;
 }
 
 TEST_F(TorchPluginsTest, VitB16TrainsWithAMeasuredMemoryBreakdown) {

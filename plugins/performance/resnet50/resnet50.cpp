@@ -14,7 +14,8 @@
 // timed apart, with the memory they take measured (bench/torch/training.hpp).
 //
 // Parameters (`--param KEY=VALUE`):
-//   image_size   input height and width (default 224)
+//   image_size   input height and width (default 224, at least 32; train at batch 1
+//                needs 33 or more: its last batch norm sees image_size / 32 a side)
 //   seed         weight, input and label seed (default 0)
 //   dataset      an image folder (one sub-folder per class, JPEG and PNG files): its
 //                first batch_size images, resized, centre-cropped to image_size and
@@ -356,6 +357,14 @@ BENCH_BENCHMARK(train, ctx) {
                                                [net = built.ptr()](const torch::Tensor& x) { return net->forward(x); }};
     };
     spec.make_input = [settings](int64_t batch_size, torch::Device device, torch::ScalarType dtype) {
+        // The last stage's feature maps are image_size / 32 (rounded up) a side, and batch
+        // norm in training needs more than one value per channel.
+        const int64_t side = (settings.image_size + 31) / 32;
+        if (batch_size * side * side < 2)
+            throw std::invalid_argument("train: batch_size " + std::to_string(batch_size) + " at image_size " +
+                                        std::to_string(settings.image_size) +
+                                        " leaves the last stage's batch norm one value per channel, and it cannot "
+                                        "train on one: use batch_size 2 or more, or image_size 33 or more");
         return make_images(settings, batch_size, device, dtype);
     };
     spec.make_targets = [settings](int64_t batch_size, torch::Device device) {

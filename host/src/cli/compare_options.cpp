@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/number_checks.hpp"
 #include "config/run_config.hpp"
 
 namespace benchhost {
@@ -32,7 +33,7 @@ Subcommand<CompareCommand> add_compare_command(CLI::App& app) {
     compare->add_option("--threshold", given->threshold,
                         "A change smaller than this is 'same' however significant (default 5%)");
     compare->add_option("--alpha", given->command.alpha, "Significance level of the U test (default 0.05)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_in_range(0, 1, false));
     compare->add_flag("--fail-on-regression", given->command.fail_on_regression,
                       "Exit 1 when a scenario is slower by more than --threshold (not when inconclusive)");
     compare->add_option("--noise-floor", given->noise_floor,

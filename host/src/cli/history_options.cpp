@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/number_checks.hpp"
 #include "config/run_config.hpp"
 
 namespace benchhost {
@@ -84,7 +85,7 @@ CLI::App* add_check_action(CLI::App& history, HistoryArguments& given) {
     check
         ->add_option("--run", command.run_id,
                      "The run to check, by its number (history list); default: the newest the filters select")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_integer());
     check->add_option("--series", command.series, "Only this series (default: every series)");
     add_run_filters(*check, command);
     check->add_option("--baseline-branch", command.baseline_branch,
@@ -94,10 +95,10 @@ CLI::App* add_check_action(CLI::App& history, HistoryArguments& given) {
     check
         ->add_option("--lookback", command.lookback,
                      "Learn the noise from at most the last N earlier runs (default 30)")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_integer());
     check
         ->add_option("--min-runs", command.min_runs, "Fewest earlier runs to judge by (default 5); fewer: inconclusive")
-        ->check(CLI::Range(2, 1000000));
+        ->check(number_in_range(2, 1000000, true));
     return check;
 }
 

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/number_checks.hpp"
 #include "config/load_options.hpp"
 #include "config/plugin_folders.hpp"
 #include "report/reporter_registry.hpp"
@@ -45,7 +46,7 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
         run.add_option("--build-timeout", args.build_timeout,
                        "Seconds a build may take; past it the build is killed and the revision skipped (default 0: "
                        "no limit)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(non_negative_number());
         run.add_flag("--keep-checkouts", args.keep_checkouts,
                      "Leave the scratch checkouts and their builds in the temporary folder (default: removed)");
     }
@@ -74,10 +75,10 @@ void add_command_options(CLI::App& run, RunArguments& args, RunMode mode) {
                        "Pairs at most for a scenario still inconclusive after --rounds (default 40; past --rounds the "
                        "verdict reads a 99% interval, slower and faster that level divided among the series the "
                        "run compares)")
-            ->check(CLI::Range(2, 1000));
+            ->check(number_in_range(2, 1000, true));
         run.add_option("--time-limit", args.time_limit,
                        "Seconds: no pair beyond --rounds starts once this much of the A/B run has passed; 0: no limit")
-            ->check(CLI::NonNegativeNumber);
+            ->check(non_negative_number());
     }
 }
 
@@ -116,11 +117,10 @@ void declare(CLI::App& run, RunArguments::Given& given, RunMode mode) {
         case OptionCheck::none:
             break;
         case OptionCheck::range:
-            if (integer) declared->check(CLI::Range(static_cast<int>(check.low), static_cast<int>(check.high)));
-            else declared->check(CLI::Range(check.low, check.high));
+            declared->check(number_in_range(check.low, check.high, integer));
             break;
         case OptionCheck::non_negative:
-            declared->check(CLI::NonNegativeNumber);
+            declared->check(non_negative_number(integer));
             break;
         case OptionCheck::one_of:
             declared->check(CLI::IsMember(check.choices));

@@ -119,6 +119,29 @@ std::string error_of_parse(std::vector<const char*> args) {
     return std::to_string(parsed.exit_code) + " " + printed;
 }
 
+TEST(CommandLine, AWrongNumberIsNamedWithWhatTheOptionTakes) {
+    // Not CLI11's "Value -1 not in range 0.000000 to 1797...": the largest double as the bound.
+    EXPECT_EQ(error_of_parse({"run", "--timeout", "-1"}),
+              "2 --timeout: '-1' is out of range: give a number >= 0\nRun with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"run", "--measurement-iterations", "x"}),
+              "2 --measurement-iterations: 'x' is not an integer: give an integer from 1 to 100000000\n"
+              "Run with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"run", "--min-time", "-2"}),
+              "2 --min-time: '-2' is out of range: give a number from 0 to 86400\n"
+              "Run with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"ab", "--base", ".", "--new", ".", "--time-limit", "soon"}),
+              "2 --time-limit: 'soon' is not a number: give a number >= 0\nRun with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"history", "check", "--history", "h.db", "--lookback", "0"}),
+              "2 --lookback: '0' is out of range: give an integer >= 1\nRun with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"history", "check", "--history", "h.db", "--run", "1.5"}),
+              "2 --run: '1.5' is not an integer: give an integer >= 1\nRun with --help for more information.\n");
+    EXPECT_EQ(error_of_parse({"compare", ".", ".", "--alpha", "2"}),
+              "2 --alpha: '2' is out of range: give a number from 0 to 1\nRun with --help for more information.\n");
+    // The bounds themselves are taken.
+    EXPECT_EQ(parse({"run", "--timeout", "0", "--measurement-iterations", "100000000"}).exit_code, 0);
+    EXPECT_EQ(parse({"history", "check", "--history", "h.db", "--lookback", "1"}).exit_code, 0);
+}
+
 TEST(CommandLine, AxisSweepsCustomAxesRepeatablyAndTheLastOfANameCounts) {
     const auto parsed = parse({"run", "--axis", "seq_len=128,512,128", "--axis", "heads=4", "--axis", "heads=8,16",
                                "--variants", "eager", "--allow-empty"});

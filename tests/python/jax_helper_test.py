@@ -18,7 +18,8 @@ venv (ctest python_jax_helper):
     strict, a real error still beyond it, NaN as before;
   - select: XLA_PYTHON_CLIENT_PREALLOCATE=false and the thread flags recorded, --threads 1
     applied before the backend starts, a GPU that JAX has not skipped with the reason,
-    an unknown dtype skipped.
+    an unknown dtype skipped; with stand-in GPUs in JAX's device list, cuda, cuda:N and
+    gpu:N picked among them, and a GPU's peak memory recorded (the CPU has none).
 
 Exit 77 (ctest's skip) where jax cannot be imported. `jax_helper_test.py --probe ...` is
 the child process that two of the tests start: a fresh process is the only way to see
@@ -333,6 +334,50 @@ class JaxHelperTest(unittest.TestCase):
         late = self.probe("late_threads", "")
         self.assertEqual(len(late["warnings"]), 1, late)
         self.assertIn("JAX's backends had started before benchhost.jax.select", late["warnings"][0])
+
+    def test_a_gpu_through_stand_ins(self):
+        # No GPU here: JAX's device list answers with two stand-in GPUs, and the helper's
+        # own code picks among them and reads their memory figures as on a real one.
+        class StandInGpu:
+            platform = "gpu"
+
+            def __init__(self, peak):
+                self.peak = peak
+
+            def memory_stats(self):
+                return {"bytes_in_use": 1, "peak_bytes_in_use": self.peak}
+
+        gpus = [StandInGpu(3 * 2**20), StandInGpu(5 * 2**20)]
+        real_devices = jax.devices
+
+        def devices(backend=None):
+            return gpus if backend == "gpu" else real_devices(backend)
+
+        jax_helper = helper()
+        ctx = Context(Config())
+        original = jax_helper.jax.devices
+        jax_helper.jax.devices = devices
+        try:
+            self.assertIs(jax_helper._device(ctx, "cuda"), gpus[0])
+            self.assertIs(jax_helper._device(ctx, "cuda:1"), gpus[1])
+            self.assertIs(jax_helper._device(ctx, "gpu:1"), gpus[1])
+            with self.assertRaises(SkipScenario) as skipped:
+                jax_helper._device(ctx, "cuda:2")
+            self.assertIn("device cuda:2: JAX sees 2 cuda device(s) here", str(skipped.exception))
+            with self.assertRaises(SkipScenario) as skipped:
+                jax_helper._device(ctx, "cuda:x")
+            self.assertIn("device cuda:x: a device is cpu, cuda or gpu, with :N for one of several",
+                          str(skipped.exception))
+        finally:
+            jax_helper.jax.devices = original
+        # The device's peak where its client keeps one (a GPU's), in MiB; none for the CPU.
+        jax_helper.record_memory(ctx, gpus[1])
+        self.assertEqual(ctx._recorded.scalars["device_peak_memory"], (5.0, "MiB"))
+        self.assertGreater(ctx._recorded.scalars["process_peak_rss"][0], 0)
+        on_cpu = Context(Config())
+        jax_helper.record_memory(on_cpu, jax.devices("cpu")[0])
+        self.assertNotIn("device_peak_memory", on_cpu._recorded.scalars)
+        self.assertIn("process_peak_rss", on_cpu._recorded.scalars)
 
     @staticmethod
     def has_gpu():

@@ -147,10 +147,13 @@ TEST_F(HistoryTest, AHistoryThatCannotBeWrittenStopsTheRunBeforeItStarts) {
 TEST_F(HistoryTest, AFolderThatIsNotARunIsNamedAndTheOthersAreAdded) {
     ASSERT_EQ(run_mock(work / "one").exit_code, 0);
     fs::create_directories(work / "empty");
-    const ProcessResult add =
-        host({"history", "add", (work / "empty").string(), (work / "one").string(), "--history", history.string()});
+    // A folder that is not there (a glob that matched nothing, a run removed) is one too.
+    const ProcessResult add = host({"history", "add", (work / "empty").string(), (work / "gone").string(),
+                                    (work / "one").string(), "--history", history.string()});
     EXPECT_EQ(add.exit_code, 1);
     EXPECT_NE(add.err.find((work / "empty").string()), std::string::npos) << add.err;
+    EXPECT_NE(add.err.find((work / "gone" / "benchmark_summary.json").string() + ": cannot be read"), std::string::npos)
+        << add.err;
     EXPECT_NE(add.out.find("one: added (1 scenario) as run 1"), std::string::npos) << add.out;
 }
 

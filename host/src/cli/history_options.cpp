@@ -44,9 +44,9 @@ CLI::App* add_add_action(CLI::App& history, HistoryArguments& given) {
     CLI::App* add =
         history.add_subcommand("add", "Add run folders (merged ones too); a run added before is left as it is");
     add_location(*add, given.command);
-    add->add_option("runs", given.runs, "Run folders, or their benchmark_summary.json")
-        ->required()
-        ->check(CLI::ExistingPath);
+    // Not checked here: one that is not there is named with the others that are not runs,
+    // and the rest are added (history add's exit status 1).
+    add->add_option("runs", given.runs, "Run folders, or their benchmark_summary.json")->required();
     add->add_flag("--samples", given.command.samples, "Record the raw samples too");
     return add;
 }

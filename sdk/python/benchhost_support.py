@@ -9,8 +9,9 @@ given by name the scenario's axes and the run's --param values (arguments):
     dict it returns is a series of its own under its key (nested keys joined with ".";
     None returns nothing), in seconds when the key names a time (seconds_key);
   - a function needing a parameter that nothing gives fails, saying which.
-It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit), or Failure, whose
-text is the scenario's reason; the traceback of an exception goes to the log first
+It raises benchhost.SkipScenario (ctx.skip), SystemExit (sys.exit(0) or sys.exit()),
+or Failure, whose text is the scenario's reason (for another sys.exit, with where it was
+called); the traceback of an exception goes to the log first
 (once: the worker's output is the run log's). A benchmark that records no figures gets
 a warning. When it has ended (not skipped), the scenario's info "framework" says what
 it ran on (framework_info), unless the plugin set it.
@@ -267,7 +268,11 @@ def arguments(ctx, fn, function):
         if name in AXIS_PARAMETERS:
             values[name] = getattr(config, name)
         elif name in params:
-            values[name] = converted(function, name, params[name], default, annotation)
+            try:
+                values[name] = converted(function, name, params[name], default, annotation)
+            except Failure as error:  # said with where the parameter is declared
+                where = definition(fn, function)[1]
+                raise Failure(f"{error}{f' ({where})' if where else ''}") from None
         elif default is NO_DEFAULT:
             missing.append((name, positional))
     context = None
@@ -292,9 +297,18 @@ def arguments(ctx, fn, function):
     return args, kwargs, context
 
 
-def where_raised(error):
-    """file:line in function, of the deepest frame outside benchhost's own code."""
+def raised_frames(error):
+    """The frames of `error`'s traceback outside benchhost's own code; for pdb's BdbQuit
+    (a breakpoint() that quit), outside the debugger's too: down to the line it stopped at."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<benchhost")]
+    if type(error).__name__ == "BdbQuit":
+        frames = [f for f in frames if os.path.basename(f.filename) not in ("bdb.py", "pdb.py", "cmd.py")] or frames
+    return frames
+
+
+def where_raised(error):
+    """file:line in function, of the deepest of raised_frames."""
+    frames = raised_frames(error)
     if not frames:
         return ""
     frame = frames[-1]
@@ -418,7 +432,11 @@ def run(ctx, path, function):
     except benchhost.SkipScenario:
         skipped = True
         raise
-    except (SystemExit, Failure):
+    except SystemExit as ended:
+        if ended.code is None or ended.code == 0:
+            raise  # the loader ends the scenario as a success
+        raise Failure(f"called sys.exit({ended.code!r}){where_raised(ended)}") from None
+    except Failure:
         raise
     except BaseException as error:
         ctx.log("error", "".join(traceback.format_exception(error)).rstrip())
@@ -426,7 +444,11 @@ def run(ctx, path, function):
         hint = context_parameter is not None and not names_a_context(context_parameter)
         if hint and len(message) > 1000:  # the hint fits in the reason (PythonOutcome::reason)
             message = message[:1000] + "..."
-        reason = f"raised {type(error).__name__}: {message}{where_raised(error)}"
+        if type(error).__name__ == "BdbQuit" and not message and os.environ.get("BENCHHOST_WORKER") == "1":
+            # A breakpoint() in a worker: pdb read end-of-file and quit.
+            message = ("pdb has no terminal to read in a worker process: to step through a plugin, run it with "
+                       "--isolation none --timeout 0, or with python -m benchhost.check")
+        reason = f"raised {type(error).__name__}{f': {message}' if message else ''}{where_raised(error)}"
         if hint:
             text, where = definition(fn, function)
             reason += (f"; benchhost called {function} with the Context (benchhost.Context) as its parameter "

@@ -282,6 +282,14 @@ def run_benchmark(ctx, size=0):
               std::string::npos)
         << last.out << last.err;
 
+    // A value that does not convert fails, naming the parameter's def.
+    s = run({"--param", "size=x", "--include", "tokenize"}, 1);
+    EXPECT_EQ(s["tokenize"].status, "failed");
+    EXPECT_EQ(s["tokenize"].reason,
+              "--param size=x: benchmark_tokenize's parameter size takes an int (its default "
+              "is 10) (" +
+                  (plugins / "unit/two_py.py").string() + ":7)");
+
     // `list` shows each function's axes and scenarios.
     const ProcessResult list = run_host({"list", "--plugins-dir", plugins.string()}, work.path());
     EXPECT_EQ(list.exit_code, 0) << list.err;
@@ -667,6 +675,10 @@ def benchmark_returns_text():
 
 def benchmark_fine():
     return {"ok": 1}
+
+def benchmark_stops():
+    breakpoint()
+    return {"ok": 1}
 )");
     auto s = run({"--timeout", "10"}, 1);
     const std::string file = (plugins / "unit/endings_py.py").string();
@@ -676,7 +688,13 @@ def benchmark_fine():
     EXPECT_EQ(s["skips"].reason, "needs a GPU");
     EXPECT_EQ(s["catches_everything"].status, "skipped");
     EXPECT_EQ(s["exits"].status, "failed");
-    EXPECT_EQ(s["exits"].reason, "called sys.exit(3)");
+    EXPECT_EQ(s["exits"].reason, "called sys.exit(3) (" + file + ":16 in benchmark_exits)");
+    // pdb in a worker reads end-of-file and quits: the reason says why, and where it stopped.
+    EXPECT_EQ(s["stops"].status, "failed");
+    EXPECT_EQ(s["stops"].reason,
+              "raised BdbQuit: pdb has no terminal to read in a worker process: to step through a plugin, run it "
+              "with --isolation none --timeout 0, or with python -m benchhost.check (" +
+                  file + ":36 in benchmark_stops)");
     EXPECT_EQ(s["crashes"].status, "crashed") << s["crashes"].reason;
     EXPECT_EQ(s["hangs"].status, "timed_out") << s["hangs"].reason;
     EXPECT_EQ(s["leaves_a_thread"].status, "success") << s["leaves_a_thread"].reason;

@@ -31,7 +31,6 @@ import os
 import statistics
 import sys
 import time
-import traceback
 import types
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -230,8 +229,8 @@ def worker_support() -> types.ModuleType:
         # In a worker benchhost.torch's frames are "<benchhost.torch>" (benchhost.jax's
         # "<benchhost.jax>"), left out too; here they are this package's
         # (benchhost/torch.py, benchhost/jax.py).
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith("<benchhost")
-                  and os.path.dirname(os.path.realpath(f.filename)) not in (here, os.path.dirname(path))]
+        frames = [f for f in module.raised_frames(error)
+                  if os.path.dirname(os.path.realpath(f.filename)) not in (here, os.path.dirname(path))]
         if not frames:
             return support_where_raised(error)
         frame = frames[-1]
@@ -266,7 +265,7 @@ def run_scenario(support: types.ModuleType, path: str, function: str, ctx: Conte
     except KeyboardInterrupt:
         raise
     except BaseException as error:
-        if debug and isinstance(error.__context__, BaseException):
+        if debug and isinstance(error.__context__, BaseException) and not isinstance(error.__context__, SystemExit):
             post_mortem(error)
         if isinstance(error, support.Failure):
             return "failed", str(error)

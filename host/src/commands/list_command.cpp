@@ -100,8 +100,7 @@ int list_command(const ListCommand& command) {
     }
     if (!discovery.rejected.empty()) {
         std::cout << "\nNot plugins:\n";
-        for (const RejectedFile& file : discovery.rejected)
-            std::cout << "  " << file.path.string() << ": " << file.reason << "\n";
+        for (const RejectedFile& file : discovery.rejected) std::cout << "  " << file.text() << "\n";
     }
     return 0;
 }

@@ -174,8 +174,7 @@ RunReporters make_run_reporters(const RunOptions& options, const CompareOptions&
 void log_plan(spdlog::logger& log, const Discovery& discovery, const Plan& plan,
               const std::vector<std::string>& empty_plan) {
     for (const RejectedFile& file : discovery.rejected)
-        log.log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}: {}",
-                file.path.string(), file.reason);
+        log.log(file.is_broken_plugin() ? spdlog::level::warn : spdlog::level::debug, "not a plugin: {}", file.text());
     for (const std::string& note : plan.notes) log.info("{}", note);
     for (const std::string& warning : plugin_build_warnings(plan)) log.warn("{}", warning);
     if (empty_plan.empty()) {

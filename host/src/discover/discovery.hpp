@@ -96,6 +96,12 @@ struct RejectedFile {
     std::string plugin_name;  // the file name without "lib" and ".so", made safe for paths
 
     bool is_broken_plugin() const { return !plugin_name.empty(); }
+    /// "<path>: <reason>", or the reason alone where it begins with the path already (a
+    /// Python file's "<path>:<line>: ..." from its parser).
+    std::string text() const {
+        const std::string where = path.string();
+        return reason.starts_with(where + ":") ? reason : where + ": " + reason;
+    }
 };
 
 struct Discovery {

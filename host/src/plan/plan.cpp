@@ -260,7 +260,7 @@ Plan make_plan(const Discovery& discovery, const RunOptions& options) {
         all_ids.push_back(id);
         if (!benchmark_selected(id, options, include_used, plan)) continue;
         PlannedScenario planned{config, file.path, "", "", "", {}};
-        planned.reject_reason = file.path.string() + ": " + file.reason;
+        planned.reject_reason = file.text();
         plan.scenarios.push_back(std::move(planned));
     }
 
@@ -298,7 +298,7 @@ std::vector<std::string> empty_plan_reasons(const Plan& plan, const Discovery& d
     std::size_t strays = 0;
     for (const RejectedFile& file : discovery.rejected) {
         if (file.is_broken_plugin()) continue;
-        if (++strays <= shown) reasons.push_back(file.path.string() + ": " + file.reason);
+        if (++strays <= shown) reasons.push_back(file.text());
     }
     if (strays > shown)
         reasons.push_back("and " + std::to_string(strays - shown) +

@@ -2,6 +2,7 @@
 #include "util/id_pattern.hpp"
 
 #include <cstring>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -367,6 +368,23 @@ TEST(Plan, AnEmptyPlanSaysWhatWasFoundAndWhatTheSelectionLeft) {
     ASSERT_TRUE(plan.scenarios.empty());
     EXPECT_EQ(empty_plan_reasons(plan, discovery, options).back(),
               "--exclude matmul, softmax, broken: excludes all 3 benchmarks selected before it");
+}
+
+TEST(Plan, ABrokenPluginsReasonNamesItsFileOnce) {
+    // A .so's reason is said after its path; a Python file's begins with it (its parser's
+    // "file:line: ..."), and is not prefixed again.
+    Discovery discovery = sample_discovery();
+    discovery.rejected.push_back({"/plugins/unit/libbroken.so", "empty file", "unit", "broken"});
+    discovery.rejected.push_back({"/plugins/unit/bad_py.py",
+                                  "/plugins/unit/bad_py.py:1: BENCHHOST_PLUGIN has an unknown key 'axis'", "unit",
+                                  "bad_py"});
+    RunOptions options = options_with_defaults();
+    options.include = {"broken", "bad_py"};
+    const Plan plan = make_plan(discovery, options);
+    std::map<std::string, std::string> reasons;
+    for (const PlannedScenario& scenario : plan.scenarios) reasons[scenario.config.plugin] = scenario.reject_reason;
+    EXPECT_EQ(reasons["broken"], "/plugins/unit/libbroken.so: empty file");
+    EXPECT_EQ(reasons["bad_py"], "/plugins/unit/bad_py.py:1: BENCHHOST_PLUGIN has an unknown key 'axis'");
 }
 
 TEST(Plan, MockPluginIsSkippedUnlessEnabled) {

@@ -415,4 +415,36 @@ TEST_F(OutputFormatsTest, EveryFormatShowsTheSameScenariosStatusesAndMedians) {
     expect_same(reference, from_junit(junit.out), "benchhost export --format junit");
 }
 
+TEST_F(OutputFormatsTest, TheExportOfARunAgainstABaselineHasItsVerdicts) {
+    // A run whose mock does three times the work of its baseline's: slower, in junit.xml
+    // and summary.md as the run writes them, and in their export from its folder.
+    const std::vector<std::string> mock = {"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
+                                           "eager", "--measurement-iterations", "10", "--monitor-interval", "0"};
+    const fs::path base = work / "base";
+    std::vector<std::string> options = mock;
+    ASSERT_EQ(run_into(base, options).exit_code, 0);
+    options.insert(options.end(), {"--param", "slowdown=3", "--baseline", base.string(), "--format", "junit,summary-md"});
+    const ProcessResult slower = run_into(output, options);
+    ASSERT_EQ(slower.exit_code, 0) << slower.err;
+    const std::string junit_file = read_file(output / "junit.xml");
+    ASSERT_NE(junit_file.find("<failure"), std::string::npos) << junit_file;
+    ASSERT_NE(junit_file.find("type=\"slower\""), std::string::npos) << junit_file;
+    const std::string summary_file = read_file(output / "summary.md");
+
+    const ProcessResult junit = host({"export", output.string(), "--format", "junit"});
+    ASSERT_EQ(junit.exit_code, 0) << junit.err;
+    EXPECT_NE(junit.out.find("type=\"slower\""), std::string::npos) << junit.out;
+    EXPECT_EQ(junit.out, junit_file);
+    const ProcessResult summary = host({"export", output.string(), "--format", "summary-md"});
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    EXPECT_EQ(summary.out, summary_file);
+
+    // A comparison that cannot be read is named, and the rest is exported without verdicts.
+    write_file(output / "comparison.json", "{");
+    const ProcessResult broken = host({"export", output.string(), "--format", "junit"});
+    EXPECT_EQ(broken.exit_code, 0) << broken.err;
+    EXPECT_NE(broken.err.find((output / "comparison.json").string()), std::string::npos) << broken.err;
+    EXPECT_EQ(broken.out.find("<failure"), std::string::npos) << broken.out;
+}
+
 }  // namespace

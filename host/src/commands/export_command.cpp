@@ -6,6 +6,7 @@
 #include "report/files/gbench_json_reporter.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
+#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -28,14 +29,25 @@ int export_command(const ExportCommand& command) {
         return 2;
     }
 
-    if (gbench_iteration_count(record) == 0)
+    if (command.format == "gbench-json" && gbench_iteration_count(record) == 0)
         std::cerr << "benchhost: warning: " << dir.string()
                   << " has no successful scenario with a time series: nothing to export\n";
 
     ReporterSettings settings;
     settings.output_dir = dir;
     settings.output_file = command.output.empty() ? fs::path("-") : command.output;
-    const std::vector<std::string> errors = report_whole_run(record, {command.format}, settings);
+    // A run against a baseline kept its comparison: junit and summary-md give its verdicts
+    // again, as `run --format` wrote them (as `benchhost report` does). One that cannot be
+    // read costs only the verdicts.
+    RunEnd end;
+    if (const fs::path comparison = dir / "comparison.json"; fs::exists(comparison)) {
+        try {
+            end.comparison = parse_comparison(read_text_file(comparison), comparison.string());
+        } catch (const std::exception& e) {
+            std::cerr << "benchhost: warning: " << e.what() << ": written without its verdicts\n";
+        }
+    }
+    const std::vector<std::string> errors = report_whole_run(record, {command.format}, settings, end);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;
     return 0;

@@ -329,9 +329,9 @@ std::vector<RunOption> make_table() {
             .range(0.0, 86400.0, seconds)
             .described("throttle_cooldown_s"));
     add(setting("--discard-recompiled", "discard_recompiled", &ScenarioSettings::discard_recompiled,
-                "Drop the samples during which a compile ran (a torch.compile recompile after a guard failed, as "
-                "the framework's compile callbacks say), counted and reported; without it they are kept, counted "
-                "and warned about with the guard that failed")
+                "Drop the samples during which a compile ran (a torch.compile recompile after a guard failed, a "
+                "jax.jit function met with a new shape, as the frameworks report them), counted and reported; "
+                "without it they are kept, counted and warned about with the guard that failed or what changed")
             .described("discard_recompiled"));
     add(setting("--compile-cache", "compile_cache", &ScenarioSettings::compile_cache,
                 "warm (the default: the compile caches as earlier scenarios and runs left them), or cold: each "

@@ -471,5 +471,8 @@ def run(ctx, path, function):
                 watch.forget()
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
     if left:
-        ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({', '.join(t.name for t in left)}); "
-                        f"they were not waited for")
+        named = {}  # name: how many (a function called each sample may start one a call)
+        for thread in left:
+            named[thread.name] = named.get(thread.name, 0) + 1
+        names = ", ".join(name if n == 1 else f"{name} x{n}" for name, n in named.items())
+        ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({names}); they were not waited for")

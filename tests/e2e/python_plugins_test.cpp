@@ -679,6 +679,10 @@ def benchmark_fine():
 def benchmark_stops():
     breakpoint()
     return {"ok": 1}
+
+def benchmark_leaves_a_thread_a_call():
+    threading.Thread(target=time.sleep, args=(600,), name="poller", daemon=True).start()
+    return {"ok": 1}
 )");
     auto s = run({"--timeout", "10"}, 1);
     const std::string file = (plugins / "unit/endings_py.py").string();
@@ -701,6 +705,18 @@ def benchmark_stops():
     std::string warnings;
     for (const auto& w : (*s["leaves_a_thread"].report)["warnings"].GetArray()) warnings += w.GetString();
     EXPECT_NE(warnings.find("the benchmark left 1 thread(s) running (sleeper); they were not waited for"),
+              std::string::npos)
+        << warnings;
+    // A thread a call (warmup and timed): its name once, with how many.
+    ASSERT_EQ(s["leaves_a_thread_a_call"].status, "success") << s["leaves_a_thread_a_call"].reason;
+    const std::size_t timed = series(s["leaves_a_thread_a_call"], "benchhost.call_time")->Size();
+    warnings = warnings_of(s["leaves_a_thread_a_call"]);
+    const std::size_t at = warnings.find("the benchmark left ");
+    ASSERT_NE(at, std::string::npos) << warnings;
+    const std::string threads = std::to_string(std::stoul(warnings.substr(at + 19)));
+    EXPECT_GT(std::stoul(threads), timed) << warnings;
+    EXPECT_NE(warnings.find("the benchmark left " + threads + " thread(s) running (poller x" + threads +
+                            "); they were not waited for"),
               std::string::npos)
         << warnings;
     EXPECT_EQ(s["returns_text"].status, "failed");

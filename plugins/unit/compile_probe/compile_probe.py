@@ -2,8 +2,8 @@
 reports it: graph breaks, recompiles inside the timed samples, the caches' outcomes.
 
 The model is three linear layers with ReLUs (seeded weights), written out one after
-the other. Its compiled variant in compile mode torch-compile (configs/default.yaml
-gives it that mode; compile mode default would be an AOTInductor package, which has
+the other. Its compiled variant in compile mode torch-compile (--compile-modes
+torch-compile: the run's default mode, default, is an AOTInductor package, which has
 no graph breaks) is benchhost.torch.model_variant's torch.compile, whose counts
 (unique_graphs, graph_breaks, compiles, recompiles) and cache outcomes are in each
 scenario's report.

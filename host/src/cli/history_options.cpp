@@ -28,15 +28,37 @@ void add_location(CLI::App& action, HistoryCommand& command) {
         ->required();
 }
 
+/// --since and --until: a UTC date or time as the runs' start times are written
+/// (2026-11-24T10:00:00Z), or the beginning of one (2026-11, 2026-11-24, 2026-11-24T10:00).
+/// They are compared with the start times as text, so that a word would quietly select
+/// all runs or none.
+std::string date_or_time_problem(const std::string& text) {
+    constexpr std::string_view shape = "0000-00-00T00:00:00Z";
+    bool ok = text.size() == 4 || text.size() == 7 || text.size() == 10 || text.size() == 13 || text.size() == 16 ||
+              text.size() == 19 || text.size() == 20;
+    for (std::size_t i = 0; ok && i < text.size(); ++i)
+        ok = shape[i] == '0' ? text[i] >= '0' && text[i] <= '9' : text[i] == shape[i];
+    const auto field = [&](std::size_t at, int low, int high) {
+        if (text.size() < at + 2) return true;
+        const int value = (text[at] - '0') * 10 + (text[at + 1] - '0');
+        return value >= low && value <= high;
+    };
+    if (ok) ok = field(5, 1, 12) && field(8, 1, 31) && field(11, 0, 23) && field(14, 0, 59) && field(17, 0, 60);
+    if (ok) return {};
+    return "'" + text + "' is not a UTC date or time: give 2026-11-24, 2026-11-24T10:00 or 2026-11-24T10:00:00Z";
+}
+
 /// The options that choose which runs an action reads.
 void add_run_filters(CLI::App& action, HistoryCommand& command) {
     action.add_option("--machine", command.machine,
                       "Only runs on this machine: its fingerprint (or a prefix) or host name");
     action.add_option("--branch", command.branch, "Only runs of this branch");
     action.add_option("--since", command.since,
-                      "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)");
+                      "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)")
+        ->check(CLI::Validator(date_or_time_problem, ""));
     action.add_option("--until", command.until,
-                      "Only runs started at or before this UTC date or time (a date: to its end)");
+                      "Only runs started at or before this UTC date or time (a date: to its end)")
+        ->check(CLI::Validator(date_or_time_problem, ""));
 }
 
 /// `history add RUN...`: run folders added to the history.

@@ -181,6 +181,22 @@ TEST(CommandLine, HistoryUntilADateOrTimeTakesInAllOfIt) {
     EXPECT_EQ(std::get<HistoryCommand>(*parse({"history", "list", "--history", "h.db"}).command).until, "");
 }
 
+TEST(CommandLine, HistorySinceAndUntilTakeOnlyADateOrTime) {
+    // Compared with the start times as text, a word would select all runs or none, and
+    // `history show` would then say that no scenario matches.
+    EXPECT_EQ(error_of_parse({"history", "show", "x", "--history", "h.db", "--since", "yesterday"}),
+              "2 --since: 'yesterday' is not a UTC date or time: give 2026-11-24, 2026-11-24T10:00 or "
+              "2026-11-24T10:00:00Z\nRun with --help for more information.\n");
+    for (const char* wrong : {"2026-13-01", "2026-11-24 10:00", "2026-11-24T25:00", "26-11-24", "2026-11-2", "now"})
+        EXPECT_EQ(parse({"history", "list", "--history", "h.db", "--until", wrong}).exit_code, 2) << wrong;
+    for (const char* right : {"2026", "2026-11", "2026-11-24", "2026-11-24T10", "2026-11-24T10:00",
+                              "2026-11-24T10:00:59", "2026-11-24T10:00:59Z"}) {
+        const auto parsed = parse({"history", "report", "--history", "h.db", "--output-dir", "d", "--since", right});
+        ASSERT_TRUE(parsed.command) << right;
+        EXPECT_EQ(std::get<HistoryCommand>(*parsed.command).since, right);
+    }
+}
+
 TEST(CommandLine, Compare) {
     const auto parsed = parse({"compare", ".", ".", "--threshold", "10%", "--fail-on-regression", "--markdown", "c.md",
                                "--json", "c.json", "--alpha", "0.01"});

@@ -149,10 +149,19 @@ std::vector<SeriesHistory> selected(HistoryStore& store, const HistoryCommand& c
                                     std::vector<HistoryPoint>& points) {
     points = store.points(command.pattern, filter_of(command));
     std::vector<SeriesHistory> histories = series_histories(points, command.series);
-    if (histories.empty())
+    if (histories.empty()) {
+        // A pattern that matches, in runs that the filters leave out, is not said not to match.
+        std::string filters;
+        for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--machine", command.machine},
+                                            {"--branch", command.branch},
+                                            {"--since", command.since},
+                                            {"--until", command.until}})
+            if (!value.empty()) filters += std::string(filters.empty() ? "" : ", ") + option + " " + value;
         std::cerr << "benchhost: error: no scenario in " << store.where() << " matches '" << command.pattern << "'"
                   << (command.series.empty() ? "" : " with a series '" + command.series + "'")
+                  << (filters.empty() ? "" : " in the runs that " + filters + " select")
                   << " (benchhost history list shows the runs)\n";
+    }
     return histories;
 }
 

@@ -433,8 +433,11 @@ def run(ctx, path, function):
         skipped = True
         raise
     except SystemExit as ended:
-        if ended.code is None or ended.code == 0:
-            raise  # the loader ends the scenario as a success
+        if ended.code is None or ended.code == 0:  # the loader ends the scenario as a success
+            called = "sys.exit()" if ended.code is None else f"sys.exit({ended.code!r})"
+            ctx.add_warning(f"{function} called {called}{where_raised(ended)}: the scenario succeeds with what was "
+                            f"recorded before the call")
+            raise
         raise Failure(f"called sys.exit({ended.code!r}){where_raised(ended)}") from None
     except Failure:
         raise

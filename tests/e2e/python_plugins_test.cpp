@@ -680,6 +680,9 @@ def benchmark_stops():
     breakpoint()
     return {"ok": 1}
 
+def benchmark_exits_with_0():
+    sys.exit(0)
+
 def benchmark_leaves_a_thread_a_call():
     threading.Thread(target=time.sleep, args=(600,), name="poller", daemon=True).start()
     return {"ok": 1}
@@ -707,6 +710,13 @@ def benchmark_leaves_a_thread_a_call():
     EXPECT_NE(warnings.find("the benchmark left 1 thread(s) running (sleeper); they were not waited for"),
               std::string::npos)
         << warnings;
+    // sys.exit(0): a success, with a warning saying where it ended.
+    ASSERT_EQ(s["exits_with_0"].status, "success") << s["exits_with_0"].reason;
+    EXPECT_NE(warnings_of(s["exits_with_0"])
+                  .find("benchmark_exits_with_0 called sys.exit(0) (" + file +
+                        ":39 in benchmark_exits_with_0): the scenario succeeds with what was recorded before the call"),
+              std::string::npos)
+        << warnings_of(s["exits_with_0"]);
     // A thread a call (warmup and timed): its name once, with how many.
     ASSERT_EQ(s["leaves_a_thread_a_call"].status, "success") << s["leaves_a_thread_a_call"].reason;
     const std::size_t timed = series(s["leaves_a_thread_a_call"], "benchhost.call_time")->Size();

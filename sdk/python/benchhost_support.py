@@ -347,7 +347,7 @@ def names_a_context(parameter):
 
 def framework_info():
     """What a benchmark ran on, by what was imported when it ended: "PyTorch 2.14.1"
-    (torch), "JAX 0.4.30" (jax), both joined by ", " when both were, else the Python
+    (torch), "JAX 0.10.2" (jax), both joined by ", " when both were, else the Python
     version ("Python 3.11.2"). The reports' framework, as a C++ plugin's "libtorch"."""
     frameworks = []
     for module_name, label in (("torch", "PyTorch"), ("jax", "JAX")):

@@ -647,7 +647,8 @@ def model_variant(ctx, model, inputs, *, kernelize=None, freezing=True, name=Non
             inductor_config.freezing = freezing
             dynamic_text = str(config.params.get("dynamic", "automatic"))
             if dynamic_text not in DYNAMIC:
-                raise ValueError(f"--param dynamic must be {', '.join(DYNAMIC)}, got '{dynamic_text}'")
+                raise ValueError(f"dynamic (--param dynamic=V, or an axis: --axis dynamic=V1,V2) must be "
+                                 f"{', '.join(DYNAMIC)}, got '{dynamic_text}'")
             torch_mode = TORCH_COMPILE_MODES[mode]
             forward = torch.compile(model, mode=None if torch_mode == "default" else torch_mode,
                                     dynamic=DYNAMIC[dynamic_text])

@@ -15,7 +15,7 @@ struct PythonOutcome {
     enum Status : int { returned = 0, skipped = 1, failed = 2 };
     int status = returned;
     /// skipped: the reason given to ctx.skip; failed: "raised ValueError: ... (file:line in
-    /// function)", "called sys.exit(3)", ... (the traceback is in the scenario's log).
+    /// function)", "called sys.exit(3) (file:line in function)", ... (the traceback is in the scenario's log).
     char reason[2048]{};
 };
 

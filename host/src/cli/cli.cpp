@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -64,6 +65,30 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
         as_command(add_history_command(app)),
         as_command(add_worker_command(app)),
     };
+    // The footer above is run's (and ab's and bisect's, which run): the other commands,
+    // which CLI11 gave it too, say their own exit status.
+    const std::vector<std::pair<std::string, std::string>> footers = {
+        {"list", "Exit status: 0; 2 when a plugin folder does not exist, or two of them hold plugins of one name."},
+        {"export",
+         "Exit status: 0; 1 when the output could not be written; 2 wrong arguments, or a run that cannot be read."},
+        {"merge",
+         "Exit status: 0; 1 when a report could not be written; 2 wrong arguments, or shards that cannot be read\n"
+         "or are not the shards of one plan."},
+        {"compare",
+         "Exit status: 0; 1 with --fail-on-regression when a scenario is slower, or when a file could not be\n"
+         "written; 2 wrong arguments, or a run or history that cannot be read."},
+        {"report",
+         "Exit status: 0; 1 when a report could not be written; 2 wrong arguments, or a run that cannot be read."},
+        {"history",
+         "Exit status: 0; 1 when history add could not add a folder, or history check finds a series slower;\n"
+         "2 wrong arguments, a history that cannot be opened, or a pattern or --run that matches nothing."},
+        {"worker", ""},
+    };
+    for (const auto& [name, footer] : footers) {
+        CLI::App* command = app.get_subcommand(name);
+        command->footer(footer);
+        for (CLI::App* action : command->get_subcommands({})) action->footer(footer);
+    }
 
     ParsedCommandLine parsed;
     try {

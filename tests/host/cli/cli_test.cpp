@@ -567,6 +567,29 @@ TEST(CommandLine, EverySubcommandAndHistoryActionHasHelp) {
     }
 }
 
+TEST(CommandLine, EachCommandsHelpGivesItsOwnExitStatus) {
+    // run's exit status (scenarios, --allow-empty, --load, 130) in run, ab and bisect only.
+    for (const char* command : {"run", "ab", "bisect"})
+        EXPECT_NE(output_of_parse({command, "--help"}).find("unless --allow-empty"), std::string::npos) << command;
+    const std::vector<std::pair<std::vector<const char*>, std::string>> own = {
+        {{"list"}, "2 when a plugin folder does not exist"},
+        {{"export"}, "2 wrong arguments, or a run that cannot be read"},
+        {{"merge"}, "are not the shards of one plan"},
+        {{"compare"}, "1 with --fail-on-regression when a scenario is slower"},
+        {{"report"}, "1 when a report could not be written"},
+        {{"history"}, "history check finds a series slower"},
+        {{"history", "show"}, "a pattern or --run that matches nothing"},
+        {{"history", "add"}, "1 when history add could not add a folder"}};
+    for (auto [args, says] : own) {
+        args.push_back("--help");
+        const std::string help = output_of_parse(args);
+        EXPECT_NE(help.find("Exit status: 0; " ), std::string::npos) << help;
+        EXPECT_NE(help.find(says), std::string::npos) << help;
+        EXPECT_EQ(help.find("--allow-empty"), std::string::npos) << help;
+        EXPECT_EQ(help.find("130 interrupted"), std::string::npos) << help;
+    }
+}
+
 TEST(CommandLine, TheHelpOfFormatsListsTheRegistrysOptionalFormats) {
     // Each optional format by its name and its description in the registry, in run's,
     // ab's, bisect's and export's help: a format added there is listed without more.

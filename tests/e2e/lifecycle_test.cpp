@@ -238,6 +238,13 @@ TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
 
     const ProcessResult resumed = resume();
     EXPECT_EQ(resumed.exit_code, 1) << resumed.err;  // the hang times out
+    // Resumed without --measurement-iterations 3 and with --timeout 1: each is named.
+    EXPECT_NE(resumed.err.find("--resume: the run in " + output.string() + " was started with other settings ("),
+              std::string::npos)
+        << resumed.err;
+    EXPECT_NE(resumed.err.find("measurement_iterations 3, now 10"), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("timeout_s 600, now 1"), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("; it was started with: "), std::string::npos) << resumed.err;
     for (const char* benchmark : {"alpha", "beta", "gamma"})
         EXPECT_NE(resumed.err.find(std::string("unit/fixture_multi/") + benchmark + ": already reported"),
                   std::string::npos)
@@ -251,6 +258,22 @@ TEST_F(LifecycleTest, KillMinusNineThenResumeRunsOnlyWhatTheJournalLacks) {
     ASSERT_EQ(multi["benchmark_scenarios"].Size(), 3u);
     EXPECT_EQ(multi["benchmark_scenarios"][2]["measurements"]["latency"]["measurements"].Size(), 3u);
     expect_reports_match_schema(output);
+}
+
+TEST_F(LifecycleTest, ResumingWithTheSameOptionsSaysNothingOfSettings) {
+    const std::vector<std::string> options = {"--measurement-iterations", "3", "--include", "fixture_multi/alpha"};
+    ASSERT_EQ(run_into(output, options).exit_code, 0);
+    std::vector<std::string> again = {"run", "--plugins-dir", plugins.string(), "--resume", output.string()};
+    again.insert(again.end(), options.begin(), options.end());
+    const ProcessResult same = host(again);
+    EXPECT_EQ(same.exit_code, 0) << same.err;
+    EXPECT_EQ(same.err.find("was started with other settings"), std::string::npos) << same.err;
+    EXPECT_EQ(same.out.find("was started with other settings"), std::string::npos) << same.out;
+
+    again.insert(again.end(), {"--warmup-iterations", "1"});
+    const ProcessResult other = host(again);
+    EXPECT_EQ(other.exit_code, 0) << other.err;
+    EXPECT_NE(other.err.find("other settings (warmup_iterations 3, now 1)"), std::string::npos) << other.err;
 }
 
 TEST_F(LifecycleTest, UntrustedPluginFoldersAndFilesAreRefused) {

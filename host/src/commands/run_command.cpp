@@ -91,7 +91,34 @@ RunRecord read_resumed_run(const fs::path& dir) {
     record.started_at = journal.header.started_at;
     record.shard = journal.header.shard;
     record.outcomes = replay_journal(journal);
+    record.run_config = journal.header.run_config;
     return record;
+}
+
+/// A resumed run plans again from the options it is given, not from those the run was
+/// started with: each setting that differs is named, with the command line that started it.
+void warn_of_other_settings(const fs::path& dir, const std::map<std::string, std::string>& before,
+                            const std::map<std::string, std::string>& now, spdlog::logger& log) {
+    std::string changes;
+    std::set<std::string> keys;
+    for (const auto& [key, value] : before) keys.insert(key);
+    for (const auto& [key, value] : now) keys.insert(key);
+    for (const std::string& key : keys) {
+        if (key == "command_line" || key == "working_directory" || key == "resumed_from") continue;
+        const auto was = before.find(key), is = now.find(key);
+        const std::string old_value = was == before.end() ? "" : was->second;
+        const std::string new_value = is == now.end() ? "" : is->second;
+        if (was == before.end() || old_value == new_value) continue;  // older folders record fewer settings
+        changes += (changes.empty() ? "" : "; ") + key + " " + (old_value.empty() ? "(none)" : old_value) + ", now " +
+                   (new_value.empty() ? "(none)" : new_value);
+    }
+    if (changes.empty()) return;
+    const auto started = before.find("command_line");
+    log.warn("--resume: the run in {} was started with other settings ({}): the scenarios still to run are planned "
+             "and measured with the options given now{}",
+             dir.string(), changes,
+             started == before.end() || started->second.empty() ? ""
+                                                                 : "; it was started with: " + started->second);
 }
 
 /// Everything the run needs before its first scenario; what can be wrong with the
@@ -178,7 +205,9 @@ int run_command(const RunCommand& command) {
               prepared.discovery.plugins.size(), folders_text(prepared.discovery), plan.scenarios.size(),
               output_dir.string());
     log_plan(*log, prepared.discovery, plan, prepared.empty_plan);
+    const std::map<std::string, std::string> resumed_config = record.run_config;
     begin_record(record, options, start_time, !options.resume_dir, *log);
+    if (options.resume_dir) warn_of_other_settings(*options.resume_dir, resumed_config, record.run_config, *log);
     std::unique_ptr<bench::GpuClockLock> clocks;  // unlocked below, or when this returns early
     try {
         clocks = lock_gpu_clocks(options, plan, record, *log);

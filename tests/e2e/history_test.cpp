@@ -66,8 +66,8 @@ TEST_F(HistoryTest, RunsAreRecordedAndShownOverTime) {
     EXPECT_NE(none.err.find("no scenario in " + history.string() + " matches 'no_such_scenario'"), std::string::npos)
         << none.err;
     // A pattern that matches in runs the filters leave out: the filters are named.
-    const ProcessResult filtered = host(
-        {"history", "show", "mock_benchmark", "--history", history.string(), "--machine", "elsewhere", "--since", "2026"});
+    const ProcessResult filtered = host({"history", "show", "mock_benchmark", "--history", history.string(),
+                                         "--machine", "elsewhere", "--since", "2026"});
     EXPECT_EQ(filtered.exit_code, 2);
     EXPECT_NE(filtered.err.find("matches 'mock_benchmark' in the runs that --machine elsewhere, --since 2026 select"),
               std::string::npos)

@@ -418,12 +418,20 @@ TEST_F(OutputFormatsTest, EveryFormatShowsTheSameScenariosStatusesAndMedians) {
 TEST_F(OutputFormatsTest, TheExportOfARunAgainstABaselineHasItsVerdicts) {
     // A run whose mock does three times the work of its baseline's: slower, in junit.xml
     // and summary.md as the run writes them, and in their export from its folder.
-    const std::vector<std::string> mock = {"--enable-mock", "--include", "mock_benchmark/mock_benchmark", "--variants",
-                                           "eager", "--measurement-iterations", "10", "--monitor-interval", "0"};
+    const std::vector<std::string> mock = {"--enable-mock",
+                                           "--include",
+                                           "mock_benchmark/mock_benchmark",
+                                           "--variants",
+                                           "eager",
+                                           "--measurement-iterations",
+                                           "10",
+                                           "--monitor-interval",
+                                           "0"};
     const fs::path base = work / "base";
     std::vector<std::string> options = mock;
     ASSERT_EQ(run_into(base, options).exit_code, 0);
-    options.insert(options.end(), {"--param", "slowdown=3", "--baseline", base.string(), "--format", "junit,summary-md"});
+    options.insert(options.end(),
+                   {"--param", "slowdown=3", "--baseline", base.string(), "--format", "junit,summary-md"});
     const ProcessResult slower = run_into(output, options);
     ASSERT_EQ(slower.exit_code, 0) << slower.err;
     const std::string junit_file = read_file(output / "junit.xml");

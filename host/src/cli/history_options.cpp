@@ -53,11 +53,13 @@ void add_run_filters(CLI::App& action, HistoryCommand& command) {
     action.add_option("--machine", command.machine,
                       "Only runs on this machine: its fingerprint (or a prefix) or host name");
     action.add_option("--branch", command.branch, "Only runs of this branch");
-    action.add_option("--since", command.since,
-                      "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)")
+    action
+        .add_option("--since", command.since,
+                    "Only runs started at or after this UTC date or time (2026-11-24, 2026-11-24T10:00)")
         ->check(CLI::Validator(date_or_time_problem, ""));
-    action.add_option("--until", command.until,
-                      "Only runs started at or before this UTC date or time (a date: to its end)")
+    action
+        .add_option("--until", command.until,
+                    "Only runs started at or before this UTC date or time (a date: to its end)")
         ->check(CLI::Validator(date_or_time_problem, ""));
 }
 

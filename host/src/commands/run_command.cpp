@@ -114,11 +114,11 @@ void warn_of_other_settings(const fs::path& dir, const std::map<std::string, std
     }
     if (changes.empty()) return;
     const auto started = before.find("command_line");
-    log.warn("--resume: the run in {} was started with other settings ({}): the scenarios still to run are planned "
-             "and measured with the options given now{}",
-             dir.string(), changes,
-             started == before.end() || started->second.empty() ? ""
-                                                                 : "; it was started with: " + started->second);
+    log.warn(
+        "--resume: the run in {} was started with other settings ({}): the scenarios still to run are planned "
+        "and measured with the options given now{}",
+        dir.string(), changes,
+        started == before.end() || started->second.empty() ? "" : "; it was started with: " + started->second);
 }
 
 /// Everything the run needs before its first scenario; what can be wrong with the

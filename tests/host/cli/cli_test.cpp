@@ -583,7 +583,7 @@ TEST(CommandLine, EachCommandsHelpGivesItsOwnExitStatus) {
     for (auto [args, says] : own) {
         args.push_back("--help");
         const std::string help = output_of_parse(args);
-        EXPECT_NE(help.find("Exit status: 0; " ), std::string::npos) << help;
+        EXPECT_NE(help.find("Exit status: 0; "), std::string::npos) << help;
         EXPECT_NE(help.find(says), std::string::npos) << help;
         EXPECT_EQ(help.find("--allow-empty"), std::string::npos) << help;
         EXPECT_EQ(help.find("130 interrupted"), std::string::npos) << help;

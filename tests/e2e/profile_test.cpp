@@ -228,9 +228,8 @@ TEST(ResNetProfile, TheOperatorsSelfTimesOverTheOverheadAddUpToTheMeasuredLatenc
                 calls_ms += event["dur"].GetDouble() / 1e3, ++calls;
         ASSERT_EQ(calls, p.calls) << "every profiled call is in the trace";
         const double mean_call = calls_ms / static_cast<double>(calls);
-        EXPECT_NEAR(self / mean_call, 1.0, 0.15)
-            << "self times " << self << " ms, the profiled calls' mean " << mean_call << " ms (median " << p.call_ms
-            << " ms)";
+        EXPECT_NEAR(self / mean_call, 1.0, 0.15) << "self times " << self << " ms, the profiled calls' mean "
+                                                 << mean_call << " ms (median " << p.call_ms << " ms)";
         // The profiler's cost grows with what else competes for the CPU; and the profiled
         // pass's unprofiled calls time what the measurement timed: when they disagree, the
         // two parts had different shares of the machine, and one cannot check the other.

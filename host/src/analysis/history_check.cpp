@@ -53,7 +53,10 @@ HistoryCheck check_against_history(std::span<const double> earlier, double lates
     check.baseline = std::exp(baseline.mean_log);
     check.ratio = latest / check.baseline;
     if (!std::isfinite(baseline.noise)) {
-        check.note = std::to_string(baseline.runs) + (baseline.after_step ? " runs since a step" : " earlier runs") +
+        const bool one = baseline.runs == 1;
+        check.note = std::to_string(baseline.runs) +
+                     (baseline.after_step ? (one ? " run since a step" : " runs since a step")
+                                          : (one ? " earlier run" : " earlier runs")) +
                      ", fewer than " + std::to_string(std::max<std::size_t>(options.min_runs, 2)) +
                      ": too few to learn the noise from";
         return check;

@@ -102,6 +102,8 @@ TEST(HistoryCheck, TooFewRunsDecideNothing) {
     EXPECT_NEAR(check.ratio, 2.0, 0.01);
     EXPECT_NE(check.note.find("3 earlier runs, fewer than 5"), std::string::npos) << check.note;
     EXPECT_EQ(check_against_history({}, 10.0).note, "no earlier run");
+    const std::vector<double> one = {10.0};
+    EXPECT_NE(check_against_history(one, 10.0).note.find("1 earlier run, fewer than 5"), std::string::npos);
     HistoryCheckOptions three;
     three.min_runs = 3;
     EXPECT_EQ(check_against_history(earlier, 20.0, three).verdict, Verdict::slower);

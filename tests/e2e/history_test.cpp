@@ -142,6 +142,20 @@ TEST_F(HistoryTest, AHistoryThatCannotBeWrittenStopsTheRunBeforeItStarts) {
     EXPECT_NE(run.err.find(history.string() + ": file is not a database"), std::string::npos) << run.err;
     EXPECT_FALSE(fs::exists(work / "out")) << "nothing ran";
     EXPECT_EQ(read_file(history), "not a database\n");
+    // A dry run exits as the run would, and writes nothing.
+    const ProcessResult dry = run_mock(work / "out", {"--history", history.string(), "--dry-run"});
+    EXPECT_EQ(dry.exit_code, 2);
+    EXPECT_NE(dry.err.find(history.string() + ": file is not a database"), std::string::npos) << dry.err;
+    const fs::path nowhere = work / "no-such-folder" / "history.db";
+    const ProcessResult dry_nowhere = run_mock(work / "out", {"--history", nowhere.string(), "--dry-run"});
+    EXPECT_EQ(dry_nowhere.exit_code, 2);
+    EXPECT_NE(dry_nowhere.err.find(nowhere.string() + ": cannot be made: its folder " +
+                                   (work / "no-such-folder").string() + " does not exist"),
+              std::string::npos)
+        << dry_nowhere.err;
+    const ProcessResult dry_new = run_mock(work / "out", {"--history", (work / "new.db").string(), "--dry-run"});
+    EXPECT_EQ(dry_new.exit_code, 0) << dry_new.err;
+    EXPECT_FALSE(fs::exists(work / "new.db")) << "a dry run makes no history";
 
     const ProcessResult samples = run_mock(work / "out", {"--history-samples"});
     EXPECT_EQ(samples.exit_code, 2);

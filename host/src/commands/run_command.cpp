@@ -171,7 +171,10 @@ int run_command(const RunCommand& command) {
     try {
         prepared = prepare(options, timestamp, registry);
         // A history that cannot be written is found before anything runs.
-        if (options.history && !options.dry_run) history = open_history(*options.history, true);
+        if (options.history) {
+            if (options.dry_run) check_history_location(*options.history);
+            else history = open_history(*options.history, true);
+        }
         const bool empty = !prepared.empty_plan.empty();
         if (options.dry_run) {
             print_plan(prepared.plan, prepared.discovery, options, prepared.record.shard, std::cout);

@@ -139,6 +139,12 @@ public:
 /// read-only when writing is wanted.
 std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create);
 
+/// What `run --dry-run` checks of a history, writing nothing: an SQLite file that exists
+/// opens as a benchhost history; one that does not could be made (its folder exists and
+/// can be written). A PostgreSQL URL is not connected to. Throws HistoryError as
+/// open_history does.
+void check_history_location(const std::string& location);
+
 // ---- What a run becomes in the history (history/history_rows.cpp) ----------------
 
 /// The run's id: `record.run_id`, or for a run folder written before runs had ids (an

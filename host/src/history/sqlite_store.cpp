@@ -3,6 +3,7 @@
 // readers never wait for writers. A file that is not an SQLite database, or not a
 // benchhost history, is refused and left as it is.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <functional>
@@ -464,6 +465,21 @@ std::unique_ptr<HistoryStore> open_history(const std::string& location, bool cre
     if (location.empty()) throw HistoryError("--history: an empty location");
     if (is_postgres_location(location)) return open_postgres_history(location, create);
     return std::make_unique<SqliteStore>(location, create);
+}
+
+void check_history_location(const std::string& location) {
+    if (location.empty()) throw HistoryError("--history: an empty location");
+    if (is_postgres_location(location)) return;
+    std::error_code ec;
+    if (fs::exists(location, ec)) {
+        SqliteStore(location, false);
+        return;
+    }
+    const fs::path folder = fs::absolute(location, ec).parent_path();
+    if (!fs::is_directory(folder, ec))
+        throw HistoryError(location + ": cannot be made: its folder " + folder.string() + " does not exist");
+    if (::access(folder.c_str(), W_OK) != 0)
+        throw HistoryError(location + ": cannot be made: its folder " + folder.string() + " cannot be written");
 }
 
 }  // namespace benchhost

@@ -176,6 +176,36 @@ TEST_F(StatisticsTest, CompareNamesWhatItCannotRead) {
     EXPECT_NE(without_baseline.err.find("need --baseline"), std::string::npos) << without_baseline.err;
 }
 
+TEST_F(StatisticsTest, ABaselineThatIsNotARunStopsTheRunBeforeItStarts) {
+    // A folder without a summary, and a file that is not one: found before anything runs,
+    // exit 2 naming the option and the path (the first ran the whole run and exited 1, the
+    // second ran it and then aborted).
+    const fs::path empty = work / "empty", other = work / "notes.json";
+    fs::create_directories(empty);
+    write_file(other, "{}");
+    for (const fs::path& baseline : {empty, other}) {
+        const fs::path output = work / ("against_" + baseline.filename().string());
+        const ProcessResult result = run_mock(output, {"--baseline", baseline.string()});
+        EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+        EXPECT_NE(result.err.find("--baseline " + baseline.string() + ": "), std::string::npos) << result.err;
+        EXPECT_FALSE(fs::exists(output / "benchmark_summary.json")) << "the run went on: " << result.out;
+    }
+}
+
+TEST_F(StatisticsTest, CompareOutputThatCannotBeWrittenExitsTwo) {
+    // Exit 1 is kept for a regression: a path that cannot be written is wrong input.
+    const fs::path base = work / "base";
+    ASSERT_EQ(run_mock(base).exit_code, 0);
+    const fs::path not_a_folder = work / "file";
+    write_file(not_a_folder, "x");
+    for (const char* option : {"--markdown", "--json", "--junit"}) {
+        const fs::path target = not_a_folder / "out";
+        const ProcessResult result = host({"compare", base.string(), base.string(), option, target.string()});
+        EXPECT_EQ(result.exit_code, 2) << option << ": " << result.err;
+        EXPECT_NE(result.err.find(target.string()), std::string::npos) << result.err;
+    }
+}
+
 TEST_F(StatisticsTest, ReportsCarryUncertaintyOutliersAndColdStart) {
     const fs::path out = work / "out";
     ASSERT_EQ(run_mock(out, {"--format", "gbench-json"}).exit_code, 0);

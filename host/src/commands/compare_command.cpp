@@ -42,9 +42,9 @@ int compare_command(const CompareCommand& command) {
         if (!command.junit.empty())
             write_file_atomically(command.junit,
                                   junit_xml(junit_cases(next, &comparison), "benchhost compare", next.started_at));
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // a file asked for cannot be written: wrong input, not a regression
         std::cerr << "benchhost: error: " << e.what() << "\n";
-        return 1;
+        return 2;
     }
     if (command.fail_on_regression && comparison.regressions() > 0) {
         std::cerr << "benchhost: " << comparison.regressions() << " regression"

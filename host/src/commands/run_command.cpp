@@ -175,6 +175,14 @@ int run_command(const RunCommand& command) {
             if (options.dry_run) check_history_location(*options.history);
             else history = open_history(*options.history, true);
         }
+        // So is a baseline that is not a run: the comparison at the end could not be made.
+        if (options.baseline) {
+            try {
+                read_run(run_folder_of(*options.baseline));
+            } catch (const std::exception& e) {
+                throw ConfigError("--baseline " + options.baseline->string() + ": " + e.what());
+            }
+        }
         const bool empty = !prepared.empty_plan.empty();
         if (options.dry_run) {
             print_plan(prepared.plan, prepared.discovery, options, prepared.record.shard, std::cout);

@@ -87,9 +87,10 @@ const FrameworkComparison& RunEnd::frameworks(const RunRecord& record) const {
 RunEnd conclude_run(const ReporterSettings& settings, const RunRecord& record) {
     RunEnd end;
     if (settings.baseline.empty()) return end;
-    const std::filesystem::path base_dir = run_folder_of(settings.baseline);
+    std::filesystem::path base_dir;
     RunRecord base;
     try {
+        base_dir = run_folder_of(settings.baseline);
         base = read_run(base_dir);
     } catch (const std::exception& e) {
         end.comparison_error = "cannot compare with the baseline " + settings.baseline.string() + ": " + e.what();

@@ -49,7 +49,8 @@ std::string format_ratio(double value) { return std::isfinite(value) ? format3(v
 
 std::string format_change(double ratio) {
     if (!std::isfinite(ratio)) return "-";
-    const double percent = (ratio - 1) * 100;
+    double percent = std::round((ratio - 1) * 1000) / 10;  // as shown, one decimal
+    if (percent == 0) percent = 0;  // a change that rounds to nothing is +0.0%, not -0.0%
     char buffer[32];
     std::snprintf(buffer, sizeof(buffer), "%+.1f%%", percent);
     return buffer;

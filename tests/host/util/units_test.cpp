@@ -11,6 +11,7 @@
 namespace {
 
 using benchhost::display_scale;
+using benchhost::format_change;
 using benchhost::format_figure;
 
 TEST(Units, TimesTakeTheUnitThatSuitsThem) {
@@ -53,6 +54,14 @@ TEST(Units, PercentagesAndRatiosAreNotScaled) {
     EXPECT_EQ(format_figure(12345, "%"), "12345 %");
     EXPECT_EQ(format_figure(1500, "x"), "1500 x");
     EXPECT_EQ(format_figure(NAN, "ms"), "-");
+}
+
+TEST(Units, AChangeIsSignedAndNothingIsPlusZero) {
+    EXPECT_EQ(format_change(1.204), "+20.4%");
+    EXPECT_EQ(format_change(0.9), "-10.0%");
+    EXPECT_EQ(format_change(0.99996), "+0.0%");  // rounds to nothing: not -0.0%
+    EXPECT_EQ(format_change(1.0), "+0.0%");
+    EXPECT_EQ(format_change(NAN), "-");
 }
 
 TEST(Units, TheScaleAppliesToOtherFiguresOfTheSameSize) {

@@ -301,8 +301,8 @@ TEST_F(ServingTest, WrongLoadOptionsExitTwoNamingTheOption) {
          "2 benchhost: error: option --load: 'fast' is not a load: single-stream, multi-stream, server or offline"},
         {{"--target-qps", "10"}, "2 benchhost: error: --target-qps needs --load server"},
         {{"--max-batch", "4"},
-         "2 benchhost: error: --max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
-         "that serves in batches)"},
+         "2 benchhost: error: --max-batch needs --load MODE (it batches the queries of a benchmark that serves in "
+         "batches)"},
         {{"--load", "offline", "--max-batch", "0"},
          "2 benchhost: error: option --max-batch: expected an integer from 1 to 100000000, got '0'"},
         {{"--load", "offline", "--max-batch-wait", "2ms"},

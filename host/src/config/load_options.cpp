@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <bench/params.hpp>
 
@@ -85,6 +87,20 @@ void slo_value(const std::string& where, const std::string& text, bench::LoadCon
     load.slo_percentile = percentile;
 }
 
+namespace {
+
+// "--a", "--a and --b", "--a, --b and --c".
+std::string joined_options(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+        out += names[i];
+    }
+    return out;
+}
+
+}  // namespace
+
 void check_load(const bench::LoadConfig& load) {
     using bench::LoadMode;
     const bool server = load.mode == LoadMode::server;
@@ -127,15 +143,23 @@ void check_load(const bench::LoadConfig& load) {
         throw ConfigError(
             "--load server needs --target-qps R (queries/s, above 0), --concurrency N (clients) or "
             "--find-peak");
-    if (load.mode == LoadMode::none &&
-        (load.queries > 0 || load.min_duration_s > 0 || load.late_tolerance_ms > 0 || !load.slos.empty()))
-        throw ConfigError(
-            "--queries, --min-duration, --late-tolerance and --slo need --load MODE "
-            "(single-stream, multi-stream, server or offline)");
-    if (load.mode == LoadMode::none && (load.max_batch > 0 || load.max_batch_wait_ms > 0))
-        throw ConfigError(
-            "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark "
-            "that serves in batches)");
+    if (load.mode == LoadMode::none) {
+        // Name the options that were given, not every option that would need a load.
+        std::vector<std::string> given;
+        if (load.queries > 0) given.emplace_back("--queries");
+        if (load.min_duration_s > 0) given.emplace_back("--min-duration");
+        if (load.late_tolerance_ms > 0) given.emplace_back("--late-tolerance");
+        if (!load.slos.empty()) given.emplace_back("--slo");
+        if (!given.empty())
+            throw ConfigError(joined_options(given) + (given.size() == 1 ? " needs" : " need") +
+                              " --load MODE (single-stream, multi-stream, server or offline)");
+        if (load.max_batch > 0) given.emplace_back("--max-batch");
+        if (load.max_batch_wait_ms > 0) given.emplace_back("--max-batch-wait");
+        if (!given.empty())
+            throw ConfigError(joined_options(given) + (given.size() == 1 ? " needs" : " need") + " --load MODE (" +
+                              (given.size() == 1 ? "it batches" : "they batch") +
+                              " the queries of a benchmark that serves in batches)");
+    }
     if (load.max_batch_wait_ms > 0 && load.max_batch <= 1)
         throw ConfigError("--max-batch-wait needs --max-batch N above 1 (a batch of one never waits)");
 }

@@ -519,8 +519,9 @@ TEST(CommandLine, ServingOptionsOfAModeNeedThatMode) {
         "2 benchhost: error: --burstiness needs --load server --target-qps R or --find-peak (it shapes the arrivals "
         "at that rate)\n");
     EXPECT_EQ(error_of_parse({"run", "--slo", "latency=1s"}),
-              "2 benchhost: error: --queries, --min-duration, --late-tolerance and --slo need --load MODE "
-              "(single-stream, multi-stream, server or offline)\n");
+              "2 benchhost: error: --slo needs --load MODE (single-stream, multi-stream, server or offline)\n");
+    EXPECT_EQ(error_of_parse({"run", "--queries", "10"}),
+              "2 benchhost: error: --queries needs --load MODE (single-stream, multi-stream, server or offline)\n");
     const auto ok = parse({"run", "--load", "multi-stream", "--samples-per-query", "4", "--queries", "10"});
     ASSERT_TRUE(ok.command) << ok.exit_code;
     EXPECT_EQ(run_options(ok).load.samples_per_query, 4);

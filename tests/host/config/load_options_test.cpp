@@ -51,6 +51,22 @@ TEST(LoadOptions, TheOptionsAreCheckedTogether) {
     EXPECT_EQ(check_error(load), "--concurrency needs --load server");
 }
 
+TEST(LoadOptions, AnOptionOfTheLoadWithoutALoadIsNamedAsGiven) {
+    bench::LoadConfig load;
+    load.slos = bench::parse_slos("latency=1s");
+    EXPECT_EQ(check_error(load), "--slo needs --load MODE (single-stream, multi-stream, server or offline)");
+    load.queries = 10;
+    EXPECT_EQ(check_error(load),
+              "--queries and --slo need --load MODE (single-stream, multi-stream, server or offline)");
+    load.min_duration_s = 1;
+    load.late_tolerance_ms = 2;
+    EXPECT_EQ(check_error(load),
+              "--queries, --min-duration, --late-tolerance and --slo need --load MODE (single-stream, "
+              "multi-stream, server or offline)");
+    load.mode = bench::LoadMode::single_stream;
+    EXPECT_EQ(check_error(load), "no error");
+}
+
 TEST(LoadOptions, FindPeakNeedsAServerLoadWithAnSloAndNoRate) {
     bench::LoadConfig load;
     load.find_peak = true;
@@ -122,8 +138,12 @@ TEST(LoadOptions, BatchingNeedsALoadAndWaitingNeedsABatchAboveOne) {
     bench::LoadConfig load;
     load.max_batch = 4;
     EXPECT_EQ(check_error(load),
-              "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a "
-              "benchmark that serves in batches)");
+              "--max-batch needs --load MODE (it batches the queries of a benchmark that serves in batches)");
+    load.max_batch_wait_ms = 2;
+    EXPECT_EQ(check_error(load),
+              "--max-batch and --max-batch-wait need --load MODE (they batch the queries of a benchmark that "
+              "serves in batches)");
+    load.max_batch_wait_ms = 0;
     load.mode = bench::LoadMode::offline;
     EXPECT_EQ(check_error(load), "no error");
     load.max_batch = 1;

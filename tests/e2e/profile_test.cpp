@@ -5,6 +5,7 @@
 // times against the measured latency (128x128). Three runs of the host, seconds each.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -292,6 +293,26 @@ TEST(MockProfile, APluginWithoutLibTorchGetsNativeStacksOrSaysWhyNot) {
             EXPECT_NE(read_file(output / "report.html").find("<svg class=\"chart flame-graph\""), std::string::npos);
         }
     }
+}
+
+TEST(MockProfile, ABenchmarkThatNeverCallsProfileWarnsThatItHasNone) {
+    // The mock's `generate` times its own loop and hands no call to ctx.profile.
+    TempDir work;
+    const ProfiledRun run =
+        run_profiled(work, work / "out",
+                     {"--enable-mock", "--include", "mock_benchmark/generate", "--variants", "eager", "--batch-sizes",
+                      "1", "--measurement-iterations", "3", "--warmup-iterations", "1"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    ASSERT_EQ(run.record.outcomes.size(), 1u);
+    const auto& outcome = run.record.outcomes[0];
+    ASSERT_EQ(outcome.result.status, bench::Status::success) << outcome.result.reason;
+    EXPECT_FALSE(outcome.result.profile.has_value());
+    const std::string warning =
+        "--profile: plugin mock_benchmark, benchmark performance/mock_benchmark/generate has no profile: it never "
+        "hands a call to ctx.profile (<bench/profile.hpp>; a Python benchmark cannot yet)";
+    EXPECT_NE(std::find(outcome.result.warnings.begin(), outcome.result.warnings.end(), warning),
+              outcome.result.warnings.end())
+        << run.process.err;
 }
 
 }  // namespace

@@ -105,6 +105,12 @@ std::string not_serving_reason(const bench::ScenarioConfig& config) {
            config.benchmark_id() + " does not serve (it never calls ctx.serve with a request handler)";
 }
 
+std::string not_profiled_warning(const bench::ScenarioConfig& config) {
+    return "--profile: plugin " + config.plugin + ", benchmark " + config.benchmark_id() +
+           " has no profile: it never hands a call to ctx.profile (<bench/profile.hpp>; a Python benchmark "
+           "cannot yet)";
+}
+
 std::filesystem::path python_loader_path() {
     std::error_code ec;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -163,6 +169,8 @@ bench::ScenarioResult call_entry_point(const std::function<void(bench::Context&)
         if (config.load.mode != bench::LoadMode::none && !served) {
             result.status = bench::Status::skipped;
             result.reason = not_serving_reason(config);
+        } else if (config.profile && !result.profile) {
+            result.warnings.push_back(not_profiled_warning(config));
         }
     } catch (const bench::SkipScenario& skip) {
         result = context.take_result();

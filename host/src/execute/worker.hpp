@@ -46,6 +46,10 @@ std::filesystem::path python_loader_path();
 /// exits 2 when no scenario served.
 std::string not_serving_reason(const bench::ScenarioConfig& config);
 
+/// The warning of a scenario run with --profile whose benchmark succeeded without handing
+/// a call to Context::profile, so that its report has no profile.
+std::string not_profiled_warning(const bench::ScenarioConfig& config);
+
 /// Loads `plugin` (RTLD_NOW) and looks up `symbol` after checking the handshake; for a
 /// Python plugin, loads the Python loader (libbench_python.so beside the SDK's library)
 /// and makes an entry that runs the function `symbol` with plugin_python()'s
@@ -54,7 +58,8 @@ LoadedEntryPoint load_entry_point(const std::filesystem::path& plugin, const std
 
 /// Calls a loaded entry point with a Context for `config`; an exception becomes a
 /// failed result, bench::SkipScenario a skipped one, and a benchmark run under a
-/// --load that never served a skipped one (not_serving_reason). Never throws. The GPU and CPU
+/// --load that never served a skipped one (not_serving_reason); under --profile, a success
+/// without a profile warns (not_profiled_warning). Never throws. The GPU and CPU
 /// monitors sample around the call (every monitoring.interval_ms; 0: not at all) and
 /// their reports go into the result's "gpu_metrics" and "cpu_metrics", their
 /// warnings into its warnings (and the log), unless the scenario was skipped.

@@ -488,6 +488,23 @@ TEST_F(LifecycleTest, GpuClocksThatCannotBeLockedStopTheRunBeforeItsFirstScenari
     EXPECT_NE(cpu.err.find("--lock-clocks base: no scenario runs on a GPU, so no clock was locked"), std::string::npos)
         << cpu.err;
 
+    // --throttle-cooldown and --discard-throttled act on a CUDA device only: a CPU-only plan says so.
+    const std::string cooldown_warning =
+        "--throttle-cooldown: no scenario runs on a CUDA device (--devices cuda), so no cool-down is taken";
+    const std::string discard_warning =
+        "--discard-throttled: no scenario runs on a CUDA device (--devices cuda), so no sample is discarded";
+    const ProcessResult throttle_cpu =
+        run_into(work / "throttle-cpu", {"--include", "fixture_multi", "--measurement-iterations", "3",
+                                         "--throttle-cooldown", "2", "--discard-throttled", "--devices", "cpu"});
+    EXPECT_EQ(throttle_cpu.exit_code, 0) << throttle_cpu.err;
+    EXPECT_NE(throttle_cpu.err.find(cooldown_warning), std::string::npos) << throttle_cpu.err;
+    EXPECT_NE(throttle_cpu.err.find(discard_warning), std::string::npos) << throttle_cpu.err;
+    const ProcessResult throttle_gpu =
+        run_into(work / "throttle-gpu", {"--include", "fixture_multi", "--measurement-iterations", "3",
+                                         "--throttle-cooldown", "2", "--discard-throttled", "--devices", "cuda"});
+    EXPECT_EQ(throttle_gpu.err.find(cooldown_warning), std::string::npos) << throttle_gpu.err;
+    EXPECT_EQ(throttle_gpu.err.find(discard_warning), std::string::npos) << throttle_gpu.err;
+
     const ProcessResult bad = host(run_args({"--lock-clocks", "fast"}));
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("'fast' is not a clock: 'base' (the GPU's base clock) or MHz, e.g. 1410"), std::string::npos)

@@ -135,6 +135,7 @@ AbOutcome run_ab_command(const AbCommand& command) {
         }
         // Both sides run on the same GPUs: locked once, recorded on both.
         clocks = lock_gpu_clocks(command.options, base.plan, base.record, *log);
+        warn_of_gpu_only_settings(base.plan, *log);
         if (clocks) next.record.hardware["gpu"]["locked_clocks"] = base.record.hardware["gpu"]["locked_clocks"];
     } catch (const std::exception& e) {
         log->error("{}", e.what());

@@ -226,6 +226,7 @@ int run_command(const RunCommand& command) {
         log->error("{}", e.what());
         return 2;
     }
+    warn_of_gpu_only_settings(plan, *log);
 
     // With a history, a series with one run a side is judged against the baseline by the
     // spread between the earlier runs on this machine (as compare --history does).

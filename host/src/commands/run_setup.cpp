@@ -233,6 +233,26 @@ std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, 
     }
 }
 
+void warn_of_gpu_only_settings(const Plan& plan, spdlog::logger& log) {
+    bool cooldown = false, cooldown_on_cuda = false, discard = false, discard_on_cuda = false;
+    for (const PlannedScenario& scenario : plan.scenarios) {
+        if (!scenario.skip_reason.empty() || !scenario.reject_reason.empty()) continue;
+        const bool cuda = scenario.config.device.rfind("cuda", 0) == 0;  // as the worker decides
+        if (scenario.config.throttle_cooldown_s > 0) {
+            cooldown = true;
+            cooldown_on_cuda = cooldown_on_cuda || cuda;
+        }
+        if (scenario.config.discard_throttled) {
+            discard = true;
+            discard_on_cuda = discard_on_cuda || cuda;
+        }
+    }
+    if (cooldown && !cooldown_on_cuda)
+        log.warn("--throttle-cooldown: no scenario runs on a CUDA device (--devices cuda), so no cool-down is taken");
+    if (discard && !discard_on_cuda)
+        log.warn("--discard-throttled: no scenario runs on a CUDA device (--devices cuda), so no sample is discarded");
+}
+
 RunLoopOptions run_loop_options(const RunOptions& options) {
     RunLoopOptions loop;
     loop.rounds = options.rounds;

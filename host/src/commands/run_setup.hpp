@@ -82,6 +82,11 @@ void begin_record(RunRecord& record, const RunOptions& options, std::time_t star
 std::unique_ptr<bench::GpuClockLock> lock_gpu_clocks(const RunOptions& options, const Plan& plan, RunRecord& record,
                                                      spdlog::logger& log);
 
+/// With --throttle-cooldown or --discard-throttled, which act on a CUDA device only: a
+/// warning for each when none of the scenarios it was set for runs on one ("cuda",
+/// "cuda:N"), so that it does nothing.
+void warn_of_gpu_only_settings(const Plan& plan, spdlog::logger& log);
+
 /// How the run loop runs each scenario, from the run's options.
 RunLoopOptions run_loop_options(const RunOptions& options);
 

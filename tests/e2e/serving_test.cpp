@@ -181,6 +181,15 @@ TEST_F(ServingTest, APythonHandlerUnderPoissonArrivalsWaitsAsAnMD1Queue) {
     if (const std::string not_md1 = check_md1("mock_server_py", 1.0, {Load{0.6, 8000}}); !not_md1.empty())
         GTEST_SKIP() << "the machine stalled the worker, so the queue was not M/D/1: " << not_md1;
 }
+
+TEST_F(ServingTest, APythonMockParameterThatIsNotANumberIsNamed) {
+    install_plugin(python_server_plugin, plugins, "performance");
+    const ProcessResult run = serve(work / "python-param", {"--include", "mock_server_py", "--load", "offline",
+                                                            "--queries", "5", "--param", "service_time_ms=fast"});
+    EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+    const std::string reason = scenario(report(work / "python-param", "mock_server_py"))["reason"].GetString();
+    EXPECT_EQ(reason.rfind("raised ValueError: parameter 'service_time_ms': 'fast' is not a number", 0), 0u) << reason;
+}
 #endif
 
 TEST_F(ServingTest, OfflineThroughputOfTheMockIsOneOverItsServiceTime) {

@@ -31,12 +31,24 @@ def wait_until(deadline):
         pass
 
 
+def number_param(params, name, default, kind):
+    """The parameter `name` as `kind` (float or int), naming it when its text is not one."""
+    text = params.get(name, default)
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a number" if kind is float else "an integer"
+        raise ValueError(f"parameter '{name}': '{text}' is not {what}") from None
+
+
 def run_benchmark(ctx):
     params = ctx.config.params
-    service_s = float(params.get("service_time_ms", "2")) / 1e3
-    tokens = int(params.get("tokens", "0"))
-    if not service_s > 0 or tokens < 0:
-        raise ValueError("service_time_ms must be above 0 and tokens 0 or more")
+    service_s = number_param(params, "service_time_ms", "2", float) / 1e3
+    tokens = number_param(params, "tokens", "0", int)
+    if not service_s > 0:
+        raise ValueError("service_time_ms must be above 0")
+    if tokens < 0:
+        raise ValueError("tokens must be 0 or more")
     ctx.set_info("framework", "mock")
     ctx.set_info("model", "mock-server")
     ctx.record_scalar("service_time_setting", service_s * 1e3, "ms")

@@ -6,7 +6,6 @@
 #include "report/files/gbench_json_reporter.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
-#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -40,13 +39,7 @@ int export_command(const ExportCommand& command) {
     // again, as `run --format` wrote them (as `benchhost report` does). One that cannot be
     // read costs only the verdicts.
     RunEnd end;
-    if (const fs::path comparison = dir / "comparison.json"; fs::exists(comparison)) {
-        try {
-            end.comparison = parse_comparison(read_text_file(comparison), comparison.string());
-        } catch (const std::exception& e) {
-            std::cerr << "benchhost: warning: " << e.what() << ": written without its verdicts\n";
-        }
-    }
+    end.comparison = kept_comparison(dir, "written without its verdicts", std::cerr);
     const std::vector<std::string> errors = report_whole_run(record, {command.format}, settings, end);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;

@@ -6,7 +6,6 @@
 #include "report/rendered_reports.hpp"
 #include "report/report_reader.hpp"
 #include "report/reporter_registry.hpp"
-#include "util/text_file.hpp"
 
 namespace benchhost {
 
@@ -32,13 +31,7 @@ int report_command(const ReportCommand& command) {
     // A run against a baseline (`run --baseline`) kept its comparison: the reports open
     // with its verdicts again. One that cannot be read costs only the verdicts.
     RunEnd end;
-    if (const fs::path comparison = dir / "comparison.json"; fs::exists(comparison)) {
-        try {
-            end.comparison = parse_comparison(read_text_file(comparison), comparison.string());
-        } catch (const std::exception& e) {
-            std::cerr << "benchhost: warning: " << e.what() << ": the reports are written without its verdicts\n";
-        }
-    }
+    end.comparison = kept_comparison(dir, "the reports are written without its verdicts", std::cerr);
     const std::vector<std::string> errors = report_whole_run(record, {"markdown", "html"}, settings, end);
     for (const std::string& error : errors) std::cerr << "benchhost: error: " << error << "\n";
     if (!errors.empty()) return 1;

@@ -195,6 +195,18 @@ std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const st
     return outcomes;
 }
 
+std::optional<Comparison> kept_comparison(const fs::path& dir, const std::string& without, std::ostream& warnings) {
+    const fs::path file = dir / "comparison.json";
+    std::error_code ec;
+    if (!fs::exists(file, ec)) return std::nullopt;
+    try {
+        return parse_comparison(read_text_file(file), file.string());
+    } catch (const std::exception& e) {
+        warnings << "benchhost: warning: " << e.what() << ": " << without << "\n";
+        return std::nullopt;
+    }
+}
+
 RunRecord read_run(const fs::path& dir) {
     const fs::path summary_file = dir / "benchmark_summary.json";
     const std::string origin = summary_file.string();

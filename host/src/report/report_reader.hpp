@@ -7,6 +7,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,13 @@ std::vector<ScenarioOutcome> parse_plugin_report(std::string_view json, const st
 /// comparison the reports were written with. Throws std::runtime_error naming the file and
 /// the field that are wrong.
 Comparison parse_comparison(std::string_view json, const std::string& origin);
+
+/// The comparison a run folder kept (its comparison.json, from `run --baseline`), for
+/// reports written again from the folder (report, export); none when the run had no
+/// baseline, or when the file cannot be read, which is said on `warnings` as
+/// "benchhost: warning: <why>: <without>".
+std::optional<Comparison> kept_comparison(const std::filesystem::path& dir, const std::string& without,
+                                          std::ostream& warnings);
 
 /// A whole run folder: the metadata of benchmark_summary.json and the outcomes of
 /// every plugin report it points at, in the summary's order, with their statistics

@@ -22,6 +22,7 @@ carried in the library too, as EMBEDDED["benchhost.torch"]), benchhost.jax
 imports them, so that a plugin without torch never loads torch, nor one without JAX jax.
 """
 
+import collections
 import importlib.machinery
 import importlib.util
 import linecache
@@ -474,8 +475,7 @@ def run(ctx, path, function):
                 watch.forget()
     left = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
     if left:
-        named = {}  # name: how many (a function called each sample may start one a call)
-        for thread in left:
-            named[thread.name] = named.get(thread.name, 0) + 1
+        # Each name once, with how many (a function called each sample may start one a call).
+        named = collections.Counter(thread.name for thread in left)
         names = ", ".join(name if n == 1 else f"{name} x{n}" for name, n in named.items())
         ctx.add_warning(f"the benchmark left {len(left)} thread(s) running ({names}); they were not waited for")

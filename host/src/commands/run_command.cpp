@@ -10,7 +10,6 @@
 #include <ctime>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include <spdlog/sinks/basic_file_sink.h>
@@ -100,15 +99,12 @@ RunRecord read_resumed_run(const fs::path& dir) {
 void warn_of_other_settings(const fs::path& dir, const std::map<std::string, std::string>& before,
                             const std::map<std::string, std::string>& now, spdlog::logger& log) {
     std::string changes;
-    std::set<std::string> keys;
-    for (const auto& [key, value] : before) keys.insert(key);
-    for (const auto& [key, value] : now) keys.insert(key);
-    for (const std::string& key : keys) {
+    // The settings the run recorded (older folders record fewer: one it lacks is not named).
+    for (const auto& [key, old_value] : before) {
         if (key == "command_line" || key == "working_directory" || key == "resumed_from") continue;
-        const auto was = before.find(key), is = now.find(key);
-        const std::string old_value = was == before.end() ? "" : was->second;
+        const auto is = now.find(key);
         const std::string new_value = is == now.end() ? "" : is->second;
-        if (was == before.end() || old_value == new_value) continue;  // older folders record fewer settings
+        if (old_value == new_value) continue;
         changes += (changes.empty() ? "" : "; ") + key + " " + (old_value.empty() ? "(none)" : old_value) + ", now " +
                    (new_value.empty() ? "(none)" : new_value);
     }
